@@ -1,0 +1,77 @@
+import type { RoleName } from '../ids.ts';
+
+/** A JSON Schema object (draft 2020-12 subset) used for contracts and grammar-constrained decoding. */
+export type JsonSchema = { [key: string]: unknown };
+
+/** Sampling parameters for one model call. */
+export interface SamplingParams {
+  /** 0 = greedy. Default 0. */
+  temperature: number;
+  /** Most tokens to generate (completion tokens). */
+  maxTokens: number;
+  /** 0 disables top-k. */
+  topK?: number;
+  /** 1 disables nucleus sampling. */
+  topP?: number;
+  /** 0 disables min-p. */
+  minP?: number;
+  /** Stop strings: generation ends before the first occurrence. */
+  stop?: string[];
+}
+
+/**
+ * Where a call sits in a run; the replay provider finds the recorded call by this key.
+ * `taskKey` is stable across live, resumed and replayed runs of the same experiment task.
+ */
+export interface CallKey {
+  taskKey: string;
+  nodeId: string;
+  attempt: number;
+  /** 0-based index of the call within one node attempt. */
+  callIndex: number;
+}
+
+/** One request to a model. */
+export interface GenerateRequest {
+  role: RoleName;
+  /** The model reference the role names (a key of the workflow's model map, or a path). */
+  model: string;
+  /** System instructions (the role's), kept apart from the prompt so chat templates can place them. */
+  system?: string;
+  /** The user-side prompt text. */
+  prompt: string;
+  params: SamplingParams;
+  /** Seed for sampling; the same seed, prompt and params give the same text. */
+  seed: number;
+  /** When set, decoding is constrained by a grammar compiled from this schema. */
+  jsonSchema?: JsonSchema;
+  key: CallKey;
+  signal?: AbortSignal;
+}
+
+/** What a model call returns. Token counts are the model's own tokenizer counts. */
+export interface GenerateResult {
+  text: string;
+  tokens: { prompt: number; completion: number };
+  /** Wall time of the call in milliseconds. */
+  ms: number;
+  seed: number;
+  /** The resolved model identity (file name or provider model name). */
+  model: string;
+  /** How generation ended. */
+  stopReason?: 'eos' | 'maxTokens' | 'stop' | 'abort' | 'other';
+  /** The rendered text actually fed to the model (after any chat template), where known. */
+  renderedPrompt?: string;
+}
+
+/**
+ * The port every model adapter implements (node-llama-cpp, replay, OpenAI-compatible, scripted).
+ * Errors: adapters throw `ModelError` (see errors.ts) with a code; the engine classifies them.
+ */
+export interface ModelProvider {
+  readonly name: string;
+  generate(request: GenerateRequest): Promise<GenerateResult>;
+  /** How many model files this provider has loaded so far (replay: always 0). */
+  modelsLoaded(): number;
+  dispose(): Promise<void>;
+}

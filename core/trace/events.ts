@@ -1,0 +1,102 @@
+import type { ExperimentId, NodeId, RoleName, RunId } from '../ids.ts';
+import type { JsonSchema, SamplingParams } from '../model/provider.ts';
+
+/** How a node run ended. `cascade`: not run (or run on bad input) because an input came from a failed node. */
+export type NodeStatus = 'ok' | 'failed' | 'cascade' | 'skipped';
+
+/**
+ * Whose fault a failure is (BRIEF §1):
+ * - `wiring`: the graph's fault (unknown tool, missing/mismatched port, invalid config, hop limit) -> `wiredBy`;
+ * - `execution`: the node's own fault (agent error, unparsable or contract-violating output, timeout) -> `runBy`;
+ * - `cascade`: an input came from a failed node; no blame;
+ * - `infrastructure`: the harness's own fault (model failed to load, runtime error); no blame.
+ */
+export type FailureClass = 'wiring' | 'execution' | 'cascade' | 'infrastructure';
+
+/** One model call made by a node run: everything needed to audit and replay it. */
+export interface ModelCallRecord {
+  /** 0-based index of the call within its node attempt. */
+  callIndex: number;
+  role: RoleName;
+  /** Model reference as the role names it. */
+  modelRef: string;
+  /** Resolved model identity (file name). */
+  model: string;
+  system?: string;
+  prompt: string;
+  params: SamplingParams;
+  seed: number;
+  jsonSchema?: JsonSchema;
+  completion: string;
+  promptTokens: number;
+  completionTokens: number;
+  /** Duration in ms. */
+  ms: number;
+  /** Epoch ms. */
+  startedAt: number;
+  stopReason?: string;
+  /** Set when the call did not return (error or timeout). */
+  error?: string;
+}
+
+/** One node run: written once, never mutated (STYLE.md §8). */
+export interface NodeEvent {
+  runId: RunId;
+  nodeId: NodeId;
+  /** 1-based; loops re-run a node with attempt + 1. */
+  attempt: number;
+  /** Order of completion within the run, 0-based. */
+  seq: number;
+  kind: 'agent' | 'tool' | 'skill';
+  /** The role whose node this is (agent nodes); tools may have none. */
+  role?: RoleName;
+  /** Who wired the node into the graph (a role, or `human`). */
+  wiredBy: RoleName;
+  /** Who ran it (agent and skill nodes: the role; tool nodes: undefined). */
+  runBy?: RoleName;
+  inputs: Record<string, unknown>;
+  output?: unknown;
+  status: NodeStatus;
+  failureClass?: FailureClass;
+  /** Stable error code, e.g. `CONTRACT_VIOLATION`, `TIMEOUT`, `UNKNOWN_TOOL`. */
+  errorCode?: string;
+  message?: string;
+  /** For cascades: the failed upstream node ids that made this one fail. */
+  causes?: NodeId[];
+  calls: ModelCallRecord[];
+  /** Epoch ms. */
+  startedAt: number;
+  endedAt: number;
+  /** True when a fault was injected into this node (simulated; see core/faults). */
+  simulated?: boolean;
+}
+
+/** The outcome of one run (one task through the workflow). */
+export interface RunRecord {
+  runId: RunId;
+  experimentId: ExperimentId;
+  /** Index of the task within the experiment's task list. */
+  taskIndex: number;
+  taskId: string;
+  status: 'completed' | 'failed' | 'cancelled';
+  /** The final answer text (output of the answer node), if the run reached one. */
+  answer?: string;
+  expected?: string;
+  /** Grader score 0..1. */
+  score: number;
+  correct: boolean;
+  seed: number;
+  promptTokens: number;
+  completionTokens: number;
+  startedAt: number;
+  endedAt: number;
+  /** Count of node failures per class. */
+  failures: Partial<Record<FailureClass, number>>;
+}
+
+/** Where the engine sends what it records. The store implements it; tests collect in memory. */
+export interface TraceSink {
+  /** Called as each node run ends (for live views); durable storage happens in `runFinished`. */
+  nodeFinished?(event: NodeEvent): void;
+  nodeStarted?(info: { runId: RunId; nodeId: NodeId; attempt: number; startedAt: number }): void;
+}
