@@ -1,0 +1,204 @@
+import { Ajv, type ValidateFunction } from 'ajv';
+import type { RoleName } from '../ids.ts';
+import { ModelError } from '../model/errors.ts';
+import type { GenerateRequest, ModelProvider } from '../model/provider.ts';
+import type { ModelCallRecord } from '../trace/events.ts';
+import type { CheckRegistry } from '../workflow/checks.ts';
+import type { ToolShape } from '../workflow/compile.ts';
+import type { Graph, GraphNode } from '../workflow/graph.ts';
+import { renderTemplate } from '../workflow/template.ts';
+import { deriveSeed } from './seeds.ts';
+import { execution, infrastructure, NodeFailure, wiring } from './failure.ts';
+
+/** A tool the engine can run (core/tools' `Tool` satisfies it). */
+export interface RunnableTool extends ToolShape {
+  name: string;
+  run(inputs: Record<string, unknown>, ctx: { signal?: AbortSignal }): unknown;
+}
+export interface ToolSource {
+  get(name: string): RunnableTool | undefined;
+}
+
+export interface NodeContext {
+  graph: Graph;
+  provider: ModelProvider;
+  tools: ToolSource;
+  checks: CheckRegistry;
+  taskKey: string;
+  taskInput: Record<string, unknown>;
+  runSeed: number;
+  attempt: number;
+  timeoutMs: number;
+  signal: AbortSignal;
+  /** Hint-card text for a role's `{{hints}}` slot (test-time distillation); '' when none. */
+  hints?: (role: RoleName) => string;
+  /** Resolves the model reference a role uses (CLI overrides such as --role-model). */
+  modelFor?: (role: RoleName) => string;
+}
+
+export interface NodeResult {
+  output: unknown;
+  calls: ModelCallRecord[];
+}
+
+const ajv = new Ajv({ strict: false, allErrors: true });
+const validators = new WeakMap<object, ValidateFunction>();
+function validatorFor(schema: object): ValidateFunction {
+  let v = validators.get(schema);
+  if (!v) validators.set(schema, (v = ajv.compile(schema)));
+  return v;
+}
+
+/**
+ * Runs one node once. Returns its output and model calls, or throws a NodeFailure carrying the
+ * calls made so far (`failure.calls`) — never any other error.
+ */
+export async function runNode(node: GraphNode, inputs: Record<string, unknown>, ctx: NodeContext): Promise<NodeResult> {
+  const calls: ModelCallRecord[] = [];
+  try {
+    const output = node.kind === 'tool' ? await runTool(node, inputs, ctx) : await runAgent(node, inputs, ctx, calls);
+    for (const name of node.contract?.checks ?? []) {
+      const check = ctx.checks.get(name);
+      if (!check) throw wiring('INVALID_CONFIG', `unknown check "${name}"`);
+      const problem = check(output, { inputs });
+      if (problem) throw execution('CONTRACT_VIOLATION', `check ${name} failed: ${problem}`);
+    }
+    return { output, calls };
+  } catch (e) {
+    const f = e instanceof NodeFailure ? e : execution('AGENT_ERROR', e instanceof Error ? e.message : String(e));
+    (f as NodeFailure & { calls?: ModelCallRecord[] }).calls = calls;
+    throw f;
+  }
+}
+
+async function runAgent(node: GraphNode, inputs: Record<string, unknown>, ctx: NodeContext, calls: ModelCallRecord[]): Promise<unknown> {
+  const role = node.role ? ctx.graph.roles.get(node.role) : undefined;
+  if (!role) throw wiring('INVALID_CONFIG', `node "${node.id}" has no role to run it`);
+  const template = node.prompt ?? defaultPrompt(inputs);
+  const prompt = renderTemplate(template, { ...inputs, task: ctx.taskInput, hints: ctx.hints?.(role.name) ?? '' });
+  const callIndex = calls.length;
+  const request: GenerateRequest = {
+    role: role.name,
+    model: ctx.modelFor?.(role.name) ?? role.model,
+    system: role.instructions || undefined,
+    prompt,
+    params: { temperature: node.temperature, maxTokens: node.maxTokens, stop: node.stop },
+    seed: deriveSeed(ctx.runSeed, node.id, ctx.attempt, callIndex),
+    jsonSchema: node.contract?.schema,
+    key: { taskKey: ctx.taskKey, nodeId: node.id, attempt: ctx.attempt, callIndex },
+  };
+  const startedAt = Date.now();
+  const record: ModelCallRecord = {
+    callIndex,
+    role: role.name,
+    modelRef: request.model,
+    model: request.model,
+    system: request.system,
+    prompt,
+    params: request.params,
+    seed: request.seed,
+    jsonSchema: request.jsonSchema,
+    completion: '',
+    promptTokens: 0,
+    completionTokens: 0,
+    ms: 0,
+    startedAt,
+  };
+  calls.push(record);
+  let text: string;
+  try {
+    const res = await withTimeout(ctx, (signal) => ctx.provider.generate({ ...request, signal }));
+    text = res.text;
+    Object.assign(record, {
+      model: res.model,
+      completion: res.text,
+      promptTokens: res.tokens.prompt,
+      completionTokens: res.tokens.completion,
+      ms: res.ms,
+      stopReason: res.stopReason,
+      seed: res.seed,
+    });
+  } catch (e) {
+    record.ms = Date.now() - startedAt;
+    const f = classifyCallError(e, ctx);
+    record.error = `${f.code}: ${f.message}`;
+    throw f;
+  }
+  if (!node.contract?.schema) return text.trim();
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw execution('UNPARSABLE_OUTPUT', `output is not valid JSON${record.stopReason === 'maxTokens' ? ` (cut off at max_tokens=${node.maxTokens})` : ''}: ${clip(text)}`);
+  }
+  const validate = validatorFor(node.contract.schema);
+  if (!validate(value)) {
+    throw execution('CONTRACT_VIOLATION', `output violates the schema: ${ajv.errorsText(validate.errors, { dataVar: 'output' })}`);
+  }
+  return value;
+}
+
+async function runTool(node: GraphNode, inputs: Record<string, unknown>, ctx: NodeContext): Promise<unknown> {
+  const tool = node.tool ? ctx.tools.get(node.tool) : undefined;
+  if (!tool) throw wiring('UNKNOWN_TOOL', `unknown tool "${node.tool}"`);
+  for (const [name, def] of Object.entries(tool.inputs)) {
+    if (!def.optional && (inputs[name] === undefined || inputs[name] === null)) {
+      throw wiring('MISSING_PORT', `tool "${tool.name}" needs input "${name}", which is not wired or is empty`);
+    }
+  }
+  try {
+    return await withTimeout(ctx, (signal) => Promise.resolve(tool.run(inputs, { signal })));
+  } catch (e) {
+    if (e instanceof NodeFailure) throw e;
+    const code = (e as { code?: unknown }).code;
+    throw execution('TOOL_ERROR', `${tool.name}: ${typeof code === 'string' ? code + ': ' : ''}${(e as Error).message ?? String(e)}`);
+  }
+}
+
+class Timeout extends Error {}
+
+/** Runs `fn` with the node's timeout and the run's cancellation, whichever comes first. */
+async function withTimeout<T>(ctx: NodeContext, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(ctx.signal.reason);
+  if (ctx.signal.aborted) throw infrastructure('CANCELLED', 'the run was cancelled');
+  ctx.signal.addEventListener('abort', onAbort, { once: true });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort(new Timeout());
+      reject(new Timeout(`timed out after ${ctx.timeoutMs} ms`));
+    }, ctx.timeoutMs);
+  });
+  const cancelled = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => {
+    if (!(controller.signal.reason instanceof Timeout)) reject(infrastructure('CANCELLED', 'the run was cancelled'));
+  }, { once: true }));
+  try {
+    return await Promise.race([fn(controller.signal), timeout, cancelled]);
+  } catch (e) {
+    if (e instanceof Timeout) throw execution('TIMEOUT', `timed out after ${ctx.timeoutMs} ms`);
+    throw e;
+  } finally {
+    clearTimeout(timer);
+    ctx.signal.removeEventListener('abort', onAbort);
+  }
+}
+
+function classifyCallError(e: unknown, ctx: NodeContext): NodeFailure {
+  if (e instanceof NodeFailure) return e;
+  if (ctx.signal.aborted) return infrastructure('CANCELLED', 'the run was cancelled');
+  if (e instanceof ModelError) {
+    if (e.code === 'ABORTED') return infrastructure('CANCELLED', e.message);
+    return infrastructure(e.code, e.message);
+  }
+  return execution('AGENT_ERROR', e instanceof Error ? e.message : String(e));
+}
+
+function defaultPrompt(inputs: Record<string, unknown>): string {
+  return Object.keys(inputs).map((k) => `${k}: {{${k}}}`).join('\n') + '\n';
+}
+
+function clip(s: string, n = 120): string {
+  const one = s.replace(/\s+/g, ' ').trim();
+  return JSON.stringify(one.length > n ? one.slice(0, n) + '…' : one);
+}

@@ -1,0 +1,59 @@
+import type { DocPath } from './graph.ts';
+
+/** Stable codes of workflow spec problems; tests assert these. */
+export type SpecIssueCode =
+  | 'YAML_SYNTAX'
+  | 'SCHEMA'
+  | 'MIXED_NOTATION'
+  | 'NO_NODES'
+  | 'DUPLICATE_ID'
+  | 'UNKNOWN_ROLE'
+  | 'MISSING_ROLE'
+  | 'UNKNOWN_NODE'
+  | 'DANGLING_EDGE'
+  | 'UNBOUNDED_CYCLE'
+  | 'UNKNOWN_TOOL'
+  | 'UNKNOWN_PORT'
+  | 'MISSING_PORT'
+  | 'PORT_TYPE_MISMATCH'
+  | 'UNKNOWN_CHECK'
+  | 'UNKNOWN_SKILL'
+  | 'UNKNOWN_MODEL'
+  | 'BAD_CONDITION'
+  | 'BAD_TEMPLATE'
+  | 'BAD_HOPS'
+  | 'BAD_ANSWER'
+  | 'INVALID_SCHEMA'
+  | 'SELF_LOOP';
+
+/** One located problem: file, path inside the document, line/column where known, and what is wrong. */
+export interface SpecIssue {
+  code: SpecIssueCode;
+  path: DocPath;
+  message: string;
+  file?: string;
+  line?: number;
+  column?: number;
+}
+
+/** Formats `file:line:col path: message [CODE]`. */
+export function formatIssue(issue: SpecIssue): string {
+  const where = [issue.file ?? '<workflow>', issue.line, issue.column].filter((x) => x !== undefined).join(':');
+  const p = issue.path.length ? ` at ${formatPath(issue.path)}` : '';
+  return `${where}${p}: ${issue.message} [${issue.code}]`;
+}
+
+export function formatPath(path: DocPath): string {
+  let out = '';
+  for (const seg of path) out += typeof seg === 'number' ? `[${seg}]` : out ? `.${seg}` : seg;
+  return out;
+}
+
+/** Thrown when a workflow document is invalid; carries every issue found, not just the first. */
+export class SpecError extends Error {
+  override readonly name = 'SpecError';
+  readonly code = 'INVALID_WORKFLOW';
+  constructor(readonly issues: SpecIssue[], readonly file?: string) {
+    super(`Invalid workflow${file ? ` ${file}` : ''}:\n` + issues.map((i) => '  ' + formatIssue(i)).join('\n'));
+  }
+}

@@ -1,0 +1,90 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { isNode, LineCounter, parseDocument, type Document } from 'yaml';
+import type { ZodError } from 'zod';
+import type { CheckRegistry } from './checks.ts';
+import { compileWorkflow, type ToolLookup } from './compile.ts';
+import { SpecError, type SpecIssue } from './errors.ts';
+import type { DocPath, Graph } from './graph.ts';
+import { WorkflowSpec } from './spec.ts';
+
+export interface LoadOptions {
+  /** File name used in messages and to resolve relative model paths. */
+  file?: string;
+  tools: ToolLookup;
+  checks?: CheckRegistry;
+}
+
+export interface LoadedWorkflow {
+  graph: Graph;
+  /** The document text as given (stored with experiments so they can be resumed and replayed). */
+  text: string;
+  file?: string;
+}
+
+/**
+ * Parses and validates a workflow (YAML or JSON text) into a Graph.
+ * Throws `SpecError` listing every problem with file, line, column and document path.
+ */
+export function parseWorkflow(text: string, opts: LoadOptions): LoadedWorkflow {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
+  const locate = (issues: SpecIssue[]): SpecIssue[] =>
+    issues.map((i) => ({ ...i, file: opts.file, ...position(doc, lineCounter, i.path) }));
+
+  if (doc.errors.length) {
+    throw new SpecError(
+      doc.errors.map((e) => {
+        const pos = e.linePos?.[0];
+        return { code: 'YAML_SYNTAX', path: [], message: e.message.split('\n')[0]!, file: opts.file, line: pos?.line, column: pos?.col };
+      }),
+      opts.file,
+    );
+  }
+  const raw: unknown = doc.toJS({ maxAliasCount: 100 });
+  const parsed = WorkflowSpec.safeParse(raw);
+  if (!parsed.success) throw new SpecError(locate(zodIssues(parsed.error)), opts.file);
+
+  const { graph, issues } = compileWorkflow(parsed.data, { tools: opts.tools, checks: opts.checks });
+  if (!graph) throw new SpecError(locate(issues), opts.file);
+  if (opts.file) {
+    const base = path.dirname(opts.file);
+    for (const m of graph.models.values()) if (m.path && !path.isAbsolute(m.path)) m.path = path.resolve(base, m.path);
+  }
+  return { graph, text, file: opts.file };
+}
+
+/** Reads a workflow file; a missing file is reported as a SpecError naming it. */
+export function loadWorkflowFile(file: string, opts: Omit<LoadOptions, 'file'>): LoadedWorkflow {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new SpecError([{ code: 'YAML_SYNTAX', path: [], file, message: code === 'ENOENT' ? `workflow file not found: ${file}` : `cannot read workflow file ${file}: ${(e as Error).message}` }], file);
+  }
+  return parseWorkflow(text, { ...opts, file });
+}
+
+function zodIssues(err: ZodError): SpecIssue[] {
+  return err.issues.map((i) => {
+    const p = i.path.map((s) => (typeof s === 'symbol' ? String(s) : s)) as DocPath;
+    let message = i.message;
+    if (i.code === 'unrecognized_keys') message = `unknown field(s): ${i.keys.join(', ')}`;
+    else if (i.code === 'invalid_type' && /received undefined/.test(i.message)) message = `missing required field "${String(p[p.length - 1])}"`;
+    return { code: 'SCHEMA' as const, path: p, message };
+  });
+}
+
+/** Line/column (1-based) of the deepest existing YAML node along `p`. */
+function position(doc: Document, lc: LineCounter, p: DocPath): { line?: number; column?: number } {
+  for (let n = p.length; n >= 0; n--) {
+    const node = n === 0 ? doc.contents : doc.getIn(p.slice(0, n), true);
+    if (isNode(node) && node.range) {
+      // For a map value, point at its key when possible.
+      const { line, col } = lc.linePos(node.range[0]);
+      return { line, column: col };
+    }
+  }
+  return {};
+}
