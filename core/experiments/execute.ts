@@ -1,0 +1,106 @@
+import { asRunId, type ExperimentId, type RoleName } from '../ids.ts';
+import { runWorkflow, type ToolSource } from '../engine/index.ts';
+import { deriveSeed } from '../engine/seeds.ts';
+import type { ModelProvider } from '../model/provider.ts';
+import type { Store } from '../store/index.ts';
+import type { PlannedTask } from '../store/types.ts';
+import type { Grader, Task } from '../tasks/types.ts';
+import type { FailureClass, NodeEvent, RunRecord, TraceSink } from '../trace/events.ts';
+import type { CheckRegistry } from '../workflow/checks.ts';
+import type { Graph } from '../workflow/graph.ts';
+
+export interface ExecuteOptions {
+  store: Store;
+  experimentId: ExperimentId;
+  graph: Graph;
+  grader: Grader;
+  provider: ModelProvider;
+  tools: ToolSource;
+  checks?: CheckRegistry;
+  /** Experiment seed; each run's seed is derived from it and the task index. */
+  seed: number;
+  signal?: AbortSignal;
+  modelFor?: (role: RoleName) => string;
+  hints?: (role: RoleName) => string;
+  /** Called after each run is durably stored. */
+  onRun?: (run: RunRecord, done: number, total: number) => void;
+  sink?: TraceSink;
+}
+
+/** The id of the run of task `taskIndex` in an experiment: `<experimentId>/<taskIndex>`. */
+export const runIdOf = (experimentId: string, taskIndex: number) => asRunId(`${experimentId}/${taskIndex}`);
+/** The seed of the run of task `taskIndex` (same on a resume or replay). */
+export const runSeedOf = (seed: number, taskIndex: number) => deriveSeed(seed, 'task', taskIndex);
+
+export function taskOf(p: PlannedTask): Task {
+  return { id: p.taskId, index: p.taskIndex, input: (p.input ?? {}) as Record<string, unknown>, expected: p.expected ?? '' };
+}
+
+/**
+ * Runs every planned task of an experiment that has no stored run yet, one after another, and
+ * stores each run (record, node events, model calls) in one transaction as soon as it ends.
+ * A process killed mid-way loses at most the run in flight; `resume` calls this again and
+ * finishes the rest without redoing or duplicating a stored run.
+ * Returns the number of runs stored by this call. Cancelled runs are not stored.
+ */
+export async function executePending(opts: ExecuteOptions): Promise<{ stored: number; cancelled: boolean }> {
+  const { store, experimentId } = opts;
+  const pending = store.pendingTasks(experimentId);
+  const total = store.listTasks(experimentId).length;
+  let done = total - pending.length;
+  let stored = 0;
+  for (const planned of pending) {
+    if (opts.signal?.aborted) return { stored, cancelled: true };
+    const task = taskOf(planned);
+    const seed = runSeedOf(opts.seed, planned.taskIndex);
+    const outcome = await runWorkflow(opts.graph, {
+      runId: runIdOf(experimentId, planned.taskIndex),
+      taskKey: String(planned.taskIndex),
+      taskInput: task.input,
+      seed,
+      provider: opts.provider,
+      tools: opts.tools,
+      checks: opts.checks,
+      signal: opts.signal,
+      sink: opts.sink,
+      modelFor: opts.modelFor,
+      hints: opts.hints,
+    });
+    if (outcome.status === 'cancelled') return { stored, cancelled: true };
+    const grade = outcome.status === 'completed' ? opts.grader.grade(outcome.answer, task) : undefined;
+    const run: RunRecord = {
+      runId: outcome.runId,
+      experimentId,
+      taskIndex: planned.taskIndex,
+      taskId: planned.taskId,
+      status: outcome.status,
+      answer: outcome.answer === undefined ? undefined : typeof outcome.answer === 'string' ? outcome.answer : JSON.stringify(outcome.answer),
+      expected: task.expected,
+      score: grade?.score ?? 0,
+      correct: grade?.correct ?? false,
+      seed,
+      promptTokens: outcome.promptTokens,
+      completionTokens: outcome.completionTokens,
+      startedAt: outcome.startedAt,
+      endedAt: outcome.endedAt,
+      failures: countFailures(outcome.events),
+    };
+    store.saveRun(run, outcome.events);
+    stored++;
+    done++;
+    opts.onRun?.(run, done, total);
+  }
+  return { stored, cancelled: false };
+}
+
+/** Failures of the final attempt of each node, by class (earlier loop attempts are superseded). */
+export function countFailures(events: readonly NodeEvent[]): Partial<Record<FailureClass, number>> {
+  const last = new Map<string, NodeEvent>();
+  for (const e of events) {
+    const prev = last.get(e.nodeId);
+    if (!prev || e.attempt >= prev.attempt) last.set(e.nodeId, e);
+  }
+  const out: Partial<Record<FailureClass, number>> = {};
+  for (const e of last.values()) if (e.failureClass) out[e.failureClass] = (out[e.failureClass] ?? 0) + 1;
+  return out;
+}

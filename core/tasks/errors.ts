@@ -1,0 +1,23 @@
+/** Stable codes for dataset failures; tests assert these, people read the message. */
+export type DatasetErrorCode =
+  | 'DATASET_NOT_FOUND' // the dataset's file is not where we looked
+  | 'BAD_LINE' // a record cannot be read (bad JSON, missing field, no final answer)
+  | 'UNKNOWN_SPLIT' // the split is not one of the dataset's
+  | 'UNKNOWN_DATASET' // no dataset of that name
+  | 'BAD_OPTIONS'; // limit/offset are not non-negative integers
+
+/**
+ * A dataset error. `where` names the place concerned: a file path, or `file:line` (1-based line)
+ * for a bad record. The message is complete on its own (it repeats `where`).
+ */
+export class DatasetError extends Error {
+  override readonly name = 'DatasetError';
+  constructor(
+    readonly code: DatasetErrorCode,
+    message: string,
+    readonly where?: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}

@@ -1,0 +1,35 @@
+import { DatasetError } from './errors.ts';
+import { createGsm8kDataset } from './gsm8k.ts';
+import { resolveDataDir } from './paths.ts';
+import type { Dataset } from './types.ts';
+
+/** Where datasets are read from: an explicit data folder (`--data-dir`), or the shared folder. */
+export interface DatasetLocation {
+  /** A folder holding `<name>/` (or, for a single dataset, that dataset's folder itself). */
+  dataDir?: string;
+  /** The shared folder; its `data/` is used when `dataDir` is not given. */
+  sharedDir?: string;
+}
+
+/** One entry per dataset; adding mbpp, humaneval or multihop QA is one line here. */
+const DATASETS: Record<string, { describe: string; create: (dataDir: string) => Dataset }> = {
+  gsm8k: { describe: 'GSM8K grade-school math (numeric final answer)', create: createGsm8kDataset },
+};
+
+/** Names of the datasets `getDataset` knows, sorted. */
+export function datasetNames(): string[] {
+  return Object.keys(DATASETS).sort();
+}
+
+/**
+ * A dataset by name (case-insensitive), reading from `resolveDataDir(opts)`.
+ * Files are not touched until `load`.
+ * @throws DatasetError `UNKNOWN_DATASET` (the message lists the known names).
+ */
+export function getDataset(name: string, opts: DatasetLocation = {}): Dataset {
+  const entry = Object.hasOwn(DATASETS, name.toLowerCase()) ? DATASETS[name.toLowerCase()] : undefined;
+  if (!entry) {
+    throw new DatasetError('UNKNOWN_DATASET', `unknown dataset '${name}'; known datasets: ${datasetNames().join(', ')}`, name);
+  }
+  return entry.create(resolveDataDir(opts));
+}

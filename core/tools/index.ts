@@ -1,0 +1,14 @@
+export {
+  ToolError,
+  checkToolInputs,
+  type Tool,
+  type ToolContext,
+  type ToolErrorCode,
+  type ToolInputProblem,
+  type ToolInputSpec,
+  type ToolInputType,
+} from './tool.ts';
+export { ToolRegistry, defaultTools } from './registry.ts';
+export { MAX_EXPRESSION_LENGTH, evaluateExpression } from './expression.ts';
+export { calculatorTool, type CalculatorOutput } from './calculator.ts';
+export { extractNumberTool } from './extractNumber.ts';

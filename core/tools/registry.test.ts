@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { ToolError, ToolRegistry, checkToolInputs, defaultTools, extractNumberTool, type Tool } from './index.ts';
+
+const echo: Tool = {
+  name: 'echo',
+  description: 'returns its input',
+  inputs: { text: { type: 'string' }, times: { type: 'number', optional: true } },
+  output: { type: 'object' },
+  run: (inputs) => ({ text: inputs.text }),
+};
+
+describe('ToolRegistry', () => {
+  it('holds the built-ins by default', () => {
+    const reg = defaultTools();
+    expect(reg.list().map((t) => t.name)).toEqual(['calculator', 'extract_number']);
+    expect(reg.has('calculator')).toBe(true);
+    expect(reg.get('calculator')?.run({ expression: '2+3*4' }, {})).toEqual({ value: 14, expression: '2+3*4' });
+    expect(reg.get('python')).toBeUndefined();
+    expect(defaultTools()).not.toBe(reg); // fresh each time
+  });
+
+  it('registers, refuses duplicates unless replacing, and checks names', () => {
+    const reg = new ToolRegistry([echo]);
+    expect(reg.list()).toEqual([echo]);
+    expect(() => reg.register(echo)).toThrow(expect.objectContaining({ code: 'DUPLICATE_TOOL' }));
+    const echo2 = { ...echo, description: 'v2' };
+    reg.register(echo2, { replace: true });
+    expect(reg.get('echo')).toBe(echo2);
+    expect(() => reg.register({ ...echo, name: 'Bad Name' })).toThrow(ToolError);
+    expect(() => new ToolRegistry([echo, echo])).toThrow(expect.objectContaining({ code: 'DUPLICATE_TOOL' }));
+  });
+});
+
+describe('checkToolInputs', () => {
+  it('finds missing, mistyped and unknown ports', () => {
+    expect(checkToolInputs(echo, { text: 'hi' })).toEqual([]);
+    expect(checkToolInputs(echo, { text: 'hi', times: 2 })).toEqual([]);
+    const problems = checkToolInputs(echo, { times: 'two', extra: 1 });
+    expect(problems.map((p) => [p.port, p.kind])).toEqual([['text', 'missing'], ['times', 'type'], ['extra', 'unknown']]);
+    expect(problems[1]!.message).toMatch(/must be number, got string/);
+    expect(checkToolInputs(extractNumberTool, { text: { answer: 3 } })).toEqual([]);
+  });
+});
+
+describe('extract_number', () => {
+  const run = (text: unknown) => extractNumberTool.run({ text }, {});
+  it('reads the final number of texts and answer objects', () => {
+    expect(run('The answer is 42.')).toEqual({ value: 42 });
+    expect(run('so #### 1,234')).toEqual({ value: 1234 });
+    expect(run(17)).toEqual({ value: 17 });
+    expect(run({ answer: '$1,000' })).toEqual({ value: 1000 });
+    expect(run({ steps: ['a', 'b'], total: 9 })).toEqual({ value: 9 });
+  });
+
+  it('is BAD_INPUT when there is no number or no text', () => {
+    for (const bad of ['no digits here', undefined, null, {}]) {
+      expect(() => run(bad), String(bad)).toThrow(expect.objectContaining({ code: 'BAD_INPUT' }));
+    }
+    expect(() => run('nothing')).toThrow(/no number found in "nothing"/);
+  });
+});

@@ -1,0 +1,50 @@
+import { calculatorTool } from './calculator.ts';
+import { extractNumberTool } from './extractNumber.ts';
+import { ToolError, type Tool } from './tool.ts';
+
+const TOOL_NAME = /^[a-z][a-z0-9_]*$/;
+
+/** The tools a run may call, by name. */
+export class ToolRegistry {
+  private readonly tools = new Map<string, Tool>();
+
+  /** @throws ToolError `DUPLICATE_TOOL` / `BAD_TOOL` as `register`. */
+  constructor(tools: Iterable<Tool> = []) {
+    for (const tool of tools) this.register(tool);
+  }
+
+  /**
+   * Adds a tool. Returns the registry (chainable).
+   * @throws ToolError `BAD_TOOL` when the name is not `[a-z][a-z0-9_]*`;
+   *   `DUPLICATE_TOOL` when the name is taken and `opts.replace` is not set.
+   */
+  register(tool: Tool, opts: { replace?: boolean } = {}): this {
+    if (!TOOL_NAME.test(tool.name)) {
+      throw new ToolError('BAD_TOOL', `tool name ${JSON.stringify(tool.name)} must be lowercase letters, digits and '_', starting with a letter`);
+    }
+    if (this.tools.has(tool.name) && !opts.replace) {
+      throw new ToolError('DUPLICATE_TOOL', `a tool named '${tool.name}' is already registered`, { tool: tool.name });
+    }
+    this.tools.set(tool.name, tool);
+    return this;
+  }
+
+  /** The tool of that name, or undefined (an unknown tool is a wiring fault; the engine reports it). */
+  get(name: string): Tool | undefined {
+    return this.tools.get(name);
+  }
+
+  has(name: string): boolean {
+    return this.tools.has(name);
+  }
+
+  /** All tools, in registration order. */
+  list(): Tool[] {
+    return [...this.tools.values()];
+  }
+}
+
+/** A fresh registry with the built-in tools: `calculator`, `extract_number`. */
+export function defaultTools(): ToolRegistry {
+  return new ToolRegistry([calculatorTool, extractNumberTool]);
+}
