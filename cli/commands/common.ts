@@ -1,0 +1,93 @@
+import { SingleBar, Presets } from 'cli-progress';
+import type { ExperimentId, RoleName } from '../../core/ids.ts';
+import { executePending, summarizeRuns, type ExperimentReport } from '../../core/experiments/index.ts';
+import type { ModelProvider } from '../../core/model/index.ts';
+import type { Store } from '../../core/store/index.ts';
+import type { Grader } from '../../core/tasks/index.ts';
+import type { ToolSource } from '../../core/engine/index.ts';
+import type { Graph } from '../../core/workflow/index.ts';
+import type { ModelConfig } from '../compose.ts';
+
+export interface Io {
+  stdout: (s: string) => void;
+  stderr: (s: string) => void;
+  /** True when stderr is a terminal (progress bar drawn in place). */
+  isTTY: boolean;
+}
+
+export const processIo: Io = {
+  stdout: (s) => process.stdout.write(s),
+  stderr: (s) => process.stderr.write(s),
+  isTTY: Boolean(process.stderr.isTTY),
+};
+
+/**
+ * Runs an experiment's pending tasks with a progress bar on stderr, handles Ctrl-C (the run in
+ * flight is cancelled and not stored; the experiment is marked cancelled and can be resumed),
+ * marks the experiment completed, and returns the report over all its stored runs.
+ */
+export async function runPending(args: {
+  store: Store;
+  experimentId: ExperimentId;
+  graph: Graph;
+  grader: Grader;
+  provider: ModelProvider;
+  tools: ToolSource;
+  seed: number;
+  models: ModelConfig;
+  io: Io;
+}): Promise<ExperimentReport> {
+  const { store, experimentId, io } = args;
+  const t0 = performance.now();
+  const total = store.listTasks(experimentId).length;
+  const already = total - store.pendingTasks(experimentId).length;
+  const bar = new SingleBar(
+    {
+      stream: process.stderr,
+      format: 'tasks {bar} {value}/{total} | acc {acc} | {eta_formatted} left',
+      noTTYOutput: !io.isTTY,
+      notTTYSchedule: 5000,
+      hideCursor: io.isTTY,
+    },
+    Presets.shades_classic,
+  );
+  let correct = store.listRuns(experimentId).filter((r) => r.correct).length;
+  bar.start(total, already, { acc: '-' });
+  const controller = new AbortController();
+  const onSigint = () => {
+    io.stderr('\nCancelling: the run in flight is dropped; `flowlab resume` finishes the rest.\n');
+    controller.abort();
+  };
+  process.once('SIGINT', onSigint);
+  let cancelled = false;
+  try {
+    const res = await executePending({
+      store,
+      experimentId,
+      graph: args.graph,
+      grader: args.grader,
+      provider: args.provider,
+      tools: args.tools,
+      seed: args.seed,
+      signal: controller.signal,
+      modelFor: (role: RoleName) => args.models.roleModels[role] ?? 'default',
+      onRun: (run, done) => {
+        if (run.correct) correct++;
+        bar.update(done, { acc: `${((correct / done) * 100).toFixed(0)}%` });
+      },
+    });
+    cancelled = res.cancelled;
+  } finally {
+    process.off('SIGINT', onSigint);
+    bar.stop();
+    await args.provider.dispose();
+  }
+  const status = cancelled ? 'cancelled' : 'completed';
+  store.finishExperiment(experimentId, status);
+  return summarizeRuns(experimentId, store.listRuns(experimentId), { tasksPlanned: total, wallSeconds: (performance.now() - t0) / 1000, status });
+}
+
+/** The JSON form of a report (`--json`). */
+export function reportJson(r: ExperimentReport): string {
+  return JSON.stringify(r) + '\n';
+}

@@ -1,0 +1,92 @@
+import path from 'node:path';
+import { computeWorkflowHash, openStore } from '../../core/store/index.ts';
+import { getDataset } from '../../core/tasks/index.ts';
+import { defaultTools } from '../../core/tools/index.ts';
+import { loadWorkflowFile } from '../../core/workflow/index.ts';
+import { intFlag, pairs, parse, UsageError } from '../args.ts';
+import { llamaProvider, resolveModels } from '../compose.ts';
+import { formatReport } from '../format.ts';
+import { processIo, reportJson, runPending, type Io } from './common.ts';
+
+export const RUN_USAGE = `Usage: flowlab run <workflow.yaml> --dataset gsm8k --model <file.gguf> [options]
+
+Runs a workflow on dataset tasks with local GGUF models, storing every node event and model call.
+
+Options:
+  --dataset <name>          dataset (known: gsm8k)                        [required]
+  --split <name>            split (gsm8k: test, train, test_socratic)     [default: test]
+  --limit <n>               number of tasks                               [default: 10]
+  --offset <n>              skip the first n tasks                        [default: 0]
+  --model <file.gguf>       model for roles using the "default" reference
+  --role-model <role=file>  a different model for one role (repeatable)
+  --seed <n>                experiment seed                               [default: 0]
+  --db <file>               SQLite database                               [default: flowlab.db]
+  --data-dir <dir>          dataset folder          [default: $FLOWLAB_SHARED/data or ../shared/data]
+  --threads <n>             CPU threads per model   [default: 1 for files < 64 MB, else half the cores]
+  --context-size <n>        context tokens per model                      [default: 1024]
+  --gpu <auto|off>          GPU offload                                   [default: off]
+  --json                    print one JSON object instead of the table
+`;
+
+export async function runCommand(argv: string[], io: Io = processIo): Promise<number> {
+  const { values, positionals } = parse(argv, {
+    dataset: { type: 'string' },
+    split: { type: 'string', default: 'test' },
+    limit: { type: 'string', default: '10' },
+    offset: { type: 'string', default: '0' },
+    model: { type: 'string' },
+    'role-model': { type: 'string', multiple: true },
+    seed: { type: 'string', default: '0' },
+    db: { type: 'string', default: process.env.FLOWLAB_DB ?? 'flowlab.db' },
+    'data-dir': { type: 'string' },
+    threads: { type: 'string' },
+    'context-size': { type: 'string' },
+    gpu: { type: 'string' },
+    json: { type: 'boolean', default: false },
+  }, RUN_USAGE);
+  if (positionals.length !== 1) throw new UsageError(positionals.length ? `expected one workflow file, got ${positionals.length}` : 'missing <workflow.yaml>', RUN_USAGE);
+  if (!values.dataset) throw new UsageError('missing --dataset', RUN_USAGE);
+  const limit = intFlag(values.limit, 'limit', RUN_USAGE, { min: 1 })!;
+  const offset = intFlag(values.offset, 'offset', RUN_USAGE)!;
+  const seed = intFlag(values.seed, 'seed', RUN_USAGE)!;
+  const threads = intFlag(values.threads, 'threads', RUN_USAGE, { min: 1 });
+  const contextSize = intFlag(values['context-size'], 'context-size', RUN_USAGE, { min: 64 });
+  const roleModel = pairs(values['role-model'], 'role-model', RUN_USAGE);
+
+  const file = path.resolve(positionals[0]!);
+  const tools = defaultTools();
+  const workflow = loadWorkflowFile(file, { tools });
+  const dataset = getDataset(values.dataset, { dataDir: values['data-dir'] });
+  const tasks = dataset.load({ split: values.split!, limit, offset });
+  const models = resolveModels(workflow.graph, { model: values.model, roleModel, threads, contextSize, gpu: values.gpu }, RUN_USAGE);
+  const provider = await llamaProvider(models);
+  // Load every model before recording anything: a bad file is reported now, naming the file.
+  try {
+    await provider.load?.();
+  } catch (e) {
+    await provider.dispose();
+    throw e;
+  }
+
+  const store = openStore(values.db!);
+  try {
+    const exp = store.createExperiment({
+      kind: 'run',
+      workflowName: workflow.graph.name,
+      workflowYaml: workflow.text,
+      workflowHash: computeWorkflowHash(workflow.text),
+      dataset: dataset.name,
+      split: values.split!,
+      limit,
+      seed,
+      config: { workflowFile: file, offset, dataDir: values['data-dir'], models },
+      tasks: tasks.map((t) => ({ taskIndex: t.index - offset, taskId: t.id, input: t.input, expected: t.expected })),
+    });
+    io.stderr(`Experiment ${exp.id}: ${workflow.graph.name} on ${tasks.length} ${dataset.name}/${values.split} tasks -> ${store.file}\n`);
+    const report = await runPending({ store, experimentId: exp.id, graph: workflow.graph, grader: dataset.grader, provider, tools, seed, models, io });
+    io.stdout(values.json ? reportJson(report) : formatReport(report, `${workflow.graph.name} on ${dataset.name}/${values.split}`));
+    return report.status === 'completed' ? 0 : 130;
+  } finally {
+    store.close();
+  }
+}

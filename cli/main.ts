@@ -1,0 +1,54 @@
+import { UsageError } from './args.ts';
+import { replayCommand, REPLAY_USAGE } from './commands/replay.ts';
+import { resumeCommand, RESUME_USAGE } from './commands/resume.ts';
+import { runCommand, RUN_USAGE } from './commands/run.ts';
+import { processIo, type Io } from './commands/common.ts';
+
+export const USAGE = `Usage: flowlab <command> [options]
+
+Commands:
+  run <workflow.yaml>       run a workflow on dataset tasks with local GGUF models
+  resume <experiment-id>    finish an interrupted experiment without redoing finished tasks
+  replay <experiment-id>    re-run an experiment offline from recorded calls and compare outputs
+
+Run \`flowlab <command> --help\` for a command's options.
+`;
+
+const COMMANDS: Record<string, { run: (argv: string[], io: Io) => Promise<number>; usage: string }> = {
+  run: { run: runCommand, usage: RUN_USAGE },
+  resume: { run: resumeCommand, usage: RESUME_USAGE },
+  replay: { run: replayCommand, usage: REPLAY_USAGE },
+};
+
+/**
+ * The CLI entry: returns the exit code. 0 ok; 1 a failure the message explains (bad workflow,
+ * dataset, model file, database); 2 bad arguments (usage printed); 130 cancelled.
+ */
+export async function main(argv: string[], io: Io = processIo): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout(USAGE);
+    return name ? 0 : 2;
+  }
+  const cmd = COMMANDS[name];
+  if (!cmd) {
+    io.stderr(`flowlab: unknown command "${name}"\n\n${USAGE}`);
+    return 2;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.stdout(cmd.usage);
+    return 0;
+  }
+  try {
+    return await cmd.run(rest, io);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.stderr(`flowlab ${name}: ${e.message}\n\n${e.usage ?? cmd.usage}`);
+      return 2;
+    }
+    const err = e as Error & { code?: string };
+    io.stderr(`flowlab ${name}: ${err.message}${err.code && !err.message.includes(err.code) ? ` [${err.code}]` : ''}\n`);
+    if (process.env.FLOWLAB_DEBUG) io.stderr(`${err.stack}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,314 @@
+import type { Database } from 'better-sqlite3';
+import { asExperimentId, type ExperimentId, type RunId } from '../ids.ts';
+import type { NodeEvent, RunRecord } from '../trace/index.ts';
+import {
+  callFromRow,
+  callParams,
+  eventFromRow,
+  eventParams,
+  experimentCallFromRow,
+  experimentFromRow,
+  runFromRow,
+  runParams,
+  summaryFromRow,
+  taskFromRow,
+  toJson,
+  type CallDbRow,
+  type EventDbRow,
+  type ExperimentCallDbRow,
+  type ExperimentDbRow,
+  type RunDbRow,
+  type SummaryDbRow,
+  type TaskDbRow,
+} from './codec.ts';
+import { sqliteCode, StoreError } from './errors.ts';
+import { newExperimentId } from './ids.ts';
+import { isPidAlive } from './liveness.ts';
+import type { MigrationReport } from './migrate.ts';
+import { prepareStatements, type Statements } from './statements.ts';
+import type { ExperimentCall, ExperimentRow, ExperimentStatus, ExperimentSummary, NewExperiment, PlannedTask } from './types.ts';
+
+/** One run with all its node events (each with its model calls), as `saveRuns` takes them. */
+export interface RunWithEvents {
+  run: RunRecord;
+  events: NodeEvent[];
+}
+
+/**
+ * The experiment store over one SQLite connection. Create it with `openStore`.
+ * All times are epoch ms. Every method throws `StoreError` (code `CLOSED`) after `close()`.
+ */
+export class Store {
+  private readonly st: Statements;
+  private readonly writeRuns: (batch: readonly RunWithEvents[]) => void;
+  /** Experiment ids that `openStore` marked `interrupted` (their process was gone). */
+  readonly interruptedOnOpen: ExperimentId[] = [];
+
+  /** @internal use `openStore`. */
+  constructor(
+    private readonly db: Database,
+    /** The database file as given to `openStore` (`:memory:` for tests). */
+    readonly file: string,
+    /** What opening did to the schema. */
+    readonly migration: MigrationReport,
+    options: { markInterrupted?: boolean } = {},
+  ) {
+    this.st = prepareStatements(db);
+    this.writeRuns = db.transaction((batch: readonly RunWithEvents[]) => {
+      for (const { run, events } of batch) this.writeRun(run, events);
+    });
+    if (options.markInterrupted ?? true) this.interruptedOnOpen.push(...this.markInterrupted());
+  }
+
+  /**
+   * Creates an experiment and its planned task list in one transaction; status `running`,
+   * pid = this process. Errors: `EXPERIMENT_EXISTS` (id taken), `INVALID_RECORD` (config or a
+   * task input not serialisable, duplicate task index); nothing is written on error.
+   */
+  createExperiment(input: NewExperiment): ExperimentRow {
+    this.live();
+    const id = asExperimentId(input.id ?? newExperimentId());
+    const now = Date.now();
+    this.db.transaction(() => {
+      try {
+        this.st.insertExperiment.run(
+          id, now, now, input.kind, input.workflowName, input.workflowYaml, input.workflowHash, input.dataset,
+          input.split, input.limit ?? null, input.seed, toJson(input.config ?? null, () => `experiment ${id}: config`),
+          'running', process.pid,
+        );
+      } catch (err) {
+        if (isUnique(err)) throw new StoreError('EXPERIMENT_EXISTS', `${this.file}: experiment ${id} already exists`, id, { cause: err });
+        throw invalid(err, `experiment ${id}`);
+      }
+      for (const t of input.tasks) {
+        try {
+          this.st.insertTask.run(id, t.taskIndex, t.taskId, toJson(t.input ?? null, () => `experiment ${id} task ${t.taskIndex}: input`), t.expected ?? null);
+        } catch (err) {
+          if (isUnique(err)) throw new StoreError('INVALID_RECORD', `experiment ${id}: task index ${t.taskIndex} is planned twice`, id, { cause: err });
+          throw invalid(err, `experiment ${id} task ${t.taskIndex}`);
+        }
+      }
+    })();
+    return this.getExperiment(id);
+  }
+
+  /**
+   * Stores one finished run with all its node events and their model calls in ONE transaction:
+   * on any error nothing of the run is written. Event `runId`s must equal `run.runId`.
+   * Errors: `RUN_EXISTS` (a run for this experiment and task index, or this run id, is stored);
+   * `NOT_FOUND` (no such experiment, or the task index is not planned); `INVALID_RECORD`
+   * (a value is not JSON-serialisable, an enum is out of range, duplicate seq or call index).
+   */
+  saveRun(run: RunRecord, events: readonly NodeEvent[]): void {
+    this.saveRuns([{ run, events: events as NodeEvent[] }]);
+  }
+
+  /**
+   * Stores many runs in ONE transaction (all or nothing): the fast path for imports and benchmarks.
+   * Same checks and errors as `saveRun`.
+   */
+  saveRuns(batch: readonly RunWithEvents[]): void {
+    this.live();
+    this.writeRuns(batch);
+  }
+
+  /** The experiment with this id. Errors: `NOT_FOUND`. */
+  getExperiment(id: ExperimentId | string): ExperimentRow {
+    const row = this.findExperiment(id);
+    if (!row) throw this.notFound('experiment', id);
+    return row;
+  }
+
+  /** The experiment with this id, or undefined. */
+  findExperiment(id: ExperimentId | string): ExperimentRow | undefined {
+    this.live();
+    const row = this.st.experimentById.get(id) as ExperimentDbRow | undefined;
+    return row && experimentFromRow(row);
+  }
+
+  /** All experiments, newest first, with progress and score counts (see `ExperimentSummary`). */
+  listExperiments(): ExperimentSummary[] {
+    this.live();
+    return (this.st.listExperiments.all() as SummaryDbRow[]).map(summaryFromRow);
+  }
+
+  /** The planned task list, in task order. Errors: `NOT_FOUND`. */
+  listTasks(experimentId: ExperimentId | string): PlannedTask[] {
+    this.mustExist(experimentId);
+    return (this.st.tasksOf.all(experimentId) as TaskDbRow[]).map(taskFromRow);
+  }
+
+  /** Planned tasks that have no stored run yet, in task order (what `resume` runs). Errors: `NOT_FOUND`. */
+  pendingTasks(experimentId: ExperimentId | string): PlannedTask[] {
+    this.mustExist(experimentId);
+    return (this.st.pendingOf.all(experimentId) as TaskDbRow[]).map(taskFromRow);
+  }
+
+  /** Stored runs of an experiment, in task order. Errors: `NOT_FOUND`. */
+  listRuns(experimentId: ExperimentId | string): RunRecord[] {
+    this.mustExist(experimentId);
+    return (this.st.runsOf.all(experimentId) as RunDbRow[]).map(runFromRow);
+  }
+
+  /** One run. Errors: `NOT_FOUND`. */
+  getRun(runId: RunId | string): RunRecord {
+    this.live();
+    const row = this.st.runById.get(runId) as RunDbRow | undefined;
+    if (!row) throw this.notFound('run', runId);
+    return runFromRow(row);
+  }
+
+  /** A run's node events ordered by seq, each with its model calls ordered by call index. Errors: `NOT_FOUND`. */
+  getRunEvents(runId: RunId | string): NodeEvent[] {
+    this.live();
+    const rows = this.st.eventsOfRun.all(runId) as EventDbRow[];
+    if (rows.length === 0 && !this.st.runById.get(runId)) throw this.notFound('run', runId);
+    const callsByEvent = new Map<number, ReturnType<typeof callFromRow>[]>();
+    for (const c of this.st.callsOfRun.all(runId) as CallDbRow[]) {
+      let list = callsByEvent.get(c.node_event_id);
+      if (!list) callsByEvent.set(c.node_event_id, (list = []));
+      list.push(callFromRow(c));
+    }
+    return rows.map((r) => eventFromRow(r, callsByEvent.get(r.id) ?? []));
+  }
+
+  /**
+   * Every model call of an experiment with where it sat (run, task index, node, attempt), ordered
+   * by task index, event seq, call index: the input of the replay provider. Errors: `NOT_FOUND`.
+   */
+  getExperimentCalls(experimentId: ExperimentId | string): ExperimentCall[] {
+    this.mustExist(experimentId);
+    return (this.st.callsOfExperiment.all(experimentId) as ExperimentCallDbRow[]).map(experimentCallFromRow);
+  }
+
+  /** Sets an experiment's status (pid and finish time unchanged). Errors: `NOT_FOUND`. */
+  setExperimentStatus(id: ExperimentId | string, status: ExperimentStatus): void {
+    this.live();
+    if (this.st.setStatus.run(status, Date.now(), id).changes === 0) throw this.notFound('experiment', id);
+  }
+
+  /**
+   * Takes an experiment over for this process (resume): status `running`, pid = `process.pid`,
+   * finish time cleared. Errors: `NOT_FOUND`; `EXPERIMENT_BUSY` when it is `running` under
+   * another live process.
+   */
+  claimExperiment(id: ExperimentId | string): ExperimentRow {
+    this.live();
+    return this.db
+      .transaction(() => {
+        const row = this.getExperiment(id);
+        if (row.status === 'running' && row.pid !== process.pid && isPidAlive(row.pid)) {
+          throw new StoreError('EXPERIMENT_BUSY', `${this.file}: experiment ${id} is running in process ${row.pid}`, String(id));
+        }
+        this.st.claim.run(process.pid, Date.now(), id);
+        return this.getExperiment(id);
+      })
+      .immediate();
+  }
+
+  /** Ends an experiment: sets its status and finish time. Errors: `NOT_FOUND`. */
+  finishExperiment(id: ExperimentId | string, status: Exclude<ExperimentStatus, 'running'>): void {
+    this.live();
+    const now = Date.now();
+    if (this.st.finish.run(status, now, now, id).changes === 0) throw this.notFound('experiment', id);
+  }
+
+  /**
+   * Marks every `running` experiment whose pid is not a live process on this machine as
+   * `interrupted`, and returns their ids. Runs automatically on open. A pid reused by an unrelated
+   * process reads as alive; such an experiment stays `running` until `claimExperiment` takes it.
+   */
+  markInterrupted(): ExperimentId[] {
+    this.live();
+    return this.db
+      .transaction(() => {
+        const marked: ExperimentId[] = [];
+        const now = Date.now();
+        for (const r of this.st.runningExperiments.all() as { id: string; pid: number | null }[]) {
+          if (isPidAlive(r.pid)) continue;
+          this.st.setStatus.run('interrupted', now, r.id);
+          marked.push(asExperimentId(r.id));
+        }
+        return marked;
+      })
+      .immediate();
+  }
+
+  /** Whether `close()` has been called. */
+  get closed(): boolean {
+    return !this.db.open;
+  }
+
+  /** Closes the connection (checkpointing the WAL). Idempotent. */
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  private writeRun(run: RunRecord, events: readonly NodeEvent[]): void {
+    const st = this.st;
+    try {
+      st.insertRun.run(runParams(run));
+    } catch (err) {
+      if (err instanceof StoreError) throw err;
+      const code = sqliteCode(err);
+      if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+        const what = /runs\.id/.test((err as Error).message)
+          ? `run id ${run.runId}`
+          : `a run for task ${run.taskIndex} of experiment ${run.experimentId}`;
+        throw new StoreError('RUN_EXISTS', `${this.file}: ${what} is already stored`, String(run.runId), { cause: err });
+      }
+      if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY') {
+        const what = st.experimentExists.get(run.experimentId)
+          ? `experiment ${run.experimentId} has no planned task ${run.taskIndex}`
+          : `no experiment ${run.experimentId}`;
+        throw new StoreError('NOT_FOUND', `${this.file}: cannot store run ${run.runId}: ${what}`, String(run.runId), { cause: err });
+      }
+      throw invalid(err, `run ${run.runId}`);
+    }
+    for (const e of events) {
+      if (e.runId !== run.runId) {
+        throw new StoreError('INVALID_RECORD', `run ${run.runId}: event for node ${e.nodeId} (seq ${e.seq}) belongs to run ${e.runId}`, String(run.runId));
+      }
+      let eventId: number;
+      try {
+        eventId = Number(st.insertEvent.run(eventParams(run.runId, e)).lastInsertRowid);
+      } catch (err) {
+        throw invalid(err, `run ${run.runId} node ${e.nodeId} attempt ${e.attempt} (seq ${e.seq})`);
+      }
+      for (const c of e.calls ?? []) {
+        try {
+          st.insertCall.run(callParams(run.runId, eventId, e, c));
+        } catch (err) {
+          throw invalid(err, `run ${run.runId} node ${e.nodeId} attempt ${e.attempt} call ${c.callIndex}`);
+        }
+      }
+    }
+  }
+
+  private mustExist(id: ExperimentId | string): void {
+    this.live();
+    if (!this.st.experimentExists.get(id)) throw this.notFound('experiment', id);
+  }
+
+  private notFound(what: 'experiment' | 'run', id: string): StoreError {
+    return new StoreError('NOT_FOUND', `${this.file}: no ${what} ${id}`, String(id));
+  }
+
+  private live(): void {
+    if (!this.db.open) throw new StoreError('CLOSED', `${this.file}: the store is closed`, this.file);
+  }
+}
+
+function isUnique(err: unknown): boolean {
+  const code = sqliteCode(err);
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+/** A StoreError passes through; a SQLite constraint error becomes `INVALID_RECORD` naming `where`. */
+function invalid(err: unknown, where: string): Error {
+  if (err instanceof StoreError) return err;
+  if (sqliteCode(err)?.startsWith('SQLITE_CONSTRAINT')) {
+    return new StoreError('INVALID_RECORD', `${where}: ${(err as Error).message}`, where, { cause: err });
+  }
+  return err as Error;
+}

@@ -1,0 +1,47 @@
+/**
+ * Stable codes for store failures. The CLI and UI print `message`; tests assert `code`.
+ * - `NOT_A_DATABASE`: the file exists but is not a SQLite database (or is corrupt);
+ * - `CANNOT_OPEN`: the file cannot be opened or created (missing folder, permissions);
+ * - `SCHEMA_TOO_NEW`: the database was written by a newer Flowlab (unknown migration versions);
+ * - `MIGRATION_FAILED`: a migration threw; it was rolled back;
+ * - `RUN_EXISTS`: a run for this (experiment, task index) or with this run id is already stored;
+ * - `EXPERIMENT_EXISTS`: an experiment with this id is already stored;
+ * - `EXPERIMENT_BUSY`: another live process is running this experiment;
+ * - `NOT_FOUND`: no experiment, run or planned task with this id/index;
+ * - `INVALID_RECORD`: a record cannot be stored (not JSON-serialisable, violates a constraint,
+ *   mismatched run id);
+ * - `CLOSED`: the store was used after `close()`.
+ */
+export type StoreErrorCode =
+  | 'NOT_A_DATABASE'
+  | 'CANNOT_OPEN'
+  | 'SCHEMA_TOO_NEW'
+  | 'MIGRATION_FAILED'
+  | 'RUN_EXISTS'
+  | 'EXPERIMENT_EXISTS'
+  | 'EXPERIMENT_BUSY'
+  | 'NOT_FOUND'
+  | 'INVALID_RECORD'
+  | 'CLOSED';
+
+/** A store failure with a stable `code` and a message that says what and where. */
+export class StoreError extends Error {
+  override readonly name = 'StoreError';
+  constructor(
+    readonly code: StoreErrorCode,
+    message: string,
+    /** The database file, or the experiment/run id concerned. */
+    readonly where?: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** The `code` of a better-sqlite3 `SqliteError` (e.g. `SQLITE_NOTADB`), or undefined. */
+export function sqliteCode(err: unknown): string | undefined {
+  if (err instanceof Error && 'code' in err && typeof err.code === 'string' && err.code.startsWith('SQLITE_')) {
+    return err.code;
+  }
+  return undefined;
+}

@@ -1,0 +1,59 @@
+import Database from 'better-sqlite3';
+import { sqliteCode, StoreError } from './errors.ts';
+import { migrate } from './migrate.ts';
+import { MIGRATIONS, type Migration } from './schema.ts';
+import { Store } from './Store.ts';
+
+/** Options of `openStore`. */
+export interface OpenStoreOptions {
+  /** How long a statement waits for another connection's write lock, in ms. Default 5000. */
+  busyTimeoutMs?: number;
+  /** Mark `running` experiments of dead processes `interrupted` on open. Default true. */
+  markInterrupted?: boolean;
+  /** @internal tests only: the migration list to apply instead of the built-in one. */
+  migrations?: readonly Migration[];
+}
+
+/**
+ * Opens (creating if needed) the Flowlab database at `file` (`:memory:` for a private in-memory
+ * database) with WAL journaling, synchronous=NORMAL and foreign keys on, applies pending
+ * migrations, and marks interrupted experiments (see `Store.markInterrupted`; the ids are on
+ * `store.interruptedOnOpen`).
+ * Errors (`StoreError`): `NOT_A_DATABASE` (the file is not SQLite or is corrupt), `CANNOT_OPEN`
+ * (missing folder, no permission), `SCHEMA_TOO_NEW`, `MIGRATION_FAILED`; each names the file.
+ */
+export function openStore(file: string, options: OpenStoreOptions = {}): Store {
+  let db: Database.Database;
+  try {
+    db = new Database(file, { timeout: options.busyTimeoutMs ?? 5000 });
+  } catch (err) {
+    throw openError(err, file);
+  }
+  try {
+    db.pragma('journal_mode = WAL'); // first read of the file: a non-database fails here
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    const report = migrate(db, options.migrations ?? MIGRATIONS, file);
+    const opts = options.markInterrupted === undefined ? {} : { markInterrupted: options.markInterrupted };
+    return new Store(db, file, report, opts);
+  } catch (err) {
+    db.close();
+    throw openError(err, file);
+  }
+}
+
+function openError(err: unknown, file: string): Error {
+  if (err instanceof StoreError) return err;
+  const code = sqliteCode(err);
+  const detail = (err as Error).message;
+  if (code === 'SQLITE_NOTADB' || code?.startsWith('SQLITE_CORRUPT')) {
+    return new StoreError('NOT_A_DATABASE', `${file} is not a SQLite database (or is corrupt): ${detail}`, file, { cause: err });
+  }
+  if (code?.startsWith('SQLITE_CANTOPEN') || code?.startsWith('SQLITE_READONLY') || code?.startsWith('SQLITE_PERM')) {
+    return new StoreError('CANNOT_OPEN', `cannot open database ${file}: ${detail}`, file, { cause: err });
+  }
+  if (err instanceof TypeError && /directory/.test(detail)) {
+    return new StoreError('CANNOT_OPEN', `cannot open database ${file}: ${detail}`, file, { cause: err });
+  }
+  return err as Error;
+}

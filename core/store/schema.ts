@@ -1,0 +1,118 @@
+import type { Database } from 'better-sqlite3';
+
+/**
+ * One schema step. Versions are consecutive integers from 1 and never change once released:
+ * a change to the schema is a new migration appended to `MIGRATIONS`, never an edit of an old one.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  /** SQL text run with `db.exec`, or a function for data migrations. Runs inside the migration's transaction. */
+  up: string | ((db: Database) => void);
+}
+
+const INITIAL = /* sql */ `
+CREATE TABLE experiments (
+  id            TEXT PRIMARY KEY,
+  created_at    INTEGER NOT NULL,            -- epoch ms
+  updated_at    INTEGER NOT NULL,            -- epoch ms
+  finished_at   INTEGER,                     -- epoch ms, set by finishExperiment
+  kind          TEXT NOT NULL,               -- 'run' for now
+  workflow_name TEXT NOT NULL,
+  workflow_yaml TEXT NOT NULL,
+  workflow_hash TEXT NOT NULL,               -- sha256 hex of workflow_yaml
+  dataset       TEXT NOT NULL,
+  split         TEXT NOT NULL,
+  task_limit    INTEGER,
+  seed          INTEGER NOT NULL,
+  config_json   TEXT NOT NULL,
+  status        TEXT NOT NULL CHECK (status IN ('running','completed','interrupted','cancelled','failed')),
+  pid           INTEGER                      -- the process running it (status running)
+);
+CREATE INDEX experiments_status ON experiments(status);
+CREATE INDEX experiments_created ON experiments(created_at);
+
+CREATE TABLE experiment_tasks (
+  experiment_id TEXT NOT NULL REFERENCES experiments(id) ON DELETE CASCADE,
+  task_index    INTEGER NOT NULL,
+  task_id       TEXT NOT NULL,
+  input_json    TEXT NOT NULL,
+  expected      TEXT,
+  PRIMARY KEY (experiment_id, task_index)
+) WITHOUT ROWID;
+
+CREATE TABLE runs (
+  id                TEXT PRIMARY KEY,
+  experiment_id     TEXT NOT NULL REFERENCES experiments(id) ON DELETE CASCADE,
+  task_index        INTEGER NOT NULL,
+  task_id           TEXT NOT NULL,
+  status            TEXT NOT NULL CHECK (status IN ('completed','failed','cancelled')),
+  answer            TEXT,
+  expected          TEXT,
+  score             REAL NOT NULL,
+  correct           INTEGER NOT NULL CHECK (correct IN (0,1)),
+  seed              INTEGER NOT NULL,
+  prompt_tokens     INTEGER NOT NULL,
+  completion_tokens INTEGER NOT NULL,
+  started_at        INTEGER NOT NULL,
+  ended_at          INTEGER NOT NULL,
+  failures_json     TEXT NOT NULL,
+  UNIQUE (experiment_id, task_index),
+  FOREIGN KEY (experiment_id, task_index) REFERENCES experiment_tasks(experiment_id, task_index) ON DELETE CASCADE
+);
+
+CREATE TABLE node_events (
+  id            INTEGER PRIMARY KEY,
+  run_id        TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  seq           INTEGER NOT NULL,
+  node_id       TEXT NOT NULL,
+  attempt       INTEGER NOT NULL,
+  kind          TEXT NOT NULL CHECK (kind IN ('agent','tool','skill')),
+  role          TEXT,
+  wired_by      TEXT NOT NULL,
+  run_by        TEXT,
+  status        TEXT NOT NULL CHECK (status IN ('ok','failed','cascade','skipped')),
+  failure_class TEXT CHECK (failure_class IS NULL OR failure_class IN ('wiring','execution','cascade','infrastructure')),
+  error_code    TEXT,
+  message       TEXT,
+  causes_json   TEXT,
+  inputs_json   TEXT NOT NULL,
+  output_json   TEXT,                        -- NULL: no output; 'null': output was null
+  started_at    INTEGER NOT NULL,
+  ended_at      INTEGER NOT NULL,
+  simulated     INTEGER CHECK (simulated IS NULL OR simulated IN (0,1)),
+  UNIQUE (run_id, seq)
+);
+
+CREATE TABLE model_calls (
+  id                INTEGER PRIMARY KEY,
+  run_id            TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  node_event_id     INTEGER NOT NULL REFERENCES node_events(id) ON DELETE CASCADE,
+  node_id           TEXT NOT NULL,
+  attempt           INTEGER NOT NULL,
+  call_index        INTEGER NOT NULL,
+  role              TEXT NOT NULL,
+  model_ref         TEXT NOT NULL,
+  model             TEXT NOT NULL,
+  system            TEXT,
+  prompt            TEXT NOT NULL,
+  params_json       TEXT NOT NULL,
+  seed              INTEGER NOT NULL,
+  json_schema       TEXT,
+  completion        TEXT NOT NULL,
+  prompt_tokens     INTEGER NOT NULL,
+  completion_tokens INTEGER NOT NULL,
+  ms                REAL NOT NULL,
+  started_at        INTEGER NOT NULL,
+  stop_reason       TEXT,
+  error             TEXT,
+  UNIQUE (node_event_id, call_index)
+);
+CREATE INDEX model_calls_run ON model_calls(run_id);
+`;
+
+/** Every schema version this code knows, in order. Append only. */
+export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'initial', up: INITIAL }];
+
+/** The newest schema version this code knows. */
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

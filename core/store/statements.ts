@@ -1,0 +1,50 @@
+import type { Database, Statement } from 'better-sqlite3';
+
+/** Every statement the store runs, prepared once per connection and reused. */
+export function prepareStatements(db: Database) {
+  const p = (sql: string): Statement => db.prepare(sql);
+  return {
+    insertExperiment: p(`INSERT INTO experiments (id, created_at, updated_at, kind, workflow_name, workflow_yaml, workflow_hash,
+      dataset, split, task_limit, seed, config_json, status, pid) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`),
+    insertTask: p('INSERT INTO experiment_tasks (experiment_id, task_index, task_id, input_json, expected) VALUES (?,?,?,?,?)'),
+    insertRun: p(`INSERT INTO runs (id, experiment_id, task_index, task_id, status, answer, expected, score, correct, seed,
+      prompt_tokens, completion_tokens, started_at, ended_at, failures_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`),
+    insertEvent: p(`INSERT INTO node_events (run_id, seq, node_id, attempt, kind, role, wired_by, run_by, status, failure_class,
+      error_code, message, causes_json, inputs_json, output_json, started_at, ended_at, simulated)
+      VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`),
+    insertCall: p(`INSERT INTO model_calls (run_id, node_event_id, node_id, attempt, call_index, role, model_ref, model, system,
+      prompt, params_json, seed, json_schema, completion, prompt_tokens, completion_tokens, ms, started_at, stop_reason, error)
+      VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`),
+
+    experimentById: p('SELECT * FROM experiments WHERE id = ?'),
+    experimentExists: p('SELECT 1 FROM experiments WHERE id = ?').pluck(),
+    listExperiments: p(`SELECT e.*,
+        (SELECT COUNT(*) FROM experiment_tasks t WHERE t.experiment_id = e.id) AS tasks_planned,
+        r.runs_done, r.runs_completed, r.runs_correct, r.mean_score
+      FROM experiments e
+      LEFT JOIN (SELECT experiment_id, COUNT(*) AS runs_done, SUM(status = 'completed') AS runs_completed,
+                        SUM(correct) AS runs_correct, AVG(score) AS mean_score
+                 FROM runs GROUP BY experiment_id) r ON r.experiment_id = e.id
+      ORDER BY e.created_at DESC, e.id DESC`),
+    tasksOf: p('SELECT task_index, task_id, input_json, expected FROM experiment_tasks WHERE experiment_id = ? ORDER BY task_index'),
+    pendingOf: p(`SELECT t.task_index, t.task_id, t.input_json, t.expected FROM experiment_tasks t
+      WHERE t.experiment_id = ? AND NOT EXISTS
+        (SELECT 1 FROM runs r WHERE r.experiment_id = t.experiment_id AND r.task_index = t.task_index)
+      ORDER BY t.task_index`),
+    runsOf: p('SELECT * FROM runs WHERE experiment_id = ? ORDER BY task_index'),
+    runById: p('SELECT * FROM runs WHERE id = ?'),
+    eventsOfRun: p('SELECT * FROM node_events WHERE run_id = ? ORDER BY seq'),
+    callsOfRun: p('SELECT * FROM model_calls WHERE run_id = ? ORDER BY node_event_id, call_index'),
+    callsOfExperiment: p(`SELECT c.*, r.task_index FROM runs r
+      JOIN node_events e ON e.run_id = r.id
+      JOIN model_calls c ON c.node_event_id = e.id
+      WHERE r.experiment_id = ? ORDER BY r.task_index, e.seq, c.call_index`),
+
+    runningExperiments: p(`SELECT id, pid FROM experiments WHERE status = 'running'`),
+    setStatus: p('UPDATE experiments SET status = ?, updated_at = ? WHERE id = ?'),
+    claim: p(`UPDATE experiments SET status = 'running', pid = ?, finished_at = NULL, updated_at = ? WHERE id = ?`),
+    finish: p('UPDATE experiments SET status = ?, finished_at = ?, updated_at = ? WHERE id = ?'),
+  };
+}
+
+export type Statements = ReturnType<typeof prepareStatements>;

@@ -1,0 +1,85 @@
+import type { ExperimentId, NodeId, RunId } from '../ids.ts';
+import type { ModelCallRecord } from '../trace/index.ts';
+
+/** Lifecycle of an experiment. `interrupted`: its process died while it was `running`. */
+export type ExperimentStatus = 'running' | 'completed' | 'interrupted' | 'cancelled' | 'failed';
+
+/** What an experiment is. Only `run` (conditions x tasks through one workflow) exists for now. */
+export type ExperimentKind = 'run';
+
+/** One planned task of an experiment, written when the experiment is created. */
+export interface PlannedTask {
+  /** 0-based position in the experiment's task list; the unit of resume and replay. */
+  taskIndex: number;
+  /** The dataset's own id for the task. */
+  taskId: string;
+  /** The task's input as given to the workflow (any JSON-serialisable value). */
+  input: unknown;
+  expected?: string;
+}
+
+/** Input of `Store.createExperiment`. */
+export interface NewExperiment {
+  /** Defaults to a fresh `exp-<yyyymmdd>-<hhmmss>-<4 base36>` id. */
+  id?: ExperimentId | string;
+  kind: ExperimentKind;
+  workflowName: string;
+  /** The workflow's source text, stored verbatim so the experiment can be re-run as it was. */
+  workflowYaml: string;
+  /** sha256 hex of `workflowYaml` (see `computeWorkflowHash`). */
+  workflowHash: string;
+  dataset: string;
+  split: string;
+  /** Task limit the user asked for, if any. */
+  limit?: number;
+  seed: number;
+  /** Run configuration (models, params, limits...): any JSON-serialisable value. */
+  config: unknown;
+  tasks: PlannedTask[];
+}
+
+/** An experiment as stored. Times are epoch ms. */
+export interface ExperimentRow {
+  id: ExperimentId;
+  kind: ExperimentKind;
+  createdAt: number;
+  updatedAt: number;
+  finishedAt?: number;
+  workflowName: string;
+  workflowYaml: string;
+  workflowHash: string;
+  dataset: string;
+  split: string;
+  limit?: number;
+  seed: number;
+  config: unknown;
+  status: ExperimentStatus;
+  /** The process that runs (or last ran) it. */
+  pid?: number;
+}
+
+/** An experiment with its progress and scores, as `listExperiments` returns it. */
+export interface ExperimentSummary extends ExperimentRow {
+  /** Planned tasks. */
+  tasksPlanned: number;
+  /** Runs stored (any status). */
+  runsDone: number;
+  /** Runs with status `completed` (reached an answer). */
+  runsCompleted: number;
+  /** Runs graded correct. */
+  runsCorrect: number;
+  /** runsCorrect / runsDone, 0..1; null with no runs. */
+  accuracy: number | null;
+  /** Mean grader score over stored runs, 0..1; null with no runs. */
+  meanScore: number | null;
+  /** runsCompleted / runsDone, 0..1; null with no runs. */
+  completionRate: number | null;
+}
+
+/** A model call with where it sat in the experiment: the replay provider's input. */
+export type ExperimentCall = ModelCallRecord & {
+  runId: RunId;
+  taskIndex: number;
+  nodeId: NodeId;
+  attempt: number;
+};
