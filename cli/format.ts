@@ -5,7 +5,7 @@ const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 
 /** The results table `flowlab run` / `resume` print. */
 export function formatReport(r: ExperimentReport, title: string): string {
-  const t = new Table({ head: ['metric', 'value'], style: { head: [], border: [] } });
+  const t = new Table({ head: ['metric', 'value'], style: { head: [], border: [], compact: true } });
   const f = r.failuresByClass;
   t.push(
     ['runs stored', `${r.runs} / ${r.tasksPlanned} planned`],

@@ -184,6 +184,7 @@ export async function runWorkflow(graph: Graph, opts: RunOptions): Promise<RunOu
     const finish = () => {
       if (finished) return;
       finished = true;
+      signal.removeEventListener('abort', onAbort);
       const cancelled = signal.aborted;
       if (cancelled) {
         for (const st of states.values()) {
@@ -317,7 +318,8 @@ export async function runWorkflow(graph: Graph, opts: RunOptions): Promise<RunOu
       pump();
     };
 
-    signal.addEventListener('abort', () => { if (running === 0) finish(); }, { once: true });
+    const onAbort = () => { if (running === 0) finish(); };
+    signal.addEventListener('abort', onAbort, { once: true });
     pump();
   });
 }

@@ -230,3 +230,11 @@ edges:
     expect(Object.keys(schema.properties)).toEqual(expect.arrayContaining(['roles', 'nodes', 'steps', 'agents', 'flows', 'hops', 'limits']));
   });
 });
+
+describe('schema/workflow.schema.json', () => {
+  it('is the schema generated from the zod spec (run `npm run schema` after changing spec.ts)', async () => {
+    const { readFileSync } = await import('node:fs');
+    const onDisk = JSON.parse(readFileSync(new URL('../../schema/workflow.schema.json', import.meta.url), 'utf8'));
+    expect(onDisk).toEqual({ title: 'Flowlab workflow', ...workflowJsonSchema() });
+  });
+});

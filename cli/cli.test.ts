@@ -1,0 +1,148 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openStore } from '../core/store/index.ts';
+import { main } from './main.ts';
+import type { Io } from './commands/common.ts';
+
+const shared = process.env.FLOWLAB_SHARED ?? path.resolve(process.cwd(), '../shared');
+const model = path.join(shared, 'models/stories260K.gguf');
+const haveShared = existsSync(model) && existsSync(path.join(shared, 'data/gsm8k/test.jsonl'));
+if (!haveShared) console.log(`[cli.test] skipping model-dependent CLI tests: ${model} or the GSM8K data is absent (set FLOWLAB_SHARED)`);
+
+function capture(): Io & { out: string; err: string } {
+  const io = { out: '', err: '', isTTY: false, stdout: (s: string) => { io.out += s; }, stderr: (s: string) => { io.err += s; } };
+  return io;
+}
+const tmp = () => mkdtempSync(path.join(tmpdir(), 'flowlab-cli-'));
+
+describe('flowlab CLI arguments', () => {
+  it('no command, unknown command, missing or bad flags: usage and exit code 2', async () => {
+    let io = capture();
+    expect(await main([], io)).toBe(2);
+    expect(io.out).toContain('Usage: flowlab <command>');
+    io = capture();
+    expect(await main(['frobnicate'], io)).toBe(2);
+    expect(io.err).toContain('unknown command "frobnicate"');
+    io = capture();
+    expect(await main(['run', 'examples/gsm8k-team.yaml'], io)).toBe(2);
+    expect(io.err).toContain('missing --dataset');
+    expect(io.err).toContain('Usage: flowlab run');
+    io = capture();
+    expect(await main(['run', 'examples/gsm8k-team.yaml', '--dataset', 'gsm8k', '--limit', 'ten'], io)).toBe(2);
+    expect(io.err).toContain('--limit must be an integer >= 1, got "ten"');
+    io = capture();
+    expect(await main(['run', 'examples/gsm8k-team.yaml', '--dataset', 'gsm8k', '--bogus'], io)).toBe(2);
+    expect(io.err).toContain("Unknown option '--bogus'");
+    io = capture();
+    expect(await main(['replay'], io)).toBe(2);
+  });
+
+  it('a malformed workflow: exit 1 with file, line and what is wrong', async () => {
+    const dir = tmp();
+    const wf = path.join(dir, 'bad.yaml');
+    writeFileSync(wf, 'name: bad\nroles: { a: { kind: planner } }\nnodes:\n  - { id: x, role: ghost }\n');
+    const io = capture();
+    expect(await main(['run', wf, '--dataset', 'gsm8k', '--model', 'm.gguf', '--db', path.join(dir, 'x.db')], io)).toBe(1);
+    expect(io.err).toContain(`${wf}:4:`);
+    expect(io.err).toContain('names role "ghost", which is not defined');
+  });
+
+  it('a missing model file: exit 1 naming the file, and no experiment is recorded', async () => {
+    const dir = tmp();
+    const db = path.join(dir, 'x.db');
+    const io = capture();
+    const code = await main(['run', 'examples/gsm8k-single.yaml', '--dataset', 'gsm8k', '--limit', '1', '--model', path.join(dir, 'nope.gguf'), '--db', db, ...(haveShared ? [] : ['--data-dir', dir])], io);
+    expect(code).toBe(1);
+    expect(io.err).toContain(path.join(dir, 'nope.gguf'));
+    if (existsSync(db)) {
+      const store = openStore(db);
+      expect(store.listExperiments()).toHaveLength(0);
+      store.close();
+    }
+  });
+});
+
+function cli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['bin/flowlab.js', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('close', (code) => resolve({ code, out, err }));
+  });
+}
+
+describe.skipIf(!haveShared)('flowlab run / replay / resume with the real tiny model', () => {
+  it('runs gsm8k-team on real tasks, stores every node event and call, and replays them identically without a model', async () => {
+    const dir = tmp();
+    const db = path.join(dir, 'run.db');
+    const run = await cli(['run', 'examples/gsm8k-team.yaml', '--dataset', 'gsm8k', '--limit', '3', '--model', model, '--db', db, '--json']);
+    expect(run.code, run.err).toBe(0);
+    const report = JSON.parse(run.out);
+    expect(report.runs).toBe(3);
+    expect(report.promptTokens).toBeGreaterThan(0);
+    const store = openStore(db);
+    const exp = store.getExperiment(report.experimentId);
+    expect(exp.status).toBe('completed');
+    const runs = store.listRuns(exp.id);
+    expect(runs.map((r) => r.taskIndex)).toEqual([0, 1, 2]);
+    const events = runs.flatMap((r) => store.getRunEvents(r.runId));
+    expect(new Set(events.filter((e) => e.attempt === 1).map((e) => e.nodeId))).toEqual(new Set(['plan', 'solve', 'calculate', 'verify', 'answer']));
+    const calls = events.flatMap((e) => e.calls);
+    expect(calls.length).toBeGreaterThanOrEqual(6);
+    expect(calls.every((c) => c.model === 'stories260K.gguf' && c.promptTokens > 0)).toBe(true);
+    // The solver decodes under the JSON-schema grammar: its completions always parse.
+    for (const c of calls.filter((c) => c.jsonSchema && c.stopReason !== 'maxTokens')) expect(() => JSON.parse(c.completion)).not.toThrow();
+    store.close();
+
+    const replay = await cli(['replay', report.experimentId, '--db', db, '--json']);
+    expect(replay.code, replay.err).toBe(0);
+    const r = JSON.parse(replay.out);
+    expect(r).toMatchObject({ experimentId: report.experimentId, nodes: events.length, matched: events.length, mismatched: 0, modelsLoaded: 0 });
+    expect(r.wallSeconds).toBeLessThan(report.wallSeconds);
+  });
+
+  it('SIGKILL in the middle of a 10-task experiment, then resume: exactly 10 runs, none duplicated, none lost', async () => {
+    const dir = tmp();
+    const db = path.join(dir, 'kill.db');
+    const child = spawn(process.execPath, ['bin/flowlab.js', 'run', 'examples/gsm8k-team.yaml', '--dataset', 'gsm8k', '--limit', '10', '--model', model, '--db', db], { stdio: 'ignore' });
+    // Wait until some (not all) runs are stored, then kill -9.
+    let stored = 0;
+    for (let i = 0; i < 600 && stored < 3; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      if (!existsSync(db)) continue;
+      try {
+        const s = openStore(db, { markInterrupted: false });
+        const exp = s.listExperiments()[0];
+        stored = exp ? s.listRuns(exp.id).length : 0;
+        s.close();
+      } catch { /* the writer may hold the first lock */ }
+    }
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('close', r));
+    expect(stored).toBeGreaterThanOrEqual(3);
+
+    const store = openStore(db); // opening marks the dead process's experiment interrupted
+    const exp = store.listExperiments()[0]!;
+    expect(exp.status).toBe('interrupted');
+    const before = store.listRuns(exp.id);
+    expect(before.length).toBeLessThan(10);
+    store.close();
+
+    const resumed = await cli(['resume', exp.id, '--db', db, '--json']);
+    expect(resumed.code, resumed.err).toBe(0);
+    expect(JSON.parse(resumed.out)).toMatchObject({ runs: 10, tasksPlanned: 10, status: 'completed' });
+
+    const after = openStore(db);
+    const runs = after.listRuns(exp.id);
+    expect(runs).toHaveLength(10);
+    expect(runs.map((r) => r.taskIndex)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    for (const b of before) expect(runs.find((r) => r.runId === b.runId)).toEqual(b);
+    expect(after.getExperiment(exp.id).status).toBe('completed');
+    after.close();
+  });
+});

@@ -1,0 +1,1 @@
+export * from './llama/index.ts';
