@@ -21,7 +21,29 @@ export function formatReport(r: ExperimentReport, title: string): string {
     ['wall seconds', r.wallSeconds.toFixed(2)],
     ['status', r.status],
   );
-  return `${title}\n${t.toString()}\nExperiment: ${r.experimentId}\n`;
+  return `${title}\n${t.toString()}\n${formatLadder(r)}Experiment: ${r.experimentId}\n`;
+}
+
+const n2 = (x: number) => x.toFixed(2);
+
+/** The per-role reward ladder table (means over runs) with the weights in use. */
+export function formatLadder(r: ExperimentReport): string {
+  const roles = Object.entries(r.roles);
+  if (!roles.length) return '';
+  const t = new Table({
+    head: ['role', 'f format', 'v validity', 'e complete', 'a correct', 'c credit', 'h reward', 'rung', 'blamed', 'weights f/v/e/a/c'],
+    style: { head: [], border: [], compact: true },
+  });
+  for (const [role, s] of roles) {
+    const w = s.weights;
+    t.push([role, n2(s.format), n2(s.validity), n2(s.completion), n2(s.correctness), n2(s.credit), n2(s.reward), s.highestRung.toFixed(1), String(s.blamed) + (s.ambiguous ? ` (+${s.ambiguous} ambiguous)` : ''), `${w.format}/${w.validity}/${w.completion}/${w.correctness}/${w.credit}`]);
+  }
+  const notes = [
+    'Reward ladder per role (means over runs): h = wf*f + wv*v + we*e + wa*a + wc*c, c = -(root failures blamed)/(nodes authored).',
+    `Structure cannot see wrong-but-clean runs: ${r.silentRuns} silent run(s), carried only by a (correctness).`,
+  ];
+  if (r.simulatedRuns) notes.push(`SIMULATED: ${r.simulatedRuns} run(s) contain injected faults.`);
+  return `${t.toString()}\n${notes.join('\n')}\n`;
 }
 
 export function formatReplay(r: ReplayReport): string {

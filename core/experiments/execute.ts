@@ -8,6 +8,8 @@ import type { Grader, Task } from '../tasks/types.ts';
 import type { FailureClass, NodeEvent, RunRecord, TraceSink } from '../trace/events.ts';
 import type { CheckRegistry } from '../workflow/checks.ts';
 import type { Graph } from '../workflow/graph.ts';
+import { computeCredit, creditGraphOf } from '../credit/index.ts';
+import { computeLadder } from '../reward/index.ts';
 
 export interface ExecuteOptions {
   store: Store;
@@ -68,6 +70,7 @@ export async function executePending(opts: ExecuteOptions): Promise<{ stored: nu
     });
     if (outcome.status === 'cancelled') return { stored, cancelled: true };
     const grade = outcome.status === 'completed' ? opts.grader.grade(outcome.answer, task) : undefined;
+    const { credit, ladder } = scoreRun(opts.graph, outcome.events, { completed: outcome.status === 'completed', score: grade?.score ?? 0, correct: grade?.correct ?? false });
     const run: RunRecord = {
       runId: outcome.runId,
       experimentId,
@@ -84,13 +87,24 @@ export async function executePending(opts: ExecuteOptions): Promise<{ stored: nu
       startedAt: outcome.startedAt,
       endedAt: outcome.endedAt,
       failures: countFailures(outcome.events),
+      credit,
+      ladder,
     };
+    if (outcome.events.some((e) => e.simulated)) run.simulated = true;
     store.saveRun(run, outcome.events);
     stored++;
     done++;
     opts.onRun?.(run, done, total);
   }
   return { stored, cancelled: false };
+}
+
+/** Credit and the reward ladder of one run, from its graph, trace and grade (pure). */
+export function scoreRun(graph: Graph, events: readonly NodeEvent[], outcome: { completed: boolean; score: number; correct: boolean }) {
+  const cg = creditGraphOf(graph);
+  const credit = computeCredit(cg, events, { correct: outcome.correct });
+  const ladder = computeLadder([...graph.roles.values()], cg.nodes, events, credit, outcome);
+  return { credit, ladder };
 }
 
 /** Failures of the final attempt of each node, by class (earlier loop attempts are superseded). */

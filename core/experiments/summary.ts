@@ -1,4 +1,23 @@
 import type { FailureClass, RunRecord } from '../trace/events.ts';
+import type { LadderWeights } from '../workflow/graph.ts';
+
+/** Mean ladder of one role over an experiment's runs. */
+export interface RoleSummary {
+  format: number;
+  validity: number;
+  completion: number;
+  correctness: number;
+  credit: number;
+  /** Mean h_ρ. */
+  reward: number;
+  /** Mean highest rung reached (0..5). */
+  highestRung: number;
+  weights: LadderWeights;
+  /** Root failures blamed on the role, summed over runs. */
+  blamed: number;
+  /** Runs whose root failures include this role's as ambiguous candidate. */
+  ambiguous: number;
+}
 
 /** What `flowlab run` and `resume` report about an experiment (all stored runs). */
 export interface ExperimentReport {
@@ -19,6 +38,12 @@ export interface ExperimentReport {
   /** Mean run duration, seconds. */
   secondsPerTask: number;
   status: string;
+  /** Per role: mean rungs and reward, blame counts. */
+  roles: Record<string, RoleSummary>;
+  /** Runs with no failed node and a wrong answer: invisible to structural credit. */
+  silentRuns: number;
+  /** Runs containing injected (simulated) faults. */
+  simulatedRuns: number;
 }
 
 /** Aggregates stored runs into the report. Pure. */
@@ -38,6 +63,25 @@ export function summarizeRuns(experimentId: string, runs: readonly RunRecord[], 
     for (const [k, v] of Object.entries(r.failures)) failuresByClass[k as FailureClass] += v ?? 0;
   }
   const n = runs.length;
+  const roles: Record<string, RoleSummary> = {};
+  let silentRuns = 0;
+  let simulatedRuns = 0;
+  for (const r of runs) {
+    if (r.credit?.silent) silentRuns++;
+    if (r.simulated) simulatedRuns++;
+    for (const [role, l] of Object.entries(r.ladder ?? {})) {
+      const s = (roles[role] ??= { format: 0, validity: 0, completion: 0, correctness: 0, credit: 0, reward: 0, highestRung: 0, weights: l.weights, blamed: 0, ambiguous: 0 });
+      s.format += l.format / n;
+      s.validity += l.validity / n;
+      s.completion += l.completion / n;
+      s.correctness += l.correctness / n;
+      s.credit += l.credit / n;
+      s.reward += l.reward / n;
+      s.highestRung += l.highestRung / n;
+      s.blamed += r.credit?.byRole[role]?.rootFailures.length ?? 0;
+      if (r.credit?.ambiguous.some((a) => a.candidates.includes(l.role))) s.ambiguous++;
+    }
+  }
   return {
     experimentId,
     runs: n,
@@ -50,5 +94,8 @@ export function summarizeRuns(experimentId: string, runs: readonly RunRecord[], 
     wallSeconds: extra.wallSeconds,
     secondsPerTask: n ? ms / n / 1000 : 0,
     status: extra.status,
+    roles,
+    silentRuns,
+    simulatedRuns,
   };
 }

@@ -123,6 +123,9 @@ export interface RunDbRow {
   started_at: number;
   ended_at: number;
   failures_json: string;
+  credit_json: string | null;
+  ladder_json: string | null;
+  simulated: number;
 }
 
 /** Positional parameters of the runs insert, in column order. */
@@ -143,6 +146,9 @@ export function runParams(run: RunRecord): unknown[] {
     run.startedAt,
     run.endedAt,
     toJson(run.failures ?? {}, () => `run ${run.runId}: failures`),
+    run.credit === undefined ? null : toJson(run.credit, () => `run ${run.runId}: credit`),
+    run.ladder === undefined ? null : toJson(run.ladder, () => `run ${run.runId}: ladder`),
+    run.simulated ? 1 : 0,
   ];
 }
 
@@ -164,6 +170,9 @@ export function runFromRow(r: RunDbRow): RunRecord {
   };
   opt(run, 'answer', r.answer);
   opt(run, 'expected', r.expected);
+  if (r.credit_json !== null && r.credit_json !== undefined) run.credit = fromJson(r.credit_json) as RunRecord['credit'];
+  if (r.ladder_json !== null && r.ladder_json !== undefined) run.ladder = fromJson(r.ladder_json) as RunRecord['ladder'];
+  if (r.simulated === 1) run.simulated = true;
   return run;
 }
 

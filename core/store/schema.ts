@@ -112,7 +112,17 @@ CREATE INDEX model_calls_run ON model_calls(run_id);
 `;
 
 /** Every schema version this code knows, in order. Append only. */
-export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'initial', up: INITIAL }];
+/** Credit and the reward ladder stored with each run (issue 3); `simulated`: faults were injected. */
+const CREDIT = /* sql */ `
+ALTER TABLE runs ADD COLUMN credit_json TEXT;   -- CreditResult (core/credit), NULL for runs stored before
+ALTER TABLE runs ADD COLUMN ladder_json TEXT;   -- Record<role, RoleLadder> (core/reward)
+ALTER TABLE runs ADD COLUMN simulated INTEGER NOT NULL DEFAULT 0 CHECK (simulated IN (0,1));
+`;
+
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: 'initial', up: INITIAL },
+  { version: 2, name: 'credit-and-ladder', up: CREDIT },
+];
 
 /** The newest schema version this code knows. */
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

@@ -8,7 +8,8 @@ export function prepareStatements(db: Database) {
       dataset, split, task_limit, seed, config_json, status, pid) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`),
     insertTask: p('INSERT INTO experiment_tasks (experiment_id, task_index, task_id, input_json, expected) VALUES (?,?,?,?,?)'),
     insertRun: p(`INSERT INTO runs (id, experiment_id, task_index, task_id, status, answer, expected, score, correct, seed,
-      prompt_tokens, completion_tokens, started_at, ended_at, failures_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`),
+      prompt_tokens, completion_tokens, started_at, ended_at, failures_json, credit_json, ladder_json, simulated)
+      VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`),
     insertEvent: p(`INSERT INTO node_events (run_id, seq, node_id, attempt, kind, role, wired_by, run_by, status, failure_class,
       error_code, message, causes_json, inputs_json, output_json, started_at, ended_at, simulated)
       VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`),

@@ -174,20 +174,21 @@ describe('opening and migrations', () => {
   it('applies a later migration once, and rolls back a failing one', () => {
     const file = join(dir, 'lab.db');
     openStore(file).close();
-    const base = [...MIGRATIONS]; // version 1 is already applied; only version 2 runs.
-    const bad = [...base, { version: 2, name: 'broken', up: 'CREATE TABLE extra (x INTEGER); SELECT * FROM no_such_table;' }];
+    const base = [...MIGRATIONS]; // all shipped versions are applied; only the next one runs.
+    const next = SCHEMA_VERSION + 1;
+    const bad = [...base, { version: next, name: 'broken', up: 'CREATE TABLE extra (x INTEGER); SELECT * FROM no_such_table;' }];
     expect(codeOf(() => openStore(file, { migrations: bad }))).toBe('MIGRATION_FAILED');
     let db = raw(file);
-    expect(db.prepare('SELECT MAX(version) FROM schema_migrations').pluck().get()).toBe(1);
+    expect(db.prepare('SELECT MAX(version) FROM schema_migrations').pluck().get()).toBe(SCHEMA_VERSION);
     expect(db.prepare(`SELECT COUNT(*) FROM sqlite_master WHERE name = 'extra'`).pluck().get()).toBe(0);
     db.close();
-    const good = [...base, { version: 2, name: 'extra', up: 'CREATE TABLE extra (x INTEGER);' }];
+    const good = [...base, { version: next, name: 'extra', up: 'CREATE TABLE extra (x INTEGER);' }];
     const s = openStore(file, { migrations: good });
-    expect(s.migration.applied).toEqual([2]);
+    expect(s.migration.applied).toEqual([next]);
     s.close();
     expect(openStore(file, { migrations: good }).migration.applied).toEqual([]);
     db = raw(file);
-    expect(db.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all()).toEqual([1, 2]);
+    expect(db.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all()).toEqual([...base.map((m) => m.version), next]);
     db.close();
   });
 

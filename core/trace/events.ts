@@ -1,5 +1,7 @@
 import type { ExperimentId, NodeId, RoleName, RunId } from '../ids.ts';
 import type { JsonSchema, SamplingParams } from '../model/provider.ts';
+import type { CreditResult } from '../credit/types.ts';
+import type { RoleLadder } from '../reward/ladder.ts';
 
 /** How a node run ended. `cascade`: not run (or run on bad input) because an input came from a failed node. */
 export type NodeStatus = 'ok' | 'failed' | 'cascade' | 'skipped';
@@ -92,6 +94,12 @@ export interface RunRecord {
   endedAt: number;
   /** Count of node failures per class. */
   failures: Partial<Record<FailureClass, number>>;
+  /** Structure-aware credit of the run (core/credit). */
+  credit?: CreditResult;
+  /** The reward ladder per role (core/reward). */
+  ladder?: Record<string, RoleLadder>;
+  /** True when faults were injected into this run (simulated; core/faults). */
+  simulated?: boolean;
 }
 
 /** Where the engine sends what it records. The store implements it; tests collect in memory. */

@@ -42,7 +42,7 @@ type RawNode = {
   name?: string;
   kind?: NodeKind;
   role?: string;
-  wired_by?: string;
+  wired_by?: string | string[];
   tool?: string;
   skill?: string;
   prompt?: string;
@@ -154,10 +154,13 @@ export function compileWorkflow(doc: WorkflowDoc, opts: CompileOptions): { graph
     } else if (kind !== 'tool') {
       issue('MISSING_ROLE', path, `${kind} node "${id}" needs a \`role\` to run it`);
     }
-    const wiredBy = raw.wired_by ?? docWiredBy;
-    if (raw.wired_by && wiredBy !== HUMAN && !roles.has(asRoleName(wiredBy))) {
-      issue('UNKNOWN_ROLE', [...path, 'wired_by'], `wired_by "${wiredBy}" is neither "human" nor a role`);
+    const wirers = raw.wired_by === undefined ? [docWiredBy] : Array.isArray(raw.wired_by) ? raw.wired_by : [raw.wired_by];
+    for (const w of wirers) {
+      if (raw.wired_by && w !== HUMAN && !roles.has(asRoleName(w))) {
+        issue('UNKNOWN_ROLE', [...path, 'wired_by'], `wired_by "${w}" is neither "human" nor a role`);
+      }
     }
+    const wiredBy = wirers[0]!;
     if (raw.tool && !opts.tools.get(raw.tool)) {
       const known = opts.tools.list?.().map((t) => t.name).join(', ');
       issue('UNKNOWN_TOOL', [...path, 'tool'], `unknown tool "${raw.tool}"${known ? ` (known: ${known})` : ''}`);
@@ -169,6 +172,7 @@ export function compileWorkflow(doc: WorkflowDoc, opts: CompileOptions): { graph
       kind,
       role,
       wiredBy: asRoleName(wiredBy),
+      sharedWiredBy: wirers.length > 1 ? wirers.slice(1).map(asRoleName) : undefined,
       tool: raw.tool,
       skill: raw.skill,
       prompt: raw.prompt ?? skill?.prompt,

@@ -69,6 +69,8 @@ export interface GraphNode {
   role?: RoleName;
   /** Who wired this node in (a role name, or `human`). */
   wiredBy: RoleName;
+  /** Further wirers when authorship is shared (`wired_by: [a, b]`): blame becomes ambiguous. */
+  sharedWiredBy?: RoleName[];
   tool?: string;
   skill?: string;
   /** Prompt template (`{{port}}`, `{{port.field}}`, `{{task.field}}`). */

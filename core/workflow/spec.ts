@@ -65,7 +65,7 @@ const nodeFields = {
   id: Id,
   kind: z.enum(['agent', 'tool', 'skill']).optional(),
   role: z.string().min(1).optional(),
-  wired_by: z.string().min(1).optional(),
+  wired_by: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional().describe('Who wired this node: a role, human, or several (shared authorship)'),
   tool: z.string().min(1).optional(),
   skill: z.string().min(1).optional(),
   prompt: z.string().optional(),

@@ -1,0 +1,113 @@
+/**
+ * The ONE typed API that both hosts expose (STYLE.md §9): the Electron preload and, later, the
+ * browser host of `flowlab serve`. Each method has a zod schema for its payload (validated by
+ * `createHandlers` before use, since payloads arrive from an untrusted renderer) and a result
+ * type. Results are plain, structured-clone-safe data.
+ */
+import { z } from 'zod';
+import type { ExperimentSummary as StoreExperimentSummary } from '../store/index.ts';
+import type { NodeEvent, RunRecord } from '../trace/index.ts';
+import type { EdgeType, NodeKind, SpecIssue } from '../workflow/index.ts';
+import type { ApiMethod } from './channels.ts';
+
+/** Longest id accepted in a payload. */
+export const MAX_ID_LENGTH = 200;
+/** Largest workflow document `validateWorkflow` accepts, in characters (1 MiB). */
+export const MAX_WORKFLOW_CHARS = 1 << 20;
+
+const Id = z.string().min(1, 'must not be empty').max(MAX_ID_LENGTH, `must be at most ${MAX_ID_LENGTH} characters`);
+/** Methods without a payload accept `undefined` or `{}` (nothing else). */
+const NoPayload = z.strictObject({}).optional();
+
+/** Payload schemas, one per API method. */
+export const payloadSchemas = {
+  listExperiments: NoPayload,
+  getExperiment: z.strictObject({ id: Id }),
+  listRuns: z.strictObject({ experimentId: Id }),
+  getRunTrace: z.strictObject({ runId: Id }),
+  validateWorkflow: z.strictObject({
+    /** The workflow document, YAML or JSON. */
+    text: z.string().max(MAX_WORKFLOW_CHARS, `must be at most ${MAX_WORKFLOW_CHARS} characters`),
+    /** A file name used only in issue locations (nothing is read from disk). */
+    file: z.string().min(1).max(4096).optional(),
+  }),
+  appInfo: NoPayload,
+} as const satisfies Record<ApiMethod, z.ZodType>;
+
+/** The validated payload type of a method. */
+export type ApiPayload<M extends ApiMethod> = z.output<(typeof payloadSchemas)[M]>;
+
+export type GetExperimentPayload = ApiPayload<'getExperiment'>;
+export type ListRunsPayload = ApiPayload<'listRuns'>;
+export type GetRunTracePayload = ApiPayload<'getRunTrace'>;
+export type ValidateWorkflowPayload = ApiPayload<'validateWorkflow'>;
+
+/**
+ * One row of the experiments list: the stored experiment with its progress and scores, without
+ * the workflow text and run configuration (`getExperiment` has those).
+ */
+export type ExperimentSummary = Omit<StoreExperimentSummary, 'workflowYaml' | 'config'>;
+
+/** One experiment in full: the stored row (workflow text, config) plus its progress and scores. */
+export type ExperimentDetail = StoreExperimentSummary;
+
+/** A run with all its node events (ordered by seq, each with its model calls). */
+export interface RunTrace {
+  run: RunRecord;
+  events: NodeEvent[];
+}
+
+/** The shape of a valid workflow, enough to draw it. */
+export interface WorkflowSummary {
+  name: string;
+  notation: 'graph' | 'steps' | 'agents';
+  nodes: { id: string; kind: NodeKind; role?: string }[];
+  edges: { from: string; to: string; type: EdgeType }[];
+}
+
+/** `validateWorkflow`'s answer: the graph's outline, or every located issue. Never throws for a bad document. */
+export type ValidateWorkflowResult = { ok: true; summary: WorkflowSummary } | { ok: false; issues: SpecIssue[] };
+
+/** What the running app is. */
+export interface AppInfo {
+  /** The app's version (package.json `version`). */
+  version: string;
+  /** The SQLite database file in use (`:memory:` in tests). */
+  dbFile: string;
+}
+
+/**
+ * The lab's API as the host implements it (see `createHandlers`). Payload-less methods take an
+ * optional `{}`. Every method throws `ApiError` only: `BAD_REQUEST` for an invalid payload,
+ * `NOT_FOUND` for an unknown id, `UNAVAILABLE` when the store is closed, `INTERNAL` otherwise.
+ */
+export interface FlowlabApi {
+  /** All experiments, newest first, with progress and scores. */
+  listExperiments(payload?: ApiPayload<'listExperiments'>): ExperimentSummary[];
+  /** One experiment with its workflow text and config. Errors: `NOT_FOUND`. */
+  getExperiment(payload: GetExperimentPayload): ExperimentDetail;
+  /** The stored runs of an experiment, in task order. Errors: `NOT_FOUND` (no such experiment). */
+  listRuns(payload: ListRunsPayload): RunRecord[];
+  /** A run and its node events. Errors: `NOT_FOUND`. */
+  getRunTrace(payload: GetRunTracePayload): RunTrace;
+  /** Parses and validates a workflow document with the built-in tools; reports issues as data. */
+  validateWorkflow(payload: ValidateWorkflowPayload): ValidateWorkflowResult;
+  /** The app version and database file. */
+  appInfo(payload?: ApiPayload<'appInfo'>): AppInfo;
+}
+
+/** The result type of a method. */
+export type ApiResult<M extends ApiMethod> = Awaited<ReturnType<FlowlabApi[M]>>;
+
+/**
+ * The API as a client sees it across a process boundary: the same methods, each returning a
+ * Promise. The preload's `window.flowlab` and the renderer's client have this type.
+ */
+export type FlowlabClient = {
+  [M in ApiMethod]: (...args: Parameters<FlowlabApi[M]>) => Promise<ApiResult<M>>;
+};
+
+// Compile-time guard: the allowlist and the interface name exactly the same methods.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const allowlistMatchesInterface: Same<ApiMethod, keyof FlowlabApi> = true;
+void allowlistMatchesInterface;

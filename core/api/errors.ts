@@ -1,0 +1,61 @@
+/**
+ * Typed API errors (STYLE.md §7) and their wire form. Imports nothing, so the renderer can use it.
+ *
+ * Electron's `ipcRenderer.invoke` (and contextBridge) keep only an error's `message`, so an
+ * ApiError crosses a process boundary as one string: `<message> [<CODE>]` (the same
+ * `... [CODE]` ending as workflow spec issues). `ApiError.fromWire` turns it back into an ApiError.
+ */
+
+/**
+ * Stable codes of API failures; tests assert these, UIs print the message.
+ * - `BAD_REQUEST`: the payload failed validation (the message names the method and field);
+ * - `NOT_FOUND`: no experiment or run with that id;
+ * - `UNAVAILABLE`: the lab is not ready (the store is closed, or no host API is present);
+ * - `FORBIDDEN`: the call came from a frame that is not Flowlab's own page;
+ * - `INTERNAL`: anything else (a bug, or a database error); the message says what.
+ */
+export type ApiErrorCode = 'BAD_REQUEST' | 'NOT_FOUND' | 'UNAVAILABLE' | 'FORBIDDEN' | 'INTERNAL';
+
+const CODES: readonly ApiErrorCode[] = ['BAD_REQUEST', 'NOT_FOUND', 'UNAVAILABLE', 'FORBIDDEN', 'INTERNAL'];
+
+/** A failed API call: a stable `code`, the `method` called, the payload `field` at fault if any. */
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+  constructor(
+    readonly code: ApiErrorCode,
+    message: string,
+    /** The API method that failed, when known. */
+    readonly method?: string,
+    /** The payload field at fault (`BAD_REQUEST`), as a dotted path, e.g. `experimentId`. */
+    readonly field?: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+
+  /** The one-string form that survives IPC: `<message> [<CODE>]`. */
+  toWire(): string {
+    return `${this.message} [${this.code}]`;
+  }
+
+  /**
+   * Rebuilds an ApiError from a wire string or a rejected invoke's Error. Strips Electron's
+   * `Error invoking remote method '<channel>': Error: ` prefix. A message without a code suffix
+   * becomes `INTERNAL` with the message kept.
+   */
+  static fromWire(wire: unknown): ApiError {
+    if (wire instanceof ApiError) return wire;
+    const raw = wire instanceof Error ? wire.message : String(wire);
+    const text = stripInvokePrefix(raw);
+    const m = /^([\s\S]*) \[([A-Z_]+)\]$/.exec(text);
+    const code = m && (CODES as readonly string[]).includes(m[2]!) ? (m[2] as ApiErrorCode) : undefined;
+    const message = code ? m![1]! : text;
+    const method = /^([A-Za-z]+): /.exec(message)?.[1];
+    return new ApiError(code ?? 'INTERNAL', message, method, undefined, { cause: wire });
+  }
+}
+
+/** Removes the prefix Electron puts on errors thrown by an `ipcMain.handle` listener. */
+export function stripInvokePrefix(message: string): string {
+  return message.replace(/^Error invoking remote method '[^']*': (?:[A-Za-z]*Error: )?/, '');
+}

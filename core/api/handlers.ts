@@ -1,0 +1,146 @@
+import type { z } from 'zod';
+import { StoreError, type Store } from '../store/index.ts';
+import { defaultTools } from '../tools/index.ts';
+import { parseWorkflow, SpecError, type ToolLookup } from '../workflow/index.ts';
+import { API_METHODS, type ApiMethod } from './channels.ts';
+import { payloadSchemas, type ApiPayload, type ExperimentSummary, type FlowlabApi, type WorkflowSummary } from './contract.ts';
+import { ApiError } from './errors.ts';
+
+/** What the handlers need: the open store, the app version, and optionally the tool registry. */
+export interface HandlerDeps {
+  /** The open experiment store. Handlers never close it; the host owns its lifecycle. */
+  store: Store;
+  /** The app version reported by `appInfo`. */
+  version: string;
+  /** Tools known to `validateWorkflow`. Default: `defaultTools()` (calculator, extract_number). */
+  tools?: ToolLookup;
+}
+
+/**
+ * Builds the lab's API over core (STYLE.md §9): plain functions, no Electron, usable by the
+ * preload's IPC host and the browser host alike. Every method validates its payload with zod
+ * first and throws only `ApiError` (see `FlowlabApi` for codes).
+ */
+export function createHandlers(deps: HandlerDeps): FlowlabApi {
+  const { store } = deps;
+  const tools = deps.tools ?? defaultTools();
+
+  const impl: { [M in ApiMethod]: (payload: ApiPayload<M>) => ReturnType<FlowlabApi[M]> } = {
+    listExperiments: () => store.listExperiments().map(toSummary),
+
+    getExperiment: ({ id }) => {
+      const row = store.getExperiment(id); // NOT_FOUND when absent
+      // The store computes progress and scores in its list query; reuse it so both views agree.
+      const summary = store.listExperiments().find((e) => e.id === row.id);
+      if (!summary) throw new StoreError('NOT_FOUND', `no experiment ${id}`, id);
+      return summary;
+    },
+
+    listRuns: ({ experimentId }) => store.listRuns(experimentId),
+
+    getRunTrace: ({ runId }) => ({ run: store.getRun(runId), events: store.getRunEvents(runId) }),
+
+    validateWorkflow: ({ text, file }) => {
+      try {
+        const { graph } = parseWorkflow(text, { tools, ...(file === undefined ? {} : { file }) });
+        const summary: WorkflowSummary = {
+          name: graph.name,
+          notation: graph.notation,
+          nodes: graph.nodes.map((n) => (n.role === undefined ? { id: n.id, kind: n.kind } : { id: n.id, kind: n.kind, role: n.role })),
+          edges: graph.edges.map((e) => ({ from: e.from, to: e.to, type: e.type })),
+        };
+        return { ok: true, summary };
+      } catch (err) {
+        if (err instanceof SpecError) return { ok: false, issues: err.issues.map((i) => ({ ...i, path: [...i.path] })) };
+        throw err;
+      }
+    },
+
+    appInfo: () => ({ version: deps.version, dbFile: store.file }),
+  };
+
+  const api = {} as Record<ApiMethod, (payload?: unknown) => unknown>;
+  for (const method of API_METHODS) {
+    const run = impl[method] as (payload: unknown) => unknown;
+    api[method] = (payload?: unknown) => {
+      const valid = validatePayload(method, payload);
+      try {
+        return run(valid);
+      } catch (err) {
+        throw toApiError(err, method);
+      }
+    };
+  }
+  return api as unknown as FlowlabApi;
+}
+
+/**
+ * Validates a method's payload against its schema and returns the parsed value.
+ * @throws ApiError `BAD_REQUEST` naming the method and the first field at fault, e.g.
+ *   `listRuns: payload field "experimentId": expected string, received number`.
+ */
+export function validatePayload<M extends ApiMethod>(method: M, payload: unknown): ApiPayload<M> {
+  const schema = payloadSchemas[method] as unknown as z.ZodType<ApiPayload<M>>;
+  const parsed = schema.safeParse(payload);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => describeIssue(issue, payload));
+  const first = problems[0]!;
+  const message = `${method}: ${problems.map((p) => p.text).join('; ')}`;
+  return throwBadRequest(message, method, first.field, parsed.error);
+}
+
+function throwBadRequest(message: string, method: string, field: string | undefined, cause: unknown): never {
+  throw new ApiError('BAD_REQUEST', message, method, field, { cause });
+}
+
+/** Turns any error from core into an ApiError for `method`, keeping the original as `cause`. */
+export function toApiError(err: unknown, method: string): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err instanceof StoreError) {
+    const code = err.code === 'NOT_FOUND' ? 'NOT_FOUND' : err.code === 'CLOSED' ? 'UNAVAILABLE' : 'INTERNAL';
+    return new ApiError(code, `${method}: ${err.message}`, method, undefined, { cause: err });
+  }
+  const detail = err instanceof Error ? err.message : String(err);
+  return new ApiError('INTERNAL', `${method}: ${detail}`, method, undefined, { cause: err });
+}
+
+function describeIssue(issue: z.core.$ZodIssue, payload: unknown): { field: string | undefined; text: string } {
+  const path = issue.path.map((s) => (typeof s === 'symbol' ? String(s) : s));
+  const field = path.length ? path.join('.') : undefined;
+  if (issue.code === 'unrecognized_keys') {
+    const keys = issue.keys.map((k) => `"${k}"`).join(', ');
+    const where = field ? `payload field "${field}"` : 'payload';
+    return { field: field ? `${field}.${issue.keys[0]}` : issue.keys[0], text: `${where}: unknown field(s) ${keys}` };
+  }
+  if (!field) {
+    if (issue.code === 'invalid_type') return { field, text: `payload: expected an object, received ${kindOf(payload)}` };
+    return { field, text: `payload: ${issue.message}` };
+  }
+  if (issue.code === 'invalid_type' && valueAt(payload, path) === undefined) {
+    return { field, text: `payload field "${field}": missing (expected ${issue.expected})` };
+  }
+  if (issue.code === 'invalid_type') {
+    return { field, text: `payload field "${field}": expected ${issue.expected}, received ${kindOf(valueAt(payload, path))}` };
+  }
+  return { field, text: `payload field "${field}": ${issue.message}` };
+}
+
+function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  let v = value;
+  for (const seg of path) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<PropertyKey, unknown>)[seg];
+  }
+  return v;
+}
+
+function kindOf(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  return typeof v;
+}
+
+function toSummary(e: ReturnType<Store['listExperiments']>[number]): ExperimentSummary {
+  const { workflowYaml: _yaml, config: _config, ...summary } = e;
+  return summary;
+}
