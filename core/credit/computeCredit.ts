@@ -122,7 +122,7 @@ export function computeCredit(graph: CreditGraph, events: readonly CreditEvent[]
     for (const a of authors) entry(a).authored.push(node.id);
   }
   for (const [role, ids] of blamedOn) entry(role).rootFailures.push(...ids);
-  for (const rc of Object.values(byRole)) rc.credit = rc.authored.length ? -rc.rootFailures.length / rc.authored.length : 0;
+  for (const rc of Object.values(byRole)) rc.credit = rc.authored.length && rc.rootFailures.length ? -rc.rootFailures.length / rc.authored.length : 0;
 
   return {
     roots,

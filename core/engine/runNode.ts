@@ -13,7 +13,14 @@ import { execution, infrastructure, NodeFailure, wiring } from './failure.ts';
 /** A tool the engine can run (core/tools' `Tool` satisfies it). */
 export interface RunnableTool extends ToolShape {
   name: string;
-  run(inputs: Record<string, unknown>, ctx: { signal?: AbortSignal }): unknown;
+  run(inputs: Record<string, unknown>, ctx: ToolRunContext): unknown;
+}
+/** What a tool run is told: cancellation, and where it runs (for fault injection and logs). */
+export interface ToolRunContext {
+  signal?: AbortSignal;
+  taskKey?: string;
+  nodeId?: string;
+  attempt?: number;
 }
 export interface ToolSource {
   get(name: string): RunnableTool | undefined;
@@ -147,7 +154,7 @@ async function runTool(node: GraphNode, inputs: Record<string, unknown>, ctx: No
     }
   }
   try {
-    return await withTimeout(ctx, (signal) => Promise.resolve(tool.run(inputs, { signal })));
+    return await withTimeout(ctx, (signal) => Promise.resolve(tool.run(inputs, { signal, taskKey: ctx.taskKey, nodeId: node.id, attempt: ctx.attempt })));
   } catch (e) {
     if (e instanceof NodeFailure) throw e;
     const code = (e as { code?: unknown }).code;

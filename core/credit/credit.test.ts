@@ -1,0 +1,139 @@
+import { describe, expect, it } from 'vitest';
+import { asNodeId as N, asRoleName as R, HUMAN } from '../ids.ts';
+import type { FailureClass, NodeStatus } from '../trace/events.ts';
+import { computeCredit } from './computeCredit.ts';
+import type { CreditGraph } from './types.ts';
+
+type Spec = Record<string, { wiredBy?: string | string[]; runBy?: string; after?: string[]; optional?: string[] }>;
+function graph(spec: Spec): CreditGraph {
+  return {
+    nodes: Object.entries(spec).map(([id, s]) => ({
+      id: N(id),
+      wiredBy: (Array.isArray(s.wiredBy) ? s.wiredBy : [s.wiredBy ?? HUMAN]).map(R),
+      runBy: s.runBy ? R(s.runBy) : undefined,
+    })),
+    edges: Object.entries(spec).flatMap(([id, s]) => [
+      ...(s.after ?? []).map((f) => ({ from: N(f), to: N(id) })),
+      ...(s.optional ?? []).map((f) => ({ from: N(f), to: N(id), optional: true })),
+    ]),
+  };
+}
+type Ev = [string, NodeStatus, FailureClass?, string?, number?];
+const events = (list: Ev[]) => list.map(([id, status, failureClass, errorCode, attempt]) => ({ nodeId: N(id), status, failureClass, errorCode, attempt: attempt ?? 1 }));
+const rootIds = (r: ReturnType<typeof computeCredit>) => r.roots.map((x) => x.nodeId);
+
+describe('structure-aware credit on hand-built traces', () => {
+  it('chain: the first failure is the root, everything below is its cascade', () => {
+    const g = graph({ a: { runBy: 'planner' }, b: { runBy: 'solver', after: ['a'] }, c: { runBy: 'answerer', after: ['b'] } });
+    const r = computeCredit(g, events([['a', 'ok'], ['b', 'failed', 'execution', 'CONTRACT_VIOLATION'], ['c', 'cascade', 'cascade']]));
+    expect(r.roots).toEqual([{ nodeId: 'b', failureClass: 'execution', errorCode: 'CONTRACT_VIOLATION', blamed: 'solver' }]);
+    expect(r.cascades).toEqual([{ nodeId: 'c', status: 'cascade', roots: ['b'] }]);
+    expect(r.byRole.solver).toEqual({ rootFailures: ['b'], authored: ['b'], credit: -1 });
+    expect(r.byRole.answerer!.credit).toBe(0);
+    expect(r.byRole.human).toEqual({ rootFailures: [], authored: ['a', 'b', 'c'], credit: 0 });
+  });
+
+  it('diamond: one root at the top, both branches and the join cascade from it', () => {
+    const g = graph({ a: { runBy: 'p' }, b: { runBy: 's', after: ['a'] }, c: { runBy: 's', after: ['a'] }, d: { runBy: 'v', after: ['b', 'c'] } });
+    const r = computeCredit(g, events([['a', 'failed', 'execution', 'TIMEOUT'], ['b', 'cascade', 'cascade'], ['c', 'cascade', 'cascade'], ['d', 'cascade', 'cascade']]));
+    expect(rootIds(r)).toEqual(['a']);
+    expect(r.cascades.map((c) => [c.nodeId, c.roots])).toEqual([['b', ['a']], ['c', ['a']], ['d', ['a']]]);
+    expect(r.byRole.p!.credit).toBe(-1);
+    expect(r.byRole.s!.credit).toBe(0);
+  });
+
+  it('fan-in with an optional input: a failure on the optional side does not make the join a cascade', () => {
+    const g = graph({ a: { runBy: 'x' }, b: { runBy: 'y' }, c: { runBy: 'z', after: ['a'], optional: ['b'] } });
+    const ok = computeCredit(g, events([['a', 'ok'], ['b', 'failed', 'execution', 'AGENT_ERROR'], ['c', 'ok']]));
+    expect(rootIds(ok)).toEqual(['b']);
+    expect(ok.cascades).toEqual([]);
+    // If the join then fails on its own, it is a second root, blamed on its own runner.
+    const bad = computeCredit(g, events([['a', 'ok'], ['b', 'failed', 'execution', 'AGENT_ERROR'], ['c', 'failed', 'execution', 'UNPARSABLE_OUTPUT']]));
+    expect(bad.roots.map((x) => [x.nodeId, x.blamed])).toEqual([['b', 'y'], ['c', 'z']]);
+  });
+
+  it('two independent roots, one wiring and one execution, blamed on the wirer and the runner', () => {
+    const g = graph({ a: { runBy: 'p', wiredBy: 'gen' }, b: { runBy: 's', wiredBy: 'gen' }, c: { runBy: 'v', after: ['a'] }, d: { runBy: 'v', after: ['b'] } });
+    const r = computeCredit(g, events([['a', 'failed', 'execution', 'CONTRACT_VIOLATION'], ['b', 'failed', 'wiring', 'MISSING_FIELD'], ['c', 'cascade', 'cascade'], ['d', 'cascade', 'cascade']]));
+    expect(r.roots.map((x) => [x.nodeId, x.failureClass, x.blamed])).toEqual([['a', 'execution', 'p'], ['b', 'wiring', 'gen']]);
+    expect(r.cascades.map((c) => [c.nodeId, c.roots])).toEqual([['c', ['a']], ['d', ['b']]]);
+    expect(r.byRole.gen).toEqual({ rootFailures: ['b'], authored: ['a', 'b'], credit: -0.5 });
+  });
+
+  it('a root below a cascade-free branch: the failure deep in one branch is the root; the other branch is clean', () => {
+    const g = graph({ a: { runBy: 'p' }, b: { runBy: 's', after: ['a'] }, c: { runBy: 's', after: ['b'] }, d: { runBy: 'v', after: ['a'] }, e: { runBy: 'v', after: ['c', 'd'] } });
+    const r = computeCredit(g, events([['a', 'ok'], ['b', 'ok'], ['d', 'ok'], ['c', 'failed', 'execution', 'TOOL_ERROR'], ['e', 'cascade', 'cascade']]));
+    expect(rootIds(r)).toEqual(['c']);
+    expect(r.cascades).toEqual([{ nodeId: 'e', status: 'cascade', roots: ['c'] }]);
+    expect(r.byRole.s).toEqual({ rootFailures: ['c'], authored: ['b', 'c'], credit: -0.5 });
+  });
+
+  it('a wiring fault in a generator-wired tool is blamed on the generator, not the role calling the tool', () => {
+    const g = graph({ plan: { runBy: 'planner', wiredBy: 'generator' }, calc: { runBy: 'solver', wiredBy: 'generator', after: ['plan'] } });
+    const r = computeCredit(g, events([['plan', 'ok'], ['calc', 'failed', 'wiring', 'UNKNOWN_TOOL']]));
+    expect(r.roots).toEqual([{ nodeId: 'calc', failureClass: 'wiring', errorCode: 'UNKNOWN_TOOL', blamed: 'generator' }]);
+    expect(r.byRole.generator!.credit).toBe(-0.5);
+    expect(r.byRole.solver!.credit).toBe(0);
+  });
+
+  it('a timeout is an execution fault of the runner', () => {
+    const g = graph({ a: { runBy: 'slow' } });
+    const r = computeCredit(g, events([['a', 'failed', 'execution', 'TIMEOUT']]));
+    expect(r.roots[0]!.blamed).toBe('slow');
+  });
+
+  it('an infrastructure fault is blamed on no role, and its cascades are not blamed either', () => {
+    const g = graph({ a: { runBy: 'p' }, b: { runBy: 's', after: ['a'] } });
+    const r = computeCredit(g, events([['a', 'failed', 'infrastructure', 'MODEL_NOT_FOUND'], ['b', 'cascade', 'cascade']]));
+    expect(r.roots).toEqual([{ nodeId: 'a', failureClass: 'infrastructure', errorCode: 'MODEL_NOT_FOUND', blamed: null }]);
+    expect(r.infrastructure).toEqual(['a']);
+    expect(r.cascades[0]!.roots).toEqual(['a']);
+    expect(Object.values(r.byRole).every((x) => x.credit === 0)).toBe(true);
+  });
+
+  it('shared authorship is reported as ambiguous with its candidates, and counted for no role', () => {
+    const g = graph({ a: { runBy: 's', wiredBy: ['generator', 'planner'] } });
+    const r = computeCredit(g, events([['a', 'failed', 'wiring', 'MISSING_PORT']]));
+    expect(r.roots[0]).toMatchObject({ nodeId: 'a', blamed: null, candidates: ['generator', 'planner'] });
+    expect(r.ambiguous).toEqual([{ nodeId: 'a', candidates: ['generator', 'planner'], reason: 'wiring fault in a node wired by generator and planner' }]);
+    expect(r.byRole.generator!.credit).toBe(0);
+    // An execution fault in a tool no role runs: its wirer and its producers are candidates.
+    const t = graph({ src: { runBy: 'solver', wiredBy: 'gen' }, tool: { wiredBy: 'gen', after: ['src'] } });
+    const rt = computeCredit(t, events([['src', 'ok'], ['tool', 'failed', 'execution', 'TOOL_ERROR']]));
+    expect(rt.ambiguous[0]!.candidates).toEqual(['gen', 'solver']);
+  });
+
+  it('a bounded loop: only the final attempt of each node counts', () => {
+    const g = graph({ solve: { runBy: 's' }, check: { runBy: 'v', after: ['solve'] } });
+    // Attempt 1 went through; the verifier sent it back; attempt 2 of solve failed.
+    const r = computeCredit(g, events([['solve', 'ok', undefined, undefined, 1], ['check', 'ok', undefined, undefined, 1], ['solve', 'failed', 'execution', 'UNPARSABLE_OUTPUT', 2], ['check', 'cascade', 'cascade', undefined, 2]]));
+    expect(rootIds(r)).toEqual(['solve']);
+    expect(r.cascades).toEqual([{ nodeId: 'check', status: 'cascade', roots: ['solve'] }]);
+    // And a loop that recovered: attempt 1 failed? (cannot loop on failure) — attempt 2 ok supersedes an earlier ok.
+    const ok = computeCredit(g, events([['solve', 'ok', undefined, undefined, 1], ['check', 'ok', undefined, undefined, 1], ['solve', 'ok', undefined, undefined, 2], ['check', 'ok', undefined, undefined, 2]]), { correct: true });
+    expect(ok.roots).toEqual([]);
+  });
+
+  it('a silent wrong answer: no failed node, wrong grade -> silent, nobody blamed', () => {
+    const g = graph({ a: { runBy: 'p' }, b: { runBy: 's', after: ['a'] } });
+    const r = computeCredit(g, events([['a', 'ok'], ['b', 'ok']]), { correct: false });
+    expect(r).toMatchObject({ roots: [], cascades: [], ambiguous: [], silent: true });
+    expect(Object.values(r.byRole).every((x) => x.credit === 0)).toBe(true);
+  });
+
+  it('an all-green run: nothing to blame, not silent', () => {
+    const g = graph({ a: { runBy: 'p' }, b: { runBy: 's', after: ['a'] } });
+    const r = computeCredit(g, events([['a', 'ok'], ['b', 'ok']]), { correct: true });
+    expect(r).toEqual({
+      roots: [], cascades: [], ambiguous: [], infrastructure: [], silent: false,
+      byRole: { human: { rootFailures: [], authored: ['a', 'b'], credit: 0 }, p: { rootFailures: [], authored: ['a'], credit: 0 }, s: { rootFailures: [], authored: ['b'], credit: 0 } },
+    });
+  });
+
+  it('a failed node fed by a failed node is a cascade even if it ran (imported traces)', () => {
+    const g = graph({ a: { runBy: 'p' }, b: { runBy: 's', after: ['a'] } });
+    const r = computeCredit(g, events([['a', 'failed', 'execution', 'AGENT_ERROR'], ['b', 'failed', 'execution', 'AGENT_ERROR']]));
+    expect(rootIds(r)).toEqual(['a']);
+    expect(r.cascades).toEqual([{ nodeId: 'b', status: 'failed', roots: ['a'] }]);
+  });
+});

@@ -1,0 +1,208 @@
+import type { NodeId, RoleName } from '../ids.ts';
+import { deriveSeed } from '../engine/seeds.ts';
+import { NodeFailure } from '../engine/failure.ts';
+import type { RunnableTool, ToolSource } from '../engine/runNode.ts';
+import type { GenerateRequest, GenerateResult, JsonSchema, ModelProvider } from '../model/provider.ts';
+
+/**
+ * Fault kinds (issue 3):
+ * - `malformed`: output that does not parse (broken JSON); on a free-text node, an empty output;
+ * - `contract`: output that parses but breaks the contract (a required field missing);
+ * - `error`: the agent call throws;
+ * - `timeout`: the node times out (reported at once as TIMEOUT instead of waiting the timeout);
+ * - `wrong`: a well-formed, contract-valid but wrong output (structure cannot see it);
+ * - `dropped`: a field silently dropped; structure sees it only if the contract requires it.
+ */
+export const FAULT_KINDS = ['malformed', 'contract', 'error', 'timeout', 'wrong', 'dropped'] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+/** Kinds a tool node can receive (tools have no format or contract of their own). */
+export const TOOL_FAULT_KINDS: readonly FaultKind[] = ['error', 'timeout', 'wrong'];
+
+export interface FaultSpec {
+  /** A role (all nodes it runs) or one node id. */
+  role?: RoleName;
+  node?: NodeId;
+  kind: FaultKind;
+  /** Probability per node run, 0..1. */
+  rate: number;
+}
+
+/** Ground truth of one injected fault. Always simulated. */
+export interface InjectedFault {
+  taskKey: string;
+  nodeId: NodeId;
+  attempt: number;
+  role?: RoleName;
+  kind: FaultKind;
+  simulated: true;
+}
+
+export class FaultSpecError extends Error {
+  readonly code = 'BAD_FAULT_SPEC';
+}
+
+/**
+ * Parses `role=kind@rate` (or `node:<id>=kind@rate`), e.g. `solver=contract@0.5`.
+ * Throws FaultSpecError naming the bad part.
+ */
+export function parseFaultSpec(text: string): FaultSpec {
+  const m = /^(node:)?([A-Za-z_][\w-]*)=([a-z]+)(?:@([0-9.]+))?$/.exec(text.trim());
+  if (!m) throw new FaultSpecError(`bad --inject "${text}": expected role=kind@rate, e.g. solver=contract@0.5`);
+  const kind = m[3] as FaultKind;
+  if (!FAULT_KINDS.includes(kind)) throw new FaultSpecError(`bad --inject "${text}": unknown kind "${m[3]}" (kinds: ${FAULT_KINDS.join(', ')})`);
+  const rate = m[4] === undefined ? 1 : Number(m[4]);
+  if (!(rate >= 0 && rate <= 1)) throw new FaultSpecError(`bad --inject "${text}": rate must be between 0 and 1`);
+  return m[1] ? { node: m[2] as NodeId, kind, rate } : { role: m[2] as RoleName, kind, rate };
+}
+
+const SIM = '(simulated fault)';
+
+/**
+ * Wraps a model provider and a tool source so that chosen roles or nodes receive faults at a
+ * chosen rate, deterministically from a seed, and records the ground truth of every injection.
+ * Everything it produces is labelled simulated: error messages say "(simulated fault)", and
+ * `isInjected` lets the harness mark the node events. Faults happen only where a node runs.
+ */
+export class FaultInjector {
+  private readonly log: InjectedFault[] = [];
+  private readonly keys = new Set<string>();
+
+  constructor(
+    readonly specs: readonly FaultSpec[],
+    readonly seed: number,
+    /** The role running each node, for role-targeted tool faults. */
+    private readonly roleOfNode: (node: NodeId) => RoleName | undefined = () => undefined,
+  ) {}
+
+  /** Every fault injected so far. */
+  injected(): readonly InjectedFault[] {
+    return this.log;
+  }
+
+  isInjected(taskKey: string, nodeId: string, attempt: number): boolean {
+    return this.keys.has(`${taskKey}\u0000${nodeId}\u0000${attempt}`);
+  }
+
+  /** The fault to inject into this node run, if any (one per node run; first matching spec wins). */
+  private decide(taskKey: string, nodeId: NodeId, attempt: number, role: RoleName | undefined, allowed?: readonly FaultKind[]): FaultKind | undefined {
+    for (const [i, spec] of this.specs.entries()) {
+      if (spec.node ? spec.node !== nodeId : spec.role !== role) continue;
+      if (allowed && !allowed.includes(spec.kind)) continue;
+      const u = deriveSeed(this.seed, 'fault', i, taskKey, nodeId, attempt) / 0x80000000;
+      if (u < spec.rate) {
+        this.log.push({ taskKey, nodeId, attempt, role, kind: spec.kind, simulated: true });
+        this.keys.add(`${taskKey}\u0000${nodeId}\u0000${attempt}`);
+        return spec.kind;
+      }
+    }
+    return undefined;
+  }
+
+  wrapProvider(inner: ModelProvider): ModelProvider {
+    const self = this;
+    return {
+      name: `${inner.name} + fault injection (simulated)`,
+      modelsLoaded: () => inner.modelsLoaded(),
+      dispose: () => inner.dispose(),
+      async generate(req: GenerateRequest): Promise<GenerateResult> {
+        const kind = req.key.callIndex === 0 ? self.decide(req.key.taskKey, req.key.nodeId as NodeId, req.key.attempt, req.role) : undefined;
+        if (!kind) return inner.generate(req);
+        const fake = (text: string): GenerateResult => ({ text, tokens: { prompt: 0, completion: 0 }, ms: 0, seed: req.seed, model: 'fault injection (simulated)', stopReason: 'eos' });
+        switch (kind) {
+          case 'error':
+            throw new Error(`agent error ${SIM}`);
+          case 'timeout':
+            throw new NodeFailure('execution', 'TIMEOUT', `timed out ${SIM}`, true);
+          case 'malformed':
+            return fake(req.jsonSchema ? '{"' : '');
+          case 'contract':
+            return fake(req.jsonSchema ? JSON.stringify(dropRequired(req.jsonSchema, instanceOf(req.jsonSchema))) : '');
+          case 'wrong':
+            return fake(req.jsonSchema ? JSON.stringify(instanceOf(req.jsonSchema)) : `a wrong answer ${SIM}`);
+          case 'dropped':
+            return fake(req.jsonSchema ? JSON.stringify(dropOne(req.jsonSchema, instanceOf(req.jsonSchema))) : '');
+          default:
+            return kind satisfies never;
+        }
+      },
+    };
+  }
+
+  /**
+   * Wraps tools: a tool node receives `error`, `timeout` or `wrong` faults when its node id (or
+   * the role running it) is targeted. The engine passes the node id, attempt and task key.
+   */
+  wrapTools(inner: ToolSource): ToolSource {
+    const self = this;
+    return {
+      get(name: string): RunnableTool | undefined {
+        const tool = inner.get(name);
+        if (!tool) return undefined;
+        return {
+          ...tool,
+          run(inputs, ctx) {
+            const nodeId = (ctx.nodeId ?? name) as NodeId;
+            const kind = self.decide(ctx.taskKey ?? '', nodeId, ctx.attempt ?? 1, self.roleOfNode(nodeId), TOOL_FAULT_KINDS);
+            if (kind === 'error') throw Object.assign(new Error(`tool error ${SIM}`), { code: 'BAD_INPUT' });
+            if (kind === 'timeout') throw new NodeFailure('execution', 'TIMEOUT', `timed out ${SIM}`, true);
+            const out = tool.run(inputs, ctx);
+            if (kind === 'wrong') return Promise.resolve(out).then((v) => perturb(v));
+            return out;
+          },
+        };
+      },
+    };
+  }
+}
+
+/** A minimal schema-valid instance: first enum value, 0 / 1 for numbers, 'x' for strings. */
+export function instanceOf(schema: JsonSchema): unknown {
+  const s = schema as { type?: unknown; enum?: unknown[]; const?: unknown; properties?: Record<string, JsonSchema>; items?: JsonSchema; minItems?: number; minimum?: number; minLength?: number };
+  if (s.const !== undefined) return s.const;
+  if (Array.isArray(s.enum) && s.enum.length) return s.enum[s.enum.length - 1];
+  const type = Array.isArray(s.type) ? s.type[0] : s.type;
+  switch (type) {
+    case 'object': {
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(s.properties ?? {})) out[k] = instanceOf(v);
+      return out;
+    }
+    case 'array':
+      return Array.from({ length: s.minItems ?? 0 }, () => instanceOf(s.items ?? {}));
+    case 'number':
+    case 'integer':
+      return s.minimum !== undefined && s.minimum > -7 ? s.minimum : -7;
+    case 'boolean':
+      return false;
+    case 'null':
+      return null;
+    default:
+      return 'x'.repeat(Math.max(1, s.minLength ?? 1));
+  }
+}
+
+function dropRequired(schema: JsonSchema, value: unknown): unknown {
+  const req = (schema as { required?: string[] }).required ?? [];
+  if (!value || typeof value !== 'object' || !req.length) return 'not the expected shape';
+  const copy = { ...(value as Record<string, unknown>) };
+  delete copy[req[0]!];
+  return copy;
+}
+
+function dropOne(schema: JsonSchema, value: unknown): unknown {
+  if (!value || typeof value !== 'object') return value;
+  const req = new Set((schema as { required?: string[] }).required ?? []);
+  const keys = Object.keys(value as object);
+  const victim = keys.find((k) => !req.has(k)) ?? keys[0];
+  const copy = { ...(value as Record<string, unknown>) };
+  if (victim !== undefined) delete copy[victim];
+  return copy;
+}
+
+function perturb(v: unknown): unknown {
+  if (typeof v === 'number') return v + 1;
+  if (v && typeof v === 'object' && !Array.isArray(v)) {
+    return Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, typeof x === 'number' ? x + 1 : x]));
+  }
+  return v;
+}
