@@ -2,6 +2,7 @@ import { UsageError } from './args.ts';
 import { replayCommand, REPLAY_USAGE } from './commands/replay.ts';
 import { resumeCommand, RESUME_USAGE } from './commands/resume.ts';
 import { runCommand, RUN_USAGE } from './commands/run.ts';
+import { blameEvalCommand, BLAME_EVAL_USAGE } from './commands/blameEval.ts';
 import { processIo, type Io } from './commands/common.ts';
 
 export const USAGE = `Usage: flowlab <command> [options]
@@ -10,6 +11,7 @@ Commands:
   run <workflow.yaml>       run a workflow on dataset tasks with local GGUF models
   resume <experiment-id>    finish an interrupted experiment without redoing finished tasks
   replay <experiment-id>    re-run an experiment offline from recorded calls and compare outputs
+  blame-eval <workflow>     inject SIMULATED faults and score structural blame against ground truth
 
 Run \`flowlab <command> --help\` for a command's options.
 `;
@@ -18,6 +20,7 @@ const COMMANDS: Record<string, { run: (argv: string[], io: Io) => Promise<number
   run: { run: runCommand, usage: RUN_USAGE },
   resume: { run: resumeCommand, usage: RESUME_USAGE },
   replay: { run: replayCommand, usage: REPLAY_USAGE },
+  'blame-eval': { run: blameEvalCommand, usage: BLAME_EVAL_USAGE },
 };
 
 /**

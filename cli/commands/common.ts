@@ -36,6 +36,8 @@ export async function runPending(args: {
   seed: number;
   models: ModelConfig;
   io: Io;
+  /** Fault injection (simulated): labels injected node runs. */
+  faultAt?: (taskKey: string, nodeId: string, attempt: number) => string | undefined;
 }): Promise<ExperimentReport> {
   const { store, experimentId, io } = args;
   const t0 = performance.now();
@@ -71,6 +73,7 @@ export async function runPending(args: {
       seed: args.seed,
       signal: controller.signal,
       modelFor: (role: RoleName) => args.models.roleModels[role] ?? 'default',
+      faultAt: args.faultAt,
       onRun: (run, done) => {
         if (run.correct) correct++;
         bar.update(done, { acc: `${((correct / done) * 100).toFixed(0)}%` });

@@ -27,6 +27,8 @@ export interface ExecuteOptions {
   /** Called after each run is durably stored. */
   onRun?: (run: RunRecord, done: number, total: number) => void;
   sink?: TraceSink;
+  /** Fault injection (simulated): the injected fault kind of a node run, to label its event. */
+  faultAt?: (taskKey: string, nodeId: string, attempt: number) => string | undefined;
 }
 
 /** The id of the run of task `taskIndex` in an experiment: `<experimentId>/<taskIndex>`. */
@@ -69,6 +71,12 @@ export async function executePending(opts: ExecuteOptions): Promise<{ stored: nu
       hints: opts.hints,
     });
     if (outcome.status === 'cancelled') return { stored, cancelled: true };
+    if (opts.faultAt) {
+      for (const e of outcome.events) {
+        const kind = opts.faultAt(String(planned.taskIndex), e.nodeId, e.attempt);
+        if (kind) { e.simulated = true; e.fault = kind; }
+      }
+    }
     const grade = outcome.status === 'completed' ? opts.grader.grade(outcome.answer, task) : undefined;
     const { credit, ladder } = scoreRun(opts.graph, outcome.events, { completed: outcome.status === 'completed', score: grade?.score ?? 0, correct: grade?.correct ?? false });
     const run: RunRecord = {

@@ -65,7 +65,7 @@ const SIM = '(simulated fault)';
  */
 export class FaultInjector {
   private readonly log: InjectedFault[] = [];
-  private readonly keys = new Set<string>();
+  private readonly keys = new Map<string, FaultKind>();
 
   constructor(
     readonly specs: readonly FaultSpec[],
@@ -79,8 +79,9 @@ export class FaultInjector {
     return this.log;
   }
 
-  isInjected(taskKey: string, nodeId: string, attempt: number): boolean {
-    return this.keys.has(`${taskKey}\u0000${nodeId}\u0000${attempt}`);
+  /** The kind of fault injected into a node run, if any. */
+  faultAt(taskKey: string, nodeId: string, attempt: number): FaultKind | undefined {
+    return this.keys.get(`${taskKey}\u0000${nodeId}\u0000${attempt}`);
   }
 
   /** The fault to inject into this node run, if any (one per node run; first matching spec wins). */
@@ -91,7 +92,7 @@ export class FaultInjector {
       const u = deriveSeed(this.seed, 'fault', i, taskKey, nodeId, attempt) / 0x80000000;
       if (u < spec.rate) {
         this.log.push({ taskKey, nodeId, attempt, role, kind: spec.kind, simulated: true });
-        this.keys.add(`${taskKey}\u0000${nodeId}\u0000${attempt}`);
+        this.keys.set(`${taskKey}\u0000${nodeId}\u0000${attempt}`, spec.kind);
         return spec.kind;
       }
     }

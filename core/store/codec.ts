@@ -196,6 +196,7 @@ export interface EventDbRow {
   started_at: number;
   ended_at: number;
   simulated: number | null;
+  fault: string | null;
 }
 
 /** Positional parameters of the node_events insert (run id taken from the run, not the event). */
@@ -220,6 +221,7 @@ export function eventParams(runId: string, e: NodeEvent): unknown[] {
     e.startedAt,
     e.endedAt,
     e.simulated === undefined ? null : e.simulated ? 1 : 0,
+    e.fault ?? null,
   ];
 }
 
@@ -245,6 +247,7 @@ export function eventFromRow(r: EventDbRow, calls: ModelCallRecord[]): NodeEvent
   opt(e, 'message', r.message);
   if (r.causes_json != null) e.causes = fromJson(r.causes_json) as NodeId[];
   if (r.simulated != null) e.simulated = r.simulated === 1;
+  if (r.fault != null) e.fault = r.fault;
   return e;
 }
 

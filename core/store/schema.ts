@@ -117,6 +117,7 @@ const CREDIT = /* sql */ `
 ALTER TABLE runs ADD COLUMN credit_json TEXT;   -- CreditResult (core/credit), NULL for runs stored before
 ALTER TABLE runs ADD COLUMN ladder_json TEXT;   -- Record<role, RoleLadder> (core/reward)
 ALTER TABLE runs ADD COLUMN simulated INTEGER NOT NULL DEFAULT 0 CHECK (simulated IN (0,1));
+ALTER TABLE node_events ADD COLUMN fault TEXT;  -- injected fault kind (simulated), core/faults
 `;
 
 export const MIGRATIONS: readonly Migration[] = [

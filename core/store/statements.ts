@@ -11,8 +11,8 @@ export function prepareStatements(db: Database) {
       prompt_tokens, completion_tokens, started_at, ended_at, failures_json, credit_json, ladder_json, simulated)
       VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`),
     insertEvent: p(`INSERT INTO node_events (run_id, seq, node_id, attempt, kind, role, wired_by, run_by, status, failure_class,
-      error_code, message, causes_json, inputs_json, output_json, started_at, ended_at, simulated)
-      VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`),
+      error_code, message, causes_json, inputs_json, output_json, started_at, ended_at, simulated, fault)
+      VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`),
     insertCall: p(`INSERT INTO model_calls (run_id, node_event_id, node_id, attempt, call_index, role, model_ref, model, system,
       prompt, params_json, seed, json_schema, completion, prompt_tokens, completion_tokens, ms, started_at, stop_reason, error)
       VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`),

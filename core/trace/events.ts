@@ -71,6 +71,8 @@ export interface NodeEvent {
   endedAt: number;
   /** True when a fault was injected into this node (simulated; see core/faults). */
   simulated?: boolean;
+  /** The injected fault's kind (`malformed`, `contract`, `error`, `timeout`, `wrong`, `dropped`). */
+  fault?: string;
 }
 
 /** The outcome of one run (one task through the workflow). */

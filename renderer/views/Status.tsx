@@ -1,0 +1,23 @@
+import type { StatusLabel } from './format.ts';
+
+/** A status as symbol + word (readable without colour), tinted by its tone. */
+export function Status({ label }: { label: StatusLabel }) {
+  return (
+    <span className={`status tone-${label.tone}`}>
+      <span aria-hidden="true">{label.symbol}</span> {label.text}
+    </span>
+  );
+}
+
+/** The body of a section while its data is loading or failed; null once ready. */
+export function LoadState({ state, what }: { state: { status: string; message?: string; code?: string }; what: string }) {
+  if (state.status === 'loading') return <p className="note" role="status">Loading {what}…</p>;
+  if (state.status === 'error') {
+    return (
+      <p className="note error" role="alert">
+        <span aria-hidden="true">✗</span> Could not load {what}: {state.message} {state.code ? `[${state.code}]` : ''}
+      </p>
+    );
+  }
+  return null;
+}
