@@ -3,6 +3,7 @@ import { replayCommand, REPLAY_USAGE } from './commands/replay.ts';
 import { resumeCommand, RESUME_USAGE } from './commands/resume.ts';
 import { runCommand, RUN_USAGE } from './commands/run.ts';
 import { blameEvalCommand, BLAME_EVAL_USAGE } from './commands/blameEval.ts';
+import { showCommand, SHOW_USAGE } from './commands/show.ts';
 import { processIo, type Io } from './commands/common.ts';
 
 export const USAGE = `Usage: flowlab <command> [options]
@@ -11,6 +12,7 @@ Commands:
   run <workflow.yaml>       run a workflow on dataset tasks with local GGUF models
   resume <experiment-id>    finish an interrupted experiment without redoing finished tasks
   replay <experiment-id>    re-run an experiment offline from recorded calls and compare outputs
+  show <run-id>             print a run's trace as a tree with root failures, cascades and the ladder
   blame-eval <workflow>     inject SIMULATED faults and score structural blame against ground truth
 
 Run \`flowlab <command> --help\` for a command's options.
@@ -21,6 +23,7 @@ const COMMANDS: Record<string, { run: (argv: string[], io: Io) => Promise<number
   resume: { run: resumeCommand, usage: RESUME_USAGE },
   replay: { run: replayCommand, usage: REPLAY_USAGE },
   'blame-eval': { run: blameEvalCommand, usage: BLAME_EVAL_USAGE },
+  show: { run: showCommand, usage: SHOW_USAGE },
 };
 
 /**

@@ -11,7 +11,8 @@ import type { GenerateRequest, GenerateResult, JsonSchema, ModelProvider } from 
  * - `error`: the agent call throws;
  * - `timeout`: the node times out (reported at once as TIMEOUT instead of waiting the timeout);
  * - `wrong`: a well-formed, contract-valid but wrong output (structure cannot see it);
- * - `dropped`: a field silently dropped; structure sees it only if the contract requires it.
+ * - `dropped`: the model's real output with one field silently dropped (an optional field when
+ *   there is one); structure sees it only if the contract requires the field.
  */
 export const FAULT_KINDS = ['malformed', 'contract', 'error', 'timeout', 'wrong', 'dropped'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
@@ -120,8 +121,17 @@ export class FaultInjector {
             return fake(req.jsonSchema ? JSON.stringify(dropRequired(req.jsonSchema, instanceOf(req.jsonSchema))) : '');
           case 'wrong':
             return fake(req.jsonSchema ? JSON.stringify(instanceOf(req.jsonSchema)) : `a wrong answer ${SIM}`);
-          case 'dropped':
-            return fake(req.jsonSchema ? JSON.stringify(dropOne(req.jsonSchema, instanceOf(req.jsonSchema))) : '');
+          case 'dropped': {
+            // The real output with one field silently removed (an optional one when there is one).
+            const real = await inner.generate(req);
+            let value: unknown;
+            try {
+              value = JSON.parse(real.text);
+            } catch {
+              return real; // not JSON: nothing to drop; the node fails (or not) on its own
+            }
+            return { ...real, text: JSON.stringify(req.jsonSchema ? dropOne(req.jsonSchema, value) : value) };
+          }
           default:
             return kind satisfies never;
         }

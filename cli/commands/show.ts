@@ -1,0 +1,111 @@
+import Table from 'cli-table3';
+import { openStore } from '../../core/store/index.ts';
+import type { CreditResult } from '../../core/credit/index.ts';
+import type { RoleLadder } from '../../core/reward/index.ts';
+import type { NodeEvent, RunRecord } from '../../core/trace/index.ts';
+import { defaultTools } from '../../core/tools/index.ts';
+import { parseWorkflow, type Graph } from '../../core/workflow/index.ts';
+import { parse, UsageError } from '../args.ts';
+import { processIo, type Io } from './common.ts';
+
+export const SHOW_USAGE = `Usage: flowlab show <run-id> [--db file] [--json]
+
+Prints one run's trace as a tree (each node under the node it depends on), with root failures,
+their blamed role and the cascades below them marked, then the reward ladder per role.
+Run ids look like <experiment-id>/<task-index>.
+`;
+
+export async function showCommand(argv: string[], io: Io = processIo): Promise<number> {
+  const { values, positionals } = parse(argv, {
+    db: { type: 'string', default: process.env.FLOWLAB_DB ?? 'flowlab.db' },
+    json: { type: 'boolean', default: false },
+  }, SHOW_USAGE);
+  if (positionals.length !== 1) throw new UsageError('expected one <run-id>', SHOW_USAGE);
+  const store = openStore(values.db!);
+  try {
+    const run = store.getRun(positionals[0]!);
+    const events = store.getRunEvents(run.runId);
+    const exp = store.getExperiment(run.experimentId);
+    const { graph } = parseWorkflow(exp.workflowYaml, { tools: defaultTools() });
+    if (values.json) io.stdout(JSON.stringify({ run, events }) + '\n');
+    else io.stdout(formatRun(run, events, graph));
+    return 0;
+  } finally {
+    store.close();
+  }
+}
+
+/** The run as a dependency tree with credit marks, then its ladder. */
+export function formatRun(run: RunRecord, events: readonly NodeEvent[], graph: Graph): string {
+  const credit = run.credit;
+  const lines: string[] = [];
+  lines.push(`Run ${run.runId}  task ${run.taskId}  ${run.status}  answer ${run.answer ?? '-'}  expected ${run.expected ?? '-'}  ${run.correct ? 'correct' : 'wrong'}${run.simulated ? '  [SIMULATED faults injected]' : ''}`);
+  // Parent of each node in the tree: its first forward predecessor in document order.
+  const parent = new Map<string, string>();
+  for (const n of graph.nodes) {
+    const e = graph.edges.find((x) => x.to === n.id && !x.maxIterations);
+    if (e) parent.set(n.id, e.from);
+  }
+  const children = new Map<string, string[]>();
+  for (const n of graph.nodes) {
+    const p = parent.get(n.id) ?? '';
+    children.set(p, [...(children.get(p) ?? []), n.id]);
+  }
+  const byNode = new Map<string, NodeEvent[]>();
+  for (const e of events) byNode.set(e.nodeId, [...(byNode.get(e.nodeId) ?? []), e]);
+  const walk = (id: string, prefix: string, last: boolean, top: boolean) => {
+    const branch = top ? '' : last ? '└─ ' : '├─ ';
+    for (const [i, e] of (byNode.get(id) ?? []).entries()) {
+      const head = i === 0 ? prefix + branch : prefix + (top ? '' : last ? '   ' : '│  ');
+      lines.push(`${head}${describe(e, credit)}`);
+    }
+    if (!byNode.has(id)) lines.push(`${prefix}${branch}· ${id}  (not run)`);
+    const kids = children.get(id) ?? [];
+    kids.forEach((k, j) => walk(k, prefix + (top ? '' : last ? '   ' : '│  '), j === kids.length - 1, false));
+  };
+  const roots = children.get('') ?? [];
+  roots.forEach((r) => walk(r, '', true, true));
+  if (credit) {
+    lines.push('');
+    lines.push(`Root failures: ${credit.roots.length ? credit.roots.map((r) => `${r.nodeId} (${r.failureClass}${r.errorCode ? ' ' + r.errorCode : ''}) -> ${r.blamed ?? (r.candidates ? `ambiguous: ${r.candidates.join(' | ')}` : 'no role (infrastructure)')}`).join('; ') : 'none'}`);
+    lines.push(`Cascades (not blamed): ${credit.cascades.length ? credit.cascades.map((c) => `${c.nodeId} <- ${c.roots.join(', ')}`).join('; ') : 'none'}`);
+    if (credit.silent) lines.push('SILENT: no node failed but the answer is wrong; structural credit cannot see this, only the correctness rung carries it.');
+  }
+  if (run.ladder) lines.push('', formatRunLadder(run.ladder, credit));
+  return lines.join('\n') + '\n';
+}
+
+function describe(e: NodeEvent, credit?: CreditResult): string {
+  const root = credit?.roots.find((r) => r.nodeId === e.nodeId);
+  const cascade = credit?.cascades.find((c) => c.nodeId === e.nodeId);
+  const who = `${e.nodeId}#${e.attempt} [${e.kind}${e.role ? ' ' + e.role : ''}]`;
+  const sim = e.simulated ? `  [SIMULATED ${e.fault ?? 'fault'}]` : '';
+  const tokens = e.calls.length ? `  ${e.calls.reduce((s, c) => s + c.promptTokens, 0)}+${e.calls.reduce((s, c) => s + c.completionTokens, 0)} tok` : '';
+  const ms = `  ${e.endedAt - e.startedAt} ms`;
+  switch (e.status) {
+    case 'ok':
+      return `✓ ${who} ok  -> ${clip(JSON.stringify(e.output))}${tokens}${ms}${sim}`;
+    case 'skipped':
+      return `- ${who} skipped: ${e.message ?? ''}`;
+    case 'cascade':
+      return `↓ ${who} CASCADE of ${cascade?.roots.join(', ') ?? e.causes?.join(', ') ?? '?'} (not blamed)`;
+    case 'failed': {
+      const blame = root ? (root.blamed ? `blamed: ${root.blamed}` : root.candidates ? `ambiguous: ${root.candidates.join(' | ')}` : 'no role: infrastructure') : cascade ? `cascade of ${cascade.roots.join(', ')}` : 'superseded';
+      return `✗ ${who} ${root ? 'ROOT FAILURE' : 'failed'} ${e.failureClass}/${e.errorCode}: ${clip(e.message ?? '')}  (${blame})${tokens}${ms}${sim}`;
+    }
+    default:
+      return e.status satisfies never;
+  }
+}
+
+function formatRunLadder(ladder: Record<string, RoleLadder>, credit?: CreditResult): string {
+  const t = new Table({ head: ['role', 'f', 'v', 'e', 'a', 'c', 'h', 'rung', 'F/V', 'weights f/v/e/a/c'], style: { head: [], border: [], compact: true } });
+  for (const [role, l] of Object.entries(ladder)) {
+    const rc = credit?.byRole[role];
+    const w = l.weights;
+    t.push([role, l.format.toFixed(2), l.validity.toFixed(2), String(l.completion), l.correctness.toFixed(2), l.credit.toFixed(2), l.reward.toFixed(3), `${l.highestRung}/5`, rc ? `${rc.rootFailures.length}/${rc.authored.length}` : '-', `${w.format}/${w.validity}/${w.completion}/${w.correctness}/${w.credit}`]);
+  }
+  return `Reward ladder (h = wf*f + wv*v + we*e + wa*a + wc*c; rungs 1 format, 2 validity, 3 completion, 4 correctness, 5 credit)\n${t.toString()}`;
+}
+
+const clip = (s: string, n = 80) => (s.length > n ? s.slice(0, n) + '…' : s);
