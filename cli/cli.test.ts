@@ -145,4 +145,37 @@ describe.skipIf(!haveShared)('flowlab run / replay / resume with the real tiny m
     expect(after.getExperiment(exp.id).status).toBe('completed');
     after.close();
   });
+
+  it('blame-eval with two injected roles prints the table; surfaced kinds have recall 1.0; show marks roots and cascades', async () => {
+    const dir = tmp();
+    const db = path.join(dir, 'blame.db');
+    const args = ['blame-eval', 'examples/gsm8k-team.yaml', '--dataset', 'gsm8k', '--limit', '4', '--runs', '12', '--model', model, '--db', db, '--inject', 'planner=error@0.4', '--inject', 'solver=timeout@0.6'];
+    const json = await cli([...args, '--json']);
+    expect(json.code, json.err).toBe(0);
+    const b = JSON.parse(json.out);
+    expect(b.simulated).toBe(true);
+    expect(b.runs).toBe(12);
+    expect(b.byRole.planner.injected).toBeGreaterThan(0);
+    expect(b.byRole.planner).toMatchObject({ precision: 1, recall: 1 });
+    expect(b.byKind.error).toMatchObject({ precision: 1, recall: 1 });
+    if (b.byKind.timeout.injected) expect(b.byKind.timeout).toMatchObject({ precision: 1, recall: 1 });
+    expect(b.cascadesNotBlamed).toBe(b.cascadesTotal);
+    expect(b.cascadesTotal).toBeGreaterThan(0);
+
+    const table = await cli(args.map((a) => (a === db ? path.join(dir, 'blame2.db') : a)));
+    expect(table.code, table.err).toBe(0);
+    expect(table.out).toContain('SIMULATED faults (planner=error@0.4, solver=timeout@0.6)');
+    expect(table.out).toMatch(/planner\s+│ 1\.00\s+│ 1\.00/);
+    expect(table.out).toContain('Natural failures');
+
+    const store = openStore(db);
+    const run = store.listRuns(b.experimentId).find((r) => r.credit!.roots.length > 0)!;
+    store.close();
+    const show = await cli(['show', run.runId, '--db', db]);
+    expect(show.code, show.err).toBe(0);
+    expect(show.out).toContain('ROOT FAILURE');
+    expect(show.out).toContain('CASCADE of');
+    expect(show.out).toContain('Reward ladder');
+    expect(show.out).toMatch(/planner\s+│/);
+  });
 });

@@ -24,32 +24,66 @@ import type { AmbiguousBlame, Cascade, CreditEvent, CreditGraph, CreditResult, R
  * @param grade the grader's verdict, if the run was graded.
  */
 export function computeCredit(graph: CreditGraph, events: readonly CreditEvent[], grade?: { correct: boolean }): CreditResult {
-  const final = new Map<NodeId, CreditEvent>();
-  for (const e of events) {
-    const prev = final.get(e.nodeId);
-    if (!prev || e.attempt >= prev.attempt) final.set(e.nodeId, e);
-  }
-  const index = new Map<NodeId, number>();
-  graph.nodes.forEach((n, i) => index.set(n.id, i));
   const n = graph.nodes.length;
-  const inEdges: Array<Array<{ from: number; optional: boolean }>> = Array.from({ length: n }, () => []);
-  const outEdges: number[][] = Array.from({ length: n }, () => []);
+  const index = new Map<NodeId, number>();
+  for (let i = 0; i < n; i++) index.set(graph.nodes[i]!.id, i);
+  // Final attempt of each node.
+  const final: Array<CreditEvent | undefined> = new Array(n);
+  for (const e of events) {
+    const i = index.get(e.nodeId);
+    if (i === undefined) continue;
+    const prev = final[i];
+    if (!prev || e.attempt >= prev.attempt) final[i] = e;
+  }
+  // Edges in compressed-sparse-row form (no per-node arrays: this runs on 100k-node traces).
+  const m = graph.edges.length;
+  const eFrom = new Int32Array(m);
+  const eTo = new Int32Array(m);
   const indeg = new Int32Array(n);
+  const outdeg = new Int32Array(n);
+  let kept = 0;
   for (const e of graph.edges) {
     const a = index.get(e.from);
     const b = index.get(e.to);
     if (a === undefined || b === undefined || a === b) continue;
-    inEdges[b]!.push({ from: a, optional: Boolean(e.optional) });
-    outEdges[a]!.push(b);
+    eFrom[kept] = a;
+    eTo[kept] = e.optional ? ~b : b; // optional edges marked by bit-complement
     indeg[b]!++;
+    outdeg[a]!++;
+    kept++;
+  }
+  const inStart = new Int32Array(n + 1);
+  const outStart = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) {
+    inStart[i + 1] = inStart[i]! + indeg[i]!;
+    outStart[i + 1] = outStart[i]! + outdeg[i]!;
+  }
+  const inFrom = new Int32Array(kept);
+  const inOptional = new Uint8Array(kept);
+  const outTo = new Int32Array(kept);
+  const inFill = inStart.slice(0, n);
+  const outFill = outStart.slice(0, n);
+  for (let k = 0; k < kept; k++) {
+    const a = eFrom[k]!;
+    const raw = eTo[k]!;
+    const b = raw < 0 ? ~raw : raw;
+    const slot = inFill[b]!++;
+    inFrom[slot] = a;
+    inOptional[slot] = raw < 0 ? 1 : 0;
+    outTo[outFill[a]!++] = b;
   }
   // Kahn's order; nodes left over (a cycle in a hand-built graph) are appended in given order.
-  const order: number[] = [];
-  for (let i = 0; i < n; i++) if (indeg[i] === 0) order.push(i);
-  for (let k = 0; k < order.length; k++) for (const j of outEdges[order[k]!]!) if (--indeg[j]! === 0) order.push(j);
-  if (order.length < n) {
-    const seen = new Set(order);
-    for (let i = 0; i < n; i++) if (!seen.has(i)) order.push(i);
+  const order = new Int32Array(n);
+  let len = 0;
+  for (let i = 0; i < n; i++) if (indeg[i] === 0) order[len++] = i;
+  for (let k = 0; k < len; k++) {
+    const a = order[k]!;
+    for (let j = outStart[a]!; j < outStart[a + 1]!; j++) if (--indeg[outTo[j]!]! === 0) order[len++] = outTo[j]!;
+  }
+  if (len < n) {
+    const placed = new Uint8Array(n);
+    for (let k = 0; k < len; k++) placed[order[k]!] = 1;
+    for (let i = 0; i < n; i++) if (!placed[i]) order[len++] = i;
   }
 
   const BAD_NONE = 0;
@@ -64,15 +98,16 @@ export function computeCredit(graph: CreditGraph, events: readonly CreditEvent[]
 
   for (const i of order) {
     const node = graph.nodes[i]!;
-    const ev = final.get(node.id);
+    const ev = final[i];
     const status = ev?.status;
     if (status !== 'failed' && status !== 'cascade') continue;
     anyFailure = true;
     bad[i] = 1;
     let upstream: NodeId[] | undefined;
-    for (const e of inEdges[i]!) {
-      if (e.optional || bad[e.from] === BAD_NONE) continue;
-      const r = rootsOf[e.from]!;
+    for (let j = inStart[i]!; j < inStart[i + 1]!; j++) {
+      const from = inFrom[j]!;
+      if (inOptional[j] || bad[from] === BAD_NONE) continue;
+      const r = rootsOf[from]!;
       if (!upstream) upstream = r.slice();
       else for (const id of r) if (!upstream.includes(id)) upstream.push(id);
     }
@@ -97,7 +132,11 @@ export function computeCredit(graph: CreditGraph, events: readonly CreditEvent[]
         candidates = [node.runBy];
         reason = '';
       } else {
-        const producers = inEdges[i]!.map((e) => graph.nodes[e.from]!.runBy).filter((r): r is RoleName => Boolean(r));
+        const producers: RoleName[] = [];
+        for (let j = inStart[i]!; j < inStart[i + 1]!; j++) {
+          const r = graph.nodes[inFrom[j]!]!.runBy;
+          if (r) producers.push(r);
+        }
         candidates = [...new Set([...node.wiredBy.filter((r) => r !== HUMAN), ...producers])];
         reason = 'execution fault in a node no role ran (its wirer chose it; its producers fed it)';
       }
@@ -117,9 +156,9 @@ export function computeCredit(graph: CreditGraph, events: readonly CreditEvent[]
   const byRole: Record<string, RoleCredit> = {};
   const entry = (role: string) => (byRole[role] ??= { rootFailures: [], authored: [], credit: 0 });
   for (const node of graph.nodes) {
-    const authors = new Set<string>(node.wiredBy);
-    if (node.runBy) authors.add(node.runBy);
-    for (const a of authors) entry(a).authored.push(node.id);
+    const w = node.wiredBy;
+    for (let k = 0; k < w.length; k++) if (w.indexOf(w[k]!) === k) entry(w[k]!).authored.push(node.id);
+    if (node.runBy && !w.includes(node.runBy)) entry(node.runBy).authored.push(node.id);
   }
   for (const [role, ids] of blamedOn) entry(role).rootFailures.push(...ids);
   for (const rc of Object.values(byRole)) rc.credit = rc.authored.length && rc.rootFailures.length ? -rc.rootFailures.length / rc.authored.length : 0;
