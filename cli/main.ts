@@ -4,6 +4,7 @@ import { resumeCommand, RESUME_USAGE } from './commands/resume.ts';
 import { runCommand, RUN_USAGE } from './commands/run.ts';
 import { blameEvalCommand, BLAME_EVAL_USAGE } from './commands/blameEval.ts';
 import { showCommand, SHOW_USAGE } from './commands/show.ts';
+import { attributionEvalCommand, ATTRIBUTION_EVAL_USAGE } from './commands/attributionEval.ts';
 import { processIo, type Io } from './commands/common.ts';
 
 export const USAGE = `Usage: flowlab <command> [options]
@@ -14,6 +15,7 @@ Commands:
   replay <experiment-id>    re-run an experiment offline from recorded calls and compare outputs
   show <run-id>             print a run's trace as a tree with root failures, cascades and the ladder
   blame-eval <workflow>     inject SIMULATED faults and score structural blame against ground truth
+  attribution-eval          score failure attribution on Who&When logs (which agent, which step)
 
 Run \`flowlab <command> --help\` for a command's options.
 `;
@@ -24,6 +26,7 @@ const COMMANDS: Record<string, { run: (argv: string[], io: Io) => Promise<number
   replay: { run: replayCommand, usage: REPLAY_USAGE },
   'blame-eval': { run: blameEvalCommand, usage: BLAME_EVAL_USAGE },
   show: { run: showCommand, usage: SHOW_USAGE },
+  'attribution-eval': { run: attributionEvalCommand, usage: ATTRIBUTION_EVAL_USAGE },
 };
 
 /**
