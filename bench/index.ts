@@ -28,4 +28,4 @@ const credit = benchCredit();
 console.log(`credit   computeCredit over a layered trace (1% failed nodes, ${credit.roots} roots at 100k)`);
 console.log(`  100,000 nodes     ${fmt(credit.ms100k, 1)} ms   target < 100   ${credit.ms100k < 100 ? 'OK' : 'MISSED'}`);
 console.log(`  10,000 nodes      ${fmt(credit.ms10k, 2)} ms   (baseline)`);
-console.log(`  ratio 100k/10k    ${fmt(credit.ratio, 1)}   (linear is about 10)`);
+console.log(`  ratio 100k/10k    ${fmt(credit.ratio, 1)}   (linear is about 10; the 10k trace fits in CPU cache, so the ratio reads high)`);

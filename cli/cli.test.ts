@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -54,7 +54,10 @@ describe('flowlab CLI arguments', () => {
     const dir = tmp();
     const db = path.join(dir, 'x.db');
     const io = capture();
-    const code = await main(['run', 'examples/gsm8k-single.yaml', '--dataset', 'gsm8k', '--limit', '1', '--model', path.join(dir, 'nope.gguf'), '--db', db, ...(haveShared ? [] : ['--data-dir', dir])], io);
+    // A one-line GSM8K file of our own, so this test needs no shared folder.
+    mkdirSync(path.join(dir, 'gsm8k'));
+    writeFileSync(path.join(dir, 'gsm8k/test.jsonl'), JSON.stringify({ question: 'What is 2 + 2?', answer: '2 + 2 = 4\n#### 4' }) + '\n');
+    const code = await main(['run', 'examples/gsm8k-single.yaml', '--dataset', 'gsm8k', '--limit', '1', '--model', path.join(dir, 'nope.gguf'), '--db', db, '--data-dir', dir], io);
     expect(code).toBe(1);
     expect(io.err).toContain(path.join(dir, 'nope.gguf'));
     if (existsSync(db)) {

@@ -1,4 +1,5 @@
-import { statSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import type { RoleName } from '../core/ids.ts';
@@ -15,6 +16,36 @@ export interface ModelConfig {
   threads?: number;
   contextSize?: number;
   gpu: 'auto' | false;
+  /** Per model reference: a fingerprint of the file when the experiment started (see fingerprintModel). */
+  fingerprints?: Record<string, string>;
+}
+
+/**
+ * A fast identity of a model file: its size and the sha256 of its first and last MiB (GGUF
+ * headers, metadata and the tail of the weights), so `resume` can tell the file changed without
+ * hashing gigabytes. Returns `missing` when the file cannot be read.
+ */
+export function fingerprintModel(file: string): string {
+  let fd: number | undefined;
+  try {
+    const size = statSync(file).size;
+    fd = openSync(file, 'r');
+    const chunk = Math.min(size, 1 << 20);
+    const head = Buffer.alloc(chunk);
+    readSync(fd, head, 0, chunk, 0);
+    const tail = Buffer.alloc(chunk);
+    readSync(fd, tail, 0, chunk, Math.max(0, size - chunk));
+    return `${size}:${createHash('sha256').update(head).update(tail).digest('hex').slice(0, 32)}`;
+  } catch {
+    return 'missing';
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** Adds fingerprints of every model file to a config (called when an experiment is created). */
+export function withFingerprints(cfg: ModelConfig): ModelConfig {
+  return { ...cfg, fingerprints: Object.fromEntries(Object.entries(cfg.models).map(([ref, file]) => [ref, fingerprintModel(file)])) };
 }
 
 /**

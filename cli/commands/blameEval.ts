@@ -1,14 +1,17 @@
 import path from 'node:path';
 import Table from 'cli-table3';
 import { creditGraphOf } from '../../core/credit/index.ts';
-import { FaultInjector, parseFaultSpec, scoreBlame, type BlameReport } from '../../core/faults/index.ts';
+import { FaultInjector, parseFaultSpec, scoreBlame, TOOL_FAULT_KINDS, type BlameReport, type FaultSpec } from '../../core/faults/index.ts';
+import type { Store } from '../../core/store/index.ts';
+import { CheckRegistry, type Graph } from '../../core/workflow/index.ts';
+import { satisfiesContract } from '../../core/engine/index.ts';
 import type { NodeId } from '../../core/ids.ts';
 import { computeWorkflowHash, openStore } from '../../core/store/index.ts';
 import { getDataset } from '../../core/tasks/index.ts';
 import { defaultTools } from '../../core/tools/index.ts';
 import { loadWorkflowFile } from '../../core/workflow/index.ts';
 import { intFlag, pairs, parse, UsageError } from '../args.ts';
-import { llamaProvider, resolveModels } from '../compose.ts';
+import { llamaProvider, resolveModels, withFingerprints } from '../compose.ts';
 import { processIo, runPending, type Io } from './common.ts';
 
 export const BLAME_EVAL_USAGE = `Usage: flowlab blame-eval <workflow.yaml> --dataset gsm8k --model <file.gguf> --inject role=kind@rate [...] [options]
@@ -65,13 +68,19 @@ export async function blameEvalCommand(argv: string[], io: Io = processIo): Prom
   const graph = workflow.graph;
   for (const s of specs) {
     if (s.role && !graph.roles.has(s.role)) throw new UsageError(`--inject names role "${s.role}", which the workflow does not have (roles: ${[...graph.roles.keys()].join(', ')})`, BLAME_EVAL_USAGE);
-    if (s.node && !graph.nodes.some((n) => n.id === s.node)) throw new UsageError(`--inject names node "${s.node}", which the workflow does not have`, BLAME_EVAL_USAGE);
+    const node = s.node ? graph.nodes.find((n) => n.id === s.node) : undefined;
+    if (s.node && !node) throw new UsageError(`--inject names node "${s.node}", which the workflow does not have`, BLAME_EVAL_USAGE);
+    if (node?.kind === 'tool' && !TOOL_FAULT_KINDS.includes(s.kind)) {
+      throw new UsageError(`--inject node:${s.node}=${s.kind}: ${s.node} is a tool node, which takes only ${TOOL_FAULT_KINDS.join(', ')} faults`, BLAME_EVAL_USAGE);
+    }
   }
   const dataset = getDataset(values.dataset, { dataDir: values['data-dir'] });
   const tasks = dataset.load({ split: values.split!, limit, offset });
+  if (tasks.length === 0) throw new Error(`no tasks: --offset ${offset} is past the end of ${dataset.name}/${values.split}`);
+  if (tasks.length < limit) io.stderr(`Note: ${dataset.name}/${values.split} has only ${tasks.length} task(s) from offset ${offset}; running those.\n`);
   const models = resolveModels(graph, {
     model: values.model, roleModel: pairs(values['role-model'], 'role-model', BLAME_EVAL_USAGE),
-    threads: intFlag(values.threads, 'threads', BLAME_EVAL_USAGE, { min: 1 }), contextSize: intFlag(values['context-size'], 'context-size', BLAME_EVAL_USAGE, { min: 64 }), gpu: values.gpu,
+    threads: intFlag(values.threads, 'threads', BLAME_EVAL_USAGE, { min: 1 }), contextSize: intFlag(values['context-size'], 'context-size', BLAME_EVAL_USAGE, { min: 256 }), gpu: values.gpu,
   }, BLAME_EVAL_USAGE);
   const inner = await llamaProvider(models);
   try {
@@ -80,8 +89,7 @@ export async function blameEvalCommand(argv: string[], io: Io = processIo): Prom
     await inner.dispose();
     throw e;
   }
-  const roleOf = new Map(graph.nodes.map((n) => [n.id, n.role]));
-  const injector = new FaultInjector(specs, seed, (id: NodeId) => roleOf.get(id));
+  const injector = buildInjector(graph, specs, seed);
 
   const store = openStore(values.db!);
   try {
@@ -94,7 +102,7 @@ export async function blameEvalCommand(argv: string[], io: Io = processIo): Prom
       split: values.split!,
       limit,
       seed,
-      config: { workflowFile: file, offset, models, inject: values.inject, simulated: true },
+      config: { workflowFile: file, offset, dataDir: values['data-dir'], models: withFingerprints(models), inject: values.inject, simulated: true },
       tasks: Array.from({ length: runs }, (_, i) => {
         const t = tasks[i % tasks.length]!;
         return { taskIndex: i, taskId: t.id, input: t.input, expected: t.expected };
@@ -105,15 +113,32 @@ export async function blameEvalCommand(argv: string[], io: Io = processIo): Prom
       store, experimentId: exp.id, graph, grader: dataset.grader, provider: injector.wrapProvider(inner), tools: injector.wrapTools(tools), seed, models, io,
       faultAt: (k, n, a) => injector.faultAt(k, n, a),
     });
-    const cg = creditGraphOf(graph);
-    const scored = store.listRuns(exp.id).map((r) => ({ graph: cg, events: store.getRunEvents(r.runId), credit: r.credit! }));
-    const blame = scoreBlame(scored);
+    const blame = blameReportOf(store, exp.id, graph);
     if (values.json) io.stdout(JSON.stringify({ experimentId: exp.id, simulated: true, inject: values.inject, ...blame }) + '\n');
     else io.stdout(formatBlame(blame, exp.id, values.inject, report.accuracy));
     return report.status === 'completed' ? 0 : 130;
   } finally {
     store.close();
   }
+}
+
+/**
+ * The fault injector of a blame evaluation. Deterministic in (seed, spec, task, node, attempt),
+ * so a resumed evaluation injects exactly the faults the uninterrupted one would have.
+ */
+export function buildInjector(graph: Graph, specs: FaultSpec[], seed: number): FaultInjector {
+  const byId = new Map(graph.nodes.map((n) => [n.id as string, n]));
+  const checks = new CheckRegistry();
+  return new FaultInjector(specs, seed, (id: NodeId) => byId.get(id)?.role, (id, output) => {
+    const node = byId.get(id);
+    return node ? satisfiesContract(node, output, checks) : true;
+  });
+}
+
+/** Scores every stored run of a blame evaluation against its injected ground truth. */
+export function blameReportOf(store: Store, experimentId: string, graph: Graph): BlameReport {
+  const cg = creditGraphOf(graph);
+  return scoreBlame(store.listRuns(experimentId).filter((r) => r.credit).map((r) => ({ graph: cg, events: store.getRunEvents(r.runId), credit: r.credit! })));
 }
 
 const p = (x: number | null) => (x === null ? '-' : x.toFixed(2));

@@ -62,6 +62,7 @@ export async function runPending(args: {
   };
   process.once('SIGINT', onSigint);
   let cancelled = false;
+  let halted: string | undefined;
   try {
     const res = await executePending({
       store,
@@ -80,10 +81,15 @@ export async function runPending(args: {
       },
     });
     cancelled = res.cancelled;
+    halted = res.halted;
   } finally {
     process.off('SIGINT', onSigint);
     bar.stop();
     await args.provider.dispose();
+  }
+  if (halted) {
+    store.finishExperiment(experimentId, 'failed');
+    throw new Error(`experiment ${experimentId} halted: ${halted}`);
   }
   const status = cancelled ? 'cancelled' : 'completed';
   store.finishExperiment(experimentId, status);

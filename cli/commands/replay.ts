@@ -19,7 +19,7 @@ export async function replayCommand(argv: string[], io: Io = processIo): Promise
     json: { type: 'boolean', default: false },
   }, REPLAY_USAGE);
   if (positionals.length !== 1) throw new UsageError('expected one <experiment-id>', REPLAY_USAGE);
-  const store = openStore(values.db!);
+  const store = openStore(values.db!, { mustExist: true });
   try {
     const exp = store.getExperiment(positionals[0]!);
     const tools = defaultTools();

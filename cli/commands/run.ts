@@ -4,7 +4,7 @@ import { getDataset } from '../../core/tasks/index.ts';
 import { defaultTools } from '../../core/tools/index.ts';
 import { loadWorkflowFile } from '../../core/workflow/index.ts';
 import { intFlag, pairs, parse, UsageError } from '../args.ts';
-import { llamaProvider, resolveModels } from '../compose.ts';
+import { llamaProvider, resolveModels, withFingerprints } from '../compose.ts';
 import { formatReport } from '../format.ts';
 import { processIo, reportJson, runPending, type Io } from './common.ts';
 
@@ -50,7 +50,7 @@ export async function runCommand(argv: string[], io: Io = processIo): Promise<nu
   const offset = intFlag(values.offset, 'offset', RUN_USAGE)!;
   const seed = intFlag(values.seed, 'seed', RUN_USAGE)!;
   const threads = intFlag(values.threads, 'threads', RUN_USAGE, { min: 1 });
-  const contextSize = intFlag(values['context-size'], 'context-size', RUN_USAGE, { min: 64 });
+  const contextSize = intFlag(values['context-size'], 'context-size', RUN_USAGE, { min: 256 });
   const roleModel = pairs(values['role-model'], 'role-model', RUN_USAGE);
 
   const file = path.resolve(positionals[0]!);
@@ -58,6 +58,8 @@ export async function runCommand(argv: string[], io: Io = processIo): Promise<nu
   const workflow = loadWorkflowFile(file, { tools });
   const dataset = getDataset(values.dataset, { dataDir: values['data-dir'] });
   const tasks = dataset.load({ split: values.split!, limit, offset });
+  if (tasks.length === 0) throw new Error(`no tasks: --offset ${offset} is past the end of ${dataset.name}/${values.split}`);
+  if (tasks.length < limit) io.stderr(`Note: ${dataset.name}/${values.split} has only ${tasks.length} task(s) from offset ${offset}; running those.\n`);
   const models = resolveModels(workflow.graph, { model: values.model, roleModel, threads, contextSize, gpu: values.gpu }, RUN_USAGE);
   const provider = await llamaProvider(models);
   // Load every model before recording anything: a bad file is reported now, naming the file.
@@ -79,7 +81,7 @@ export async function runCommand(argv: string[], io: Io = processIo): Promise<nu
       split: values.split!,
       limit,
       seed,
-      config: { workflowFile: file, offset, dataDir: values['data-dir'], models },
+      config: { workflowFile: file, offset, dataDir: values['data-dir'], models: withFingerprints(models) },
       tasks: tasks.map((t) => ({ taskIndex: t.index - offset, taskId: t.id, input: t.input, expected: t.expected })),
     });
     io.stderr(`Experiment ${exp.id}: ${workflow.graph.name} on ${tasks.length} ${dataset.name}/${values.split} tasks -> ${store.file}\n`);

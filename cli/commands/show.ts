@@ -21,7 +21,7 @@ export async function showCommand(argv: string[], io: Io = processIo): Promise<n
     json: { type: 'boolean', default: false },
   }, SHOW_USAGE);
   if (positionals.length !== 1) throw new UsageError('expected one <run-id>', SHOW_USAGE);
-  const store = openStore(values.db!);
+  const store = openStore(values.db!, { mustExist: true });
   try {
     const run = store.getRun(positionals[0]!);
     const events = store.getRunEvents(run.runId);

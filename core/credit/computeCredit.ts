@@ -125,6 +125,7 @@ export function computeCredit(graph: CreditGraph, events: readonly CreditEvent[]
     } else {
       let candidates: RoleName[];
       let reason: string;
+      let forceAmbiguous = false;
       if (cls === 'wiring') {
         candidates = [...new Set(node.wiredBy)];
         reason = candidates.length > 1 ? `wiring fault in a node wired by ${candidates.join(' and ')}` : 'wiring fault in a node with no recorded wirer';
@@ -132,15 +133,18 @@ export function computeCredit(graph: CreditGraph, events: readonly CreditEvent[]
         candidates = [node.runBy];
         reason = '';
       } else {
+        // An execution fault in a node no role ran (a tool nobody called by name): its wirer
+        // chose it and its producers fed it valid inputs; structure cannot say which. Always ambiguous.
         const producers: RoleName[] = [];
         for (let j = inStart[i]!; j < inStart[i + 1]!; j++) {
           const r = graph.nodes[inFrom[j]!]!.runBy;
           if (r) producers.push(r);
         }
-        candidates = [...new Set([...node.wiredBy.filter((r) => r !== HUMAN), ...producers])];
+        candidates = [...new Set([...node.wiredBy, ...producers])];
         reason = 'execution fault in a node no role ran (its wirer chose it; its producers fed it)';
+        forceAmbiguous = true;
       }
-      if (candidates.length === 1) {
+      if (candidates.length === 1 && !forceAmbiguous) {
         root.blamed = candidates[0]!;
         const list = blamedOn.get(root.blamed) ?? [];
         list.push(node.id);

@@ -101,6 +101,11 @@ describe('structure-aware credit on hand-built traces', () => {
     const t = graph({ src: { runBy: 'solver', wiredBy: 'gen' }, tool: { wiredBy: 'gen', after: ['src'] } });
     const rt = computeCredit(t, events([['src', 'ok'], ['tool', 'failed', 'execution', 'TOOL_ERROR']]));
     expect(rt.ambiguous[0]!.candidates).toEqual(['gen', 'solver']);
+    // Even with a human wirer and one producer: still ambiguous, never silently the producer's.
+    const h = graph({ src: { runBy: 'solver' }, tool: { after: ['src'] } });
+    const rh = computeCredit(h, events([['src', 'ok'], ['tool', 'failed', 'execution', 'TOOL_ERROR']]));
+    expect(rh.roots[0]).toMatchObject({ nodeId: 'tool', blamed: null, candidates: ['human', 'solver'] });
+    expect(rh.byRole.solver!.credit).toBe(0);
   });
 
   it('a bounded loop: only the final attempt of each node counts', () => {

@@ -214,6 +214,11 @@ edges:
     expect(out.answer).toBe('final solve again');
   });
 
+  it('a loop with the literal condition `true` iterates to its bound', async () => {
+    const out = await run(loop.replace(`condition: 'verdict == "revise"'`, "condition: 'true'"), (r) => (r.prompt.startsWith('check') ? '{"verdict":"ok"}' : r.prompt));
+    expect(out.events.filter((e) => e.nodeId === 'solve').map((e) => e.attempt)).toEqual([1, 2, 3]);
+  });
+
   it('a loop whose condition is false does not re-enter', async () => {
     const out = await run(loop, (r) => (r.prompt.startsWith('check') ? '{"verdict":"ok"}' : r.prompt));
     expect(out.events.map((e) => e.nodeId)).toEqual(['solve', 'check', 'final']);

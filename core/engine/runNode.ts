@@ -57,6 +57,15 @@ function validatorFor(schema: object): ValidateFunction {
 }
 
 /**
+ * Whether an output satisfies a node's contract (its JSON schema and named checks) — what the
+ * engine enforces after parsing. Used by fault injection to build contract-valid wrong outputs.
+ */
+export function satisfiesContract(node: GraphNode, output: unknown, checks: CheckRegistry): boolean {
+  if (node.contract?.schema && !validatorFor(node.contract.schema)(output)) return false;
+  return (node.contract?.checks ?? []).every((name) => checks.get(name)?.(output, { inputs: {} }) === null);
+}
+
+/**
  * Runs one node once. Returns its output and model calls, or throws a NodeFailure carrying the
  * calls made so far (`failure.calls`) — never any other error.
  */

@@ -45,9 +45,13 @@ export function taskOf(p: PlannedTask): Task {
  * stores each run (record, node events, model calls) in one transaction as soon as it ends.
  * A process killed mid-way loses at most the run in flight; `resume` calls this again and
  * finishes the rest without redoing or duplicating a stored run.
- * Returns the number of runs stored by this call. Cancelled runs are not stored.
+ * Returns the number of runs stored by this call. Cancelled runs are not stored. A model that
+ * cannot be found or loaded halts the experiment (`halted` says why) without storing that run.
  */
-export async function executePending(opts: ExecuteOptions): Promise<{ stored: number; cancelled: boolean }> {
+/** Model failures that would fail every remaining task: the experiment halts instead of storing them. */
+const HALTING = new Set(['MODEL_NOT_FOUND', 'MODEL_INVALID', 'MODEL_LOAD_FAILED', 'MODEL_UNKNOWN_REF']);
+
+export async function executePending(opts: ExecuteOptions): Promise<{ stored: number; cancelled: boolean; halted?: string }> {
   const { store, experimentId } = opts;
   const pending = store.pendingTasks(experimentId);
   const total = store.listTasks(experimentId).length;
@@ -71,6 +75,11 @@ export async function executePending(opts: ExecuteOptions): Promise<{ stored: nu
       hints: opts.hints,
     });
     if (outcome.status === 'cancelled') return { stored, cancelled: true };
+    const fatal = outcome.events.find((e) => e.failureClass === 'infrastructure' && HALTING.has(e.errorCode ?? ''));
+    if (fatal) {
+      // Not stored: the task stays pending, so `resume` runs it once the model is fixed.
+      return { stored, cancelled: false, halted: `${fatal.errorCode}: ${fatal.message} (task ${planned.taskIndex}, node ${fatal.nodeId}); the experiment stopped and can be resumed` };
+    }
     if (opts.faultAt) {
       for (const e of outcome.events) {
         const kind = opts.faultAt(String(planned.taskIndex), e.nodeId, e.attempt);

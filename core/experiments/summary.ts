@@ -82,6 +82,9 @@ export function summarizeRuns(experimentId: string, runs: readonly RunRecord[], 
       if (r.credit?.ambiguous.some((a) => a.candidates.includes(l.role))) s.ambiguous++;
     }
   }
+  for (const r of Object.values(roles)) {
+    for (const k of ['format', 'validity', 'completion', 'correctness', 'credit', 'reward', 'highestRung'] as const) r[k] = Math.round(r[k] * 1e9) / 1e9;
+  }
   return {
     experimentId,
     runs: n,

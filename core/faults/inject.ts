@@ -10,7 +10,8 @@ import type { GenerateRequest, GenerateResult, JsonSchema, ModelProvider } from 
  * - `contract`: output that parses but breaks the contract (a required field missing);
  * - `error`: the agent call throws;
  * - `timeout`: the node times out (reported at once as TIMEOUT instead of waiting the timeout);
- * - `wrong`: a well-formed, contract-valid but wrong output (structure cannot see it);
+ * - `wrong`: a well-formed output chosen to satisfy the contract (schema and named checks, via
+ *   `accepts`) but wrong; structure cannot see it (downstream nodes may still fail on it);
  * - `dropped`: the model's real output with one field silently dropped (an optional field when
  *   there is one); structure sees it only if the contract requires the field.
  */
@@ -73,6 +74,11 @@ export class FaultInjector {
     readonly seed: number,
     /** The role running each node, for role-targeted tool faults. */
     private readonly roleOfNode: (node: NodeId) => RoleName | undefined = () => undefined,
+    /**
+     * Whether an output satisfies a node's contract (schema and named checks); `wrong` faults pick
+     * the first candidate it accepts, so they stay invisible to structure. Default: accept all.
+     */
+    private readonly accepts: (node: NodeId, output: unknown) => boolean = () => true,
   ) {}
 
   /** Every fault injected so far. */
@@ -119,8 +125,12 @@ export class FaultInjector {
             return fake(req.jsonSchema ? '{"' : '');
           case 'contract':
             return fake(req.jsonSchema ? JSON.stringify(dropRequired(req.jsonSchema, instanceOf(req.jsonSchema))) : '');
-          case 'wrong':
-            return fake(req.jsonSchema ? JSON.stringify(instanceOf(req.jsonSchema)) : `a wrong answer ${SIM}`);
+          case 'wrong': {
+            if (!req.jsonSchema) return fake(`a wrong answer ${SIM}`);
+            const candidates = WRONG_FILLS.map((fill) => instanceOf(req.jsonSchema!, fill));
+            const valid = candidates.find((c) => self.accepts(req.key.nodeId as NodeId, c));
+            return fake(JSON.stringify(valid ?? candidates[0]));
+          }
           case 'dropped': {
             // The real output with one field silently removed (an optional one when there is one).
             const real = await inner.generate(req);
@@ -166,8 +176,19 @@ export class FaultInjector {
   }
 }
 
-/** A minimal schema-valid instance: first enum value, 0 / 1 for numbers, 'x' for strings. */
-export function instanceOf(schema: JsonSchema): unknown {
+/** Fillers tried in turn for `wrong` outputs until one satisfies the contract. */
+const WRONG_FILLS: ReadonlyArray<{ text: string; number: number }> = [
+  { text: 'x', number: -7 },
+  { text: '1 + 1', number: -7 },
+  { text: '7', number: 7 },
+  { text: 'none', number: 0 },
+];
+
+/**
+ * A schema-valid instance: the last enum value, `fill.number` for numbers (respecting a minimum),
+ * `fill.text` for strings (padded to minLength, cut to maxLength).
+ */
+export function instanceOf(schema: JsonSchema, fill: { text: string; number: number } = WRONG_FILLS[0]!): unknown {
   const s = schema as { type?: unknown; enum?: unknown[]; const?: unknown; properties?: Record<string, JsonSchema>; items?: JsonSchema; minItems?: number; minimum?: number; minLength?: number };
   if (s.const !== undefined) return s.const;
   if (Array.isArray(s.enum) && s.enum.length) return s.enum[s.enum.length - 1];
@@ -175,20 +196,22 @@ export function instanceOf(schema: JsonSchema): unknown {
   switch (type) {
     case 'object': {
       const out: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(s.properties ?? {})) out[k] = instanceOf(v);
+      for (const [k, v] of Object.entries(s.properties ?? {})) out[k] = instanceOf(v, fill);
       return out;
     }
     case 'array':
-      return Array.from({ length: s.minItems ?? 0 }, () => instanceOf(s.items ?? {}));
+      return Array.from({ length: s.minItems ?? 0 }, () => instanceOf(s.items ?? {}, fill));
     case 'number':
     case 'integer':
-      return s.minimum !== undefined && s.minimum > -7 ? s.minimum : -7;
+      return s.minimum !== undefined && s.minimum > fill.number ? s.minimum : fill.number;
     case 'boolean':
       return false;
     case 'null':
       return null;
-    default:
-      return 'x'.repeat(Math.max(1, s.minLength ?? 1));
+    default: {
+      const max = (s as { maxLength?: number }).maxLength ?? Infinity;
+      return fill.text.padEnd(s.minLength ?? 0, ' ').slice(0, max);
+    }
   }
 }
 

@@ -18,6 +18,11 @@ export interface MigrationReport {
  */
 export function migrate(db: Database, migrations: readonly Migration[], where: string): MigrationReport {
   checkOrder(migrations);
+  // Refuse another application's SQLite file instead of adding our tables to it.
+  const tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`).pluck().all() as string[];
+  if (tables.length && !tables.includes('schema_migrations')) {
+    throw new StoreError('NOT_A_DATABASE', `${where} is an SQLite database, but not a Flowlab one (it has tables ${tables.slice(0, 5).join(', ')}${tables.length > 5 ? ', …' : ''}); use another --db file`, where);
+  }
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version    INTEGER PRIMARY KEY,
     name       TEXT NOT NULL,

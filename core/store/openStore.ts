@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { sqliteCode, StoreError } from './errors.ts';
 import { migrate } from './migrate.ts';
@@ -10,6 +11,8 @@ export interface OpenStoreOptions {
   busyTimeoutMs?: number;
   /** Mark `running` experiments of dead processes `interrupted` on open. Default true. */
   markInterrupted?: boolean;
+  /** Refuse to create a new file: `NOT_FOUND` when `file` does not exist (for commands that only read or resume). */
+  mustExist?: boolean;
   /** @internal tests only: the migration list to apply instead of the built-in one. */
   migrations?: readonly Migration[];
 }
@@ -24,8 +27,11 @@ export interface OpenStoreOptions {
  */
 export function openStore(file: string, options: OpenStoreOptions = {}): Store {
   let db: Database.Database;
+  if (options.mustExist && file !== ':memory:' && !existsSync(file)) {
+    throw new StoreError('NOT_FOUND', `database not found: ${file} (check --db)`, file);
+  }
   try {
-    db = new Database(file, { timeout: options.busyTimeoutMs ?? 5000 });
+    db = new Database(file, { timeout: options.busyTimeoutMs ?? 5000, fileMustExist: Boolean(options.mustExist) && file !== ':memory:' });
   } catch (err) {
     throw openError(err, file);
   }

@@ -83,7 +83,7 @@ function loadGsm8k(dataDir: string, opts: LoadOptions): Task[] {
   const file = findSplitFile(dataDir, split);
   let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    text = fs.readFileSync(file, 'utf8').replace(/^\uFEFF/, ''); // tolerate a UTF-8 byte-order mark
   } catch (cause) {
     throw new DatasetError('DATASET_NOT_FOUND', `cannot read gsm8k split '${split}' at ${file}: ${(cause as Error).message}`, file, { cause });
   }

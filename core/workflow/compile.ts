@@ -2,7 +2,7 @@ import { Ajv } from 'ajv';
 import { asNodeId, asRoleName, HUMAN, type NodeId, type RoleName } from '../ids.ts';
 import type { JsonSchema } from '../model/provider.ts';
 import { CheckRegistry } from './checks.ts';
-import { ConditionError, parseCondition } from './condition.ts';
+import { conditionFields, ConditionError, parseCondition } from './condition.ts';
 import type { SpecIssue, SpecIssueCode } from './errors.ts';
 import {
   DEFAULT_LIMITS,
@@ -271,6 +271,24 @@ export function compileWorkflow(doc: WorkflowDoc, opts: CompileOptions): { graph
     }
   }
 
+  // Conditions must read fields the source produces (when its output schema says what it produces).
+  for (const e of edges) {
+    if (!e.condition) continue;
+    const src = byId.get(e.from)!;
+    const schema = (src.contract?.schema ?? (src.tool ? opts.tools.get(src.tool)?.output : undefined)) as { properties?: Record<string, { enum?: unknown[] }> } | undefined;
+    const props = schema?.properties;
+    if (!props) continue;
+    for (const f of conditionFields(e.condition)) {
+      const head = f.path[0];
+      if (head === undefined) continue;
+      if (!Object.hasOwn(props, head)) {
+        issue('BAD_CONDITION', [...e.path, 'condition'], `condition reads field "${head}", but ${e.from} outputs only ${Object.keys(props).join(', ')}`);
+      } else if (f.path.length === 1 && f.equals !== undefined && Array.isArray(props[head]!.enum) && !props[head]!.enum!.includes(f.equals)) {
+        issue('BAD_CONDITION', [...e.path, 'condition'], `condition compares ${head} with ${JSON.stringify(f.equals)}, which is not one of its values (${props[head]!.enum!.map((v) => JSON.stringify(v)).join(', ')})`);
+      }
+    }
+  }
+
   // Unbounded cycles: the graph without loop (max_iterations) edges must be acyclic.
   const cycle = findCycle(nodes.map((n) => n.id), edges.filter((e) => !e.maxIterations));
   if (cycle) {
@@ -350,7 +368,7 @@ export function compileWorkflow(doc: WorkflowDoc, opts: CompileOptions): { graph
     const [head, ...rest] = doc.answer.split('.');
     if (!head || !byId.has(head)) issue('BAD_ANSWER', ['answer'], `answer "${doc.answer}" names no node`);
     else answer = { node: asNodeId(head), field: rest.length ? rest.join('.') : undefined };
-  } else if (nodes.length) {
+  } else if (nodes.length && !cycle) {
     const sinks = nodes.filter((n) => !edges.some((e) => e.from === n.id && !e.maxIterations));
     if (sinks.length === 1) answer = { node: sinks[0]!.id };
     else issue('BAD_ANSWER', [], `the workflow has ${sinks.length} final nodes (${sinks.map((s) => s.id).join(', ')}); set \`answer: <node>\``);

@@ -6,6 +6,7 @@
  * No function calls, no property access beyond plain fields: never `eval`.
  */
 export type Condition =
+  | { op: 'const'; value: boolean }
   | { op: 'truthy'; path: string[] }
   | { op: 'not'; arg: Condition }
   | { op: '&&' | '||'; left: Condition; right: Condition }
@@ -88,6 +89,9 @@ export function parseCondition(src: string): Condition {
     if (t.t === 'op' && t.v === '(') { next(); const c = or(); expect(')'); return c; }
     if (t.t !== 'id') throw new ConditionError(`expected a field name at column ${t.col}`, t.col);
     next();
+    if ((t.v === 'true' || t.v === 'false') && !(peek().t === 'op' && ['==', '!=', '<', '<=', '>', '>='].includes(peek().v))) {
+      return { op: 'const', value: t.v === 'true' };
+    }
     const path = toPath(t.v);
     const op = peek();
     if (op.t === 'op' && ['==', '!=', '<', '<=', '>', '>='].includes(op.v)) {
@@ -124,6 +128,7 @@ function get(value: unknown, path: string[]): unknown {
 /** Evaluates a parsed condition against a node output. Strings compare case-sensitively after trim. */
 export function evalCondition(c: Condition, output: unknown): boolean {
   switch (c.op) {
+    case 'const': return c.value;
     case 'truthy': return Boolean(get(output, c.path));
     case 'not': return !evalCondition(c.arg, output);
     case '&&': return evalCondition(c.left, output) && evalCondition(c.right, output);
@@ -142,5 +147,19 @@ export function evalCondition(c: Condition, output: unknown): boolean {
         default: return c satisfies never;
       }
     }
+  }
+}
+
+/** Every field comparison and read in a condition: `[path, literal?]` (literal for == and !=). */
+export function conditionFields(c: Condition): Array<{ path: string[]; equals?: unknown }> {
+  switch (c.op) {
+    case 'const': return [];
+    case 'truthy': return [{ path: c.path }];
+    case 'not': return conditionFields(c.arg);
+    case '&&':
+    case '||': return [...conditionFields(c.left), ...conditionFields(c.right)];
+    case '==':
+    case '!=': return [{ path: c.path, equals: c.value }];
+    default: return [{ path: c.path }];
   }
 }

@@ -2,6 +2,8 @@ import type { DocPath } from './graph.ts';
 
 /** Stable codes of workflow spec problems; tests assert these. */
 export type SpecIssueCode =
+  | 'FILE_NOT_FOUND'
+  | 'FILE_UNREADABLE'
   | 'YAML_SYNTAX'
   | 'SCHEMA'
   | 'MIXED_NOTATION'

@@ -36,12 +36,22 @@ export function parseWorkflow(text: string, opts: LoadOptions): LoadedWorkflow {
     throw new SpecError(
       doc.errors.map((e) => {
         const pos = e.linePos?.[0];
-        return { code: 'YAML_SYNTAX', path: [], message: e.message.split('\n')[0]!, file: opts.file, line: pos?.line, column: pos?.col };
+        let message = e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+        if (e.code === 'DUPLICATE_KEY') {
+          const key = /^\s*-?\s*["']?([^"':\n]+)/.exec(text.slice(e.pos[0]))?.[1]?.trim();
+          if (key) message += `: "${key}" appears twice`;
+        }
+        return { code: 'YAML_SYNTAX', path: [], message, file: opts.file, line: pos?.line, column: pos?.col };
       }),
       opts.file,
     );
   }
-  const raw: unknown = doc.toJS({ maxAliasCount: 100 });
+  let raw: unknown;
+  try {
+    raw = doc.toJS({ maxAliasCount: 100 });
+  } catch (e) {
+    throw new SpecError([{ code: 'YAML_SYNTAX', path: [], file: opts.file, message: `cannot expand the document: ${(e as Error).message}` }], opts.file);
+  }
   const parsed = WorkflowSpec.safeParse(raw);
   if (!parsed.success) throw new SpecError(locate(zodIssues(parsed.error)), opts.file);
 
@@ -61,7 +71,9 @@ export function loadWorkflowFile(file: string, opts: Omit<LoadOptions, 'file'>):
     text = readFileSync(file, 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new SpecError([{ code: 'YAML_SYNTAX', path: [], file, message: code === 'ENOENT' ? `workflow file not found: ${file}` : `cannot read workflow file ${file}: ${(e as Error).message}` }], file);
+    throw new SpecError([code === 'ENOENT'
+      ? { code: 'FILE_NOT_FOUND', path: [], file, message: `workflow file not found: ${file}` }
+      : { code: 'FILE_UNREADABLE', path: [], file, message: code === 'EISDIR' ? `${file} is a directory, not a workflow file` : `cannot read workflow file ${file}: ${(e as Error).message}` }], file);
   }
   return parseWorkflow(text, { ...opts, file });
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SpecError, type SpecIssue } from './errors.ts';
-import { parseWorkflow } from './load.ts';
+import { loadWorkflowFile, parseWorkflow } from './load.ts';
 import { workflowJsonSchema } from './spec.ts';
 
 const calculator = {
@@ -11,6 +11,7 @@ const tools = { get: (n: string) => (n === 'calculator' ? calculator : undefined
 
 function issuesOf(yaml: string): SpecIssue[] {
   try {
+    if (yaml === '') loadWorkflowFile('wf.yaml', { tools });
     parseWorkflow(yaml, { file: 'wf.yaml', tools });
   } catch (e) {
     expect(e).toBeInstanceOf(SpecError);
@@ -102,6 +103,21 @@ describe('malformed workflows: each gets a located, specific error', () => {
       name: 'bad condition syntax',
       yaml: `name: x\n${roles}\nnodes:\n  - { id: a, role: planner }\n  - { id: b, role: solver }\nedges:\n  - { from: a, to: b, condition: "verdict === 'x'" }\n`,
       code: 'BAD_CONDITION', message: /condition "verdict === 'x'": unexpected character '=' at column 11/, path: 'edges[0].condition',
+    },
+    {
+      name: 'a condition reading a field the source does not produce',
+      yaml: `name: x\n${roles}\nnodes:\n  - { id: a, role: planner, output: { schema: { type: object, properties: { verdict: { enum: [ok, revise] } } } } }\n  - { id: b, role: solver }\nedges:\n  - { from: a, to: b, condition: 'verdikt == "revise"' }\n`,
+      code: 'BAD_CONDITION', message: /condition reads field "verdikt", but a outputs only verdict/, path: 'edges[0].condition',
+    },
+    {
+      name: 'a condition comparing with a value outside the enum',
+      yaml: `name: x\n${roles}\nnodes:\n  - { id: a, role: planner, output: { schema: { type: object, properties: { verdict: { enum: [ok, revise] } } } } }\n  - { id: b, role: solver }\nedges:\n  - { from: a, to: b, condition: 'verdict == "revize"' }\n`,
+      code: 'BAD_CONDITION', message: /compares verdict with "revize", which is not one of its values \("ok", "revise"\)/, path: 'edges[0].condition',
+    },
+    {
+      name: 'a missing workflow file',
+      yaml: '',
+      code: 'FILE_NOT_FOUND', message: /workflow file not found/,
     },
     {
       name: 'mixed notations',
