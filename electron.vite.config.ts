@@ -1,6 +1,7 @@
 /**
  * electron-vite build of the desktop app into out/:
  *   out/main/index.js      Electron main (ESM, as package.json is "type": "module")
+ *   out/main/worker.js     the lab's utility process (ESM; main forks it, electron/worker.ts)
  *   out/preload/index.cjs  preload (CommonJS: sandboxed preloads cannot be ES modules)
  *   out/renderer/          the React page (index.html + hashed assets)
  * `npm run build` runs it; Forge's prePackage hook runs it before packaging.
@@ -35,7 +36,7 @@ export default defineConfig({
       // Every package.json dependency stays external (loaded from node_modules at run time).
       externalizeDeps: true,
       rolldownOptions: {
-        input: { index: resolve(root, 'electron/main.ts') },
+        input: { index: resolve(root, 'electron/main.ts'), worker: resolve(root, 'electron/worker.ts') },
         external: NATIVE,
         output: { format: 'es', entryFileNames: '[name].js' },
       },

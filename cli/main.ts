@@ -5,6 +5,7 @@ import { runCommand, RUN_USAGE } from './commands/run.ts';
 import { blameEvalCommand, BLAME_EVAL_USAGE } from './commands/blameEval.ts';
 import { showCommand, SHOW_USAGE } from './commands/show.ts';
 import { attributionEvalCommand, ATTRIBUTION_EVAL_USAGE } from './commands/attributionEval.ts';
+import { serveCommand, SERVE_USAGE } from './commands/serve.ts';
 import { processIo, type Io } from './commands/common.ts';
 
 export const USAGE = `Usage: flowlab <command> [options]
@@ -16,6 +17,7 @@ Commands:
   show <run-id>             print a run's trace as a tree with root failures, cascades and the ladder
   blame-eval <workflow>     inject SIMULATED faults and score structural blame against ground truth
   attribution-eval          score failure attribution on Who&When logs (which agent, which step)
+  serve                     serve the lab in a browser (renderer + API, token-protected, 127.0.0.1)
 
 Run \`flowlab <command> --help\` for a command's options.
 `;
@@ -27,6 +29,7 @@ const COMMANDS: Record<string, { run: (argv: string[], io: Io) => Promise<number
   'blame-eval': { run: blameEvalCommand, usage: BLAME_EVAL_USAGE },
   show: { run: showCommand, usage: SHOW_USAGE },
   'attribution-eval': { run: attributionEvalCommand, usage: ATTRIBUTION_EVAL_USAGE },
+  serve: { run: serveCommand, usage: SERVE_USAGE },
 };
 
 /**
@@ -56,7 +59,8 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       return 2;
     }
     const err = e as Error & { code?: string };
-    io.stderr(`flowlab ${name}: ${err.message}${err.code && !err.message.includes(err.code) ? ` [${err.code}]` : ''}\n`);
+    const tag = err.code && err.name !== 'SpecError' && !err.message.includes(err.code) ? ` [${err.code}]` : '';
+    io.stderr(`flowlab ${name}: ${err.message}${tag}\n`);
     if (process.env.FLOWLAB_DEBUG) io.stderr(`${err.stack}\n`);
     return 1;
   }

@@ -69,7 +69,8 @@ describe('registerIpc', () => {
     registerIpc(ipc, realHandlers(), { onError: (e, channel) => logged.push([e.code, channel]) });
 
     const bad = ipc.invoke('flowlab:listRuns', { experimentId: 42 });
-    await expect(bad).rejects.toThrow('listRuns: payload field "experimentId": expected string, received number [BAD_REQUEST]');
+    await expect(bad).rejects.toThrow('listRuns: payload field "experimentId": expected string, received number [BAD_REQUEST experimentId]');
+    expect(ApiError.fromWire(await bad.catch((e: unknown) => e))).toMatchObject({ code: 'BAD_REQUEST', method: 'listRuns', field: 'experimentId' });
     const missing = await ipc.invoke('flowlab:getExperiment', { id: 'nope' }).catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(Error);
     expect(ApiError.fromWire(missing)).toMatchObject({ code: 'NOT_FOUND', method: 'getExperiment' });

@@ -33,8 +33,8 @@ export interface RegisterIpcOptions {
  * ApiError's wire form (`<message> [<CODE>]`, see `ApiError.toWire`), because Electron keeps
  * only the message across IPC. Returns a function that removes the listeners again.
  *
- * Work runs in the main process for now; heavy work (model inference, long experiments) is to
- * move to a `utilityProcess.fork` host that main only relays to (STYLE.md §10).
+ * Store reads run in main; the lab methods' handlers relay to the utility process (relay.ts), so
+ * model inference and experiments never run on main's thread (STYLE.md §10).
  */
 export function registerIpc(ipcMain: IpcMainLike, handlers: FlowlabApi, options: RegisterIpcOptions = {}): () => void {
   const trusted = options.isTrustedSender ?? (() => true);

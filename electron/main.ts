@@ -3,21 +3,30 @@
  * handlers over core, exposes them on the allowlisted IPC channels and opens one locked-down
  * window. Everything Flowlab knows lives in core/; this file only wires and guards.
  *
- * Heavy work (model inference, experiment runs) will move to a model host started with
- * `utilityProcess.fork`, main only relaying messages (STYLE.md §10). For now the handlers are
- * quick SQLite reads and run here.
+ * Engine and model work run off the UI thread (STYLE.md §10): a utility process
+ * (electron/worker.ts, `utilityProcess.fork`) owns its own store connection and the lab host
+ * (runs, models, examples, datasets). Main answers the quick store reads itself, relays the lab
+ * methods to the worker (relay.ts) and forwards its LabEvents to the window on `flowlab:event`.
+ *
+ * Locations: the database is `<userData>/flowlab.db` (`$FLOWLAB_DB` overrides), the model folder
+ * `<userData>/models` (`$FLOWLAB_MODELS` overrides), datasets `<shared>/data` where the shared
+ * folder is `$FLOWLAB_SHARED`, else `<userData>` when it has a `data/` folder.
  */
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { app, BrowserWindow, dialog, ipcMain, session } from 'electron';
-import { createHandlers } from '../core/api/index.ts';
+import { app, BrowserWindow, dialog, ipcMain, session, utilityProcess } from 'electron';
+import { createHandlers, EVENT_CHANNEL, type LabEvent } from '../core/api/index.ts';
 import { openStore, type Store } from '../core/store/index.ts';
 import { registerIpc } from './ipc.ts';
+import { createLabRelay, type LabRelay, type WorkerConfig, type WorkerLink } from './relay.ts';
 import { DEV_CSP, isOwnPage, PRODUCTION_CSP, type RendererOrigin } from './security.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url)); // out/main once built
 const PRELOAD_FILE = path.join(here, '../preload/index.cjs');
 const RENDERER_INDEX = path.join(here, '../renderer/index.html');
+/** The lab's utility process, built beside main (electron.vite.config.ts: main input `worker`). */
+const WORKER_FILE = path.join(here, 'worker.js');
 /** Set by `electron-vite dev` only; a packaged app always loads its own files. */
 const DEV_SERVER_URL = !app.isPackaged ? process.env['ELECTRON_RENDERER_URL'] : undefined;
 const ORIGIN: RendererOrigin = {
@@ -27,12 +36,54 @@ const ORIGIN: RendererOrigin = {
 
 let mainWindow: BrowserWindow | null = null;
 let store: Store | null = null;
+let relay: LabRelay | null = null;
 let disposeIpc: (() => void) | null = null;
 
 /** The database file: `$FLOWLAB_DB` if set, else `<userData>/flowlab.db`. */
 function databaseFile(): string {
   const fromEnv = process.env['FLOWLAB_DB'];
   return fromEnv ? path.resolve(fromEnv) : path.join(app.getPath('userData'), 'flowlab.db');
+}
+
+/** The model folder: `$FLOWLAB_MODELS` if set, else `<userData>/models` (created if missing). */
+function modelFolder(): string {
+  const fromEnv = process.env['FLOWLAB_MODELS'];
+  const dir = fromEnv ? path.resolve(fromEnv) : path.join(app.getPath('userData'), 'models');
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch {
+    // listed as empty; the models view says where it looked
+  }
+  return dir;
+}
+
+/** Where the worker finds examples, models and datasets. */
+function workerConfig(dbFile: string): WorkerConfig {
+  const userData = app.getPath('userData');
+  const shared = process.env['FLOWLAB_SHARED'] ? path.resolve(process.env['FLOWLAB_SHARED']) : existsSync(path.join(userData, 'data')) ? userData : undefined;
+  return {
+    dbFile,
+    modelDir: modelFolder(),
+    examplesDir: path.join(app.getAppPath(), 'examples'),
+    ...(shared ? { sharedDir: shared } : {}),
+  };
+}
+
+/** Forks the lab's utility process and adapts it to the relay's `WorkerLink`. */
+function spawnWorker(): WorkerLink {
+  const child = utilityProcess.fork(WORKER_FILE, [], { serviceName: 'Flowlab lab', stdio: 'inherit' });
+  return {
+    postMessage: (message) => child.postMessage(message),
+    onMessage: (listener) => child.on('message', listener),
+    onExit: (listener) => child.on('exit', listener),
+    kill: () => child.kill(),
+  };
+}
+
+/** Sends a LabEvent to the window (dropped when there is none). */
+function forwardEvent(event: LabEvent): void {
+  const win = mainWindow;
+  if (win && !win.isDestroyed() && !win.webContents.isDestroyed()) win.webContents.send(EVENT_CHANNEL, event);
 }
 
 /** Applies the session-wide guards: CSP header, no permissions, no navigation, no new windows. */
@@ -96,7 +147,19 @@ function startLab(): boolean {
     dialog.showErrorBox('Flowlab cannot open its database', `${file}\n\n${err instanceof Error ? err.message : String(err)}`);
     return false;
   }
-  const handlers = createHandlers({ store, version: app.getVersion() });
+  const opened = store;
+  relay = createLabRelay({
+    spawn: spawnWorker,
+    config: workerConfig(file),
+    onEvent: forwardEvent,
+    // Experiments of a crashed worker are `running` under a dead pid: show them as interrupted.
+    onUnexpectedExit: () => {
+      if (!opened.closed) opened.markInterrupted();
+    },
+    log: (line) => console.error(`[flowlab] ${line}`),
+  });
+  relay.start();
+  const handlers = createHandlers({ store, version: app.getVersion(), lab: relay });
   disposeIpc = registerIpc(ipcMain, handlers, {
     isTrustedSender: (event) => !!event.senderFrame && isOwnPage(event.senderFrame.url, ORIGIN),
     onError: (error, channel) => {
@@ -106,10 +169,15 @@ function startLab(): boolean {
   return true;
 }
 
-/** Releases what `startLab` took: IPC listeners, then the database (checkpointing its WAL). */
-function stopLab(): void {
+/**
+ * Releases what `startLab` took: IPC listeners, the worker (its running experiments are cancelled
+ * and stay resumable), then the database (checkpointing its WAL).
+ */
+async function stopLab(): Promise<void> {
   disposeIpc?.();
   disposeIpc = null;
+  await relay?.stop().catch(() => {});
+  relay = null;
   store?.close();
   store = null;
 }
@@ -125,7 +193,16 @@ if (!app.requestSingleInstanceLock()) {
   app.on('activate', () => {
     if (app.isReady() && store && BrowserWindow.getAllWindows().length === 0) createWindow();
   });
-  app.on('will-quit', stopLab);
+  let stopped = false;
+  app.on('will-quit', (event) => {
+    if (stopped) return;
+    // Let the worker cancel its runs and close its store before the app exits.
+    event.preventDefault();
+    void stopLab().finally(() => {
+      stopped = true;
+      app.quit();
+    });
+  });
 
   void app.whenReady().then(() => {
     hardenSession();

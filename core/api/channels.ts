@@ -12,10 +12,43 @@ export const API_METHODS = [
   'getRunTrace',
   'validateWorkflow',
   'appInfo',
+  // Issue 4: the lab (examples, datasets, models, runs). See `LAB_METHODS`.
+  'listExamples',
+  'listDatasets',
+  'listModels',
+  'addModel',
+  'testModel',
+  'startRun',
+  'cancelRun',
+  'activeRuns',
 ] as const;
 
 /** The name of one API method. */
 export type ApiMethod = (typeof API_METHODS)[number];
+
+/**
+ * The methods a `LabHost` answers (everything core cannot do by itself: files outside the store,
+ * models, background runs). Every one of them is asynchronous on every host. In Electron, main
+ * relays these to the utility process that owns the runner.
+ */
+export const LAB_METHODS = [
+  'listExamples',
+  'listDatasets',
+  'listModels',
+  'addModel',
+  'testModel',
+  'startRun',
+  'cancelRun',
+  'activeRuns',
+] as const satisfies readonly ApiMethod[];
+
+/** The name of one lab method. */
+export type LabMethod = (typeof LAB_METHODS)[number];
+
+/** Whether `name` is one of the lab methods. */
+export function isLabMethod(name: unknown): name is LabMethod {
+  return typeof name === 'string' && (LAB_METHODS as readonly string[]).includes(name);
+}
 
 /** Prefix of every Flowlab IPC channel, so they cannot collide with Electron's own. */
 export const CHANNEL_PREFIX = 'flowlab:';
@@ -24,6 +57,12 @@ export const CHANNEL_PREFIX = 'flowlab:';
 export function channelOf<M extends ApiMethod>(method: M): `${typeof CHANNEL_PREFIX}${M}` {
   return `${CHANNEL_PREFIX}${method}`;
 }
+
+/**
+ * The one push channel, main -> renderer: `LabEvent`s (see lab.ts) sent with
+ * `webContents.send(EVENT_CHANNEL, event)`. Not an invoke channel: nothing is registered for it.
+ */
+export const EVENT_CHANNEL = `${CHANNEL_PREFIX}event` as const;
 
 /** The channel allowlist: exactly one channel per API method, in `API_METHODS` order. */
 export const API_CHANNELS = API_METHODS.map(channelOf);

@@ -9,6 +9,7 @@ import type { ExperimentSummary as StoreExperimentSummary } from '../store/index
 import type { NodeEvent, RunRecord } from '../trace/index.ts';
 import type { EdgeType, NodeKind, SpecIssue } from '../workflow/index.ts';
 import type { ApiMethod } from './channels.ts';
+import type { LabApiAdditions, Subscribe } from './lab.ts';
 
 /** Longest id accepted in a payload. */
 export const MAX_ID_LENGTH = 200;
@@ -18,6 +19,32 @@ export const MAX_WORKFLOW_CHARS = 1 << 20;
 const Id = z.string().min(1, 'must not be empty').max(MAX_ID_LENGTH, `must be at most ${MAX_ID_LENGTH} characters`);
 /** Methods without a payload accept `undefined` or `{}` (nothing else). */
 const NoPayload = z.strictObject({}).optional();
+
+/** Longest file path accepted in a payload, in characters. */
+export const MAX_PATH_LENGTH = 4096;
+/** Longest `testModel` prompt, in characters. */
+export const MAX_PROMPT_CHARS = 4000;
+/** Most tasks one `startRun` may plan. */
+export const MAX_RUN_LIMIT = 10_000;
+/** Most `inject` fault specs in one `startRun`. */
+export const MAX_INJECT = 32;
+/** Most per-role model choices in one `startRun`. */
+export const MAX_ROLE_MODELS = 64;
+
+/**
+ * An absolute file path: POSIX (`/x`), Windows drive (`C:\x`, `C:/x`) or UNC (`\\server\x`); no
+ * NUL byte. Relative paths are refused: the host's working directory means nothing to a user.
+ */
+const AbsolutePath = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(MAX_PATH_LENGTH, `must be at most ${MAX_PATH_LENGTH} characters`)
+  .refine((p) => !p.includes('\0'), 'must not contain a NUL character')
+  .refine((p) => /^(\/|[A-Za-z]:[\\/]|\\\\)/.test(p), 'must be an absolute path');
+/** A short name: a dataset, split or role. */
+const Name = z.string().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
+const Count = (min: number, max: number) =>
+  z.int(`must be an integer from ${min} to ${max}`).min(min, `must be at least ${min}`).max(max, `must be at most ${max}`);
 
 /** Payload schemas, one per API method. */
 export const payloadSchemas = {
@@ -32,6 +59,36 @@ export const payloadSchemas = {
     file: z.string().min(1).max(4096).optional(),
   }),
   appInfo: NoPayload,
+  listExamples: NoPayload,
+  listDatasets: NoPayload,
+  listModels: NoPayload,
+  addModel: z.strictObject({ path: AbsolutePath }),
+  testModel: z.strictObject({
+    path: AbsolutePath,
+    prompt: z.string().min(1, 'must not be empty').max(MAX_PROMPT_CHARS, `must be at most ${MAX_PROMPT_CHARS} characters`),
+    /** Completion tokens; default 24. */
+    maxTokens: Count(1, 256).optional(),
+  }),
+  startRun: z.strictObject({
+    workflowText: z.string().min(1, 'must not be empty').max(MAX_WORKFLOW_CHARS, `must be at most ${MAX_WORKFLOW_CHARS} characters`),
+    dataset: Name,
+    split: Name,
+    limit: Count(1, MAX_RUN_LIMIT),
+    offset: Count(0, 10_000_000).optional(),
+    seed: Count(0, 0x7fffffff),
+    models: z.strictObject({
+      default: AbsolutePath.optional(),
+      roles: z
+        .record(Name, AbsolutePath)
+        .refine((r) => Object.keys(r).length <= MAX_ROLE_MODELS, `must name at most ${MAX_ROLE_MODELS} roles`)
+        .optional(),
+    }),
+    /** SIMULATED faults, `role=kind@rate` (parsed by the host). */
+    inject: z.array(z.string().min(1, 'must not be empty').max(200, 'must be at most 200 characters')).max(MAX_INJECT, `must have at most ${MAX_INJECT} entries`).optional(),
+    threads: Count(1, 256).optional(),
+  }),
+  cancelRun: z.strictObject({ experimentId: Id }),
+  activeRuns: NoPayload,
 } as const satisfies Record<ApiMethod, z.ZodType>;
 
 /** The validated payload type of a method. */
@@ -80,8 +137,10 @@ export interface AppInfo {
  * The lab's API as the host implements it (see `createHandlers`). Payload-less methods take an
  * optional `{}`. Every method throws `ApiError` only: `BAD_REQUEST` for an invalid payload,
  * `NOT_FOUND` for an unknown id, `UNAVAILABLE` when the store is closed, `INTERNAL` otherwise.
+ * The store methods answer synchronously; the lab methods (`LabApiAdditions`, lab.ts) return
+ * Promises and reject with the same ApiErrors (a bad payload included).
  */
-export interface FlowlabApi {
+export interface FlowlabApi extends LabApiAdditions {
   /** All experiments, newest first, with progress and scores. */
   listExperiments(payload?: ApiPayload<'listExperiments'>): ExperimentSummary[];
   /** One experiment with its workflow text and config. Errors: `NOT_FOUND`. */
@@ -106,6 +165,12 @@ export type ApiResult<M extends ApiMethod> = Awaited<ReturnType<FlowlabApi[M]>>;
 export type FlowlabClient = {
   [M in ApiMethod]: (...args: Parameters<FlowlabApi[M]>) => Promise<ApiResult<M>>;
 };
+
+/**
+ * What the Electron preload exposes as `window.flowlab`: the promise client plus `onEvent`, a
+ * subscription to pushed `LabEvent`s (checked with `isLabEvent` before delivery).
+ */
+export type FlowlabDesktopApi = FlowlabClient & { onEvent: Subscribe };
 
 // Compile-time guard: the allowlist and the interface name exactly the same methods.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

@@ -1,12 +1,16 @@
 import type { z } from 'zod';
+import { FaultSpecError } from '../faults/index.ts';
+import { ModelError } from '../model/index.ts';
 import { StoreError, type Store } from '../store/index.ts';
+import { DatasetError } from '../tasks/index.ts';
 import { defaultTools } from '../tools/index.ts';
-import { parseWorkflow, SpecError, type ToolLookup } from '../workflow/index.ts';
-import { API_METHODS, type ApiMethod } from './channels.ts';
+import { formatIssue, parseWorkflow, SpecError, type ToolLookup } from '../workflow/index.ts';
+import { API_METHODS, isLabMethod, type ApiMethod } from './channels.ts';
 import { payloadSchemas, type ApiPayload, type ExperimentSummary, type FlowlabApi, type WorkflowSummary } from './contract.ts';
 import { ApiError } from './errors.ts';
+import type { LabHost } from './lab.ts';
 
-/** What the handlers need: the open store, the app version, and optionally the tool registry. */
+/** What the handlers need: the open store, the app version, the lab host, and optionally the tool registry. */
 export interface HandlerDeps {
   /** The open experiment store. Handlers never close it; the host owns its lifecycle. */
   store: Store;
@@ -14,6 +18,12 @@ export interface HandlerDeps {
   version: string;
   /** Tools known to `validateWorkflow`. Default: `defaultTools()` (calculator, extract_number). */
   tools?: ToolLookup;
+  /**
+   * What core cannot do by itself: examples and datasets on disk, the model catalogue, test
+   * generations and background runs (`createLabHost` in host/, or Electron main's relay to its
+   * utility process). Without it the lab methods reject with `UNAVAILABLE`.
+   */
+  lab?: LabHost;
 }
 
 /**
@@ -24,6 +34,10 @@ export interface HandlerDeps {
 export function createHandlers(deps: HandlerDeps): FlowlabApi {
   const { store } = deps;
   const tools = deps.tools ?? defaultTools();
+  const lab = (method: ApiMethod): LabHost => {
+    if (!deps.lab) throw new ApiError('UNAVAILABLE', `${method}: this host cannot run the lab (no lab host); use the desktop app or \`flowlab serve\``, method);
+    return deps.lab;
+  };
 
   const impl: { [M in ApiMethod]: (payload: ApiPayload<M>) => ReturnType<FlowlabApi[M]> } = {
     listExperiments: () => store.listExperiments().map(toSummary),
@@ -57,11 +71,35 @@ export function createHandlers(deps: HandlerDeps): FlowlabApi {
     },
 
     appInfo: () => ({ version: deps.version, dbFile: store.file }),
+
+    listExamples: async () => lab('listExamples').listExamples(),
+    listDatasets: async () => lab('listDatasets').listDatasets(),
+    listModels: async () => lab('listModels').listModels(),
+    addModel: async (payload) => lab('addModel').addModel(payload),
+    testModel: async (payload) => lab('testModel').testModel(payload),
+    startRun: async (payload) => lab('startRun').startRun(payload),
+    cancelRun: async (payload) => {
+      store.getExperiment(payload.experimentId); // NOT_FOUND for an unknown id
+      return lab('cancelRun').cancelRun(payload);
+    },
+    activeRuns: async () => lab('activeRuns').activeRuns(),
   };
 
   const api = {} as Record<ApiMethod, (payload?: unknown) => unknown>;
   for (const method of API_METHODS) {
     const run = impl[method] as (payload: unknown) => unknown;
+    if (isLabMethod(method)) {
+      // Asynchronous on every host: a bad payload rejects like any other failure.
+      api[method] = async (payload?: unknown) => {
+        const valid = validatePayload(method, payload);
+        try {
+          return await run(valid);
+        } catch (err) {
+          throw toApiError(err, method);
+        }
+      };
+      continue;
+    }
     api[method] = (payload?: unknown) => {
       const valid = validatePayload(method, payload);
       try {
@@ -93,12 +131,32 @@ function throwBadRequest(message: string, method: string, field: string | undefi
   throw new ApiError('BAD_REQUEST', message, method, field, { cause });
 }
 
-/** Turns any error from core into an ApiError for `method`, keeping the original as `cause`. */
+/**
+ * Turns any error from core into an ApiError for `method`, keeping the original as `cause`:
+ * store `NOT_FOUND` -> `NOT_FOUND`, a closed store -> `UNAVAILABLE`, `EXPERIMENT_BUSY` -> `BUSY`;
+ * an invalid workflow, unknown dataset or split, bad fault spec, or missing or invalid model
+ * file -> `BAD_REQUEST`; dataset files absent -> `UNAVAILABLE`; anything else -> `INTERNAL`.
+ * The message starts with `<method>: `.
+ */
 export function toApiError(err: unknown, method: string): ApiError {
   if (err instanceof ApiError) return err;
   if (err instanceof StoreError) {
-    const code = err.code === 'NOT_FOUND' ? 'NOT_FOUND' : err.code === 'CLOSED' ? 'UNAVAILABLE' : 'INTERNAL';
+    const code = err.code === 'NOT_FOUND' ? 'NOT_FOUND' : err.code === 'CLOSED' ? 'UNAVAILABLE' : err.code === 'EXPERIMENT_BUSY' ? 'BUSY' : 'INTERNAL';
     return new ApiError(code, `${method}: ${err.message}`, method, undefined, { cause: err });
+  }
+  if (err instanceof SpecError) {
+    const issues = err.issues.map(formatIssue).join('; ');
+    return new ApiError('BAD_REQUEST', `${method}: invalid workflow: ${issues}`, method, undefined, { cause: err });
+  }
+  if (err instanceof DatasetError) {
+    const code = err.code === 'DATASET_NOT_FOUND' ? 'UNAVAILABLE' : err.code === 'BAD_LINE' ? 'INTERNAL' : 'BAD_REQUEST';
+    return new ApiError(code, `${method}: ${err.message}`, method, undefined, { cause: err });
+  }
+  if (err instanceof FaultSpecError) {
+    return new ApiError('BAD_REQUEST', `${method}: ${err.message}`, method, undefined, { cause: err });
+  }
+  if (err instanceof ModelError && (err.code === 'MODEL_NOT_FOUND' || err.code === 'MODEL_INVALID')) {
+    return new ApiError('BAD_REQUEST', `${method}: ${err.message}`, method, undefined, { cause: err });
   }
   const detail = err instanceof Error ? err.message : String(err);
   return new ApiError('INTERNAL', `${method}: ${detail}`, method, undefined, { cause: err });
@@ -118,6 +176,10 @@ function describeIssue(issue: z.core.$ZodIssue, payload: unknown): { field: stri
   }
   if (issue.code === 'invalid_type' && valueAt(payload, path) === undefined) {
     return { field, text: `payload field "${field}": missing (expected ${issue.expected})` };
+  }
+  if (issue.code === 'invalid_type' && issue.expected === 'int' && typeof valueAt(payload, path) === 'number') {
+    // A number of the wrong kind (a fraction where an integer is expected): the schema's own words.
+    return { field, text: `payload field "${field}": ${issue.message}` };
   }
   if (issue.code === 'invalid_type') {
     return { field, text: `payload field "${field}": expected ${issue.expected}, received ${kindOf(valueAt(payload, path))}` };

@@ -1,8 +1,10 @@
 /**
  * Issue 4 additions to the lab's API: the contract the host side (core/api handlers, host/,
  * `flowlab serve`, Electron main + utility process) and the renderer both code against.
- * Plain, structured-clone-safe data. The host side folds these methods into contract.ts,
- * channels.ts (allowlist) and handlers.ts with zod payload schemas.
+ * Plain, structured-clone-safe data. The methods are in the allowlist (`LAB_METHODS` in
+ * channels.ts), their zod payload schemas in contract.ts (`payloadSchemas`), and `createHandlers`
+ * delegates them to a `LabHost` after validating. Imports only types, so the preload and the
+ * renderer can use `isLabEvent`.
  */
 import type { FailureClass, NodeStatus } from '../trace/index.ts';
 
@@ -25,8 +27,11 @@ export interface DatasetInfo {
 
 /** A GGUF file known to the lab: in the model folder, or added by path. */
 export interface ModelEntry {
+  /** Absolute path of the file. */
   path: string;
+  /** Its base name, e.g. `stories260K.gguf`. */
   fileName: string;
+  /** File size in bytes (0 when the file is gone). */
   sizeBytes: number;
   /** Where it came from. */
   source: 'folder' | 'added';
@@ -48,26 +53,37 @@ export interface StartRunRequest {
   workflowText: string;
   dataset: string;
   split: string;
+  /** Tasks to run, 1..10000 (fewer when the split is shorter). */
   limit: number;
+  /** Tasks to skip from the start of the split. Default 0. */
   offset?: number;
+  /** Experiment seed, 0..2^31-1; each run's seed derives from it and the task index. */
   seed: number;
+  /** Absolute GGUF paths: `default` for roles on the `default` reference, `roles[name]` per role. */
   models: { default?: string; roles?: Record<string, string> };
   /** SIMULATED faults, `role=kind@rate` as in `flowlab blame-eval`; the experiment is marked simulated. */
   inject?: string[];
+  /** CPU threads per model, 1..256. Default: 1 for files under 64 MB, else half the cores. */
   threads?: number;
 }
 
 export interface ActiveRun {
   experimentId: string;
+  /** Runs stored so far. */
   done: number;
+  /** Planned tasks. */
   total: number;
+  /** When this host started it, epoch ms. */
   startedAt: number;
 }
 
 export interface TestGeneration {
+  /** The completion (greedy, seed 0). */
   text: string;
+  /** Tokens, counted by the model's own tokenizer. */
   promptTokens: number;
   completionTokens: number;
+  /** Generation wall time in milliseconds (loading the model not included). */
   ms: number;
 }
 
@@ -80,20 +96,121 @@ export type LabEvent =
   | { type: 'node'; experimentId: string; runId: string; nodeId: string; attempt: number; phase: 'started' | 'finished'; status?: NodeStatus; failureClass?: FailureClass; simulated?: boolean }
   | { type: 'run'; experimentId: string; runId: string; taskIndex: number; done: number; total: number; status: 'completed' | 'failed' | 'cancelled'; correct: boolean };
 
-/** The new API methods (payload -> result). Errors as in FlowlabApi (ApiError codes). */
+/** `addModel`'s payload: an absolute path to a `.gguf` file. */
+export interface AddModelPayload {
+  path: string;
+}
+
+/** `testModel`'s payload. `maxTokens`: completion tokens, 1..256, default 24. `prompt`: 1..4000 characters. */
+export interface TestModelPayload {
+  path: string;
+  prompt: string;
+  maxTokens?: number;
+}
+
+/** `cancelRun`'s payload. */
+export interface CancelRunPayload {
+  experimentId: string;
+}
+
+/** Payload of the methods that take none: nothing, or an empty object. */
+export type NoPayload = Record<string, never> | undefined;
+
+/**
+ * The new API methods (payload -> result). Errors as in FlowlabApi (ApiError codes), plus
+ * `BUSY` from `startRun` when a chosen model file is in use by another running experiment.
+ *
+ * Changed from the first draft: every method returns a Promise (in Electron they all cross to
+ * the utility process; over HTTP every call is asynchronous anyway). The renderer's
+ * `FlowlabClient` is unchanged by this: it always returned Promises.
+ */
 export interface LabApiAdditions {
-  listExamples(): ExampleWorkflow[];
-  listDatasets(): DatasetInfo[];
-  listModels(): ModelEntry[];
-  /** Adds a GGUF by absolute path (checked: exists, GGUF header readable). */
-  addModel(payload: { path: string }): ModelEntry;
-  /** One short generation with a model (maxTokens default 24, at most 256). */
-  testModel(payload: { path: string; prompt: string; maxTokens?: number }): Promise<TestGeneration>;
-  /** Validates, creates the experiment and starts it in the background. */
+  /** The workflows of `examples/*.yaml`, sorted by file name. */
+  listExamples(payload?: NoPayload): Promise<ExampleWorkflow[]>;
+  /** Every dataset the registry knows, with whether its files are present. */
+  listDatasets(payload?: NoPayload): Promise<DatasetInfo[]>;
+  /** GGUF files of the model folder, then those added by path (header metadata, or `error`). */
+  listModels(payload?: NoPayload): Promise<ModelEntry[]>;
+  /**
+   * Adds a GGUF by absolute path (checked: exists, GGUF header readable) and remembers it.
+   * Errors: `BAD_REQUEST` naming the file when it is missing or not a valid GGUF.
+   */
+  addModel(payload: AddModelPayload): Promise<ModelEntry>;
+  /** One short greedy generation with a model (maxTokens default 24, at most 256). Errors: `BAD_REQUEST` (bad file). */
+  testModel(payload: TestModelPayload): Promise<TestGeneration>;
+  /**
+   * Validates, creates the experiment and starts it in the background; progress arrives as
+   * `LabEvent`s (which may arrive before this call's answer). Errors: `BAD_REQUEST` (invalid
+   * workflow: every located issue in the message; unknown dataset, split, role or fault spec;
+   * missing or invalid model file, named), `UNAVAILABLE` (dataset files absent), `BUSY`.
+   */
   startRun(payload: StartRunRequest): Promise<{ experimentId: string }>;
-  cancelRun(payload: { experimentId: string }): { cancelled: boolean };
-  activeRuns(): ActiveRun[];
+  /**
+   * Cancels a running experiment: the run in flight is dropped, the experiment is marked
+   * `cancelled` and can be resumed (`flowlab resume <id>`). `cancelled: false` when it is not
+   * running in this host. Errors: `NOT_FOUND` (no such experiment).
+   */
+  cancelRun(payload: CancelRunPayload): Promise<{ cancelled: boolean }>;
+  /** Experiments running in this host now, oldest first. */
+  activeRuns(payload?: NoPayload): Promise<ActiveRun[]>;
+}
+
+/** A value or a promise of it. */
+export type Awaitable<T> = T | Promise<T>;
+
+/**
+ * What a host provides for the lab methods (implemented in host/ by `createLabHost`, and in
+ * Electron main by the relay to the utility process). Payloads arrive validated by
+ * `createHandlers`. Implementations throw `ApiError` (with method and field) for what the user
+ * can fix; anything else is mapped by `toApiError`.
+ */
+export interface LabHost {
+  listExamples(): Awaitable<ExampleWorkflow[]>;
+  listDatasets(): Awaitable<DatasetInfo[]>;
+  listModels(): Awaitable<ModelEntry[]>;
+  addModel(payload: AddModelPayload): Awaitable<ModelEntry>;
+  testModel(payload: TestModelPayload): Awaitable<TestGeneration>;
+  startRun(payload: StartRunRequest): Awaitable<{ experimentId: string }>;
+  cancelRun(payload: CancelRunPayload): Awaitable<{ cancelled: boolean }>;
+  activeRuns(): Awaitable<ActiveRun[]>;
 }
 
 /** Client-side subscription to pushed events; returns an unsubscribe function. */
 export type Subscribe = (listener: (event: LabEvent) => void) => () => void;
+
+const NODE_STATUSES: readonly string[] = ['ok', 'failed', 'cascade', 'skipped'];
+const FAILURE_CLASSES: readonly string[] = ['wiring', 'execution', 'cascade', 'infrastructure'];
+
+/**
+ * Whether `value` is a well-formed `LabEvent` (checked field by field, without zod, so the
+ * sandboxed preload and the renderer can use it on what arrives over IPC or SSE).
+ */
+export function isLabEvent(value: unknown): value is LabEvent {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const e = value as Record<string, unknown>;
+  const str = (k: string) => typeof e[k] === 'string' && (e[k] as string).length <= 400;
+  const count = (k: string) => Number.isInteger(e[k]) && (e[k] as number) >= 0;
+  const optional = (k: string, ok: (v: unknown) => boolean) => e[k] === undefined || ok(e[k]);
+  if (!str('experimentId')) return false;
+  switch (e['type']) {
+    case 'experiment':
+      return (
+        ['running', 'completed', 'cancelled', 'failed'].includes(e['status'] as string) &&
+        count('done') && count('total') && optional('message', (v) => typeof v === 'string')
+      );
+    case 'node':
+      return (
+        str('runId') && str('nodeId') && count('attempt') && (e['phase'] === 'started' || e['phase'] === 'finished') &&
+        optional('status', (v) => NODE_STATUSES.includes(v as string)) &&
+        optional('failureClass', (v) => FAILURE_CLASSES.includes(v as string)) &&
+        optional('simulated', (v) => typeof v === 'boolean')
+      );
+    case 'run':
+      return (
+        str('runId') && count('taskIndex') && count('done') && count('total') &&
+        ['completed', 'failed', 'cancelled'].includes(e['status'] as string) && typeof e['correct'] === 'boolean'
+      );
+    default:
+      return false;
+  }
+}

@@ -26,6 +26,7 @@ import { newExperimentId } from './ids.ts';
 import { isPidAlive } from './liveness.ts';
 import type { MigrationReport } from './migrate.ts';
 import { prepareStatements, type Statements } from './statements.ts';
+import { ImproveRepo } from './improve.ts';
 import type { ExperimentCall, ExperimentRow, ExperimentStatus, ExperimentSummary, NewExperiment, PlannedTask } from './types.ts';
 
 /** One run with all its node events (each with its model calls), as `saveRuns` takes them. */
@@ -232,6 +233,13 @@ export class Store {
         return marked;
       })
       .immediate();
+  }
+
+  private improveRepo?: ImproveRepo;
+  /** Rollout advantages and the prior library of hint cards (issue 5). */
+  get improve(): ImproveRepo {
+    this.live();
+    return (this.improveRepo ??= new ImproveRepo(this.db, this.file));
   }
 
   /** Whether `close()` has been called. */

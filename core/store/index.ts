@@ -19,3 +19,4 @@ export type {
   NewExperiment,
   PlannedTask,
 } from './types.ts';
+export { ImproveRepo, type AdvantageRow, type Card } from './improve.ts';

@@ -120,9 +120,49 @@ ALTER TABLE runs ADD COLUMN simulated INTEGER NOT NULL DEFAULT 0 CHECK (simulate
 ALTER TABLE node_events ADD COLUMN fault TEXT;  -- injected fault kind (simulated), core/faults
 `;
 
+/** Rollout advantages (issue 5) and the prior library of hint cards. */
+const IMPROVE = /* sql */ `
+CREATE TABLE advantages (
+  run_id        TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  role          TEXT NOT NULL,
+  mode          TEXT NOT NULL CHECK (mode IN ('ladder','flow-grpo')),  -- per-role ladder GRPO, or Flow-GRPO outcome broadcast
+  group_key     TEXT NOT NULL,               -- the task the group was sampled for
+  reward        REAL NOT NULL,
+  advantage     REAL NOT NULL,
+  group_mean    REAL NOT NULL,
+  group_std     REAL NOT NULL,
+  group_size    INTEGER NOT NULL,
+  PRIMARY KEY (run_id, role, mode)
+) WITHOUT ROWID;
+
+CREATE TABLE cards (
+  id            TEXT PRIMARY KEY,
+  role          TEXT NOT NULL,
+  title         TEXT NOT NULL,
+  applies_when  TEXT NOT NULL,
+  advice        TEXT NOT NULL,
+  source_runs_json TEXT NOT NULL,            -- run ids the card was distilled from
+  experiment_id TEXT,                        -- where those runs came from
+  teacher       TEXT NOT NULL,               -- model file (or 'scripted (simulated)')
+  shots         INTEGER NOT NULL,
+  only_successes INTEGER NOT NULL CHECK (only_successes IN (0,1)),
+  simulated     INTEGER NOT NULL DEFAULT 0 CHECK (simulated IN (0,1)),
+  created_at    INTEGER NOT NULL,
+  meta_json     TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX cards_role ON cards(role);
+
+CREATE TABLE card_uses (
+  card_id       TEXT NOT NULL REFERENCES cards(id) ON DELETE CASCADE,
+  run_id        TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  PRIMARY KEY (card_id, run_id)
+) WITHOUT ROWID;
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial', up: INITIAL },
   { version: 2, name: 'credit-and-ladder', up: CREDIT },
+  { version: 3, name: 'advantages-and-cards', up: IMPROVE },
 ];
 
 /** The newest schema version this code knows. */

@@ -5,7 +5,7 @@ import type { ModelCallRecord } from '../trace/index.ts';
 export type ExperimentStatus = 'running' | 'completed' | 'interrupted' | 'cancelled' | 'failed';
 
 /** What an experiment is. Only `run` (conditions x tasks through one workflow) exists for now. */
-export type ExperimentKind = 'run' | 'blame-eval';
+export type ExperimentKind = 'run' | 'blame-eval' | 'rollouts';
 
 /** One planned task of an experiment, written when the experiment is created. */
 export interface PlannedTask {

@@ -13,4 +13,4 @@ export {
   type NumberToken,
 } from './numeric.ts';
 export { GSM8K_SPLITS, createGsm8kDataset, extractGsm8kAnswer, gsm8kGrader } from './gsm8k.ts';
-export { datasetNames, getDataset, type DatasetLocation } from './registry.ts';
+export { datasetNames, describeDataset, getDataset, type DatasetLocation } from './registry.ts';

@@ -21,6 +21,11 @@ export function datasetNames(): string[] {
   return Object.keys(DATASETS).sort();
 }
 
+/** A dataset's one-line description (e.g. for a picker), or undefined for an unknown name. */
+export function describeDataset(name: string): string | undefined {
+  return Object.hasOwn(DATASETS, name.toLowerCase()) ? DATASETS[name.toLowerCase()]!.describe : undefined;
+}
+
 /**
  * A dataset by name (case-insensitive), reading from `resolveDataDir(opts)`.
  * Files are not touched until `load`.

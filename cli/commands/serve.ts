@@ -1,0 +1,171 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createHandlers } from '../../core/api/index.ts';
+import { openStore, type Store } from '../../core/store/index.ts';
+import { resolveSharedDir } from '../../core/tasks/index.ts';
+import { createEventHub, createLabHost, isLoopback, rendererMissingMessage, startLabServer, type LabHostHandle, type LabServer } from '../../host/index.ts';
+import { intFlag, parse, UsageError } from '../args.ts';
+import { processIo, type Io } from './common.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+/** Default port of `flowlab serve`. */
+export const DEFAULT_PORT = 5177;
+
+export const SERVE_USAGE = `Usage: flowlab serve [--port P] [--host H] [--db file] [--models dir]
+
+Serves the lab in a browser: the built renderer and the lab's API (HTTP + Server-Sent Events),
+with a random session token. Prints the page's URL (with its token) on stdout. Stop with Ctrl-C:
+running experiments are cancelled and can be resumed with \`flowlab resume\`.
+
+Options:
+  --port <n>          TCP port; 0 picks a free one                        [default: ${DEFAULT_PORT}]
+  --host <addr>       interface: 127.0.0.1, localhost or ::1; 0.0.0.0 (or ::) shares the lab
+                      with your network (anyone with the URL and token)    [default: 127.0.0.1]
+  --db <file>         SQLite database                                      [default: flowlab.db]
+  --models <dir>      model folder (*.gguf)   [default: $FLOWLAB_MODELS, else $FLOWLAB_SHARED/models or ../shared/models]
+  --data-dir <dir>    dataset folder          [default: $FLOWLAB_SHARED/data or ../shared/data]
+  --renderer <dir>    built renderer          [default: out/renderer, written by \`npm run build\`]
+`;
+
+/** Options of {@link startServe}: the parsed flags. */
+export interface ServeOptions {
+  port: number;
+  host: string;
+  db: string;
+  models: string;
+  dataDir?: string;
+  renderer: string;
+  examples?: string;
+}
+
+/** A running browser host: the server, and a stop that cancels runs and closes the store. */
+export interface RunningServe {
+  server: LabServer;
+  lab: LabHostHandle;
+  store: Store;
+  /** Stops serving, cancels running experiments (resumable), closes the store. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Opens the store, builds the lab host and the API, and starts the HTTP server.
+ * @throws StoreError (database), or the listen error (`EADDRINUSE`...).
+ */
+export async function startServe(opts: ServeOptions): Promise<RunningServe> {
+  const store = openStore(opts.db);
+  const hub = createEventHub();
+  const lab = createLabHost({
+    store,
+    dbFile: opts.db,
+    modelDir: opts.models,
+    examplesDir: opts.examples ?? path.join(ROOT, 'examples'),
+    ...(opts.dataDir !== undefined ? { dataDir: opts.dataDir } : {}),
+    emit: hub.emit,
+  });
+  const api = createHandlers({ store, version: appVersion(), lab });
+  let server: LabServer;
+  try {
+    server = await startLabServer({ api, subscribe: hub.subscribe, rendererDir: opts.renderer, host: opts.host, port: opts.port });
+  } catch (err) {
+    store.close();
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new Error(`port ${opts.port} on ${opts.host} is in use: pass --port <n>, or --port 0 for a free one`, { cause: err });
+    }
+    throw err;
+  }
+  let stopping: Promise<void> | undefined;
+  return {
+    server,
+    lab,
+    store,
+    stop() {
+      stopping ??= (async () => {
+        await lab.dispose();
+        await server.close();
+        store.close();
+      })();
+      return stopping;
+    },
+  };
+}
+
+/** Parses `flowlab serve` flags (UsageError on bad ones). */
+export function parseServeArgs(argv: string[]): ServeOptions {
+  const { values, positionals } = parse(argv, {
+    port: { type: 'string', default: String(DEFAULT_PORT) },
+    host: { type: 'string', default: '127.0.0.1' },
+    db: { type: 'string', default: process.env.FLOWLAB_DB ?? 'flowlab.db' },
+    models: { type: 'string' },
+    'data-dir': { type: 'string' },
+    renderer: { type: 'string' },
+  }, SERVE_USAGE);
+  if (positionals.length) throw new UsageError(`unexpected argument "${positionals[0]}"`, SERVE_USAGE);
+  const port = intFlag(values.port, 'port', SERVE_USAGE)!;
+  if (port > 65535) throw new UsageError(`--port must be at most 65535, got ${port}`, SERVE_USAGE);
+  const host = values.host!;
+  if (!isLoopback(host) && host !== '0.0.0.0' && host !== '::') {
+    throw new UsageError(`--host ${host}: serve on loopback (127.0.0.1, localhost, ::1), or pass --host 0.0.0.0 to share the lab with your network`, SERVE_USAGE);
+  }
+  const models = values.models ?? (process.env.FLOWLAB_MODELS || path.join(resolveSharedDir(), 'models'));
+  return {
+    port,
+    host,
+    db: values.db!,
+    models: path.resolve(models),
+    ...(values['data-dir'] !== undefined ? { dataDir: values['data-dir'] } : {}),
+    renderer: path.resolve(values.renderer ?? path.join(ROOT, 'out/renderer')),
+  };
+}
+
+/**
+ * `flowlab serve`: prints the page URL (with its token) on stdout, notes on stderr, and serves
+ * until SIGINT or SIGTERM; then running experiments are cancelled (resumable) and the store is
+ * closed. Exit code 0 after a clean stop.
+ */
+export async function serveCommand(argv: string[], io: Io = processIo): Promise<number> {
+  const opts = parseServeArgs(argv);
+  const running = await startServe(opts);
+  const { server } = running;
+  if (!existsSync(path.join(opts.renderer, 'index.html'))) io.stderr(`flowlab serve: ${rendererMissingMessage(opts.renderer)}\n`);
+  if (!isLoopback(opts.host)) {
+    io.stderr(
+      `flowlab serve: WARNING: listening on ${opts.host}:${server.port}, reachable from your network. Anyone with the URL ` +
+        `(it carries the session token) can run models and read every experiment in ${opts.db}. Share it only with your room.\n`,
+    );
+  }
+  io.stderr(`flowlab serve: database ${path.resolve(opts.db)}, models ${opts.models}. Ctrl-C stops.\n`);
+  io.stdout(`${server.url}\n`);
+  for (const url of server.networkUrls) io.stdout(`${url}\n`);
+
+  await new Promise<void>((resolve) => {
+    let signals = 0;
+    const onSignal = (signal: NodeJS.Signals) => {
+      signals++;
+      if (signals > 1) {
+        io.stderr(`flowlab serve: second ${signal}: exiting now\n`);
+        process.exit(130);
+      }
+      const active = running.lab.runner.list().length;
+      io.stderr(`\nflowlab serve: stopping${active ? ` (cancelling ${active} running experiment(s); \`flowlab resume\` finishes them)` : ''}\n`);
+      void running.stop().then(() => {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+        resolve();
+      });
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+  return 0;
+}
+
+/** The `version` of the app's package.json (`0.0.0` when it cannot be read). */
+function appVersion(): string {
+  try {
+    const v = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version?: unknown }).version;
+    return typeof v === 'string' ? v : '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}

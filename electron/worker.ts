@@ -1,0 +1,41 @@
+/**
+ * The lab's utility process (started by main with `utilityProcess.fork`, bundled to
+ * out/main/worker.js): engine and model work off the UI thread. It opens its own connection to
+ * the store and runs the `LabHost` of host/ (runner, model catalogue, examples, datasets);
+ * main relays the lab methods to it and forwards its LabEvents to the window (see relay.ts).
+ */
+import { openStore } from '../core/store/index.ts';
+import { createLabHost } from '../host/index.ts';
+import { serveLab } from './relay.ts';
+
+const parentPort = process.parentPort;
+if (!parentPort) {
+  console.error('electron/worker.ts runs only as an Electron utility process (process.parentPort is missing)');
+  process.exit(1);
+}
+
+serveLab(
+  {
+    postMessage: (message) => parentPort.postMessage(message),
+    onMessage: (listener) => parentPort.on('message', (event) => listener(event.data)),
+  },
+  (config, emit) => {
+    const store = openStore(config.dbFile);
+    const lab = createLabHost({
+      store,
+      dbFile: config.dbFile,
+      modelDir: config.modelDir,
+      examplesDir: config.examplesDir,
+      ...(config.sharedDir !== undefined ? { sharedDir: config.sharedDir } : {}),
+      emit,
+    });
+    return {
+      host: lab,
+      dispose: async () => {
+        await lab.dispose();
+        store.close();
+      },
+    };
+  },
+  (code) => process.exit(code),
+);

@@ -1,0 +1,21 @@
+import type { DatasetInfo } from '../core/api/index.ts';
+import { datasetNames, describeDataset, getDataset, type DatasetLocation } from '../core/tasks/index.ts';
+
+/**
+ * Every dataset of the core/tasks registry, with `available` found by loading one task of its
+ * first split from `location` (the data folder, or `<shared>/data`). When it is not available,
+ * `message` is the dataset's own error (it names the file it looked for).
+ */
+export function listDatasets(location: DatasetLocation): DatasetInfo[] {
+  return datasetNames().map((name) => {
+    const dataset = getDataset(name, location);
+    const info: DatasetInfo = { name: dataset.name, splits: [...dataset.splits], describe: describeDataset(name) ?? name, available: true };
+    try {
+      dataset.load({ split: dataset.splits[0]!, limit: 1 });
+    } catch (err) {
+      info.available = false;
+      info.message = err instanceof Error ? err.message : String(err);
+    }
+    return info;
+  });
+}

@@ -1,0 +1,12 @@
+/**
+ * host/: the node-side composition shared by the Electron utility process and `flowlab serve`.
+ * It wires core (store, engine, experiments, tasks) and models/ (node-llama-cpp) into a
+ * `LabHost` (core/api/lab.ts), and serves the API over HTTP + Server-Sent Events.
+ */
+export { createLabHost, DEFAULT_TEST_TOKENS, type LabHostHandle, type LabHostOptions } from './labHost.ts';
+export { LabRunner, type LabRunnerOptions, type LoadableProvider } from './runner.ts';
+export { ModelCatalog, readGgufHeader, testGeneration, type ModelCatalogOptions, type ModelHeader, type ReadModelHeader } from './models.ts';
+export { listExamples } from './examples.ts';
+export { listDatasets } from './datasets.ts';
+export { createEventHub, type EventHub } from './events.ts';
+export { isLoopback, MAX_BODY_BYTES, rendererMissingMessage, startLabServer, TOKEN_HEADER, type LabServer, type LabServerOptions } from './server.ts';

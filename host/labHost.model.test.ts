@@ -1,0 +1,122 @@
+/**
+ * The lab host with the real tiny model (stories260K.gguf, node-llama-cpp on CPU) and the real
+ * GSM8K data of the shared folder. Skipped, saying why, where they are absent.
+ */
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createHandlers, type FlowlabApi, type LabEvent } from '../core/api/index.ts';
+import { openStore, type Store } from '../core/store/index.ts';
+import { main } from '../cli/main.ts';
+import { createLabHost, type LabHostHandle } from './index.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const SHARED = process.env.FLOWLAB_SHARED ?? path.resolve(process.cwd(), '../shared');
+const MODEL = path.join(SHARED, 'models/stories260K.gguf');
+const DATA = path.join(SHARED, 'data/gsm8k/test.jsonl');
+const have = existsSync(MODEL) && existsSync(DATA);
+if (!have) console.log(`[host/labHost.model.test] skipping the model-dependent lab tests: ${MODEL} or ${DATA} not found (set FLOWLAB_SHARED to the shared folder)`);
+const TEAM = readFileSync(path.join(ROOT, 'examples/gsm8k-team.yaml'), 'utf8');
+
+let dir: string;
+let store: Store;
+let events: LabEvent[];
+let lab: LabHostHandle;
+let api: FlowlabApi;
+
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'flowlab-host-model-'));
+  store = openStore(path.join(dir, 'lab.db'));
+  events = [];
+  lab = createLabHost({ store, dbFile: path.join(dir, 'lab.db'), modelDir: path.join(dir, 'models'), examplesDir: path.join(ROOT, 'examples'), sharedDir: SHARED, emit: (e) => events.push(e) });
+  api = createHandlers({ store, version: 't', lab });
+});
+afterEach(async () => {
+  await lab.dispose();
+  store.close();
+});
+
+/** Resolves with the first event matching `pred` (already emitted or still to come). */
+function nextEvent(pred: (e: LabEvent) => boolean): Promise<LabEvent> {
+  return new Promise((resolve) => {
+    const found = events.find(pred);
+    if (found) return resolve(found);
+    const timer = setInterval(() => {
+      const e = events.find(pred);
+      if (e) {
+        clearInterval(timer);
+        resolve(e);
+      }
+    }, 5);
+  });
+}
+
+describe.skipIf(!have)('lab runs with the tiny real model', () => {
+  it('runs 2 GSM8K tasks: running -> node events -> run events -> completed; the store holds 2 runs', async () => {
+    const { experimentId } = await api.startRun({ workflowText: TEAM, dataset: 'gsm8k', split: 'test', limit: 2, seed: 0, models: { default: MODEL } });
+    await lab.runner.settled(experimentId);
+    const mine = events.filter((e) => e.experimentId === experimentId);
+    expect(mine[0]).toEqual({ type: 'experiment', experimentId, status: 'running', done: 0, total: 2 });
+    expect(mine.at(-1)).toEqual({ type: 'experiment', experimentId, status: 'completed', done: 2, total: 2 });
+    const firstRun = mine.findIndex((e) => e.type === 'run');
+    expect(mine.slice(1, firstRun).length).toBeGreaterThan(0);
+    expect(mine.slice(1, firstRun).every((e) => e.type === 'node')).toBe(true);
+    expect(mine.some((e) => e.type === 'node' && e.nodeId === 'plan' && e.phase === 'started')).toBe(true);
+    expect(mine.some((e) => e.type === 'node' && e.nodeId === 'plan' && e.phase === 'finished' && e.status === 'ok')).toBe(true);
+    expect(mine.filter((e) => e.type === 'run').map((e) => e.type === 'run' && [e.taskIndex, e.done, e.total])).toEqual([[0, 1, 2], [1, 2, 2]]);
+    const runs = store.listRuns(experimentId);
+    expect(runs).toHaveLength(2);
+    expect(store.getRunEvents(runs[0]!.runId).length).toBeGreaterThan(0);
+    expect(store.getExperiment(experimentId).status).toBe('completed');
+  });
+
+  it('cancelRun mid-way leaves a cancelled experiment that `flowlab resume` finishes', async () => {
+    const { experimentId } = await api.startRun({ workflowText: TEAM, dataset: 'gsm8k', split: 'test', limit: 5, seed: 3, models: { default: MODEL } });
+    await nextEvent((e) => e.type === 'run' && e.experimentId === experimentId);
+    await expect(api.cancelRun({ experimentId })).resolves.toEqual({ cancelled: true });
+    const exp = store.getExperiment(experimentId);
+    expect(exp.status).toBe('cancelled');
+    const stored = store.listRuns(experimentId).length;
+    expect(stored).toBeGreaterThanOrEqual(1);
+    expect(stored).toBeLessThan(5);
+    expect(store.pendingTasks(experimentId)).toHaveLength(5 - stored);
+    expect(events.at(-1)).toMatchObject({ type: 'experiment', experimentId, status: 'cancelled', total: 5 });
+
+    const io = { out: '', err: '', isTTY: false, stdout: (s: string) => void (io.out += s), stderr: (s: string) => void (io.err += s) };
+    const code = await main(['resume', experimentId, '--db', path.join(dir, 'lab.db'), '--json'], io);
+    expect(io.err).toMatch(new RegExp(`Resuming ${experimentId}.*${5 - stored} task\\(s\\) left`));
+    expect(code).toBe(0);
+    expect(store.listRuns(experimentId)).toHaveLength(5);
+    expect(store.getExperiment(experimentId).status).toBe('completed');
+  });
+
+  it('inject marks the experiment and its runs simulated', async () => {
+    const { experimentId } = await api.startRun({ workflowText: TEAM, dataset: 'gsm8k', split: 'test', limit: 2, seed: 0, models: { default: MODEL }, inject: ['solver=error@1'] });
+    await lab.runner.settled(experimentId);
+    const exp = api.getExperiment({ id: experimentId });
+    expect(exp.kind).toBe('blame-eval');
+    expect(exp.config).toMatchObject({ simulated: true, inject: ['solver=error@1'] });
+    const runs = store.listRuns(experimentId);
+    expect(runs.map((r) => r.simulated)).toEqual([true, true]);
+    const solve = store.getRunEvents(runs[0]!.runId).find((e) => e.nodeId === 'solve')!;
+    expect([solve.simulated, solve.fault, solve.status]).toEqual([true, 'error', 'failed']);
+    expect(events.some((e) => e.type === 'node' && e.nodeId === 'solve' && e.phase === 'finished' && e.simulated === true)).toBe(true);
+    expect(events.some((e) => e.type === 'node' && e.nodeId === 'plan' && e.phase === 'finished' && e.simulated === true)).toBe(false);
+  });
+
+  it('testModel generates with the model; listModels and addModel read real headers', async () => {
+    const out = await api.testModel({ path: MODEL, prompt: 'Once upon a time', maxTokens: 12 });
+    expect(out.text.startsWith(', there was a little girl')).toBe(true);
+    expect(out.promptTokens).toBeGreaterThan(0);
+    expect(out.completionTokens).toBeGreaterThan(0);
+    expect(out.completionTokens).toBeLessThanOrEqual(12);
+    mkdirSync(path.join(dir, 'models'));
+    copyFileSync(MODEL, path.join(dir, 'models/stories260K.gguf'));
+    const [entry] = await api.listModels();
+    expect(entry).toMatchObject({ fileName: 'stories260K.gguf', source: 'folder', sizeBytes: 1185376, info: { architecture: 'llama', parameters: 292800, fileType: 'F32', contextLength: 2048, hasChatTemplate: false } });
+    await expect(api.addModel({ path: MODEL })).resolves.toMatchObject({ path: MODEL, source: 'added', info: { architecture: 'llama' } });
+    const missing = await api.testModel({ path: path.join(dir, 'nope.gguf'), prompt: 'x' }).catch((e: unknown) => e);
+    expect(missing).toMatchObject({ code: 'BAD_REQUEST', field: 'path', message: `testModel: Model file not found: ${path.join(dir, 'nope.gguf')}` });
+  });
+});

@@ -1,0 +1,80 @@
+import path from 'node:path';
+import type { LabEvent, LabHost } from '../core/api/index.ts';
+import type { Store } from '../core/store/index.ts';
+import { listDatasets } from './datasets.ts';
+import { listExamples } from './examples.ts';
+import { ModelCatalog, testGeneration, type ReadModelHeader } from './models.ts';
+import { LabRunner, type LoadableProvider } from './runner.ts';
+import type { ModelConfig } from '../cli/compose.ts';
+
+/** Options of {@link createLabHost}. */
+export interface LabHostOptions {
+  /** The open store (the host never closes it; close it after `dispose()`). */
+  store: Store;
+  /**
+   * The database file (`:memory:` allowed). The list of models added by path is kept next to
+   * it, in `<dbFile>.models.json` (in memory only for `:memory:`).
+   */
+  dbFile: string;
+  /** The model folder: its `*.gguf` files are listed; relative model paths in workflows resolve here. */
+  modelDir: string;
+  /** The folder of example workflows (`examples/` of the app). */
+  examplesDir: string;
+  /** The shared folder whose `data/` holds the datasets. Default: `$FLOWLAB_SHARED`, else `<cwd>/../shared`. */
+  sharedDir?: string;
+  /** A data folder to use instead of `<sharedDir>/data`. */
+  dataDir?: string;
+  /** Receives every LabEvent (SSE fan-out, the utility process's port, tests). */
+  emit: (event: LabEvent) => void;
+  /** @internal tests: the provider factory (default node-llama-cpp) and model checks. */
+  createProvider?: (config: ModelConfig) => Promise<LoadableProvider>;
+  /** @internal tests: the model file check before a run (default `readGgufInfo`). */
+  checkModel?: (file: string) => Promise<unknown>;
+  /** @internal tests: the GGUF header reader of the catalogue. */
+  readHeader?: ReadModelHeader;
+}
+
+/** The lab host plus its lifecycle. */
+export interface LabHostHandle extends LabHost {
+  /** The runner, for hosts and tests that wait on an experiment (`runner.settled(id)`). */
+  readonly runner: LabRunner;
+  /** Cancels running experiments and waits for them to stop (the store stays open). Idempotent. */
+  dispose(): Promise<void>;
+}
+
+/** Completion tokens of `testModel` when the payload gives none. */
+export const DEFAULT_TEST_TOKENS = 24;
+
+/**
+ * The node-side lab both the Electron utility process and `flowlab serve` use: examples,
+ * datasets, the model catalogue, test generations and the background runner, over one open
+ * store. Payloads are expected validated (by `createHandlers`).
+ */
+export function createLabHost(options: LabHostOptions): LabHostHandle {
+  const datasets = { ...(options.sharedDir !== undefined ? { sharedDir: options.sharedDir } : {}), ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}) };
+  const catalog = new ModelCatalog({
+    modelDir: options.modelDir,
+    ...(options.dbFile === ':memory:' || options.dbFile === '' ? {} : { addedFile: `${path.resolve(options.dbFile)}.models.json` }),
+    ...(options.readHeader ? { readHeader: options.readHeader } : {}),
+  });
+  const runner = new LabRunner({
+    store: options.store,
+    emit: options.emit,
+    datasets,
+    modelDir: path.resolve(options.modelDir),
+    ...(options.createProvider ? { createProvider: options.createProvider } : {}),
+    ...(options.checkModel ? { checkModel: options.checkModel } : {}),
+  });
+  return {
+    runner,
+    listExamples: () => listExamples(options.examplesDir),
+    listDatasets: () => listDatasets(datasets),
+    listModels: () => catalog.list(),
+    addModel: ({ path: file }) => catalog.add(file),
+    testModel: ({ path: file, prompt, maxTokens }) => testGeneration(file, prompt, maxTokens ?? DEFAULT_TEST_TOKENS),
+    startRun: (req) => runner.start(req),
+    cancelRun: ({ experimentId }) => runner.cancel(experimentId),
+    activeRuns: () => runner.list(),
+    dispose: () => runner.dispose(),
+  };
+}
