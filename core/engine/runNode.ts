@@ -1,7 +1,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { RoleName } from '../ids.ts';
 import { ModelError } from '../model/errors.ts';
-import type { GenerateRequest, ModelProvider } from '../model/provider.ts';
+import type { GenerateRequest, ModelProvider, SamplingParams } from '../model/provider.ts';
 import type { ModelCallRecord } from '../trace/events.ts';
 import type { CheckRegistry } from '../workflow/checks.ts';
 import type { ToolShape } from '../workflow/compile.ts';
@@ -41,6 +41,8 @@ export interface NodeContext {
   hints?: (role: RoleName) => string;
   /** Resolves the model reference a role uses (CLI overrides such as --role-model). */
   modelFor?: (role: RoleName) => string;
+  /** Sampling that overrides every agent node's own (rollouts sample at one temperature, topK 0, topP 1, minP 0). */
+  sampling?: Partial<Pick<SamplingParams, 'temperature' | 'topK' | 'topP' | 'minP'>>;
 }
 
 export interface NodeResult {
@@ -98,7 +100,7 @@ async function runAgent(node: GraphNode, inputs: Record<string, unknown>, ctx: N
     model: ctx.modelFor?.(role.name) ?? role.model,
     system: role.instructions || undefined,
     prompt,
-    params: { temperature: node.temperature, maxTokens: node.maxTokens, stop: node.stop },
+    params: { temperature: node.temperature, maxTokens: node.maxTokens, stop: node.stop, ...ctx.sampling },
     seed: deriveSeed(ctx.runSeed, node.id, ctx.attempt, callIndex),
     jsonSchema: node.contract?.schema,
     key: { taskKey: ctx.taskKey, nodeId: node.id, attempt: ctx.attempt, callIndex },

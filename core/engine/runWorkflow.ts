@@ -5,7 +5,7 @@ import { CheckRegistry } from '../workflow/checks.ts';
 import { evalCondition } from '../workflow/condition.ts';
 import type { Graph, GraphEdge, GraphNode } from '../workflow/graph.ts';
 import { NodeFailure, wiring } from './failure.ts';
-import { runNode, type ToolSource } from './runNode.ts';
+import { runNode, type NodeContext, type ToolSource } from './runNode.ts';
 
 export interface RunOptions {
   runId: RunId;
@@ -25,6 +25,8 @@ export interface RunOptions {
   maxHops?: number;
   hints?: (role: RoleName) => string;
   modelFor?: (role: RoleName) => string;
+  /** Overrides every agent node's sampling (see NodeContext.sampling). */
+  sampling?: NodeContext['sampling'];
 }
 
 export interface RunOutcome {
@@ -270,6 +272,7 @@ export async function runWorkflow(graph: Graph, opts: RunOptions): Promise<RunOu
             signal,
             hints: opts.hints,
             modelFor: opts.modelFor,
+            sampling: opts.sampling,
           }).then(
             (res) => settle(st, attempt, g.inputs, t, { ok: true, output: res.output, calls: res.calls }),
             (err: NodeFailure & { calls?: ModelCallRecord[] }) => settle(st, attempt, g.inputs, t, { ok: false, failure: err, calls: err.calls ?? [] }),

@@ -1,5 +1,5 @@
 import { asRunId, type ExperimentId, type RoleName } from '../ids.ts';
-import { runWorkflow, type ToolSource } from '../engine/index.ts';
+import { runWorkflow, type RunOptions, type ToolSource } from '../engine/index.ts';
 import { deriveSeed } from '../engine/seeds.ts';
 import type { ModelProvider } from '../model/provider.ts';
 import type { Store } from '../store/index.ts';
@@ -29,6 +29,13 @@ export interface ExecuteOptions {
   sink?: TraceSink;
   /** Fault injection (simulated): the injected fault kind of a node run, to label its event. */
   faultAt?: (taskKey: string, nodeId: string, attempt: number) => string | undefined;
+  /**
+   * Tasks run at once (default 1). Rollout groups use G so a group's trajectories decode together
+   * (the provider batches concurrent sequences); runs are still stored one transaction each.
+   */
+  parallel?: number;
+  /** Sampling that overrides every agent node's (rollouts). */
+  sampling?: RunOptions['sampling'];
 }
 
 /** The id of the run of task `taskIndex` in an experiment: `<experimentId>/<taskIndex>`. */
@@ -57,8 +64,7 @@ export async function executePending(opts: ExecuteOptions): Promise<{ stored: nu
   const total = store.listTasks(experimentId).length;
   let done = total - pending.length;
   let stored = 0;
-  for (const planned of pending) {
-    if (opts.signal?.aborted) return { stored, cancelled: true };
+  const runOne = async (planned: PlannedTask): Promise<{ cancelled?: true; halted?: string }> => {
     const task = taskOf(planned);
     const seed = runSeedOf(opts.seed, planned.taskIndex);
     const outcome = await runWorkflow(opts.graph, {
@@ -73,12 +79,13 @@ export async function executePending(opts: ExecuteOptions): Promise<{ stored: nu
       sink: opts.sink,
       modelFor: opts.modelFor,
       hints: opts.hints,
+      sampling: opts.sampling,
     });
-    if (outcome.status === 'cancelled') return { stored, cancelled: true };
+    if (outcome.status === 'cancelled') return { cancelled: true };
     const fatal = outcome.events.find((e) => e.failureClass === 'infrastructure' && HALTING.has(e.errorCode ?? ''));
     if (fatal) {
       // Not stored: the task stays pending, so `resume` runs it once the model is fixed.
-      return { stored, cancelled: false, halted: `${fatal.errorCode}: ${fatal.message} (task ${planned.taskIndex}, node ${fatal.nodeId}); the experiment stopped and can be resumed` };
+      return { halted: `${fatal.errorCode}: ${fatal.message} (task ${planned.taskIndex}, node ${fatal.nodeId}); the experiment stopped and can be resumed` };
     }
     if (opts.faultAt) {
       for (const e of outcome.events) {
@@ -112,6 +119,16 @@ export async function executePending(opts: ExecuteOptions): Promise<{ stored: nu
     stored++;
     done++;
     opts.onRun?.(run, done, total);
+    return {};
+  };
+
+  const width = Math.max(1, opts.parallel ?? 1);
+  for (let i = 0; i < pending.length; i += width) {
+    if (opts.signal?.aborted) return { stored, cancelled: true };
+    const results = await Promise.all(pending.slice(i, i + width).map(runOne));
+    const halted = results.find((r) => r.halted)?.halted;
+    if (halted) return { stored, cancelled: false, halted };
+    if (results.some((r) => r.cancelled)) return { stored, cancelled: true };
   }
   return { stored, cancelled: false };
 }

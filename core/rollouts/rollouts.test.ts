@@ -3,7 +3,7 @@ import { asExperimentId, asNodeId, asRoleName, asRunId, HUMAN } from '../ids.ts'
 import { defaultTools } from '../tools/index.ts';
 import type { NodeEvent, RunRecord } from '../trace/events.ts';
 import { parseWorkflow } from '../workflow/load.ts';
-import { ADVANTAGE_EPS, broadcastToTurns, flowGrpoAdvantages, groupAdvantages, ladderAdvantages } from './advantages.ts';
+import { ADVANTAGE_EPS, type Rollout, broadcastToTurns, flowGrpoAdvantages, groupAdvantages, ladderAdvantages } from './advantages.ts';
 import { learningRoles, parseMode } from './modes.ts';
 import { exportForTrl } from './trlExport.ts';
 
@@ -37,7 +37,7 @@ describe('group-relative advantages', () => {
   });
 
   it('per-role ladder advantages use each role\'s own h over the rollouts it took part in', () => {
-    const group = [
+    const group: Rollout[] = [
       { runId: 'r0', rewards: { planner: 0.2, solver: -0.15 }, outcome: 0 },
       { runId: 'r1', rewards: { planner: 0.2, solver: 1.0 }, outcome: 1 },
       { runId: 'r2', rewards: { planner: 0.2 }, outcome: 0 },
