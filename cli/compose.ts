@@ -18,6 +18,13 @@ export interface ModelConfig {
   gpu: 'auto' | false;
   /** Per model reference: a fingerprint of the file when the experiment started (see fingerprintModel). */
   fingerprints?: Record<string, string>;
+  /** Concurrent sequences per model (rollout groups use G). Default: the provider's (4). */
+  sequences?: number;
+  /**
+   * `mixed`: concurrent sequences share decode batches (throughput; rollouts); `isolated`
+   * (default): bit-identical to running each call alone (see models/llama).
+   */
+  batching?: 'mixed' | 'isolated';
 }
 
 /**
@@ -96,9 +103,9 @@ export function defaultThreads(file: string): number {
 /** Builds the node-llama-cpp provider (imported lazily: replay never loads the binding). */
 export async function llamaProvider(cfg: ModelConfig): Promise<ModelProvider & { load?(ref?: string): Promise<unknown> }> {
   const { LlamaProvider } = await import('../models/llama/index.ts');
-  const models: Record<string, { path: string; threads: number; contextSize?: number; gpu: 'auto' | false }> = {};
+  const models: Record<string, { path: string; threads: number; contextSize?: number; gpu: 'auto' | false; sequences?: number; batching?: 'mixed' | 'isolated' }> = {};
   for (const [ref, file] of Object.entries(cfg.models)) {
-    models[ref] = { path: file, threads: cfg.threads ?? defaultThreads(file), contextSize: cfg.contextSize, gpu: cfg.gpu };
+    models[ref] = { path: file, threads: cfg.threads ?? defaultThreads(file), contextSize: cfg.contextSize, gpu: cfg.gpu, sequences: cfg.sequences, batching: cfg.batching };
   }
   return new LlamaProvider({ models });
 }

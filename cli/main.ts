@@ -6,6 +6,9 @@ import { blameEvalCommand, BLAME_EVAL_USAGE } from './commands/blameEval.ts';
 import { showCommand, SHOW_USAGE } from './commands/show.ts';
 import { attributionEvalCommand, ATTRIBUTION_EVAL_USAGE } from './commands/attributionEval.ts';
 import { serveCommand, SERVE_USAGE } from './commands/serve.ts';
+import { rolloutsCommand, ROLLOUTS_USAGE } from './commands/rollouts.ts';
+import { exportCommand, EXPORT_USAGE } from './commands/export.ts';
+import { compareCommand, COMPARE_USAGE } from './commands/compare.ts';
 import { processIo, type Io } from './commands/common.ts';
 
 export const USAGE = `Usage: flowlab <command> [options]
@@ -17,6 +20,9 @@ Commands:
   show <run-id>             print a run's trace as a tree with root failures, cascades and the ladder
   blame-eval <workflow>     inject SIMULATED faults and score structural blame against ground truth
   attribution-eval          score failure attribution on Who&When logs (which agent, which step)
+  export <experiment-id>    write a rollouts experiment as TRL-ready JSONL (GRPO/KTO and SFT) + manifest
+  compare <exp-a> <exp-b>   paired sign test and bootstrap CI of accuracy and per-role ladder deltas
+  rollouts <workflow>       G rollouts per task, decoded together; per-role GRPO and Flow-GRPO advantages
   serve                     serve the lab in a browser (renderer + API, token-protected, 127.0.0.1)
 
 Run \`flowlab <command> --help\` for a command's options.
@@ -30,6 +36,9 @@ const COMMANDS: Record<string, { run: (argv: string[], io: Io) => Promise<number
   show: { run: showCommand, usage: SHOW_USAGE },
   'attribution-eval': { run: attributionEvalCommand, usage: ATTRIBUTION_EVAL_USAGE },
   serve: { run: serveCommand, usage: SERVE_USAGE },
+  rollouts: { run: rolloutsCommand, usage: ROLLOUTS_USAGE },
+  export: { run: exportCommand, usage: EXPORT_USAGE },
+  compare: { run: compareCommand, usage: COMPARE_USAGE },
 };
 
 /**

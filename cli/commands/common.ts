@@ -1,6 +1,6 @@
 import { SingleBar, Presets } from 'cli-progress';
 import type { ExperimentId, RoleName } from '../../core/ids.ts';
-import { executePending, summarizeRuns, type ExperimentReport } from '../../core/experiments/index.ts';
+import { executePending, summarizeRuns, type ExecuteOptions, type ExperimentReport } from '../../core/experiments/index.ts';
 import type { ModelProvider } from '../../core/model/index.ts';
 import type { Store } from '../../core/store/index.ts';
 import type { Grader } from '../../core/tasks/index.ts';
@@ -38,6 +38,10 @@ export async function runPending(args: {
   io: Io;
   /** Fault injection (simulated): labels injected node runs. */
   faultAt?: (taskKey: string, nodeId: string, attempt: number) => string | undefined;
+  /** Tasks run at once (rollout groups). */
+  parallel?: number;
+  /** Sampling override for every agent node (rollouts). */
+  sampling?: ExecuteOptions['sampling'];
 }): Promise<ExperimentReport> {
   const { store, experimentId, io } = args;
   const t0 = performance.now();
@@ -75,6 +79,8 @@ export async function runPending(args: {
       signal: controller.signal,
       modelFor: (role: RoleName) => args.models.roleModels[role] ?? 'default',
       faultAt: args.faultAt,
+      parallel: args.parallel,
+      sampling: args.sampling,
       onRun: (run, done) => {
         if (run.correct) correct++;
         bar.update(done, { acc: `${((correct / done) * 100).toFixed(0)}%` });

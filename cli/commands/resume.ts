@@ -9,6 +9,7 @@ import { fingerprintModel, llamaProvider, type ModelConfig } from '../compose.ts
 import { formatReport } from '../format.ts';
 import { blameReportOf, buildInjector, formatBlame } from './blameEval.ts';
 import { processIo, reportJson, runPending, type Io } from './common.ts';
+import { formatRollouts, storeAdvantages, type RolloutsConfig } from './rollouts.ts';
 
 export const RESUME_USAGE = `Usage: flowlab resume <experiment-id> [--db file] [--model file] [--role-model role=file] [--force] [--json]
 
@@ -25,6 +26,7 @@ interface StoredConfig {
   dataDir?: string;
   models: ModelConfig;
   inject?: string[];
+  rollouts?: RolloutsConfig;
 }
 
 export async function resumeCommand(argv: string[], io: Io = processIo): Promise<number> {
@@ -79,6 +81,16 @@ export async function resumeCommand(argv: string[], io: Io = processIo): Promise
       });
       const blame = blameReportOf(store, exp.id, graph);
       io.stdout(values.json ? JSON.stringify({ experimentId: exp.id, simulated: true, inject: config.inject, ...blame }) + '\n' : formatBlame(blame, exp.id, config.inject ?? [], report.accuracy));
+      return report.status === 'completed' ? 0 : 130;
+    }
+    if (exp.kind === 'rollouts' && config.rollouts) {
+      const ro = config.rollouts;
+      const report = await runPending({
+        store, experimentId: exp.id, graph, grader: dataset.grader, provider, tools, seed: exp.seed, models, io,
+        parallel: ro.group, sampling: { temperature: ro.temperature, topK: 0, topP: 1, minP: 0 },
+      });
+      const summary = storeAdvantages(store, exp.id, ro);
+      io.stdout(values.json ? JSON.stringify({ experimentId: exp.id, ...summary, mode: ro.mode, group: ro.group, temperature: ro.temperature, accuracy: report.accuracy, wallSeconds: report.wallSeconds }) + '\n' : formatRollouts(exp.id, summary, ro, report.wallSeconds));
       return report.status === 'completed' ? 0 : 130;
     }
     const report = await runPending({ store, experimentId: exp.id, graph, grader: dataset.grader, provider, tools, seed: exp.seed, models, io });

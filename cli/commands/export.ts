@@ -1,0 +1,90 @@
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { exportForTrl } from '../../core/rollouts/index.ts';
+import { openStore } from '../../core/store/index.ts';
+import { parse, UsageError } from '../args.ts';
+import type { ModelConfig } from '../compose.ts';
+import { processIo, type Io } from './common.ts';
+import type { RolloutsConfig } from './rollouts.ts';
+
+export const EXPORT_USAGE = `Usage: flowlab export <experiment-id> --out <dir> [options]
+
+Writes a rollouts experiment as JSONL that Hugging Face TRL reads as is, one pair of files per
+learning role, plus manifest.json (workflow hash, models, seeds, mode, counts):
+  <role>.grpo.jsonl  prompt-completion records + reward, advantage, group_id (label = advantage > 0: KTO)
+  <role>.sft.jsonl   conversational "messages" records (assistant_only_loss) of rollouts that beat their group
+See docs/training.md for the round trip (train a LoRA with TRL, convert to GGUF, --role-lora).
+
+Options:
+  --out <dir>                              output folder (created)                 [required]
+  --advantage <ladder|flow-grpo>           which advantages to export              [default: ladder]
+  --format <conversational|standard>       chat messages, or plain text for base models [default: conversational]
+  --sft-filter <beat-group|correct>        which rollouts feed SFT                 [default: beat-group]
+  --roles <a,b>                            roles to export     [default: the experiment's learning roles]
+  --db <file>                                                                      [default: flowlab.db]
+  --json                                   print the manifest as JSON
+`;
+
+export async function exportCommand(argv: string[], io: Io = processIo): Promise<number> {
+  const { values, positionals } = parse(argv, {
+    out: { type: 'string' },
+    advantage: { type: 'string', default: 'ladder' },
+    format: { type: 'string', default: 'conversational' },
+    'sft-filter': { type: 'string', default: 'beat-group' },
+    roles: { type: 'string' },
+    db: { type: 'string', default: process.env.FLOWLAB_DB ?? 'flowlab.db' },
+    json: { type: 'boolean', default: false },
+  }, EXPORT_USAGE);
+  if (positionals.length !== 1) throw new UsageError('expected one <experiment-id>', EXPORT_USAGE);
+  if (!values.out) throw new UsageError('missing --out <dir>', EXPORT_USAGE);
+  const advantageMode = oneOf(values.advantage!, ['ladder', 'flow-grpo'] as const, 'advantage');
+  const format = oneOf(values.format!, ['conversational', 'standard'] as const, 'format');
+  const sftFilter = oneOf(values['sft-filter']!, ['beat-group', 'correct'] as const, 'sft-filter');
+  const store = openStore(values.db!, { mustExist: true });
+  try {
+    const exp = store.getExperiment(positionals[0]!);
+    const config = exp.config as { models?: ModelConfig; rollouts?: RolloutsConfig };
+    if (exp.kind !== 'rollouts' || !config.rollouts) throw new Error(`experiment ${exp.id} is a ${exp.kind} experiment; export needs one made by \`flowlab rollouts\` (it has the groups and advantages)`);
+    const roles = values.roles ? values.roles.split(',').map((r) => r.trim()).filter(Boolean) : config.rollouts.learningRoles;
+    const advantages = store.improve.advantagesOf(exp.id);
+    const known = new Set(advantages.map((a) => a.role));
+    for (const r of roles) if (!known.has(r)) throw new UsageError(`--roles: no advantages stored for role "${r}" (roles: ${[...known].join(', ')})`, EXPORT_USAGE);
+    const runs = store.listRuns(exp.id).map((run) => ({ run, events: store.getRunEvents(run.runId) }));
+    const out = exportForTrl({
+      experiment: { id: exp.id, workflowName: exp.workflowName, workflowHash: exp.workflowHash, seed: exp.seed, dataset: exp.dataset, split: exp.split },
+      models: config.models?.models ?? {},
+      mode: config.rollouts.mode,
+      roles,
+      runs,
+      advantages,
+      advantageMode,
+      format,
+      sftFilter,
+    });
+    const dir = path.resolve(values.out);
+    mkdirSync(dir, { recursive: true });
+    for (const [name, text] of Object.entries(out.files)) {
+      const target = path.join(dir, name);
+      writeFileSync(`${target}.tmp`, text);
+      renameSync(`${target}.tmp`, target); // atomic: a reader never sees half a file
+    }
+    if (values.json) io.stdout(JSON.stringify({ dir, ...out.manifest }) + '\n');
+    else {
+      const counts = out.manifest.counts as Record<string, { grpo: number; sft: number; zeroAdvantage: number; groups: number }>;
+      io.stdout([
+        `Exported ${exp.id} for TRL to ${dir} (${advantageMode} advantages, ${format} format):`,
+        ...Object.entries(counts).map(([r, c]) => `  ${r}: ${c.grpo} GRPO/KTO records (${c.zeroAdvantage} with zero advantage) over ${c.groups} groups, ${c.sft} SFT records`),
+        `  manifest.json`,
+        '',
+      ].join('\n'));
+    }
+    return 0;
+  } finally {
+    store.close();
+  }
+}
+
+function oneOf<T extends string>(v: string, options: readonly T[], flag: string): T {
+  if (!(options as readonly string[]).includes(v)) throw new UsageError(`--${flag} must be one of ${options.join(', ')}, got "${v}"`, EXPORT_USAGE);
+  return v as T;
+}
