@@ -7,9 +7,7 @@ import { openStore } from '../core/store/index.ts';
 import { main } from './main.ts';
 import type { Io } from './commands/common.ts';
 
-const shared = process.env.FLOWLAB_SHARED ?? path.resolve(process.cwd(), '../shared');
-const model = path.join(shared, 'models/stories260K.gguf');
-const haveShared = existsSync(model) && existsSync(path.join(shared, 'data/gsm8k/test.jsonl'));
+import { cli, haveShared, tinyModel as model } from '../test/cli.ts';
 if (!haveShared) console.log(`[cli.test] skipping model-dependent CLI tests: ${model} or the GSM8K data is absent (set FLOWLAB_SHARED)`);
 
 function capture(): Io & { out: string; err: string } {
@@ -68,16 +66,6 @@ describe('flowlab CLI arguments', () => {
   });
 });
 
-function cli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['bin/flowlab.js', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('close', (code) => resolve({ code, out, err }));
-  });
-}
 
 describe.skipIf(!haveShared)('flowlab run / replay / resume with the real tiny model', () => {
   it('runs gsm8k-team on real tasks, stores every node event and call, and replays them identically without a model', async () => {

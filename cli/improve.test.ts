@@ -1,5 +1,4 @@
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -8,21 +7,9 @@ import { openStore } from '../core/store/index.ts';
 import type { RunRecord } from '../core/trace/index.ts';
 import { compareRuns } from './commands/compare.ts';
 
-const shared = process.env.FLOWLAB_SHARED ?? path.resolve(process.cwd(), '../shared');
-const model = path.join(shared, 'models/stories260K.gguf');
-const haveShared = existsSync(model) && existsSync(path.join(shared, 'data/gsm8k/test.jsonl'));
+import { cli, haveShared, tinyModel as model } from '../test/cli.ts';
 if (!haveShared) console.log(`[improve.test] skipping model-dependent tests: ${model} or the GSM8K data is absent (set FLOWLAB_SHARED)`);
 
-function cli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['bin/flowlab.js', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('close', (code) => resolve({ code, out, err }));
-  });
-}
 
 const run = (taskId: string, score: number, h: Record<string, number>, seed = 1): RunRecord => ({
   runId: asRunId(`x/${taskId}`), experimentId: asExperimentId('x'), taskIndex: 0, taskId, status: 'completed', score, correct: score === 1,

@@ -6,18 +6,9 @@ import { ScriptedProvider } from '../model/scripted.ts';
 import { defaultTools } from '../tools/index.ts';
 import { parseWorkflow } from '../workflow/load.ts';
 import { computeCredit } from './computeCredit.ts';
+import { mulberry32 } from '../stats/index.ts';
 import { creditGraphOf } from './fromGraph.ts';
 
-function mulberry32(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SURFACED: readonly FaultKind[] = ['malformed', 'contract', 'error', 'timeout'];
 const SILENT: readonly FaultKind[] = ['wrong', 'dropped'];
