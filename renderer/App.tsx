@@ -1,32 +1,148 @@
 import { useEffect } from 'react';
-import { useLab } from './useLab.ts';
+import { isFinished } from './lib/liveRun.ts';
+import { shortcutFor, SHORTCUTS, VIEWS, type View } from './lib/shortcuts.ts';
+import { useLab, useLabStore } from './useLab.ts';
+import { dispatchShortcut } from './useShortcut.ts';
+import { EditorView } from './views/EditorView.tsx';
 import { ExperimentsView } from './views/ExperimentsView.tsx';
-import { RunsView } from './views/RunsView.tsx';
+import { LadderView } from './views/LadderView.tsx';
+import { ModelsView } from './views/ModelsView.tsx';
+import { RunView } from './views/RunView.tsx';
 import { TraceView } from './views/TraceView.tsx';
+import { preloadGraph } from './views/lazy.tsx';
 
-/** The app's one screen: experiments, then the chosen experiment's runs, then the chosen run's node events. */
+/** localStorage key of the chosen theme. */
+export const THEME_KEY = 'flowlab.theme';
+
+const TITLES: Record<View, string> = { editor: 'Editor', run: 'Run', trace: 'Trace', ladder: 'Ladder', experiments: 'Experiments', models: 'Models' };
+
+/** The lab: a tab per view, global shortcuts, light and dark themes. */
 export function App() {
-  const refresh = useLab((s) => s.refresh);
+  const store = useLabStore();
+  const view = useLab((s) => s.view);
+  const theme = useLab((s) => s.theme);
   const appInfo = useLab((s) => s.appInfo);
-  useEffect(() => {
-    void refresh();
-  }, [refresh]);
+  const notice = useLab((s) => s.notice);
+  const helpOpen = useLab((s) => s.helpOpen);
+  const live = useLab((s) => s.live);
+  const setView = useLab((s) => s.setView);
+  const toggleTheme = useLab((s) => s.toggleTheme);
+  const setHelp = useLab((s) => s.setHelp);
+  const notify = useLab((s) => s.notify);
 
+  useEffect(() => {
+    const s = store.getState();
+    void s.refresh();
+    void s.loadCatalog();
+    void s.attachActiveRun();
+    // The graph library is needed by most views: load it right after the first paint.
+    const t = window.setTimeout(preloadGraph, 50);
+    return () => window.clearTimeout(t);
+  }, [store]);
+
+  useEffect(() => {
+    document.documentElement.dataset.theme = theme;
+    try {
+      localStorage.setItem(THEME_KEY, theme);
+    } catch {
+      // Storage may be unavailable (private mode): the theme then lasts for this session.
+    }
+  }, [theme]);
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const el = e.target as HTMLElement | null;
+      const inTextField = !!el && (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' || el.tagName === 'SELECT' || el.isContentEditable);
+      const s = store.getState();
+      const action = shortcutFor({ key: e.key, code: e.code, altKey: e.altKey, ctrlKey: e.ctrlKey, metaKey: e.metaKey, shiftKey: e.shiftKey, inTextField }, s.view);
+      if (!action) return;
+      e.preventDefault();
+      switch (action.type) {
+        case 'view': s.setView(action.view); break;
+        case 'toggleTheme': s.toggleTheme(); break;
+        case 'help': s.setHelp(!s.helpOpen); break;
+        case 'refresh': void s.refresh(); void s.loadCatalog(true); break;
+        case 'cancelRun': void s.cancelRun(); break;
+        case 'escape':
+          if (s.helpOpen) s.setHelp(false);
+          else if (s.view === 'trace' && s.traceNode) s.selectTraceNode(null);
+          else if (s.view === 'editor' && !inTextField) s.selectEditorNode(null);
+          else if (inTextField) el?.blur();
+          break;
+        default: dispatchShortcut(action);
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [store]);
+
+  const running = live && !isFinished(live);
   return (
-    <>
+    <div className="app">
       <header className="app-head">
         <h1>Flowlab</h1>
-        {appInfo.status === 'ready' && (
-          <p className="muted" title={appInfo.data.dbFile}>
-            v{appInfo.data.version} · {appInfo.data.dbFile}
-          </p>
-        )}
+        <nav className="tabs" aria-label="Views">
+          {VIEWS.map((v, i) => (
+            <button key={v} type="button" data-testid={`nav-${v}`} aria-current={v === view ? 'page' : undefined} onClick={() => setView(v)} title={`${TITLES[v]} (Alt+${i + 1})`}>
+              {TITLES[v]}
+              {v === 'run' && running && (
+                <span className="live-dot" aria-label="running">
+                  {' '}● {live.done}/{live.total}
+                </span>
+              )}
+            </button>
+          ))}
+        </nav>
+        <div className="head-tail">
+          {appInfo.status === 'ready' && (
+            <span className="muted small" title={appInfo.data.dbFile}>
+              v{appInfo.data.version}
+            </span>
+          )}
+          <button type="button" data-testid="theme-toggle" onClick={toggleTheme} title="Switch theme (Alt+T)" aria-label={`Switch to ${theme === 'dark' ? 'light' : 'dark'} theme`}>
+            {theme === 'dark' ? '☀ Light' : '☾ Dark'}
+          </button>
+          <button type="button" data-testid="help-toggle" onClick={() => setHelp(!helpOpen)} aria-expanded={helpOpen} title="Keyboard shortcuts (?)">
+            ?
+          </button>
+        </div>
       </header>
+      {notice && (
+        <p className={`notice ${notice.tone === 'error' ? 'error' : ''}`} role={notice.tone === 'error' ? 'alert' : 'status'} data-testid="notice">
+          {notice.text}
+          <button type="button" className="link" aria-label="Dismiss" onClick={() => notify(null)}>
+            ✕
+          </button>
+        </p>
+      )}
       <main>
-        <ExperimentsView />
-        <RunsView />
-        <TraceView />
+        {view === 'editor' && <EditorView />}
+        {view === 'run' && <RunView />}
+        {view === 'trace' && <TraceView />}
+        {view === 'ladder' && <LadderView />}
+        {view === 'experiments' && <ExperimentsView />}
+        {view === 'models' && <ModelsView />}
       </main>
-    </>
+      {helpOpen && (
+        <div className="help" role="dialog" aria-label="Keyboard shortcuts" data-testid="help">
+          <h2>Keyboard shortcuts</h2>
+          <table>
+            <tbody>
+              {SHORTCUTS.map((s) => (
+                <tr key={s.keys}>
+                  <th scope="row">
+                    <kbd>{s.keys}</kbd>
+                  </th>
+                  <td>{s.what}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <button type="button" onClick={() => setHelp(false)}>
+            Close (Esc)
+          </button>
+        </div>
+      )}
+    </div>
   );
 }

@@ -6,9 +6,17 @@ import type { LabState } from './state.ts';
 /** Carries the lab's view store to the views; `main.tsx` provides it. */
 export const LabContext = createContext<StoreApi<LabState> | null>(null);
 
-/** Selects a slice of the lab's view state; re-renders when that slice changes. */
-export function useLab<T>(selector: (state: LabState) => T): T {
+/** The store itself, for actions read at call time (keyboard handlers) and imperative reads. */
+export function useLabStore(): StoreApi<LabState> {
   const store = useContext(LabContext);
   if (!store) throw new Error('useLab must be used inside <LabContext.Provider>');
-  return useStore(store, selector);
+  return store;
+}
+
+/**
+ * Selects a slice of the lab's view state; re-renders when that slice changes (by Object.is).
+ * Selectors must return stored references or primitives, never fresh objects.
+ */
+export function useLab<T>(selector: (state: LabState) => T): T {
+  return useStore(useLabStore(), selector);
 }

@@ -1,71 +1,137 @@
+import { useMemo } from 'react';
+import { experimentPoints, failuresByClass, FAILURE_CLASSES, isSimulated } from '../lib/experimentStats.ts';
 import { useLab } from '../useLab.ts';
-import { experimentStatusLabel, percent } from './format.ts';
+import { ExperimentsChart } from './lazy.tsx';
+import { experimentStatusLabel, percent, timestamp } from './format.ts';
 import { LoadState, Status } from './Status.tsx';
 
-const RUN_HINT = 'npm run flowlab -- run examples/gsm8k-team.yaml --dataset gsm8k --limit 10 --model <file.gguf>';
+const CLASS_SHORT: Record<(typeof FAILURE_CLASSES)[number], string> = { wiring: 'W', execution: 'E', cascade: 'C', infrastructure: 'I' };
 
-/** The experiments list: one row per experiment; choosing one shows its runs. */
+/** Every experiment with its scores and failures by class, and a chart across them. */
 export function ExperimentsView() {
   const experiments = useLab((s) => s.experiments);
+  const runsByExperiment = useLab((s) => s.runsByExperiment);
   const selected = useLab((s) => s.selectedExperimentId);
   const selectExperiment = useLab((s) => s.selectExperiment);
+  const setView = useLab((s) => s.setView);
   const refresh = useLab((s) => s.refresh);
+  const theme = useLab((s) => s.theme);
+  const list = experiments.status === 'ready' ? experiments.data : [];
+  const runsOf = (id: string) => {
+    const r = runsByExperiment[id];
+    return r?.status === 'ready' ? r.data : undefined;
+  };
+  const points = useMemo(
+    () => experimentPoints(experiments.status === 'ready' ? experiments.data : [], (id) => {
+      const r = runsByExperiment[id];
+      return r?.status === 'ready' ? r.data : undefined;
+    }),
+    [experiments, runsByExperiment],
+  );
+
+  const open = (id: string, view: 'trace' | 'ladder') => {
+    void selectExperiment(id);
+    setView(view);
+  };
 
   return (
-    <section aria-labelledby="experiments-title">
-      <header className="section-head">
+    <section className="view experiments-view" aria-labelledby="experiments-title">
+      <header className="view-head">
         <h2 id="experiments-title">Experiments</h2>
-        <button type="button" onClick={() => void refresh()}>
+        <button type="button" onClick={() => void refresh()} title="Refresh (Alt+R)">
           Refresh
         </button>
       </header>
       <LoadState state={experiments} what="experiments" />
-      {experiments.status === 'ready' && experiments.data.length === 0 && (
-        <div className="empty">
-          <p>No experiments yet. Run a workflow from a terminal in the Flowlab folder:</p>
+      {experiments.status === 'ready' && list.length === 0 && (
+        <div className="empty" data-testid="experiments-empty">
+          <p>
+            <strong>No experiments yet.</strong> Open a workflow in the{' '}
+            <button type="button" className="link" onClick={() => setView('editor')}>
+              Editor
+            </button>{' '}
+            and start it from{' '}
+            <button type="button" className="link" onClick={() => setView('run')}>
+              Run
+            </button>
+            , or from a terminal:
+          </p>
           <pre>
-            <code>{RUN_HINT}</code>
+            <code>npm run flowlab -- run examples/gsm8k-team.yaml --dataset gsm8k --limit 10 --model &lt;file.gguf&gt;</code>
           </pre>
-          <p>then press Refresh.</p>
         </div>
       )}
-      {experiments.status === 'ready' && experiments.data.length > 0 && (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Experiment</th>
-              <th scope="col">Workflow</th>
-              <th scope="col">Dataset</th>
-              <th scope="col" className="num">Runs / planned</th>
-              <th scope="col" className="num">Accuracy</th>
-              <th scope="col" className="num">Completion</th>
-              <th scope="col">Status</th>
-            </tr>
-          </thead>
-          <tbody>
-            {experiments.data.map((e) => (
-              <tr key={e.id} className={e.id === selected ? 'selected' : undefined}>
-                <td>
-                  <button type="button" className="link" aria-pressed={e.id === selected} onClick={() => void selectExperiment(e.id === selected ? null : e.id)}>
-                    {e.id}
-                  </button>
-                </td>
-                <td>{e.workflowName}</td>
-                <td>
-                  {e.dataset} <span className="muted">{e.split}</span>
-                </td>
-                <td className="num">
-                  {e.runsDone} / {e.tasksPlanned}
-                </td>
-                <td className="num">{percent(e.accuracy)}</td>
-                <td className="num">{percent(e.completionRate)}</td>
-                <td>
-                  <Status label={experimentStatusLabel(e.status)} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+      {list.length > 0 && (
+        <>
+          <ExperimentsChart points={points} theme={theme} />
+          <div className="scroll">
+            <table data-testid="experiments-table">
+              <thead>
+                <tr>
+                  <th scope="col">Experiment</th>
+                  <th scope="col">Workflow</th>
+                  <th scope="col">Kind</th>
+                  <th scope="col">Dataset</th>
+                  <th scope="col" className="num">Runs / planned</th>
+                  <th scope="col" className="num">Accuracy</th>
+                  <th scope="col" className="num">Completion</th>
+                  <th scope="col" title="Node failures by class: W wiring, E execution, C cascade, I infrastructure">
+                    Failures W / E / C / I
+                  </th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Open</th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.map((e) => {
+                  const runs = runsOf(e.id);
+                  const f = runs ? failuresByClass(runs) : null;
+                  const sim = isSimulated(e, runs);
+                  return (
+                    <tr key={e.id} className={e.id === selected ? 'selected' : undefined} data-testid={`experiment-row-${e.id}`}>
+                      <td>
+                        <code title={`created ${timestamp(e.createdAt)}`}>{e.id}</code>
+                        {sim && <span className="tag sim">SIMULATED</span>}
+                      </td>
+                      <td>{e.workflowName}</td>
+                      <td>{e.kind}</td>
+                      <td>
+                        {e.dataset} <span className="muted">{e.split}</span>
+                      </td>
+                      <td className="num">
+                        {e.runsDone} / {e.tasksPlanned}
+                      </td>
+                      <td className="num">{percent(e.accuracy)}</td>
+                      <td className="num">{percent(e.completionRate)}</td>
+                      <td className="nowrap">
+                        {f ? (
+                          FAILURE_CLASSES.map((c) => (
+                            <span key={c} className="fail-count" title={`${c}: ${f[c]}`}>
+                              {CLASS_SHORT[c]} {f[c]}
+                            </span>
+                          ))
+                        ) : (
+                          <span className="muted">…</span>
+                        )}
+                      </td>
+                      <td>
+                        <Status label={experimentStatusLabel(e.status)} />
+                      </td>
+                      <td className="nowrap">
+                        <button type="button" className="link" data-testid={`open-trace-${e.id}`} onClick={() => open(e.id, 'trace')}>
+                          trace
+                        </button>{' '}
+                        <button type="button" className="link" onClick={() => open(e.id, 'ladder')}>
+                          ladder
+                        </button>
+                      </td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </div>
+        </>
       )}
     </section>
   );

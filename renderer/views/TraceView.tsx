@@ -1,62 +1,265 @@
+import { useDeferredValue, useEffect, useMemo, useState } from 'react';
+import { traceElements } from '../lib/elements.ts';
+import { graphOf } from '../lib/graphEdits.ts';
+import { blameText, buildTraceModel, listOrder, STATE_MARKER, STATE_TEXT, type TraceModel } from '../lib/traceModel.ts';
 import { useLab } from '../useLab.ts';
-import { eventError, eventTokens, failureClassLabel, nodeStatusLabel } from './format.ts';
-import { LoadState, Status } from './Status.tsx';
+import { useShortcut } from '../useShortcut.ts';
+import { failureClassLabel } from './format.ts';
+import { GraphCanvas } from './lazy.tsx';
+import { KindLegend, StateLegend } from './Legend.tsx';
+import { NodeDetail } from './NodeDetail.tsx';
+import { RunPicker } from './RunPicker.tsx';
+import { LoadState } from './Status.tsx';
 
-/** The node events of the selected run, in completion order. */
+/** A run's trace: the graph with blame, an accessible node list, the node panel, the blame summary. */
 export function TraceView() {
+  const experiments = useLab((s) => s.experiments);
+  const setView = useLab((s) => s.setView);
+  const noExperiments = experiments.status === 'ready' && experiments.data.length === 0;
+  return (
+    <section className="view trace-view" aria-labelledby="trace-title">
+      <header className="view-head">
+        <h2 id="trace-title">Trace</h2>
+      </header>
+      {noExperiments ? (
+        <div className="empty" data-testid="trace-empty">
+          <p>
+            <strong>No experiments yet.</strong> Start one in{' '}
+            <button type="button" className="link" onClick={() => setView('run')}>
+              Run (Alt+2)
+            </button>
+            , then come back to read each run's trace and blame.
+          </p>
+        </div>
+      ) : (
+        <div className="trace-grid">
+          <RunPicker />
+          <TraceBody />
+        </div>
+      )}
+    </section>
+  );
+}
+
+function TraceBody() {
   const runId = useLab((s) => s.selectedRunId);
   const trace = useLab((s) => s.trace);
-  if (!runId) return null;
+  const experiment = useLab((s) => s.experiment);
+  const theme = useLab((s) => s.theme);
+  const traceNode = useLab((s) => s.traceNode);
+  const selectTraceNode = useLab((s) => s.selectTraceNode);
+  const setView = useLab((s) => s.setView);
+
+  const yaml = experiment.status === 'ready' ? experiment.data.workflowYaml : null;
+  const graph = useMemo(() => (yaml ? graphOf(yaml) : null), [yaml]);
+  const built = useMemo(() => {
+    if (trace.status !== 'ready') return null;
+    const t0 = performance.now();
+    const model = buildTraceModel(graph, trace.data.run, trace.data.events);
+    const elements = traceElements(model);
+    return { model, elements, prepMs: performance.now() - t0, ordered: listOrder(model.nodes) };
+  }, [trace, graph]);
+
+  useShortcut('nextNode', ({ delta }) => {
+    if (!built?.ordered.length) return;
+    const i = built.ordered.findIndex((n) => n.id === traceNode);
+    const next = built.ordered[Math.min(built.ordered.length - 1, Math.max(0, i < 0 ? 0 : i + delta))];
+    if (next) {
+      selectTraceNode(next.id);
+      document.querySelector(`[data-testid="trace-row-${CSS.escape(next.id)}"]`)?.scrollIntoView({ block: 'nearest' });
+    }
+  });
+
+  if (!runId) {
+    return (
+      <div className="empty">
+        <p>Choose an experiment and one of its runs on the left to see its graph, blame and node details.</p>
+      </div>
+    );
+  }
+  if (trace.status !== 'ready' || !built) return <LoadState state={trace} what="the run's trace" />;
+  const { run } = trace.data;
+  const { model } = built;
 
   return (
-    <section aria-labelledby="trace-title">
-      <header className="section-head">
-        <h2 id="trace-title">
-          Node events of <code>{runId}</code>
-        </h2>
-      </header>
-      <LoadState state={trace} what="the run's events" />
-      {trace.status === 'ready' && trace.data.events.length === 0 && <p className="note">This run recorded no node events.</p>}
-      {trace.status === 'ready' && trace.data.events.length > 0 && (
+    <div className="trace-body">
+      <div className="row wrap trace-summary">
+        <strong>
+          Task #{run.taskIndex} <code>{run.taskId}</code>
+        </strong>
+        <span className={run.correct ? 'tone-ok' : 'tone-bad'}>{run.correct ? '✓ correct' : '✗ wrong'}</span>
+        <span className="muted">
+          answer {run.answer ?? 'none'}
+          {run.expected !== undefined ? ` · expected ${run.expected}` : ''}
+        </span>
+        {run.simulated && <span className="tag sim">SIMULATED faults in this run</span>}
+        <button type="button" className="link" data-testid="trace-to-ladder" onClick={() => setView('ladder')}>
+          Reward ladder →
+        </button>
+      </div>
+      {model.silent && (
+        <p className="banner warn" data-testid="silent-banner" role="note">
+          <strong>Silent failure.</strong> No node failed, yet the answer is wrong. Structure cannot see this: no role is blamed, and only the correctness rung of the
+          ladder carries it. The answer node is marked “?”.
+        </p>
+      )}
+      {!run.credit && <p className="note small">This run has no structural credit recorded; failed nodes are shown as roots without blame.</p>}
+      <div className="trace-main">
+        <div className="trace-graph">
+          <GraphCanvas
+            elements={built.elements}
+            theme={theme}
+            label={`Trace graph of task ${run.taskIndex}: ${model.nodes.length} nodes`}
+            selected={traceNode}
+            onSelectNode={(id) => selectTraceNode(id)}
+            prepMs={built.prepMs}
+          />
+          <StateLegend />
+          <KindLegend />
+        </div>
+        {traceNode && <NodeDetail model={model} />}
+      </div>
+      <div className="trace-lower">
+        <NodeList model={model} ordered={built.ordered} />
+        <BlameSummary model={model} />
+      </div>
+    </div>
+  );
+}
+
+function NodeList({ model, ordered: latest }: { model: TraceModel; ordered: TraceModel['nodes'] }) {
+  // Thousands of rows wait for the graph's first frame, then render in the background.
+  const painted = useAfterPaint(latest);
+  const ordered = useDeferredValue(painted ? latest : EMPTY, EMPTY);
+  const traceNode = useLab((s) => s.traceNode);
+  const selectTraceNode = useLab((s) => s.selectTraceNode);
+  return (
+    <section aria-labelledby="trace-nodes-title" className="trace-nodes">
+      <h3 id="trace-nodes-title">Nodes ({model.nodes.length}) — J / K to step</h3>
+      <div className="scroll">
         <table>
           <thead>
             <tr>
-              <th scope="col" className="num">#</th>
+              <th scope="col">State</th>
               <th scope="col">Node</th>
-              <th scope="col" className="num">Attempt</th>
               <th scope="col">Role</th>
-              <th scope="col">Status</th>
-              <th scope="col">Failure class</th>
-              <th scope="col">Error</th>
-              <th scope="col" className="num">Tokens (prompt + completion)</th>
+              <th scope="col">Failure</th>
+              <th scope="col">Blame</th>
             </tr>
           </thead>
           <tbody>
-            {trace.data.events.map((e) => {
-              const tokens = eventTokens(e);
+            {ordered.map((n) => {
+              const blame = blameText(n);
               return (
-                <tr key={`${e.nodeId}:${e.attempt}:${e.seq}`} className={e.status === 'ok' ? undefined : `row-${e.status}`}>
-                  <td className="num">{e.seq}</td>
+                <tr key={n.id} className={`${n.id === traceNode ? 'selected ' : ''}row-st-${n.state}`}>
+                  <td className="nowrap">
+                    <span aria-hidden="true" className={`marker st-${n.state}`}>
+                      {STATE_MARKER[n.state]}
+                    </span>{' '}
+                    {n.ran ? STATE_TEXT[n.state] : 'not run'}
+                  </td>
                   <td>
-                    <code>{e.nodeId}</code> <span className="muted">{e.kind}</span>
-                    {e.simulated && <span className="tag" title="A fault was injected here (simulated)">simulated</span>}
+                    <button type="button" className="link" data-testid={`trace-row-${n.id}`} aria-pressed={n.id === traceNode} onClick={() => selectTraceNode(n.id === traceNode ? null : n.id)}>
+                      {n.id}
+                    </button>{' '}
+                    <span className="muted small">{n.kind}</span>
+                    {n.attempts > 1 && <span className="muted small"> · {n.attempts} attempts</span>}
+                    {n.simulated && <span className="tag sim">SIMULATED{n.fault ? ` ${n.fault}` : ''}</span>}
                   </td>
-                  <td className="num">{e.attempt}</td>
-                  <td>{e.role ?? <span className="muted">–</span>}</td>
-                  <td>
-                    <Status label={nodeStatusLabel(e.status)} />
+                  <td>{n.role ?? <span className="muted">–</span>}</td>
+                  <td className="small">
+                    {n.errorCode ? <code>{n.errorCode}</code> : null} {failureClassLabel(n.failureClass)}
+                    {n.state === 'cascade' && n.roots?.length ? <span className="muted"> from {n.roots.join(', ')}</span> : null}
                   </td>
-                  <td>{failureClassLabel(e.failureClass)}</td>
-                  <td className="clip" title={eventError(e)}>
-                    {eventError(e)}
-                  </td>
-                  <td className="num">{e.calls.length ? `${tokens.prompt} + ${tokens.completion}` : <span className="muted">no model call</span>}</td>
+                  <td>{blame && <span className={`badge${n.blamed ? ' blamed' : ''}`} data-testid="blame-badge">⚑ {blame}</span>}</td>
                 </tr>
               );
             })}
           </tbody>
         </table>
+      </div>
+    </section>
+  );
+}
+
+const EMPTY: TraceModel['nodes'] = [];
+
+/** False until two animation frames after `key` changed (the graph's first frame is drawn by then). */
+function useAfterPaint(key: unknown): boolean {
+  const [paintedKey, setPaintedKey] = useState<unknown>(null);
+  useEffect(() => {
+    let second = 0;
+    const first = requestAnimationFrame(() => {
+      second = requestAnimationFrame(() => setPaintedKey(() => key));
+    });
+    return () => {
+      cancelAnimationFrame(first);
+      cancelAnimationFrame(second);
+    };
+  }, [key]);
+  return paintedKey === key;
+}
+
+function BlameSummary({ model }: { model: TraceModel }) {
+  return (
+    <section aria-labelledby="blame-title" className="blame-summary" data-testid="blame-summary">
+      <h3 id="blame-title">Blame per role</h3>
+      {model.blame.length === 0 ? (
+        <p className="muted small">No structural credit recorded for this run.</p>
+      ) : (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Role</th>
+              <th scope="col" className="num" title="|F_ρ|: root failures blamed on the role">
+                Root failures
+              </th>
+              <th scope="col" className="num" title="|V_ρ|: nodes the role wired or ran">
+                Nodes authored
+              </th>
+              <th scope="col" className="num" title="c_ρ = −|F_ρ| / |V_ρ|">
+                c<sub>ρ</sub>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {model.blame.map((b) => (
+              <tr key={b.role} data-testid={`blame-role-${b.role}`}>
+                <td>
+                  {b.role}
+                  {b.role === 'human' && <span className="muted small"> (hand-written wiring, not trainable)</span>}
+                </td>
+                <td className="num">
+                  {b.rootFailures.length}
+                  {b.rootFailures.length ? <span className="muted small"> ({b.rootFailures.join(', ')})</span> : null}
+                </td>
+                <td className="num">{b.authored}</td>
+                <td className={`num ${b.credit < 0 ? 'tone-bad' : ''}`}>{b.credit.toFixed(2)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
       )}
+      {model.ambiguous.length > 0 && (
+        <>
+          <h4>Ambiguous blame (counted against no role)</h4>
+          <ul data-testid="ambiguous">
+            {model.ambiguous.map((a) => (
+              <li key={a.nodeId}>
+                <code>{a.nodeId}</code>: {a.candidates.join(' | ')} <span className="muted small">— {a.reason}</span>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      {model.infrastructure.length > 0 && (
+        <p className="small">
+          Harness faults (blamed on no role): {model.infrastructure.map((id) => <code key={id}>{id} </code>)}
+        </p>
+      )}
+      <p className="muted small">
+        Structural credit sees failed nodes only. A node that ran cleanly but was wrong is invisible to it; only the correctness rung carries that.
+      </p>
     </section>
   );
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { NodeStatus } from '../../core/trace/index.ts';
-import { eventError, eventTokens, experimentStatusLabel, failureClassLabel, nodeStatusLabel, percent } from './format.ts';
+import { bytes, eventError, eventTokens, experimentStatusLabel, failureClassLabel, nodeStatusLabel, paramCount, percent, showValue } from './format.ts';
 
 describe('view formatting', () => {
   it('labels every node status with a distinct symbol and word, not colour alone', () => {
@@ -19,5 +19,12 @@ describe('view formatting', () => {
     expect(eventError({})).toBe('');
     expect(failureClassLabel('wiring')).toBe('wiring (graph)');
     expect(failureClassLabel(undefined)).toBe('');
+  });
+
+  it('formats sizes, parameter counts and values', () => {
+    expect([bytes(512), bytes(3.5 * 1024 * 1024), bytes(-1)]).toEqual(['512 B', '3.5 MiB', '–']);
+    expect([paramCount(260_000), paramCount(1_540_000_000), paramCount(7e9), paramCount(undefined)]).toEqual(['260K', '1.5B', '7B', '–']);
+    expect(showValue({ a: 1 })).toBe('{\n  "a": 1\n}');
+    expect(showValue('x'.repeat(30), 10)).toBe('xxxxxxxxxx\n… (20 more characters)');
   });
 });

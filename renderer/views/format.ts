@@ -15,7 +15,7 @@ export interface StatusLabel {
 const NODE: Record<NodeStatus, StatusLabel> = {
   ok: { symbol: '✓', text: 'ok', tone: 'ok' },
   failed: { symbol: '✗', text: 'failed', tone: 'bad' },
-  cascade: { symbol: '↳', text: 'cascade', tone: 'warn' },
+  cascade: { symbol: '↓', text: 'cascade', tone: 'warn' },
   skipped: { symbol: '–', text: 'skipped', tone: 'muted' },
 };
 
@@ -73,4 +73,49 @@ export function eventError(e: Pick<NodeEvent, 'errorCode' | 'message'>): string 
 /** Milliseconds as `850 ms` or `1.2 s`. */
 export function duration(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** Bytes as `512 B`, `3.4 MiB`, `1.2 GiB`. */
+export function bytes(n: number): string {
+  if (!Number.isFinite(n) || n < 0) return '–';
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let i = 0;
+  let x = n;
+  while (x >= 1024 && i < units.length - 1) {
+    x /= 1024;
+    i++;
+  }
+  return i === 0 ? `${x} B` : `${x.toFixed(x < 10 ? 1 : 0)} ${units[i]}`;
+}
+
+/** A parameter count as `260K`, `1.5B`, `7B`; undefined -> `–`. */
+export function paramCount(n: number | undefined): string {
+  if (n === undefined || !Number.isFinite(n)) return '–';
+  const fmt = (x: number, unit: string) => `${x >= 10 || Number.isInteger(x) ? Math.round(x) : x.toFixed(1)}${unit}`;
+  if (n >= 1e9) return fmt(n / 1e9, 'B');
+  if (n >= 1e6) return fmt(n / 1e6, 'M');
+  if (n >= 1e3) return fmt(n / 1e3, 'K');
+  return String(n);
+}
+
+/** Epoch ms as a local `YYYY-MM-DD HH:MM:SS`. */
+export function timestamp(ms: number): string {
+  const d = new Date(ms);
+  const p = (x: number) => String(x).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+}
+
+/** Any value as readable text: strings as they are, the rest as indented JSON, cut at `max` characters. */
+export function showValue(v: unknown, max = 20_000): string {
+  let s: string;
+  if (typeof v === 'string') s = v;
+  else if (v === undefined) s = '';
+  else {
+    try {
+      s = JSON.stringify(v, null, 2) ?? String(v);
+    } catch {
+      s = String(v);
+    }
+  }
+  return s.length > max ? `${s.slice(0, max)}\n… (${s.length - max} more characters)` : s;
 }

@@ -1,0 +1,121 @@
+/**
+ * Cytoscape element definitions (plain data) for the editor, live-run and trace graphs, with
+ * positions from the layered layout so cytoscape's `preset` layout only places them.
+ */
+import type { ElementDefinition } from 'cytoscape';
+import { layeredLayout } from './layout.ts';
+import type { LiveNode, LiveNodeState } from './liveRun.ts';
+import { blameText, STATE_MARKER, type TraceModel } from './traceModel.ts';
+import type { DocGraph } from './workflowGraph.ts';
+
+export const LIVE_MARKER: Record<LiveNodeState, string> = { running: '●', ok: '✓', failed: '✗', cascade: '↓', skipped: '–' };
+
+const LIVE_CLASSES = ['live-running', 'live-ok', 'live-failed', 'live-cascade', 'live-skipped'] as const;
+
+/** Label of a workflow node: `id` over its role (or its tool). */
+export function nodeLabel(n: { id: string; role?: string; tool?: string; skill?: string; kind: string }): string {
+  const second = n.role ?? (n.tool ? `tool ${n.tool}` : n.skill ? `skill ${n.skill}` : `(${n.kind}, no role)`);
+  return `${n.id}\n${second}`;
+}
+
+/** The editor's (and Run view's) graph, with error markers on nodes and edges that have issues. */
+export function workflowElements(graph: DocGraph, issues?: { nodes: Set<string>; edges: Set<string> }): ElementDefinition[] {
+  const layout = layeredLayout(
+    graph.nodes.map((n) => n.id),
+    graph.edges.map((e) => ({ from: e.from, to: e.to, loop: e.maxIterations !== undefined })),
+  );
+  const out: ElementDefinition[] = [];
+  for (const n of graph.nodes) {
+    const bad = issues?.nodes.has(n.id);
+    out.push({
+      group: 'nodes',
+      data: { id: n.id, label: `${bad ? '⚠ ' : ''}${nodeLabel(n)}`, base: nodeLabel(n), kind: n.kind },
+      classes: `kind-${n.kind}${bad ? ' has-issue' : ''}`,
+      position: { ...(layout.positions.get(n.id) ?? { x: 0, y: 0 }) },
+    });
+  }
+  for (const e of graph.edges) {
+    out.push({
+      group: 'edges',
+      data: { id: e.id, source: e.from, target: e.to, label: e.maxIterations !== undefined ? `↺ max ${e.maxIterations}` : '' },
+      classes: `type-${e.type}${e.maxIterations !== undefined ? ' loop' : ''}${issues?.edges.has(e.id) ? ' has-issue' : ''}`,
+    });
+  }
+  return out;
+}
+
+/** The live label and classes of a node in the Run view. */
+export function liveNodeLook(base: string, live: LiveNode | undefined): { label: string; classes: string[] } {
+  if (!live) return { label: base, classes: [] };
+  const sim = live.simulated ? '\nSIMULATED' : '';
+  return { label: `${LIVE_MARKER[live.state]} ${base}${sim}`, classes: [`live-${live.state}`, ...(live.simulated ? ['simulated'] : [])] };
+}
+
+/** Every class liveNodeLook may add (removed before applying new ones). */
+export const ALL_LIVE_CLASSES: readonly string[] = [...LIVE_CLASSES, 'simulated'];
+
+/** The trace graph of one run. */
+export function traceElements(model: TraceModel): ElementDefinition[] {
+  const layout = layeredLayout(
+    model.nodes.map((n) => n.id),
+    model.edges.map((e) => ({ from: e.from, to: e.to, loop: e.maxIterations !== undefined })),
+  );
+  const out: ElementDefinition[] = [];
+  for (const n of model.nodes) {
+    const lines = [`${STATE_MARKER[n.state]} ${n.id}`, n.role ?? n.kind];
+    const blame = blameText(n);
+    if (blame) lines.push(`⚑ ${blame}`);
+    if (n.simulated) lines.push(`SIMULATED${n.fault ? ` ${n.fault}` : ''}`);
+    out.push({
+      group: 'nodes',
+      data: { id: n.id, label: lines.join('\n') },
+      classes: `kind-${n.kind} st-${n.state}${n.simulated ? ' simulated' : ''}`,
+      position: { ...(layout.positions.get(n.id) ?? { x: 0, y: 0 }) },
+    });
+  }
+  for (const e of model.edges) {
+    out.push({
+      group: 'edges',
+      data: { id: e.id, source: e.from, target: e.to, label: e.maxIterations !== undefined ? `↺ max ${e.maxIterations}` : '' },
+      classes: `type-${e.type}${e.maxIterations !== undefined ? ' loop' : ''}`,
+    });
+  }
+  return out;
+}
+
+/** Half the drawn size of a node, generous enough for the widest shape and thickest border. */
+const HALF_W = 70;
+const HALF_H = 38;
+
+/**
+ * The zoom and pan that fit every positioned node into a `width`×`height` canvas, computed from
+ * the preset positions in O(n) (no label measuring). Null when nothing is positioned.
+ */
+export function viewportToFit(
+  elements: readonly ElementDefinition[],
+  width: number,
+  height: number,
+  opts: { padding?: number; maxZoom?: number; minZoom?: number } = {},
+): { zoom: number; pan: { x: number; y: number } } | null {
+  let minX = Infinity;
+  let minY = Infinity;
+  let maxX = -Infinity;
+  let maxY = -Infinity;
+  for (const e of elements) {
+    const p = e.position;
+    if (!p) continue;
+    if (p.x < minX) minX = p.x;
+    if (p.x > maxX) maxX = p.x;
+    if (p.y < minY) minY = p.y;
+    if (p.y > maxY) maxY = p.y;
+  }
+  if (minX === Infinity || width <= 0 || height <= 0) return null;
+  const pad = opts.padding ?? 24;
+  const bw = maxX - minX + 2 * HALF_W;
+  const bh = maxY - minY + 2 * HALF_H;
+  let zoom = Math.min((width - 2 * pad) / bw, (height - 2 * pad) / bh);
+  zoom = Math.max(opts.minZoom ?? 0, Math.min(opts.maxZoom ?? Infinity, zoom));
+  const cx = (minX + maxX) / 2;
+  const cy = (minY + maxY) / 2;
+  return { zoom, pan: { x: width / 2 - zoom * cx, y: height / 2 - zoom * cy } };
+}

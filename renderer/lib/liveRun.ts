@@ -1,0 +1,129 @@
+/**
+ * The live view of a running experiment, folded from pushed LabEvents (pure). The store batches
+ * events per animation frame and applies them here in one go, so a burst of `node` events costs
+ * one React update. One task run is "watched" at a time: the graph shows its nodes lighting up.
+ */
+import type { LabEvent } from '../../core/api/lab.ts';
+import type { FailureClass } from '../../core/trace/events.ts';
+
+/** A node's live state in the watched run. */
+export type LiveNodeState = 'running' | 'ok' | 'failed' | 'cascade' | 'skipped';
+
+export interface LiveNode {
+  state: LiveNodeState;
+  attempt: number;
+  failureClass?: FailureClass;
+  simulated?: boolean;
+}
+
+export interface LiveTaskRun {
+  runId: string;
+  taskIndex?: number;
+  finished: boolean;
+  status?: 'completed' | 'failed' | 'cancelled';
+  correct?: boolean;
+  nodes: Record<string, LiveNode>;
+}
+
+export interface LiveRun {
+  experimentId: string;
+  status: 'starting' | 'running' | 'completed' | 'cancelled' | 'failed';
+  done: number;
+  total: number;
+  message?: string;
+  /** Runs finished so far, and how many were graded correct or failed. */
+  runsCorrect: number;
+  runsFailed: number;
+  /** The task run drawn on the graph. */
+  watching: string | null;
+  /** Unfinished runs (and the watched one), by run id. */
+  runs: Record<string, LiveTaskRun>;
+  /** Simulated faults seen so far (node events with `simulated`). */
+  simulatedNodes: number;
+}
+
+/** A fresh live run right after `startRun` answered. */
+export function startLiveRun(experimentId: string, total = 0): LiveRun {
+  return { experimentId, status: 'starting', done: 0, total, runsCorrect: 0, runsFailed: 0, watching: null, runs: {}, simulatedNodes: 0 };
+}
+
+/** True once the experiment ended (completed, cancelled or failed). */
+export function isFinished(live: LiveRun | null): boolean {
+  return !!live && (live.status === 'completed' || live.status === 'cancelled' || live.status === 'failed');
+}
+
+/** Progress 0..1 (0 when the total is not known yet). */
+export function progressOf(live: Pick<LiveRun, 'done' | 'total'>): number {
+  return live.total > 0 ? Math.min(1, live.done / live.total) : 0;
+}
+
+/**
+ * Applies a batch of events in order. Events of other experiments are ignored. Returns the same
+ * object when nothing changed (so selectors do not re-render).
+ */
+export function applyLabEvents(live: LiveRun | null, events: readonly LabEvent[]): LiveRun | null {
+  if (!live) return live;
+  let next: LiveRun = live;
+  let changed = false;
+  const touch = (): LiveRun => {
+    if (!changed) {
+      next = { ...next, runs: { ...next.runs } };
+      changed = true;
+    }
+    return next;
+  };
+  for (const e of events) {
+    if (e.experimentId !== live.experimentId) continue;
+    const s = touch();
+    switch (e.type) {
+      case 'experiment': {
+        s.status = e.status;
+        s.done = e.done;
+        s.total = e.total;
+        if (e.message !== undefined) s.message = e.message;
+        break;
+      }
+      case 'run': {
+        if (s.status === 'starting') s.status = 'running';
+        s.done = Math.max(s.done, e.done);
+        s.total = e.total;
+        if (e.correct) s.runsCorrect++;
+        if (e.status !== 'completed') s.runsFailed++;
+        const run = s.runs[e.runId] ?? { runId: e.runId, finished: false, nodes: {} };
+        s.runs[e.runId] = { ...run, taskIndex: e.taskIndex, finished: true, status: e.status, correct: e.correct };
+        // Forget finished runs other than the watched one.
+        for (const id of Object.keys(s.runs)) if (s.runs[id]!.finished && id !== s.watching) delete s.runs[id];
+        break;
+      }
+      case 'node': {
+        if (s.status === 'starting') s.status = 'running';
+        const run = s.runs[e.runId] ?? { runId: e.runId, finished: false, nodes: {} };
+        const prev = run.nodes[e.nodeId];
+        // A late event for an earlier attempt never overwrites a newer one.
+        if (prev && prev.attempt > e.attempt) break;
+        const node: LiveNode =
+          e.phase === 'started'
+            ? { state: 'running', attempt: e.attempt, simulated: prev?.attempt === e.attempt ? prev.simulated : undefined }
+            : { state: e.status ?? 'ok', attempt: e.attempt, failureClass: e.failureClass, simulated: e.simulated };
+        if (e.phase === 'finished' && e.simulated) s.simulatedNodes++;
+        s.runs[e.runId] = { ...run, nodes: { ...run.nodes, [e.nodeId]: node } };
+        // Watch this run when nothing is watched, or the watched run has finished.
+        const watched = s.watching ? s.runs[s.watching] : undefined;
+        if (!watched || (watched.finished && s.watching !== e.runId)) {
+          if (s.watching && watched?.finished) delete s.runs[s.watching];
+          s.watching = e.runId;
+        }
+        break;
+      }
+      default:
+        e satisfies never;
+    }
+  }
+  return changed ? next : live;
+}
+
+/** The watched run's node states (empty before the first node event). */
+export function watchedNodes(live: LiveRun | null): Record<string, LiveNode> {
+  if (!live?.watching) return {};
+  return live.runs[live.watching]?.nodes ?? {};
+}

@@ -1,0 +1,199 @@
+/**
+ * The workflow editor: the YAML text (the source of truth), the graph drawn from it, the host's
+ * validation (debounced; an answer for text that has changed since is dropped), the selection,
+ * graph edits (rewrite the text through the yaml Document API; undoable), and the model picked
+ * per role (used by the Run view).
+ */
+import type { ExampleWorkflow } from '../../core/api/lab.ts';
+import type { ValidateWorkflowResult } from '../../core/api/client.ts';
+import { applyGraphEdit, type GraphEdit } from '../lib/graphEdits.ts';
+import { parseWorkflowGraph, type DocGraph } from '../lib/workflowGraph.ts';
+import { IDLE, load, LOADING, type Loadable } from './loadable.ts';
+import type { SliceContext } from './types.ts';
+
+/** Quiet time after the last keystroke before the text is re-parsed and validated. */
+export const VALIDATE_DEBOUNCE_MS = 300;
+/** Graph edits kept for undo. */
+const UNDO_DEPTH = 50;
+
+export interface EditorState {
+  text: string;
+  /** Where the text came from (an example's file), used in issue locations. */
+  file: string | null;
+  /** The graph of the last text that parsed as YAML (kept while the text does not parse). */
+  graph: DocGraph | null;
+  /** Set while the current text is not YAML at all. */
+  parseError: { message: string; line?: number; column?: number } | null;
+  validation: Loadable<ValidateWorkflowResult>;
+  selectedNode: string | null;
+  selectedEdge: string | null;
+  /** A request to move the textarea's caret; `nonce` makes repeated requests distinct. */
+  caret: { line: number; column: number; focus: boolean; nonce: number } | null;
+  /** Texts before each graph edit, newest last. */
+  undo: string[];
+}
+
+export interface EditorSlice {
+  editor: EditorState;
+  /** Model file per role for the Run view (role -> GGUF path). */
+  roleModels: Record<string, string>;
+  /** The model for roles without their own. */
+  defaultModel: string | null;
+  /** Replaces the text (typing): re-parse and validation follow after a quiet time. */
+  setText(text: string): void;
+  /** Loads a whole document (example, file): parsed and validated at once; clears selection and undo. */
+  loadText(text: string, file: string | null): void;
+  openExample(example: ExampleWorkflow): void;
+  /** Parses and validates the current text now (the debounce calls this). */
+  validateNow(): Promise<void>;
+  /** Applies a graph edit to the text; false (with a notice) when it cannot apply. */
+  editGraph(edit: GraphEdit): boolean;
+  undoGraphEdit(): void;
+  /** Selects a node (null: none); moves the caret to its entry unless told not to. */
+  selectEditorNode(id: string | null, moveCaret?: boolean): void;
+  selectEditorEdge(id: string | null): void;
+  /** Moves the textarea's caret to `line`:`column`; `focus` also focuses the text. */
+  moveCaret(line: number, column?: number, focus?: boolean): void;
+  setRoleModel(role: string, path: string | null): void;
+  setDefaultModel(path: string | null): void;
+}
+
+const EMPTY_EDITOR: EditorState = { text: '', file: null, graph: null, parseError: null, validation: IDLE, selectedNode: null, selectedEdge: null, caret: null, undo: [] };
+
+export function createEditorSlice({ api, set, get, deps }: SliceContext): EditorSlice {
+  let cancelTimer: (() => void) | null = null;
+  let caretNonce = 0;
+  const patch = (p: Partial<EditorState>) => set({ editor: { ...get().editor, ...p } });
+
+  /** Re-parses the current text into the graph (keeping the last graph on a parse error). */
+  const reparse = () => {
+    const { text } = get().editor;
+    const parsed = parseWorkflowGraph(text);
+    if (parsed.ok) {
+      const graph = parsed.graph;
+      const { selectedNode, selectedEdge } = get().editor;
+      patch({
+        graph,
+        parseError: null,
+        selectedNode: selectedNode && graph.nodes.some((n) => n.id === selectedNode) ? selectedNode : null,
+        selectedEdge: selectedEdge && graph.edges.some((e) => e.id === selectedEdge) ? selectedEdge : null,
+      });
+    } else {
+      patch({ parseError: { message: parsed.message, line: parsed.line, column: parsed.column } });
+    }
+  };
+
+  const scheduleValidation = (ms: number) => {
+    cancelTimer?.();
+    cancelTimer = deps.delay(() => {
+      cancelTimer = null;
+      void get().validateNow();
+    }, ms);
+  };
+
+  return {
+    editor: EMPTY_EDITOR,
+    roleModels: {},
+    defaultModel: null,
+
+    setText(text) {
+      if (text === get().editor.text) return;
+      patch({ text });
+      scheduleValidation(VALIDATE_DEBOUNCE_MS);
+    },
+
+    loadText(text, file) {
+      cancelTimer?.();
+      cancelTimer = null;
+      set({ editor: { ...EMPTY_EDITOR, text, file } });
+      void get().validateNow();
+    },
+
+    openExample(example) {
+      get().loadText(example.text, example.file);
+    },
+
+    async validateNow() {
+      cancelTimer?.();
+      cancelTimer = null;
+      reparse();
+      const { text, file } = get().editor;
+      if (!text.trim()) {
+        patch({ validation: IDLE });
+        return;
+      }
+      if (get().editor.validation.status !== 'ready') patch({ validation: LOADING });
+      const validation = await load(() => api.validateWorkflow(file ? { text, file } : { text }));
+      // Drop an answer about text the user has changed since.
+      if (get().editor.text !== text) return;
+      patch({ validation });
+    },
+
+    editGraph(edit) {
+      const before = get().editor.text;
+      const result = applyGraphEdit(before, edit);
+      if (!result.ok) {
+        get().notify(`Cannot ${describe(edit)}: ${result.message}`, 'error');
+        return false;
+      }
+      const undo = [...get().editor.undo, before].slice(-UNDO_DEPTH);
+      const selection =
+        edit.op === 'addNode' ? { selectedNode: edit.node.id, selectedEdge: null }
+        : edit.op === 'removeNode' || edit.op === 'removeEdge' ? { selectedNode: null, selectedEdge: null }
+        : {};
+      patch({ text: result.text, undo, ...selection });
+      get().notify(null);
+      void get().validateNow();
+      return true;
+    },
+
+    undoGraphEdit() {
+      const undo = get().editor.undo;
+      const prev = undo[undo.length - 1];
+      if (prev === undefined) {
+        get().notify('Nothing to undo: no graph edit yet.');
+        return;
+      }
+      patch({ text: prev, undo: undo.slice(0, -1) });
+      void get().validateNow();
+    },
+
+    selectEditorNode(id, moveCaret = true) {
+      patch({ selectedNode: id, selectedEdge: null });
+      const line = id ? get().editor.graph?.nodes.find((n) => n.id === id)?.line : undefined;
+      if (moveCaret && line) get().moveCaret(line, 1);
+    },
+
+    selectEditorEdge(id) {
+      patch({ selectedEdge: id, selectedNode: null });
+      const line = id ? get().editor.graph?.edges.find((e) => e.id === id)?.line : undefined;
+      if (line) get().moveCaret(line, 1);
+    },
+
+    moveCaret(line, column = 1, focus = false) {
+      patch({ caret: { line, column, focus, nonce: ++caretNonce } });
+    },
+
+    setRoleModel(role, path) {
+      const roleModels = { ...get().roleModels };
+      if (path) roleModels[role] = path;
+      else delete roleModels[role];
+      set({ roleModels });
+    },
+
+    setDefaultModel(path) {
+      set({ defaultModel: path });
+    },
+  };
+}
+
+function describe(edit: GraphEdit): string {
+  switch (edit.op) {
+    case 'addNode': return `add node "${edit.node.id}"`;
+    case 'removeNode': return `remove node "${edit.id}"`;
+    case 'addEdge': return `add edge ${edit.from} -> ${edit.to}`;
+    case 'removeEdge': return 'remove the edge';
+    case 'setRole': return `set the role of "${edit.id}"`;
+  }
+  return edit satisfies never;
+}

@@ -1,0 +1,27 @@
+/** A value being fetched, and the one helper that fetches it (never rejects). */
+import { ApiError } from '../../core/api/client.ts';
+
+/** Not asked for, on its way, there, or failed with a printable error. */
+export type Loadable<T> =
+  | { status: 'idle' }
+  | { status: 'loading' }
+  | { status: 'ready'; data: T }
+  | { status: 'error'; code: string; message: string };
+
+export const IDLE = { status: 'idle' } as const;
+export const LOADING = { status: 'loading' } as const;
+
+/** Runs one API call and turns its outcome into a Loadable. */
+export async function load<T>(call: () => Promise<T>): Promise<Loadable<T>> {
+  try {
+    return { status: 'ready', data: await call() };
+  } catch (err) {
+    const e = ApiError.fromWire(err);
+    return { status: 'error', code: e.code, message: e.message };
+  }
+}
+
+/** The data of a ready Loadable, else undefined. */
+export function dataOf<T>(l: Loadable<T>): T | undefined {
+  return l.status === 'ready' ? l.data : undefined;
+}

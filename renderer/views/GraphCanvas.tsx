@@ -1,0 +1,194 @@
+/**
+ * One cytoscape graph. Elements arrive with positions (layered layout, `preset`), so nothing is
+ * laid out here. Live node states are applied imperatively in one cy.batch per change, without
+ * rebuilding the elements. The container reports, for tests and the benchmark, how many nodes it
+ * drew and how long the draw took (`data-draw-ms`, from adding the elements to the first frame).
+ */
+import cytoscape, { type Core, type ElementDefinition, type EventObject } from 'cytoscape';
+import { memo, useEffect, useRef } from 'react';
+import { ALL_LIVE_CLASSES, liveNodeLook, viewportToFit } from '../lib/elements.ts';
+import { graphStyle, LABEL_ZOOM, LARGE_GRAPH, restyle, type Theme } from '../lib/graphStyle.ts';
+import type { LiveNode } from '../lib/liveRun.ts';
+
+export interface GraphCanvasProps {
+  elements: ElementDefinition[];
+  theme: Theme;
+  /** Accessible name of the graph region. */
+  label: string;
+  /** The selected node or edge id. */
+  selected?: string | null;
+  onSelectNode?(id: string | null): void;
+  onSelectEdge?(id: string): void;
+  /** Shift+click on a node while another is selected (the editor adds an edge). */
+  onConnect?(from: string, to: string): void;
+  /** Live states by node id (Run view). */
+  live?: Record<string, LiveNode>;
+  /** Milliseconds spent preparing the elements (model + layout), added to `data-total-ms`. */
+  prepMs?: number;
+  testId?: string;
+}
+
+export const GraphCanvas = memo(function GraphCanvas(props: GraphCanvasProps) {
+  const { elements, theme, label, selected, live, prepMs = 0, testId = 'graph' } = props;
+  const container = useRef<HTMLDivElement>(null);
+  const cyRef = useRef<Core | null>(null);
+  const callbacks = useRef(props);
+  callbacks.current = props;
+  const applied = useRef(new Map<string, string>());
+  const large = elements.length > LARGE_GRAPH;
+  const themeRef = useRef(theme);
+  themeRef.current = theme;
+  /** The theme of the stylesheet in use. */
+  const styledTheme = useRef(theme);
+  const labelsShown = useRef(!large);
+
+  // Create once per mount (and per size class: big graphs use cheaper renderer settings).
+  useEffect(() => {
+    const el = container.current;
+    if (!el) return;
+    styledTheme.current = themeRef.current;
+    const cy = cytoscape({
+      container: el,
+      elements: [],
+      layout: { name: 'preset' },
+      style: graphStyle(themeRef.current, large),
+      minZoom: 0.02,
+      maxZoom: 3,
+      boxSelectionEnabled: false,
+      selectionType: 'single',
+      autoungrabify: large,
+      textureOnViewport: large,
+      hideEdgesOnViewport: large,
+      pixelRatio: large ? 1 : 'auto',
+    });
+    cy.on('tap', (evt: EventObject) => {
+      const target = evt.target as { isNode?: () => boolean; isEdge?: () => boolean; id?: () => string };
+      const cb = callbacks.current;
+      if (target === cy) {
+        cb.onSelectNode?.(null);
+        return;
+      }
+      const id = target.id?.() ?? '';
+      if (target.isNode?.()) {
+        const shift = (evt.originalEvent as MouseEvent | undefined)?.shiftKey;
+        if (shift && cb.selected && cb.selected !== id && cb.onConnect) cb.onConnect(cb.selected, id);
+        else cb.onSelectNode?.(id);
+      } else if (target.isEdge?.()) {
+        cb.onSelectEdge?.(id);
+      }
+    });
+    // Large graphs: labels only when zoomed in enough to read them.
+    labelsShown.current = !large;
+    if (large) {
+      cy.on('zoom', () => {
+        const want = cy.zoom() >= LABEL_ZOOM;
+        if (want === labelsShown.current) return;
+        labelsShown.current = want;
+        restyle(cy, themeRef.current, true, want);
+      });
+    }
+    cyRef.current = cy;
+    // Keep the canvas matched to its box (a side panel opening, the window resizing).
+    let frame = 0;
+    let size = `${el.clientWidth}x${el.clientHeight}`;
+    const resize = new ResizeObserver(() => {
+      const now = `${el.clientWidth}x${el.clientHeight}`;
+      if (now === size) return;
+      size = now;
+      cancelAnimationFrame(frame);
+      frame = requestAnimationFrame(() => {
+        cy.resize();
+        fitView(cy, callbacks.current.elements);
+      });
+    });
+    resize.observe(el);
+    return () => {
+      resize.disconnect();
+      cancelAnimationFrame(frame);
+      cy.destroy();
+      cyRef.current = null;
+    };
+    // The theme is applied by its own effect; re-creating on theme change would lose the view.
+  }, [large]);
+
+  // Elements: replace all, fit, and time the first frame.
+  useEffect(() => {
+    const cy = cyRef.current;
+    const el = container.current;
+    if (!cy || !el) return;
+    el.dataset.ready = 'false';
+    const t0 = performance.now();
+    applied.current.clear();
+    cy.batch(() => {
+      cy.elements().remove();
+      cy.add(elements);
+    });
+    fitView(cy, elements);
+    cy.one('render', () => {
+      const draw = performance.now() - t0;
+      el.dataset.drawMs = draw.toFixed(1);
+      el.dataset.totalMs = (draw + prepMs).toFixed(1);
+      el.dataset.nodes = String(cy.nodes().length);
+      el.dataset.ready = 'true';
+    });
+    // Force a frame even when nothing is visible (an empty graph renders nothing otherwise).
+    cy.forceRender();
+  }, [elements, prepMs]);
+
+  // Theme changes restyle in place (the stylesheet given at creation already has the current theme).
+  useEffect(() => {
+    const cy = cyRef.current;
+    if (!cy || styledTheme.current === theme) return;
+    styledTheme.current = theme;
+    restyle(cy, theme, large, labelsShown.current);
+  }, [theme, large]);
+
+  // Selection follows the store; a node chosen elsewhere (a list, a shortcut) is brought into view.
+  useEffect(() => {
+    const cy = cyRef.current;
+    if (!cy) return;
+    const target = selected ? cy.getElementById(selected) : null;
+    cy.batch(() => {
+      cy.elements(':selected').unselect();
+      target?.select();
+    });
+    if (target?.nonempty() && target.isNode()) {
+      const p = target.renderedPosition();
+      const outside = p.x < 0 || p.y < 0 || p.x > cy.width() || p.y > cy.height();
+      if (outside || (large && cy.zoom() < LABEL_ZOOM)) {
+        cy.animate({ center: { eles: target }, zoom: Math.max(cy.zoom(), large ? 0.7 : cy.zoom()) }, { duration: 250 });
+      }
+    }
+  }, [selected, elements, large]);
+
+  // Live states: only nodes whose look changed are touched.
+  useEffect(() => {
+    const cy = cyRef.current;
+    if (!cy) return;
+    const seen = applied.current;
+    if (!live && seen.size === 0) return;
+    cy.batch(() => {
+      cy.nodes().forEach((n) => {
+        const state = live?.[n.id()];
+        const key = state ? `${state.state}:${state.attempt}:${state.simulated ? 1 : 0}` : '';
+        if ((seen.get(n.id()) ?? '') === key) return;
+        seen.set(n.id(), key);
+        const look = liveNodeLook(String(n.data('base') ?? n.data('label')), state);
+        n.removeClass(ALL_LIVE_CLASSES.join(' '));
+        if (look.classes.length) n.addClass(look.classes.join(' '));
+        n.data('label', look.label);
+      });
+    });
+  }, [live, elements]);
+
+  return <div ref={container} className="graph" data-testid={testId} role="img" aria-label={label} />;
+});
+
+/**
+ * Fits the whole graph, without blowing small graphs up past 1.5×. The box comes from the preset
+ * positions (viewportToFit), not cy.fit(): measuring 2,000 labels costs hundreds of ms.
+ */
+function fitView(cy: Core, elements: readonly ElementDefinition[]): void {
+  const v = viewportToFit(elements, cy.width(), cy.height(), { padding: 24, maxZoom: 1.5, minZoom: cy.minZoom() });
+  if (v) cy.viewport(v);
+}

@@ -1,0 +1,125 @@
+import { useMemo } from 'react';
+import { meanLadders, RUNG_KEYS, RUNG_SYMBOL, rungLabel, runLadders, type LadderValues } from '../lib/ladderBars.ts';
+import { useLab } from '../useLab.ts';
+import { LadderChart, RungKeyLegend } from './LadderChart.tsx';
+import { RunPicker } from './RunPicker.tsx';
+import { LoadState } from './Status.tsx';
+
+/** The hierarchical reward ladder per role: for the chosen run, and the mean across its experiment. */
+export function LadderView() {
+  const experimentId = useLab((s) => s.selectedExperimentId);
+  const runs = useLab((s) => s.runs);
+  const runId = useLab((s) => s.selectedRunId);
+  const trace = useLab((s) => s.trace);
+  const run = trace.status === 'ready' && trace.data.run.runId === runId ? trace.data.run : runs.status === 'ready' ? runs.data.find((r) => r.runId === runId) : undefined;
+  const runLadder = useMemo(() => (run ? runLadders(run) : []), [run]);
+  const mean = useMemo(() => (runs.status === 'ready' ? meanLadders(runs.data) : []), [runs]);
+  const experiments = useLab((s) => s.experiments);
+  const setView = useLab((s) => s.setView);
+  if (experiments.status === 'ready' && experiments.data.length === 0) {
+    return (
+      <section className="view ladder-view" aria-labelledby="ladder-title">
+        <header className="view-head">
+          <h2 id="ladder-title">Reward ladder</h2>
+        </header>
+        <div className="empty" data-testid="ladder-empty">
+          <p>
+            <strong>No runs to score yet.</strong> Start an experiment in{' '}
+            <button type="button" className="link" onClick={() => setView('run')}>
+              Run (Alt+2)
+            </button>
+            ; each run gets a ladder per role: how far each role climbed (format, validity, completion, correctness, credit).
+          </p>
+        </div>
+      </section>
+    );
+  }
+
+  return (
+    <section className="view ladder-view" aria-labelledby="ladder-title">
+      <header className="view-head">
+        <h2 id="ladder-title">Reward ladder</h2>
+        <p className="muted small">
+          h<sub>ρ</sub> = w<sub>f</sub>·f + w<sub>v</sub>·v<sub>ρ</sub> + w<sub>e</sub>·e + w<sub>a</sub>·a + w<sub>c</sub>·c<sub>ρ</sub> — each bar segment is weight × rung value; blame (c &lt; 0) is drawn left of zero.
+        </p>
+      </header>
+      <div className="trace-grid">
+        <RunPicker />
+        <div className="ladder-body">
+          <RungKeyLegend />
+          {!experimentId && (
+            <div className="empty">
+              <p>Choose an experiment on the left: its mean ladder per role appears here; choose a run to see that run's ladder.</p>
+            </div>
+          )}
+          {runId && (
+            <section aria-labelledby="ladder-run-title" data-testid="ladder">
+              <h3 id="ladder-run-title">Run {run ? `#${run.taskIndex}` : ''}</h3>
+              {run?.simulated && <p className="small"><span className="tag sim">SIMULATED</span> faults were injected in this run.</p>}
+              {run?.credit?.silent && <p className="banner warn small">Silent failure: no node failed but the answer is wrong — only the correctness rung (a) shows it.</p>}
+              {!run && <LoadState state={trace} what="the run" />}
+              {run && runLadder.length === 0 && <p className="muted">This run has no ladder recorded.</p>}
+              {runLadder.length > 0 && (
+                <>
+                  <LadderChart ladders={runLadder} title="Reward ladder of the run" testId="ladder-chart" />
+                  <LadderTable ladders={runLadder} />
+                </>
+              )}
+            </section>
+          )}
+          {experimentId && (
+            <section aria-labelledby="ladder-mean-title" data-testid="ladder-mean">
+              <h3 id="ladder-mean-title">
+                Mean across experiment <code>{experimentId}</code>
+                {runs.status === 'ready' ? <span className="muted small"> ({runs.data.length} runs)</span> : null}
+              </h3>
+              <LoadState state={runs} what="runs" />
+              {runs.status === 'ready' && mean.length === 0 && <p className="muted">No run of this experiment has a ladder yet.</p>}
+              {mean.length > 0 && (
+                <>
+                  <LadderChart ladders={mean} title="Mean reward ladder per role" testId="ladder-mean-chart" />
+                  <LadderTable ladders={mean} mean />
+                </>
+              )}
+            </section>
+          )}
+        </div>
+      </div>
+    </section>
+  );
+}
+
+function LadderTable({ ladders, mean = false }: { ladders: Array<LadderValues & { runs?: number; rungCounts?: number[] }>; mean?: boolean }) {
+  return (
+    <table className="ladder-table">
+      <thead>
+        <tr>
+          <th scope="col">Role</th>
+          {RUNG_KEYS.map((r) => (
+            <th scope="col" className="num" key={r} title={r}>
+              {RUNG_SYMBOL[r]} <span className="muted small">{r} × weight</span>
+            </th>
+          ))}
+          <th scope="col" className="num">h</th>
+          <th scope="col" className="num">{mean ? 'Mean highest rung' : 'Highest rung'}</th>
+          {mean && <th scope="col">Runs stopping at rung 0…5</th>}
+        </tr>
+      </thead>
+      <tbody>
+        {ladders.map((l) => (
+          <tr key={l.role}>
+            <td>{l.role}</td>
+            {RUNG_KEYS.map((r) => (
+              <td className="num" key={r}>
+                {l[r].toFixed(2)} <span className="muted small">× {l.weights[r]}</span>
+              </td>
+            ))}
+            <td className="num">{l.reward.toFixed(2)}</td>
+            <td className="num">{rungLabel(mean ? Math.round(l.highestRung * 10) / 10 : l.highestRung)}</td>
+            {mean && <td className="small">{l.rungCounts?.join(' · ')}</td>}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

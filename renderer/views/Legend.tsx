@@ -1,0 +1,44 @@
+/** Keys to the graphs: node kinds (colour and shape), edge types (line style), and states (marker and border). */
+import { LIVE_MARKER } from '../lib/elements.ts';
+import { STATE_MARKER, STATE_TEXT, type TraceState } from '../lib/traceModel.ts';
+
+export function KindLegend({ editor = false }: { editor?: boolean }) {
+  return (
+    <ul className="legend" aria-label="Graph key">
+      <li><span className="swatch kind-agent shape-agent" aria-hidden="true" /> agent (rounded box)</li>
+      <li><span className="swatch kind-tool shape-tool" aria-hidden="true" /> tool (hexagon)</li>
+      <li><span className="swatch kind-skill shape-skill" aria-hidden="true" /> skill (ellipse)</li>
+      <li><span className="line line-data" aria-hidden="true" /> data</li>
+      <li><span className="line line-control" aria-hidden="true" /> control (dashed)</li>
+      <li><span className="line line-loop" aria-hidden="true" /> ↺ loop, max iterations</li>
+      {editor && <li><span className="swatch issue" aria-hidden="true">⚠</span> has a validation issue</li>}
+    </ul>
+  );
+}
+
+const TRACE_BORDER: Record<TraceState, string> = { ok: 'thin solid', root: 'thick double', cascade: 'dashed', skipped: 'dotted, faded', silent: 'thick solid' };
+
+export function StateLegend() {
+  return (
+    <ul className="legend" aria-label="Node states">
+      {(Object.keys(STATE_MARKER) as TraceState[]).map((s) => (
+        <li key={s}>
+          <span className={`swatch state st-${s}`} aria-hidden="true">{STATE_MARKER[s]}</span> {STATE_TEXT[s]} <span className="muted">({TRACE_BORDER[s]} border)</span>
+        </li>
+      ))}
+      <li><span className="tag sim">SIMULATED</span> injected fault</li>
+    </ul>
+  );
+}
+
+export function LiveLegend() {
+  return (
+    <ul className="legend" aria-label="Live node states">
+      {(Object.keys(LIVE_MARKER) as Array<keyof typeof LIVE_MARKER>).map((s) => (
+        <li key={s}>
+          <span className={`swatch live live-${s}`} aria-hidden="true">{LIVE_MARKER[s]}</span> {s}
+        </li>
+      ))}
+    </ul>
+  );
+}

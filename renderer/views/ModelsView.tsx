@@ -1,0 +1,161 @@
+import { useState } from 'react';
+import type { ModelEntry } from '../../core/api/lab.ts';
+import { TEST_MAX_TOKENS, TEST_PROMPT } from '../store/catalog.ts';
+import { useLab } from '../useLab.ts';
+import { bytes, paramCount } from './format.ts';
+import { LoadState } from './Status.tsx';
+
+/** GGUF models: the model folder's and those added by path, with metadata, role assignment and a test generation. */
+export function ModelsView() {
+  const models = useLab((s) => s.models);
+  const loadModels = useLab((s) => s.loadModels);
+  const list = models.status === 'ready' ? models.data : [];
+  return (
+    <section className="view models-view" aria-labelledby="models-title">
+      <header className="view-head">
+        <h2 id="models-title">Models</h2>
+        <button type="button" onClick={() => void loadModels()}>
+          Rescan
+        </button>
+      </header>
+      <AddModel />
+      <LoadState state={models} what="models" />
+      {models.status === 'ready' && list.length === 0 && (
+        <div className="empty" data-testid="models-empty">
+          <p>
+            <strong>No models yet.</strong> Copy <code>.gguf</code> files into the lab's model folder and press Rescan, or add a file by its absolute path above. Small
+            quantised models (Q4/Q8, a few hundred MB) run well on a laptop's CPU.
+          </p>
+        </div>
+      )}
+      {list.length > 0 && (
+        <div className="scroll">
+          <table data-testid="models-table">
+            <thead>
+              <tr>
+                <th scope="col">File</th>
+                <th scope="col">Architecture</th>
+                <th scope="col" className="num">Parameters</th>
+                <th scope="col">Quantisation</th>
+                <th scope="col" className="num">Context</th>
+                <th scope="col">Chat template</th>
+                <th scope="col" className="num">Size</th>
+                <th scope="col">Use for</th>
+                <th scope="col">Test</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((m, i) => (
+                <ModelRow key={m.path} model={m} index={i} />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function AddModel() {
+  const addModel = useLab((s) => s.addModel);
+  const result = useLab((s) => s.addModelResult);
+  const [path, setPath] = useState('');
+  return (
+    <form
+      className="row wrap add-model"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void addModel(path).then((ok) => ok && setPath(''));
+      }}
+    >
+      <label className="row grow">
+        <span>Add a GGUF by path</span>
+        <input className="grow" data-testid="model-path" placeholder="/home/me/models/qwen2.5-0.5b-instruct-q8_0.gguf" value={path} onChange={(e) => setPath(e.target.value)} />
+      </label>
+      <button type="submit" data-testid="model-add" disabled={!path.trim() || result.status === 'loading'}>
+        {result.status === 'loading' ? 'Reading…' : 'Add'}
+      </button>
+      {result.status === 'error' && (
+        <p className="note error small" role="alert" data-testid="model-add-error">
+          <span aria-hidden="true">✗</span> {result.message}
+        </p>
+      )}
+      {result.status === 'ready' && <p className="note small tone-ok">✓ Added {result.data.fileName}.</p>}
+    </form>
+  );
+}
+
+function ModelRow({ model: m, index }: { model: ModelEntry; index: number }) {
+  const roles = useLab((s) => s.editor.graph?.roles);
+  const roleModels = useLab((s) => s.roleModels);
+  const defaultModel = useLab((s) => s.defaultModel);
+  const setRoleModel = useLab((s) => s.setRoleModel);
+  const setDefaultModel = useLab((s) => s.setDefaultModel);
+  const test = useLab((s) => s.modelTests[m.path]);
+  const testModel = useLab((s) => s.testModel);
+  const usedBy = [...(defaultModel === m.path ? ['default'] : []), ...Object.entries(roleModels).filter(([, p]) => p === m.path).map(([r]) => r)];
+
+  return (
+    <tr data-testid={`model-row-${index}`}>
+      <td>
+        <code title={m.path}>{m.fileName}</code>
+        <span className="muted small"> {m.source === 'added' ? 'added by path' : 'model folder'}</span>
+        {m.info?.name && <div className="muted small">{m.info.name}</div>}
+        {m.error && (
+          <div className="note error small" role="alert">
+            ✗ {m.error}
+          </div>
+        )}
+      </td>
+      <td>{m.info?.architecture ?? '–'}</td>
+      <td className="num">{paramCount(m.info?.parameters)}</td>
+      <td>{m.info?.fileType ?? '–'}</td>
+      <td className="num">{m.info?.contextLength?.toLocaleString() ?? '–'}</td>
+      <td>{m.info ? (m.info.hasChatTemplate ? '✓ yes' : '✗ no') : '–'}</td>
+      <td className="num">{bytes(m.sizeBytes)}</td>
+      <td>
+        <select
+          aria-label={`Use ${m.fileName} for`}
+          data-testid={`model-assign-${index}`}
+          value=""
+          disabled={!!m.error}
+          onChange={(e) => {
+            const v = e.target.value;
+            if (v === '*default') setDefaultModel(m.path);
+            else if (v === '*all') (roles ?? []).forEach((r) => setRoleModel(r.name, m.path));
+            else if (v) setRoleModel(v, m.path);
+          }}
+        >
+          <option value="">assign…</option>
+          <option value="*default">default model</option>
+          {roles?.length ? <option value="*all">every role of the open workflow</option> : null}
+          {(roles ?? []).map((r) => (
+            <option key={r.name} value={r.name}>
+              role {r.name}
+            </option>
+          ))}
+        </select>
+        {usedBy.length > 0 && <div className="small">used by {usedBy.join(', ')}</div>}
+      </td>
+      <td>
+        <button type="button" data-testid="model-test" disabled={!!m.error || test?.status === 'loading'} onClick={() => void testModel(m.path)} title={`Generate ${TEST_MAX_TOKENS} tokens after “${TEST_PROMPT}”`}>
+          {test?.status === 'loading' ? 'Generating…' : 'Test'}
+        </button>
+        {test?.status === 'ready' && (
+          <div className="small" data-testid="model-test-result">
+            <q>{TEST_PROMPT}</q>
+            <strong>{test.data.text}</strong>
+            <div className="muted">
+              {test.data.promptTokens} prompt + {test.data.completionTokens} completion tokens · {Math.round(test.data.ms)} ms
+            </div>
+          </div>
+        )}
+        {test?.status === 'error' && (
+          <div className="note error small" role="alert" data-testid="model-test-result">
+            ✗ {test.message}
+          </div>
+        )}
+      </td>
+    </tr>
+  );
+}

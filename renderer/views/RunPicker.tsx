@@ -1,0 +1,59 @@
+import { useLab } from '../useLab.ts';
+import { percent, runStatusLabel } from './format.ts';
+import { LoadState, Status } from './Status.tsx';
+
+/** Pick an experiment, then one of its runs (shared by Trace and Ladder). */
+export function RunPicker() {
+  const experiments = useLab((s) => s.experiments);
+  const selectedExperimentId = useLab((s) => s.selectedExperimentId);
+  const selectExperiment = useLab((s) => s.selectExperiment);
+  const runs = useLab((s) => s.runs);
+  const selectedRunId = useLab((s) => s.selectedRunId);
+  const selectRun = useLab((s) => s.selectRun);
+  const list = experiments.status === 'ready' ? experiments.data : [];
+
+  return (
+    <nav className="run-picker" aria-label="Experiment and run">
+      <label className="stack">
+        <span className="muted small">Experiment</span>
+        <select data-testid="pick-experiment" value={selectedExperimentId ?? ''} onChange={(e) => void selectExperiment(e.target.value || null)}>
+          <option value="">{list.length ? '— choose an experiment —' : 'no experiments yet'}</option>
+          {list.map((e) => (
+            <option key={e.id} value={e.id}>
+              {e.id} · {e.workflowName} · {percent(e.accuracy)}
+            </option>
+          ))}
+        </select>
+      </label>
+      <LoadState state={experiments} what="experiments" />
+      {selectedExperimentId && <LoadState state={runs} what="runs" />}
+      {runs.status === 'ready' && selectedExperimentId && (
+        <>
+          <span className="muted small">Runs</span>
+          {runs.data.length === 0 && <p className="muted small">No runs stored yet for this experiment.</p>}
+          <ul className="run-list" data-testid="run-list">
+            {runs.data.map((r) => (
+              <li key={r.runId}>
+                <button
+                  type="button"
+                  className={r.runId === selectedRunId ? 'run-item selected' : 'run-item'}
+                  aria-pressed={r.runId === selectedRunId}
+                  data-testid={`pick-run-${r.taskIndex}`}
+                  onClick={() => void selectRun(r.runId)}
+                  title={r.runId}
+                >
+                  <span>#{r.taskIndex}</span>
+                  <Status label={runStatusLabel(r.status)} />
+                  <span className={r.correct ? 'tone-ok' : 'tone-bad'}>{r.correct ? '✓ correct' : '✗ wrong'}</span>
+                  {r.credit?.roots.length ? <span className="muted small">{r.credit.roots.length} root</span> : null}
+                  {r.credit?.silent ? <span className="muted small">silent</span> : null}
+                  {r.simulated && <span className="tag sim">SIMULATED</span>}
+                </button>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </nav>
+  );
+}

@@ -1,0 +1,267 @@
+import { useMemo } from 'react';
+import { workflowElements } from '../lib/elements.ts';
+import { FAULT_HELP, FAULT_KINDS } from '../lib/faults.ts';
+import { isFinished, progressOf, watchedNodes } from '../lib/liveRun.ts';
+import { useLab } from '../useLab.ts';
+import { useShortcut } from '../useShortcut.ts';
+import { GraphCanvas } from './lazy.tsx';
+import { LiveLegend } from './Legend.tsx';
+import { RoleModels } from './RoleModels.tsx';
+
+/** Run the open workflow on a dataset: the form, progress, the graph lighting up, cancel. */
+export function RunView() {
+  const graph = useLab((s) => s.editor.graph);
+  const hasText = useLab((s) => s.editor.text.trim().length > 0);
+  const setView = useLab((s) => s.setView);
+  return (
+    <section className="view run-view" aria-labelledby="run-title">
+      <header className="view-head">
+        <h2 id="run-title">Run {graph?.name ? <code>{graph.name}</code> : null}</h2>
+      </header>
+      {!hasText && (
+        <div className="empty" data-testid="run-empty">
+          <p>
+            <strong>No workflow to run.</strong> Open one in the{' '}
+            <button type="button" className="link" onClick={() => setView('editor')}>
+              Editor (Alt+1)
+            </button>{' '}
+            first — an example works.
+          </p>
+        </div>
+      )}
+      <div className="run-grid">
+        <div className="run-form">
+          <RunForm />
+          <RoleModels />
+          <Faults />
+          <RunControls />
+        </div>
+        <div className="run-live">
+          <Progress />
+          <LiveGraph />
+        </div>
+      </div>
+    </section>
+  );
+}
+
+function RunForm() {
+  const datasets = useLab((s) => s.datasets);
+  const form = useLab((s) => s.runForm);
+  const setRunForm = useLab((s) => s.setRunForm);
+  const list = datasets.status === 'ready' ? datasets.data : [];
+  const dataset = list.find((d) => d.name === form.dataset);
+  return (
+    <fieldset>
+      <legend>Tasks</legend>
+      <label className="row">
+        <span>Dataset</span>
+        <select
+          data-testid="run-dataset"
+          value={form.dataset}
+          onChange={(e) => {
+            const d = list.find((x) => x.name === e.target.value);
+            setRunForm({ dataset: e.target.value, split: d?.splits.includes(form.split) ? form.split : (d?.splits[0] ?? '') });
+          }}
+        >
+          {!list.length && <option value="">{datasets.status === 'loading' ? 'loading…' : 'no datasets'}</option>}
+          {list.map((d) => (
+            <option key={d.name} value={d.name} title={d.message ?? d.describe}>
+              {d.name}
+              {d.available ? '' : ' (files missing)'}
+            </option>
+          ))}
+        </select>
+      </label>
+      {dataset && !dataset.available && (
+        <p className="note error small" role="alert">
+          {dataset.message ?? `The ${dataset.name} files were not found.`}
+        </p>
+      )}
+      {dataset && <p className="muted small">{dataset.describe}</p>}
+      <label className="row">
+        <span>Split</span>
+        <select data-testid="run-split" value={form.split} onChange={(e) => setRunForm({ split: e.target.value })}>
+          {(dataset?.splits ?? []).map((s) => (
+            <option key={s} value={s}>
+              {s}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="row">
+        <span>Limit (tasks)</span>
+        <input data-testid="run-limit" type="number" min={1} step={1} value={Number.isFinite(form.limit) ? form.limit : ''} onChange={(e) => setRunForm({ limit: e.target.valueAsNumber })} />
+      </label>
+      <label className="row">
+        <span>Seed</span>
+        <input data-testid="run-seed" type="number" min={0} step={1} value={Number.isFinite(form.seed) ? form.seed : ''} onChange={(e) => setRunForm({ seed: e.target.valueAsNumber })} />
+      </label>
+    </fieldset>
+  );
+}
+
+function Faults() {
+  const faults = useLab((s) => s.runForm.faults);
+  const roles = useLab((s) => s.editor.graph?.roles);
+  const addFault = useLab((s) => s.addFault);
+  const updateFault = useLab((s) => s.updateFault);
+  const removeFault = useLab((s) => s.removeFault);
+  return (
+    <fieldset className="faults" data-testid="faults">
+      <legend>
+        <span className="tag sim">SIMULATED</span> fault injection (optional)
+      </legend>
+      <p className="muted small">Injected faults are marked simulated in every view; credit is scored against them like real failures.</p>
+      {faults.map((f, i) => (
+        <div className="row wrap" key={i} data-testid={`fault-row-${i}`}>
+          <select aria-label={`Fault ${i + 1} role`} data-testid={`fault-role-${i}`} value={f.role} onChange={(e) => updateFault(i, { role: e.target.value })}>
+            {!roles?.some((r) => r.name === f.role) && <option value={f.role}>{f.role || '— role —'}</option>}
+            {(roles ?? []).map((r) => (
+              <option key={r.name} value={r.name}>
+                {r.name}
+              </option>
+            ))}
+          </select>
+          <select aria-label={`Fault ${i + 1} kind`} data-testid={`fault-kind-${i}`} value={f.kind} onChange={(e) => updateFault(i, { kind: e.target.value as (typeof FAULT_KINDS)[number] })}>
+            {FAULT_KINDS.map((k) => (
+              <option key={k} value={k} title={FAULT_HELP[k]}>
+                {k}
+              </option>
+            ))}
+          </select>
+          <label>
+            rate{' '}
+            <input aria-label={`Fault ${i + 1} rate`} data-testid={`fault-rate-${i}`} type="number" min={0} max={1} step={0.05} value={Number.isFinite(f.rate) ? f.rate : ''} onChange={(e) => updateFault(i, { rate: e.target.valueAsNumber })} />
+          </label>
+          <button type="button" aria-label={`Remove fault ${i + 1}`} onClick={() => removeFault(i)}>
+            ✕
+          </button>
+          <span className="muted small">{FAULT_HELP[f.kind]}</span>
+        </div>
+      ))}
+      <button type="button" data-testid="fault-add" onClick={() => addFault()} disabled={!roles?.length}>
+        Add simulated fault
+      </button>
+    </fieldset>
+  );
+}
+
+function RunControls() {
+  const live = useLab((s) => s.live);
+  const starting = useLab((s) => s.starting);
+  const runError = useLab((s) => s.runError);
+  const startRun = useLab((s) => s.startRun);
+  const cancelRun = useLab((s) => s.cancelRun);
+  const runRequest = useLab((s) => s.runRequest);
+  // Recomputed on any change of what it reads.
+  useLab((s) => s.runForm);
+  useLab((s) => s.roleModels);
+  useLab((s) => s.defaultModel);
+  useLab((s) => s.editor.validation);
+  const req = runRequest();
+  const running = !!live && !isFinished(live);
+  useShortcut('startRun', () => void startRun());
+  return (
+    <div className="run-controls">
+      {!req.ok && (
+        <ul className="problems small" data-testid="run-problems">
+          {req.problems.map((p) => (
+            <li key={p}>{p}</li>
+          ))}
+        </ul>
+      )}
+      {req.ok && req.request.inject && (
+        <p className="note small">
+          <span className="tag sim">SIMULATED</span> {req.request.inject.join(', ')}
+        </p>
+      )}
+      <div className="row">
+        <button type="button" className="primary" data-testid="run-start" disabled={!req.ok || starting || running} onClick={() => void startRun()} title="Start (Ctrl+Enter)">
+          {starting ? 'Starting…' : 'Start'}
+        </button>
+        <button type="button" data-testid="run-cancel" disabled={!running} onClick={() => void cancelRun()} title="Cancel (Alt+C)">
+          Cancel
+        </button>
+      </div>
+      {runError && (
+        <p className="note error" role="alert" data-testid="run-error">
+          <span aria-hidden="true">✗</span> {runError}
+        </p>
+      )}
+    </div>
+  );
+}
+
+function Progress() {
+  const live = useLab((s) => s.live);
+  const starting = useLab((s) => s.starting);
+  const selectExperiment = useLab((s) => s.selectExperiment);
+  const setView = useLab((s) => s.setView);
+  if (!live && starting) {
+    return (
+      <div className="empty" data-testid="run-starting" role="status">
+        <p>Starting: the host validates the workflow, plans the tasks and loads the models…</p>
+      </div>
+    );
+  }
+  if (!live) {
+    return (
+      <div className="empty" data-testid="run-idle">
+        <p>Nothing running. Pick a dataset and models, then press Start (Ctrl+Enter). Nodes light up here as they run.</p>
+      </div>
+    );
+  }
+  const pct = Math.round(progressOf(live) * 100);
+  const finished = isFinished(live);
+  return (
+    <div className="progress" data-testid="run-status" data-status={live.status}>
+      <div className="row">
+        <strong>
+          <code>{live.experimentId}</code>
+        </strong>
+        <span className={`status tone-${live.status === 'completed' ? 'ok' : live.status === 'failed' ? 'bad' : live.status === 'cancelled' ? 'muted' : 'busy'}`}>{live.status}</span>
+        {live.simulatedNodes > 0 && <span className="tag sim">SIMULATED faults: {live.simulatedNodes}</span>}
+      </div>
+      <progress data-testid="run-progress" max={Math.max(1, live.total)} value={live.done} aria-label={`${live.done} of ${live.total} tasks`} />
+      <p className="small">
+        {live.done} / {live.total || '?'} tasks ({pct}%) · <span className="tone-ok">✓ {live.runsCorrect} correct</span> · <span className="tone-bad">✗ {live.runsFailed} failed</span>
+        {live.message ? ` · ${live.message}` : ''}
+      </p>
+      {finished && (
+        <button
+          type="button"
+          data-testid="run-open-trace"
+          onClick={() => {
+            void selectExperiment(live.experimentId);
+            setView('trace');
+          }}
+        >
+          Open its traces
+        </button>
+      )}
+    </div>
+  );
+}
+
+function LiveGraph() {
+  const editorGraph = useLab((s) => s.editor.graph);
+  const runGraph = useLab((s) => s.runGraph);
+  const live = useLab((s) => s.live);
+  // While a run is shown, draw the workflow it runs; before any, the editor's.
+  const graph = live ? (runGraph ?? editorGraph) : editorGraph;
+  const theme = useLab((s) => s.theme);
+  const elements = useMemo(() => (graph ? workflowElements(graph) : []), [graph]);
+  const nodes = useMemo(() => watchedNodes(live), [live]);
+  if (!graph) return null;
+  const watched = live?.watching ? live.runs[live.watching] : undefined;
+  return (
+    <div className="live-graph">
+      <p className="muted small" data-testid="run-watching">
+        {watched ? `Watching task run ${watched.runId}${watched.taskIndex !== undefined ? ` (task #${watched.taskIndex})` : ''}${watched.finished ? ` — ${watched.status}` : ''}` : 'The graph lights up as nodes run.'}
+      </p>
+      <GraphCanvas elements={elements} theme={theme} label="Live workflow graph" live={nodes} />
+      <LiveLegend />
+    </div>
+  );
+}
