@@ -3,10 +3,12 @@ import { isFinished } from './lib/liveRun.ts';
 import { shortcutFor, SHORTCUTS, VIEWS, type View } from './lib/shortcuts.ts';
 import { useLab, useLabStore } from './useLab.ts';
 import { dispatchShortcut } from './useShortcut.ts';
+import { CardsView } from './views/CardsView.tsx';
 import { EditorView } from './views/EditorView.tsx';
 import { ExperimentsView } from './views/ExperimentsView.tsx';
 import { LadderView } from './views/LadderView.tsx';
 import { ModelsView } from './views/ModelsView.tsx';
+import { RolloutsView } from './views/RolloutsView.tsx';
 import { RunView } from './views/RunView.tsx';
 import { TraceView } from './views/TraceView.tsx';
 import { preloadGraph } from './views/lazy.tsx';
@@ -14,7 +16,16 @@ import { preloadGraph } from './views/lazy.tsx';
 /** localStorage key of the chosen theme. */
 export const THEME_KEY = 'flowlab.theme';
 
-const TITLES: Record<View, string> = { editor: 'Editor', run: 'Run', trace: 'Trace', ladder: 'Ladder', experiments: 'Experiments', models: 'Models' };
+const TITLES: Record<View, string> = {
+  editor: 'Editor',
+  run: 'Run',
+  trace: 'Trace',
+  ladder: 'Ladder',
+  experiments: 'Experiments',
+  models: 'Models',
+  rollouts: 'Rollouts',
+  cards: 'Prior library',
+};
 
 /** The lab: a tab per view, global shortcuts, light and dark themes. */
 export function App() {
@@ -122,6 +133,8 @@ export function App() {
         {view === 'ladder' && <LadderView />}
         {view === 'experiments' && <ExperimentsView />}
         {view === 'models' && <ModelsView />}
+        {view === 'rollouts' && <RolloutsView />}
+        {view === 'cards' && <CardsView />}
       </main>
       {helpOpen && (
         <div className="help" role="dialog" aria-label="Keyboard shortcuts" data-testid="help">

@@ -2,14 +2,15 @@
  * The renderer's view state as one vanilla zustand store (STYLE.md §1: no React here; the hook
  * lives in useLab.ts). It is composed of slices, one file each under store/: ui (view, theme),
  * browse (experiments, runs, trace), editor (workflow text and graph), run (form and live
- * progress) and catalog (examples, datasets, models). Every action that fetches drops a late
- * answer for a selection the user has left.
+ * progress), catalog (examples, datasets, models) and improve (rollout groups, the prior library
+ * of hint cards). Every action that fetches drops a late answer for a selection the user has left.
  */
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { LabClient } from './client.ts';
 import { createBrowseSlice, type BrowseSlice } from './store/browse.ts';
 import { createCatalogSlice, type CatalogSlice } from './store/catalog.ts';
 import { createEditorSlice, type EditorSlice } from './store/editor.ts';
+import { createImproveSlice, type ImproveSlice } from './store/improve.ts';
 import { createRunSlice, type RunSlice } from './store/run.ts';
 import { NODE_DEPS, type SliceContext, type StoreDeps } from './store/types.ts';
 import { createUiSlice, type UiSlice } from './store/ui.ts';
@@ -18,7 +19,7 @@ export type { Loadable } from './store/loadable.ts';
 export type { StoreDeps } from './store/types.ts';
 
 /** What the views show, and the actions that change it. */
-export type LabState = UiSlice & BrowseSlice & EditorSlice & RunSlice & CatalogSlice;
+export type LabState = UiSlice & BrowseSlice & EditorSlice & RunSlice & CatalogSlice & ImproveSlice;
 
 /** Creates the lab's view store over `api`. `deps` supplies timers and frame scheduling. */
 export function createLabStore(api: LabClient, deps: StoreDeps = NODE_DEPS): StoreApi<LabState> {
@@ -30,6 +31,7 @@ export function createLabStore(api: LabClient, deps: StoreDeps = NODE_DEPS): Sto
       ...createEditorSlice(ctx),
       ...createRunSlice(ctx),
       ...createCatalogSlice(ctx),
+      ...createImproveSlice(ctx),
     };
   });
 }

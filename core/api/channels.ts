@@ -21,6 +21,10 @@ export const API_METHODS = [
   'startRun',
   'cancelRun',
   'activeRuns',
+  // Issue 5: rollout groups and the prior library (store reads; see improve.ts).
+  'getRollouts',
+  'listCards',
+  'getCardEffect',
 ] as const;
 
 /** The name of one API method. */

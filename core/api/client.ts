@@ -34,6 +34,21 @@ export type {
   TestModelPayload,
 } from './lab.ts';
 export type {
+  CardEffect,
+  CardEffectSide,
+  CardEffectView,
+  GetCardEffectPayload,
+  GetRolloutsPayload,
+  ImproveApiAdditions,
+  LibraryCard,
+  ListCardsPayload,
+  RolloutEntry,
+  RolloutGroup,
+  RolloutRoleStats,
+  RolloutRoleValue,
+  RolloutsView,
+} from './improve.ts';
+export type {
   ApiPayload,
   ApiResult,
   AppInfo,

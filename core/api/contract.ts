@@ -9,6 +9,7 @@ import type { ExperimentSummary as StoreExperimentSummary } from '../store/index
 import type { NodeEvent, RunRecord } from '../trace/index.ts';
 import type { EdgeType, NodeKind, SpecIssue } from '../workflow/index.ts';
 import type { ApiMethod } from './channels.ts';
+import type { ImproveApiAdditions } from './improve.ts';
 import type { LabApiAdditions, Subscribe } from './lab.ts';
 
 /** Longest id accepted in a payload. */
@@ -89,6 +90,9 @@ export const payloadSchemas = {
   }),
   cancelRun: z.strictObject({ experimentId: Id }),
   activeRuns: NoPayload,
+  getRollouts: z.strictObject({ experimentId: Id }),
+  listCards: z.strictObject({ role: Name.optional() }).optional(),
+  getCardEffect: z.strictObject({ cardId: Id }),
 } as const satisfies Record<ApiMethod, z.ZodType>;
 
 /** The validated payload type of a method. */
@@ -137,10 +141,11 @@ export interface AppInfo {
  * The lab's API as the host implements it (see `createHandlers`). Payload-less methods take an
  * optional `{}`. Every method throws `ApiError` only: `BAD_REQUEST` for an invalid payload,
  * `NOT_FOUND` for an unknown id, `UNAVAILABLE` when the store is closed, `INTERNAL` otherwise.
- * The store methods answer synchronously; the lab methods (`LabApiAdditions`, lab.ts) return
+ * The store methods (and the issue 5 reads, `ImproveApiAdditions` in improve.ts) answer
+ * synchronously; the lab methods (`LabApiAdditions`, lab.ts) return
  * Promises and reject with the same ApiErrors (a bad payload included).
  */
-export interface FlowlabApi extends LabApiAdditions {
+export interface FlowlabApi extends LabApiAdditions, ImproveApiAdditions {
   /** All experiments, newest first, with progress and scores. */
   listExperiments(payload?: ApiPayload<'listExperiments'>): ExperimentSummary[];
   /** One experiment with its workflow text and config. Errors: `NOT_FOUND`. */

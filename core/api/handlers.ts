@@ -8,6 +8,7 @@ import { formatIssue, parseWorkflow, SpecError, type ToolLookup } from '../workf
 import { API_METHODS, isLabMethod, type ApiMethod } from './channels.ts';
 import { payloadSchemas, type ApiPayload, type ExperimentSummary, type FlowlabApi, type WorkflowSummary } from './contract.ts';
 import { ApiError } from './errors.ts';
+import { buildCardEffect, buildRolloutsView, listLibraryCards } from './improveHandlers.ts';
 import type { LabHost } from './lab.ts';
 
 /** What the handlers need: the open store, the app version, the lab host, and optionally the tool registry. */
@@ -83,6 +84,10 @@ export function createHandlers(deps: HandlerDeps): FlowlabApi {
       return lab('cancelRun').cancelRun(payload);
     },
     activeRuns: async () => lab('activeRuns').activeRuns(),
+
+    getRollouts: ({ experimentId }) => buildRolloutsView(store, experimentId),
+    listCards: (payload) => listLibraryCards(store, payload?.role),
+    getCardEffect: ({ cardId }) => buildCardEffect(store, cardId),
   };
 
   const api = {} as Record<ApiMethod, (payload?: unknown) => unknown>;
