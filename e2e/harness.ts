@@ -1,0 +1,247 @@
+/**
+ * End-to-end harness: a real `flowlab serve` child process over a fresh database and model
+ * folder, and Debian Chromium driven by playwright-core (see ../shared/STACK.md, "Browser tests").
+ * Nothing here is mocked: the page talks HTTP + SSE to the real host, which runs the real core
+ * and node-llama-cpp.
+ */
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+
+/** The repository root. */
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/** The shared test material (`$FLOWLAB_SHARED`, default `../shared`). */
+export const SHARED = path.resolve(process.env.FLOWLAB_SHARED ?? path.join(ROOT, '../shared'));
+/** The tiny real GGUF model (stories260K). */
+export const TINY_MODEL = path.join(SHARED, 'models/stories260K.gguf');
+/** GSM8K's test split. */
+export const GSM8K_TEST = path.join(SHARED, 'data/gsm8k/test.jsonl');
+/** Screenshots of every view (git-ignored). */
+export const SCREENSHOTS = path.join(ROOT, 'artifacts/screenshots');
+/** Viewport of every page and screenshot. */
+export const VIEWPORT = { width: 1280, height: 800 } as const;
+
+/** Chromium flags that work on this kind of machine (STACK.md). The profile dir is added per launch. */
+export const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+] as const;
+
+/** Whether the e2e suite must run (CI sets it): a missing browser is then a failure, not a skip. */
+export const REQUIRED = process.env.FLOWLAB_E2E_REQUIRED === '1';
+
+/** The Chromium binary: `$FLOWLAB_CHROMIUM` when set (only that), else Debian's `/usr/bin/chromium`, else one on PATH. */
+export function findChromium(): string | undefined {
+  const override = process.env.FLOWLAB_CHROMIUM;
+  const candidates = override ? [override] : ['/usr/bin/chromium', ...(process.env.PATH ?? '').split(path.delimiter).filter(Boolean).map((d) => path.join(d, 'chromium'))];
+  for (const c of candidates) {
+    try {
+      accessSync(c, constants.X_OK);
+      if (statSync(c).isFile()) return c;
+    } catch {
+      // not this one
+    }
+  }
+  return undefined;
+}
+
+/** Why the browser part cannot run here (undefined when it can). */
+export function browserMissing(): string | undefined {
+  if (findChromium()) return undefined;
+  const where = process.env.FLOWLAB_CHROMIUM ? `$FLOWLAB_CHROMIUM (${process.env.FLOWLAB_CHROMIUM}) is not an executable file` : 'no /usr/bin/chromium (nor chromium on PATH)';
+  return `Chromium not found: ${where}; install it with \`apt-get install -y chromium\``;
+}
+
+/** Why the model-dependent part cannot run here (undefined when it can). */
+export function sharedMissing(): string | undefined {
+  if (!existsSync(TINY_MODEL)) return `the tiny model ${TINY_MODEL} is missing (set FLOWLAB_SHARED to the shared folder)`;
+  if (!existsSync(GSM8K_TEST)) return `GSM8K data ${GSM8K_TEST} is missing (set FLOWLAB_SHARED to the shared folder)`;
+  return undefined;
+}
+
+/**
+ * Makes sure `out/renderer` holds a build of the renderer: builds it (`electron-vite build`,
+ * a few seconds) when index.html is missing or older than a source file under renderer/.
+ */
+export function ensureRendererBuilt(): void {
+  const index = path.join(ROOT, 'out/renderer/index.html');
+  const builtAt = existsSync(index) ? statSync(index).mtimeMs : -1;
+  if (builtAt >= 0 && newestMtime(path.join(ROOT, 'renderer')) <= builtAt) return;
+  const bin = path.join(ROOT, 'node_modules/.bin/electron-vite');
+  const res = spawnSync(bin, ['build', '--logLevel', 'warn'], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ELECTRON_SKIP_BINARY_DOWNLOAD: '1' } });
+  if (res.status !== 0) throw new Error(`electron-vite build failed (exit ${res.status}):\n${res.stdout}\n${res.stderr}`);
+  if (!existsSync(index)) throw new Error(`electron-vite build did not write ${index}`);
+}
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, entry.name);
+    if (entry.isDirectory()) newest = Math.max(newest, newestMtime(p));
+    else if (entry.isFile()) newest = Math.max(newest, statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+/** A fresh temporary folder for one suite: the database, the model folder, the browser profile. */
+export interface Workspace {
+  dir: string;
+  db: string;
+  models: string;
+  profile: string;
+  remove(): void;
+}
+
+/** Creates the workspace; its model folder links the tiny model when there is one. */
+export function createWorkspace(): Workspace {
+  const dir = mkdtempSync(path.join(tmpdir(), 'flowlab-e2e-'));
+  const models = path.join(dir, 'models');
+  const profile = path.join(dir, 'chromium-profile');
+  mkdirSync(models);
+  mkdirSync(profile);
+  if (existsSync(TINY_MODEL)) symlinkSync(TINY_MODEL, path.join(models, path.basename(TINY_MODEL)));
+  return { dir, db: path.join(dir, 'lab.db'), models, profile, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A running `flowlab serve` child. */
+export interface ServeProcess {
+  /** The page URL with its token, as printed. */
+  url: string;
+  /** `http://127.0.0.1:P` */
+  origin: string;
+  port: number;
+  token: string;
+  child: ChildProcessWithoutNullStreams;
+  /** Everything the child wrote on stderr so far (for failure messages). */
+  stderr(): string;
+  /** SIGTERM, then SIGKILL after 10 s; resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** Starts `node bin/flowlab.js serve --port 0 --db <db> --models <dir>` and waits for its URL. */
+export async function startServe(ws: Workspace, timeoutMs = 30_000): Promise<ServeProcess> {
+  const child = spawn(process.execPath, ['bin/flowlab.js', 'serve', '--port', '0', '--db', ws.db, '--models', ws.models], {
+    cwd: ROOT,
+    env: { ...process.env, FLOWLAB_SHARED: SHARED },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  // Never outlive the test process, whatever ends it.
+  const reap = () => child.kill('SIGKILL');
+  process.once('exit', reap);
+  child.once('exit', () => process.off('exit', reap));
+  let out = '';
+  let err = '';
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`flowlab serve printed no URL within ${timeoutMs} ms; stderr:\n${err}`));
+    }, timeoutMs);
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      const line = out.split('\n')[0];
+      if (out.includes('\n') && line !== undefined) {
+        clearTimeout(timer);
+        resolve(line.trim());
+      }
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`flowlab serve exited (code ${code}, signal ${signal}) before printing its URL; stderr:\n${err}`));
+    });
+  });
+  const m = /^http:\/\/127\.0\.0\.1:(\d+)\/\?token=([0-9a-f]+)$/.exec(url);
+  if (!m) {
+    child.kill('SIGKILL');
+    throw new Error(`unexpected first stdout line of flowlab serve: ${JSON.stringify(url)}`);
+  }
+  const port = Number(m[1]);
+  let exited: Promise<number | null> = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+  if (child.exitCode !== null) exited = Promise.resolve(child.exitCode);
+  return {
+    url,
+    origin: `http://127.0.0.1:${port}`,
+    port,
+    token: m[2]!,
+    child,
+    stderr: () => err,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        const code = await exited;
+        clearTimeout(kill);
+        return code;
+      }
+      return child.exitCode;
+    },
+  };
+}
+
+/** Headless Debian Chromium with a fresh profile, 1280x800. */
+export async function launchBrowser(ws: Workspace): Promise<BrowserContext> {
+  const executablePath = findChromium();
+  if (!executablePath) throw new Error(browserMissing());
+  // launchPersistentContext owns --user-data-dir (playwright refuses it in args): the profile is
+  // the workspace's fresh, empty folder.
+  return chromium.launchPersistentContext(ws.profile, {
+    executablePath,
+    headless: true,
+    args: [...CHROMIUM_FLAGS],
+    viewport: VIEWPORT,
+    deviceScaleFactor: 1,
+    locale: 'en-US',
+    timezoneId: 'UTC',
+    timeout: 30_000,
+  });
+}
+
+/** Saves a 1280x800 screenshot of the page as artifacts/screenshots/<name>.png; returns the path. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const file = path.join(SCREENSHOTS, `${name}.png`);
+  await page.screenshot({ path: file, animations: 'disabled', caret: 'hide' });
+  return file;
+}
+
+/** Performance lines of this run, printed as they come and written to artifacts/e2e-perf.json. */
+const perf: Record<string, unknown> = {};
+export function reportPerf(key: string, value: unknown, line: string): void {
+  perf[key] = value;
+  process.stdout.write(`[e2e perf] ${line}\n`);
+  mkdirSync(path.join(ROOT, 'artifacts'), { recursive: true });
+  writeFileSync(path.join(ROOT, 'artifacts/e2e-perf.json'), `${JSON.stringify(perf, null, 2)}\n`);
+}
+
+/**
+ * Installed before any page script: records every long task (> 50 ms on the main thread) with
+ * its start and duration, so a test can ask for the longest one within a time window.
+ */
+export const LONGTASK_OBSERVER = `(() => {
+  const w = window;
+  w.__flowlabLongTasks = [];
+  try {
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) w.__flowlabLongTasks.push({ start: e.startTime, duration: e.duration });
+    }).observe({ type: 'longtask', buffered: true });
+  } catch (err) {
+    w.__flowlabLongTaskError = String(err);
+  }
+})();`;
+
+/** The longest long task (ms) that started at or after `since` (performance.now() time), and their count. */
+export async function longestTaskSince(page: Page, since: number): Promise<{ longest: number; count: number }> {
+  return page.evaluate((t0) => {
+    const tasks = ((window as unknown as { __flowlabLongTasks?: Array<{ start: number; duration: number }> }).__flowlabLongTasks ?? []).filter((t) => t.start >= t0);
+    return { longest: tasks.reduce((m, t) => Math.max(m, t.duration), 0), count: tasks.length };
+  }, since);
+}
