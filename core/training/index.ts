@@ -1,0 +1,1 @@
+export type { Trainer, TrainableModel, SftSequence, PolicySample, SftOptions, PolicyOptions, StepResult } from './port.ts';

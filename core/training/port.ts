@@ -1,0 +1,66 @@
+/**
+ * The trainer port (issue 6, LAPTOP-RL.md): real weight updates of small GGUF models on the
+ * laptop. core never imports an ML library; `models/trainer` implements this with
+ * TensorFlow.js (tfjs-core + wasm backend). Token ids are the model tokenizer's (node-llama-cpp's).
+ */
+
+/** One supervised sequence: loss only where `lossMask` is 1 (assistant/completion tokens, MASS's mask). */
+export interface SftSequence {
+  tokens: number[];
+  /** Same length as `tokens`; 1 = predict this token (it is in the loss), 0 = context only. */
+  lossMask: number[];
+}
+
+/** One sampled completion with its group-relative advantage (core/rollouts). */
+export interface PolicySample {
+  promptTokens: number[];
+  completionTokens: number[];
+  advantage: number;
+  /** Per-completion-token log-probabilities under the sampling policy, when samples are reused (ratio clip). */
+  oldLogprobs?: number[];
+}
+
+export interface SftOptions {
+  /** Adam learning rate. */
+  lr: number;
+  /** Clip the global gradient norm to this (0 = off). */
+  maxGradNorm?: number;
+}
+
+export interface PolicyOptions extends SftOptions {
+  /** Weight of the KL penalty to the frozen reference model (k3 estimator). */
+  kl: number;
+  /** PPO-style ratio clip ε when `oldLogprobs` are given (e.g. 0.2). */
+  clip?: number;
+  /** Sampling temperature the completions were drawn at (log-probs are taken at this temperature). */
+  temperature?: number;
+}
+
+export interface StepResult {
+  loss: number;
+  /** Mean KL to the reference over completion tokens (policy steps). */
+  kl?: number;
+  /** Tokens the step trained on. */
+  tokens: number;
+  ms: number;
+}
+
+/** A model loaded for training. */
+export interface TrainableModel {
+  readonly path: string;
+  readonly parameters: number;
+  sftStep(batch: readonly SftSequence[], opts: SftOptions): Promise<StepResult>;
+  policyStep(batch: readonly PolicySample[], opts: PolicyOptions): Promise<StepResult>;
+  /** Greedy continuation of `promptTokens` (for parity checks and before/after comparisons). */
+  greedy(promptTokens: readonly number[], maxTokens: number): Promise<number[]>;
+  /** Next-token probabilities after each prefix position: [positions][vocab]. */
+  probabilities(tokens: readonly number[]): Promise<number[][]>;
+  /** Writes the current weights as a new GGUF (the source file with tensor payloads replaced), atomically. */
+  writeGguf(outPath: string): Promise<void>;
+  dispose(): void;
+}
+
+export interface Trainer {
+  /** Loads a GGUF for training. Throws a clear error naming unsupported architectures or tensor types. */
+  load(ggufPath: string): Promise<TrainableModel>;
+}
