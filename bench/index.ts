@@ -2,7 +2,8 @@
  * `npm run bench`: prints Flowlab's speed figures, each beside a baseline measured in the same
  * run, as ratios. Targets (issue 2): engine overhead < 0.2 ms per node on a 1,000-node graph;
  * store > 50,000 node events/s. Issue 3: credit over a 100,000-node trace < 100 ms, scaling
- * linearly (100k / 10k time about 10). Figures are printed, not asserted.
+ * linearly (100k / 10k time about 10). Issue 5: a G = 8 rollout group batched through Flowlab
+ * reaches >= 90% of raw node-llama-cpp batched throughput. Figures are printed, not asserted.
  */
 import { benchEngine } from './engine.ts';
 import { benchStore } from './store.ts';
@@ -29,3 +30,24 @@ console.log(`credit   computeCredit over a layered trace (1% failed nodes, ${cre
 console.log(`  100,000 nodes     ${fmt(credit.ms100k, 1)} ms   target < 100   ${credit.ms100k < 100 ? 'OK' : 'MISSED'}`);
 console.log(`  10,000 nodes      ${fmt(credit.ms10k, 2)} ms   (baseline)`);
 console.log(`  ratio 100k/10k    ${fmt(credit.ratio, 1)}   (linear is about 10; the 10k trace fits in CPU cache, so the ratio reads high)`);
+
+// Issue 5: a rollout group of G = 8 decoded together vs one after another, raw node-llama-cpp
+// beside Flowlab (target: Flowlab's batched group reaches >= 90% of raw batched throughput).
+const { benchBatching } = await import('./batching.ts');
+const { existsSync } = await import('node:fs');
+const sharedDir = process.env.FLOWLAB_SHARED ?? `${process.cwd()}/../shared`;
+for (const file of ['stories260K.gguf', 'llama-2-tiny-random.gguf']) {
+  const modelPath = `${sharedDir}/models/${file}`;
+  if (!existsSync(modelPath)) {
+    console.log(`batching ${file}: skipped (not found; set FLOWLAB_SHARED)`);
+    continue;
+  }
+  const b = await benchBatching({ model: modelPath });
+  const side = (s: { ms: number; cpuMs: number; tokensPerSec: number }) => `${fmt(s.ms, 0).padStart(6)} ms  ${Math.round(s.tokensPerSec).toLocaleString('en').padStart(6)} tok/s  (cpu ${fmt(s.cpuMs, 0)} ms)`;
+  console.log(`batching ${b.model}, G=${b.group} sequences x ${b.maxTokens} tokens, 1 thread, mixed batches (best of 5, interleaved)`);
+  console.log(`  raw batched        ${side(b.raw.batched)}`);
+  console.log(`  raw one by one     ${side(b.raw.sequential)}   batching gain ${fmt(b.raw.speedup, 2)}x`);
+  console.log(`  Flowlab batched    ${side(b.flowlab.batched)}   (parallel ${b.group}, sequences ${b.group})`);
+  console.log(`  Flowlab one by one ${side(b.flowlab.sequential)}   batching gain ${fmt(b.flowlab.speedup, 2)}x`);
+  console.log(`  Flowlab / raw      ${fmt(100 * b.flowlabOfRaw, 0)}% of raw batched throughput   target >= 90%   ${b.flowlabOfRaw >= 0.9 ? 'OK' : 'MISSED'}   (by cpu time: ${fmt(100 * b.flowlabOfRawCpu, 0)}%)`);
+}

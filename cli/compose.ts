@@ -25,6 +25,15 @@ export interface ModelConfig {
    * (default): bit-identical to running each call alone (see models/llama).
    */
   batching?: 'mixed' | 'isolated';
+  /**
+   * Per model reference: LoRA adapters applied on top of its file (absolute paths; scale
+   * defaults to 1). `--role-lora role=adapter.gguf[@scale]` gives the role a reference of its
+   * own, `role:<name>`, on the same base file: the base model is loaded once, each adapted
+   * reference gets its own context.
+   */
+  loras?: Record<string, Array<{ path: string; scale?: number }>>;
+  /** Per adapter (absolute path): its fingerprint when the experiment started (see fingerprintModel). */
+  loraFingerprints?: Record<string, string>;
 }
 
 /**
@@ -50,27 +59,78 @@ export function fingerprintModel(file: string): string {
   }
 }
 
-/** Adds fingerprints of every model file to a config (called when an experiment is created). */
+/** Adds fingerprints of every model file (and LoRA adapter) to a config (called when an experiment is created). */
 export function withFingerprints(cfg: ModelConfig): ModelConfig {
-  return { ...cfg, fingerprints: Object.fromEntries(Object.entries(cfg.models).map(([ref, file]) => [ref, fingerprintModel(file)])) };
+  const out: ModelConfig = { ...cfg, fingerprints: Object.fromEntries(Object.entries(cfg.models).map(([ref, file]) => [ref, fingerprintModel(file)])) };
+  const adapters = Object.values(cfg.loras ?? {}).flat();
+  if (adapters.length) out.loraFingerprints = Object.fromEntries(adapters.map((a) => [a.path, fingerprintModel(a.path)]));
+  return out;
+}
+
+/**
+ * Refuses to resume with LoRA adapters that are missing or changed since the experiment
+ * started (their fingerprints), so one experiment never mixes adapters.
+ */
+export function checkLoraFingerprints(cfg: ModelConfig): void {
+  for (const [ref, adapters] of Object.entries(cfg.loras ?? {})) {
+    for (const a of adapters) {
+      const was = cfg.loraFingerprints?.[a.path];
+      const now = fingerprintModel(a.path);
+      if (now === 'missing') throw new Error(`LoRA adapter of "${ref}" not found: ${a.path}; restore it to resume this experiment`);
+      if (was && was !== 'missing' && was !== now) throw new Error(`LoRA adapter of "${ref}" changed since the experiment started: ${a.path} (fingerprint ${was} -> ${now}); resuming would mix adapters in one experiment`);
+    }
+  }
+}
+
+/**
+ * Parses `--role-lora` values: `role=adapter.gguf` or `role=adapter.gguf@scale` (repeat the flag
+ * to stack adapters on one role). A trailing `@<number>` is the scale; any other `@` belongs to
+ * the path.
+ */
+export function parseRoleLoras(values: readonly string[] | undefined, usage: string): Record<string, Array<{ path: string; scale?: number }>> {
+  const out: Record<string, Array<{ path: string; scale?: number }>> = {};
+  for (const v of values ?? []) {
+    const i = v.indexOf('=');
+    if (i <= 0 || i === v.length - 1) throw new UsageError(`--role-lora takes role=adapter.gguf[@scale], got "${v}"`, usage);
+    const role = v.slice(0, i);
+    let file = v.slice(i + 1);
+    let scale: number | undefined;
+    const m = /@([-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)$/i.exec(file);
+    if (m) {
+      scale = Number(m[1]);
+      file = file.slice(0, m.index);
+      if (!file) throw new UsageError(`--role-lora takes role=adapter.gguf[@scale], got "${v}"`, usage);
+    }
+    (out[role] ??= []).push({ path: path.resolve(file), ...(scale === undefined ? {} : { scale }) });
+  }
+  return out;
 }
 
 /**
  * Resolves which GGUF file each role uses: `--role-model role=file` beats the workflow's
  * `models.<ref>.path`, which beats `--model file` (the `default` reference).
+ * `roleLora` (raw `--role-lora role=adapter.gguf[@scale]` values) gives a role its own reference
+ * `role:<name>`: the file it would use anyway, plus the adapters.
  */
-export function resolveModels(graph: Graph, flags: { model?: string; roleModel: Record<string, string>; threads?: number; contextSize?: number; gpu?: string }, usage: string): ModelConfig {
+export function resolveModels(graph: Graph, flags: { model?: string; roleModel: Record<string, string>; threads?: number; contextSize?: number; gpu?: string; roleLora?: readonly string[] }, usage: string): ModelConfig {
   const models: Record<string, string> = {};
   const roleModels: Record<string, string> = {};
+  const roleLoras = parseRoleLoras(flags.roleLora, usage);
+  const loras: Record<string, Array<{ path: string; scale?: number }>> = {};
   for (const role of Object.keys(flags.roleModel)) {
     if (!graph.roles.has(role as RoleName)) throw new UsageError(`--role-model names role "${role}", which the workflow does not have (roles: ${[...graph.roles.keys()].join(', ')})`, usage);
   }
+  for (const role of Object.keys(roleLoras)) {
+    if (!graph.roles.has(role as RoleName)) throw new UsageError(`--role-lora names role "${role}", which the workflow does not have (roles: ${[...graph.roles.keys()].join(', ')})`, usage);
+  }
   for (const role of graph.roles.values()) {
     const override = flags.roleModel[role.name];
+    const adapters = roleLoras[role.name];
     if (override) {
       const ref = `role:${role.name}`;
       models[ref] = path.resolve(override);
       roleModels[role.name] = ref;
+      if (adapters) loras[ref] = adapters;
       continue;
     }
     const fromDoc = graph.models.get(role.model)?.path;
@@ -78,12 +138,21 @@ export function resolveModels(graph: Graph, flags: { model?: string; roleModel: 
     if (!file) {
       throw new UsageError(`role "${role.name}" has no model: pass --model <file.gguf> (or --role-model ${role.name}=<file.gguf>)`, usage);
     }
+    if (adapters) {
+      const ref = `role:${role.name}`;
+      models[ref] = path.resolve(file);
+      roleModels[role.name] = ref;
+      loras[ref] = adapters;
+      continue;
+    }
     models[role.model] = path.resolve(file);
     roleModels[role.name] = role.model;
   }
   const gpu = flags.gpu === undefined || flags.gpu === 'off' || flags.gpu === 'false' ? false : flags.gpu === 'auto' ? 'auto' : undefined;
   if (gpu === undefined) throw new UsageError(`--gpu takes auto or off, got "${flags.gpu}"`, usage);
-  return { models, roleModels, threads: flags.threads, contextSize: flags.contextSize, gpu };
+  const cfg: ModelConfig = { models, roleModels, threads: flags.threads, contextSize: flags.contextSize, gpu };
+  if (Object.keys(loras).length) cfg.loras = loras;
+  return cfg;
 }
 
 /**
@@ -103,9 +172,11 @@ export function defaultThreads(file: string): number {
 /** Builds the node-llama-cpp provider (imported lazily: replay never loads the binding). */
 export async function llamaProvider(cfg: ModelConfig): Promise<ModelProvider & { load?(ref?: string): Promise<unknown> }> {
   const { LlamaProvider } = await import('../models/llama/index.ts');
-  const models: Record<string, { path: string; threads: number; contextSize?: number; gpu: 'auto' | false; sequences?: number; batching?: 'mixed' | 'isolated' }> = {};
+  const models: Record<string, { path: string; threads: number; contextSize?: number; gpu: 'auto' | false; sequences?: number; batching?: 'mixed' | 'isolated'; lora?: Array<{ path: string; scale?: number }> }> = {};
   for (const [ref, file] of Object.entries(cfg.models)) {
     models[ref] = { path: file, threads: cfg.threads ?? defaultThreads(file), contextSize: cfg.contextSize, gpu: cfg.gpu, sequences: cfg.sequences, batching: cfg.batching };
+    const lora = cfg.loras?.[ref];
+    if (lora?.length) models[ref].lora = lora;
   }
   return new LlamaProvider({ models });
 }

@@ -9,6 +9,8 @@ import { serveCommand, SERVE_USAGE } from './commands/serve.ts';
 import { rolloutsCommand, ROLLOUTS_USAGE } from './commands/rollouts.ts';
 import { exportCommand, EXPORT_USAGE } from './commands/export.ts';
 import { compareCommand, COMPARE_USAGE } from './commands/compare.ts';
+import { distillCommand, DISTILL_USAGE } from './commands/distill.ts';
+import { cardsCommand, CARDS_USAGE } from './commands/cards.ts';
 import { processIo, type Io } from './commands/common.ts';
 
 export const USAGE = `Usage: flowlab <command> [options]
@@ -23,6 +25,8 @@ Commands:
   export <experiment-id>    write a rollouts experiment as TRL-ready JSONL (GRPO/KTO and SFT) + manifest
   compare <exp-a> <exp-b>   paired sign test and bootstrap CI of accuracy and per-role ladder deltas
   rollouts <workflow>       G rollouts per task, decoded together; per-role GRPO and Flow-GRPO advantages
+  distill --experiment <id> distil a hint card for a role from its best trajectories (prior library)
+  cards <list|show|rm|export|import>  the prior library of hint cards
   serve                     serve the lab in a browser (renderer + API, token-protected, 127.0.0.1)
 
 Run \`flowlab <command> --help\` for a command's options.
@@ -39,6 +43,8 @@ const COMMANDS: Record<string, { run: (argv: string[], io: Io) => Promise<number
   rollouts: { run: rolloutsCommand, usage: ROLLOUTS_USAGE },
   export: { run: exportCommand, usage: EXPORT_USAGE },
   compare: { run: compareCommand, usage: COMPARE_USAGE },
+  distill: { run: distillCommand, usage: DISTILL_USAGE },
+  cards: { run: cardsCommand, usage: CARDS_USAGE },
 };
 
 /**

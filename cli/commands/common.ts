@@ -42,6 +42,8 @@ export async function runPending(args: {
   parallel?: number;
   /** Sampling override for every agent node (rollouts). */
   sampling?: ExecuteOptions['sampling'];
+  /** Hint-card injection, use counts and online meta-distillation (cli/commands/cards.ts cardHooksFor). */
+  cards?: Pick<ExecuteOptions, 'hints' | 'cardsUsed' | 'afterRun'>;
 }): Promise<ExperimentReport> {
   const { store, experimentId, io } = args;
   const t0 = performance.now();
@@ -81,6 +83,7 @@ export async function runPending(args: {
       faultAt: args.faultAt,
       parallel: args.parallel,
       sampling: args.sampling,
+      ...args.cards,
       onRun: (run, done) => {
         if (run.correct) correct++;
         bar.update(done, { acc: `${((correct / done) * 100).toFixed(0)}%` });

@@ -6,6 +6,7 @@ import { ReplayProvider } from '../../models/replay/index.ts';
 import { parse, UsageError } from '../args.ts';
 import { formatReplay } from '../format.ts';
 import { processIo, type Io } from './common.ts';
+import { replayHintsFor } from './cards.ts';
 
 export const REPLAY_USAGE = `Usage: flowlab replay <experiment-id> [--db file] [--json]
 
@@ -25,7 +26,7 @@ export async function replayCommand(argv: string[], io: Io = processIo): Promise
     const tools = defaultTools();
     const { graph } = parseWorkflow(exp.workflowYaml, { tools });
     const provider = new ReplayProvider(store.getExperimentCalls(exp.id));
-    const report = await replayExperiment({ store, experimentId: exp.id, graph, provider, tools });
+    const report = await replayExperiment({ store, experimentId: exp.id, graph, provider, tools, hints: replayHintsFor(store, exp, graph) });
     if (values.json) {
       const { mismatches, ...rest } = report;
       io.stdout(JSON.stringify({ ...rest, mismatches: mismatches.slice(0, 100) }) + '\n');

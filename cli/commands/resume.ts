@@ -5,10 +5,11 @@ import { getDataset } from '../../core/tasks/index.ts';
 import { defaultTools } from '../../core/tools/index.ts';
 import { parseWorkflow } from '../../core/workflow/index.ts';
 import { pairs, parse, UsageError } from '../args.ts';
-import { fingerprintModel, llamaProvider, type ModelConfig } from '../compose.ts';
+import { checkLoraFingerprints, fingerprintModel, llamaProvider, type ModelConfig } from '../compose.ts';
 import { formatReport } from '../format.ts';
 import { blameReportOf, buildInjector, formatBlame } from './blameEval.ts';
 import { processIo, reportJson, runPending, type Io } from './common.ts';
+import { assertCardsAvailable, cardHooksFor } from './cards.ts';
 import { formatRollouts, storeAdvantages, type RolloutsConfig } from './rollouts.ts';
 
 export const RESUME_USAGE = `Usage: flowlab resume <experiment-id> [--db file] [--model file] [--role-model role=file] [--force] [--json]
@@ -18,7 +19,8 @@ with the same workflow text, models, seeds (and, for blame-eval, the same SIMULA
 Finished runs are never redone or duplicated. Model files are checked against the fingerprint
 taken when the experiment started; a moved file can be given again with --model / --role-model
 (it must be the same file). --force takes over an experiment whose recorded process id belongs
-to a live process (a reused pid after a crash).
+to a live process (a reused pid after a crash). LoRA adapters (--role-lora) are applied again
+from the stored config, and must be the same files.
 `;
 
 interface StoredConfig {
@@ -63,6 +65,8 @@ export async function resumeCommand(argv: string[], io: Io = processIo): Promise
       if (now === 'missing') throw new Error(`model file for "${ref}" not found: ${file}; restore it or pass its new path with --model / --role-model`);
       if (was && was !== 'missing' && was !== now) throw new Error(`model file for "${ref}" changed since the experiment started: ${file} (fingerprint ${was} -> ${now}); resuming would mix models in one experiment`);
     }
+    checkLoraFingerprints(models); // the same LoRA adapters (--role-lora) as when it started, or refuse
+    assertCardsAvailable(store, exp); // the same hint cards as when it started, or refuse
     const provider = await llamaProvider(models);
     try {
       await provider.load?.();
@@ -93,7 +97,7 @@ export async function resumeCommand(argv: string[], io: Io = processIo): Promise
       io.stdout(values.json ? JSON.stringify({ experimentId: exp.id, ...summary, mode: ro.mode, group: ro.group, temperature: ro.temperature, accuracy: report.accuracy, wallSeconds: report.wallSeconds }) + '\n' : formatRollouts(exp.id, summary, ro, report.wallSeconds));
       return report.status === 'completed' ? 0 : 130;
     }
-    const report = await runPending({ store, experimentId: exp.id, graph, grader: dataset.grader, provider, tools, seed: exp.seed, models, io });
+    const report = await runPending({ store, experimentId: exp.id, graph, grader: dataset.grader, provider, tools, seed: exp.seed, models, io, cards: cardHooksFor(store, exp, graph, provider, models, io) });
     io.stdout(values.json ? reportJson(report) : formatReport(report, title));
     return report.status === 'completed' ? 0 : 130;
   } finally {

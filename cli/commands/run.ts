@@ -7,6 +7,7 @@ import { intFlag, pairs, parse, UsageError } from '../args.ts';
 import { llamaProvider, resolveModels, withFingerprints } from '../compose.ts';
 import { formatReport } from '../format.ts';
 import { processIo, reportJson, runPending, type Io } from './common.ts';
+import { CARD_RUN_OPTIONS, CARD_RUN_USAGE, cardHooksFor, cardsConfigFromFlags } from './cards.ts';
 
 export const RUN_USAGE = `Usage: flowlab run <workflow.yaml> --dataset gsm8k --model <file.gguf> [options]
 
@@ -19,13 +20,16 @@ Options:
   --offset <n>              skip the first n tasks                        [default: 0]
   --model <file.gguf>       model for roles using the "default" reference
   --role-model <role=file>  a different model for one role (repeatable)
+  --role-lora <role=adapter.gguf[@scale]>
+                            a LoRA adapter (GGUF) on top of the role's model (repeatable; the
+                            base model is loaded once, the role gets its own context)
   --seed <n>                experiment seed                               [default: 0]
   --db <file>               SQLite database                               [default: flowlab.db]
   --data-dir <dir>          dataset folder          [default: $FLOWLAB_SHARED/data or ../shared/data]
   --threads <n>             CPU threads per model   [default: 1 for files < 64 MB, else half the cores]
   --context-size <n>        context tokens per model                      [default: 1024]
   --gpu <auto|off>          GPU offload                                   [default: off]
-  --json                    print one JSON object instead of the table
+${CARD_RUN_USAGE}  --json                    print one JSON object instead of the table
 `;
 
 export async function runCommand(argv: string[], io: Io = processIo): Promise<number> {
@@ -36,6 +40,7 @@ export async function runCommand(argv: string[], io: Io = processIo): Promise<nu
     offset: { type: 'string', default: '0' },
     model: { type: 'string' },
     'role-model': { type: 'string', multiple: true },
+    'role-lora': { type: 'string', multiple: true },
     seed: { type: 'string', default: '0' },
     db: { type: 'string', default: process.env.FLOWLAB_DB ?? 'flowlab.db' },
     'data-dir': { type: 'string' },
@@ -43,6 +48,7 @@ export async function runCommand(argv: string[], io: Io = processIo): Promise<nu
     'context-size': { type: 'string' },
     gpu: { type: 'string' },
     json: { type: 'boolean', default: false },
+    ...CARD_RUN_OPTIONS,
   }, RUN_USAGE);
   if (positionals.length !== 1) throw new UsageError(positionals.length ? `expected one workflow file, got ${positionals.length}` : 'missing <workflow.yaml>', RUN_USAGE);
   if (!values.dataset) throw new UsageError('missing --dataset', RUN_USAGE);
@@ -56,11 +62,13 @@ export async function runCommand(argv: string[], io: Io = processIo): Promise<nu
   const file = path.resolve(positionals[0]!);
   const tools = defaultTools();
   const workflow = loadWorkflowFile(file, { tools });
+  // Argument-level checks (cards exist, distill flags) before reading any dataset or model.
+  const cards = cardsConfigFromFlags(values, workflow.graph, values.db!, RUN_USAGE, io);
   const dataset = getDataset(values.dataset, { dataDir: values['data-dir'] });
   const tasks = dataset.load({ split: values.split!, limit, offset });
   if (tasks.length === 0) throw new Error(`no tasks: --offset ${offset} is past the end of ${dataset.name}/${values.split}`);
   if (tasks.length < limit) io.stderr(`Note: ${dataset.name}/${values.split} has only ${tasks.length} task(s) from offset ${offset}; running those.\n`);
-  const models = resolveModels(workflow.graph, { model: values.model, roleModel, threads, contextSize, gpu: values.gpu }, RUN_USAGE);
+  const models = resolveModels(workflow.graph, { model: values.model, roleModel, threads, contextSize, gpu: values.gpu, roleLora: values['role-lora'] }, RUN_USAGE);
   const provider = await llamaProvider(models);
   // Load every model before recording anything: a bad file is reported now, naming the file.
   try {
@@ -81,11 +89,11 @@ export async function runCommand(argv: string[], io: Io = processIo): Promise<nu
       split: values.split!,
       limit,
       seed,
-      config: { workflowFile: file, offset, dataDir: values['data-dir'], models: withFingerprints(models) },
+      config: { workflowFile: file, offset, dataDir: values['data-dir'], models: withFingerprints(models), ...(cards && { cards }) },
       tasks: tasks.map((t) => ({ taskIndex: t.index - offset, taskId: t.id, input: t.input, expected: t.expected })),
     });
     io.stderr(`Experiment ${exp.id}: ${workflow.graph.name} on ${tasks.length} ${dataset.name}/${values.split} tasks -> ${store.file}\n`);
-    const report = await runPending({ store, experimentId: exp.id, graph: workflow.graph, grader: dataset.grader, provider, tools, seed, models, io });
+    const report = await runPending({ store, experimentId: exp.id, graph: workflow.graph, grader: dataset.grader, provider, tools, seed, models, io, cards: cardHooksFor(store, exp, workflow.graph, provider, models, io) });
     io.stdout(values.json ? reportJson(report) : formatReport(report, `${workflow.graph.name} on ${dataset.name}/${values.split}`));
     return report.status === 'completed' ? 0 : 130;
   } finally {

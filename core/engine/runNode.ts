@@ -6,7 +6,7 @@ import type { ModelCallRecord } from '../trace/events.ts';
 import type { CheckRegistry } from '../workflow/checks.ts';
 import type { ToolShape } from '../workflow/compile.ts';
 import type { Graph, GraphNode } from '../workflow/graph.ts';
-import { renderTemplate } from '../workflow/template.ts';
+import { renderTemplate, templateRefs } from '../workflow/template.ts';
 import { deriveSeed } from './seeds.ts';
 import { execution, infrastructure, NodeFailure, wiring } from './failure.ts';
 
@@ -37,7 +37,11 @@ export interface NodeContext {
   attempt: number;
   timeoutMs: number;
   signal: AbortSignal;
-  /** Hint-card text for a role's `{{hints}}` slot (test-time distillation); '' when none. */
+  /**
+   * Hint-card text for a role (test-time distillation); '' when none. Rendered into the prompt's
+   * `{{hints}}` slot; when the template has none, appended to the role's system instructions
+   * under HINTS_HEADING.
+   */
   hints?: (role: RoleName) => string;
   /** Resolves the model reference a role uses (CLI overrides such as --role-model). */
   modelFor?: (role: RoleName) => string;
@@ -93,12 +97,16 @@ async function runAgent(node: GraphNode, inputs: Record<string, unknown>, ctx: N
   const role = node.role ? ctx.graph.roles.get(node.role) : undefined;
   if (!role) throw wiring('INVALID_CONFIG', `node "${node.id}" has no role to run it`);
   const template = node.prompt ?? defaultPrompt(inputs);
-  const prompt = renderTemplate(template, { ...inputs, task: ctx.taskInput, hints: ctx.hints?.(role.name) ?? '' });
+  const hints = ctx.hints?.(role.name) ?? '';
+  const prompt = renderTemplate(template, { ...inputs, task: ctx.taskInput, hints });
+  // Hints go where the template puts `{{hints}}`; a template without the slot still gets them,
+  // appended to the role's system instructions.
+  const system = hints && !templateRefs(template).some((r) => r.root === 'hints') ? withHints(role.instructions, hints) : role.instructions;
   const callIndex = calls.length;
   const request: GenerateRequest = {
     role: role.name,
     model: ctx.modelFor?.(role.name) ?? role.model,
-    system: role.instructions || undefined,
+    system: system || undefined,
     prompt,
     params: { temperature: node.temperature, maxTokens: node.maxTokens, stop: node.stop, ...ctx.sampling },
     seed: deriveSeed(ctx.runSeed, node.id, ctx.attempt, callIndex),
@@ -210,6 +218,13 @@ function classifyCallError(e: unknown, ctx: NodeContext): NodeFailure {
     return infrastructure(e.code, e.message);
   }
   return execution('AGENT_ERROR', e instanceof Error ? e.message : String(e));
+}
+
+/** The heading under which hint cards are appended to a role's system instructions. */
+export const HINTS_HEADING = 'Hints from earlier tasks:';
+
+function withHints(instructions: string, hints: string): string {
+  return `${instructions ? instructions + '\n\n' : ''}${HINTS_HEADING}\n${hints}`;
 }
 
 function defaultPrompt(inputs: Record<string, unknown>): string {

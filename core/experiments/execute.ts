@@ -1,4 +1,4 @@
-import { asRunId, type ExperimentId, type RoleName } from '../ids.ts';
+import { asRunId, type ExperimentId, type RoleName, type RunId } from '../ids.ts';
 import { runWorkflow, type RunOptions, type ToolSource } from '../engine/index.ts';
 import { deriveSeed } from '../engine/seeds.ts';
 import type { ModelProvider } from '../model/provider.ts';
@@ -23,9 +23,14 @@ export interface ExecuteOptions {
   seed: number;
   signal?: AbortSignal;
   modelFor?: (role: RoleName) => string;
-  hints?: (role: RoleName) => string;
+  /** Hint-card text for a role's prompts in a run (see CardInjector in core/distill). */
+  hints?: (role: RoleName, runId: RunId) => string;
+  /** Ids of the hint cards that reached a run's prompts: recorded as card uses once the run is stored. */
+  cardsUsed?: (runId: RunId) => readonly string[];
   /** Called after each run is durably stored. */
   onRun?: (run: RunRecord, done: number, total: number) => void;
+  /** Awaited after `onRun` (online meta-distillation distils cards here, between tasks). */
+  afterRun?: (run: RunRecord, done: number, total: number) => Promise<void> | void;
   sink?: TraceSink;
   /** Fault injection (simulated): the injected fault kind of a node run, to label its event. */
   faultAt?: (taskKey: string, nodeId: string, attempt: number) => string | undefined;
@@ -67,8 +72,10 @@ export async function executePending(opts: ExecuteOptions): Promise<{ stored: nu
   const runOne = async (planned: PlannedTask): Promise<{ cancelled?: true; halted?: string }> => {
     const task = taskOf(planned);
     const seed = runSeedOf(opts.seed, planned.taskIndex);
+    const runId = runIdOf(experimentId, planned.taskIndex);
+    const hints = opts.hints;
     const outcome = await runWorkflow(opts.graph, {
-      runId: runIdOf(experimentId, planned.taskIndex),
+      runId,
       taskKey: String(planned.taskIndex),
       taskInput: task.input,
       seed,
@@ -78,7 +85,7 @@ export async function executePending(opts: ExecuteOptions): Promise<{ stored: nu
       signal: opts.signal,
       sink: opts.sink,
       modelFor: opts.modelFor,
-      hints: opts.hints,
+      hints: hints && ((role) => hints(role, runId)),
       sampling: opts.sampling,
     });
     if (outcome.status === 'cancelled') return { cancelled: true };
@@ -116,9 +123,12 @@ export async function executePending(opts: ExecuteOptions): Promise<{ stored: nu
     };
     if (outcome.events.some((e) => e.simulated)) run.simulated = true;
     store.saveRun(run, outcome.events);
+    const used = opts.cardsUsed?.(run.runId) ?? [];
+    if (used.length) store.improve.recordUses(run.runId, used);
     stored++;
     done++;
     opts.onRun?.(run, done, total);
+    await opts.afterRun?.(run, done, total);
     return {};
   };
 

@@ -1,4 +1,4 @@
-import type { ExperimentId } from '../ids.ts';
+import type { ExperimentId, RoleName, RunId } from '../ids.ts';
 import { runWorkflow, type ToolSource } from '../engine/index.ts';
 import type { ModelProvider } from '../model/provider.ts';
 import type { Store } from '../store/index.ts';
@@ -42,6 +42,8 @@ export async function replayExperiment(opts: {
   provider: ModelProvider;
   tools: ToolSource;
   checks?: CheckRegistry;
+  /** The hint-card text each run's prompts carried (experiments run with cards). */
+  hints?: (role: RoleName, runId: RunId) => string;
 }): Promise<ReplayReport> {
   const t0 = performance.now();
   const { store, experimentId } = opts;
@@ -54,14 +56,17 @@ export async function replayExperiment(opts: {
     const planned = tasks.get(run.taskIndex);
     if (!planned) continue;
     const recorded = store.getRunEvents(run.runId);
+    const runId = runIdOf(experimentId, run.taskIndex);
+    const hints = opts.hints;
     const outcome = await runWorkflow(opts.graph, {
-      runId: runIdOf(experimentId, run.taskIndex),
+      runId,
       taskKey: String(run.taskIndex),
       taskInput: taskOf(planned).input,
       seed: run.seed,
       provider: opts.provider,
       tools: opts.tools,
       checks: opts.checks,
+      hints: hints && ((role) => hints(role, runId)),
     });
     const key = (e: NodeEvent) => `${e.nodeId}#${e.attempt}`;
     const replayed = new Map(outcome.events.map((e) => [key(e), e]));

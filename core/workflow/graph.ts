@@ -26,7 +26,7 @@ export interface Role {
   model: string;
   /** System instructions for every node this role runs. */
   instructions: string;
-  /** How many hint cards may be injected into this role's prompts (0 = none). */
+  /** Most hint cards injected into this role's prompts; 0 (the default) sets no cap: the token budget decides (docs/hint-cards.md). */
   hintSlots: number;
   /** Ladder weights as written in the document (partial); defaults are applied by core/reward. */
   weights?: Partial<LadderWeights>;

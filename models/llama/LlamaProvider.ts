@@ -2,10 +2,14 @@
  * The node-llama-cpp adapter of the `ModelProvider` port: local GGUF models on CPU (or GPU).
  *
  * Design:
- * - Lazy: `getLlama` runs once, on first use (prebuilt binary only, never a source build); each
- *   model file loads on the first call that names one of its refs (or on `load()`).
- * - Refs that resolve (through `realpath`) to the same file share one `LlamaModel` and one
- *   `LlamaContext`; that context has `sequences` sequences handed out by a small pool. Concurrent
+ * - Lazy: the llama.cpp runtime starts on first use (prebuilt binary only, never a source build)
+ *   and is shared by every provider of the process (see `runtime.ts`); each model file loads on
+ *   the first call that names one of its refs (or on `load()`).
+ * - Refs that resolve (through `realpath`) to the same file share one `LlamaModel`, and refs with
+ *   the same file and the same LoRA adapters (none, usually) share one `LlamaContext`; a ref with
+ *   different adapters gets a context of its own on the same model (node-llama-cpp applies
+ *   adapters per context), so per-role adapters cost one context each, not one model each.
+ *   A context has `sequences` sequences handed out by a small pool. Concurrent
  *   `generate` calls on one model each take a free sequence (waiting when none is free) and
  *   node-llama-cpp's batch scheduler interleaves them, instead of one call waiting for another.
  *   By default (`batching: 'isolated'`) each decode batch holds one sequence, because mixing
@@ -15,10 +19,8 @@
  *   calls ran before or beside it, and the same seed, prompt and params give the same text.
  */
 import { realpath } from 'node:fs/promises';
-import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import {
-  getLlama,
   LlamaCompletion,
   LlamaVocabularyType,
   resolveChatWrapper,
@@ -42,6 +44,8 @@ import {
   type ModelProvider,
 } from '../../core/model/index.ts';
 import { checkGgufFile, type GgufInfo } from './ggufInfo.ts';
+import { checkAdapters, contextKey, contextKeySync, realpathOrUndefined, type ResolvedLora } from './loraAdapters.ts';
+import { logListeners, sharedRuntime, type LogListener } from './runtime.ts';
 
 /** How one model file is run. Unset fields fall back to {@link LlamaProviderOptions.defaults}. */
 export interface LlamaModelConfig {
@@ -91,15 +95,40 @@ export interface LlamaModelConfig {
    * Defaults to `defaults.batching` (`'isolated'`).
    */
   batching?: 'isolated' | 'mixed';
+  /**
+   * LoRA adapters (GGUF files in llama.cpp's adapter layout, e.g. from llama.cpp's
+   * `convert_lora_to_gguf.py`, or `makeLoraAdapter` in `models/gguf`) applied on top of the
+   * base model for this ref. Each update is added as `scale * (alpha / rank) * B A x`;
+   * `scale` defaults to 1 (0 disables an adapter; negative values subtract it).
+   *
+   * A ref with adapters gets its own context on the shared base model; refs naming the same
+   * file with the same adapters and scales (in the same order) share that context. Adapter
+   * files are checked before use: a missing file is `MODEL_NOT_FOUND`, a file that is not a
+   * GGUF or not a LoRA adapter (`general.type = "adapter"`, `adapter.type = "lora"`) is
+   * `MODEL_INVALID`, and an adapter made for another architecture or another base model
+   * (tensor missing or of another shape) is `MODEL_LOAD_FAILED`; every message names the
+   * adapter file and the ref.
+   *
+   * Defaults to none.
+   */
+  lora?: ReadonlyArray<LlamaLoraAdapter>;
+}
+
+/** One LoRA adapter of a model ref (see {@link LlamaModelConfig.lora}). */
+export interface LlamaLoraAdapter {
+  /** Path to the adapter `.gguf` (relative paths resolve against the working directory). */
+  path: string;
+  /** Multiplier of the adapter's update. Defaults to 1. */
+  scale?: number;
 }
 
 /** Options of {@link LlamaProvider}. */
 export interface LlamaProviderOptions {
   /**
    * Model refs (`GenerateRequest.model`, e.g. `"default"` or a role's ref) to model files.
-   * Several refs may name the same file: it is loaded once. When refs naming one file disagree on
-   * settings, the largest `contextSize`, `threads` and `sequences` win, `gpu: 'auto'` wins and
-   * `batching: 'isolated'` wins.
+   * Several refs may name the same file: it is loaded once. When refs sharing a context (same
+   * file, same adapters) disagree on settings, the largest `contextSize`, `threads` and
+   * `sequences` win and `batching: 'isolated'` wins; `gpu: 'auto'` on any ref of a file wins.
    */
   models: Record<string, LlamaModelConfig>;
   /** Fallbacks for unset per-model settings. */
@@ -128,9 +157,9 @@ export interface LlamaProviderOptions {
   onLog?: (level: `${LlamaLogLevel}`, message: string) => void;
 }
 
-/** A loaded model file, as reported by {@link LlamaProvider.load}. */
+/** A loaded model context (a file plus its LoRA adapters), as reported by {@link LlamaProvider.load}. */
 export interface LoadedModelInfo {
-  /** The refs (keys of `options.models`) that resolve to this file. */
+  /** The refs (keys of `options.models`) that use this context: same file, same adapters. */
   refs: string[];
   /** The file's real path (symlinks resolved): the identity models are shared by. */
   path: string;
@@ -146,7 +175,12 @@ export interface LoadedModelInfo {
   batching: 'isolated' | 'mixed';
   /** True when generation goes through the model's chat template; false: plain completion. */
   usesChatTemplate: boolean;
-  /** Time to load the model and create its context, in milliseconds (excludes `getLlama`). */
+  /** The LoRA adapters applied in this context (real paths, scales); empty for the plain model. */
+  lora: Array<{ path: string; scale: number }>;
+  /**
+   * Milliseconds to create this context (and load its adapters), plus the model load when this
+   * context's creation loaded it (excludes `getLlama`).
+   */
   loadMs: number;
 }
 
@@ -160,14 +194,24 @@ const DEFAULTS = {
 /** node-llama-cpp's own sampling defaults, made explicit so the results do not hide them. */
 const SAMPLING_DEFAULTS = { topK: 40, topP: 0.95, minP: 0 };
 
+/** Settings of one context (the file-level `gpu` is resolved when the model loads). */
 interface ResolvedSettings {
   contextSize: number;
   threads: number;
-  gpu: 'auto' | false;
   sequences: number;
   batching: 'isolated' | 'mixed';
 }
 
+/** A loaded model file, shared by every context on it. */
+interface LoadedFile {
+  model: LlamaModel;
+  gpu: 'auto' | false;
+  /** Set only when the file carries `tokenizer.chat_template`. */
+  chatWrapper?: ChatWrapper;
+  prependsBos: boolean;
+}
+
+/** One context: a model file plus its adapters. */
 interface LoadedModel {
   summary: LoadedModelInfo;
   model: LlamaModel;
@@ -195,15 +239,19 @@ export class LlamaProvider implements ModelProvider {
 
   private readonly options: LlamaProviderOptions;
   private llamaPromise?: Promise<Llama>;
-  /** ref -> its loaded model (promise; removed again when loading fails, so a retry retries). */
+  /** ref -> its context (promise; removed again when loading fails, so a retry retries). */
   private readonly refs = new Map<string, Promise<LoadedModel>>();
   /** real file path -> loaded model. */
-  private readonly files = new Map<string, Promise<LoadedModel>>();
+  private readonly files = new Map<string, Promise<LoadedFile>>();
+  /** context key (real file path + adapters) -> context. */
+  private readonly contexts = new Map<string, Promise<LoadedModel>>();
   private readonly grammars = new Map<string, Promise<LlamaGrammar>>();
   private loadedCount = 0;
+  private contextCount = 0;
   private disposed = false;
   private readonly logRing: { seq: number; level: string; message: string }[] = [];
   private logSeq = 0;
+  private logListener?: LogListener;
 
   constructor(options: LlamaProviderOptions) {
     this.options = options;
@@ -264,7 +312,17 @@ export class LlamaProvider implements ModelProvider {
     const stopTriggers: (string | LlamaText)[] = [...userStops, ...input.extraStops];
     const temperature = request.params.temperature ?? 0;
 
-    const sequence = await loaded.pool.acquire(signal, request.model);
+    // One listener on the caller's signal however many calls share it: a rollout group runs G
+    // calls under one signal, node-llama-cpp adds listeners per call, and Node warns past 10.
+    const link = signal ? linkSignal(signal) : undefined;
+    const callSignal = link?.signal;
+    let sequence: LlamaContextSequence;
+    try {
+      sequence = await loaded.pool.acquire(callSignal, request.model);
+    } catch (err) {
+      link?.release();
+      throw err;
+    }
     try {
       await sequence.clearHistory();
       const completion = new LlamaCompletion({ contextSequence: sequence });
@@ -281,7 +339,7 @@ export class LlamaProvider implements ModelProvider {
           repeatPenalty: false,
           ...(grammar ? { grammar } : {}),
           ...(stopTriggers.length > 0 ? { customStopTriggers: stopTriggers } : {}),
-          ...(signal ? { signal } : {}),
+          ...(callSignal ? { signal: callSignal } : {}),
           // Never drop or shift tokens silently: the prompt was checked to fit above, and
           // generation ends when the context is full. (A numeric shift size is used as is;
           // it bounds the prompt to contextSize - 1 inside LlamaCompletion.)
@@ -345,6 +403,7 @@ export class LlamaProvider implements ModelProvider {
       );
     } finally {
       loaded.pool.release(sequence);
+      link?.release();
     }
   }
 
@@ -352,7 +411,7 @@ export class LlamaProvider implements ModelProvider {
    * Loads a model ahead of use (to surface errors and load time early).
    *
    * @param ref a key of `options.models`; omitted: every configured ref (each file once).
-   * @returns one entry per distinct file loaded by this call.
+   * @returns one entry per distinct context (file + adapters) used by the refs loaded.
    * @throws ModelError `MODEL_UNKNOWN_REF`, `MODEL_NOT_FOUND`, `MODEL_INVALID`, `MODEL_LOAD_FAILED`
    *   (the first failure when several refs load), or `GENERATION_FAILED` after `dispose()`.
    */
@@ -369,28 +428,39 @@ export class LlamaProvider implements ModelProvider {
   }
 
   /**
-   * Releases every context, model and the llama.cpp runtime. Calls in flight fail with
+   * Number of contexts created so far: one per distinct (file, adapters) in use; refs with
+   * different LoRA adapters on one file count one model and one context each.
+   */
+  contextsCreated(): number {
+    return this.contextCount;
+  }
+
+  /**
+   * Releases every context and model (the llama.cpp runtime itself is shared by the process's
+   * providers and stays loaded; see `sharedRuntime`). Calls in flight fail with
    * `GENERATION_FAILED`; any later `generate`/`load` throws `GENERATION_FAILED` ("disposed").
    * Safe to call twice.
    */
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
+    const contexts = await Promise.allSettled([...this.contexts.values()]);
+    for (const c of contexts) {
+      if (c.status !== 'fulfilled') continue;
+      c.value.pool.close(new ModelError('GENERATION_FAILED', 'LlamaProvider was disposed'));
+      await c.value.context.dispose().catch(() => {});
+    }
     const files = await Promise.allSettled([...this.files.values()]);
     for (const f of files) {
-      if (f.status !== 'fulfilled') continue;
-      f.value.pool.close(new ModelError('GENERATION_FAILED', 'LlamaProvider was disposed'));
-      await f.value.context.dispose().catch(() => {});
-      await f.value.model.dispose().catch(() => {});
+      if (f.status === 'fulfilled') await f.value.model.dispose().catch(() => {});
     }
+    this.contexts.clear();
     this.files.clear();
     this.refs.clear();
     this.grammars.clear();
-    if (this.llamaPromise) {
-      const llama = await this.llamaPromise.catch(() => undefined);
-      this.llamaPromise = undefined;
-      await llama?.dispose().catch(() => {});
-    }
+    // The runtime itself is shared by the process's providers and stays loaded (see sharedRuntime).
+    this.llamaPromise = undefined;
+    if (this.logListener) logListeners.delete(this.logListener);
   }
 
   // ---- internals -------------------------------------------------------------------------------
@@ -413,7 +483,7 @@ export class LlamaProvider implements ModelProvider {
     }
     let entry = this.refs.get(ref);
     if (!entry) {
-      entry = this.loadRef(config);
+      entry = this.loadRef(ref, config);
       this.refs.set(ref, entry);
       entry.catch(() => {
         if (this.refs.get(ref) === entry) this.refs.delete(ref);
@@ -422,77 +492,70 @@ export class LlamaProvider implements ModelProvider {
     return entry;
   }
 
-  private async loadRef(config: LlamaModelConfig): Promise<LoadedModel> {
+  private async loadRef(ref: string, config: LlamaModelConfig): Promise<LoadedModel> {
     const given = path.resolve(config.path);
     const { info } = await checkGgufFile(given);
     const real = await realpath(given);
+    const adapters = await checkAdapters(ref, config.lora ?? [], real, info);
     this.assertOpen();
-    let file = this.files.get(real);
+    const key = contextKey(real, adapters);
+    let context = this.contexts.get(key);
+    if (!context) {
+      context = this.createContext(key, real, info, adapters);
+      this.contexts.set(key, context);
+      context.catch(() => {
+        if (this.contexts.get(key) === context) this.contexts.delete(key);
+      });
+    }
+    return context;
+  }
+
+  private fileFor(realFile: string, info: GgufInfo): Promise<LoadedFile> {
+    let file = this.files.get(realFile);
     if (!file) {
-      file = this.loadFile(real, info);
-      this.files.set(real, file);
+      file = this.loadFile(realFile, info);
+      this.files.set(realFile, file);
       file.catch(() => {
-        if (this.files.get(real) === file) this.files.delete(real);
+        if (this.files.get(realFile) === file) this.files.delete(realFile);
       });
     }
     return file;
   }
 
-  /** Settings for one real file: merged over every ref that resolves to it. */
-  private settingsFor(realFile: string): { refs: string[]; settings: ResolvedSettings } {
+  /** Settings of one context, merged over every ref that uses it (same real file, same adapters). */
+  private settingsFor(key: string, realFile: string): { refs: string[]; settings: ResolvedSettings } {
     const d = { ...DEFAULTS, ...definedOnly(this.options.defaults ?? {}) };
     const refs: string[] = [];
-    const settings: ResolvedSettings = { contextSize: 0, threads: 0, gpu: false, sequences: 0, batching: 'mixed' };
+    const settings: ResolvedSettings = { contextSize: 0, threads: 0, sequences: 0, batching: 'mixed' };
     for (const [ref, c] of Object.entries(this.options.models)) {
-      let real: string;
-      try {
-        real = realpathSync(path.resolve(c.path));
-      } catch {
-        continue;
-      }
+      const real = realpathOrUndefined(c.path);
       if (real !== realFile) continue;
+      if (contextKeySync(real, c.lora ?? []) !== key) continue;
       refs.push(ref);
       settings.contextSize = Math.max(settings.contextSize, c.contextSize ?? d.contextSize);
       settings.threads = Math.max(settings.threads, c.threads ?? d.threads);
       settings.sequences = Math.max(settings.sequences, c.sequences ?? d.sequences);
-      if ((c.gpu ?? d.gpu) === 'auto') settings.gpu = 'auto';
       if ((c.batching ?? d.batching) === 'isolated') settings.batching = 'isolated';
     }
     return { refs, settings };
   }
 
-  private async loadFile(realFile: string, info: GgufInfo): Promise<LoadedModel> {
+  private async loadFile(realFile: string, info: GgufInfo): Promise<LoadedFile> {
     const llama = await this.getLlamaOnce();
     this.assertOpen();
-    const { refs, settings } = this.settingsFor(realFile);
-    const fileName = path.basename(realFile);
-    const started = performance.now();
+    const gpu = Object.values(this.options.models).some(
+      (c) => (c.gpu ?? this.options.defaults?.gpu ?? DEFAULTS.gpu) === 'auto' && realpathOrUndefined(c.path) === realFile,
+    )
+      ? 'auto'
+      : false;
     const logMark = this.logSeq;
-
     let model: LlamaModel;
     try {
-      model = await llama.loadModel({ modelPath: realFile, gpuLayers: settings.gpu === false ? 0 : 'auto' });
+      model = await llama.loadModel({ modelPath: realFile, gpuLayers: gpu === false ? 0 : 'auto' });
     } catch (err) {
       throw new ModelError(
         'MODEL_LOAD_FAILED',
         `Failed to load model ${realFile}: ${errorText(err)}${await this.logsSince(logMark)}`,
-        realFile,
-        { cause: err },
-      );
-    }
-    let context: LlamaContext;
-    try {
-      context = await model.createContext({
-        contextSize: settings.contextSize,
-        threads: settings.threads,
-        sequences: settings.sequences,
-        ...(settings.batching === 'isolated' ? { batching: { itemPrioritizationStrategy: oneSequencePerBatch } } : {}),
-      });
-    } catch (err) {
-      await model.dispose().catch(() => {});
-      throw new ModelError(
-        'MODEL_LOAD_FAILED',
-        `Failed to create a context (${settings.contextSize} tokens x ${settings.sequences} sequences) for ${realFile}: ${errorText(err)}${await this.logsSince(logMark)}`,
         realFile,
         { cause: err },
       );
@@ -505,7 +568,6 @@ export class LlamaProvider implements ModelProvider {
         chatWrapper =
           resolveChatWrapper(model, { fallbackToOtherWrappersOnJinjaError: false, warningLogs: false }) ?? undefined;
       } catch (err) {
-        await context.dispose().catch(() => {});
         await model.dispose().catch(() => {});
         throw new ModelError(
           'MODEL_LOAD_FAILED',
@@ -516,11 +578,61 @@ export class LlamaProvider implements ModelProvider {
       }
     }
     if (this.disposed) {
-      await context.dispose().catch(() => {});
       await model.dispose().catch(() => {});
       throw new ModelError('GENERATION_FAILED', 'LlamaProvider has been disposed');
     }
     this.loadedCount++;
+    const file: LoadedFile = { model, gpu, prependsBos: prependsBos(model) };
+    if (chatWrapper) file.chatWrapper = chatWrapper;
+    return file;
+  }
+
+  private async createContext(key: string, realFile: string, info: GgufInfo, adapters: ResolvedLora[]): Promise<LoadedModel> {
+    const started = performance.now();
+    const loadingModel = !this.files.has(realFile);
+    const file = await this.fileFor(realFile, info);
+    this.assertOpen();
+    const { refs, settings } = this.settingsFor(key, realFile);
+    const fileName = path.basename(realFile);
+    const refList = refs.map((r) => `"${r}"`).join(', ');
+    const ctxStarted = performance.now();
+    const logMark = this.logSeq;
+    let context: LlamaContext;
+    try {
+      context = await file.model.createContext({
+        contextSize: settings.contextSize,
+        threads: settings.threads,
+        sequences: settings.sequences,
+        ...(settings.batching === 'isolated' ? { batching: { itemPrioritizationStrategy: oneSequencePerBatch } } : {}),
+        ...(adapters.length > 0
+          ? { lora: { adapters: adapters.map((a) => ({ filePath: a.path, scale: a.scale })) } }
+          : {}),
+      });
+    } catch (err) {
+      const text = errorText(err);
+      const logs = await this.logsSince(logMark);
+      const adapter = adapters.find((a) => text.includes(a.path));
+      if (adapter || (adapters.length > 0 && /lora/i.test(text))) {
+        const which = adapter ? adapter.path : adapters.map((a) => a.path).join(', ');
+        throw new ModelError(
+          'MODEL_LOAD_FAILED',
+          `LoRA adapter ${which} (ref ${refList}) cannot be applied to ${realFile}: ${text}${logs}; is it an adapter for this base model?`,
+          adapter?.path ?? realFile,
+          { cause: err },
+        );
+      }
+      throw new ModelError(
+        'MODEL_LOAD_FAILED',
+        `Failed to create a context (${settings.contextSize} tokens x ${settings.sequences} sequences) for ${realFile}: ${text}${logs}`,
+        realFile,
+        { cause: err },
+      );
+    }
+    if (this.disposed) {
+      await context.dispose().catch(() => {});
+      throw new ModelError('GENERATION_FAILED', 'LlamaProvider has been disposed');
+    }
+    this.contextCount++;
     const loaded: LoadedModel = {
       summary: {
         refs,
@@ -530,17 +642,18 @@ export class LlamaProvider implements ModelProvider {
         contextSize: context.contextSize,
         threads: settings.threads,
         sequences: settings.sequences,
-        gpu: settings.gpu,
+        gpu: file.gpu,
         batching: settings.batching,
-        usesChatTemplate: chatWrapper != null,
-        loadMs: performance.now() - started,
+        usesChatTemplate: file.chatWrapper != null,
+        lora: adapters.map((a) => ({ ...a })),
+        loadMs: loadingModel ? performance.now() - started : performance.now() - ctxStarted,
       },
-      model,
+      model: file.model,
       context,
       pool: new SequencePool(context, settings.sequences),
-      prependsBos: prependsBos(model),
+      prependsBos: file.prependsBos,
     };
-    if (chatWrapper) loaded.chatWrapper = chatWrapper;
+    if (file.chatWrapper) loaded.chatWrapper = file.chatWrapper;
     return loaded;
   }
 
@@ -548,23 +661,18 @@ export class LlamaProvider implements ModelProvider {
     if (!this.llamaPromise) {
       const d = this.options.defaults ?? {};
       const anyGpu = d.gpu === 'auto' || Object.values(this.options.models).some((m) => m.gpu === 'auto');
-      const onLog =
-        this.options.onLog ?? ((level: string, message: string) => process.stderr.write(`[llama.cpp] ${level}: ${message}\n`));
-      const promise = getLlama({
-        gpu: anyGpu ? 'auto' : false,
-        build: 'never', // never compile llama.cpp (minutes); use the prebuilt binary or fail
-        usePrebuiltBinaries: true,
-        skipDownload: true,
-        progressLogs: false,
-        // 0 = no global cap: each context then uses exactly its `threads`.
-        maxThreads: 0,
-        logLevel: (this.options.logLevel ?? 'error') as LlamaLogLevel,
-        logger: (level, message) => {
-          this.logRing.push({ seq: ++this.logSeq, level, message });
-          if (this.logRing.length > 50) this.logRing.shift();
-          onLog(level, message);
-        },
-      }).catch((err: unknown) => {
+      if (!this.logListener) {
+        this.logListener = {
+          level: (this.options.logLevel ?? 'error') as LlamaLogLevel,
+          ...(this.options.onLog ? { onLog: this.options.onLog } : {}),
+          record: (level, message) => {
+            this.logRing.push({ seq: ++this.logSeq, level, message });
+            if (this.logRing.length > 50) this.logRing.shift();
+          },
+        };
+        logListeners.add(this.logListener);
+      }
+      const promise = sharedRuntime(anyGpu ? 'auto' : false, this.logListener.level).catch((err: unknown) => {
         if (this.llamaPromise === promise) this.llamaPromise = undefined;
         throw new ModelError('MODEL_LOAD_FAILED', `The llama.cpp runtime could not start: ${errorText(err)}`, undefined, {
           cause: err,
@@ -658,6 +766,34 @@ function normaliseSeed(seed: number): number {
   if (!Number.isFinite(seed)) return 0;
   const m = Math.trunc(seed) % 2 ** 32;
   return m < 0 ? m + 2 ** 32 : m;
+}
+
+/** Per-call signals that follow one caller signal, through a single listener on it. */
+const linkedSignals = new WeakMap<AbortSignal, Set<AbortController>>();
+
+function linkSignal(parent: AbortSignal): { signal: AbortSignal; release: () => void } {
+  const child = new AbortController();
+  if (parent.aborted) {
+    child.abort(parent.reason);
+    return { signal: child.signal, release: () => {} };
+  }
+  let children = linkedSignals.get(parent);
+  if (!children) {
+    const set = new Set<AbortController>();
+    children = set;
+    linkedSignals.set(parent, set);
+    parent.addEventListener(
+      'abort',
+      () => {
+        for (const c of set) c.abort(parent.reason);
+        set.clear();
+      },
+      { once: true },
+    );
+  }
+  children.add(child);
+  const set = children;
+  return { signal: child.signal, release: () => set.delete(child) };
 }
 
 function throwIfAborted(signal: AbortSignal | undefined, ref: string): void {

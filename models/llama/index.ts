@@ -1,5 +1,6 @@
 export {
   LlamaProvider,
+  type LlamaLoraAdapter,
   type LlamaModelConfig,
   type LlamaProviderOptions,
   type LoadedModelInfo,

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { getEventListeners } from 'node:events';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -330,6 +331,27 @@ await p.dispose();
     await expectModelError(pending, 'ABORTED');
     // the sequence went back to the pool: the provider still works
     expect((await provider.generate(req())).text).toBe(GREEDY_40);
+  });
+
+  it('one AbortSignal shared by 12 concurrent calls: one listener on it (no leak warning); aborting stops them all', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      const ac = new AbortController();
+      const calls = Array.from({ length: 12 }, (_, i) => provider.generate(req({ seed: i, signal: ac.signal, params: { maxTokens: 900 } })));
+      await new Promise((r) => setTimeout(r, 5));
+      expect(getEventListeners(ac.signal, 'abort')).toHaveLength(1); // 4 running, 8 waiting for a sequence
+      ac.abort();
+      const settled = await Promise.allSettled(calls);
+      expect(settled.map((r) => (r.status === 'rejected' ? (r.reason as ModelError).code : 'ok'))).toEqual(Array(12).fill('ABORTED'));
+      const done = await Promise.all(Array.from({ length: 12 }, (_, i) => provider.generate(req({ seed: i, signal: new AbortController().signal, params: { maxTokens: 4 } }))));
+      expect(done.every((d) => d.tokens.completion === 4)).toBe(true);
+      await new Promise((r) => setImmediate(r));
+      expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 
   it('dispose during a generation fails that call (GENERATION_FAILED) and releases everything', async () => {
