@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { asRunId, type ExperimentId, type RoleName, type RunId } from '../ids.ts';
 import { runWorkflow, type RunOptions, type ToolSource } from '../engine/index.ts';
 import { deriveSeed } from '../engine/seeds.ts';
@@ -133,6 +134,8 @@ export async function executePending(opts: ExecuteOptions): Promise<{ stored: nu
   };
 
   const width = Math.max(1, opts.parallel ?? 1);
+  // Each run in flight (and each of its running nodes) listens on the shared cancel signal.
+  if (opts.signal && width > 1) setMaxListeners(16 * width, opts.signal);
   for (let i = 0; i < pending.length; i += width) {
     if (opts.signal?.aborted) return { stored, cancelled: true };
     const results = await Promise.all(pending.slice(i, i + width).map(runOne));
