@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,8 +9,10 @@ import { makeLoraAdapter, readLoraBase, writeGguf } from '../gguf/index.ts';
 import { LlamaProvider } from './index.ts';
 
 const SHARED = process.env.FLOWLAB_SHARED ?? path.resolve(process.cwd(), '../shared');
-const STORIES = path.join(SHARED, 'models', 'stories260K.gguf');
-const RANDOM = path.join(SHARED, 'models', 'llama-2-tiny-random.gguf');
+// Messages name models by their real path (symlinks resolved), so the expectations do too.
+const real = (p: string) => (existsSync(p) ? realpathSync(p) : p);
+const STORIES = real(path.join(SHARED, 'models', 'stories260K.gguf'));
+const RANDOM = real(path.join(SHARED, 'models', 'llama-2-tiny-random.gguf'));
 const haveModels = existsSync(STORIES) && existsSync(RANDOM);
 
 const GREEDY_40 =
