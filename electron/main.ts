@@ -20,7 +20,7 @@ import { createHandlers, EVENT_CHANNEL, type LabEvent } from '../core/api/index.
 import { openStore, type Store } from '../core/store/index.ts';
 import { registerIpc } from './ipc.ts';
 import { createLabRelay, type LabRelay, type WorkerConfig, type WorkerLink } from './relay.ts';
-import { DEV_CSP, isOwnPage, PRODUCTION_CSP, type RendererOrigin } from './security.ts';
+import { DEV_CSP, isOwnPage, PRODUCTION_CSP, secureWebPreferences, type RendererOrigin } from './security.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url)); // out/main once built
 const PRELOAD_FILE = path.join(here, '../preload/index.cjs');
@@ -119,15 +119,7 @@ function createWindow(): void {
     show: false,
     title: 'Flowlab',
     autoHideMenuBar: true,
-    webPreferences: {
-      preload: PRELOAD_FILE,
-      contextIsolation: true,
-      nodeIntegration: false,
-      sandbox: true,
-      webSecurity: true,
-      webviewTag: false,
-      spellcheck: false,
-    },
+    webPreferences: secureWebPreferences(PRELOAD_FILE),
   });
   win.once('ready-to-show', () => win.show());
   win.on('closed', () => {

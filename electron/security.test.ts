@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { DEV_CSP, isOwnPage, PRODUCTION_CSP } from './security.ts';
+import { DEV_CSP, isOwnPage, PRODUCTION_CSP, secureWebPreferences } from './security.ts';
 
 describe('Content-Security-Policy', () => {
   it('is the same string in renderer/index.html as in the header main sends', () => {
@@ -46,5 +46,24 @@ describe('isOwnPage', () => {
     const dev = { ...built, devServerUrl: 'http://localhost:5173' };
     expect(isOwnPage('http://localhost:5173/index.html', dev)).toBe(true);
     expect(isOwnPage('http://localhost:5174/', dev)).toBe(false);
+  });
+});
+
+describe('the main window', () => {
+  it('is context-isolated, sandboxed, without Node integration or webviews, with web security on', () => {
+    const main = readFileSync(new URL('./main.ts', import.meta.url), 'utf8');
+    expect(main).toContain('webPreferences: secureWebPreferences(PRELOAD_FILE)');
+    expect(secureWebPreferences('/app/preload.cjs')).toEqual({
+      preload: '/app/preload.cjs',
+      contextIsolation: true,
+      nodeIntegration: false,
+      nodeIntegrationInWorker: false,
+      nodeIntegrationInSubFrames: false,
+      sandbox: true,
+      webSecurity: true,
+      allowRunningInsecureContent: false,
+      webviewTag: false,
+      spellcheck: false,
+    });
   });
 });

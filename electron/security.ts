@@ -65,3 +65,23 @@ export function isOwnPage(url: string, origin: RendererOrigin): boolean {
   const own = new URL(origin.indexFileUrl);
   return u.protocol === 'file:' && own.protocol === 'file:' && u.pathname === own.pathname;
 }
+
+/**
+ * The main window's webPreferences (Electron's field names): context isolation on, Node
+ * integration off, the renderer sandboxed, web security on, no <webview>. `main.ts` builds its
+ * BrowserWindow from this; a test asserts every field.
+ */
+export function secureWebPreferences(preload: string) {
+  return {
+    preload,
+    contextIsolation: true,
+    nodeIntegration: false,
+    nodeIntegrationInWorker: false,
+    nodeIntegrationInSubFrames: false,
+    sandbox: true,
+    webSecurity: true,
+    allowRunningInsecureContent: false,
+    webviewTag: false,
+    spellcheck: false,
+  } as const;
+}
