@@ -191,6 +191,20 @@ describe.skipIf(!haveShared)('hint cards with the real tiny model', () => {
     const replay = await cli(['replay', runExp, '--db', db, '--json']);
     expect(replay.code, replay.err).toBe(0);
     expect(JSON.parse(replay.out).mismatched).toBe(0);
+
+    // 6. the same tasks and seed without cards; compare prints the paired statistics (B - A).
+    const plain = await cli(['run', 'examples/gsm8k-team.yaml', '--dataset', 'gsm8k', '--limit', '3', '--model', tinyModel, '--cards', 'none', '--db', db, '--json']);
+    expect(plain.code, plain.err).toBe(0);
+    const plainExp = JSON.parse(plain.out).experimentId as string;
+    const cmp = await cli(['compare', plainExp, runExp, '--db', db]);
+    expect(cmp.code, cmp.err).toBe(0);
+    expect(cmp.out).toContain('3 paired task(s)');
+    expect(cmp.out).toMatch(/score \(accuracy\)/);
+    expect(cmp.out).toMatch(/95% bootstrap CI/);
+    expect(cmp.out).toMatch(/h solver/);
+    const cmpJson = JSON.parse((await cli(['compare', plainExp, runExp, '--db', db, '--json'])).out);
+    expect(cmpJson).toMatchObject({ pairs: 3, seedsMatch: true });
+    expect(cmpJson.score.signTest.positive + cmpJson.score.signTest.negative + cmpJson.score.signTest.ties).toBe(3);
     console.log(`[cards.test] tiny-model hint-card test: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   });
 });
