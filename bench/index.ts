@@ -51,3 +51,23 @@ for (const file of ['stories260K.gguf', 'llama-2-tiny-random.gguf']) {
   console.log(`  Flowlab one by one ${side(b.flowlab.sequential)}   batching gain ${fmt(b.flowlab.speedup, 2)}x`);
   console.log(`  Flowlab / raw      ${fmt(100 * b.flowlabOfRaw, 0)}% of raw batched throughput   target >= 90%   ${b.flowlabOfRaw >= 0.9 ? 'OK' : 'MISSED'}   (by cpu time: ${fmt(100 * b.flowlabOfRawCpu, 0)}%)`);
 }
+
+// Issue 6: laptop RL — the tfjs trainer's step times on stories260K, write-back and llama.cpp
+// reload, and llama.cpp's sampling speed in the same run; LAPTOP-RL.md's figures as reference.
+{
+  const { benchTraining } = await import('./training.ts');
+  const modelPath = `${sharedDir}/models/stories260K.gguf`;
+  if (!existsSync(modelPath)) {
+    console.log('training stories260K.gguf: skipped (not found; set FLOWLAB_SHARED)');
+  } else {
+    const t = await benchTraining({ model: modelPath });
+    const ms = (x: { medianMs: number; minMs: number }) => `${fmt(x.medianMs, 0).padStart(5)} ms (min ${fmt(x.minMs, 0)})`;
+    const r = t.reference;
+    console.log(`training ${t.model} (${t.parameters.toLocaleString('en')} parameters), tfjs-core + wasm, batch ${t.batch} x ${t.tokens} tokens, Adam (median of 5)`);
+    console.log(`  SFT step          ${ms(t.sft)}   ${Math.round(t.sft.tokensPerSec).toLocaleString('en').padStart(6)} train tok/s   (LAPTOP-RL: ${r.sftStepMs[0]}-${r.sftStepMs[1]} ms, ~${r.trainTokensPerSec.toLocaleString('en')} tok/s)`);
+    console.log(`  policy step       ${ms(t.policy)}   ${Math.round(t.policy.tokensPerSec).toLocaleString('en').padStart(6)} train tok/s   (incl. the reference model's forward for the KL)`);
+    console.log(`  write GGUF        ${ms(t.write)}   (LAPTOP-RL: ${r.writeMs[0]}-${r.writeMs[1]} ms)`);
+    console.log(`  llama.cpp reload  ${ms(t.reload)}   (dispose + load + context; LAPTOP-RL: ${r.reloadMs[0]}-${r.reloadMs[1]} ms)`);
+    console.log(`  llama.cpp sample  ${Math.round(t.samplingTokensPerSec).toLocaleString('en').padStart(6)} tok/s   (raw greedy, one sequence, 1 thread, same run)`);
+  }
+}

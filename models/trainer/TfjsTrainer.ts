@@ -1,0 +1,464 @@
+/**
+ * The trainer port (core/training/port.ts) over TensorFlow.js (tfjs-core + wasm backend): a
+ * LLaMA GGUF loaded as F32 tensors, trained with Adam, written back into a copy of the file.
+ *
+ * Losses (documented here because the port leaves the reductions open):
+ * - SFT: cross-entropy of each token whose `lossMask` is 1 given the tokens before it (the
+ *   first token is never predicted), averaged over all such tokens of the batch.
+ * - Policy step (GRPO-style, one update per call): for each sample, the completion tokens'
+ *   per-token objective is `A · log π(y_t | ·)` (REINFORCE), or, when `oldLogprobs` are given,
+ *   PPO's clipped surrogate `min(ρ_t A, clip(ρ_t, 1−ε, 1+ε) A)` with
+ *   `ρ_t = exp(log π(y_t) − old_t)`; minus `kl · k3_t`, where `k3_t = exp(d) − d − 1`,
+ *   `d = log π_ref(y_t) − log π(y_t)` (Schulman's k3 estimator of KL(π‖π_ref), ≥ 0, 0 iff
+ *   equal), and `π_ref` is the frozen copy of the weights taken at load. The objective is
+ *   averaged over the completion tokens of each sample, then over samples (GRPO's
+ *   "mean over tokens per sample then over samples"; samples with no completion tokens are
+ *   skipped); the loss is its negative. Log-probabilities of policy and reference are taken at
+ *   `opts.temperature` (logits / τ; default 1). `StepResult.kl` is the mean k3 over all
+ *   completion tokens, measured at the weights before the update (so 0 on the first step).
+ * - Every step: global gradient-norm clip to `maxGradNorm` (default 1; 0 = off), then one Adam
+ *   update (β1 0.9, β2 0.999, ε 1e-8, bias-corrected; no weight decay) at `lr`. SFT and policy
+ *   steps share one Adam state.
+ */
+import type {
+  PolicyOptions,
+  PolicySample,
+  SftOptions,
+  SftSequence,
+  StepResult,
+  TrainableModel,
+  Trainer,
+} from '../../core/training/port.ts';
+import { readGguf, readGgufTensors, type GgufFile } from '../gguf/readGguf.ts';
+import { rewriteGguf, type RewriteStats } from '../gguf/rewriteGguf.ts';
+import { llamaConfigFromGguf, type LlamaConfig } from './llamaConfig.ts';
+import { LlamaForward, isTransposedMatrix } from './llamaForward.ts';
+import { logSoftmax } from './ops.ts';
+import { initTfjs, tf } from './tfjs.ts';
+
+type T = tf.Tensor;
+
+const ADAM = { beta1: 0.9, beta2: 0.999, eps: 1e-8 };
+const DEFAULT_MAX_GRAD_NORM = 1;
+const DEFAULT_CLIP = 0.2;
+
+/** A step's result plus the gradient norm before clipping. */
+export interface TfjsStepResult extends StepResult {
+  /** Global L2 norm of the gradient before clipping. */
+  gradNorm: number;
+}
+
+/** The tfjs implementation of {@link Trainer}. */
+export class TfjsTrainer implements Trainer {
+  /**
+   * Loads a LLaMA GGUF (F32/F16/BF16 tensors) for training. Starts the wasm backend on first use.
+   *
+   * @throws GgufError naming the file and the problem: not found, not GGUF, truncated,
+   *   unsupported version, architecture other than `llama`, quantised tensor types (named), or a
+   *   tensor/setting the forward pass does not implement.
+   */
+  async load(ggufPath: string): Promise<TfjsTrainableModel> {
+    return TfjsTrainableModel.load(ggufPath);
+  }
+}
+
+/** One tensor of the model: its GGUF name and dims, whether it is held transposed. */
+interface ParamSpec {
+  name: string;
+  dims: number[];
+  transposed: boolean;
+}
+
+/**
+ * A LLaMA model held as tfjs tensors. Implements {@link TrainableModel}; see the file comment
+ * for the losses.
+ */
+export class TfjsTrainableModel implements TrainableModel {
+  readonly parameters: number;
+  /** Timings of the last {@link writeGguf}. */
+  lastWrite?: RewriteStats;
+  private readonly specs: ParamSpec[];
+  private params: T[];
+  private readonly reference: T[];
+  private adamM: T[];
+  private adamV: T[];
+  private adamStep = 0;
+  private readonly forward: LlamaForward;
+  /** GGUF tensor name -> position in `specs` / `params`. */
+  private readonly index: Map<string, number>;
+  private disposed = false;
+
+  private constructor(
+    readonly path: string,
+    readonly config: LlamaConfig,
+    readonly gguf: GgufFile,
+    specs: ParamSpec[],
+    params: T[],
+  ) {
+    this.specs = specs;
+    this.params = params;
+    this.reference = params.map((p) => tf.keep(tf.clone(p)));
+    this.adamM = params.map((p) => tf.keep(tf.zerosLike(p)));
+    this.adamV = params.map((p) => tf.keep(tf.zerosLike(p)));
+    this.parameters = specs.reduce((a, s) => a + s.dims.reduce((x, y) => x * y, 1), 0);
+    this.forward = new LlamaForward(config);
+    this.index = new Map(specs.map((s, i) => [s.name, i]));
+  }
+
+  /** See {@link TfjsTrainer.load}. */
+  static async load(ggufPath: string): Promise<TfjsTrainableModel> {
+    const file = await readGguf(ggufPath);
+    const config = llamaConfigFromGguf(file);
+    const data = await readGgufTensors(file);
+    await initTfjs();
+    const specs: ParamSpec[] = [];
+    const params: T[] = [];
+    for (const t of file.tensors) {
+      const values = data.get(t.name)!;
+      const transposed = isTransposedMatrix(t.name, t.dims);
+      specs.push({ name: t.name, dims: t.dims, transposed });
+      params.push(
+        tf.tidy(() => {
+          if (t.dims.length === 1) return tf.tensor1d(values);
+          // ne = [ne0, ne1] is row-major [ne1][ne0].
+          const m = tf.tensor2d(values, [t.dims[1]!, t.dims[0]!]);
+          return transposed ? tf.transpose(m) : m;
+        }),
+      );
+    }
+    return new TfjsTrainableModel(ggufPath, config, file, specs, params);
+  }
+
+  // ---- inference --------------------------------------------------------------------------------
+
+  /**
+   * Greedy continuation (argmax at temperature 1 logits, like llama.cpp at temperature 0),
+   * recomputing the whole sequence per token (no KV cache; fine for the tiny models).
+   * Stops after `maxTokens` tokens, after the end-of-sequence token (which is included), or when
+   * the context (`llama.context_length`) is full.
+   */
+  async greedy(promptTokens: readonly number[], maxTokens: number): Promise<number[]> {
+    this.assertOpen();
+    if (promptTokens.length === 0) throw new RangeError('greedy: the prompt needs at least one token (e.g. BOS)');
+    this.checkTokens(promptTokens, 'greedy prompt');
+    const seq = [...promptTokens];
+    const out: number[] = [];
+    for (let i = 0; i < maxTokens; i++) {
+      if (seq.length >= this.config.contextLength) break; // the next token would not fit
+      const next = tf.tidy(() => {
+        const logits = this.forward.logits(this.lookup(this.params), Int32Array.from(seq), 1, seq.length, true);
+        return tf.argMax(logits, -1).dataSync()[0]!;
+      });
+      out.push(next);
+      seq.push(next);
+      if (next === this.config.eosToken) break;
+    }
+    return out;
+  }
+
+  /**
+   * Next-token distributions: row `i` is P(token `i+1` | tokens `0..i`) over the vocabulary
+   * (softmax at temperature 1). `tokens.length` rows.
+   */
+  async probabilities(tokens: readonly number[]): Promise<number[][]> {
+    this.assertOpen();
+    if (tokens.length === 0) return [];
+    this.checkTokens(tokens, 'probabilities');
+    this.checkLength(tokens.length);
+    const flat = read(() => tf.softmax(this.forward.logits(this.lookup(this.params), Int32Array.from(tokens), 1, tokens.length)));
+    const v = this.config.vocab;
+    const rows: number[][] = [];
+    for (let i = 0; i < tokens.length; i++) rows.push(Array.from(flat.subarray(i * v, (i + 1) * v)));
+    return rows;
+  }
+
+  /**
+   * Per-token log-probabilities of `completionTokens` after `promptTokens` (at `temperature`),
+   * under the current weights, or the frozen reference with `reference: true`. Useful as
+   * `oldLogprobs` and for before/after comparisons.
+   */
+  async logprobs(promptTokens: readonly number[], completionTokens: readonly number[], temperature = 1, reference = false): Promise<number[]> {
+    this.assertOpen();
+    const batch = this.policyBatch([{ promptTokens: [...promptTokens], completionTokens: [...completionTokens], advantage: 0 }]);
+    if (batch.samples === 0) return [];
+    const lp = read(() => this.tokenLogprobs(reference ? this.reference : this.params, batch, temperature));
+    const out: number[] = [];
+    for (let j = 0; j < batch.t; j++) if (batch.weight[j]! > 0) out.push(lp[j]!);
+    return out;
+  }
+
+  // ---- training ---------------------------------------------------------------------------------
+
+  /** One SFT step (see the file comment). `tokens` = loss tokens. */
+  async sftStep(batch: readonly SftSequence[], opts: SftOptions): Promise<TfjsStepResult> {
+    this.assertOpen();
+    const started = performance.now();
+    checkLr(opts.lr);
+    if (batch.length === 0) throw new RangeError('sftStep: empty batch');
+    const t = Math.max(...batch.map((s) => s.tokens.length)) - 1;
+    if (t < 1) throw new RangeError('sftStep: every sequence has fewer than 2 tokens; nothing to predict');
+    this.checkLength(t + 1);
+    const b = batch.length;
+    const ids = new Int32Array(b * t);
+    const targets = new Int32Array(b * t);
+    const weight = new Float32Array(b * t);
+    let count = 0;
+    batch.forEach((s, i) => {
+      if (s.lossMask.length !== s.tokens.length) {
+        throw new RangeError(`sftStep: sequence ${i} has ${s.tokens.length} tokens but ${s.lossMask.length} lossMask values`);
+      }
+      this.checkTokens(s.tokens, `sftStep sequence ${i}`);
+      for (let j = 0; j + 1 < s.tokens.length; j++) {
+        ids[i * t + j] = s.tokens[j]!;
+        targets[i * t + j] = s.tokens[j + 1]!;
+        if (s.lossMask[j + 1]) {
+          weight[i * t + j] = 1;
+          count++;
+        }
+      }
+    });
+    if (count === 0) throw new RangeError('sftStep: no token has lossMask 1 (after the first position)');
+    for (let i = 0; i < weight.length; i++) weight[i]! /= count;
+
+    const { loss, gradNorm } = this.update(opts.lr, opts.maxGradNorm, (ws) => {
+      const logits = this.forward.logits(this.lookup(ws), ids, b, t);
+      const lp = pick(logSoftmax(logits), targets, this.config.vocab);
+      return { loss: tf.neg(tf.sum(tf.mul(lp, tf.tensor1d(weight)))) as tf.Scalar };
+    });
+    return { loss, tokens: count, ms: performance.now() - started, gradNorm };
+  }
+
+  /** One policy-gradient step (see the file comment). `tokens` = completion tokens. */
+  async policyStep(batch: readonly PolicySample[], opts: PolicyOptions): Promise<TfjsStepResult> {
+    this.assertOpen();
+    const started = performance.now();
+    checkLr(opts.lr);
+    if (!(opts.kl >= 0)) throw new RangeError(`policyStep: kl must be >= 0, got ${opts.kl}`);
+    const temperature = opts.temperature ?? 1;
+    if (!(temperature > 0)) throw new RangeError(`policyStep: temperature must be > 0, got ${temperature}`);
+    const eps = opts.clip ?? DEFAULT_CLIP;
+    const pb = this.policyBatch(batch);
+    if (pb.samples === 0) return { loss: 0, kl: 0, tokens: 0, ms: performance.now() - started, gradNorm: 0 };
+
+    // Reference log-probabilities: a forward pass of the frozen weights, outside the gradient.
+    const refLp = read(() => this.tokenLogprobs(this.reference, pb, temperature));
+
+    let klValue = 0;
+    const { loss, gradNorm } = this.update(opts.lr, opts.maxGradNorm, (ws) => {
+      const lp = this.tokenLogprobs(ws, pb, temperature); // [B*T]
+      const w = tf.tensor1d(pb.weight);
+      const adv = tf.tensor1d(pb.advantage);
+      let surrogate = tf.mul(adv, lp);
+      if (pb.hasOld.some((x) => x > 0)) {
+        const ratio = tf.exp(tf.sub(lp, tf.tensor1d(pb.old)));
+        const clipped = tf.minimum(tf.mul(ratio, adv), tf.mul(tf.clipByValue(ratio, 1 - eps, 1 + eps), adv));
+        const hasOld = tf.tensor1d(pb.hasOld);
+        surrogate = tf.add(tf.mul(hasOld, clipped), tf.mul(tf.sub(1, hasOld), surrogate));
+      }
+      const d = tf.sub(tf.tensor1d(refLp), lp);
+      const k3 = tf.sub(tf.sub(tf.exp(d), d), 1);
+      const perToken = tf.sub(tf.mul(k3, opts.kl), surrogate);
+      const kl = tf.div(tf.sum(tf.mul(k3, tf.tensor1d(pb.isCompletion))), pb.tokens);
+      return { loss: tf.sum(tf.mul(perToken, w)) as tf.Scalar, extra: kl as tf.Scalar, onExtra: (x: number) => (klValue = x) };
+    });
+    return { loss, kl: klValue, tokens: pb.tokens, ms: performance.now() - started, gradNorm };
+  }
+
+  /**
+   * Computes the loss and its gradient with respect to every weight, clips the global gradient
+   * norm, applies one Adam step, and returns the loss (and any extra scalar) read back.
+   */
+  private update(
+    lr: number,
+    maxGradNorm: number | undefined,
+    lossFn: (weights: T[]) => { loss: tf.Scalar; extra?: tf.Scalar; onExtra?: (x: number) => void },
+  ): { loss: number; gradNorm: number } {
+    const maxNorm = maxGradNorm ?? DEFAULT_MAX_GRAD_NORM;
+    let extraOut: { extra?: tf.Scalar; onExtra?: (x: number) => void } = {};
+    const step = this.adamStep + 1;
+    const result = tf.tidy(() => {
+      const f = (...ws: T[]): tf.Scalar => {
+        const r = lossFn(ws);
+        if (r.extra) extraOut = { extra: tf.keep(r.extra), ...(r.onExtra ? { onExtra: r.onExtra } : {}) };
+        return r.loss;
+      };
+      const { value, grads } = tf.valueAndGrads(f)(this.params);
+      const sq = tf.addN(grads.map((g) => tf.sum(tf.square(g))));
+      const norm = tf.sqrt(sq);
+      const scale = maxNorm > 0 ? tf.minimum(1, tf.div(maxNorm, tf.add(norm, 1e-6))) : tf.scalar(1);
+      const bc1 = 1 - ADAM.beta1 ** step;
+      const bc2 = 1 - ADAM.beta2 ** step;
+      const next: T[] = [];
+      const nextM: T[] = [];
+      const nextV: T[] = [];
+      grads.forEach((g0, i) => {
+        const g = tf.mul(g0, scale);
+        const m = tf.add(tf.mul(this.adamM[i]!, ADAM.beta1), tf.mul(g, 1 - ADAM.beta1));
+        const v = tf.add(tf.mul(this.adamV[i]!, ADAM.beta2), tf.mul(tf.square(g), 1 - ADAM.beta2));
+        const upd = tf.div(tf.mul(m, lr / bc1), tf.add(tf.sqrt(tf.div(v, bc2)), ADAM.eps));
+        next.push(tf.keep(tf.sub(this.params[i]!, upd)));
+        nextM.push(tf.keep(m));
+        nextV.push(tf.keep(v));
+      });
+      return { value: tf.keep(value), norm: tf.keep(norm), next, nextM, nextV };
+    });
+    const loss = result.value.dataSync()[0]!;
+    const gradNorm = result.norm.dataSync()[0]!;
+    const { extra, onExtra } = extraOut;
+    if (extra) {
+      onExtra?.(extra.dataSync()[0]!);
+      extra.dispose();
+    }
+    result.value.dispose();
+    result.norm.dispose();
+    if (!Number.isFinite(loss) || !Number.isFinite(gradNorm)) {
+      // Do not poison the weights: drop the update.
+      for (const t of [...result.next, ...result.nextM, ...result.nextV]) t.dispose();
+      throw new Error(`training step produced a non-finite loss (${loss}) or gradient norm (${gradNorm}); weights left unchanged`);
+    }
+    for (const t of [...this.params, ...this.adamM, ...this.adamV]) t.dispose();
+    this.params = result.next;
+    this.adamM = result.nextM;
+    this.adamV = result.nextV;
+    this.adamStep = step;
+    return { loss, gradNorm };
+  }
+
+  /** Padded batch of prompt+completion sequences with per-position weights (see the file comment). */
+  private policyBatch(batch: readonly PolicySample[]) {
+    const kept = batch.filter((s) => s.completionTokens.length > 0);
+    const t = Math.max(1, ...kept.map((s) => s.promptTokens.length + s.completionTokens.length - 1));
+    const b = Math.max(1, kept.length);
+    const n = b * t;
+    const ids = new Int32Array(n);
+    const targets = new Int32Array(n);
+    const weight = new Float32Array(n);
+    const isCompletion = new Float32Array(n);
+    const advantage = new Float32Array(n);
+    const old = new Float32Array(n);
+    const hasOld = new Float32Array(n);
+    let tokens = 0;
+    kept.forEach((s, i) => {
+      const where = `policyStep sample ${batch.indexOf(s)}`;
+      if (s.promptTokens.length === 0) throw new RangeError(`${where}: empty prompt (it needs at least BOS)`);
+      if (!Number.isFinite(s.advantage)) throw new RangeError(`${where}: advantage ${s.advantage} is not finite`);
+      if (s.oldLogprobs && s.oldLogprobs.length !== s.completionTokens.length) {
+        throw new RangeError(`${where}: ${s.completionTokens.length} completion tokens but ${s.oldLogprobs.length} oldLogprobs`);
+      }
+      const seq = [...s.promptTokens, ...s.completionTokens];
+      this.checkTokens(seq, where);
+      this.checkLength(seq.length);
+      const p = s.promptTokens.length;
+      const nc = s.completionTokens.length;
+      for (let j = 0; j + 1 < seq.length; j++) {
+        const at = i * t + j;
+        ids[at] = seq[j]!;
+        targets[at] = seq[j + 1]!;
+        if (j + 1 >= p) {
+          weight[at] = 1 / (nc * kept.length);
+          isCompletion[at] = 1;
+          advantage[at] = s.advantage;
+          if (s.oldLogprobs) {
+            old[at] = s.oldLogprobs[j + 1 - p]!;
+            hasOld[at] = 1;
+          }
+          tokens++;
+        }
+      }
+    });
+    return { samples: kept.length, b, t, ids, targets, weight, isCompletion, advantage, old, hasOld, tokens };
+  }
+
+  /** `log π(target)` at every position of a policy batch, `[B*T]`, at `temperature`. */
+  private tokenLogprobs(weights: T[], pb: ReturnType<TfjsTrainableModel['policyBatch']>, temperature: number): T {
+    let logits = this.forward.logits(this.lookup(weights), pb.ids, pb.b, pb.t);
+    if (temperature !== 1) logits = tf.div(logits, temperature);
+    return pick(logSoftmax(logits), pb.targets, this.config.vocab);
+  }
+
+  // ---- write-back -------------------------------------------------------------------------------
+
+  /**
+   * Current weights in GGUF element order (`ne[0]` fastest), by tensor name. F16/BF16 tensors of
+   * the source are returned as the F32 values held in memory.
+   */
+  exportWeights(): Map<string, Float32Array> {
+    this.assertOpen();
+    const out = new Map<string, Float32Array>();
+    this.specs.forEach((s, i) => {
+      const p = this.params[i]!;
+      out.set(s.name, s.transposed ? read(() => tf.transpose(p)) : Float32Array.from(p.dataSync() as Float32Array));
+    });
+    return out;
+  }
+
+  /**
+   * Writes the current weights as a new GGUF: a copy of the source file (`path`) with every
+   * tensor's payload replaced (F16/BF16 tensors rounded back to their type), atomically
+   * (temp file + rename). `outPath` may be the source file itself.
+   */
+  async writeGguf(outPath: string): Promise<void> {
+    this.lastWrite = await rewriteGguf(this.path, outPath, this.exportWeights());
+  }
+
+  /** Frees every tensor of the model (weights, reference, Adam state, constants). Safe to call twice. */
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    for (const t of [...this.params, ...this.reference, ...this.adamM, ...this.adamV]) t.dispose();
+    this.params = [];
+    this.adamM = [];
+    this.adamV = [];
+    this.forward.dispose();
+  }
+
+  // ---- helpers ----------------------------------------------------------------------------------
+
+  private lookup(weights: T[]): (name: string) => T {
+    return (name) => {
+      const i = this.index.get(name);
+      if (i === undefined) throw new Error(`internal: no weight ${name}`);
+      return weights[i]!;
+    };
+  }
+
+  private checkTokens(tokens: readonly number[], where: string): void {
+    const v = this.config.vocab;
+    for (const id of tokens) {
+      if (!Number.isInteger(id) || id < 0 || id >= v) throw new RangeError(`${where}: token id ${id} is outside the vocabulary (0..${v - 1})`);
+    }
+  }
+
+  private checkLength(n: number): void {
+    if (n > this.config.contextLength) {
+      throw new RangeError(`sequence of ${n} tokens exceeds the model's context length ${this.config.contextLength}`);
+    }
+  }
+
+  private assertOpen(): void {
+    if (this.disposed) throw new Error(`model ${this.path} has been disposed`);
+  }
+}
+
+/**
+ * Runs `f` in a tidy scope and reads its result back as a fresh `Float32Array`. (Returning the
+ * typed array from `tf.tidy` itself is slow: tidy walks a returned typed array element by element
+ * looking for tensors — ~1 ms per 10k floats.)
+ */
+function read(f: () => T): Float32Array {
+  const t = tf.tidy(f);
+  try {
+    return Float32Array.from(t.dataSync() as Float32Array);
+  } finally {
+    t.dispose();
+  }
+}
+
+/** `logp [N, V]` at `targets [N]` -> `[N]` (one-hot product; wasm has no gather gradient). */
+function pick(logp: T, targets: Int32Array, vocab: number): T {
+  return tf.sum(tf.mul(logp, tf.oneHot(tf.tensor1d(targets, 'int32'), vocab)), -1);
+}
+
+function checkLr(lr: number): void {
+  if (!(lr > 0) || !Number.isFinite(lr)) throw new RangeError(`learning rate must be a positive number, got ${lr}`);
+}
