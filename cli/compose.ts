@@ -180,3 +180,35 @@ export async function llamaProvider(cfg: ModelConfig): Promise<ModelProvider & {
   }
   return new LlamaProvider({ models });
 }
+
+/**
+ * Resolves `--role-version role=<version-id>` values (weight versions written by `flowlab
+ * train-loop` / `flowlab train`) to the versions' GGUF files, as `--role-model` would give them.
+ * Errors (UsageError): a malformed value, a role the workflow lacks, a role given twice, an
+ * unknown version, a version whose file is gone.
+ */
+export function resolveRoleVersions(
+  graph: Graph,
+  values: readonly string[] | undefined,
+  lookup: (id: string) => { id: string; role: string; path: string } | undefined,
+  usage: string,
+): Record<string, { id: string; role: string; path: string }> {
+  const out: Record<string, { id: string; role: string; path: string }> = {};
+  for (const v of values ?? []) {
+    const i = v.indexOf('=');
+    if (i <= 0 || i === v.length - 1) throw new UsageError(`--role-version takes role=<version-id>, got "${v}"`, usage);
+    const role = v.slice(0, i);
+    const id = v.slice(i + 1);
+    if (!graph.roles.has(role as RoleName)) throw new UsageError(`--role-version names role "${role}", which the workflow does not have (roles: ${[...graph.roles.keys()].join(', ')})`, usage);
+    if (out[role]) throw new UsageError(`--role-version gives role "${role}" twice`, usage);
+    const version = lookup(id);
+    if (!version) throw new UsageError(`--role-version ${role}=${id}: no weight version ${id} in the database (list them with \`flowlab versions\`)`, usage);
+    try {
+      statSync(version.path);
+    } catch {
+      throw new UsageError(`--role-version ${role}=${id}: the version's file ${version.path} is missing`, usage);
+    }
+    out[role] = version;
+  }
+  return out;
+}

@@ -11,6 +11,8 @@ import { exportCommand, EXPORT_USAGE } from './commands/export.ts';
 import { compareCommand, COMPARE_USAGE } from './commands/compare.ts';
 import { distillCommand, DISTILL_USAGE } from './commands/distill.ts';
 import { cardsCommand, CARDS_USAGE } from './commands/cards.ts';
+import { trainLoopCommand, TRAIN_LOOP_USAGE } from './commands/trainLoop.ts';
+import { trainCommand, TRAIN_USAGE, versionsCommand, VERSIONS_USAGE } from './commands/train.ts';
 import { processIo, type Io } from './commands/common.ts';
 
 export const USAGE = `Usage: flowlab <command> [options]
@@ -28,6 +30,9 @@ Commands:
   distill --experiment <id> distil a hint card for a role from its best trajectories (prior library)
   cards <list|show|rm|export|import>  the prior library of hint cards
   serve                     serve the lab in a browser (renderer + API, token-protected, 127.0.0.1)
+  train-loop <workflow>     laptop RL: rollouts -> ladder -> per-role policy step -> new GGUF version, repeated
+  train --mode sft|grpo     one offline training step set for a role from a stored experiment
+  versions                  the weight versions training wrote, per role, with their lineage
 
 Run \`flowlab <command> --help\` for a command's options.
 `;
@@ -45,6 +50,9 @@ const COMMANDS: Record<string, { run: (argv: string[], io: Io) => Promise<number
   compare: { run: compareCommand, usage: COMPARE_USAGE },
   distill: { run: distillCommand, usage: DISTILL_USAGE },
   cards: { run: cardsCommand, usage: CARDS_USAGE },
+  'train-loop': { run: trainLoopCommand, usage: TRAIN_LOOP_USAGE },
+  train: { run: trainCommand, usage: TRAIN_USAGE },
+  versions: { run: versionsCommand, usage: VERSIONS_USAGE },
 };
 
 /**

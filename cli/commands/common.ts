@@ -42,6 +42,8 @@ export async function runPending(args: {
   parallel?: number;
   /** Sampling override for every agent node (rollouts). */
   sampling?: ExecuteOptions['sampling'];
+  /** Record every model call's token ids (training data). */
+  recordTokens?: boolean;
   /** Hint-card injection, use counts and online meta-distillation (cli/commands/cards.ts cardHooksFor). */
   cards?: Pick<ExecuteOptions, 'hints' | 'cardsUsed' | 'afterRun'>;
 }): Promise<ExperimentReport> {
@@ -83,6 +85,7 @@ export async function runPending(args: {
       faultAt: args.faultAt,
       parallel: args.parallel,
       sampling: args.sampling,
+      recordTokens: args.recordTokens,
       ...args.cards,
       onRun: (run, done) => {
         if (run.correct) correct++;

@@ -91,7 +91,7 @@ export async function resumeCommand(argv: string[], io: Io = processIo): Promise
       const ro = config.rollouts;
       const report = await runPending({
         store, experimentId: exp.id, graph, grader: dataset.grader, provider, tools, seed: exp.seed, models, io,
-        parallel: ro.group, sampling: { temperature: ro.temperature, topK: 0, topP: 1, minP: 0 },
+        parallel: ro.group, sampling: { temperature: ro.temperature, topK: 0, topP: 1, minP: 0 }, recordTokens: ro.recordTokens,
       });
       const summary = storeAdvantages(store, exp.id, ro);
       io.stdout(values.json ? JSON.stringify({ experimentId: exp.id, ...summary, mode: ro.mode, group: ro.group, temperature: ro.temperature, accuracy: report.accuracy, wallSeconds: report.wallSeconds }) + '\n' : formatRollouts(exp.id, summary, ro, report.wallSeconds));

@@ -24,6 +24,7 @@ Options:
                             multi-agent                                     [default: multi-agent]
   --dataset, --split, --limit, --offset, --model, --role-model, --seed, --db, --data-dir,
   --threads, --context-size, --gpu   as in \`flowlab run\`
+  --record-tokens           record each call's token ids (for \`flowlab train\`)
   --json                    print one JSON object
 `;
 
@@ -32,6 +33,8 @@ export interface RolloutsConfig {
   temperature: number;
   mode: string;
   learningRoles: string[];
+  /** Token ids recorded with every call (`--record-tokens`; resume records them too). */
+  recordTokens?: boolean;
 }
 
 export async function rolloutsCommand(argv: string[], io: Io = processIo): Promise<number> {
@@ -51,6 +54,7 @@ export async function rolloutsCommand(argv: string[], io: Io = processIo): Promi
     threads: { type: 'string' },
     'context-size': { type: 'string' },
     gpu: { type: 'string' },
+    'record-tokens': { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
   }, ROLLOUTS_USAGE);
   if (positionals.length !== 1) throw new UsageError('missing <workflow.yaml>', ROLLOUTS_USAGE);
@@ -92,7 +96,7 @@ export async function rolloutsCommand(argv: string[], io: Io = processIo): Promi
     await provider.dispose();
     throw e;
   }
-  const rollouts: RolloutsConfig = { group: G, temperature, mode: formatMode(mode), learningRoles: roles };
+  const rollouts: RolloutsConfig = { group: G, temperature, mode: formatMode(mode), learningRoles: roles, ...(values['record-tokens'] && { recordTokens: true }) };
   const store = openStore(values.db!);
   try {
     const exp = store.createExperiment({
@@ -110,7 +114,7 @@ export async function rolloutsCommand(argv: string[], io: Io = processIo): Promi
     io.stderr(`Rollouts ${exp.id}: ${tasks.length} tasks x G=${G} at temperature ${temperature}, learning roles ${roles.join(', ')} (${rollouts.mode})\n`);
     const report = await runPending({
       store, experimentId: exp.id, graph: workflow.graph, grader: dataset.grader, provider, tools, seed, models, io,
-      parallel: G, sampling: { temperature, topK: 0, topP: 1, minP: 0 },
+      parallel: G, sampling: { temperature, topK: 0, topP: 1, minP: 0 }, recordTokens: values['record-tokens'],
     });
     const summary = storeAdvantages(store, exp.id, rollouts);
     io.stdout(values.json ? JSON.stringify({ experimentId: exp.id, ...summary, mode: rollouts.mode, group: G, temperature, accuracy: report.accuracy, wallSeconds: report.wallSeconds }) + '\n' : formatRollouts(exp.id, summary, rollouts, report.wallSeconds));

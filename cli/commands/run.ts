@@ -4,7 +4,7 @@ import { getDataset } from '../../core/tasks/index.ts';
 import { defaultTools } from '../../core/tools/index.ts';
 import { loadWorkflowFile } from '../../core/workflow/index.ts';
 import { intFlag, pairs, parse, UsageError } from '../args.ts';
-import { llamaProvider, resolveModels, withFingerprints } from '../compose.ts';
+import { llamaProvider, resolveModels, resolveRoleVersions, withFingerprints } from '../compose.ts';
 import { formatReport } from '../format.ts';
 import { processIo, reportJson, runPending, type Io } from './common.ts';
 import { CARD_RUN_OPTIONS, CARD_RUN_USAGE, cardHooksFor, cardsConfigFromFlags } from './cards.ts';
@@ -14,7 +14,8 @@ export const RUN_USAGE = `Usage: flowlab run <workflow.yaml> --dataset gsm8k --m
 Runs a workflow on dataset tasks with local GGUF models, storing every node event and model call.
 
 Options:
-  --dataset <name>          dataset (known: gsm8k)                        [required]
+  --dataset <name>          dataset (known: gsm8k, learn, learn-word, learn-json, learn-tool,
+                            learn-team)                                   [required]
   --split <name>            split (gsm8k: test, train, test_socratic)     [default: test]
   --limit <n>               number of tasks                               [default: 10]
   --offset <n>              skip the first n tasks                        [default: 0]
@@ -23,6 +24,9 @@ Options:
   --role-lora <role=adapter.gguf[@scale]>
                             a LoRA adapter (GGUF) on top of the role's model (repeatable; the
                             base model is loaded once, the role gets its own context)
+  --role-version <role=version-id>
+                            a trained weight version (flowlab train-loop / train) as the role's
+                            model file (repeatable; see flowlab versions)
   --seed <n>                experiment seed                               [default: 0]
   --db <file>               SQLite database                               [default: flowlab.db]
   --data-dir <dir>          dataset folder          [default: $FLOWLAB_SHARED/data or ../shared/data]
@@ -41,6 +45,7 @@ export async function runCommand(argv: string[], io: Io = processIo): Promise<nu
     model: { type: 'string' },
     'role-model': { type: 'string', multiple: true },
     'role-lora': { type: 'string', multiple: true },
+    'role-version': { type: 'string', multiple: true },
     seed: { type: 'string', default: '0' },
     db: { type: 'string', default: process.env.FLOWLAB_DB ?? 'flowlab.db' },
     'data-dir': { type: 'string' },
@@ -58,10 +63,17 @@ export async function runCommand(argv: string[], io: Io = processIo): Promise<nu
   const threads = intFlag(values.threads, 'threads', RUN_USAGE, { min: 1 });
   const contextSize = intFlag(values['context-size'], 'context-size', RUN_USAGE, { min: 256 });
   const roleModel = pairs(values['role-model'], 'role-model', RUN_USAGE);
+  const roleVersions = values['role-version']?.length ? versionsFor(values['role-version'], values.db!) : undefined;
 
   const file = path.resolve(positionals[0]!);
   const tools = defaultTools();
   const workflow = loadWorkflowFile(file, { tools });
+  if (roleVersions) {
+    for (const [role, v] of Object.entries(roleVersions(workflow.graph))) {
+      if (roleModel[role]) throw new UsageError(`role "${role}" has both --role-model and --role-version`, RUN_USAGE);
+      roleModel[role] = v.path;
+    }
+  }
   // Argument-level checks (cards exist, distill flags) before reading any dataset or model.
   const cards = cardsConfigFromFlags(values, workflow.graph, values.db!, RUN_USAGE, io);
   const dataset = getDataset(values.dataset, { dataDir: values['data-dir'] });
@@ -89,7 +101,7 @@ export async function runCommand(argv: string[], io: Io = processIo): Promise<nu
       split: values.split!,
       limit,
       seed,
-      config: { workflowFile: file, offset, dataDir: values['data-dir'], models: withFingerprints(models), ...(cards && { cards }) },
+      config: { workflowFile: file, offset, dataDir: values['data-dir'], models: withFingerprints(models), ...(cards && { cards }), ...(values['role-version']?.length && { roleVersions: values['role-version'] }) },
       tasks: tasks.map((t) => ({ taskIndex: t.index - offset, taskId: t.id, input: t.input, expected: t.expected })),
     });
     io.stderr(`Experiment ${exp.id}: ${workflow.graph.name} on ${tasks.length} ${dataset.name}/${values.split} tasks -> ${store.file}\n`);
@@ -99,4 +111,16 @@ export async function runCommand(argv: string[], io: Io = processIo): Promise<nu
   } finally {
     store.close();
   }
+}
+
+/** `--role-version` lookups against the database (read once, before the run starts). */
+function versionsFor(values: string[], db: string) {
+  return (graph: Parameters<typeof resolveRoleVersions>[0]) => {
+    const store = openStore(db);
+    try {
+      return resolveRoleVersions(graph, values, (id) => store.weights.find(id), RUN_USAGE);
+    } finally {
+      store.close();
+    }
+  };
 }

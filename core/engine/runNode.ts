@@ -47,6 +47,8 @@ export interface NodeContext {
   modelFor?: (role: RoleName) => string;
   /** Sampling that overrides every agent node's own (rollouts sample at one temperature, topK 0, topP 1, minP 0). */
   sampling?: Partial<Pick<SamplingParams, 'temperature' | 'topK' | 'topP' | 'minP'>>;
+  /** Ask the provider for the token ids fed and sampled, and keep them on each call record (training). */
+  recordTokens?: boolean;
 }
 
 export interface NodeResult {
@@ -113,6 +115,7 @@ async function runAgent(node: GraphNode, inputs: Record<string, unknown>, ctx: N
     jsonSchema: node.contract?.schema,
     key: { taskKey: ctx.taskKey, nodeId: node.id, attempt: ctx.attempt, callIndex },
   };
+  if (ctx.recordTokens) request.recordTokens = true;
   const startedAt = Date.now();
   const record: ModelCallRecord = {
     callIndex,
@@ -144,6 +147,8 @@ async function runAgent(node: GraphNode, inputs: Record<string, unknown>, ctx: N
       stopReason: res.stopReason,
       seed: res.seed,
     });
+    if (res.promptTokenIds) record.promptTokenIds = res.promptTokenIds;
+    if (res.completionTokenIds) record.completionTokenIds = res.completionTokenIds;
   } catch (e) {
     record.ms = Date.now() - startedAt;
     const f = classifyCallError(e, ctx);

@@ -27,6 +27,8 @@ export interface RunOptions {
   modelFor?: (role: RoleName) => string;
   /** Overrides every agent node's sampling (see NodeContext.sampling). */
   sampling?: NodeContext['sampling'];
+  /** Record the model's token ids of every call (see NodeContext.recordTokens). */
+  recordTokens?: boolean;
 }
 
 export interface RunOutcome {
@@ -273,6 +275,7 @@ export async function runWorkflow(graph: Graph, opts: RunOptions): Promise<RunOu
             hints: opts.hints,
             modelFor: opts.modelFor,
             sampling: opts.sampling,
+            recordTokens: opts.recordTokens,
           }).then(
             (res) => settle(st, attempt, g.inputs, t, { ok: true, output: res.output, calls: res.calls }),
             (err: NodeFailure & { calls?: ModelCallRecord[] }) => settle(st, attempt, g.inputs, t, { ok: false, failure: err, calls: err.calls ?? [] }),

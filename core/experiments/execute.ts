@@ -42,6 +42,8 @@ export interface ExecuteOptions {
   parallel?: number;
   /** Sampling that overrides every agent node's (rollouts). */
   sampling?: RunOptions['sampling'];
+  /** Record every model call's token ids (on-policy training data; see RunOptions.recordTokens). */
+  recordTokens?: boolean;
 }
 
 /** The id of the run of task `taskIndex` in an experiment: `<experimentId>/<taskIndex>`. */
@@ -88,6 +90,7 @@ export async function executePending(opts: ExecuteOptions): Promise<{ stored: nu
       modelFor: opts.modelFor,
       hints: hints && ((role) => hints(role, runId)),
       sampling: opts.sampling,
+      recordTokens: opts.recordTokens,
     });
     if (outcome.status === 'cancelled') return { cancelled: true };
     const fatal = outcome.events.find((e) => e.failureClass === 'infrastructure' && HALTING.has(e.errorCode ?? ''));

@@ -47,6 +47,11 @@ export interface GenerateRequest {
   jsonSchema?: JsonSchema;
   key: CallKey;
   signal?: AbortSignal;
+  /**
+   * Record the token ids fed and sampled (`GenerateResult.promptTokenIds`/`completionTokenIds`),
+   * for training on exactly what was sampled (issue 6). Providers that cannot leave them unset.
+   */
+  recordTokens?: boolean;
 }
 
 /** What a model call returns. Token counts are the model's own tokenizer counts. */
@@ -62,6 +67,10 @@ export interface GenerateResult {
   stopReason?: 'eos' | 'maxTokens' | 'stop' | 'abort' | 'other';
   /** The rendered text actually fed to the model (after any chat template), where known. */
   renderedPrompt?: string;
+  /** With `recordTokens`: the model tokenizer's ids exactly as fed (BOS included when the model prepends one). */
+  promptTokenIds?: number[];
+  /** With `recordTokens`: the ids exactly as sampled, in order (a final end-of-generation token included; its text is not in `text`). */
+  completionTokenIds?: number[];
 }
 
 /**

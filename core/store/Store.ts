@@ -27,6 +27,7 @@ import { isPidAlive } from './liveness.ts';
 import type { MigrationReport } from './migrate.ts';
 import { prepareStatements, type Statements } from './statements.ts';
 import { ImproveRepo } from './improve.ts';
+import { WeightsRepo } from './weights.ts';
 import type { ExperimentCall, ExperimentRow, ExperimentStatus, ExperimentSummary, NewExperiment, PlannedTask } from './types.ts';
 
 /** One run with all its node events (each with its model calls), as `saveRuns` takes them. */
@@ -240,6 +241,13 @@ export class Store {
   get improve(): ImproveRepo {
     this.live();
     return (this.improveRepo ??= new ImproveRepo(this.db, this.file));
+  }
+
+  private weightsRepo?: WeightsRepo;
+  /** Weight versions written by training, with their lineage (issue 6). */
+  get weights(): WeightsRepo {
+    this.live();
+    return (this.weightsRepo ??= new WeightsRepo(this.db, this.file));
   }
 
   /** Whether `close()` has been called. */

@@ -269,6 +269,8 @@ export interface CallDbRow {
   started_at: number;
   stop_reason: string | null;
   error: string | null;
+  prompt_token_ids: string | null;
+  completion_token_ids: string | null;
 }
 
 /** Positional parameters of the model_calls insert. */
@@ -295,6 +297,8 @@ export function callParams(runId: string, eventId: number, e: NodeEvent, c: Mode
     c.startedAt,
     c.stopReason ?? null,
     c.error ?? null,
+    tokenIdsJson(c.promptTokenIds, where('promptTokenIds')),
+    tokenIdsJson(c.completionTokenIds, where('completionTokenIds')),
   ];
 }
 
@@ -317,7 +321,18 @@ export function callFromRow(r: CallDbRow): ModelCallRecord {
   if (r.json_schema != null) c.jsonSchema = fromJson(r.json_schema) as ModelCallRecord['jsonSchema'];
   opt(c, 'stopReason', r.stop_reason);
   opt(c, 'error', r.error);
+  if (r.prompt_token_ids != null) c.promptTokenIds = JSON.parse(r.prompt_token_ids) as number[];
+  if (r.completion_token_ids != null) c.completionTokenIds = JSON.parse(r.completion_token_ids) as number[];
   return c;
+}
+
+/** Token ids as a JSON array (NULL when absent); `INVALID_RECORD` unless every id is a non-negative integer. */
+function tokenIdsJson(ids: readonly number[] | undefined, where: () => string): string | null {
+  if (ids === undefined) return null;
+  if (!Array.isArray(ids) || !ids.every((t) => Number.isInteger(t) && t >= 0)) {
+    throw new StoreError('INVALID_RECORD', `${where()} must be an array of non-negative integer token ids`);
+  }
+  return JSON.stringify(ids);
 }
 
 export interface ExperimentCallDbRow extends CallDbRow {

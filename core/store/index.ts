@@ -20,3 +20,4 @@ export type {
   PlannedTask,
 } from './types.ts';
 export { ImproveRepo, type AdvantageRow, type Card } from './improve.ts';
+export { WeightsRepo, newWeightVersionId, type WeightVersion, type NewWeightVersion } from './weights.ts';

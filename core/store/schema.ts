@@ -159,10 +159,35 @@ CREATE TABLE card_uses (
 ) WITHOUT ROWID;
 `;
 
+/**
+ * Laptop RL (issue 6): the token ids of each model call exactly as fed and sampled (JSON arrays;
+ * NULL when not recorded), and the weight versions a training loop writes, with their lineage.
+ */
+const TRAINING = /* sql */ `
+ALTER TABLE model_calls ADD COLUMN prompt_token_ids TEXT;      -- JSON number[]: ids fed (BOS included)
+ALTER TABLE model_calls ADD COLUMN completion_token_ids TEXT;  -- JSON number[]: ids sampled (final EOS included)
+
+CREATE TABLE weight_versions (
+  id            TEXT PRIMARY KEY,
+  role          TEXT NOT NULL,               -- the role whose weights these are
+  base_path     TEXT NOT NULL,               -- the GGUF the lineage started from
+  path          TEXT NOT NULL,               -- this version's GGUF
+  parent_id     TEXT REFERENCES weight_versions(id) ON DELETE SET NULL,
+  experiment_id TEXT,                        -- the rollouts (or source) experiment it was trained on
+  iteration     INTEGER,                     -- train-loop iteration (1-based), NULL for offline steps
+  hyper_json    TEXT NOT NULL,               -- hyper-parameters (lr, kl, temperature, group, mode...)
+  metrics_json  TEXT NOT NULL,               -- what the step measured (loss, kl, reward...)
+  created_at    INTEGER NOT NULL
+);
+CREATE INDEX weight_versions_role ON weight_versions(role, created_at);
+CREATE INDEX weight_versions_parent ON weight_versions(parent_id);
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial', up: INITIAL },
   { version: 2, name: 'credit-and-ladder', up: CREDIT },
   { version: 3, name: 'advantages-and-cards', up: IMPROVE },
+  { version: 4, name: 'token-ids-and-weight-versions', up: TRAINING },
 ];
 
 /** The newest schema version this code knows. */

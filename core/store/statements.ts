@@ -14,8 +14,9 @@ export function prepareStatements(db: Database) {
       error_code, message, causes_json, inputs_json, output_json, started_at, ended_at, simulated, fault)
       VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`),
     insertCall: p(`INSERT INTO model_calls (run_id, node_event_id, node_id, attempt, call_index, role, model_ref, model, system,
-      prompt, params_json, seed, json_schema, completion, prompt_tokens, completion_tokens, ms, started_at, stop_reason, error)
-      VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`),
+      prompt, params_json, seed, json_schema, completion, prompt_tokens, completion_tokens, ms, started_at, stop_reason, error,
+      prompt_token_ids, completion_token_ids)
+      VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`),
 
     experimentById: p('SELECT * FROM experiments WHERE id = ?'),
     experimentExists: p('SELECT 1 FROM experiments WHERE id = ?').pluck(),

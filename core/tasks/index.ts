@@ -13,4 +13,18 @@ export {
   type NumberToken,
 } from './numeric.ts';
 export { GSM8K_SPLITS, createGsm8kDataset, extractGsm8kAnswer, gsm8kGrader } from './gsm8k.ts';
+export {
+  LEARN_SEED,
+  LEARN_SIZES,
+  LEARN_SPLITS,
+  LEARN_TARGET_WORD,
+  LEARN_TOOLS,
+  createLearnDataset,
+  learnGrader,
+  learnTask,
+  mentionsWord,
+  type LearnKind,
+  type LearnSplit,
+  type LearnTool,
+} from './learn.ts';
 export { datasetNames, describeDataset, getDataset, type DatasetLocation } from './registry.ts';

@@ -1,5 +1,6 @@
 import { DatasetError } from './errors.ts';
 import { createGsm8kDataset } from './gsm8k.ts';
+import { createLearnDataset } from './learn.ts';
 import { resolveDataDir } from './paths.ts';
 import type { Dataset } from './types.ts';
 
@@ -14,6 +15,11 @@ export interface DatasetLocation {
 /** One entry per dataset; adding mbpp, humaneval or multihop QA is one line here. */
 const DATASETS: Record<string, { describe: string; create: (dataDir: string) => Dataset }> = {
   gsm8k: { describe: 'GSM8K grade-school math (numeric final answer)', create: createGsm8kDataset },
+  learn: { describe: 'Laptop RL family, mixed: say the word, copy a number into JSON, pick the tool (procedural, exact)', create: () => createLearnDataset('learn', ['word', 'json', 'tool']) },
+  'learn-word': { describe: 'Say the word: a story continuation that says "happy" (the toy reward)', create: () => createLearnDataset('learn-word', ['word']) },
+  'learn-json': { describe: 'Copy a number 1-9 into a JSON field', create: () => createLearnDataset('learn-json', ['json']) },
+  'learn-tool': { describe: 'Pick the right tool name (calculator, weather, search) for a request', create: () => createLearnDataset('learn-tool', ['tool']) },
+  'learn-team': { describe: 'Two roles: a story that says "happy" (planner) and the right tool (solver, graded)', create: () => createLearnDataset('learn-team', ['team']) },
 };
 
 /** Names of the datasets `getDataset` knows, sorted. */

@@ -39,6 +39,10 @@ export interface ModelCallRecord {
   stopReason?: string;
   /** Set when the call did not return (error or timeout). */
   error?: string;
+  /** Token ids fed to the model (recorded for training: `GenerateRequest.recordTokens`). */
+  promptTokenIds?: number[];
+  /** Token ids sampled, as the trainer must score them (recorded for training). */
+  completionTokenIds?: number[];
 }
 
 /** One node run: written once, never mutated (STYLE.md §8). */

@@ -37,6 +37,17 @@ export const BUILTIN_CHECKS: Record<string, Check> = {
     const bad = v.match(/[^0-9+\-*/%^().,$\s×÷]/);
     return bad ? `expression contains '${bad[0]}', not arithmetic` : null;
   },
+  /**
+   * The output's text mentions the node's `target` input as a whole word, case-insensitive (the
+   * `learn-team` planner's sub-goal; see core/tasks/learn.ts). The prompt need not show the target.
+   */
+  mentions_target: (out, { inputs }) => {
+    const target = inputs.target;
+    if (typeof target !== 'string' || !target) return 'the node has no "target" input to look for';
+    const text = typeof out === 'string' ? out : JSON.stringify(out ?? '');
+    const escaped = target.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    return new RegExp(`(^|[^\\p{L}])${escaped}(?![\\p{L}])`, 'iu').test(text) ? null : `the output never says "${target}"`;
+  },
   /** A `verdict` field is one of ok / revise. */
   verdict: (out) => {
     const v = field(out, 'verdict');

@@ -22,6 +22,8 @@ import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import {
   LlamaCompletion,
+  LlamaGrammarEvaluationState,
+  LlamaText,
   LlamaVocabularyType,
   resolveChatWrapper,
   type ChatHistoryItem,
@@ -33,7 +35,6 @@ import {
   type LlamaGrammar,
   type LlamaLogLevel,
   type LlamaModel,
-  type LlamaText,
   type Token,
 } from 'node-llama-cpp';
 import {
@@ -325,6 +326,20 @@ export class LlamaProvider implements ModelProvider {
     }
     try {
       await sequence.clearHistory();
+      if (request.recordTokens) {
+        const rec = await sampleRecorded(loaded, sequence, input, request, grammar, userStops, callSignal);
+        return {
+          text: rec.text,
+          tokens: { prompt: rec.promptTokenIds.length, completion: rec.completionTokenIds.length },
+          ms: performance.now() - started,
+          seed: request.seed,
+          model: fileName,
+          stopReason: rec.stopReason,
+          renderedPrompt: input.rendered,
+          promptTokenIds: rec.promptTokenIds,
+          completionTokenIds: rec.completionTokenIds,
+        };
+      }
       const completion = new LlamaCompletion({ contextSequence: sequence });
       const meterBefore = sequence.tokenMeter.getState();
       let response;
@@ -751,6 +766,111 @@ function renderInput(loaded: LoadedModel, request: GenerateRequest): RenderedInp
   // Exactly what LlamaCompletion does with a string input (see tokenizeInput + BOS handling).
   const tokens = model.tokenize(text, false, loaded.prependsBos ? 'trimLeadingSpace' : undefined);
   return { tokens, rendered: text, extraStops: [] };
+}
+
+/** On-policy sampling defaults of the recorded path: the full distribution at the given temperature. */
+const ON_POLICY = { topK: 0, topP: 1, minP: 0 };
+
+type StopTrigger = { kind: 'user' | 'end'; text: string } | { kind: 'user' | 'end'; tokens: Token[] };
+
+/** A stop trigger as text (when it holds only text) or as a token sequence (special tokens). */
+function toStopTrigger(
+  kind: 'user' | 'end',
+  trigger: string | LlamaText | readonly (string | Token)[],
+  model: LlamaModel,
+): StopTrigger {
+  if (typeof trigger === 'string') return { kind, text: trigger };
+  const values: readonly unknown[] = trigger instanceof LlamaText ? trigger.values : trigger;
+  if (values.every((v) => typeof v === 'string')) return { kind, text: values.join('') };
+  if (trigger instanceof LlamaText) return { kind, tokens: trigger.tokenize(model.tokenizer) };
+  return { kind, tokens: (trigger as readonly (string | Token)[]).flatMap((v) => (typeof v === 'string' ? model.tokenize(v, false) : [v])) };
+}
+
+/**
+ * The recorded, on-policy sampling path (`request.recordTokens`, issue 6; LAPTOP-RL.md): the
+ * prompt is fed as token ids (BOS + the rendered prompt's tokens) through `sequence.evaluate`,
+ * and every sampled id is kept, the final end-of-generation token included, so a trainer scores
+ * exactly the tokens that were sampled (LlamaCompletion's own tokenization and its bookkeeping,
+ * where the last sampled token never enters `contextTokens`, are bypassed). Sampling: the
+ * request's temperature and seed; topK, topP and minP default to 0, 1 and 0 (the full
+ * distribution). Stops: an end-of-generation token, a stop string (user stops: `stop`; the
+ * grammar's and the chat template's: `eos`), `maxTokens`, or a full context (`maxTokens`). The
+ * text is the detokenized ids before the stop (a stop string's own text is cut off; its
+ * tokens stay in `completionTokenIds`, as they were sampled).
+ */
+async function sampleRecorded(
+  loaded: LoadedModel,
+  sequence: LlamaContextSequence,
+  input: RenderedInput,
+  request: GenerateRequest,
+  grammar: LlamaGrammar | undefined,
+  userStops: readonly string[],
+  signal: AbortSignal | undefined,
+): Promise<{ text: string; promptTokenIds: number[]; completionTokenIds: number[]; stopReason: GenerateResult['stopReason'] }> {
+  const { model } = loaded;
+  const bos = model.tokens.bos;
+  const promptIds: Token[] = loaded.prependsBos && bos != null ? [bos, ...input.tokens] : [...input.tokens];
+  const stops: StopTrigger[] = [
+    ...userStops.map((t) => toStopTrigger('user', t, model)),
+    ...input.extraStops.map((t) => toStopTrigger('end', t, model)),
+    ...(grammar?.stopGenerationTriggers ?? []).map((t) => toStopTrigger('end', t, model)),
+  ];
+  const p = request.params;
+  const maxTokens = p.maxTokens > 0 ? p.maxTokens : Infinity;
+  const room = loaded.summary.contextSize - 1 - promptIds.length;
+  const completion: Token[] = [];
+  let stopReason: GenerateResult['stopReason'] = 'maxTokens';
+  let textEnd: number | undefined;
+  let idsEnd: number | undefined;
+  if (Math.min(maxTokens, room) <= 0) return { text: '', promptTokenIds: promptIds.map(Number), completionTokenIds: [], stopReason };
+  const iterator = sequence.evaluate(promptIds, {
+    temperature: p.temperature ?? 0,
+    topK: p.topK ?? ON_POLICY.topK,
+    topP: p.topP ?? ON_POLICY.topP,
+    minP: p.minP ?? ON_POLICY.minP,
+    seed: normaliseSeed(request.seed),
+    ...(grammar ? { grammarEvaluationState: new LlamaGrammarEvaluationState({ model, grammar }) } : {}),
+    yieldEogToken: true,
+  });
+  for await (const token of iterator) {
+    if (signal?.aborted) throw signal.reason ?? new Error('aborted');
+    completion.push(token);
+    if (model.isEogToken(token)) {
+      stopReason = 'eos';
+      idsEnd = completion.length - 1;
+      break;
+    }
+    const hit = findStop(stops, completion, model);
+    if (hit) {
+      stopReason = hit.kind === 'user' || (input.extraStops.length === 0 && !grammar) ? 'stop' : 'eos';
+      textEnd = hit.textEnd;
+      idsEnd = hit.idsEnd;
+      break;
+    }
+    if (completion.length >= maxTokens || completion.length >= room) break;
+  }
+  let text = model.detokenize(completion.slice(0, idsEnd ?? completion.length));
+  if (textEnd !== undefined) text = text.slice(0, textEnd);
+  return { text, promptTokenIds: promptIds.map(Number), completionTokenIds: completion.map(Number), stopReason };
+}
+
+/** The first stop trigger the completion so far has reached: where its text ends (text stops) or its tokens start. */
+function findStop(stops: readonly StopTrigger[], completion: readonly Token[], model: LlamaModel): { kind: 'user' | 'end'; textEnd?: number; idsEnd?: number } | undefined {
+  if (!stops.length) return undefined;
+  let text: string | undefined;
+  let best: { kind: 'user' | 'end'; textEnd?: number; idsEnd?: number; at: number } | undefined;
+  for (const s of stops) {
+    if ('text' in s) {
+      if (!s.text) continue;
+      text ??= model.detokenize(completion as Token[]);
+      const at = text.indexOf(s.text);
+      if (at >= 0 && (!best || at < best.at)) best = { kind: s.kind, textEnd: at, at };
+    } else if (s.tokens.length && completion.length >= s.tokens.length) {
+      const from = completion.length - s.tokens.length;
+      if (s.tokens.every((t, i) => completion[from + i] === t) && !best) best = { kind: s.kind, idsEnd: from, at: Infinity };
+    }
+  }
+  return best;
 }
 
 /** Mirrors node-llama-cpp's (internal) resolveBeginningTokenToPrepend used by LlamaCompletion. */

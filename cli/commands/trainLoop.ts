@@ -1,0 +1,298 @@
+import path from 'node:path';
+import { SingleBar, Presets } from 'cli-progress';
+import Table from 'cli-table3';
+import type { RoleName } from '../../core/ids.ts';
+import type { ModelProvider } from '../../core/model/index.ts';
+import { openStore, type WeightVersion } from '../../core/store/index.ts';
+import { getDataset } from '../../core/tasks/index.ts';
+import { defaultTools } from '../../core/tools/index.ts';
+import { runTrainLoop, type IterationMetrics, type LoopModels, type TrainLoopReport } from '../../core/training/index.ts';
+import type { Trainer } from '../../core/training/port.ts';
+import { loadWorkflowFile } from '../../core/workflow/index.ts';
+import { intFlag, pairs, parse, UsageError } from '../args.ts';
+import { llamaProvider, resolveModels, resolveRoleVersions, withFingerprints, type ModelConfig } from '../compose.ts';
+import { processIo, type Io } from './common.ts';
+
+export const TRAIN_LOOP_USAGE = `Usage: flowlab train-loop <workflow.yaml> --dataset <name> [options]
+
+Laptop RL: real weight updates of small GGUF models, per role. Each iteration samples G
+on-policy rollouts per task (temperature T, topK 0, topP 1, minP 0, token ids recorded), scores
+them with the reward ladder, computes each trained role's group-relative advantage, takes one
+policy-gradient step per trained role (REINFORCE with a KL penalty to the starting weights),
+writes each role's new GGUF version, records it with its lineage, and reloads the models.
+Held-out tasks are evaluated before and after with the same seeds.
+
+Options:
+  --roles <a,b>             roles to train, each with its own weights   [default: every role]
+  --dataset <name>          e.g. learn-word, learn-team, learn             [required]
+  --split <name>            training split                                 [default: train]
+  --heldout-split <name>    held-out split                                 [default: heldout]
+  --group <G>               rollouts per task                              [default: 8]
+  --iterations <N>          iterations                                     [default: 10]
+  --limit <n>               tasks per iteration (fresh tasks each time)    [default: 4]
+  --lr <x>                  Adam learning rate                             [default: 3e-4]
+  --kl <x>                  KL penalty weight (k3, to the starting model)  [default: 0.02]
+  --temperature <T>         sampling temperature (> 0)                     [default: 1]
+  --max-grad-norm <x>       clip the gradient norm (0 = off)               [default: 1]
+  --heldout <n>             held-out tasks (0 = no held-out evaluation)    [default: 32]
+  --heldout-samples <k>     fixed-seed samples per held-out task           [default: 4]
+  --heldout-temperature <T> held-out sampling temperature (0 = greedy)     [default: --temperature]
+  --model <file.gguf>       model for roles using the "default" reference
+  --role-model <role=file>  a different starting model for one role (repeatable)
+  --role-version <role=id>  start a role from a recorded weight version (repeatable)
+  --versions-dir <dir>      where versions are written   [default: flowlab-versions/ next to --db]
+  --seed, --db, --data-dir, --threads, --gpu   as in \`flowlab run\`
+  --context-size <n>        context tokens per sequence                    [default: 512]
+  --json                    print one JSON object (per-iteration metrics, held-out before/after)
+`;
+
+/** What the command needs from outside (tests inject fakes). */
+export interface TrainLoopDeps {
+  trainer?: Trainer;
+  makeProvider?: (cfg: ModelConfig) => Promise<ModelProvider>;
+}
+
+export async function loadTrainer(): Promise<Trainer> {
+  const { TfjsTrainer } = await import('../../models/trainer/index.ts');
+  return new TfjsTrainer();
+}
+
+export async function trainLoopCommand(argv: string[], io: Io = processIo, deps: TrainLoopDeps = {}): Promise<number> {
+  const U = TRAIN_LOOP_USAGE;
+  const { values, positionals } = parse(argv, {
+    roles: { type: 'string' },
+    dataset: { type: 'string' },
+    split: { type: 'string', default: 'train' },
+    'heldout-split': { type: 'string', default: 'heldout' },
+    group: { type: 'string', default: '8' },
+    iterations: { type: 'string', default: '10' },
+    limit: { type: 'string', default: '4' },
+    lr: { type: 'string', default: '3e-4' },
+    kl: { type: 'string', default: '0.02' },
+    temperature: { type: 'string', default: '1' },
+    'max-grad-norm': { type: 'string', default: '1' },
+    heldout: { type: 'string', default: '32' },
+    'heldout-samples': { type: 'string', default: '4' },
+    'heldout-temperature': { type: 'string' },
+    model: { type: 'string' },
+    'role-model': { type: 'string', multiple: true },
+    'role-version': { type: 'string', multiple: true },
+    'versions-dir': { type: 'string' },
+    seed: { type: 'string', default: '0' },
+    db: { type: 'string', default: process.env.FLOWLAB_DB ?? 'flowlab.db' },
+    'data-dir': { type: 'string' },
+    threads: { type: 'string' },
+    'context-size': { type: 'string', default: '512' },
+    gpu: { type: 'string' },
+    json: { type: 'boolean', default: false },
+  }, U);
+  if (positionals.length !== 1) throw new UsageError('missing <workflow.yaml>', U);
+  if (!values.dataset) throw new UsageError('missing --dataset', U);
+  const G = intFlag(values.group, 'group', U, { min: 1 })!;
+  if (G > 64) throw new UsageError('--group must be at most 64', U);
+  const iterations = intFlag(values.iterations, 'iterations', U, { min: 1 })!;
+  const limit = intFlag(values.limit, 'limit', U, { min: 1 })!;
+  const heldoutN = intFlag(values.heldout, 'heldout', U)!;
+  const heldoutSamples = intFlag(values['heldout-samples'], 'heldout-samples', U, { min: 1 })!;
+  const seed = intFlag(values.seed, 'seed', U)!;
+  const lr = numFlag(values.lr!, 'lr', U, (x) => x > 0 && x < 1);
+  const kl = numFlag(values.kl!, 'kl', U, (x) => x >= 0);
+  const temperature = numFlag(values.temperature!, 'temperature', U, (x) => x > 0 && x <= 5);
+  const maxGradNorm = numFlag(values['max-grad-norm']!, 'max-grad-norm', U, (x) => x >= 0);
+  const heldoutTemperature = values['heldout-temperature'] === undefined ? temperature : numFlag(values['heldout-temperature'], 'heldout-temperature', U, (x) => x >= 0 && x <= 5);
+
+  const file = path.resolve(positionals[0]!);
+  const tools = defaultTools();
+  const workflow = loadWorkflowFile(file, { tools });
+  const graph = workflow.graph;
+  const agentRoles = [...new Set(graph.nodes.filter((n) => n.kind !== 'tool' && n.role).map((n) => n.role as string))];
+  const roles = values.roles ? values.roles.split(',').map((r) => r.trim()).filter(Boolean) : agentRoles;
+  if (!roles.length) throw new UsageError('no role to train: the workflow has no agent node', U);
+  for (const r of roles) {
+    if (!graph.roles.has(r as RoleName)) throw new UsageError(`--roles names "${r}", which the workflow does not have (roles: ${[...graph.roles.keys()].join(', ')})`, U);
+    if (!agentRoles.includes(r)) throw new UsageError(`--roles names "${r}", which runs no agent node (nothing to train)`, U);
+  }
+  const dataset = getDataset(values.dataset, { dataDir: values['data-dir'] });
+  const trainTasks = dataset.load({ split: values.split!, limit: limit * iterations });
+  if (!trainTasks.length) throw new Error(`no tasks in ${dataset.name}/${values.split}`);
+  const heldoutTasks = heldoutN > 0 ? dataset.load({ split: values['heldout-split']!, limit: heldoutN }) : [];
+
+  const store = openStore(values.db!);
+  let startVersions: Record<string, WeightVersion> = {};
+  try {
+    const roleModel = pairs(values['role-model'], 'role-model', U);
+    const resolved = resolveRoleVersions(graph, values['role-version'], (id) => store.weights.find(id), U);
+    for (const [role, v] of Object.entries(resolved)) {
+      if (roleModel[role]) throw new UsageError(`role "${role}" has both --role-model and --role-version`, U);
+      roleModel[role] = v.path;
+    }
+    startVersions = Object.fromEntries(Object.keys(resolved).map((role) => [role, store.weights.get(resolved[role]!.id)]));
+    const base = resolveModels(graph, {
+      model: values.model, roleModel, threads: intFlag(values.threads, 'threads', U, { min: 1 }),
+      contextSize: intFlag(values['context-size'], 'context-size', U, { min: 64 }), gpu: values.gpu,
+    }, U);
+    const parallel = Math.min(64, limit * G);
+    const cfgOf = (m: LoopModels): ModelConfig => ({ ...base, models: m.models, roleModels: m.roleModels, sequences: Math.max(4, parallel), batching: 'mixed' });
+    const makeProvider = async (m: LoopModels) => {
+      const provider = deps.makeProvider ? await deps.makeProvider(cfgOf(m)) : await llamaProvider(cfgOf(m));
+      const loader = provider as ModelProvider & { load?: () => Promise<unknown> };
+      try {
+        await loader.load?.();
+      } catch (e) {
+        await provider.dispose();
+        throw e;
+      }
+      return provider;
+    };
+    const trainer = deps.trainer ?? (await loadTrainer());
+    const versionsDir = path.resolve(values['versions-dir'] ?? path.join(store.file === ':memory:' ? process.cwd() : path.dirname(path.resolve(store.file)), 'flowlab-versions'));
+
+    const bar = new SingleBar({
+      stream: process.stderr,
+      format: 'train {bar} {value}/{total} it | score {score} | {roles} | {secs} s/it',
+      noTTYOutput: !io.isTTY,
+      notTTYSchedule: 5000,
+      hideCursor: io.isTTY,
+    }, Presets.shades_classic);
+    const controller = new AbortController();
+    const onSigint = () => {
+      io.stderr('\nStopping after this iteration: the versions written so far are recorded.\n');
+      controller.abort();
+    };
+    process.once('SIGINT', onSigint);
+    io.stderr(`Train loop on ${dataset.name}: roles ${roles.join(', ')}; ${limit} tasks x G=${G} per iteration, ${iterations} iterations, lr ${lr}, kl ${kl}, T ${temperature} -> ${versionsDir}\n`);
+    let report: TrainLoopReport;
+    let started = false;
+    try {
+      report = await runTrainLoop({
+        store, graph, workflow: { yaml: workflow.text, file }, dataset: { name: dataset.name, grader: dataset.grader },
+        trainTasks, heldoutTasks, tools, trainer, makeProvider, models: { models: base.models, roleModels: base.roleModels }, roles, startVersions,
+        group: G, iterations, tasksPerIteration: limit, lr, kl, temperature, maxGradNorm, heldoutSamples, heldoutTemperature, seed, versionsDir,
+        parallel, signal: controller.signal,
+        config: { models: withFingerprints(base), dataDir: values['data-dir'] },
+        onEvent: (e) => {
+          if (e.type === 'heldout') {
+            if (!started) io.stderr(`Held-out ${e.phase}: mean reward ${e.result.score.toFixed(3)} over ${e.result.samples} samples (${e.result.experimentId})\n`);
+            return;
+          }
+          if (e.type === 'iteration') {
+            if (!started) {
+              bar.start(iterations, 0, { score: '-', roles: '', secs: '-' });
+              started = true;
+            }
+            bar.update(e.metrics.iteration, { score: e.metrics.score.toFixed(2), roles: roleLine(e.metrics), secs: e.metrics.seconds.total.toFixed(2) });
+          }
+        },
+      });
+    } finally {
+      process.off('SIGINT', onSigint);
+      if (started) bar.stop();
+    }
+    if (report.heldout) io.stderr(`Held-out after: mean reward ${report.heldout.after.score.toFixed(3)} over ${report.heldout.after.samples} samples (${report.heldout.after.experimentId})\n`);
+    io.stdout(values.json ? JSON.stringify(trainLoopJson(report)) + '\n' : formatTrainLoop(report));
+    return report.cancelled ? 130 : 0;
+  } finally {
+    store.close();
+  }
+}
+
+function numFlag(v: string, name: string, usage: string, ok: (x: number) => boolean): number {
+  const x = Number(v);
+  if (!Number.isFinite(x) || !ok(x)) throw new UsageError(`--${name}: bad value "${v}"`, usage);
+  return x;
+}
+
+function roleLine(m: IterationMetrics): string {
+  return Object.entries(m.roles).map(([r, x]) => `${r} h ${x.reward.toFixed(2)} kl ${(x.kl ?? 0).toFixed(4)}`).join(' | ');
+}
+
+const r4 = (x: number | undefined) => (x === undefined ? null : Math.round(x * 1e4) / 1e4);
+
+/** The `--json` shape: per-iteration metrics per role, and the held-out reward before and after. */
+export function trainLoopJson(r: TrainLoopReport) {
+  return {
+    loopId: r.loopId,
+    roles: r.roles,
+    hyper: r.hyper,
+    cancelled: r.cancelled,
+    iterations: r.iterations.map((m) => ({
+      iteration: m.iteration,
+      experimentId: m.experimentId,
+      score: r4(m.score),
+      sampledTokens: m.sampledTokens,
+      sampleTokensPerSecond: Math.round(m.sampleTokensPerSecond),
+      seconds: { sampling: r4(m.seconds.sampling), training: r4(m.seconds.training), writeReload: r4(m.seconds.writeReload), total: r4(m.seconds.total) },
+      roles: Object.fromEntries(Object.entries(m.roles).map(([role, x]) => [role, {
+        reward: r4(x.reward),
+        rungs: Object.fromEntries(Object.entries(x.rungs).map(([k, v]) => [k, r4(v)])),
+        kl: r4(x.kl),
+        loss: r4(x.loss),
+        samples: x.samples,
+        signalSamples: x.signalSamples,
+        zeroSpreadGroups: x.zeroSpreadGroups,
+        trainTokens: x.trainTokens,
+        trainTokensPerSecond: x.trainTokensPerSecond === undefined ? null : Math.round(x.trainTokensPerSecond),
+        versionId: x.versionId ?? null,
+        path: x.path,
+      }])),
+    })),
+    heldout: r.heldout
+      ? {
+          before: { score: r4(r.heldout.before.score), samples: r.heldout.before.samples, roles: r.heldout.before.roles, experimentId: r.heldout.before.experimentId, examples: r.heldout.before.examples },
+          after: { score: r4(r.heldout.after.score), samples: r.heldout.after.samples, roles: r.heldout.after.roles, experimentId: r.heldout.after.experimentId, examples: r.heldout.after.examples },
+        }
+      : null,
+    versions: r.versions,
+    finalModels: r.finalModels,
+  };
+}
+
+const SPARK = '▁▂▃▄▅▆▇█';
+/** A one-line curve of values in [lo, hi]. */
+export function sparkline(xs: readonly number[], lo = 0, hi = 1): string {
+  return xs.map((x) => SPARK[Math.max(0, Math.min(SPARK.length - 1, Math.round(((x - lo) / Math.max(1e-9, hi - lo)) * (SPARK.length - 1))))]).join('');
+}
+
+export function formatTrainLoop(r: TrainLoopReport): string {
+  const t = new Table({
+    head: ['it', 'score', ...r.roles.flatMap((role) => [`${role} h`, 'rungs f/v/e/a/c', 'KL', 'train tok/s']), 'sample tok/s', 's sample/train/write'],
+    style: { head: [], border: [], compact: true },
+  });
+  for (const m of r.iterations) {
+    t.push([
+      m.iteration,
+      m.score.toFixed(3),
+      ...r.roles.flatMap((role) => {
+        const x = m.roles[role]!;
+        const rg = x.rungs;
+        return [x.reward.toFixed(3), [rg.format, rg.validity, rg.completion, rg.correctness, rg.credit].map((v) => v.toFixed(2)).join('/'), (x.kl ?? 0).toFixed(4), x.trainTokensPerSecond ? Math.round(x.trainTokensPerSecond) : '-'];
+      }),
+      Math.round(m.sampleTokensPerSecond),
+      `${m.seconds.sampling.toFixed(2)}/${m.seconds.training.toFixed(2)}/${m.seconds.writeReload.toFixed(2)}`,
+    ]);
+  }
+  const lines = [`Train loop ${r.loopId}: ${r.iterations.length} iterations, roles ${r.roles.join(', ')} (lr ${r.hyper.lr}, kl ${r.hyper.kl}, T ${r.hyper.temperature}, G ${r.hyper.group})`, t.toString()];
+  lines.push(`score curve   ${sparkline(r.iterations.map((m) => m.score))}`);
+  for (const role of r.roles) {
+    const hs = r.iterations.map((m) => m.roles[role]!.reward);
+    lines.push(`${role} h curve ${sparkline(hs, Math.min(...hs, 0), Math.max(...hs, 1))}  (${hs.map((h) => h.toFixed(2)).join(' ')})`);
+  }
+  if (r.iterations.length) {
+    const n = r.iterations.length;
+    const avg = (f: (m: IterationMetrics) => number) => r.iterations.reduce((s, m) => s + f(m), 0) / n;
+    lines.push(`Seconds per iteration: ${avg((m) => m.seconds.total).toFixed(2)} (sampling ${avg((m) => m.seconds.sampling).toFixed(2)}, training ${avg((m) => m.seconds.training).toFixed(2)}, write+reload ${avg((m) => m.seconds.writeReload).toFixed(2)})`);
+  }
+  if (r.heldout) {
+    lines.push(`Held-out mean reward: ${r.heldout.before.score.toFixed(3)} before -> ${r.heldout.after.score.toFixed(3)} after (${r.heldout.after.samples} samples, same seeds; flowlab compare ${r.heldout.before.experimentId} ${r.heldout.after.experimentId})`);
+    for (const role of r.roles) {
+      const ex = r.heldout.after.examples[role]?.[0];
+      if (ex !== undefined) lines.push(`  ${role} after, e.g.: ${JSON.stringify(ex.slice(0, 160))}`);
+    }
+  }
+  for (const role of r.roles) {
+    const v = r.versions[role] ?? [];
+    lines.push(`${role}: ${v.length} versions, last ${v[v.length - 1] ?? '(none)'} -> ${r.finalModels[role]}`);
+  }
+  if (r.roles.length) lines.push(`Use a version in a run: flowlab run <workflow> --role-version ${r.roles[0]}=<version-id>; list them: flowlab versions`);
+  return lines.join('\n') + '\n';
+}

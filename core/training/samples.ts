@@ -1,0 +1,50 @@
+/**
+ * Training data from stored runs (issue 6): a role's model calls, with the token ids recorded
+ * when they were sampled (`recordTokens`), turned into the trainer port's batches.
+ */
+import type { ExperimentCall } from '../store/types.ts';
+import type { PolicySample, SftSequence } from './port.ts';
+
+/** Whether a call carries what a trainer needs: recorded ids, a completion, no error. */
+export function isTrainable(c: ExperimentCall): c is ExperimentCall & { promptTokenIds: number[]; completionTokenIds: number[] } {
+  return !c.error && Array.isArray(c.promptTokenIds) && Array.isArray(c.completionTokenIds) && c.completionTokenIds.length > 0 && c.promptTokenIds.length > 0;
+}
+
+/**
+ * Policy samples of one role: each of its trainable calls with the advantage of its run
+ * (`advantageOf(runId)`; every call of the role in a run gets the same advantage — Flow-GRPO's
+ * broadcast to turns). Calls of runs without an advantage are left out.
+ */
+export function policySamples(calls: readonly ExperimentCall[], role: string, advantageOf: (runId: string) => number | undefined): PolicySample[] {
+  const out: PolicySample[] = [];
+  for (const c of calls) {
+    if (c.role !== role || !isTrainable(c)) continue;
+    const advantage = advantageOf(c.runId);
+    if (advantage === undefined || !Number.isFinite(advantage)) continue;
+    out.push({ promptTokens: c.promptTokenIds, completionTokens: c.completionTokenIds, advantage });
+  }
+  return out;
+}
+
+/**
+ * SFT sequences of one role: prompt + completion ids with the loss on completion tokens only
+ * (MASS's mask), from the calls of the runs `keep` accepts (e.g. correct runs).
+ */
+export function sftSequences(calls: readonly ExperimentCall[], role: string, keep: (runId: string) => boolean): SftSequence[] {
+  const out: SftSequence[] = [];
+  for (const c of calls) {
+    if (c.role !== role || !isTrainable(c) || !keep(c.runId)) continue;
+    out.push({
+      tokens: [...c.promptTokenIds, ...c.completionTokenIds],
+      lossMask: [...c.promptTokenIds.map(() => 0), ...c.completionTokenIds.map(() => 1)],
+    });
+  }
+  return out;
+}
+
+/** Splits a batch into chunks of at most `size` (the last may be shorter). */
+export function chunks<T>(xs: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < xs.length; i += Math.max(1, size)) out.push(xs.slice(i, i + Math.max(1, size)));
+  return out;
+}
