@@ -7,6 +7,7 @@ import { CardsView } from './views/CardsView.tsx';
 import { EditorView } from './views/EditorView.tsx';
 import { ExperimentsView } from './views/ExperimentsView.tsx';
 import { LadderView } from './views/LadderView.tsx';
+import { LearningView } from './views/LearningView.tsx';
 import { ModelsView } from './views/ModelsView.tsx';
 import { RolloutsView } from './views/RolloutsView.tsx';
 import { RunView } from './views/RunView.tsx';
@@ -25,6 +26,7 @@ const TITLES: Record<View, string> = {
   models: 'Models',
   rollouts: 'Rollouts',
   cards: 'Prior library',
+  learning: 'Learning',
 };
 
 /** The lab: a tab per view, global shortcuts, light and dark themes. */
@@ -135,6 +137,7 @@ export function App() {
         {view === 'models' && <ModelsView />}
         {view === 'rollouts' && <RolloutsView />}
         {view === 'cards' && <CardsView />}
+        {view === 'learning' && <LearningView />}
       </main>
       {helpOpen && (
         <div className="help" role="dialog" aria-label="Keyboard shortcuts" data-testid="help">

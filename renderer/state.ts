@@ -3,7 +3,7 @@
  * lives in useLab.ts). It is composed of slices, one file each under store/: ui (view, theme),
  * browse (experiments, runs, trace), editor (workflow text and graph), run (form and live
  * progress), catalog (examples, datasets, models) and improve (rollout groups, the prior library
- * of hint cards). Every action that fetches drops a late answer for a selection the user has left.
+ * of hint cards) and learning (curves and weight versions). Every action that fetches drops a late answer for a selection the user has left.
  */
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { LabClient } from './client.ts';
@@ -11,6 +11,7 @@ import { createBrowseSlice, type BrowseSlice } from './store/browse.ts';
 import { createCatalogSlice, type CatalogSlice } from './store/catalog.ts';
 import { createEditorSlice, type EditorSlice } from './store/editor.ts';
 import { createImproveSlice, type ImproveSlice } from './store/improve.ts';
+import { createLearningSlice, type LearningSlice } from './store/learning.ts';
 import { createRunSlice, type RunSlice } from './store/run.ts';
 import { NODE_DEPS, type SliceContext, type StoreDeps } from './store/types.ts';
 import { createUiSlice, type UiSlice } from './store/ui.ts';
@@ -19,7 +20,7 @@ export type { Loadable } from './store/loadable.ts';
 export type { StoreDeps } from './store/types.ts';
 
 /** What the views show, and the actions that change it. */
-export type LabState = UiSlice & BrowseSlice & EditorSlice & RunSlice & CatalogSlice & ImproveSlice;
+export type LabState = UiSlice & BrowseSlice & EditorSlice & RunSlice & CatalogSlice & ImproveSlice & LearningSlice;
 
 /** Creates the lab's view store over `api`. `deps` supplies timers and frame scheduling. */
 export function createLabStore(api: LabClient, deps: StoreDeps = NODE_DEPS): StoreApi<LabState> {
@@ -32,6 +33,7 @@ export function createLabStore(api: LabClient, deps: StoreDeps = NODE_DEPS): Sto
       ...createRunSlice(ctx),
       ...createCatalogSlice(ctx),
       ...createImproveSlice(ctx),
+      ...createLearningSlice(ctx),
     };
   });
 }

@@ -25,6 +25,9 @@ export const API_METHODS = [
   'getRollouts',
   'listCards',
   'getCardEffect',
+  // Issue 6: weight versions and learning curves (store reads; see learning.ts).
+  'listWeightVersions',
+  'getLearningCurves',
 ] as const;
 
 /** The name of one API method. */

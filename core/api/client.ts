@@ -49,6 +49,17 @@ export type {
   RolloutsView,
 } from './improve.ts';
 export type {
+  CurvePoint,
+  HeldoutSide,
+  LearningApiAdditions,
+  LearningCurves,
+  LearningPayload,
+  LoopCurve,
+  RoleLearning,
+  RungMeans,
+  WeightVersionView,
+} from './learning.ts';
+export type {
   ApiPayload,
   ApiResult,
   AppInfo,

@@ -10,6 +10,7 @@ import { payloadSchemas, type ApiPayload, type ExperimentSummary, type FlowlabAp
 import { ApiError } from './errors.ts';
 import { buildCardEffect, buildRolloutsView, listLibraryCards } from './improveHandlers.ts';
 import type { LabHost } from './lab.ts';
+import { buildLearningCurves, listVersions } from './learningHandlers.ts';
 
 /** What the handlers need: the open store, the app version, the lab host, and optionally the tool registry. */
 export interface HandlerDeps {
@@ -88,6 +89,8 @@ export function createHandlers(deps: HandlerDeps): FlowlabApi {
     getRollouts: ({ experimentId }) => buildRolloutsView(store, experimentId),
     listCards: (payload) => listLibraryCards(store, payload?.role),
     getCardEffect: ({ cardId }) => buildCardEffect(store, cardId),
+    listWeightVersions: (payload) => listVersions(store, payload?.role),
+    getLearningCurves: (payload) => buildLearningCurves(store, payload?.role),
   };
 
   const api = {} as Record<ApiMethod, (payload?: unknown) => unknown>;

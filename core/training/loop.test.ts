@@ -138,7 +138,7 @@ describe('the train loop (fake trainer, fake provider)', () => {
         expect(versions.every((v) => v.basePath === base)).toBe(true);
         expect(versions.map((v) => v.experimentId)).toEqual(report.iterations.map((m) => m.experimentId));
         expect(versions[2]!.hyper).toMatchObject({ lr: 3e-4, kl: 0.02, temperature: 1, group: 4, mode: 'grpo' });
-        expect(versions[2]!.metrics).toMatchObject({ samples: 8 });
+        expect(versions[2]!.metrics).toMatchObject({ samples: 8, rungs: { format: expect.any(Number), credit: expect.any(Number) }, seconds: { sampling: expect.any(Number), training: expect.any(Number), write: expect.any(Number) } });
         expect(readFileSync(versions[2]!.path, 'utf8')).toContain('after 3 steps');
         expect(store.weights.lineage(versions[2]!.id).map((v) => v.id)).toEqual([versions[2]!.id, versions[1]!.id, versions[0]!.id]);
         expect(report.finalModels[role]).toBe(versions[2]!.path);

@@ -300,7 +300,9 @@ export async function runTrainLoop(o: TrainLoopOptions): Promise<TrainLoopReport
           const dir = path.join(o.versionsDir, loopId, safeName(role));
           mkdirSync(dir, { recursive: true });
           const file = path.join(dir, `iter-${String(k).padStart(3, '0')}.gguf`);
+          const tWrite = performance.now();
           await st.model.writeGguf(file);
+          const writeSeconds = (performance.now() - tWrite) / 1000;
           const version = store.weights.save({
             role,
             basePath: st.basePath,
@@ -309,7 +311,12 @@ export async function runTrainLoop(o: TrainLoopOptions): Promise<TrainLoopReport
             experimentId: exp.id,
             iteration: k,
             hyper: { ...hyper, mode: 'grpo' },
-            metrics: { reward: m.reward, score: mean(runs.map((r) => r.score)), loss: step.loss, kl: step.kl ?? null, samples, signalSamples: signal, tokens: step.tokens },
+            // Seconds: sampling and training of the iteration, and this role's GGUF write (the reload comes after the version is stored).
+            metrics: {
+              reward: m.reward, score: mean(runs.map((r) => r.score)), loss: step.loss, kl: step.kl ?? null, samples, signalSamples: signal, tokens: step.tokens,
+              rungs: m.rungs, trainTokensPerSecond: m.trainTokensPerSecond ?? null,
+              seconds: { sampling: (tSampled - t0) / 1000, training: (tTrained - tSampled) / 1000, write: writeSeconds },
+            },
           });
           st.parentId = version.id;
           st.path = file;

@@ -3,7 +3,7 @@
  * listens on the window and dispatches; the help overlay lists SHORTCUTS.
  */
 
-export const VIEWS = ['editor', 'run', 'trace', 'ladder', 'experiments', 'models', 'rollouts', 'cards'] as const;
+export const VIEWS = ['editor', 'run', 'trace', 'ladder', 'experiments', 'models', 'rollouts', 'cards', 'learning'] as const;
 export type View = (typeof VIEWS)[number];
 
 export type ShortcutAction =
@@ -34,7 +34,7 @@ export interface KeyPress {
 
 /** Shown by the help overlay (`?`). */
 export const SHORTCUTS: ReadonlyArray<{ keys: string; what: string }> = [
-  { keys: 'Alt+1 … Alt+8', what: 'Editor, Run, Trace, Ladder, Experiments, Models, Rollouts, Prior library' },
+  { keys: 'Alt+1 … Alt+9', what: 'Editor, Run, Trace, Ladder, Experiments, Models, Rollouts, Prior library, Learning' },
   { keys: 'Alt+T', what: 'switch light / dark theme' },
   { keys: 'Alt+O', what: 'open an example workflow (Editor)' },
   { keys: 'Alt+N', what: 'add a node (Editor)' },
@@ -52,7 +52,7 @@ export const SHORTCUTS: ReadonlyArray<{ keys: string; what: string }> = [
 export function shortcutFor(k: KeyPress, view: View): ShortcutAction | null {
   const mod = k.ctrlKey || k.metaKey;
   if (k.altKey && !mod) {
-    const digit = /^Digit([1-8])$/.exec(k.code);
+    const digit = /^Digit([1-9])$/.exec(k.code);
     if (digit) return { type: 'view', view: VIEWS[Number(digit[1]) - 1]! };
     switch (k.code) {
       case 'KeyT': return { type: 'toggleTheme' };

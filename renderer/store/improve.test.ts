@@ -66,6 +66,7 @@ describe('improve slice', () => {
     const key = (code: string) => ({ key: '', code, altKey: true, ctrlKey: false, metaKey: false, shiftKey: false, inTextField: false });
     expect(shortcutFor(key('Digit7'), 'editor')).toEqual({ type: 'view', view: 'rollouts' });
     expect(shortcutFor(key('Digit8'), 'editor')).toEqual({ type: 'view', view: 'cards' });
-    expect(shortcutFor(key('Digit9'), 'editor')).toBeNull();
+    expect(shortcutFor(key('Digit9'), 'editor')).toEqual({ type: 'view', view: 'learning' });
+    expect(shortcutFor(key('Digit0'), 'editor')).toBeNull();
   });
 });

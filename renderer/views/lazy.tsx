@@ -8,6 +8,7 @@ import { lazy, Suspense, type ComponentType } from 'react';
 import type { ExperimentPoint } from '../lib/experimentStats.ts';
 import type { Theme } from '../lib/graphStyle.ts';
 import type { GraphCanvasProps } from './GraphCanvas.tsx';
+import type { LearningChartProps } from './LearningChart.tsx';
 
 interface Chunk<P> {
   load(): Promise<ComponentType<P>>;
@@ -31,6 +32,8 @@ function chunk<P>(importer: () => Promise<ComponentType<P>>): Chunk<P> {
 const graph = chunk<GraphCanvasProps>(() => import('./GraphCanvas.tsx').then((m) => m.GraphCanvas));
 const chart = chunk<{ points: ExperimentPoint[]; theme: Theme }>(() => import('./ExperimentsChart.tsx').then((m) => m.ExperimentsChart));
 
+const learningChart = chunk<LearningChartProps>(() => import('./LearningChart.tsx').then((m) => m.LearningChart));
+
 /** Fetches and compiles the graph chunk ahead of need (the App calls it once the shell is up). */
 export function preloadGraph(): void {
   void graph.load();
@@ -52,6 +55,16 @@ export function ExperimentsChart(props: { points: ExperimentPoint[]; theme: Them
   return (
     <Suspense fallback={<div className="chart-box" role="status" aria-label="Loading the chart…" />}>
       <chart.Lazy {...props} />
+    </Suspense>
+  );
+}
+
+export function LearningChart(props: LearningChartProps) {
+  const Loaded = learningChart.loaded;
+  if (Loaded) return <Loaded {...props} />;
+  return (
+    <Suspense fallback={<div className="chart-box" data-testid="learning-chart" role="status" aria-label="Loading the chart…" />}>
+      <learningChart.Lazy {...props} />
     </Suspense>
   );
 }

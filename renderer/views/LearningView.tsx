@@ -1,0 +1,171 @@
+import { useEffect, useMemo } from 'react';
+import { beforeAfter, chartSeries, currentLoop, hyperText, learningRoles, lineageRows, RUNG_COLUMNS, rungRows, signed, TRAIN_LOOP_COMMAND } from '../lib/learning.ts';
+import { useLab } from '../useLab.ts';
+import { LearningChart } from './lazy.tsx';
+import { LoadState } from './Status.tsx';
+
+/** How often the view reloads while shown (live while `flowlab train-loop` writes to the same database). */
+export const LEARNING_REFRESH_MS = 2000;
+
+/**
+ * Learning: per role, the newest train loop's mean reward and KL per iteration (chart), its
+ * rungs per iteration (table), the role's weight versions with their lineage, and the held-out
+ * before/after comparison. Reloads every 2 s while shown.
+ */
+export function LearningView() {
+  const learning = useLab((s) => s.learning);
+  const versions = useLab((s) => s.weightVersions);
+  const chosen = useLab((s) => s.learningRole);
+  const setRole = useLab((s) => s.setLearningRole);
+  const loadLearning = useLab((s) => s.loadLearning);
+  const theme = useLab((s) => s.theme);
+
+  useEffect(() => {
+    void loadLearning();
+    const t = window.setInterval(() => {
+      if (document.visibilityState !== 'hidden') void loadLearning();
+    }, LEARNING_REFRESH_MS);
+    return () => window.clearInterval(t);
+  }, [loadLearning]);
+
+  const curves = learning.status === 'ready' ? learning.data : undefined;
+  const versionList = versions.status === 'ready' ? versions.data : undefined;
+  const roles = useMemo(() => learningRoles(curves, versionList), [curves, versionList]);
+  const role = roles.includes(chosen) ? chosen : roles[0];
+  const loop = useMemo(() => currentLoop(curves?.roles.find((r) => r.role === role)), [curves, role]);
+  const series = useMemo(() => chartSeries(loop), [loop]);
+  const rows = rungRows(loop);
+  const lineage = role && versionList ? lineageRows(versionList, role) : [];
+  const ba = beforeAfter(loop);
+
+  return (
+    <section className="view learning-view" aria-labelledby="learning-title">
+      <header className="view-head">
+        <h2 id="learning-title">Learning</h2>
+        <p className="muted small">Each trained role’s own weights: mean ladder reward and KL to the starting weights per train-loop iteration. Live every 2 s.</p>
+        <button type="button" onClick={() => void loadLearning()} title="Refresh">
+          Refresh
+        </button>
+      </header>
+      <LoadState state={learning} what="learning curves" />
+      <LoadState state={versions} what="weight versions" />
+      {learning.status === 'ready' && versions.status === 'ready' && roles.length === 0 && (
+        <div className="empty" data-testid="learning-empty">
+          <p>
+            <strong>No trained weights yet.</strong> The train loop samples rollouts, scores them on the reward ladder and takes a policy step per role, writing a new
+            GGUF version each iteration. Start one from a terminal (with <code>flowlab serve</code> on the same database this view follows it live):
+          </p>
+          <pre>
+            <code>{TRAIN_LOOP_COMMAND}</code>
+          </pre>
+        </div>
+      )}
+      {role && (
+        <>
+          <div className="tabs learning-roles" role="tablist" aria-label="Roles">
+            {roles.map((r) => (
+              <button key={r} type="button" role="tab" data-testid={`learning-role-${r}`} aria-selected={r === role} onClick={() => setRole(r)}>
+                {r}
+              </button>
+            ))}
+          </div>
+          {loop ? (
+            <>
+              <p className="muted small">
+                loop <code>{loop.loopId}</code> · {loop.points.length} iteration{loop.points.length === 1 ? '' : 's'} · {hyperText(loop.hyper)}
+              </p>
+              <LearningChart role={role} series={series} theme={theme} />
+              <table className="learning-rungs" aria-label={`Rungs per iteration of ${role}`}>
+                <thead>
+                  <tr>
+                    <th scope="col">iter</th>
+                    <th scope="col">reward</th>
+                    {RUNG_COLUMNS.map(([name, short]) => (
+                      <th key={name} scope="col" title={name}>
+                        {short}
+                      </th>
+                    ))}
+                    <th scope="col">KL</th>
+                    <th scope="col">tok/s</th>
+                    <th scope="col" title="seconds: sampling / training / write+reload">s sample / train / write</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {rows.map((r) => (
+                    <tr key={r.versionId}>
+                      <td>{r.iteration}</td>
+                      <td>{r.reward}</td>
+                      {r.rungs.map((v, i) => (
+                        <td key={RUNG_COLUMNS[i]![0]}>{v}</td>
+                      ))}
+                      <td>{r.kl}</td>
+                      <td>{r.tokensPerSecond}</td>
+                      <td>{r.seconds}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </>
+          ) : (
+            <p className="muted" data-testid="learning-chart">
+              No train-loop iterations for {role} (its versions come from offline steps).
+            </p>
+          )}
+          <div className="learning-before-after" data-testid="learning-before-after">
+            <h3>Held-out before / after</h3>
+            {ba.note && <p className="muted small">{ba.note}</p>}
+            {(ba.before || ba.after) && (
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col" />
+                    <th scope="col">mean score</th>
+                    <th scope="col">mean reward ({role})</th>
+                    <th scope="col">runs</th>
+                    <th scope="col">experiment</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {(['before', 'after'] as const).map((k) => {
+                    const s = ba[k];
+                    return (
+                      <tr key={k}>
+                        <th scope="row">{k}</th>
+                        <td>{s ? s.score.toFixed(2) : '–'}</td>
+                        <td>{s?.reward != null ? s.reward.toFixed(2) : '–'}</td>
+                        <td>{s ? s.runs : '–'}</td>
+                        <td>{s ? <code>{s.experimentId}</code> : '–'}</td>
+                      </tr>
+                    );
+                  })}
+                  <tr>
+                    <th scope="row">change</th>
+                    <td>{signed(ba.deltaScore)}</td>
+                    <td>{signed(ba.deltaReward)}</td>
+                    <td />
+                    <td />
+                  </tr>
+                </tbody>
+              </table>
+            )}
+          </div>
+          <div data-testid="learning-versions">
+            <h3>Weight versions of {role}</h3>
+            <ol className="learning-versions">
+              {lineage.map((v) => (
+                <li key={v.id} data-testid={`version-${v.id}`} style={{ marginLeft: `${Math.min(v.depth, 12) * 0.6}rem` }}>
+                  <code>{v.id}</code> · iteration {v.iteration} · parent {v.parent === '–' ? '–' : <code>{v.parent}</code>}
+                  <br />
+                  <span className="muted small">
+                    {v.path}
+                    {v.hyper && ` · ${v.hyper}`}
+                  </span>
+                </li>
+              ))}
+            </ol>
+          </div>
+        </>
+      )}
+    </section>
+  );
+}
