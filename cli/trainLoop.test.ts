@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -14,8 +14,11 @@ const tmp = () => mkdtempSync(path.join(tmpdir(), 'flowlab-train-loop-'));
 const WORKSHOP = parseWorkflow(readFileSync('examples/workshop-learn.yaml', 'utf8'), { tools: defaultTools() }).graph;
 
 describe('--role-version resolution', () => {
+  // Resolution only checks that the version's file exists: a file of our own, so no shared folder is needed.
+  const versionFile = path.join(mkdtempSync(path.join(tmpdir(), 'flowlab-rv-')), 'iter-001.gguf');
+  writeFileSync(versionFile, 'GGUF');
   const versions: Record<string, { id: string; role: string; path: string }> = {
-    'wv-1': { id: 'wv-1', role: 'solver', path: tinyModel },
+    'wv-1': { id: 'wv-1', role: 'solver', path: versionFile },
     'wv-gone': { id: 'wv-gone', role: 'solver', path: '/nowhere/gone.gguf' },
   };
   const lookup = (id: string) => versions[id];
