@@ -212,3 +212,18 @@ export function resolveRoleVersions(
   }
   return out;
 }
+
+/**
+ * The provider with every model (and adapter) loaded before anything is recorded, so a bad
+ * file is reported at once, naming it. Disposes what it loaded and rethrows on failure.
+ */
+export async function loadedLlamaProvider(cfg: ModelConfig): Promise<ModelProvider & { load?(ref?: string): Promise<unknown> }> {
+  const provider = await llamaProvider(cfg);
+  try {
+    await provider.load?.();
+  } catch (e) {
+    await provider.dispose();
+    throw e;
+  }
+  return provider;
+}

@@ -7,12 +7,11 @@ import { CheckRegistry, type Graph } from '../../core/workflow/index.ts';
 import { satisfiesContract } from '../../core/engine/index.ts';
 import type { NodeId } from '../../core/ids.ts';
 import { computeWorkflowHash, openStore } from '../../core/store/index.ts';
-import { getDataset } from '../../core/tasks/index.ts';
 import { defaultTools } from '../../core/tools/index.ts';
 import { loadWorkflowFile } from '../../core/workflow/index.ts';
 import { intFlag, pairs, parse, UsageError } from '../args.ts';
-import { llamaProvider, resolveModels, withFingerprints } from '../compose.ts';
-import { processIo, runPending, type Io } from './common.ts';
+import { resolveModels, withFingerprints, loadedLlamaProvider } from '../compose.ts';
+import { processIo, runPending, type Io, loadTasks } from './common.ts';
 
 export const BLAME_EVAL_USAGE = `Usage: flowlab blame-eval <workflow.yaml> --dataset gsm8k --model <file.gguf> --inject role=kind@rate [...] [options]
 
@@ -74,21 +73,12 @@ export async function blameEvalCommand(argv: string[], io: Io = processIo): Prom
       throw new UsageError(`--inject node:${s.node}=${s.kind}: ${s.node} is a tool node, which takes only ${TOOL_FAULT_KINDS.join(', ')} faults`, BLAME_EVAL_USAGE);
     }
   }
-  const dataset = getDataset(values.dataset, { dataDir: values['data-dir'] });
-  const tasks = dataset.load({ split: values.split!, limit, offset });
-  if (tasks.length === 0) throw new Error(`no tasks: --offset ${offset} is past the end of ${dataset.name}/${values.split}`);
-  if (tasks.length < limit) io.stderr(`Note: ${dataset.name}/${values.split} has only ${tasks.length} task(s) from offset ${offset}; running those.\n`);
+  const { dataset, tasks } = loadTasks(values.dataset, { dataDir: values['data-dir'], split: values.split!, limit, offset }, io);
   const models = resolveModels(graph, {
     model: values.model, roleModel: pairs(values['role-model'], 'role-model', BLAME_EVAL_USAGE),
     threads: intFlag(values.threads, 'threads', BLAME_EVAL_USAGE, { min: 1 }), contextSize: intFlag(values['context-size'], 'context-size', BLAME_EVAL_USAGE, { min: 256 }), gpu: values.gpu,
   }, BLAME_EVAL_USAGE);
-  const inner = await llamaProvider(models);
-  try {
-    await inner.load?.();
-  } catch (e) {
-    await inner.dispose();
-    throw e;
-  }
+  const inner = await loadedLlamaProvider(models);
   const injector = buildInjector(graph, specs, seed);
 
   const store = openStore(values.db!);

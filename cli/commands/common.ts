@@ -3,7 +3,7 @@ import type { ExperimentId, RoleName } from '../../core/ids.ts';
 import { executePending, summarizeRuns, type ExecuteOptions, type ExperimentReport } from '../../core/experiments/index.ts';
 import type { ModelProvider } from '../../core/model/index.ts';
 import type { Store } from '../../core/store/index.ts';
-import type { Grader } from '../../core/tasks/index.ts';
+import { getDataset, type Dataset, type Grader, type Task } from '../../core/tasks/index.ts';
 import type { ToolSource } from '../../core/engine/index.ts';
 import type { Graph } from '../../core/workflow/index.ts';
 import type { ModelConfig } from '../compose.ts';
@@ -111,4 +111,16 @@ export async function runPending(args: {
 /** The JSON form of a report (`--json`). */
 export function reportJson(r: ExperimentReport): string {
   return JSON.stringify(r) + '\n';
+}
+
+/**
+ * A dataset's tasks `offset .. offset+limit-1` of a split. Errors (exit 1) when the offset is past
+ * the end; notes on stderr when fewer than `limit` remain.
+ */
+export function loadTasks(name: string, opts: { dataDir?: string; split: string; limit: number; offset: number }, io: Io): { dataset: Dataset; tasks: Task[] } {
+  const dataset = getDataset(name, { dataDir: opts.dataDir });
+  const tasks = dataset.load({ split: opts.split, limit: opts.limit, offset: opts.offset });
+  if (tasks.length === 0) throw new Error(`no tasks: --offset ${opts.offset} is past the end of ${dataset.name}/${opts.split}`);
+  if (tasks.length < opts.limit) io.stderr(`Note: ${dataset.name}/${opts.split} has only ${tasks.length} task(s) from offset ${opts.offset}; running those.\n`);
+  return { dataset, tasks };
 }

@@ -5,7 +5,7 @@ import { getDataset } from '../../core/tasks/index.ts';
 import { defaultTools } from '../../core/tools/index.ts';
 import { parseWorkflow } from '../../core/workflow/index.ts';
 import { pairs, parse, UsageError } from '../args.ts';
-import { checkLoraFingerprints, fingerprintModel, llamaProvider, type ModelConfig } from '../compose.ts';
+import { checkLoraFingerprints, fingerprintModel, type ModelConfig, loadedLlamaProvider } from '../compose.ts';
 import { formatReport } from '../format.ts';
 import { blameReportOf, buildInjector, formatBlame } from './blameEval.ts';
 import { processIo, reportJson, runPending, type Io } from './common.ts';
@@ -67,13 +67,7 @@ export async function resumeCommand(argv: string[], io: Io = processIo): Promise
     }
     checkLoraFingerprints(models); // the same LoRA adapters (--role-lora) as when it started, or refuse
     assertCardsAvailable(store, exp); // the same hint cards as when it started, or refuse
-    const provider = await llamaProvider(models);
-    try {
-      await provider.load?.();
-    } catch (e) {
-      await provider.dispose();
-      throw e;
-    }
+    const provider = await loadedLlamaProvider(models);
     if (values.force && exp.status === 'running') store.setExperimentStatus(exp.id, 'interrupted');
     exp = store.claimExperiment(exp.id);
     io.stderr(`Resuming ${exp.id}: ${pending} task(s) left.\n`);

@@ -2,12 +2,11 @@ import path from 'node:path';
 import Table from 'cli-table3';
 import { groupRollouts, learningRoles, parseMode, rolloutIndex, rolloutTaskId, formatMode, type RolloutSummary } from '../../core/rollouts/index.ts';
 import { computeWorkflowHash, openStore, type Store } from '../../core/store/index.ts';
-import { getDataset } from '../../core/tasks/index.ts';
 import { defaultTools } from '../../core/tools/index.ts';
 import { loadWorkflowFile } from '../../core/workflow/index.ts';
 import { intFlag, pairs, parse, UsageError } from '../args.ts';
-import { llamaProvider, resolveModels, withFingerprints } from '../compose.ts';
-import { processIo, runPending, type Io } from './common.ts';
+import { resolveModels, withFingerprints, loadedLlamaProvider } from '../compose.ts';
+import { processIo, runPending, type Io, loadTasks } from './common.ts';
 
 export const ROLLOUTS_USAGE = `Usage: flowlab rollouts <workflow.yaml> --dataset gsm8k --model <file.gguf> --group G [options]
 
@@ -78,9 +77,7 @@ export async function rolloutsCommand(argv: string[], io: Io = processIo): Promi
   const tools = defaultTools();
   const workflow = loadWorkflowFile(file, { tools });
   const roles = learningRoles(workflow.graph, mode);
-  const dataset = getDataset(values.dataset, { dataDir: values['data-dir'] });
-  const tasks = dataset.load({ split: values.split!, limit, offset });
-  if (tasks.length === 0) throw new Error(`no tasks: --offset ${offset} is past the end of ${dataset.name}/${values.split}`);
+  const { dataset, tasks } = loadTasks(values.dataset, { dataDir: values['data-dir'], split: values.split!, limit, offset }, io);
   const models = {
     ...resolveModels(workflow.graph, {
       model: values.model, roleModel: pairs(values['role-model'], 'role-model', ROLLOUTS_USAGE),
@@ -89,13 +86,7 @@ export async function rolloutsCommand(argv: string[], io: Io = processIo): Promi
     sequences: Math.max(4, G),
     batching: 'mixed' as const,
   };
-  const provider = await llamaProvider(models);
-  try {
-    await provider.load?.();
-  } catch (e) {
-    await provider.dispose();
-    throw e;
-  }
+  const provider = await loadedLlamaProvider(models);
   const rollouts: RolloutsConfig = { group: G, temperature, mode: formatMode(mode), learningRoles: roles, ...(values['record-tokens'] && { recordTokens: true }) };
   const store = openStore(values.db!);
   try {

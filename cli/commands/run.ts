@@ -1,12 +1,11 @@
 import path from 'node:path';
 import { computeWorkflowHash, openStore } from '../../core/store/index.ts';
-import { getDataset } from '../../core/tasks/index.ts';
 import { defaultTools } from '../../core/tools/index.ts';
 import { loadWorkflowFile } from '../../core/workflow/index.ts';
 import { intFlag, pairs, parse, UsageError } from '../args.ts';
-import { llamaProvider, resolveModels, resolveRoleVersions, withFingerprints } from '../compose.ts';
+import { resolveModels, resolveRoleVersions, withFingerprints, loadedLlamaProvider } from '../compose.ts';
 import { formatReport } from '../format.ts';
-import { processIo, reportJson, runPending, type Io } from './common.ts';
+import { processIo, reportJson, runPending, type Io, loadTasks } from './common.ts';
 import { CARD_RUN_OPTIONS, CARD_RUN_USAGE, cardHooksFor, cardsConfigFromFlags } from './cards.ts';
 
 export const RUN_USAGE = `Usage: flowlab run <workflow.yaml> --dataset gsm8k --model <file.gguf> [options]
@@ -76,19 +75,9 @@ export async function runCommand(argv: string[], io: Io = processIo): Promise<nu
   }
   // Argument-level checks (cards exist, distill flags) before reading any dataset or model.
   const cards = cardsConfigFromFlags(values, workflow.graph, values.db!, RUN_USAGE, io);
-  const dataset = getDataset(values.dataset, { dataDir: values['data-dir'] });
-  const tasks = dataset.load({ split: values.split!, limit, offset });
-  if (tasks.length === 0) throw new Error(`no tasks: --offset ${offset} is past the end of ${dataset.name}/${values.split}`);
-  if (tasks.length < limit) io.stderr(`Note: ${dataset.name}/${values.split} has only ${tasks.length} task(s) from offset ${offset}; running those.\n`);
+  const { dataset, tasks } = loadTasks(values.dataset, { dataDir: values['data-dir'], split: values.split!, limit, offset }, io);
   const models = resolveModels(workflow.graph, { model: values.model, roleModel, threads, contextSize, gpu: values.gpu, roleLora: values['role-lora'] }, RUN_USAGE);
-  const provider = await llamaProvider(models);
-  // Load every model before recording anything: a bad file is reported now, naming the file.
-  try {
-    await provider.load?.();
-  } catch (e) {
-    await provider.dispose();
-    throw e;
-  }
+  const provider = await loadedLlamaProvider(models);
 
   const store = openStore(values.db!);
   try {
