@@ -234,7 +234,7 @@ function BlameSummary({ model }: { model: TraceModel }) {
                   {b.rootFailures.length ? <span className="muted small"> ({b.rootFailures.join(', ')})</span> : null}
                 </td>
                 <td className="num">{b.authored}</td>
-                <td className={`num ${b.credit < 0 ? 'tone-bad' : ''}`}>{b.credit.toFixed(2)}</td>
+                <td className={`num ${b.credit < 0 ? 'tone-bad' : ''}`}>{b.credit < 0 && b.credit > -0.005 ? b.credit.toFixed(4) : b.credit.toFixed(2)}</td>
               </tr>
             ))}
           </tbody>
