@@ -34,6 +34,8 @@ export interface ModelConfig {
   loras?: Record<string, Array<{ path: string; scale?: number }>>;
   /** Per adapter (absolute path): its fingerprint when the experiment started (see fingerprintModel). */
   loraFingerprints?: Record<string, string>;
+  /** Exact F32 attention (flash attention off, F32 KV cache): on-policy sampling for train-loop. */
+  exactAttention?: boolean;
 }
 
 /**
@@ -172,9 +174,9 @@ export function defaultThreads(file: string): number {
 /** Builds the node-llama-cpp provider (imported lazily: replay never loads the binding). */
 export async function llamaProvider(cfg: ModelConfig): Promise<ModelProvider & { load?(ref?: string): Promise<unknown> }> {
   const { LlamaProvider } = await import('../models/llama/index.ts');
-  const models: Record<string, { path: string; threads: number; contextSize?: number; gpu: 'auto' | false; sequences?: number; batching?: 'mixed' | 'isolated'; lora?: Array<{ path: string; scale?: number }> }> = {};
+  const models: Record<string, { path: string; threads: number; contextSize?: number; gpu: 'auto' | false; sequences?: number; batching?: 'mixed' | 'isolated'; exactAttention?: boolean; lora?: Array<{ path: string; scale?: number }> }> = {};
   for (const [ref, file] of Object.entries(cfg.models)) {
-    models[ref] = { path: file, threads: cfg.threads ?? defaultThreads(file), contextSize: cfg.contextSize, gpu: cfg.gpu, sequences: cfg.sequences, batching: cfg.batching };
+    models[ref] = { path: file, threads: cfg.threads ?? defaultThreads(file), contextSize: cfg.contextSize, gpu: cfg.gpu, sequences: cfg.sequences, batching: cfg.batching, exactAttention: cfg.exactAttention };
     const lora = cfg.loras?.[ref];
     if (lora?.length) models[ref].lora = lora;
   }

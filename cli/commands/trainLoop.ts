@@ -132,7 +132,7 @@ export async function trainLoopCommand(argv: string[], io: Io = processIo, deps:
       contextSize: intFlag(values['context-size'], 'context-size', U, { min: 64 }), gpu: values.gpu,
     }, U);
     const parallel = Math.min(64, limit * G);
-    const cfgOf = (m: LoopModels): ModelConfig => ({ ...base, models: m.models, roleModels: m.roleModels, sequences: Math.max(4, parallel), batching: 'mixed' });
+    const cfgOf = (m: LoopModels): ModelConfig => ({ ...base, models: m.models, roleModels: m.roleModels, sequences: Math.max(4, parallel), batching: 'mixed', exactAttention: true });
     const makeProvider = async (m: LoopModels) => {
       const provider = deps.makeProvider ? await deps.makeProvider(cfgOf(m)) : await llamaProvider(cfgOf(m));
       const loader = provider as ModelProvider & { load?: () => Promise<unknown> };

@@ -97,6 +97,12 @@ export interface LlamaModelConfig {
    */
   batching?: 'isolated' | 'mixed';
   /**
+   * `true`: attention computed exactly in F32 (flash attention off, F32 KV cache), so sampled
+   * log-probabilities match the tfjs trainer's to ~1e-6 instead of ~1e-3 (models/trainer parity
+   * test): on-policy sampling for laptop RL. Slower and larger; off by default.
+   */
+  exactAttention?: boolean;
+  /**
    * LoRA adapters (GGUF files in llama.cpp's adapter layout, e.g. from llama.cpp's
    * `convert_lora_to_gguf.py`, or `makeLoraAdapter` in `models/gguf`) applied on top of the
    * base model for this ref. Each update is added as `scale * (alpha / rank) * B A x`;
@@ -201,6 +207,7 @@ interface ResolvedSettings {
   threads: number;
   sequences: number;
   batching: 'isolated' | 'mixed';
+  exactAttention: boolean;
 }
 
 /** A loaded model file, shared by every context on it. */
@@ -541,7 +548,7 @@ export class LlamaProvider implements ModelProvider {
   private settingsFor(key: string, realFile: string): { refs: string[]; settings: ResolvedSettings } {
     const d = { ...DEFAULTS, ...definedOnly(this.options.defaults ?? {}) };
     const refs: string[] = [];
-    const settings: ResolvedSettings = { contextSize: 0, threads: 0, sequences: 0, batching: 'mixed' };
+    const settings: ResolvedSettings = { contextSize: 0, threads: 0, sequences: 0, batching: 'mixed', exactAttention: false };
     for (const [ref, c] of Object.entries(this.options.models)) {
       const real = realpathOrUndefined(c.path);
       if (real !== realFile) continue;
@@ -551,6 +558,7 @@ export class LlamaProvider implements ModelProvider {
       settings.threads = Math.max(settings.threads, c.threads ?? d.threads);
       settings.sequences = Math.max(settings.sequences, c.sequences ?? d.sequences);
       if ((c.batching ?? d.batching) === 'isolated') settings.batching = 'isolated';
+      if (c.exactAttention) settings.exactAttention = true;
     }
     return { refs, settings };
   }
@@ -619,6 +627,7 @@ export class LlamaProvider implements ModelProvider {
         threads: settings.threads,
         sequences: settings.sequences,
         ...(settings.batching === 'isolated' ? { batching: { itemPrioritizationStrategy: oneSequencePerBatch } } : {}),
+        ...(settings.exactAttention ? { flashAttention: false, experimentalKvCacheKeyType: 'F32', experimentalKvCacheValueType: 'F32' } as const : {}),
         ...(adapters.length > 0
           ? { lora: { adapters: adapters.map((a) => ({ filePath: a.path, scale: a.scale })) } }
           : {}),
