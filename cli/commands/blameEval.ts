@@ -6,12 +6,12 @@ import type { Store } from '../../core/store/index.ts';
 import { CheckRegistry, type Graph } from '../../core/workflow/index.ts';
 import { satisfiesContract } from '../../core/engine/index.ts';
 import type { NodeId } from '../../core/ids.ts';
-import { computeWorkflowHash, openStore } from '../../core/store/index.ts';
+import { openStore } from '../../core/store/index.ts';
 import { defaultTools } from '../../core/tools/index.ts';
 import { loadWorkflowFile } from '../../core/workflow/index.ts';
 import { intFlag, pairs, parse, UsageError } from '../args.ts';
 import { resolveModels, withFingerprints, loadedLlamaProvider } from '../compose.ts';
-import { processIo, runPending, type Io, loadTasks } from './common.ts';
+import { processIo, runPending, type Io, loadTasks, EXPERIMENT_FLAGS, createWorkflowExperiment } from './common.ts';
 
 export const BLAME_EVAL_USAGE = `Usage: flowlab blame-eval <workflow.yaml> --dataset gsm8k --model <file.gguf> --inject role=kind@rate [...] [options]
 
@@ -30,21 +30,10 @@ Options:
 
 export async function blameEvalCommand(argv: string[], io: Io = processIo): Promise<number> {
   const { values, positionals } = parse(argv, {
-    dataset: { type: 'string' },
-    split: { type: 'string', default: 'test' },
+    ...EXPERIMENT_FLAGS,
     limit: { type: 'string', default: '10' },
-    offset: { type: 'string', default: '0' },
     runs: { type: 'string' },
-    model: { type: 'string' },
-    'role-model': { type: 'string', multiple: true },
     inject: { type: 'string', multiple: true },
-    seed: { type: 'string', default: '0' },
-    db: { type: 'string', default: process.env.FLOWLAB_DB ?? 'flowlab.db' },
-    'data-dir': { type: 'string' },
-    threads: { type: 'string' },
-    'context-size': { type: 'string' },
-    gpu: { type: 'string' },
-    json: { type: 'boolean', default: false },
   }, BLAME_EVAL_USAGE);
   if (positionals.length !== 1) throw new UsageError('missing <workflow.yaml>', BLAME_EVAL_USAGE);
   if (!values.dataset) throw new UsageError('missing --dataset', BLAME_EVAL_USAGE);
@@ -83,11 +72,9 @@ export async function blameEvalCommand(argv: string[], io: Io = processIo): Prom
 
   const store = openStore(values.db!);
   try {
-    const exp = store.createExperiment({
+    const exp = createWorkflowExperiment(store, {
       kind: 'blame-eval',
-      workflowName: graph.name,
-      workflowYaml: workflow.text,
-      workflowHash: computeWorkflowHash(workflow.text),
+      workflow,
       dataset: dataset.name,
       split: values.split!,
       limit,

@@ -2,7 +2,7 @@ import { SingleBar, Presets } from 'cli-progress';
 import type { ExperimentId, RoleName } from '../../core/ids.ts';
 import { executePending, summarizeRuns, type ExecuteOptions, type ExperimentReport } from '../../core/experiments/index.ts';
 import type { ModelProvider } from '../../core/model/index.ts';
-import type { Store } from '../../core/store/index.ts';
+import { computeWorkflowHash, type ExperimentRow, type NewExperiment, type Store } from '../../core/store/index.ts';
 import { getDataset, type Dataset, type Grader, type Task } from '../../core/tasks/index.ts';
 import type { ToolSource } from '../../core/engine/index.ts';
 import type { Graph } from '../../core/workflow/index.ts';
@@ -123,4 +123,52 @@ export function loadTasks(name: string, opts: { dataDir?: string; split: string;
   if (tasks.length === 0) throw new Error(`no tasks: --offset ${opts.offset} is past the end of ${dataset.name}/${opts.split}`);
   if (tasks.length < opts.limit) io.stderr(`Note: ${dataset.name}/${opts.split} has only ${tasks.length} task(s) from offset ${opts.offset}; running those.\n`);
   return { dataset, tasks };
+}
+
+/**
+ * The flags every experiment-creating command shares (`run`, `blame-eval`, `rollouts`):
+ * dataset selection, models, seed, database, threads, GPU and JSON output. `--limit` is left
+ * to each command (their defaults differ).
+ */
+export const EXPERIMENT_FLAGS = {
+  dataset: { type: 'string' },
+  split: { type: 'string', default: 'test' },
+  offset: { type: 'string', default: '0' },
+  model: { type: 'string' },
+  'role-model': { type: 'string', multiple: true },
+  seed: { type: 'string', default: '0' },
+  db: { type: 'string', default: process.env.FLOWLAB_DB ?? 'flowlab.db' },
+  'data-dir': { type: 'string' },
+  threads: { type: 'string' },
+  'context-size': { type: 'string' },
+  gpu: { type: 'string' },
+  json: { type: 'boolean', default: false },
+} as const;
+
+/**
+ * Creates an experiment for a workflow on a dataset split (one transaction, see
+ * Store.createExperiment), hashing the workflow text it stores.
+ */
+export function createWorkflowExperiment(store: Store, args: {
+  kind: NewExperiment['kind'];
+  workflow: { graph: Graph; text: string };
+  dataset: string;
+  split: string;
+  limit: number;
+  seed: number;
+  config: unknown;
+  tasks: NewExperiment['tasks'];
+}): ExperimentRow {
+  return store.createExperiment({
+    kind: args.kind,
+    workflowName: args.workflow.graph.name,
+    workflowYaml: args.workflow.text,
+    workflowHash: computeWorkflowHash(args.workflow.text),
+    dataset: args.dataset,
+    split: args.split,
+    limit: args.limit,
+    seed: args.seed,
+    config: args.config,
+    tasks: args.tasks,
+  });
 }

@@ -1,12 +1,12 @@
 import path from 'node:path';
 import Table from 'cli-table3';
 import { groupRollouts, learningRoles, parseMode, rolloutIndex, rolloutTaskId, formatMode, type RolloutSummary } from '../../core/rollouts/index.ts';
-import { computeWorkflowHash, openStore, type Store } from '../../core/store/index.ts';
+import { openStore, type Store } from '../../core/store/index.ts';
 import { defaultTools } from '../../core/tools/index.ts';
 import { loadWorkflowFile } from '../../core/workflow/index.ts';
 import { intFlag, pairs, parse, UsageError } from '../args.ts';
 import { resolveModels, withFingerprints, loadedLlamaProvider } from '../compose.ts';
-import { processIo, runPending, type Io, loadTasks } from './common.ts';
+import { processIo, runPending, type Io, loadTasks, EXPERIMENT_FLAGS, createWorkflowExperiment } from './common.ts';
 
 export const ROLLOUTS_USAGE = `Usage: flowlab rollouts <workflow.yaml> --dataset gsm8k --model <file.gguf> --group G [options]
 
@@ -38,23 +38,12 @@ export interface RolloutsConfig {
 
 export async function rolloutsCommand(argv: string[], io: Io = processIo): Promise<number> {
   const { values, positionals } = parse(argv, {
-    dataset: { type: 'string' },
-    split: { type: 'string', default: 'test' },
+    ...EXPERIMENT_FLAGS,
     limit: { type: 'string', default: '5' },
-    offset: { type: 'string', default: '0' },
     group: { type: 'string' },
     temperature: { type: 'string', default: '0.8' },
     mode: { type: 'string', default: 'multi-agent' },
-    model: { type: 'string' },
-    'role-model': { type: 'string', multiple: true },
-    seed: { type: 'string', default: '0' },
-    db: { type: 'string', default: process.env.FLOWLAB_DB ?? 'flowlab.db' },
-    'data-dir': { type: 'string' },
-    threads: { type: 'string' },
-    'context-size': { type: 'string' },
-    gpu: { type: 'string' },
     'record-tokens': { type: 'boolean', default: false },
-    json: { type: 'boolean', default: false },
   }, ROLLOUTS_USAGE);
   if (positionals.length !== 1) throw new UsageError('missing <workflow.yaml>', ROLLOUTS_USAGE);
   if (!values.dataset) throw new UsageError('missing --dataset', ROLLOUTS_USAGE);
@@ -90,11 +79,9 @@ export async function rolloutsCommand(argv: string[], io: Io = processIo): Promi
   const rollouts: RolloutsConfig = { group: G, temperature, mode: formatMode(mode), learningRoles: roles, ...(values['record-tokens'] && { recordTokens: true }) };
   const store = openStore(values.db!);
   try {
-    const exp = store.createExperiment({
+    const exp = createWorkflowExperiment(store, {
       kind: 'rollouts',
-      workflowName: workflow.graph.name,
-      workflowYaml: workflow.text,
-      workflowHash: computeWorkflowHash(workflow.text),
+      workflow,
       dataset: dataset.name,
       split: values.split!,
       limit,

@@ -1,11 +1,11 @@
 import path from 'node:path';
-import { computeWorkflowHash, openStore } from '../../core/store/index.ts';
+import { openStore } from '../../core/store/index.ts';
 import { defaultTools } from '../../core/tools/index.ts';
 import { loadWorkflowFile } from '../../core/workflow/index.ts';
 import { intFlag, pairs, parse, UsageError } from '../args.ts';
 import { resolveModels, resolveRoleVersions, withFingerprints, loadedLlamaProvider } from '../compose.ts';
 import { formatReport } from '../format.ts';
-import { processIo, reportJson, runPending, type Io, loadTasks } from './common.ts';
+import { processIo, reportJson, runPending, type Io, loadTasks, EXPERIMENT_FLAGS, createWorkflowExperiment } from './common.ts';
 import { CARD_RUN_OPTIONS, CARD_RUN_USAGE, cardHooksFor, cardsConfigFromFlags } from './cards.ts';
 
 export const RUN_USAGE = `Usage: flowlab run <workflow.yaml> --dataset gsm8k --model <file.gguf> [options]
@@ -37,21 +37,10 @@ ${CARD_RUN_USAGE}  --json                    print one JSON object instead of th
 
 export async function runCommand(argv: string[], io: Io = processIo): Promise<number> {
   const { values, positionals } = parse(argv, {
-    dataset: { type: 'string' },
-    split: { type: 'string', default: 'test' },
+    ...EXPERIMENT_FLAGS,
     limit: { type: 'string', default: '10' },
-    offset: { type: 'string', default: '0' },
-    model: { type: 'string' },
-    'role-model': { type: 'string', multiple: true },
     'role-lora': { type: 'string', multiple: true },
     'role-version': { type: 'string', multiple: true },
-    seed: { type: 'string', default: '0' },
-    db: { type: 'string', default: process.env.FLOWLAB_DB ?? 'flowlab.db' },
-    'data-dir': { type: 'string' },
-    threads: { type: 'string' },
-    'context-size': { type: 'string' },
-    gpu: { type: 'string' },
-    json: { type: 'boolean', default: false },
     ...CARD_RUN_OPTIONS,
   }, RUN_USAGE);
   if (positionals.length !== 1) throw new UsageError(positionals.length ? `expected one workflow file, got ${positionals.length}` : 'missing <workflow.yaml>', RUN_USAGE);
@@ -81,11 +70,9 @@ export async function runCommand(argv: string[], io: Io = processIo): Promise<nu
 
   const store = openStore(values.db!);
   try {
-    const exp = store.createExperiment({
+    const exp = createWorkflowExperiment(store, {
       kind: 'run',
-      workflowName: workflow.graph.name,
-      workflowYaml: workflow.text,
-      workflowHash: computeWorkflowHash(workflow.text),
+      workflow: workflow,
       dataset: dataset.name,
       split: values.split!,
       limit,

@@ -4,7 +4,7 @@
  * (percent, right axis). Bars also differ by border dash so the classes read without colour.
  */
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, LineController, LineElement, PointElement, Tooltip, type ChartConfiguration } from 'chart.js';
-import { useEffect, useRef } from 'react';
+import { useChart } from './useChart.ts';
 import { FAILURE_CLASSES, type ExperimentPoint } from '../lib/experimentStats.ts';
 import type { Theme } from '../lib/graphStyle.ts';
 
@@ -68,26 +68,7 @@ function config(points: ExperimentPoint[], theme: Theme): ChartConfiguration<'ba
 }
 
 export function ExperimentsChart({ points, theme }: { points: ExperimentPoint[]; theme: Theme }) {
-  const canvas = useRef<HTMLCanvasElement>(null);
-  const chart = useRef<Chart<'bar' | 'line', Array<number | null>, string> | null>(null);
-
-  useEffect(() => {
-    if (!canvas.current) return;
-    chart.current = new Chart(canvas.current, config(points, theme));
-    return () => {
-      chart.current?.destroy();
-      chart.current = null;
-    };
-    // Rebuilt when the theme changes (points are read at that moment); data changes update in place below.
-  }, [theme]);
-
-  useEffect(() => {
-    const c = chart.current;
-    if (!c) return;
-    const next = config(points, theme);
-    c.data = next.data;
-    c.update('none');
-  }, [points, theme]);
+  const canvas = useChart(() => config(points, theme), theme, points);
 
   const summary = points.map((p) => `${p.label}: accuracy ${p.accuracyPct ?? '–'}%`).join('; ');
   return (

@@ -3,7 +3,7 @@
  * train-loop iteration, with chart.js (line only). The two lines differ by dash and point style.
  */
 import { CategoryScale, Chart, Legend, LinearScale, LineController, LineElement, PointElement, Tooltip, type ChartConfiguration } from 'chart.js';
-import { useEffect, useRef } from 'react';
+import { useChart } from './useChart.ts';
 import type { Theme } from '../lib/graphStyle.ts';
 import type { ChartSeries } from '../lib/learning.ts';
 
@@ -45,25 +45,7 @@ function config(series: ChartSeries, theme: Theme): ChartConfiguration<'line', A
 }
 
 export function LearningChart({ role, series, theme }: LearningChartProps) {
-  const canvas = useRef<HTMLCanvasElement>(null);
-  const chart = useRef<Chart<'line', Array<number | null>, string> | null>(null);
-
-  useEffect(() => {
-    if (!canvas.current) return;
-    chart.current = new Chart(canvas.current, config(series, theme));
-    return () => {
-      chart.current?.destroy();
-      chart.current = null;
-    };
-    // Rebuilt when the theme changes; data changes update in place below (no flicker while live).
-  }, [theme]);
-
-  useEffect(() => {
-    const c = chart.current;
-    if (!c) return;
-    c.data = config(series, theme).data;
-    c.update('none');
-  }, [series, theme]);
+  const canvas = useChart(() => config(series, theme), theme, series);
 
   const last = series.labels.length - 1;
   const summary = last >= 0 ? `iteration ${series.labels[last]}: mean reward ${series.reward[last]?.toFixed(2) ?? '–'}, KL ${series.kl[last]?.toFixed(4) ?? '–'}` : 'no iterations';
