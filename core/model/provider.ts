@@ -82,5 +82,11 @@ export interface ModelProvider {
   generate(request: GenerateRequest): Promise<GenerateResult>;
   /** How many model files this provider has loaded so far (replay: always 0). */
   modelsLoaded(): number;
+  /**
+   * Optional capability: loads the model behind `ref` (every model when omitted) before
+   * anything is recorded, so a bad file is reported at once, naming it. Providers that load
+   * nothing (replay, scripted) leave it out.
+   */
+  load?(ref?: string): Promise<unknown>;
   dispose(): Promise<void>;
 }
