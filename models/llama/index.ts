@@ -1,8 +1,3 @@
-export {
-  LlamaProvider,
-  type LlamaLoraAdapter,
-  type LlamaModelConfig,
-  type LlamaProviderOptions,
-  type LoadedModelInfo,
-} from './LlamaProvider.ts';
+export { LlamaProvider } from './LlamaProvider.ts';
+export type { LlamaLoraAdapter, LlamaModelConfig, LlamaProviderOptions, LoadedModelInfo } from './config.ts';
 export { readGgufInfo, checkGgufFile, type GgufInfo, type CheckedGguf } from './ggufInfo.ts';

@@ -7,7 +7,7 @@ import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { ModelError } from '../../core/model/index.ts';
 import { checkGgufFile, type CheckedGguf, type GgufInfo } from './ggufInfo.ts';
-import type { LlamaLoraAdapter } from './LlamaProvider.ts';
+import type { LlamaLoraAdapter } from './config.ts';
 
 /** A resolved LoRA adapter: its real path and scale. */
 export interface ResolvedLora {

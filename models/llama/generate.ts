@@ -1,0 +1,184 @@
+/**
+ * One generation call of a `LlamaProvider`: the request's context is looked up (loaded on first
+ * use), a free sequence taken from its pool and cleared, and the completion sampled through
+ * node-llama-cpp's `LlamaCompletion` (or, with `recordTokens`, through the token recorder).
+ * Every call starts from an empty sequence: results never depend on which calls ran before or
+ * beside it, and the same seed, prompt and params give the same text.
+ */
+import { LlamaCompletion, LlamaText, type LlamaContextSequence, type LlamaGrammar } from 'node-llama-cpp';
+import { ModelError, type GenerateRequest, type GenerateResult } from '../../core/model/index.ts';
+import { errorText } from './errorText.ts';
+import type { LoadedModel } from './loaders.ts';
+import type { ModelCache } from './modelCache.ts';
+import { renderInput, type RenderedInput } from './renderInput.ts';
+import { normaliseSeed, SAMPLING_DEFAULTS } from './sampling.ts';
+import { linkSignal, throwIfAborted } from './signals.ts';
+import { sampleRecorded } from './tokenRecorder.ts';
+
+/**
+ * Generates a completion for `request` with the models of `cache` (the behaviour documented on
+ * `LlamaProvider.generate`).
+ *
+ * @throws ModelError `MODEL_UNKNOWN_REF`, `MODEL_NOT_FOUND`, `MODEL_INVALID`, `MODEL_LOAD_FAILED`,
+ *   `ABORTED`, `GENERATION_FAILED` (see `LlamaProvider.generate`).
+ */
+export async function generate(cache: ModelCache, request: GenerateRequest): Promise<GenerateResult> {
+  const started = performance.now();
+  cache.assertOpen();
+  const { signal } = request;
+  throwIfAborted(signal, request.model);
+
+  const loaded = await cache.entryForRef(request.model);
+  const grammar = request.jsonSchema ? await cache.grammarFor(request.jsonSchema) : undefined;
+  throwIfAborted(signal, request.model);
+
+  const fileName = loaded.summary.fileName;
+  const input = renderInput(loaded, request);
+  const promptTokens = input.tokens.length + (loaded.prependsBos ? 1 : 0);
+  const contextSize = loaded.summary.contextSize;
+  if (promptTokens >= contextSize) {
+    throw new ModelError(
+      'GENERATION_FAILED',
+      `Prompt of ${promptTokens} tokens does not fit the ${contextSize}-token context of ${fileName} (ref "${request.model}"); raise contextSize`,
+      request.model,
+    );
+  }
+  const userStops = (request.params.stop ?? []).filter((s) => s !== '');
+
+  // One listener on the caller's signal however many calls share it (see linkSignal).
+  const link = signal ? linkSignal(signal) : undefined;
+  const callSignal = link?.signal;
+  let sequence: LlamaContextSequence;
+  try {
+    sequence = await loaded.pool.acquire(callSignal, request.model);
+  } catch (err) {
+    link?.release();
+    throw err;
+  }
+  try {
+    await sequence.clearHistory();
+    if (request.recordTokens) {
+      const rec = await sampleRecorded(loaded, sequence, input, request, grammar, userStops, callSignal);
+      return {
+        text: rec.text,
+        tokens: { prompt: rec.promptTokenIds.length, completion: rec.completionTokenIds.length },
+        ms: performance.now() - started,
+        seed: request.seed,
+        model: fileName,
+        stopReason: rec.stopReason,
+        renderedPrompt: input.rendered,
+        promptTokenIds: rec.promptTokenIds,
+        completionTokenIds: rec.completionTokenIds,
+      };
+    }
+    const out = await sampleCompletion(sequence, input, request, grammar, userStops, callSignal);
+    return {
+      text: out.text,
+      tokens: { prompt: promptTokens, completion: out.completionTokens },
+      ms: performance.now() - started,
+      seed: request.seed,
+      model: fileName,
+      stopReason: out.stopReason,
+      renderedPrompt: input.rendered,
+    };
+  } catch (err) {
+    throw asModelError(err, cache, request, fileName);
+  } finally {
+    loaded.pool.release(sequence);
+    link?.release();
+  }
+}
+
+/**
+ * The plain sampling path: `LlamaCompletion` on `sequence`, with node-llama-cpp's sampling
+ * defaults made explicit (`SAMPLING_DEFAULTS`), no repeat penalty and no context shift.
+ * `completionTokens` is the output side of the sequence's `TokenMeter` over the call.
+ */
+async function sampleCompletion(
+  sequence: LlamaContextSequence,
+  input: RenderedInput,
+  request: GenerateRequest,
+  grammar: LlamaGrammar | undefined,
+  userStops: readonly string[],
+  signal: AbortSignal | undefined,
+): Promise<{ text: string; completionTokens: number; stopReason: GenerateResult['stopReason'] }> {
+  const stopTriggers: (string | LlamaText)[] = [...userStops, ...input.extraStops];
+  const completion = new LlamaCompletion({ contextSequence: sequence });
+  const meterBefore = sequence.tokenMeter.getState();
+  let response;
+  try {
+    response = await completion.generateCompletionWithMeta(input.tokens, {
+      temperature: request.params.temperature ?? 0,
+      topK: request.params.topK ?? SAMPLING_DEFAULTS.topK,
+      topP: request.params.topP ?? SAMPLING_DEFAULTS.topP,
+      minP: request.params.minP ?? SAMPLING_DEFAULTS.minP,
+      seed: normaliseSeed(request.seed),
+      maxTokens: request.params.maxTokens,
+      repeatPenalty: false,
+      ...(grammar ? { grammar } : {}),
+      ...(stopTriggers.length > 0 ? { customStopTriggers: stopTriggers } : {}),
+      ...(signal ? { signal } : {}),
+      // Never drop or shift tokens silently: the prompt was checked to fit above, and
+      // generation ends when the context is full. (A numeric shift size is used as is;
+      // it bounds the prompt to contextSize - 1 inside LlamaCompletion.)
+      disableContextShift: true,
+      contextShiftSize: 1,
+    });
+  } finally {
+    completion.dispose({ disposeSequence: false });
+  }
+  const used = sequence.tokenMeter.diff(meterBefore);
+  return {
+    text: response.response,
+    completionTokens: used.usedOutputTokens,
+    stopReason: stopReasonOf(response.metadata, userStops, input),
+  };
+}
+
+type CompletionMeta = Awaited<ReturnType<LlamaCompletion['generateCompletionWithMeta']>>['metadata'];
+
+/**
+ * The port's stop reason for node-llama-cpp's: the end of generation and the grammar's end (the
+ * JSON value is complete) are `eos`; a user stop string is `stop`; the chat template's own
+ * end-of-turn triggers count as a natural end (`eos`).
+ */
+function stopReasonOf(meta: CompletionMeta, userStops: readonly string[], input: RenderedInput): GenerateResult['stopReason'] {
+  switch (meta.stopReason) {
+    case 'eogToken':
+    case 'stopGenerationTrigger':
+      return 'eos';
+    case 'maxTokens':
+      return 'maxTokens';
+    case 'abort':
+      return 'abort';
+    case 'customStopTrigger': {
+      const trigger = meta.customStopTrigger;
+      const isUserStop =
+        trigger.length > 0 && trigger.every((t) => typeof t === 'string') && userStops.includes(trigger.join(''));
+      return isUserStop || input.extraStops.length === 0 ? 'stop' : 'eos';
+    }
+    default:
+      return 'other';
+  }
+}
+
+/** A failure inside a call as the port's error: `ABORTED` when the caller's signal aborted, `GENERATION_FAILED` otherwise. */
+function asModelError(err: unknown, cache: ModelCache, request: GenerateRequest, fileName: string): ModelError {
+  if (err instanceof ModelError) return err;
+  if (request.signal?.aborted) {
+    return new ModelError('ABORTED', `Generation on ${fileName} (ref "${request.model}") was aborted`, request.model, {
+      cause: request.signal.reason ?? err,
+    });
+  }
+  if (cache.disposed) {
+    return new ModelError('GENERATION_FAILED', 'LlamaProvider was disposed during generation', request.model, {
+      cause: err,
+    });
+  }
+  return new ModelError(
+    'GENERATION_FAILED',
+    `Generation failed on ${fileName} (ref "${request.model}"): ${errorText(err)}`,
+    request.model,
+    { cause: err },
+  );
+}
