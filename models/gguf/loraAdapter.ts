@@ -14,6 +14,7 @@
  * - At run time `W x` becomes `W x + s · (alpha / r) · B (A x)`, `s` being the scale the adapter
  *   is loaded with (node-llama-cpp's `createContext({lora: {adapters: [{filePath, scale}]}})`).
  */
+import { mulberry32 } from '../../core/stats/index.ts';
 import { checkGgufFile } from '../llama/ggufInfo.ts';
 import type { GgufDocument, GgufTensor } from './writeGguf.ts';
 
@@ -100,16 +101,9 @@ export function makeLoraAdapter(base: LoraBase, options: LoraAdapterOptions): Gg
   };
 }
 
-/** Seeded standard normal samples (mulberry32 + Box-Muller). */
+/** Seeded standard normal samples (mulberry32 from `core/stats/paired.ts`, then Box-Muller). */
 function gaussian(seed: number): () => number {
-  let s = seed >>> 0;
-  const uniform = () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const uniform = mulberry32(seed);
   return () => {
     const u = 1 - uniform();
     return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * uniform());

@@ -5,14 +5,14 @@
  * result exactly like the source. F32 payloads are written as is, F16/BF16 ones converted
  * (round to nearest even).
  *
- * Atomic: the bytes go to a temp file in the destination's folder, are flushed to disk, and the
- * temp file is renamed over the destination. A crash or an error at any point leaves the old
- * destination (if any) whole, never a truncated model; the temp file is removed on errors.
+ * Atomic (`writeAtomically` in `writeGguf.ts`): the bytes go to a temp file in the destination's
+ * folder, are flushed to disk, and the temp file is renamed over the destination. A crash or an
+ * error at any point leaves the old destination (if any) whole, never a truncated model; the
+ * temp file is removed on errors.
  */
-import { randomBytes } from 'node:crypto';
-import { open, readFile, rename, rm } from 'node:fs/promises';
-import path from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { GGML_TYPE, GgufError, parseGgufHeader, type GgufTensorInfo } from './readGguf.ts';
+import { writeAtomically } from './writeGguf.ts';
 
 /** Timings of one {@link rewriteGguf} call, in milliseconds. */
 export interface RewriteStats {
@@ -95,29 +95,6 @@ function encodePayload(file: string, t: GgufTensorInfo, values: Float32Array, ou
       file,
       t.name,
     );
-  }
-}
-
-/**
- * Writes `bytes` to `file` atomically: temp file `.<name>.<pid>.<random>.tmp` in the same folder
- * (same file system, so the rename is atomic), fsync, rename. Removes the temp file on failure.
- */
-export async function writeAtomically(file: string, bytes: Uint8Array): Promise<void> {
-  const dir = path.dirname(path.resolve(file));
-  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  try {
-    const fh = await open(tmp, 'wx');
-    try {
-      await fh.writeFile(bytes);
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    await rename(tmp, file);
-  } catch (err) {
-    await rm(tmp, { force: true }).catch(() => {});
-    if (err instanceof GgufError) throw err;
-    throw new GgufError('GGUF_IO', `Cannot write ${file}: ${(err as Error).message}`, file, undefined, { cause: err });
   }
 }
 

@@ -1,20 +1,35 @@
 /**
- * A small GGUF v3 writer: metadata key/values, tensor infos and F32 tensor data, written
- * atomically (temp file in the same folder, then rename). Enough to produce LoRA adapters and
- * test fixtures that llama.cpp loads; not a converter.
+ * The GGUF writer: every GGUF file this repository writes (LoRA adapters, trainer checkpoints'
+ * copies, test fixtures) is encoded here. Not a converter.
  *
- * Layout (GGUF v3, little endian): magic `GGUF`, u32 version, u64 tensor count, u64 key/value
- * count; the key/values (u64-length-prefixed UTF-8 key, u32 value type, value); the tensor infos
- * (name, u32 dimension count, u64 `ne` per dimension — `ne[0]` is the fastest-varying axis —,
- * u32 ggml type, u64 offset of the data relative to the data section); zero padding up to
- * `alignment`; then each tensor's data, each starting at a multiple of `alignment`.
+ * Layout (GGUF v3, or v2 on request; ggml's `docs/gguf.md` and `ggml/src/gguf.cpp`; little
+ * endian throughout): magic `GGUF`, u32 version, u64 tensor count, u64 key/value count; the
+ * key/values (u64-length-prefixed UTF-8 key, u32 value type, value; arrays are u32 item type,
+ * u64 count, items); the tensor infos (name, u32 dimension count, u64 `ne` per dimension —
+ * `ne[0]` is the fastest-varying axis —, u32 ggml type, u64 offset of the data relative to the
+ * data section); zero padding up to `alignment`; then each tensor's data, each starting at a
+ * multiple of `alignment` and zero-padded to the next one. Offsets are packed in tensor order
+ * (each tensor's offset is the previous one's plus its size rounded up to `alignment`), as
+ * llama.cpp's own writer packs them, so re-encoding a parsed llama.cpp file gives its bytes back.
+ *
+ * Three entry points, one encoder:
+ * - {@link encodeGguf} / {@link writeGguf}: a checked document of F32 tensors (names, shapes and
+ *   value counts validated), written atomically.
+ * - {@link encodeGgufLayout}: exactly the entries, tensor types and payload bytes it is given
+ *   (any version, any ggml type, unchecked shapes), for fixtures, including files readers must
+ *   refuse.
+ * - {@link layoutOfGguf}: a parsed file as a layout, to re-encode it with changes.
  */
+import {
+  GGUF_VALUE_TYPES,
+  GgufError,
+  type GgufFile,
+  type GgufMetadataValue,
+  type GgufValueTypeName,
+} from './readGguf.ts';
 import { randomBytes } from 'node:crypto';
-import { rename, rm, writeFile } from 'node:fs/promises';
+import { open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-
-/** GGUF metadata value types (gguf.h `enum gguf_type`). */
-const T = { u8: 0, i8: 1, u16: 2, i16: 3, u32: 4, i32: 5, f32: 6, bool: 7, string: 8, array: 9, u64: 10, i64: 11, f64: 12 } as const;
 
 /** Scalar metadata types by name. */
 export type GgufScalarType = 'u8' | 'i8' | 'u16' | 'i16' | 'u32' | 'i32' | 'u64' | 'i64' | 'f32' | 'f64' | 'bool' | 'string';
@@ -37,6 +52,7 @@ export interface GgufTensor {
   data: Float32Array;
 }
 
+/** A checked document of F32 tensors (see {@link encodeGguf}). */
 export interface GgufDocument {
   /** Key/values in file order (insertion order). */
   metadata: Record<string, GgufValue>;
@@ -48,11 +64,48 @@ export interface GgufDocument {
   alignment?: number;
 }
 
+/** A metadata value with its GGUF type spelled out: the form {@link encodeGgufLayout} writes and `readGguf` reads. */
+export interface GgufTypedValue {
+  type: GgufValueTypeName;
+  /** For arrays: the items' type (a scalar type). */
+  itemType?: GgufValueTypeName;
+  value: GgufMetadataValue;
+}
+
+/** A tensor as stored: its ggml type number (0 F32, 1 F16, 30 BF16, 2 Q4_0, ...) and its payload bytes. */
+export interface GgufRawTensor {
+  name: string;
+  /** GGUF `ne` order. */
+  dims: readonly number[];
+  type: number;
+  bytes: Uint8Array;
+}
+
+/** Everything a GGUF file holds, as {@link encodeGgufLayout} writes it. */
+export interface GgufLayout {
+  /** GGUF version written. Defaults to 3. */
+  version?: number;
+  /**
+   * Padding of the header and of each payload, in bytes. Defaults to 32. Not added to the
+   * metadata: give `general.alignment` yourself when it is not 32.
+   */
+  alignment?: number;
+  /** Key/values in file order (duplicates are written as given). */
+  metadata: ReadonlyArray<readonly [string, GgufTypedValue]>;
+  tensors: readonly GgufRawTensor[];
+}
+
 /** ggml's name limit (GGML_MAX_NAME = 64, including the terminating NUL). */
 const MAX_TENSOR_NAME = 63;
 const GGML_TYPE_F32 = 0;
 
-/** Serialises a document to GGUF v3 bytes. Throws `RangeError`/`TypeError` on an invalid document. */
+/**
+ * Serialises a checked document to GGUF v3 bytes.
+ * @throws RangeError (alignment not a power of two; a tensor name empty, longer than 63 bytes or
+ *   repeated; 0 or more than 4 dimensions; a dimension not a positive integer; a value count
+ *   other than the dimensions' product), TypeError (a metadata value not of its type), each
+ *   naming the key or tensor.
+ */
 export function encodeGguf(doc: GgufDocument): Buffer {
   const alignment = doc.alignment ?? 32;
   if (!Number.isInteger(alignment) || alignment <= 0 || (alignment & (alignment - 1)) !== 0) {
@@ -61,19 +114,7 @@ export function encodeGguf(doc: GgufDocument): Buffer {
   const metadata: Record<string, GgufValue> = { ...doc.metadata };
   if (alignment !== 32) metadata['general.alignment'] = { type: 'u32', value: alignment };
 
-  const w = new ByteWriter();
-  w.raw(Buffer.from('GGUF', 'latin1'));
-  w.u32(3);
-  w.u64(BigInt(doc.tensors.length));
-  w.u64(BigInt(Object.keys(metadata).length));
-  for (const [key, value] of Object.entries(metadata)) {
-    w.str(key);
-    writeValue(w, key, value);
-  }
-
   const names = new Set<string>();
-  let offset = 0;
-  const offsets: number[] = [];
   for (const t of doc.tensors) {
     if (!t.name || Buffer.byteLength(t.name, 'utf8') > MAX_TENSOR_NAME) {
       throw new RangeError(`tensor name "${t.name}" must be 1-${MAX_TENSOR_NAME} bytes`);
@@ -88,65 +129,150 @@ export function encodeGguf(doc: GgufDocument): Buffer {
     if (t.data.length !== elements) {
       throw new RangeError(`tensor "${t.name}" has ${t.data.length} values, its dimensions [${t.dims.join(', ')}] need ${elements}`);
     }
+  }
+  return encodeGgufLayout({
+    alignment,
+    metadata: Object.entries(metadata).map(([key, value]) => [key, typedValue(value)] as const),
+    tensors: doc.tensors.map((t) => ({ name: t.name, dims: t.dims, type: GGML_TYPE_F32, bytes: f32Bytes(t.data) })),
+  });
+}
+
+/**
+ * Serialises a layout to GGUF bytes exactly as given: no checks of names, shapes, payload sizes
+ * or version, so fixtures can hold what readers must refuse.
+ * @throws TypeError when a metadata value does not fit its type (out of range, wrong kind, a
+ *   nested array), naming the key; RangeError for an alignment that is not a positive integer.
+ */
+export function encodeGgufLayout(layout: GgufLayout): Buffer {
+  const alignment = layout.alignment ?? 32;
+  if (!Number.isInteger(alignment) || alignment <= 0) throw new RangeError(`GGUF alignment must be a positive integer, got ${alignment}`);
+  const w = new ByteWriter();
+  w.raw(Buffer.from('GGUF', 'latin1'));
+  w.u32(layout.version ?? 3);
+  w.u64(BigInt(layout.tensors.length));
+  w.u64(BigInt(layout.metadata.length));
+  for (const [key, value] of layout.metadata) {
+    w.str(key);
+    writeValue(w, key, value);
+  }
+  let offset = 0;
+  const offsets: number[] = [];
+  for (const t of layout.tensors) {
     w.str(t.name);
     w.u32(t.dims.length);
     for (const d of t.dims) w.u64(BigInt(d));
-    w.u32(GGML_TYPE_F32);
+    w.u32(t.type);
     w.u64(BigInt(offset));
     offsets.push(offset);
-    offset = alignUp(offset + elements * 4, alignment);
+    offset = alignUp(offset + t.bytes.length, alignment);
   }
   w.pad(alignment);
   const dataStart = w.length;
   const out = Buffer.alloc(dataStart + offset);
   w.copyTo(out);
-  doc.tensors.forEach((t, i) => {
-    const bytes = Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength);
-    if (isLittleEndian()) {
-      bytes.copy(out, dataStart + offsets[i]!);
-    } else {
-      for (let j = 0; j < t.data.length; j++) out.writeFloatLE(t.data[j]!, dataStart + offsets[i]! + j * 4);
-    }
-  });
+  layout.tensors.forEach((t, i) => out.set(t.bytes, dataStart + offsets[i]!));
   return out;
 }
 
 /**
- * Writes a GGUF file atomically: the bytes go to a temp file next to `file`, which is then
- * renamed over it, so a reader never sees a half-written file (and a crash leaves the old one).
+ * A parsed file as a layout: its version, alignment, metadata (file order) and tensors, whose
+ * payloads are views of `bytes` (the whole file). `encodeGgufLayout(layoutOfGguf(f, b))` gives
+ * `b` back for a file with packed offsets (every file llama.cpp writes).
+ * @throws GgufError `GGUF_UNSUPPORTED_TENSOR_TYPE` for a tensor of a ggml type whose size is unknown.
+ */
+export function layoutOfGguf(file: GgufFile, bytes: Uint8Array): Required<GgufLayout> {
+  return {
+    version: file.version,
+    alignment: file.alignment,
+    metadata: metadataEntries(file),
+    tensors: file.tensors.map((t) => {
+      if (t.byteLength === undefined) {
+        throw new GgufError('GGUF_UNSUPPORTED_TENSOR_TYPE', `Cannot copy tensor "${t.name}" of unknown type ${t.typeName}: ${file.path}`, file.path, t.name);
+      }
+      return { name: t.name, dims: t.dims, type: t.type, bytes: bytes.subarray(t.fileOffset, t.fileOffset + t.byteLength) };
+    }),
+  };
+}
+
+/** The metadata of a parsed file as typed entries, in file order, without the keys in `omit`. */
+export function metadataEntries(file: GgufFile, omit: readonly string[] = []): Array<[string, GgufTypedValue]> {
+  return Object.entries(file.metadata)
+    .filter(([k]) => !omit.includes(k))
+    .map(([k, value]) => {
+      const type = file.valueTypes[k]!;
+      const v: GgufTypedValue = { type, value };
+      if (type === 'array') v.itemType = file.arrayItemTypes[k] ?? 'u8';
+      return [k, v];
+    });
+}
+
+/**
+ * Writes a GGUF file atomically (see {@link writeAtomically}).
+ * @throws the errors of {@link encodeGguf} (nothing is written); GgufError `GGUF_IO` naming the file.
  */
 export async function writeGguf(file: string, doc: GgufDocument): Promise<void> {
-  const bytes = encodeGguf(doc);
+  await writeAtomically(file, encodeGguf(doc));
+}
+
+/**
+ * Writes `bytes` to `file` atomically: temp file `.<name>.<pid>.<random>.tmp` in the same folder
+ * (same file system, so the rename is atomic), fsync, rename. A reader never sees a half-written
+ * file, and a crash leaves the old one. Removes the temp file on failure.
+ * @throws GgufError `GGUF_IO` naming `file` (the system error's message included).
+ */
+export async function writeAtomically(file: string, bytes: Uint8Array): Promise<void> {
   const dir = path.dirname(path.resolve(file));
   const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   try {
-    await writeFile(tmp, bytes, { flag: 'wx' });
+    const fh = await open(tmp, 'wx');
+    try {
+      await fh.writeFile(bytes);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
     await rename(tmp, file);
   } catch (err) {
     await rm(tmp, { force: true }).catch(() => {});
-    throw err;
+    if (err instanceof GgufError) throw err;
+    throw new GgufError('GGUF_IO', `Cannot write ${file}: ${(err as Error).message}`, file, undefined, { cause: err });
   }
 }
 
-function writeValue(w: ByteWriter, key: string, value: GgufValue): void {
-  if (typeof value === 'string') {
-    w.u32(T.string);
-    w.str(value);
-  } else if (typeof value === 'boolean') {
-    w.u32(T.bool);
-    w.u8(value ? 1 : 0);
-  } else if (value.type === 'array') {
-    w.u32(T.array);
-    w.u32(T[value.itemType]);
-    w.u64(BigInt(value.items.length));
-    for (const item of value.items) writeScalar(w, key, value.itemType, item);
-  } else {
-    w.u32(T[value.type]);
-    writeScalar(w, key, value.type, value.value);
-  }
+/** A document value in typed form. */
+function typedValue(value: GgufValue): GgufTypedValue {
+  if (typeof value === 'string') return { type: 'string', value };
+  if (typeof value === 'boolean') return { type: 'bool', value };
+  if (value.type === 'array') return { type: 'array', itemType: value.itemType, value: [...value.items] };
+  return { type: value.type, value: value.value };
 }
 
-function writeScalar(w: ByteWriter, key: string, type: GgufScalarType, v: string | number | bigint | boolean): void {
+/** F32 values as little-endian bytes. */
+function f32Bytes(data: Float32Array): Uint8Array {
+  if (LITTLE_ENDIAN) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  const out = Buffer.alloc(data.length * 4);
+  for (let j = 0; j < data.length; j++) out.writeFloatLE(data[j]!, j * 4);
+  return out;
+}
+
+function writeValue(w: ByteWriter, key: string, v: GgufTypedValue): void {
+  w.u32(typeId(key, v.type));
+  if (v.type !== 'array') return writeScalar(w, key, v.type, v.value);
+  const itemType = v.itemType ?? 'u8';
+  if (itemType === 'array') throw new TypeError(`metadata "${key}": nested arrays are not written`);
+  if (!Array.isArray(v.value)) throw new TypeError(`metadata "${key}": an array value must be a JS array`);
+  w.u32(typeId(key, itemType));
+  w.u64(BigInt(v.value.length));
+  for (const item of v.value) writeScalar(w, key, itemType, item);
+}
+
+function typeId(key: string, type: GgufValueTypeName): number {
+  const id = GGUF_VALUE_TYPES.indexOf(type);
+  if (id < 0) throw new TypeError(`metadata "${key}": unknown GGUF value type "${String(type)}"`);
+  return id;
+}
+
+function writeScalar(w: ByteWriter, key: string, type: GgufValueTypeName, v: GgufMetadataValue): void {
   const bad = () => new TypeError(`metadata "${key}": ${String(v)} is not a valid ${type}`);
   if (type === 'string') {
     if (typeof v !== 'string') throw bad();
@@ -166,7 +292,8 @@ function writeScalar(w: ByteWriter, key: string, type: GgufScalarType, v: string
     return;
   }
   const n = BigInt(typeof v === 'number' ? (Number.isInteger(v) ? v : NaN) : v);
-  const bits = { u8: 8, i8: 8, u16: 16, i16: 16, u32: 32, i32: 32, u64: 64, i64: 64 }[type];
+  const bits = INT_BITS[type as keyof typeof INT_BITS];
+  if (bits === undefined) throw bad();
   const signed = type.startsWith('i');
   const min = signed ? -(1n << BigInt(bits - 1)) : 0n;
   const max = signed ? (1n << BigInt(bits - 1)) - 1n : (1n << BigInt(bits)) - 1n;
@@ -183,8 +310,9 @@ function writeScalar(w: ByteWriter, key: string, type: GgufScalarType, v: string
   w.raw(b);
 }
 
+const INT_BITS = { u8: 8, i8: 8, u16: 16, i16: 16, u32: 32, i32: 32, u64: 64, i64: 64 } as const;
 const alignUp = (n: number, a: number) => Math.ceil(n / a) * a;
-const isLittleEndian = () => new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /** Appends little-endian values to growing chunks. */
 class ByteWriter {

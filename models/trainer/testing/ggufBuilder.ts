@@ -1,31 +1,31 @@
 /**
- * Test fixture builder: encodes GGUF files with any version, value types, tensor types and
- * alignment, including ones the trainer must refuse (quantised tensor types, other
- * architectures, truncated files). Not used at run time. Tensor payloads are given as raw bytes
- * or as floats (encoded as F32).
+ * Test fixture builder on top of the one GGUF writer (`models/gguf/writeGguf.ts`): GGUF files
+ * with any version, value types, tensor types and alignment, including ones the trainer must
+ * refuse (quantised tensor types, other architectures, truncated files). Not used at run time.
+ * Tensor payloads are given as raw bytes or as floats (encoded as F32).
  */
-import { GGUF_VALUE_TYPES, type GgufFile, type GgufMetadataValue, type GgufValueTypeName } from '../../gguf/readGguf.ts';
+import { mulberry32 } from '../../../core/stats/index.ts';
+import type { GgufFile } from '../../gguf/readGguf.ts';
+import { encodeGgufLayout, metadataEntries, type GgufTypedValue } from '../../gguf/writeGguf.ts';
 
-export interface BuilderValue {
-  type: GgufValueTypeName;
-  /** For arrays: the items' type. */
-  itemType?: GgufValueTypeName;
-  value: GgufMetadataValue;
-}
+/** A metadata value with its type (for arrays, `itemType` gives the items' type; default `u8`). */
+export type BuilderValue = GgufTypedValue;
 
 export interface BuilderTensor {
   name: string;
   dims: number[];
   /** ggml type number (0 F32, 1 F16, 2 Q4_0, ...). Default 0. */
   type?: number;
-  /** F32 values (type 0) ... */
+  /** F32 values (type 0; zeros when neither this nor `bytes` is given) ... */
   values?: Float32Array;
   /** ... or the raw payload. */
   bytes?: Uint8Array;
 }
 
 export interface BuilderDoc {
+  /** Default 3. */
   version?: number;
+  /** Default 32; `general.alignment` is not added (put it in `metadata` yourself). */
   alignment?: number;
   metadata: Array<[string, BuilderValue]>;
   tensors: BuilderTensor[];
@@ -36,127 +36,39 @@ export const str = (value: string): BuilderValue => ({ type: 'string', value });
 export const u32 = (value: number): BuilderValue => ({ type: 'u32', value });
 export const f32v = (value: number): BuilderValue => ({ type: 'f32', value });
 
-class W {
-  chunks: Buffer[] = [];
-  length = 0;
-  raw(b: Uint8Array): void {
-    const buf = Buffer.from(b.buffer, b.byteOffset, b.byteLength);
-    this.chunks.push(buf);
-    this.length += buf.length;
-  }
-  n(size: number, write: (b: Buffer) => void): void {
-    const b = Buffer.alloc(size);
-    write(b);
-    this.raw(b);
-  }
-  str(s: string): void {
-    const b = Buffer.from(s, 'utf8');
-    this.n(8, (x) => x.writeBigUInt64LE(BigInt(b.length)));
-    this.raw(b);
-  }
-  scalar(type: GgufValueTypeName, v: GgufMetadataValue): void {
-    switch (type) {
-      case 'u8': return this.n(1, (b) => b.writeUInt8(Number(v)));
-      case 'i8': return this.n(1, (b) => b.writeInt8(Number(v)));
-      case 'u16': return this.n(2, (b) => b.writeUInt16LE(Number(v)));
-      case 'i16': return this.n(2, (b) => b.writeInt16LE(Number(v)));
-      case 'u32': return this.n(4, (b) => b.writeUInt32LE(Number(v)));
-      case 'i32': return this.n(4, (b) => b.writeInt32LE(Number(v)));
-      case 'f32': return this.n(4, (b) => b.writeFloatLE(Number(v)));
-      case 'bool': return this.n(1, (b) => b.writeUInt8(v ? 1 : 0));
-      case 'string': return this.str(String(v));
-      case 'u64': return this.n(8, (b) => b.writeBigUInt64LE(BigInt(v as number | bigint)));
-      case 'i64': return this.n(8, (b) => b.writeBigInt64LE(BigInt(v as number | bigint)));
-      case 'f64': return this.n(8, (b) => b.writeDoubleLE(Number(v)));
-      default: throw new Error(`cannot write scalar of type ${type}`);
-    }
-  }
-  value(v: BuilderValue): void {
-    this.n(4, (b) => b.writeUInt32LE(GGUF_VALUE_TYPES.indexOf(v.type)));
-    if (v.type === 'array') {
-      const items = v.value as GgufMetadataValue[];
-      const itemType = v.itemType ?? 'u8';
-      this.n(4, (b) => b.writeUInt32LE(GGUF_VALUE_TYPES.indexOf(itemType)));
-      this.n(8, (b) => b.writeBigUInt64LE(BigInt(items.length)));
-      for (const item of items) {
-        if (itemType === 'array') throw new Error('nested arrays: give them as raw');
-        this.scalar(itemType, item);
-      }
-    } else {
-      this.scalar(v.type, v.value);
-    }
-  }
-  pad(alignment: number): void {
-    const n = (alignment - (this.length % alignment)) % alignment;
-    if (n) this.raw(new Uint8Array(n));
-  }
-  bytes(): Buffer {
-    return Buffer.concat(this.chunks);
-  }
-}
-
-/** Encodes a document as GGUF bytes. */
+/** Encodes a document as GGUF bytes, exactly as given (see `encodeGgufLayout`). */
 export function buildGguf(doc: BuilderDoc): Buffer {
-  const alignment = doc.alignment ?? 32;
-  const w = new W();
-  w.raw(Buffer.from('GGUF', 'latin1'));
-  w.n(4, (b) => b.writeUInt32LE(doc.version ?? 3));
-  w.n(8, (b) => b.writeBigUInt64LE(BigInt(doc.tensors.length)));
-  w.n(8, (b) => b.writeBigUInt64LE(BigInt(doc.metadata.length)));
-  for (const [key, v] of doc.metadata) {
-    w.str(key);
-    w.value(v);
-  }
-  const payloads = doc.tensors.map((t) => {
-    if (t.bytes) return t.bytes;
-    const v = t.values ?? new Float32Array(t.dims.reduce((a, b) => a * b, 1));
-    const b = Buffer.alloc(v.length * 4);
-    v.forEach((x, i) => b.writeFloatLE(x, i * 4));
-    return b;
+  return encodeGgufLayout({
+    ...(doc.version !== undefined ? { version: doc.version } : {}),
+    ...(doc.alignment !== undefined ? { alignment: doc.alignment } : {}),
+    metadata: doc.metadata,
+    tensors: doc.tensors.map((t) => ({
+      name: t.name,
+      dims: t.dims,
+      type: t.type ?? 0,
+      bytes: t.bytes ?? f32Bytes(t.values ?? new Float32Array(t.dims.reduce((a, b) => a * b, 1))),
+    })),
   });
-  let offset = 0;
-  doc.tensors.forEach((t, i) => {
-    w.str(t.name);
-    w.n(4, (b) => b.writeUInt32LE(t.dims.length));
-    for (const d of t.dims) w.n(8, (b) => b.writeBigUInt64LE(BigInt(d)));
-    w.n(4, (b) => b.writeUInt32LE(t.type ?? 0));
-    const at = offset;
-    w.n(8, (b) => b.writeBigUInt64LE(BigInt(at)));
-    offset += Math.ceil(payloads[i]!.length / alignment) * alignment;
-  });
-  w.pad(alignment);
-  payloads.forEach((p) => {
-    w.raw(p);
-    w.pad(alignment);
-  });
-  return w.bytes();
 }
 
 /** The metadata of a parsed file as builder entries (to copy a real model's header). */
 export function metadataOf(file: GgufFile, omit: readonly string[] = []): Array<[string, BuilderValue]> {
-  return Object.entries(file.metadata)
-    .filter(([k]) => !omit.includes(k))
-    .map(([k, value]) => {
-      const type = file.valueTypes[k]!;
-      const v: BuilderValue = { type, value };
-      if (type === 'array') v.itemType = file.arrayItemTypes[k] ?? 'u8';
-      return [k, v];
-    });
+  return metadataEntries(file, omit);
 }
 
-/** Deterministic pseudo-random floats in [-scale, scale) (mulberry32). */
+/** Deterministic pseudo-random floats in [-scale, scale) (mulberry32, `core/stats/paired.ts`). */
 export function randomFloats(n: number, seed: number, scale = 1): Float32Array {
-  let a = seed >>> 0;
+  const next = mulberry32(seed);
   const out = new Float32Array(n);
-  for (let i = 0; i < n; i++) {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    const r = ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    out[i] = (r * 2 - 1) * scale;
-  }
+  for (let i = 0; i < n; i++) out[i] = (next() * 2 - 1) * scale;
   return out;
+}
+
+/** Little-endian F32 bytes of `values`. */
+function f32Bytes(values: Float32Array): Buffer {
+  const b = Buffer.alloc(values.length * 4);
+  values.forEach((x, i) => b.writeFloatLE(x, i * 4));
+  return b;
 }
 
 /** Options of {@link tinyLlama}. */
