@@ -4,19 +4,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asRoleName } from '../../core/ids.ts';
-import { ModelError, type GenerateRequest, type ModelErrorCode } from '../../core/model/index.ts';
+import type { GenerateRequest } from '../../core/model/index.ts';
 import { makeLoraAdapter, readLoraBase, writeGguf } from '../gguf/index.ts';
 import { LlamaProvider } from './index.ts';
+import { expectModelError, GREEDY_40, haveModels, RANDOM as RANDOM_GIVEN, STORIES as STORIES_GIVEN } from './testing.ts';
 
-const SHARED = process.env.FLOWLAB_SHARED ?? path.resolve(process.cwd(), '../shared');
 // Messages name models by their real path (symlinks resolved), so the expectations do too.
 const real = (p: string) => (existsSync(p) ? realpathSync(p) : p);
-const STORIES = real(path.join(SHARED, 'models', 'stories260K.gguf'));
-const RANDOM = real(path.join(SHARED, 'models', 'llama-2-tiny-random.gguf'));
-const haveModels = existsSync(STORIES) && existsSync(RANDOM);
-
-const GREEDY_40 =
-  ', there was a little girl named Lily. She loved to play outside in the park. One day, she saw a big, red ball.';
+const STORIES = real(STORIES_GIVEN);
+const RANDOM = real(RANDOM_GIVEN);
 
 function req(model: string, over: { seed?: number; temperature?: number; maxTokens?: number } = {}): GenerateRequest {
   return {
@@ -27,23 +23,6 @@ function req(model: string, over: { seed?: number; temperature?: number; maxToke
     key: { taskKey: 't', nodeId: 'n', attempt: 1, callIndex: 0 },
     params: { temperature: over.temperature ?? 0, maxTokens: over.maxTokens ?? 40 },
   };
-}
-
-async function expectModelError(p: Promise<unknown>, code: ModelErrorCode, ...inMessage: (string | RegExp)[]): Promise<ModelError> {
-  const err = await p.then(
-    () => {
-      throw new Error(`expected ModelError ${code}, got a result`);
-    },
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ModelError);
-  const me = err as ModelError;
-  expect(me.code, me.message).toBe(code);
-  for (const s of inMessage) {
-    if (typeof s === 'string') expect(me.message).toContain(s);
-    else expect(me.message).toMatch(s);
-  }
-  return me;
 }
 
 describe.skipIf(!haveModels)('per-ref LoRA adapters (stories260K)', () => {

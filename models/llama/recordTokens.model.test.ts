@@ -1,18 +1,15 @@
 /**
- * The recorded, on-policy sampling path (`GenerateRequest.recordTokens`, issue 6): the ids fed
+ * The recorded, on-policy sampling path (`GenerateRequest.recordTokens`): the ids fed
  * and sampled are the model tokenizer's, and they are exactly the completion text.
  */
 import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { LlamaLogLevel, type LlamaModel } from 'node-llama-cpp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asRoleName } from '../../core/ids.ts';
 import type { GenerateRequest } from '../../core/model/index.ts';
 import { LlamaProvider } from './index.ts';
 import { sharedRuntime } from './runtime.ts';
-
-const SHARED = process.env.FLOWLAB_SHARED ?? path.resolve(process.cwd(), '../shared');
-const STORIES = path.join(SHARED, 'models', 'stories260K.gguf');
+import { STORIES } from './testing.ts';
 
 function req(over: Partial<Omit<GenerateRequest, 'params'>> & { params?: Partial<GenerateRequest['params']> } = {}): GenerateRequest {
   const { params, ...rest } = over;
