@@ -10,22 +10,15 @@
  * which computes attention in F16) the difference is 4.4e-4 on "Once upon a time" and up to
  * ~2.4e-3 on other prompts: llama.cpp's F16 rounding, not the trainer's.
  */
-import { getLlama, type Llama, type LlamaContext, type LlamaModel, type Token } from 'node-llama-cpp';
+import { LlamaLogLevel, type Llama, type LlamaContext, type LlamaModel, type Token } from 'node-llama-cpp';
+import { sharedRuntime } from '../../llama/runtime.ts';
 
-let runtime: Promise<Llama> | undefined;
-
-/** The process's llama.cpp runtime for tests (prebuilt binary only, CPU, errors only). */
+/**
+ * The process's llama.cpp runtime for tests: the one `LlamaProvider` shares (`models/llama/runtime.ts`;
+ * prebuilt binary only), CPU, errors only.
+ */
 export function llamaRuntime(): Promise<Llama> {
-  runtime ??= getLlama({
-    gpu: false,
-    build: 'never',
-    usePrebuiltBinaries: true,
-    skipDownload: true,
-    progressLogs: false,
-    maxThreads: 0,
-    logLevel: 'error' as never,
-  });
-  return runtime;
+  return sharedRuntime(false, LlamaLogLevel.error);
 }
 
 /** One model file opened in llama.cpp with a single-sequence context. */
