@@ -70,8 +70,9 @@ export interface RunOutcome {
  * Failures are captured as events, classed wiring / execution / cascade / infrastructure; this
  * function does not throw for node failures. Cancellation (signal) marks unrun nodes skipped.
  *
- * This is the thin async driver; every decision above is a pure function of core/engine/algo.ts
- * (readiness, input gathering, cascade and skip, hop limit, loop re-entry, the answer).
+ * This is the thin async driver: it starts node runs, records events and hands results back;
+ * the step functions of core/engine/algo.ts make every decision above (readiness, input
+ * gathering, cascade and skip, hop limit, loop re-entry, the answer).
  */
 export async function runWorkflow(graph: Graph, opts: RunOptions): Promise<RunOutcome> {
   const startedAt = Date.now();
