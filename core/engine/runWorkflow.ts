@@ -1,10 +1,24 @@
-import type { NodeId, RoleName, RunId } from '../ids.ts';
+import type { RoleName, RunId } from '../ids.ts';
 import type { ModelProvider } from '../model/provider.ts';
-import type { ModelCallRecord, NodeEvent, NodeStatus, TraceSink } from '../trace/events.ts';
+import type { ModelCallRecord, NodeEvent, TraceSink } from '../trace/events.ts';
 import { CheckRegistry } from '../workflow/checks.ts';
-import { evalCondition } from '../workflow/condition.ts';
-import type { Graph, GraphEdge, GraphNode } from '../workflow/graph.ts';
-import { NodeFailure, wiring } from './failure.ts';
+import type { Graph } from '../workflow/graph.ts';
+import {
+  admitRun,
+  decideNode,
+  finishNode,
+  initialRunState,
+  isReady,
+  nodeEvent,
+  runAnswer,
+  settleRun,
+  startRun,
+  tokenTotals,
+  topologyOf,
+  type EventOutcome,
+  type NodeState,
+} from './algo.ts';
+import type { NodeFailure } from './failure.ts';
 import { runNode, type NodeContext, type ToolSource } from './runNode.ts';
 
 export interface RunOptions {
@@ -43,16 +57,6 @@ export interface RunOutcome {
   endedAt: number;
 }
 
-type State = {
-  node: GraphNode;
-  phase: 'pending' | 'running' | 'done';
-  attempt: number;
-  status?: NodeStatus;
-  output?: unknown;
-  /** Set when a loop re-entered this node while it was running: its result is superseded. */
-  stale?: boolean;
-};
-
 /**
  * Runs a workflow graph on one task to the end and returns its execution trace.
  *
@@ -65,6 +69,10 @@ type State = {
  * reachable from it run again with attempt + 1, the loop port carrying the source's output.
  * Failures are captured as events, classed wiring / execution / cascade / infrastructure; this
  * function does not throw for node failures. Cancellation (signal) marks unrun nodes skipped.
+ *
+ * This is the thin async driver: it starts node runs, records events and hands results back;
+ * the step functions of core/engine/algo.ts make every decision above (readiness, input
+ * gathering, cascade and skip, hop limit, loop re-entry, the answer).
  */
 export async function runWorkflow(graph: Graph, opts: RunOptions): Promise<RunOutcome> {
   const startedAt = Date.now();
@@ -72,115 +80,15 @@ export async function runWorkflow(graph: Graph, opts: RunOptions): Promise<RunOu
   const checks = opts.checks ?? new CheckRegistry();
   const concurrency = graph.hops ? 1 : Math.max(1, opts.concurrency ?? graph.limits.concurrency);
   const maxHops = opts.maxHops ?? graph.limits.maxHops;
-  const order = graph.hops ?? graph.nodes.map((n) => n.id);
-  const states = new Map<NodeId, State>(graph.nodes.map((n) => [n.id, { node: n, phase: 'pending', attempt: 1 }]));
-  const forwardIn = new Map<NodeId, GraphEdge[]>(graph.nodes.map((n) => [n.id, []]));
-  const forwardOut = new Map<NodeId, GraphEdge[]>(graph.nodes.map((n) => [n.id, []]));
-  const loopOut = new Map<NodeId, GraphEdge[]>(graph.nodes.map((n) => [n.id, []]));
-  for (const e of graph.edges) {
-    if (e.maxIterations) loopOut.get(e.from)!.push(e);
-    else {
-      forwardIn.get(e.to)!.push(e);
-      forwardOut.get(e.from)!.push(e);
-    }
-  }
-  const loopCount = new Map<GraphEdge, number>();
-  const loopValues = new Map<NodeId, Map<string, unknown>>(); // target -> port -> value
+  const topo = topologyOf(graph);
+  const state = initialRunState(graph);
   const events: NodeEvent[] = [];
-  let hops = 0;
   let running = 0;
 
-  const record = (st: State, e: Omit<NodeEvent, 'runId' | 'nodeId' | 'attempt' | 'seq' | 'kind' | 'role' | 'wiredBy' | 'runBy'>) => {
-    const n = st.node;
-    const event: NodeEvent = {
-      runId: opts.runId,
-      nodeId: n.id,
-      attempt: st.attempt,
-      seq: events.length,
-      kind: n.kind,
-      role: n.role,
-      wiredBy: n.wiredBy,
-      runBy: n.role,
-      ...e,
-    };
+  const record = (st: NodeState, attempt: number, outcome: EventOutcome) => {
+    const event = nodeEvent(opts.runId, st.node, attempt, events.length, outcome);
     events.push(event);
     opts.sink?.nodeFinished?.(event);
-    return event;
-  };
-
-  /** Decides what to do with a pending node whose predecessors are all done. */
-  const gather = (st: State): { action: 'run'; inputs: Record<string, unknown> } | { action: 'cascade'; causes: NodeId[] } | { action: 'skip'; why: string } | { action: 'wiring'; failure: NodeFailure; inputs: Record<string, unknown> } => {
-    const causes: NodeId[] = [];
-    const inactive: string[] = [];
-    const optionalPorts = new Set(st.node.inputs.filter((p) => p.optional).map((p) => p.name));
-    const nullPorts = new Set<string>();
-    for (const e of forwardIn.get(st.node.id)!) {
-      const src = states.get(e.from)!;
-      const optional = e.type === 'data' && e.port !== undefined && optionalPorts.has(e.port);
-      if (src.status === 'failed' || src.status === 'cascade') {
-        if (optional) nullPorts.add(e.port!);
-        else causes.push(e.from);
-      } else if (src.status === 'skipped' || (e.condition && !evalCondition(e.condition, src.output))) {
-        if (optional) nullPorts.add(e.port!);
-        else inactive.push(`${e.from}${e.condition ? ' (condition false)' : ' (skipped)'}`);
-      }
-    }
-    if (causes.length) return { action: 'cascade', causes: [...new Set(causes)] };
-    if (inactive.length) return { action: 'skip', why: `inactive input from ${inactive.join(', ')}` };
-    const inputs: Record<string, unknown> = {};
-    for (const port of st.node.inputs) {
-      if (port.loop) {
-        inputs[port.name] = loopValues.get(st.node.id)?.get(port.name) ?? null;
-        continue;
-      }
-      if (nullPorts.has(port.name)) {
-        inputs[port.name] = null;
-        continue;
-      }
-      if (port.source.kind === 'task') {
-        const v = opts.taskInput[port.source.field];
-        if (v === undefined && !port.optional) {
-          return { action: 'wiring', inputs, failure: wiring('MISSING_INPUT', `input "${port.name}" reads task.${port.source.field}, which this task does not have (task fields: ${Object.keys(opts.taskInput).join(', ')})`) };
-        }
-        inputs[port.name] = v ?? null;
-      } else {
-        const src = states.get(port.source.node)!;
-        let v: unknown = src.output;
-        if (port.source.field) {
-          for (const f of port.source.field.split('.')) {
-            v = v !== null && typeof v === 'object' && Object.hasOwn(v, f) ? (v as Record<string, unknown>)[f] : undefined;
-          }
-          if (v === undefined && !port.optional) {
-            return { action: 'wiring', inputs, failure: wiring('MISSING_FIELD', `input "${port.name}" reads ${port.source.node}.${port.source.field}, but that output has no field "${port.source.field}"`) };
-          }
-        }
-        inputs[port.name] = v ?? null;
-      }
-    }
-    return { action: 'run', inputs };
-  };
-
-  const ready = (st: State) =>
-    st.phase === 'pending' && forwardIn.get(st.node.id)!.every((e) => states.get(e.from)!.phase === 'done');
-
-  /** Re-enters a loop: the target and all nodes reachable from it become pending again. */
-  const reenter = (edge: GraphEdge, value: unknown) => {
-    if (!loopValues.has(edge.to)) loopValues.set(edge.to, new Map());
-    loopValues.get(edge.to)!.set(edge.port ?? edge.from, edge.type === 'data' ? value : true);
-    const seen = new Set<NodeId>([edge.to]);
-    const queue = [edge.to];
-    while (queue.length) {
-      const id = queue.shift()!;
-      for (const e of forwardOut.get(id)!) if (!seen.has(e.to)) { seen.add(e.to); queue.push(e.to); }
-    }
-    for (const id of seen) {
-      const st = states.get(id)!;
-      if (st.phase === 'running') st.stale = true;
-      if (st.phase === 'done') st.attempt++;
-      st.phase = 'pending';
-      st.status = undefined;
-      st.output = undefined;
-    }
   };
 
   return await new Promise<RunOutcome>((resolve) => {
@@ -191,35 +99,16 @@ export async function runWorkflow(graph: Graph, opts: RunOptions): Promise<RunOu
       signal.removeEventListener('abort', onAbort);
       const cancelled = signal.aborted;
       if (cancelled) {
-        for (const st of states.values()) {
+        for (const st of state.nodes.values()) {
           if (st.phase === 'pending') {
             const t = Date.now();
-            record(st, { inputs: {}, status: 'skipped', message: 'the run was cancelled', calls: [], startedAt: t, endedAt: t });
-            st.phase = 'done';
-            st.status = 'skipped';
+            record(st, st.attempt, { inputs: {}, status: 'skipped', message: 'the run was cancelled', calls: [], startedAt: t, endedAt: t });
+            finishNode(state, st.node.id, 'skipped');
           }
         }
       }
-      const ans = states.get(graph.answer.node)!;
-      let answer: unknown = ans.status === 'ok' ? ans.output : undefined;
-      if (answer !== undefined && graph.answer.field) {
-        for (const f of graph.answer.field.split('.')) {
-          answer = answer !== null && typeof answer === 'object' ? (answer as Record<string, unknown>)[f] : undefined;
-        }
-      }
-      let promptTokens = 0;
-      let completionTokens = 0;
-      for (const ev of events) for (const c of ev.calls) { promptTokens += c.promptTokens; completionTokens += c.completionTokens; }
-      resolve({
-        runId: opts.runId,
-        status: cancelled ? 'cancelled' : ans.status === 'ok' && answer !== undefined ? 'completed' : 'failed',
-        answer,
-        events,
-        promptTokens,
-        completionTokens,
-        startedAt,
-        endedAt: Date.now(),
-      });
+      const { status, answer } = runAnswer(graph, state, cancelled);
+      resolve({ runId: opts.runId, status, answer, events, ...tokenTotals(events), startedAt, endedAt: Date.now() });
     };
 
     const pump = () => {
@@ -230,98 +119,63 @@ export async function runWorkflow(graph: Graph, opts: RunOptions): Promise<RunOu
       let progressed = true;
       while (progressed) {
         progressed = false;
-        for (const id of order) {
+        for (const id of topo.order) {
           if (running >= concurrency) break;
-          const st = states.get(id)!;
-          if (!ready(st)) continue;
+          if (!isReady(topo, state, id)) continue;
           progressed = true;
-          const g = gather(st);
+          const st = state.nodes.get(id)!;
+          const g = admitRun(decideNode(topo, state, id, opts.taskInput), state.hops, maxHops);
           const t = Date.now();
           if (g.action === 'cascade') {
-            record(st, { inputs: {}, status: 'cascade', failureClass: 'cascade', errorCode: 'UPSTREAM_FAILED', message: `not run: input from failed node ${g.causes.join(', ')}`, causes: g.causes, calls: [], startedAt: t, endedAt: t });
-            st.phase = 'done';
-            st.status = 'cascade';
-            continue;
+            record(st, st.attempt, { inputs: {}, status: 'cascade', failureClass: 'cascade', errorCode: 'UPSTREAM_FAILED', message: `not run: input from failed node ${g.causes.join(', ')}`, causes: g.causes, calls: [], startedAt: t, endedAt: t });
+            finishNode(state, id, 'cascade');
+          } else if (g.action === 'skip') {
+            record(st, st.attempt, { inputs: {}, status: 'skipped', message: g.why, calls: [], startedAt: t, endedAt: t });
+            finishNode(state, id, 'skipped');
+          } else if (g.action === 'wiring') {
+            const f = g.failure;
+            record(st, st.attempt, { inputs: g.inputs, status: 'failed', failureClass: f.failureClass, errorCode: f.code, message: f.message, calls: [], startedAt: t, endedAt: t });
+            finishNode(state, id, 'failed');
+          } else {
+            running++;
+            launch(st, startRun(state, id), g.inputs, t);
           }
-          if (g.action === 'skip') {
-            record(st, { inputs: {}, status: 'skipped', message: g.why, calls: [], startedAt: t, endedAt: t });
-            st.phase = 'done';
-            st.status = 'skipped';
-            continue;
-          }
-          if (g.action === 'wiring' || hops >= maxHops) {
-            const failure = g.action === 'wiring' ? g.failure : wiring('HOP_LIMIT', `hop limit reached: ${maxHops} node runs in this task run`);
-            record(st, { inputs: g.inputs, status: 'failed', failureClass: failure.failureClass, errorCode: failure.code, message: failure.message, calls: [], startedAt: t, endedAt: t });
-            st.phase = 'done';
-            st.status = 'failed';
-            continue;
-          }
-          hops++;
-          running++;
-          st.phase = 'running';
-          const attempt = st.attempt;
-          opts.sink?.nodeStarted?.({ runId: opts.runId, nodeId: st.node.id, attempt, startedAt: t });
-          runNode(st.node, g.inputs, {
-            graph,
-            provider: opts.provider,
-            tools: opts.tools,
-            checks,
-            taskKey: opts.taskKey,
-            taskInput: opts.taskInput,
-            runSeed: opts.seed,
-            attempt,
-            timeoutMs: st.node.timeoutMs ?? opts.nodeTimeoutMs ?? graph.limits.nodeTimeoutMs,
-            signal,
-            hints: opts.hints,
-            modelFor: opts.modelFor,
-            sampling: opts.sampling,
-            recordTokens: opts.recordTokens,
-          }).then(
-            (res) => settle(st, attempt, g.inputs, t, { ok: true, output: res.output, calls: res.calls }),
-            (err: NodeFailure & { calls?: ModelCallRecord[] }) => settle(st, attempt, g.inputs, t, { ok: false, failure: err, calls: err.calls ?? [] }),
-          );
         }
       }
       if (running === 0) finish();
     };
 
-    const settle = (
-      st: State,
-      attempt: number,
-      inputs: Record<string, unknown>,
-      started: number,
-      r: { ok: true; output: unknown; calls: ModelCallRecord[] } | { ok: false; failure: NodeFailure; calls: ModelCallRecord[] },
-    ) => {
-      running--;
-      const saved = { attempt: st.attempt };
-      st.attempt = attempt;
-      if (r.ok) {
-        record(st, { inputs, output: r.output, status: 'ok', calls: r.calls, startedAt: started, endedAt: Date.now() });
-      } else {
-        const f = r.failure;
-        record(st, { inputs, status: 'failed', failureClass: f.failureClass, errorCode: f.code, message: f.message, calls: r.calls, startedAt: started, endedAt: Date.now(), simulated: f.simulated || undefined });
-      }
-      st.attempt = saved.attempt;
-      if (st.stale) {
-        // A loop re-entered this node while it ran: its result is superseded; it runs again.
-        st.stale = false;
-        st.attempt = attempt + 1;
-      } else {
-        st.phase = 'done';
-        st.status = r.ok ? 'ok' : 'failed';
-        st.output = r.ok ? r.output : undefined;
-        if (r.ok) {
-          for (const e of loopOut.get(st.node.id)!) {
-            const n = loopCount.get(e) ?? 0;
-            if (n < e.maxIterations! && (!e.condition || evalCondition(e.condition, r.output))) {
-              loopCount.set(e, n + 1);
-              reenter(e, r.output);
-              break;
-            }
-          }
-        }
-      }
-      pump();
+    const launch = (st: NodeState, attempt: number, inputs: Record<string, unknown>, t: number) => {
+      opts.sink?.nodeStarted?.({ runId: opts.runId, nodeId: st.node.id, attempt, startedAt: t });
+      runNode(st.node, inputs, {
+        graph,
+        provider: opts.provider,
+        tools: opts.tools,
+        checks,
+        taskKey: opts.taskKey,
+        taskInput: opts.taskInput,
+        runSeed: opts.seed,
+        attempt,
+        timeoutMs: st.node.timeoutMs ?? opts.nodeTimeoutMs ?? graph.limits.nodeTimeoutMs,
+        signal,
+        hints: opts.hints,
+        modelFor: opts.modelFor,
+        sampling: opts.sampling,
+        recordTokens: opts.recordTokens,
+      }).then(
+        (res) => {
+          running--;
+          record(st, attempt, { inputs, output: res.output, status: 'ok', calls: res.calls, startedAt: t, endedAt: Date.now() });
+          settleRun(state, topo, st.node.id, attempt, { ok: true, output: res.output });
+          pump();
+        },
+        (f: NodeFailure & { calls?: ModelCallRecord[] }) => {
+          running--;
+          record(st, attempt, { inputs, status: 'failed', failureClass: f.failureClass, errorCode: f.code, message: f.message, calls: f.calls ?? [], startedAt: t, endedAt: Date.now(), simulated: f.simulated || undefined });
+          settleRun(state, topo, st.node.id, attempt, { ok: false });
+          pump();
+        },
+      );
     };
 
     const onAbort = () => { if (running === 0) finish(); };

@@ -1,0 +1,176 @@
+/**
+ * The train loop's steps that touch the store, the provider or the trainer (core/training/loop.ts
+ * runs them in order): sample a group, score it, step each role, write its version, evaluate
+ * held-out. The decisions inside them are the pure functions of core/training/iteration.ts.
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { ExperimentId, RoleName } from '../ids.ts';
+import { deriveSeed } from '../engine/seeds.ts';
+import { executePending } from '../experiments/execute.ts';
+import { groupRollouts, type RolloutSummary } from '../rollouts/groups.ts';
+import type { AdvantageRow } from '../store/improve.ts';
+import { computeWorkflowHash } from '../store/ids.ts';
+import type { Store } from '../store/Store.ts';
+import type { ExperimentCall } from '../store/types.ts';
+import type { WeightVersion } from '../store/weights.ts';
+import type { Task } from '../tasks/types.ts';
+import type { RunRecord } from '../trace/events.ts';
+import { heldoutResult, sampledTaskList, trainRef, versionFile, type RoleBatch } from './iteration.ts';
+import type { StepResult } from './port.ts';
+import type { HeldoutResult, LoopModels, LoopRun, RoleIterationMetrics, TrainedRole } from './types.ts';
+
+/** The files in use now, copied (what a provider is built over). */
+export function modelsSnapshot(models: LoopModels): LoopModels {
+  return { models: { ...models.models }, roleModels: { ...models.roleModels } };
+}
+
+/** The caller's model settings (fingerprints dropped) with the files in use now, stored so `resume` can rebuild them. */
+function modelsConfig(run: LoopRun): Record<string, unknown> {
+  const { fingerprints: _f, ...settings } = (run.o.config?.models ?? {}) as Record<string, unknown>;
+  return { ...settings, ...modelsSnapshot(run.models) };
+}
+
+function experimentBase(run: LoopRun, split: string, limit: number) {
+  return {
+    workflowName: run.o.graph.name,
+    workflowYaml: run.o.workflow.yaml,
+    workflowHash: computeWorkflowHash(run.o.workflow.yaml),
+    dataset: run.o.dataset.name,
+    split,
+    limit,
+  };
+}
+
+const parallelOf = (run: LoopRun, n: number) => Math.max(1, Math.min(run.o.parallel ?? 64, n));
+const modelFor = (run: LoopRun) => (role: RoleName) => run.models.roleModels[role] ?? 'default';
+
+/** Marks an experiment finished; a halted one is marked failed and stops the loop (throws, naming why). */
+export function finishExperiment(store: Store, id: ExperimentId, res: { cancelled: boolean; halted?: string }): void {
+  if (res.halted) {
+    store.finishExperiment(id, 'failed');
+    throw new Error(`train-loop: experiment ${id} halted: ${res.halted}`);
+  }
+  store.finishExperiment(id, res.cancelled ? 'cancelled' : 'completed');
+}
+
+/**
+ * Sample a group: stores iteration `k`'s `rollouts` experiment (each task G times, seed derived
+ * from the loop seed and k) and runs it on-policy with the current provider: sampling at the
+ * loop's temperature with no top-k/top-p/min-p truncation, token ids recorded. Reports each
+ * finished rollout through `onEvent`.
+ */
+export async function sampleGroup(run: LoopRun, k: number, tasks: readonly Task[]): Promise<{ experimentId: ExperimentId; cancelled: boolean }> {
+  const { o } = run;
+  const G = o.group;
+  const seed = deriveSeed(o.seed, 'iteration', k);
+  const exp = o.store.createExperiment({
+    kind: 'rollouts',
+    ...experimentBase(run, 'train', tasks.length),
+    seed,
+    config: {
+      ...o.config,
+      workflowFile: o.workflow.file,
+      models: modelsConfig(run),
+      rollouts: { group: G, temperature: o.temperature, mode: 'train-loop', learningRoles: [...o.roles], recordTokens: true },
+      trainLoop: { loopId: run.loopId, iteration: k, hyper: run.hyper },
+    },
+    tasks: sampledTaskList(tasks, G),
+  });
+  const res = await executePending({
+    store: o.store, experimentId: exp.id, graph: o.graph, grader: o.dataset.grader, provider: run.provider, tools: o.tools, seed, signal: o.signal, modelFor: modelFor(run),
+    parallel: parallelOf(run, tasks.length * G), sampling: { temperature: o.temperature, topK: 0, topP: 1, minP: 0 }, recordTokens: true,
+    onRun: (_run, done, total) => o.onEvent?.({ type: 'rollout', iteration: k, done, total }),
+  });
+  finishExperiment(o.store, exp.id, res);
+  return { experimentId: exp.id, cancelled: res.cancelled };
+}
+
+/** Score a group: the experiment's runs and calls, their group advantages (core/rollouts/groups.ts), stored. */
+export function scoreGroup(store: Store, experimentId: ExperimentId, G: number, roles: readonly string[]): { runs: RunRecord[]; calls: ExperimentCall[]; rows: AdvantageRow[]; summary: RolloutSummary } {
+  const runs = store.listRuns(experimentId);
+  const calls = store.getExperimentCalls(experimentId);
+  const { rows, summary } = groupRollouts(runs, G, roles);
+  store.improve.saveAdvantages(rows);
+  return { runs, calls, rows, summary };
+}
+
+/** Apply a step: one policy step of a role's model on its batch (none for an empty batch). */
+export async function applyPolicyStep(run: LoopRun, role: TrainedRole, batch: RoleBatch): Promise<StepResult | undefined> {
+  const { o } = run;
+  if (!batch.samples.length) return undefined;
+  return await role.model.policyStep(batch.samples, { lr: o.lr, kl: o.kl, temperature: o.temperature, ...(o.maxGradNorm !== undefined ? { maxGradNorm: o.maxGradNorm } : {}) });
+}
+
+/**
+ * Write a version: the role's stepped weights as iteration `k`'s GGUF (`versionFile`), stored as
+ * the child of the role's newest version with the iteration's metrics and seconds (sampling and
+ * training of the iteration, and this write). Moves the role and its `train:<role>` ref to the
+ * new file; the caller reloads the provider after every role is written.
+ */
+export async function writeRoleVersion(
+  run: LoopRun,
+  roleName: string,
+  role: TrainedRole,
+  k: number,
+  experimentId: ExperimentId,
+  step: StepResult,
+  m: RoleIterationMetrics,
+  score: number,
+  seconds: { sampling: number; training: number },
+): Promise<WeightVersion> {
+  const file = versionFile(run.o.versionsDir, run.loopId, roleName, k);
+  mkdirSync(path.dirname(file), { recursive: true });
+  const tWrite = performance.now();
+  await role.model.writeGguf(file);
+  const writeSeconds = (performance.now() - tWrite) / 1000;
+  const version = run.o.store.weights.save({
+    role: roleName,
+    basePath: role.basePath,
+    path: file,
+    ...(role.parentId ? { parentId: role.parentId } : {}),
+    experimentId,
+    iteration: k,
+    hyper: { ...run.hyper, mode: 'grpo' },
+    metrics: {
+      reward: m.reward, score, loss: step.loss, kl: step.kl ?? null, samples: m.samples, signalSamples: m.signalSamples, tokens: step.tokens,
+      rungs: m.rungs, trainTokensPerSecond: m.trainTokensPerSecond ?? null,
+      seconds: { ...seconds, write: writeSeconds },
+    },
+  });
+  role.parentId = version.id;
+  role.path = file;
+  role.versions.push(version.id);
+  run.models.models[trainRef(roleName)] = file;
+  return version;
+}
+
+/**
+ * Evaluate held-out: stores a `run` experiment over the held-out tasks, K samples each (1 when
+ * greedy: `heldoutTemperature` 0), with a seed fixed by the loop seed, so `before` and `after`
+ * see the same tasks and seeds (paired). Token ids are not recorded: nothing trains on it.
+ * Returns undefined when there are no held-out tasks.
+ */
+export async function evaluateHeldout(run: LoopRun, phase: 'before' | 'after'): Promise<HeldoutResult | undefined> {
+  const { o } = run;
+  if (!o.heldoutTasks.length) return undefined;
+  const greedy = !(o.heldoutTemperature > 0);
+  const K = greedy ? 1 : Math.max(1, o.heldoutSamples);
+  const seed = deriveSeed(o.seed, 'heldout');
+  const exp = o.store.createExperiment({
+    kind: 'run',
+    ...experimentBase(run, 'heldout', o.heldoutTasks.length),
+    seed,
+    config: { ...o.config, workflowFile: o.workflow.file, models: modelsConfig(run), trainLoop: { loopId: run.loopId, phase: `heldout-${phase}`, samples: K, temperature: greedy ? 0 : o.heldoutTemperature } },
+    tasks: sampledTaskList(o.heldoutTasks, K, true),
+  });
+  const res = await executePending({
+    store: o.store, experimentId: exp.id, graph: o.graph, grader: o.dataset.grader, provider: run.provider, tools: o.tools, seed, signal: o.signal, modelFor: modelFor(run),
+    parallel: parallelOf(run, o.heldoutTasks.length * K), sampling: greedy ? { temperature: 0 } : { temperature: o.heldoutTemperature, topK: 0, topP: 1, minP: 0 },
+  });
+  finishExperiment(o.store, exp.id, res);
+  const result = heldoutResult(exp.id, o.store.listRuns(exp.id), o.store.getExperimentCalls(exp.id), o.roles);
+  o.onEvent?.({ type: 'heldout', phase, result });
+  return result;
+}
+

@@ -1,0 +1,162 @@
+/**
+ * The train loop's options, progress events, metrics and report (core/training/loop.ts runs
+ * it; core/training/steps.ts holds its steps).
+ */
+import type { ToolSource } from '../engine/index.ts';
+import type { ModelProvider } from '../model/provider.ts';
+import type { RUNGS } from '../reward/ladder.ts';
+import type { Store } from '../store/Store.ts';
+import type { WeightVersion } from '../store/weights.ts';
+import type { Grader, Task } from '../tasks/types.ts';
+import type { Graph } from '../workflow/graph.ts';
+import type { TrainableModel, Trainer } from './port.ts';
+
+/** Model files as the provider sees them: ref -> GGUF path, and which ref each role uses. */
+export interface LoopModels {
+  models: Record<string, string>;
+  roleModels: Record<string, string>;
+}
+
+export interface TrainLoopOptions {
+  store: Store;
+  graph: Graph;
+  /** The workflow's source (stored with each experiment) and file, if any. */
+  workflow: { yaml: string; file?: string };
+  dataset: { name: string; grader: Grader };
+  /** Training tasks: iteration k takes the next `tasksPerIteration` of them (wrapping around). */
+  trainTasks: readonly Task[];
+  /** Held-out tasks evaluated before and after (none: no held-out evaluation). */
+  heldoutTasks: readonly Task[];
+  tools: ToolSource;
+  trainer: Trainer;
+  /** Builds a provider over these model files; called at the start and after every write (reload). */
+  makeProvider: (models: LoopModels) => Promise<ModelProvider>;
+  /** The models before training (roles not trained keep theirs throughout). */
+  models: LoopModels;
+  /** Roles whose weights are trained (each gets its own version lineage). */
+  roles: readonly string[];
+  /** Versions the trained roles start from (`--role-version`): their files and the parents of the first new versions. */
+  startVersions?: Readonly<Record<string, WeightVersion>>;
+  group: number;
+  iterations: number;
+  tasksPerIteration: number;
+  lr: number;
+  kl: number;
+  temperature: number;
+  maxGradNorm?: number;
+  /** Held-out samples per task (fixed seeds, same before and after) and their temperature (0: greedy, one per task). */
+  heldoutSamples: number;
+  heldoutTemperature: number;
+  seed: number;
+  /** Where the versions are written: `<versionsDir>/<loopId>/<role>/iter-<k>.gguf`. */
+  versionsDir: string;
+  /** Most trajectories decoded at once (default: every trajectory of an iteration, up to 64). */
+  parallel?: number;
+  signal?: AbortSignal;
+  /** Progress: rollouts done within an iteration, and each finished iteration / evaluation. */
+  onEvent?: (e: LoopEvent) => void;
+  /** Extra config stored with each experiment (the CLI's model settings). */
+  config?: Record<string, unknown>;
+  /** A loop id (default `tl-<time>-<rand>`). */
+  loopId?: string;
+}
+
+export type LoopEvent =
+  | { type: 'rollout'; iteration: number; done: number; total: number }
+  | { type: 'iteration'; metrics: IterationMetrics }
+  | { type: 'heldout'; phase: 'before' | 'after'; result: HeldoutResult };
+
+/** One role's numbers in one iteration. */
+export interface RoleIterationMetrics {
+  /** Mean ladder reward h of the role over the iteration's rollouts. */
+  reward: number;
+  /** Mean of each rung (format, validity, completion, correctness, credit). */
+  rungs: RungMeans;
+  /** Samples (model calls) trained on, and how many had a non-zero advantage. */
+  samples: number;
+  signalSamples: number;
+  /** Groups whose rewards for this role were all equal (no signal). */
+  zeroSpreadGroups: number;
+  /** The policy step: loss, mean k3 KL to the starting weights, tokens trained, train tokens/s. */
+  loss?: number;
+  kl?: number;
+  trainTokens: number;
+  trainTokensPerSecond?: number;
+  /** The version written this iteration (absent when the role had no samples). */
+  versionId?: string;
+  path: string;
+}
+
+export interface IterationMetrics {
+  iteration: number;
+  experimentId: string;
+  /** Mean grader score (the outcome) over the iteration's rollouts. */
+  score: number;
+  roles: Record<string, RoleIterationMetrics>;
+  /** Completion tokens sampled, and per second of sampling. */
+  sampledTokens: number;
+  sampleTokensPerSecond: number;
+  seconds: { sampling: number; training: number; writeReload: number; total: number };
+}
+
+export interface HeldoutResult {
+  experimentId: string;
+  /** Mean grader score over every held-out sample. */
+  score: number;
+  samples: number;
+  /** Mean ladder reward per role. */
+  roles: Record<string, number>;
+  /** A few completions of each trained role (the first samples), to see the text stays fluent. */
+  examples: Record<string, string[]>;
+}
+
+export interface TrainLoopReport {
+  loopId: string;
+  roles: string[];
+  iterations: IterationMetrics[];
+  heldout?: { before: HeldoutResult; after: HeldoutResult };
+  /** Each trained role's versions in order, and its final file. */
+  versions: Record<string, string[]>;
+  finalModels: Record<string, string>;
+  cancelled: boolean;
+  hyper: LoopHyper;
+}
+
+/** Mean of each ladder rung (format, validity, completion, correctness, credit). */
+export type RungMeans = Record<(typeof RUNGS)[number], number>;
+
+/** The loop's hyper-parameters, stored with every experiment and version it writes. */
+export type LoopHyper = {
+  lr: number;
+  kl: number;
+  temperature: number;
+  group: number;
+  tasksPerIteration: number;
+  maxGradNorm: number | null;
+  seed: number;
+  dataset: string;
+  loopId: string;
+};
+
+/** A trained role's own weights and lineage while the loop runs. */
+export interface TrainedRole {
+  model: TrainableModel;
+  /** The file the lineage started from (recorded on every version). */
+  basePath: string;
+  /** The role's current file (the newest version, or where it started). */
+  path: string;
+  /** The newest version's id: the parent of the next. */
+  parentId?: string;
+  /** Version ids written so far, in order. */
+  versions: string[];
+}
+
+/** What the loop's steps share: its options, id and hyper-parameters, the files in use and the provider over them. */
+export interface LoopRun {
+  readonly o: TrainLoopOptions;
+  readonly loopId: string;
+  readonly hyper: LoopHyper;
+  /** The model files in use now; each write of a role's version updates its `train:<role>` ref. */
+  readonly models: LoopModels;
+  provider: ModelProvider;
+}
