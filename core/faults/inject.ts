@@ -1,5 +1,5 @@
 import type { NodeId, RoleName } from '../ids.ts';
-import { deriveSeed } from '../engine/seeds.ts';
+import { deriveSeed } from '../random.ts';
 import { NodeFailure } from '../engine/failure.ts';
 import type { RunnableTool, ToolSource } from '../engine/runNode.ts';
 import type { GenerateRequest, GenerateResult, JsonSchema, ModelProvider } from '../model/provider.ts';
