@@ -260,7 +260,7 @@ describe('examples, datasets and the model catalogue', () => {
   it('lists datasets with availability', async () => {
     const all = await api.listDatasets();
     expect(all[0]).toEqual({ name: 'gsm8k', splits: ['test', 'train', 'test_socratic'], describe: 'GSM8K grade-school math (numeric final answer)', available: true });
-    // The procedural learn family (issue 6) needs no files.
+    // The procedural learn family (core/tasks/learn.ts) needs no files.
     expect(all.slice(1).map((d) => [d.name, d.available])).toEqual(['learn', 'learn-json', 'learn-team', 'learn-tool', 'learn-word'].map((n) => [n, true]));
     makeLab(answer4, { dataDir: path.join(dir, 'nodata') });
     const [gsm, learn] = await api.listDatasets();

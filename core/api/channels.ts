@@ -12,7 +12,7 @@ export const API_METHODS = [
   'getRunTrace',
   'validateWorkflow',
   'appInfo',
-  // Issue 4: the lab (examples, datasets, models, runs). See `LAB_METHODS`.
+  // The lab (examples, datasets, models, runs). See `LAB_METHODS`.
   'listExamples',
   'listDatasets',
   'listModels',
@@ -21,11 +21,11 @@ export const API_METHODS = [
   'startRun',
   'cancelRun',
   'activeRuns',
-  // Issue 5: rollout groups and the prior library (store reads; see improve.ts).
+  // Rollout groups and the prior library (store reads; see improve.ts).
   'getRollouts',
   'listCards',
   'getCardEffect',
-  // Issue 6: weight versions and learning curves (store reads; see learning.ts).
+  // Weight versions and learning curves (store reads; see learning.ts).
   'listWeightVersions',
   'getLearningCurves',
 ] as const;

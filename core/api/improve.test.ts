@@ -265,7 +265,7 @@ describe('listCards and getCardEffect', () => {
   });
 });
 
-describe('issue 5 payload validation', () => {
+describe('rollouts and hint-card payload validation', () => {
   const raw = () => api as unknown as Record<string, (p?: unknown) => unknown>;
 
   it.each([

@@ -49,7 +49,7 @@ export interface GenerateRequest {
   signal?: AbortSignal;
   /**
    * Record the token ids fed and sampled (`GenerateResult.promptTokenIds`/`completionTokenIds`),
-   * for training on exactly what was sampled (issue 6). Providers that cannot leave them unset.
+   * for training on exactly what was sampled (on-policy; docs/laptop-rl.md). Providers that cannot leave them unset.
    */
   recordTokens?: boolean;
 }

@@ -54,7 +54,7 @@ export interface LadderEvent {
 const FORMAT_FAILURES = new Set(['UNPARSABLE_OUTPUT', 'TIMEOUT', 'AGENT_ERROR']);
 
 /**
- * The hierarchical reward ladder of one run, per role (FloWright, BRIEF §1):
+ * The hierarchical reward ladder of one run, per role (FloWright, "hierarchical reward ladder"; docs/credit.md):
  * h_ρ = w_f·f + w_v·v_ρ + w_e·e + w_a·a + w_c·c_ρ.
  * The paper writes f without ρ; we score format on the role's own nodes (with one role, the
  * run's). Nodes stopped by an infrastructure fault, cascaded or skipped do not count for or

@@ -1,6 +1,6 @@
 /**
  * Paired statistics for A/B comparisons of two experiments on the same tasks and seeds
- * (issue 5: "the cards helped" must be a measured claim).
+ * (so "the cards helped" is a measured claim: `flowlab compare`, docs/hint-cards.md).
  */
 import { mulberry32 } from '../random.ts';
 

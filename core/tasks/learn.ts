@@ -1,12 +1,13 @@
 /**
  * `learn`: a project-owned, procedural task family that tiny models can learn on a laptop
- * (issue 6, Laptop RL). Every task is generated from a fixed seed, the task's split and its
+ * (docs/laptop-rl.md, "The `learn` task family"). Every task is generated from a fixed seed, the task's split and its
  * index (no files, same tasks on every machine), and graded exactly.
  *
  * Kinds (each a dataset of its own, plus the mixed `learn` and the two-role `learn-team`):
  * - `word` ("say the word"): the prompt is a short story start; the completion scores 1 when it
  *   contains the target word (`happy`) as a whole word, case-insensitive, else 0. The toy reward
- *   of LAPTOP-RL.md: stories260K says `happy` in about 5% of 32-token samples at temperature 1.
+ *   of docs/laptop-rl.md ("The toy"): stories260K says `happy` in about 5% of 32-token samples at
+ *   temperature 1 (sampled on the 2-core reference machine).
  * - `json` ("copy a number into a JSON field"): the prompt states a number 1–9 and ends with the
  *   JSON prefix `{"n":`; the answer is the JSON text that continues that prefix (or a whole JSON
  *   object, or an object answer when the node has a schema). Scores 1 when the object's `n` is

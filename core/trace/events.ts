@@ -7,7 +7,7 @@ import type { RoleLadder } from '../reward/ladder.ts';
 export type NodeStatus = 'ok' | 'failed' | 'cascade' | 'skipped';
 
 /**
- * Whose fault a failure is (BRIEF §1):
+ * Whose fault a failure is (FloWright, structure-aware credit; docs/credit.md):
  * - `wiring`: the graph's fault (unknown tool, missing/mismatched port, invalid config, hop limit) -> `wiredBy`;
  * - `execution`: the node's own fault (agent error, unparsable or contract-violating output, timeout) -> `runBy`;
  * - `cascade`: an input came from a failed node; no blame;
@@ -45,7 +45,7 @@ export interface ModelCallRecord {
   completionTokenIds?: number[];
 }
 
-/** One node run: written once, never mutated (STYLE.md §8). */
+/** One node run: an append-only trace event, written once, never mutated. */
 export interface NodeEvent {
   runId: RunId;
   nodeId: NodeId;

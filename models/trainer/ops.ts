@@ -1,6 +1,7 @@
 /**
  * Differentiable building blocks of the LLaMA forward pass, written around the tfjs-on-wasm
- * pitfalls measured in LAPTOP-RL.md:
+ * pitfalls found by timing stories260K's training step on the 2-core reference machine
+ * (bench/training.ts times it):
  * - tfjs's own MatMul gradient multiplies with `transposeA/B` flags, ~10× slower on wasm: the
  *   matmuls here have custom gradients that transpose explicitly first;
  * - `gather` has no gradient on wasm: the embedding lookup gathers forward and scatters back

@@ -1,5 +1,5 @@
 /**
- * Issue 6 must-show: the tfjs LLaMA matches llama.cpp (node-llama-cpp 3.21.1, CPU, 1 thread) on
+ * Parity (docs/laptop-rl.md): the tfjs LLaMA matches llama.cpp (node-llama-cpp 3.21.1, CPU, 1 thread) on
  * the shared models: 20 greedy tokens equal and next-token probabilities within 1e-3 over 25
  * positions, both sides fed the same token ids (BOS included).
  *

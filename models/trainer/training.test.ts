@@ -1,5 +1,5 @@
 /**
- * Issue 6 must-show (SFT): the loss falls, the written GGUF loads in node-llama-cpp, and its
+ * SFT end to end (docs/laptop-rl.md): the loss falls, the written GGUF loads in node-llama-cpp, and its
  * greedy output on the trained prompt equals the tfjs model's. Plus the policy step: the sign of
  * the advantage moves the completion's log-probability, the KL to the frozen reference is 0
  * before any step and > 0 after, and the ratio clip stops the gradient.
