@@ -1,30 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiError, createHandlers, createRemoteApi, type FlowlabApi, type FlowlabClient } from '../core/api/index.ts';
+import { ApiError, createHandlers, createRemoteApi, type FlowlabApi } from '../core/api/index.ts';
 import type { LabEvent, LabHost, TestGeneration } from '../core/api/lab.ts';
 import { asExperimentId, asNodeId, asRunId, HUMAN } from '../core/ids.ts';
-import { computeWorkflowHash, openStore, type Store } from '../core/store/index.ts';
+import { computeWorkflowHash } from '../core/store/index.ts';
+import { hostOver, storeTracker } from '../test/fixtures.ts';
 import type { LabClient } from './client.ts';
 import { createLabStore, type StoreDeps } from './state.ts';
 
 const TEAM = readFileSync(new URL('../examples/gsm8k-team.yaml', import.meta.url), 'utf8');
 const MODEL = '/models/tiny.gguf';
 
-const stores: Store[] = [];
-afterEach(() => {
-  for (const s of stores.splice(0)) s.close();
-});
-
-/** A client over real handlers on an in-memory store, shaped like the wire (errors as wire strings). */
-function hostOver(api: FlowlabApi): FlowlabClient {
-  return createRemoteApi(async (method, payload) => {
-    try {
-      return await (api[method] as (p: unknown) => unknown)(payload);
-    } catch (err) {
-      throw new Error(`Error invoking remote method 'flowlab:${method}': Error: ${(err as { toWire(): string }).toWire()}`);
-    }
-  });
-}
+const stores = storeTracker();
+afterEach(() => stores.closeAll());
 
 /** A lab host that answers from memory and records what it was asked. */
 function fakeLab(): LabHost & { started: unknown[]; cancelled: string[] } {
@@ -53,8 +41,7 @@ function fakeLab(): LabHost & { started: unknown[]; cancelled: string[] } {
 }
 
 function seededApi(lab: LabHost = fakeLab()): FlowlabApi {
-  const store = openStore(':memory:');
-  stores.push(store);
+  const store = stores.open();
   const id = asExperimentId('exp-ui');
   store.createExperiment({
     id, kind: 'run', workflowName: 'gsm8k-team', workflowYaml: TEAM, workflowHash: computeWorkflowHash(TEAM),
