@@ -9,14 +9,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHandlers, type FlowlabApi, type LabEvent } from '../core/api/index.ts';
 import { openStore, type Store } from '../core/store/index.ts';
 import { main } from '../cli/main.ts';
+import { gsm8kTest as DATA, haveShared, noteSkip, shared as SHARED, tinyModel as MODEL } from '../test/fixtures.ts';
 import { createLabHost, type LabHostHandle } from './index.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const SHARED = process.env.FLOWLAB_SHARED ?? path.resolve(process.cwd(), '../shared');
-const MODEL = path.join(SHARED, 'models/stories260K.gguf');
-const DATA = path.join(SHARED, 'data/gsm8k/test.jsonl');
-const have = existsSync(MODEL) && existsSync(DATA);
-if (!have) console.log(`[host/labHost.model.test] skipping the model-dependent lab tests: ${MODEL} or ${DATA} not found (set FLOWLAB_SHARED to the shared folder)`);
+const have = haveShared;
+if (!have) noteSkip('host/labHost.model.test', 'the model-dependent lab tests', `${MODEL} or ${DATA}`);
 const TEAM = readFileSync(path.join(ROOT, 'examples/gsm8k-team.yaml'), 'utf8');
 
 let dir: string;

@@ -18,14 +18,12 @@ import { readGguf, readGgufTensors } from '../gguf/readGguf.ts';
 import { TfjsTrainer } from './TfjsTrainer.ts';
 import { buildGguf, metadataOf } from './testing/ggufBuilder.ts';
 import { LlamaCppReference } from './testing/llamaCpp.ts';
+import { noteSkip, tinyModel as STORIES, tinyRandomModel as TINY } from '../../test/fixtures.ts';
 
-const SHARED = process.env.FLOWLAB_SHARED ?? path.resolve(process.cwd(), '../shared');
-const STORIES = path.join(SHARED, 'models', 'stories260K.gguf');
-const TINY = path.join(SHARED, 'models', 'llama-2-tiny-random.gguf');
 const haveStories = existsSync(STORIES);
 const haveTiny = existsSync(TINY);
-if (!haveStories) console.log(`parity: stories260K tests skipped (${STORIES} not found; set FLOWLAB_SHARED)`);
-if (!haveTiny) console.log(`parity: llama-2-tiny-random test skipped (${TINY} not found; set FLOWLAB_SHARED)`);
+if (!haveStories) noteSkip('parity', 'the stories260K tests', STORIES);
+if (!haveTiny) noteSkip('parity', 'the llama-2-tiny-random test', TINY);
 
 let tmp: string;
 beforeAll(async () => {

@@ -9,14 +9,12 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { noteSkip, tinyModel as STORIES, tinyRandomModel as TINY } from '../../test/fixtures.ts';
 import { TfjsTrainer } from './TfjsTrainer.ts';
 import { LlamaCppReference } from './testing/llamaCpp.ts';
 
-const SHARED = process.env.FLOWLAB_SHARED ?? path.resolve(process.cwd(), '../shared');
-const STORIES = path.join(SHARED, 'models', 'stories260K.gguf');
-const TINY = path.join(SHARED, 'models', 'llama-2-tiny-random.gguf');
 const haveStories = existsSync(STORIES);
-if (!haveStories) console.log(`training: tests skipped (${STORIES} not found; set FLOWLAB_SHARED)`);
+if (!haveStories) noteSkip('training', 'the trainer tests', STORIES);
 
 let tmp: string;
 beforeAll(async () => {
