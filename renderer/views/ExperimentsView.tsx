@@ -1,6 +1,6 @@
 import { useMemo } from 'react';
 import { experimentPoints, failuresByClass, FAILURE_CLASSES, isSimulated } from '../lib/experimentStats.ts';
-import { useLab } from '../useLab.ts';
+import { useLabPick } from '../useLab.ts';
 import { ExperimentsChart } from './lazy.tsx';
 import { experimentStatusLabel, percent, timestamp } from './format.ts';
 import { LoadState, Status } from './Status.tsx';
@@ -9,25 +9,16 @@ const CLASS_SHORT: Record<(typeof FAILURE_CLASSES)[number], string> = { wiring: 
 
 /** Every experiment with its scores and failures by class, and a chart across them. */
 export function ExperimentsView() {
-  const experiments = useLab((s) => s.experiments);
-  const runsByExperiment = useLab((s) => s.runsByExperiment);
-  const selected = useLab((s) => s.selectedExperimentId);
-  const selectExperiment = useLab((s) => s.selectExperiment);
-  const setView = useLab((s) => s.setView);
-  const refresh = useLab((s) => s.refresh);
-  const theme = useLab((s) => s.theme);
+  const { experiments, runsByExperiment, selectedExperimentId: selected, selectExperiment, setView, refresh, theme } = useLabPick(
+    'experiments', 'runsByExperiment', 'selectedExperimentId', 'selectExperiment', 'setView', 'refresh', 'theme',
+  );
   const list = experiments.status === 'ready' ? experiments.data : [];
   const runsOf = (id: string) => {
     const r = runsByExperiment[id];
     return r?.status === 'ready' ? r.data : undefined;
   };
-  const points = useMemo(
-    () => experimentPoints(experiments.status === 'ready' ? experiments.data : [], (id) => {
-      const r = runsByExperiment[id];
-      return r?.status === 'ready' ? r.data : undefined;
-    }),
-    [experiments, runsByExperiment],
-  );
+  // runsOf reads only runsByExperiment, and list only experiments: both are the dependencies.
+  const points = useMemo(() => experimentPoints(list, runsOf), [experiments, runsByExperiment]);
 
   const open = (id: string, view: 'trace' | 'ladder') => {
     void selectExperiment(id);

@@ -1,21 +1,17 @@
 import { useMemo } from 'react';
 import { meanLadders, RUNG_KEYS, RUNG_SYMBOL, rungLabel, runLadders, type LadderValues } from '../lib/ladderBars.ts';
-import { useLab } from '../useLab.ts';
+import { useLabPick } from '../useLab.ts';
 import { LadderChart, RungKeyLegend } from './LadderChart.tsx';
 import { RunPicker } from './RunPicker.tsx';
 import { LoadState } from './Status.tsx';
 
 /** The hierarchical reward ladder per role: for the chosen run, and the mean across its experiment. */
 export function LadderView() {
-  const experimentId = useLab((s) => s.selectedExperimentId);
-  const runs = useLab((s) => s.runs);
-  const runId = useLab((s) => s.selectedRunId);
-  const trace = useLab((s) => s.trace);
+  const { selectedExperimentId: experimentId, runs, selectedRunId: runId, trace } = useLabPick('selectedExperimentId', 'runs', 'selectedRunId', 'trace');
   const run = trace.status === 'ready' && trace.data.run.runId === runId ? trace.data.run : runs.status === 'ready' ? runs.data.find((r) => r.runId === runId) : undefined;
   const runLadder = useMemo(() => (run ? runLadders(run) : []), [run]);
   const mean = useMemo(() => (runs.status === 'ready' ? meanLadders(runs.data) : []), [runs]);
-  const experiments = useLab((s) => s.experiments);
-  const setView = useLab((s) => s.setView);
+  const { experiments, setView } = useLabPick('experiments', 'setView');
   if (experiments.status === 'ready' && experiments.data.length === 0) {
     return (
       <section className="view ladder-view" aria-labelledby="ladder-title">

@@ -1,6 +1,6 @@
 import { useEffect, useMemo } from 'react';
 import { beforeAfter, chartSeries, currentLoop, hyperText, learningRoles, lineageRows, RUNG_COLUMNS, rungRows, signed, TRAIN_LOOP_COMMAND } from '../lib/learning.ts';
-import { useLab } from '../useLab.ts';
+import { useLabPick } from '../useLab.ts';
 import { LearningChart } from './lazy.tsx';
 import { LoadState } from './Status.tsx';
 
@@ -13,12 +13,9 @@ export const LEARNING_REFRESH_MS = 2000;
  * before/after comparison. Reloads every 2 s while shown.
  */
 export function LearningView() {
-  const learning = useLab((s) => s.learning);
-  const versions = useLab((s) => s.weightVersions);
-  const chosen = useLab((s) => s.learningRole);
-  const setRole = useLab((s) => s.setLearningRole);
-  const loadLearning = useLab((s) => s.loadLearning);
-  const theme = useLab((s) => s.theme);
+  const { learning, weightVersions: versions, learningRole: chosen, setLearningRole: setRole, loadLearning, theme } = useLabPick(
+    'learning', 'weightVersions', 'learningRole', 'setLearningRole', 'loadLearning', 'theme',
+  );
 
   useEffect(() => {
     void loadLearning();

@@ -1,14 +1,13 @@
 import { useState } from 'react';
 import type { ModelEntry } from '../../core/api/lab.ts';
 import { TEST_MAX_TOKENS, TEST_PROMPT } from '../store/catalog.ts';
-import { useLab } from '../useLab.ts';
+import { useLab, useLabPick } from '../useLab.ts';
 import { bytes, paramCount } from './format.ts';
 import { LoadState } from './Status.tsx';
 
 /** GGUF models: the model folder's and those added by path, with metadata, role assignment and a test generation. */
 export function ModelsView() {
-  const models = useLab((s) => s.models);
-  const loadModels = useLab((s) => s.loadModels);
+  const { models, loadModels } = useLabPick('models', 'loadModels');
   const list = models.status === 'ready' ? models.data : [];
   return (
     <section className="view models-view" aria-labelledby="models-title">
@@ -57,8 +56,7 @@ export function ModelsView() {
 }
 
 function AddModel() {
-  const addModel = useLab((s) => s.addModel);
-  const result = useLab((s) => s.addModelResult);
+  const { addModel, addModelResult: result } = useLabPick('addModel', 'addModelResult');
   const [path, setPath] = useState('');
   return (
     <form
@@ -87,10 +85,7 @@ function AddModel() {
 
 function ModelRow({ model: m, index }: { model: ModelEntry; index: number }) {
   const roles = useLab((s) => s.editor.graph?.roles);
-  const roleModels = useLab((s) => s.roleModels);
-  const defaultModel = useLab((s) => s.defaultModel);
-  const setRoleModel = useLab((s) => s.setRoleModel);
-  const setDefaultModel = useLab((s) => s.setDefaultModel);
+  const { roleModels, defaultModel, setRoleModel, setDefaultModel } = useLabPick('roleModels', 'defaultModel', 'setRoleModel', 'setDefaultModel');
   const test = useLab((s) => s.modelTests[m.path]);
   const testModel = useLab((s) => s.testModel);
   const usedBy = [...(defaultModel === m.path ? ['default'] : []), ...Object.entries(roleModels).filter(([, p]) => p === m.path).map(([r]) => r)];

@@ -1,7 +1,7 @@
 import { useEffect, useMemo } from 'react';
 import type { RolloutGroup, RolloutsView as RolloutsData } from '../../core/api/client.ts';
 import { groupLabel, groupModel, rolloutExperiments, SIGN_SYMBOL, SIGN_WORD, type RolloutColumn, type SignedBar, type Sign } from '../lib/rollouts.ts';
-import { useLab, useLabStore } from '../useLab.ts';
+import { useLab, useLabPick, useLabStore } from '../useLab.ts';
 import { experimentStatusLabel } from './format.ts';
 import { LoadState, Status } from './Status.tsx';
 
@@ -14,11 +14,9 @@ export const ROLLOUTS_COMMAND = 'flowlab rollouts examples/gsm8k-team.yaml --dat
  * group-relative advantage A; zero-spread groups are flagged. A click opens the run's trace.
  */
 export function RolloutsView() {
-  const experiments = useLab((s) => s.experiments);
-  const selectedId = useLab((s) => s.rolloutsExperimentId);
-  const rollouts = useLab((s) => s.rollouts);
-  const select = useLab((s) => s.selectRolloutsExperiment);
-  const refresh = useLab((s) => s.refresh);
+  const { experiments, rolloutsExperimentId: selectedId, rollouts, selectRolloutsExperiment: select, refresh } = useLabPick(
+    'experiments', 'rolloutsExperimentId', 'rollouts', 'selectRolloutsExperiment', 'refresh',
+  );
   const store = useLabStore();
   const list = useMemo(() => (experiments.status === 'ready' ? rolloutExperiments(experiments.data) : []), [experiments]);
 
@@ -84,8 +82,7 @@ export function RolloutsView() {
 }
 
 function RolloutsBody({ data }: { data: RolloutsData }) {
-  const chosen = useLab((s) => s.rolloutGroup);
-  const selectGroup = useLab((s) => s.selectRolloutGroup);
+  const { rolloutGroup: chosen, selectRolloutGroup: selectGroup } = useLabPick('rolloutGroup', 'selectRolloutGroup');
   const group = data.groups.find((g) => g.index === chosen) ?? data.groups[0];
   const noSignal = data.groups.filter((g) => g.complete && g.noSignal).length;
   const complete = data.groups.filter((g) => g.complete).length;
