@@ -4,15 +4,12 @@
  * the store or any Node module.
  */
 
-/** Every method of `FlowlabApi`, in a stable order. Hosts expose these and nothing else. */
-export const API_METHODS = [
-  'listExperiments',
-  'getExperiment',
-  'listRuns',
-  'getRunTrace',
-  'validateWorkflow',
-  'appInfo',
-  // The lab (examples, datasets, models, runs). See `LAB_METHODS`.
+/**
+ * The methods a `LabHost` answers (everything core cannot do by itself: files outside the store,
+ * models, background runs): examples, datasets, models, runs. Every one of them is asynchronous
+ * on every host. In Electron, main relays these to the utility process that owns the runner.
+ */
+export const LAB_METHODS = [
   'listExamples',
   'listDatasets',
   'listModels',
@@ -21,6 +18,18 @@ export const API_METHODS = [
   'startRun',
   'cancelRun',
   'activeRuns',
+] as const;
+
+/** Every method of `FlowlabApi`, in a stable order. Hosts expose these and nothing else. */
+export const API_METHODS = [
+  // Store reads and workflow checks (handlers.ts).
+  'listExperiments',
+  'getExperiment',
+  'listRuns',
+  'getRunTrace',
+  'validateWorkflow',
+  'appInfo',
+  ...LAB_METHODS,
   // Rollout groups and the prior library (store reads; see improve.ts).
   'getRollouts',
   'listCards',
@@ -32,22 +41,6 @@ export const API_METHODS = [
 
 /** The name of one API method. */
 export type ApiMethod = (typeof API_METHODS)[number];
-
-/**
- * The methods a `LabHost` answers (everything core cannot do by itself: files outside the store,
- * models, background runs). Every one of them is asynchronous on every host. In Electron, main
- * relays these to the utility process that owns the runner.
- */
-export const LAB_METHODS = [
-  'listExamples',
-  'listDatasets',
-  'listModels',
-  'addModel',
-  'testModel',
-  'startRun',
-  'cancelRun',
-  'activeRuns',
-] as const satisfies readonly ApiMethod[];
 
 /** The name of one lab method. */
 export type LabMethod = (typeof LAB_METHODS)[number];

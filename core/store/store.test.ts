@@ -3,7 +3,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runRecord, storeTracker, tempDir, thrownBy } from '../../test/fixtures.ts';
+import { nodeEvents, runRecord, storeTracker, tempDir, thrownBy } from '../../test/fixtures.ts';
 import { asExperimentId, asNodeId, asRoleName, asRunId, HUMAN, type ExperimentId } from '../ids.ts';
 import type { ModelCallRecord, NodeEvent, RunRecord } from '../trace/index.ts';
 import { MIGRATIONS } from './schema.ts';
@@ -63,20 +63,12 @@ function run(expId: ExperimentId, taskIndex: number, over: Partial<RunRecord> = 
 
 function events(r: RunRecord): NodeEvent[] {
   return [
+    // The fixture's planner node, with structured inputs and output and three calls.
     {
-      runId: r.runId,
-      nodeId: asNodeId('plan'),
-      attempt: 1,
-      seq: 0,
-      kind: 'agent',
-      role: asRoleName('planner'),
-      wiredBy: HUMAN,
-      runBy: asRoleName('planner'),
+      ...nodeEvents(r)[0]!,
       inputs: { task: { question: 'q?', tags: ['a', 'b'] } },
       output: { plan: ['step 1', 'step 2'], n: 2 },
-      status: 'ok',
       calls: [call(0, { role: asRoleName('planner'), jsonSchema: { type: 'object', required: ['plan'] } }), call(1), call(2, { system: undefined })],
-      startedAt: 1_700_000_000_001,
       endedAt: 1_700_000_000_100,
     },
     {

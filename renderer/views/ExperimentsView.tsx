@@ -4,6 +4,7 @@ import { useLabPick } from '../useLab.ts';
 import { ExperimentsChart } from './lazy.tsx';
 import { experimentStatusLabel, percent, timestamp } from './format.ts';
 import { LoadState, Status } from './Status.tsx';
+import { TableHead } from './TableHead.tsx';
 
 const CLASS_SHORT: Record<(typeof FAILURE_CLASSES)[number], string> = { wiring: 'W', execution: 'E', cascade: 'C', infrastructure: 'I' };
 
@@ -57,22 +58,14 @@ export function ExperimentsView() {
           <ExperimentsChart points={points} theme={theme} />
           <div className="scroll">
             <table data-testid="experiments-table">
-              <thead>
-                <tr>
-                  <th scope="col">Experiment</th>
-                  <th scope="col">Workflow</th>
-                  <th scope="col">Kind</th>
-                  <th scope="col">Dataset</th>
-                  <th scope="col" className="num">Runs / planned</th>
-                  <th scope="col" className="num">Accuracy</th>
-                  <th scope="col" className="num">Completion</th>
-                  <th scope="col" title="Node failures by class: W wiring, E execution, C cascade, I infrastructure">
-                    Failures W / E / C / I
-                  </th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Open</th>
-                </tr>
-              </thead>
+              <TableHead
+                columns={[
+                  'Experiment', 'Workflow', 'Kind', 'Dataset',
+                  { label: 'Runs / planned', num: true }, { label: 'Accuracy', num: true }, { label: 'Completion', num: true },
+                  { label: 'Failures W / E / C / I', title: 'Node failures by class: W wiring, E execution, C cascade, I infrastructure' },
+                  'Status', 'Open',
+                ]}
+              />
               <tbody>
                 {list.map((e) => {
                   const runs = runsOf(e.id);

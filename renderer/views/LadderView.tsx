@@ -4,6 +4,7 @@ import { useLabPick } from '../useLab.ts';
 import { LadderChart, RungKeyLegend } from './LadderChart.tsx';
 import { RunPicker } from './RunPicker.tsx';
 import { LoadState } from './Status.tsx';
+import { TableHead } from './TableHead.tsx';
 
 /** The hierarchical reward ladder per role: for the chosen run, and the mean across its experiment. */
 export function LadderView() {
@@ -88,19 +89,15 @@ export function LadderView() {
 function LadderTable({ ladders, mean = false }: { ladders: Array<LadderValues & { runs?: number; rungCounts?: number[] }>; mean?: boolean }) {
   return (
     <table className="ladder-table">
-      <thead>
-        <tr>
-          <th scope="col">Role</th>
-          {RUNG_KEYS.map((r) => (
-            <th scope="col" className="num" key={r} title={r}>
-              {RUNG_SYMBOL[r]} <span className="muted small">{r} × weight</span>
-            </th>
-          ))}
-          <th scope="col" className="num">h</th>
-          <th scope="col" className="num">{mean ? 'Mean highest rung' : 'Highest rung'}</th>
-          {mean && <th scope="col">Runs stopping at rung 0…5</th>}
-        </tr>
-      </thead>
+      <TableHead
+        columns={[
+          'Role',
+          ...RUNG_KEYS.map((r) => ({ key: r, num: true, title: r, label: <>{RUNG_SYMBOL[r]} <span className="muted small">{r} × weight</span></> })),
+          { label: 'h', num: true },
+          { label: mean ? 'Mean highest rung' : 'Highest rung', num: true },
+          mean && 'Runs stopping at rung 0…5',
+        ]}
+      />
       <tbody>
         {ladders.map((l) => (
           <tr key={l.role}>

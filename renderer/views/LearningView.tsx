@@ -3,6 +3,7 @@ import { beforeAfter, chartSeries, currentLoop, hyperText, learningRoles, lineag
 import { useLabPick } from '../useLab.ts';
 import { LearningChart } from './lazy.tsx';
 import { LoadState } from './Status.tsx';
+import { TableHead } from './TableHead.tsx';
 
 /** How often the view reloads while shown (live while `flowlab train-loop` writes to the same database). */
 export const LEARNING_REFRESH_MS = 2000;
@@ -73,20 +74,7 @@ export function LearningView() {
               </p>
               <LearningChart role={role} series={series} theme={theme} />
               <table className="learning-rungs" aria-label={`Rungs per iteration of ${role}`}>
-                <thead>
-                  <tr>
-                    <th scope="col">iter</th>
-                    <th scope="col">reward</th>
-                    {RUNG_COLUMNS.map(([name, short]) => (
-                      <th key={name} scope="col" title={name}>
-                        {short}
-                      </th>
-                    ))}
-                    <th scope="col">KL</th>
-                    <th scope="col">tok/s</th>
-                    <th scope="col" title="seconds: sampling / training / write+reload">s sample / train / write</th>
-                  </tr>
-                </thead>
+                <TableHead columns={['', 'mean score', `mean reward (${role})`, 'runs', 'experiment']} />
                 <tbody>
                   {rows.map((r) => (
                     <tr key={r.versionId}>
@@ -113,15 +101,14 @@ export function LearningView() {
             {ba.note && <p className="muted small">{ba.note}</p>}
             {(ba.before || ba.after) && (
               <table>
-                <thead>
-                  <tr>
-                    <th scope="col" />
-                    <th scope="col">mean score</th>
-                    <th scope="col">mean reward ({role})</th>
-                    <th scope="col">runs</th>
-                    <th scope="col">experiment</th>
-                  </tr>
-                </thead>
+                <TableHead
+                  columns={[
+                    'iter', 'reward',
+                    ...RUNG_COLUMNS.map(([name, short]) => ({ key: name, label: short, title: name })),
+                    'KL', 'tok/s',
+                    { label: 's sample / train / write', title: 'seconds: sampling / training / write+reload' },
+                  ]}
+                />
                 <tbody>
                   {(['before', 'after'] as const).map((k) => {
                     const s = ba[k];

@@ -4,6 +4,7 @@ import { TEST_MAX_TOKENS, TEST_PROMPT } from '../store/catalog.ts';
 import { useLab, useLabPick } from '../useLab.ts';
 import { bytes, paramCount } from './format.ts';
 import { LoadState } from './Status.tsx';
+import { TableHead } from './TableHead.tsx';
 
 /** GGUF models: the model folder's and those added by path, with metadata, role assignment and a test generation. */
 export function ModelsView() {
@@ -30,19 +31,9 @@ export function ModelsView() {
       {list.length > 0 && (
         <div className="scroll">
           <table data-testid="models-table">
-            <thead>
-              <tr>
-                <th scope="col">File</th>
-                <th scope="col">Architecture</th>
-                <th scope="col" className="num">Parameters</th>
-                <th scope="col">Quantisation</th>
-                <th scope="col" className="num">Context</th>
-                <th scope="col">Chat template</th>
-                <th scope="col" className="num">Size</th>
-                <th scope="col">Use for</th>
-                <th scope="col">Test</th>
-              </tr>
-            </thead>
+            <TableHead
+              columns={['File', 'Architecture', { label: 'Parameters', num: true }, 'Quantisation', { label: 'Context', num: true }, 'Chat template', { label: 'Size', num: true }, 'Use for', 'Test']}
+            />
             <tbody>
               {list.map((m, i) => (
                 <ModelRow key={m.path} model={m} index={i} />

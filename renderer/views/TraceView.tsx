@@ -10,6 +10,7 @@ import { KindLegend, StateLegend } from './Legend.tsx';
 import { NodeDetail } from './NodeDetail.tsx';
 import { RunPicker } from './RunPicker.tsx';
 import { LoadState } from './Status.tsx';
+import { TableHead } from './TableHead.tsx';
 
 /** A run's trace: the graph with blame, an accessible node list, the node panel, the blame summary. */
 export function TraceView() {
@@ -132,15 +133,14 @@ function NodeList({ model, ordered: latest }: { model: TraceModel; ordered: Trac
       <h3 id="trace-nodes-title">Nodes ({model.nodes.length}) — J / K to step</h3>
       <div className="scroll">
         <table>
-          <thead>
-            <tr>
-              <th scope="col">State</th>
-              <th scope="col">Node</th>
-              <th scope="col">Role</th>
-              <th scope="col">Failure</th>
-              <th scope="col">Blame</th>
-            </tr>
-          </thead>
+          <TableHead
+            columns={[
+              'Role',
+              { label: 'Root failures', num: true, title: '|F_ρ|: root failures blamed on the role' },
+              { label: 'Nodes authored', num: true, title: '|V_ρ|: nodes the role wired or ran' },
+              { label: <>c<sub>ρ</sub></>, num: true, title: 'c_ρ = −|F_ρ| / |V_ρ|' },
+            ]}
+          />
           <tbody>
             {ordered.map((n) => {
               const blame = blameText(n);
@@ -202,20 +202,7 @@ function BlameSummary({ model }: { model: TraceModel }) {
         <p className="muted small">No structural credit recorded for this run.</p>
       ) : (
         <table>
-          <thead>
-            <tr>
-              <th scope="col">Role</th>
-              <th scope="col" className="num" title="|F_ρ|: root failures blamed on the role">
-                Root failures
-              </th>
-              <th scope="col" className="num" title="|V_ρ|: nodes the role wired or ran">
-                Nodes authored
-              </th>
-              <th scope="col" className="num" title="c_ρ = −|F_ρ| / |V_ρ|">
-                c<sub>ρ</sub>
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={['State', 'Node', 'Role', 'Failure', 'Blame']} />
           <tbody>
             {model.blame.map((b) => (
               <tr key={b.role} data-testid={`blame-role-${b.role}`}>
