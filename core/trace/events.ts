@@ -1,5 +1,5 @@
 import type { ExperimentId, NodeId, RoleName, RunId } from '../ids.ts';
-import type { JsonSchema, SamplingParams } from '../model/provider.ts';
+import type { CallInput } from '../model/provider.ts';
 import type { CreditResult } from '../credit/types.ts';
 import type { RoleLadder } from '../reward/ladder.ts';
 
@@ -16,19 +16,13 @@ export type NodeStatus = 'ok' | 'failed' | 'cascade' | 'skipped';
 export type FailureClass = 'wiring' | 'execution' | 'cascade' | 'infrastructure';
 
 /** One model call made by a node run: everything needed to audit and replay it. */
-export interface ModelCallRecord {
+export interface ModelCallRecord extends CallInput {
   /** 0-based index of the call within its node attempt. */
   callIndex: number;
-  role: RoleName;
   /** Model reference as the role names it. */
   modelRef: string;
   /** Resolved model identity (file name). */
   model: string;
-  system?: string;
-  prompt: string;
-  params: SamplingParams;
-  seed: number;
-  jsonSchema?: JsonSchema;
   completion: string;
   promptTokens: number;
   completionTokens: number;
