@@ -3,7 +3,7 @@ import type { LibraryCard } from '../../core/api/client.ts';
 import { cardRoles, effectText, provenance, usesText } from '../lib/cards.ts';
 import { SIGN_WORD } from '../lib/rollouts.ts';
 import { useLab, useLabPick } from '../useLab.ts';
-import { LoadState } from './Status.tsx';
+import { LoadState, RefreshButton } from './Status.tsx';
 
 /** Commands the empty state suggests. */
 export const DISTILL_COMMAND = 'flowlab distill --experiment <experiment-id> --role <role> --shots 3';
@@ -43,9 +43,7 @@ export function CardsView() {
             </select>
           </label>
         )}
-        <button type="button" onClick={() => void loadCards()} title="Reload the library">
-          Refresh
-        </button>
+        <RefreshButton onRefresh={loadCards} title="Reload the library" />
       </header>
       <LoadState state={cards} what="the prior library" />
       {cards.status === 'ready' && all.length === 0 && (

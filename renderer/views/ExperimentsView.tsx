@@ -3,7 +3,7 @@ import { experimentPoints, failuresByClass, FAILURE_CLASSES, isSimulated } from 
 import { useLabPick } from '../useLab.ts';
 import { ExperimentsChart } from './lazy.tsx';
 import { experimentStatusLabel, percent, timestamp } from './format.ts';
-import { LoadState, Status } from './Status.tsx';
+import { LoadState, RefreshButton, Status } from './Status.tsx';
 import { TableHead } from './TableHead.tsx';
 
 const CLASS_SHORT: Record<(typeof FAILURE_CLASSES)[number], string> = { wiring: 'W', execution: 'E', cascade: 'C', infrastructure: 'I' };
@@ -30,9 +30,7 @@ export function ExperimentsView() {
     <section className="view experiments-view" aria-labelledby="experiments-title">
       <header className="view-head">
         <h2 id="experiments-title">Experiments</h2>
-        <button type="button" onClick={() => void refresh()} title="Refresh (Alt+R)">
-          Refresh
-        </button>
+        <RefreshButton onRefresh={refresh} />
       </header>
       <LoadState state={experiments} what="experiments" />
       {experiments.status === 'ready' && list.length === 0 && (

@@ -2,7 +2,7 @@ import { useEffect, useMemo } from 'react';
 import { beforeAfter, chartSeries, currentLoop, hyperText, learningRoles, lineageRows, RUNG_COLUMNS, rungRows, signed, TRAIN_LOOP_COMMAND } from '../lib/learning.ts';
 import { useLabPick } from '../useLab.ts';
 import { LearningChart } from './lazy.tsx';
-import { LoadState } from './Status.tsx';
+import { LoadState, RefreshButton } from './Status.tsx';
 import { TableHead } from './TableHead.tsx';
 
 /** How often the view reloads while shown (live while `flowlab train-loop` writes to the same database). */
@@ -41,9 +41,7 @@ export function LearningView() {
       <header className="view-head">
         <h2 id="learning-title">Learning</h2>
         <p className="muted small">Each trained role’s own weights: mean ladder reward and KL to the starting weights per train-loop iteration. Live every 2 s.</p>
-        <button type="button" onClick={() => void loadLearning()} title="Refresh">
-          Refresh
-        </button>
+        <RefreshButton onRefresh={loadLearning} title="Refresh" />
       </header>
       <LoadState state={learning} what="learning curves" />
       <LoadState state={versions} what="weight versions" />

@@ -3,7 +3,7 @@ import type { RolloutGroup, RolloutsView as RolloutsData } from '../../core/api/
 import { groupLabel, groupModel, rolloutExperiments, SIGN_SYMBOL, SIGN_WORD, type RolloutColumn, type SignedBar, type Sign } from '../lib/rollouts.ts';
 import { useLab, useLabPick, useLabStore } from '../useLab.ts';
 import { experimentStatusLabel } from './format.ts';
-import { LoadState, Status } from './Status.tsx';
+import { LoadState, RefreshButton, Status } from './Status.tsx';
 
 /** The command the empty state suggests. */
 export const ROLLOUTS_COMMAND = 'flowlab rollouts examples/gsm8k-team.yaml --dataset gsm8k --limit 5 --group 4 --model <file.gguf>';
@@ -42,9 +42,7 @@ export function RolloutsView() {
           A<sub>ρ</sub> = (h<sub>ρ</sub> − mean) / (std + 10<sup>−6</sup>) of each role’s ladder reward within the task’s group; Flow-GRPO: the trajectory’s outcome
           normalised over the group, broadcast to every turn.
         </p>
-        <button type="button" onClick={reload} title="Refresh (Alt+R)">
-          Refresh
-        </button>
+        <RefreshButton onRefresh={reload} />
       </header>
       <LoadState state={experiments} what="experiments" />
       {experiments.status === 'ready' && list.length === 0 ? (
