@@ -4,7 +4,7 @@ import { ApiError, createHandlers, createRemoteApi, type FlowlabApi } from '../c
 import type { LabEvent, LabHost, TestGeneration } from '../core/api/lab.ts';
 import { asExperimentId, asNodeId, asRunId, HUMAN } from '../core/ids.ts';
 import { computeWorkflowHash } from '../core/store/index.ts';
-import { hostOver, storeTracker } from '../test/fixtures.ts';
+import { gate, hostOver, storeTracker } from '../test/fixtures.ts';
 import type { LabClient } from './client.ts';
 import { createLabStore, type StoreDeps } from './state.ts';
 
@@ -105,14 +105,13 @@ describe('browse', () => {
   });
 
   it('drops a slow answer for a selection the user already left', async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
+    const held = gate();
     const real = client();
-    const slow: LabClient = { ...real, listRuns: async (p) => (await gate, real.listRuns(p)) };
+    const slow: LabClient = { ...real, listRuns: async (p) => (await held.wait, real.listRuns(p)) };
     const lab = createLabStore(slow);
     const first = lab.getState().selectExperiment('exp-ui');
     await lab.getState().selectExperiment(null);
-    release();
+    held.open();
     await first;
     expect(lab.getState().runs).toEqual({ status: 'idle' });
   });
@@ -144,15 +143,14 @@ describe('editor', () => {
 
   it('debounces typing, and drops a validation answer for text changed since', async () => {
     const deps = manualDeps();
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
+    const held = gate();
     const real = client();
     const calls: string[] = [];
     const slow: LabClient = {
       ...real,
       validateWorkflow: async (p) => {
         calls.push(p.text);
-        if (calls.length === 1) await gate;
+        if (calls.length === 1) await held.wait;
         return real.validateWorkflow(p);
       },
     };
@@ -163,7 +161,7 @@ describe('editor', () => {
     deps.runTimers();
     expect(calls).toEqual(['name: ab\n']);
     lab.getState().setText(TEAM); // the user keeps typing while the first answer is on its way
-    release();
+    held.open();
     await settle();
     expect(lab.getState().editor.validation.status).not.toBe('ready');
     deps.runTimers();
@@ -282,11 +280,10 @@ describe('models', () => {
   it('shows a failed add with its message, and drops a late test answer', async () => {
     const host = fakeLab();
     let calls = 0;
-    let releaseFirst!: () => void;
-    const gate = new Promise<void>((r) => (releaseFirst = r));
+    const held = gate();
     host.testModel = async (): Promise<TestGeneration> => {
       const n = ++calls;
-      if (n === 1) await gate;
+      if (n === 1) await held.wait;
       return { text: `answer ${n}`, promptTokens: 4, completionTokens: 2, ms: 5 };
     };
     const lab = createLabStore(client(host));
@@ -294,7 +291,7 @@ describe('models', () => {
     expect(lab.getState().addModelResult).toMatchObject({ status: 'error', code: 'BAD_REQUEST', message: expect.stringContaining('not a GGUF') });
     const first = lab.getState().testModel(MODEL);
     await lab.getState().testModel(MODEL);
-    releaseFirst();
+    held.open();
     await first;
     expect(lab.getState().modelTests[MODEL]).toMatchObject({ status: 'ready', data: { text: 'answer 2' } });
   });

@@ -8,10 +8,10 @@
  * a test that needs `haveShared` (the tiny GGUF models, the real datasets) lives in a
  * `*.model.test.ts` file; `npm run test:fast` runs everything else.
  */
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { ApiError, createRemoteApi, type FlowlabApi, type FlowlabClient } from '../core/api/index.ts';
 import { asExperimentId, asNodeId, asRoleName, asRunId, HUMAN } from '../core/ids.ts';
 import { DEFAULT_WEIGHTS, type RoleLadder } from '../core/reward/index.ts';
@@ -43,6 +43,24 @@ export function noteSkip(tag: string, what: string, missing: string): void {
 /** A fresh folder under the OS temp dir, named `flowlab-<tag>-XXXXXX`. Left for the OS to clean. */
 export function tempDir(tag: string): string {
   return mkdtempSync(path.join(tmpdir(), `flowlab-${tag}-`));
+}
+
+/**
+ * A scratch folder for a whole test file: made before its first test, removed after its last.
+ * Call at the top level of the file; the returned function gives the path inside tests.
+ */
+export function scratchDir(tag: string): () => string {
+  let dir: string | undefined;
+  beforeAll(() => {
+    dir = tempDir(tag);
+  });
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+  return () => {
+    if (!dir) throw new Error(`scratchDir('${tag}') is read before the tests started`);
+    return dir;
+  };
 }
 
 /**
@@ -246,4 +264,13 @@ export function expectBadRequest(fn: () => unknown, method: string, field: strin
   expect(err.method).toBe(method);
   expect(err.field).toBe(field);
   expect(err.message).toMatch(message);
+}
+
+// ---------- timing ----------
+
+/** A gate a fake can wait on: `await g.wait` holds until `g.open()`. */
+export function gate(): { wait: Promise<void>; open(): void } {
+  let open!: () => void;
+  const wait = new Promise<void>((resolve) => (open = resolve));
+  return { wait, open };
 }
