@@ -2,14 +2,13 @@
  * The lab host with the real tiny model (stories260K.gguf, node-llama-cpp on CPU) and the real
  * GSM8K data of the shared folder. Skipped, saying why, where they are absent.
  */
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHandlers, type FlowlabApi, type LabEvent } from '../core/api/index.ts';
 import { openStore, type Store } from '../core/store/index.ts';
 import { main } from '../cli/main.ts';
-import { gsm8kTest as DATA, haveShared, noteSkip, shared as SHARED, tinyModel as MODEL } from '../test/fixtures.ts';
+import { gsm8kTest as DATA, haveShared, noteSkip, shared as SHARED, tempDir, tinyModel as MODEL } from '../test/fixtures.ts';
 import { createLabHost, type LabHostHandle } from './index.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -24,7 +23,7 @@ let lab: LabHostHandle;
 let api: FlowlabApi;
 
 beforeEach(() => {
-  dir = mkdtempSync(path.join(tmpdir(), 'flowlab-host-model-'));
+  dir = tempDir('host-model');
   store = openStore(path.join(dir, 'lab.db'));
   events = [];
   lab = createLabHost({ store, dbFile: path.join(dir, 'lab.db'), modelDir: path.join(dir, 'models'), examplesDir: path.join(ROOT, 'examples'), sharedDir: SHARED, emit: (e) => events.push(e) });
