@@ -2,7 +2,7 @@
  * The lab host with the real tiny model (stories260K.gguf, node-llama-cpp on CPU) and the real
  * GSM8K data of the shared folder. Skipped, saying why, where they are absent.
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHandlers, type FlowlabApi, type LabEvent } from '../core/api/index.ts';
