@@ -1,5 +1,5 @@
 /**
- * Branded identifiers (STYLE.md §6): a `RunId` cannot be passed where a `NodeId` is expected.
+ * Branded identifiers (as node-llama-cpp's `Token = number & {__token: never}`): a `RunId` cannot be passed where a `NodeId` is expected.
  * Brands exist only at compile time; at run time every id is a plain string.
  */
 declare const brand: unique symbol;

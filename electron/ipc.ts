@@ -34,7 +34,7 @@ export interface RegisterIpcOptions {
  * only the message across IPC. Returns a function that removes the listeners again.
  *
  * Store reads run in main; the lab methods' handlers relay to the utility process (relay.ts), so
- * model inference and experiments never run on main's thread (STYLE.md §10).
+ * model inference and experiments never run on main's thread (they run in the utility process, electron/worker.ts).
  */
 export function registerIpc(ipcMain: IpcMainLike, handlers: FlowlabApi, options: RegisterIpcOptions = {}): () => void {
   const trusted = options.isTrustedSender ?? (() => true);

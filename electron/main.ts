@@ -3,7 +3,7 @@
  * handlers over core, exposes them on the allowlisted IPC channels and opens one locked-down
  * window. Everything Flowlab knows lives in core/; this file only wires and guards.
  *
- * Engine and model work run off the UI thread (STYLE.md §10): a utility process
+ * Engine and model work run off the UI thread: a utility process
  * (electron/worker.ts, `utilityProcess.fork`) owns its own store connection and the lab host
  * (runs, models, examples, datasets). Main answers the quick store reads itself, relays the lab
  * methods to the worker (relay.ts) and forwards its LabEvents to the window on `flowlab:event`.

@@ -1,5 +1,5 @@
 /**
- * The relay between Electron main and the lab's utility process (STYLE.md §10): main keeps the
+ * The relay between Electron main and the lab's utility process (electron/worker.ts): main keeps the
  * window, the IPC handlers and quick store reads; the utility process (electron/worker.ts) owns
  * its own store connection and the `LabHost` (runner, models, examples, datasets). Main forwards
  * the lab methods to it as messages and receives results and pushed `LabEvent`s back.

@@ -2,21 +2,18 @@
  * The lab host with the real tiny model (stories260K.gguf, node-llama-cpp on CPU) and the real
  * GSM8K data of the shared folder. Skipped, saying why, where they are absent.
  */
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHandlers, type FlowlabApi, type LabEvent } from '../core/api/index.ts';
 import { openStore, type Store } from '../core/store/index.ts';
 import { main } from '../cli/main.ts';
+import { gsm8kTest as DATA, haveShared, noteSkip, shared as SHARED, tempDir, tinyModel as MODEL } from '../test/fixtures.ts';
 import { createLabHost, type LabHostHandle } from './index.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const SHARED = process.env.FLOWLAB_SHARED ?? path.resolve(process.cwd(), '../shared');
-const MODEL = path.join(SHARED, 'models/stories260K.gguf');
-const DATA = path.join(SHARED, 'data/gsm8k/test.jsonl');
-const have = existsSync(MODEL) && existsSync(DATA);
-if (!have) console.log(`[host/labHost.model.test] skipping the model-dependent lab tests: ${MODEL} or ${DATA} not found (set FLOWLAB_SHARED to the shared folder)`);
+const have = haveShared;
+if (!have) noteSkip('host/labHost.model.test', 'the model-dependent lab tests', `${MODEL} or ${DATA}`);
 const TEAM = readFileSync(path.join(ROOT, 'examples/gsm8k-team.yaml'), 'utf8');
 
 let dir: string;
@@ -26,7 +23,7 @@ let lab: LabHostHandle;
 let api: FlowlabApi;
 
 beforeEach(() => {
-  dir = mkdtempSync(path.join(tmpdir(), 'flowlab-host-model-'));
+  dir = tempDir('host-model');
   store = openStore(path.join(dir, 'lab.db'));
   events = [];
   lab = createLabHost({ store, dbFile: path.join(dir, 'lab.db'), modelDir: path.join(dir, 'models'), examplesDir: path.join(ROOT, 'examples'), sharedDir: SHARED, emit: (e) => events.push(e) });

@@ -2,14 +2,14 @@
  * The lab host without a model: a scripted (simulated) provider stands in for node-llama-cpp, and
  * a three-task GSM8K file is written to a temp folder. Model-dependent tests: labHost.model.test.ts.
  */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError, createHandlers, type FlowlabApi, type LabEvent, type StartRunRequest } from '../core/api/index.ts';
 import { ModelError, ScriptedProvider, type Script } from '../core/model/index.ts';
 import { openStore, type Store } from '../core/store/index.ts';
 import { createLabHost, type LabHostHandle, type ModelHeader } from './index.ts';
+import { tempDir } from '../test/fixtures.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SINGLE = readFileSync(path.join(ROOT, 'examples/gsm8k-single.yaml'), 'utf8');
@@ -50,7 +50,7 @@ function makeLab(script: Script = answer4, over: Partial<Parameters<typeof creat
 }
 
 beforeEach(() => {
-  dir = mkdtempSync(path.join(tmpdir(), 'flowlab-host-'));
+  dir = tempDir('host');
   mkdirSync(path.join(dir, 'data/gsm8k'), { recursive: true });
   const line = (q: string, a: number) => JSON.stringify({ question: q, answer: `work\n#### ${a}` });
   writeFileSync(path.join(dir, 'data/gsm8k/test.jsonl'), [line('2+2?', 4), line('1+2?', 3), line('2*2?', 4)].join('\n') + '\n');
@@ -260,7 +260,7 @@ describe('examples, datasets and the model catalogue', () => {
   it('lists datasets with availability', async () => {
     const all = await api.listDatasets();
     expect(all[0]).toEqual({ name: 'gsm8k', splits: ['test', 'train', 'test_socratic'], describe: 'GSM8K grade-school math (numeric final answer)', available: true });
-    // The procedural learn family (issue 6) needs no files.
+    // The procedural learn family (core/tasks/learn.ts) needs no files.
     expect(all.slice(1).map((d) => [d.name, d.available])).toEqual(['learn', 'learn-json', 'learn-team', 'learn-tool', 'learn-word'].map((n) => [n, true]));
     makeLab(answer4, { dataDir: path.join(dir, 'nodata') });
     const [gsm, learn] = await api.listDatasets();

@@ -1,18 +1,11 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ApiError, type ModelEntry, type TestGeneration } from '../core/api/index.ts';
+import { ApiError, type ModelEntry, type ModelHeader, type TestGeneration } from '../core/api/index.ts';
 import { asRoleName } from '../core/ids.ts';
 import { defaultThreads } from '../cli/compose.ts';
 
-/** The header fields the catalogue shows (a subset of `GgufInfo` from models/llama). */
-export interface ModelHeader {
-  architecture: string;
-  name?: string;
-  parameters?: number;
-  fileType: string;
-  contextLength?: number;
-  hasChatTemplate: boolean;
-}
+/** The header fields the catalogue shows (defined with the API's `ModelEntry` in core/api/lab.ts). */
+export type { ModelHeader };
 
 /** Reads a GGUF header without loading the model; throws an Error whose message names the file. */
 export type ReadModelHeader = (file: string) => Promise<ModelHeader>;

@@ -1,12 +1,12 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { request, type IncomingHttpHeaders } from 'node:http';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHandlers, type LabEvent, type LabHost } from '../core/api/index.ts';
 import { openStore, type Store } from '../core/store/index.ts';
 import { PRODUCTION_CSP } from '../electron/security.ts';
 import { createEventHub, startLabServer, type EventHub, type LabServer } from './index.ts';
+import { tempDir } from '../test/fixtures.ts';
 
 interface Reply {
   status: number;
@@ -61,7 +61,7 @@ const lab: LabHost = {
 beforeEach(async () => {
   store = openStore(':memory:');
   hub = createEventHub();
-  rendererDir = mkdtempSync(path.join(tmpdir(), 'flowlab-renderer-'));
+  rendererDir = tempDir('renderer');
   mkdirSync(path.join(rendererDir, 'assets'));
   writeFileSync(path.join(rendererDir, 'index.html'), '<!doctype html><title>Flowlab</title>');
   writeFileSync(path.join(rendererDir, 'assets/app.js'), 'console.log(1)');

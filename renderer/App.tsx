@@ -1,7 +1,7 @@
 import { useEffect } from 'react';
 import { isFinished } from './lib/liveRun.ts';
 import { shortcutFor, SHORTCUTS, VIEWS, type View } from './lib/shortcuts.ts';
-import { useLab, useLabStore } from './useLab.ts';
+import { useLabPick, useLabStore } from './useLab.ts';
 import { dispatchShortcut } from './useShortcut.ts';
 import { CardsView } from './views/CardsView.tsx';
 import { EditorView } from './views/EditorView.tsx';
@@ -32,16 +32,9 @@ const TITLES: Record<View, string> = {
 /** The lab: a tab per view, global shortcuts, light and dark themes. */
 export function App() {
   const store = useLabStore();
-  const view = useLab((s) => s.view);
-  const theme = useLab((s) => s.theme);
-  const appInfo = useLab((s) => s.appInfo);
-  const notice = useLab((s) => s.notice);
-  const helpOpen = useLab((s) => s.helpOpen);
-  const live = useLab((s) => s.live);
-  const setView = useLab((s) => s.setView);
-  const toggleTheme = useLab((s) => s.toggleTheme);
-  const setHelp = useLab((s) => s.setHelp);
-  const notify = useLab((s) => s.notify);
+  const { view, theme, appInfo, notice, helpOpen, live, setView, toggleTheme, setHelp, notify } = useLabPick(
+    'view', 'theme', 'appInfo', 'notice', 'helpOpen', 'live', 'setView', 'toggleTheme', 'setHelp', 'notify',
+  );
 
   useEffect(() => {
     const s = store.getState();

@@ -1,30 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiError, createHandlers, createRemoteApi, type FlowlabApi, type FlowlabClient } from '../core/api/index.ts';
+import { ApiError, createHandlers, createRemoteApi, type FlowlabApi } from '../core/api/index.ts';
 import type { LabEvent, LabHost, TestGeneration } from '../core/api/lab.ts';
 import { asExperimentId, asNodeId, asRunId, HUMAN } from '../core/ids.ts';
-import { computeWorkflowHash, openStore, type Store } from '../core/store/index.ts';
+import { computeWorkflowHash } from '../core/store/index.ts';
+import { gate, hostOver, storeTracker } from '../test/fixtures.ts';
 import type { LabClient } from './client.ts';
 import { createLabStore, type StoreDeps } from './state.ts';
 
 const TEAM = readFileSync(new URL('../examples/gsm8k-team.yaml', import.meta.url), 'utf8');
 const MODEL = '/models/tiny.gguf';
 
-const stores: Store[] = [];
-afterEach(() => {
-  for (const s of stores.splice(0)) s.close();
-});
-
-/** A client over real handlers on an in-memory store, shaped like the wire (errors as wire strings). */
-function hostOver(api: FlowlabApi): FlowlabClient {
-  return createRemoteApi(async (method, payload) => {
-    try {
-      return await (api[method] as (p: unknown) => unknown)(payload);
-    } catch (err) {
-      throw new Error(`Error invoking remote method 'flowlab:${method}': Error: ${(err as { toWire(): string }).toWire()}`);
-    }
-  });
-}
+const stores = storeTracker();
+afterEach(() => stores.closeAll());
 
 /** A lab host that answers from memory and records what it was asked. */
 function fakeLab(): LabHost & { started: unknown[]; cancelled: string[] } {
@@ -53,8 +41,7 @@ function fakeLab(): LabHost & { started: unknown[]; cancelled: string[] } {
 }
 
 function seededApi(lab: LabHost = fakeLab()): FlowlabApi {
-  const store = openStore(':memory:');
-  stores.push(store);
+  const store = stores.open();
   const id = asExperimentId('exp-ui');
   store.createExperiment({
     id, kind: 'run', workflowName: 'gsm8k-team', workflowYaml: TEAM, workflowHash: computeWorkflowHash(TEAM),
@@ -118,14 +105,13 @@ describe('browse', () => {
   });
 
   it('drops a slow answer for a selection the user already left', async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
+    const held = gate();
     const real = client();
-    const slow: LabClient = { ...real, listRuns: async (p) => (await gate, real.listRuns(p)) };
+    const slow: LabClient = { ...real, listRuns: async (p) => (await held.wait, real.listRuns(p)) };
     const lab = createLabStore(slow);
     const first = lab.getState().selectExperiment('exp-ui');
     await lab.getState().selectExperiment(null);
-    release();
+    held.open();
     await first;
     expect(lab.getState().runs).toEqual({ status: 'idle' });
   });
@@ -157,15 +143,14 @@ describe('editor', () => {
 
   it('debounces typing, and drops a validation answer for text changed since', async () => {
     const deps = manualDeps();
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
+    const held = gate();
     const real = client();
     const calls: string[] = [];
     const slow: LabClient = {
       ...real,
       validateWorkflow: async (p) => {
         calls.push(p.text);
-        if (calls.length === 1) await gate;
+        if (calls.length === 1) await held.wait;
         return real.validateWorkflow(p);
       },
     };
@@ -176,7 +161,7 @@ describe('editor', () => {
     deps.runTimers();
     expect(calls).toEqual(['name: ab\n']);
     lab.getState().setText(TEAM); // the user keeps typing while the first answer is on its way
-    release();
+    held.open();
     await settle();
     expect(lab.getState().editor.validation.status).not.toBe('ready');
     deps.runTimers();
@@ -295,11 +280,10 @@ describe('models', () => {
   it('shows a failed add with its message, and drops a late test answer', async () => {
     const host = fakeLab();
     let calls = 0;
-    let releaseFirst!: () => void;
-    const gate = new Promise<void>((r) => (releaseFirst = r));
+    const held = gate();
     host.testModel = async (): Promise<TestGeneration> => {
       const n = ++calls;
-      if (n === 1) await gate;
+      if (n === 1) await held.wait;
       return { text: `answer ${n}`, promptTokens: 4, completionTokens: 2, ms: 5 };
     };
     const lab = createLabStore(client(host));
@@ -307,7 +291,7 @@ describe('models', () => {
     expect(lab.getState().addModelResult).toMatchObject({ status: 'error', code: 'BAD_REQUEST', message: expect.stringContaining('not a GGUF') });
     const first = lab.getState().testModel(MODEL);
     await lab.getState().testModel(MODEL);
-    releaseFirst();
+    held.open();
     await first;
     expect(lab.getState().modelTests[MODEL]).toMatchObject({ status: 'ready', data: { text: 'answer 2' } });
   });

@@ -1,5 +1,5 @@
 /**
- * The renderer's view state as one vanilla zustand store (STYLE.md §1: no React here; the hook
+ * The renderer's view state as one vanilla zustand store (no React here; the hook
  * lives in useLab.ts). It is composed of slices, one file each under store/: ui (view, theme),
  * browse (experiments, runs, trace), editor (workflow text and graph), run (form and live
  * progress), catalog (examples, datasets, models) and improve (rollout groups, the prior library

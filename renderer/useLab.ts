@@ -1,6 +1,7 @@
 import { createContext, useContext } from 'react';
 import type { StoreApi } from 'zustand/vanilla';
 import { useStore } from 'zustand';
+import { useShallow } from 'zustand/react/shallow';
 import type { LabState } from './state.ts';
 
 /** Carries the lab's view store to the views; `main.tsx` provides it. */
@@ -19,4 +20,20 @@ export function useLabStore(): StoreApi<LabState> {
  */
 export function useLab<T>(selector: (state: LabState) => T): T {
   return useStore(useLabStore(), selector);
+}
+
+/**
+ * Selects several top-level fields of the lab's view state at once:
+ * `const { experiments, theme } = useLabPick('experiments', 'theme')`. Re-renders when any picked
+ * field changes (by Object.is, as one `useLab` per field would), via zustand's `useShallow`.
+ */
+export function useLabPick<K extends keyof LabState>(...keys: K[]): Pick<LabState, K> {
+  return useStore(
+    useLabStore(),
+    useShallow((s: LabState) => {
+      const picked = {} as Pick<LabState, K>;
+      for (const k of keys) picked[k] = s[k];
+      return picked;
+    }),
+  );
 }

@@ -1,13 +1,7 @@
-/** Test helpers: run the real CLI in a child process, and find the shared test material. */
+/** Test helper: run the real CLI in a child process. The shared material is in fixtures.ts. */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 
-export const shared = process.env.FLOWLAB_SHARED ?? path.resolve(process.cwd(), '../shared');
-/** The tiny real model (stories260K) used by model-dependent tests. */
-export const tinyModel = path.join(shared, 'models/stories260K.gguf');
-/** Whether the tiny model and the GSM8K data are present (model-dependent tests skip otherwise). */
-export const haveShared = existsSync(tinyModel) && existsSync(path.join(shared, 'data/gsm8k/test.jsonl'));
+export { haveShared, shared, tinyModel } from './fixtures.ts';
 
 /** Runs `node bin/flowlab.js ...args` and collects its exit code, stdout and stderr. */
 export function cli(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ code: number | null; out: string; err: string }> {

@@ -4,39 +4,10 @@
  * the store or any Node module.
  */
 
-/** Every method of `FlowlabApi`, in a stable order. Hosts expose these and nothing else. */
-export const API_METHODS = [
-  'listExperiments',
-  'getExperiment',
-  'listRuns',
-  'getRunTrace',
-  'validateWorkflow',
-  'appInfo',
-  // Issue 4: the lab (examples, datasets, models, runs). See `LAB_METHODS`.
-  'listExamples',
-  'listDatasets',
-  'listModels',
-  'addModel',
-  'testModel',
-  'startRun',
-  'cancelRun',
-  'activeRuns',
-  // Issue 5: rollout groups and the prior library (store reads; see improve.ts).
-  'getRollouts',
-  'listCards',
-  'getCardEffect',
-  // Issue 6: weight versions and learning curves (store reads; see learning.ts).
-  'listWeightVersions',
-  'getLearningCurves',
-] as const;
-
-/** The name of one API method. */
-export type ApiMethod = (typeof API_METHODS)[number];
-
 /**
  * The methods a `LabHost` answers (everything core cannot do by itself: files outside the store,
- * models, background runs). Every one of them is asynchronous on every host. In Electron, main
- * relays these to the utility process that owns the runner.
+ * models, background runs): examples, datasets, models, runs. Every one of them is asynchronous
+ * on every host. In Electron, main relays these to the utility process that owns the runner.
  */
 export const LAB_METHODS = [
   'listExamples',
@@ -47,7 +18,29 @@ export const LAB_METHODS = [
   'startRun',
   'cancelRun',
   'activeRuns',
-] as const satisfies readonly ApiMethod[];
+] as const;
+
+/** Every method of `FlowlabApi`, in a stable order. Hosts expose these and nothing else. */
+export const API_METHODS = [
+  // Store reads and workflow checks (handlers.ts).
+  'listExperiments',
+  'getExperiment',
+  'listRuns',
+  'getRunTrace',
+  'validateWorkflow',
+  'appInfo',
+  ...LAB_METHODS,
+  // Rollout groups and the prior library (store reads; see improve.ts).
+  'getRollouts',
+  'listCards',
+  'getCardEffect',
+  // Weight versions and learning curves (store reads; see learning.ts).
+  'listWeightVersions',
+  'getLearningCurves',
+] as const;
+
+/** The name of one API method. */
+export type ApiMethod = (typeof API_METHODS)[number];
 
 /** The name of one lab method. */
 export type LabMethod = (typeof LAB_METHODS)[number];

@@ -1,5 +1,5 @@
 /**
- * The ONE typed API that both hosts expose (STYLE.md §9): the Electron preload and, later, the
+ * The ONE typed API that both hosts expose: the Electron preload and, later, the
  * browser host of `flowlab serve`. Each method has a zod schema for its payload (validated by
  * `createHandlers` before use, since payloads arrive from an untrusted renderer) and a result
  * type. Results are plain, structured-clone-safe data.
@@ -144,7 +144,7 @@ export interface AppInfo {
  * The lab's API as the host implements it (see `createHandlers`). Payload-less methods take an
  * optional `{}`. Every method throws `ApiError` only: `BAD_REQUEST` for an invalid payload,
  * `NOT_FOUND` for an unknown id, `UNAVAILABLE` when the store is closed, `INTERNAL` otherwise.
- * The store methods (and the issue 5 reads, `ImproveApiAdditions` in improve.ts) answer
+ * The store methods (and the rollouts and hint-card reads, `ImproveApiAdditions` in improve.ts) answer
  * synchronously; the lab methods (`LabApiAdditions`, lab.ts) return
  * Promises and reject with the same ApiErrors (a bad payload included).
  */

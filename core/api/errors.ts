@@ -1,5 +1,5 @@
 /**
- * Typed API errors (STYLE.md §7) and their wire form. Imports nothing, so the renderer can use it.
+ * Typed API errors (each with a stable code) and their wire form. Imports nothing, so the renderer can use it.
  *
  * Electron's `ipcRenderer.invoke` (and contextBridge) keep only an error's `message`, so an
  * ApiError crosses a process boundary as one string: `<message> [<CODE>]`, or

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { asExperimentId, asNodeId, asRoleName, asRunId, HUMAN, type ExperimentId } from '../ids.ts';
-import { computeWorkflowHash, openStore, type Store } from '../store/index.ts';
-import type { NodeEvent, RunRecord } from '../trace/index.ts';
+import { expectBadRequest, newExperiment, nodeEvents, runRecord, thrownBy } from '../../test/fixtures.ts';
+import { asExperimentId } from '../ids.ts';
+import { openStore, type Store } from '../store/index.ts';
 import { ApiError, API_CHANNELS, API_METHODS, createHandlers, createRemoteApi, type FlowlabApi } from './index.ts';
 
 const YAML = 'name: demo\nsteps: []\n';
@@ -11,94 +11,9 @@ const EXP = asExperimentId('exp-api-1');
 let store: Store;
 let api: FlowlabApi;
 
-function runRecord(expId: ExperimentId, taskIndex: number, over: Partial<RunRecord> = {}): RunRecord {
-  return {
-    runId: asRunId(`${expId}-r${taskIndex}`),
-    experimentId: expId,
-    taskIndex,
-    taskId: `t${taskIndex}`,
-    status: 'completed',
-    answer: '4',
-    expected: '4',
-    score: 1,
-    correct: true,
-    seed: 7,
-    promptTokens: 30,
-    completionTokens: 9,
-    startedAt: 1_700_000_000_000,
-    endedAt: 1_700_000_000_500,
-    failures: {},
-    ...over,
-  };
-}
-
-function nodeEvents(run: RunRecord): NodeEvent[] {
-  return [
-    {
-      runId: run.runId,
-      nodeId: asNodeId('plan'),
-      attempt: 1,
-      seq: 0,
-      kind: 'agent',
-      role: asRoleName('planner'),
-      wiredBy: HUMAN,
-      runBy: asRoleName('planner'),
-      inputs: { question: '2+2?' },
-      output: 'add two and two',
-      status: 'ok',
-      calls: [
-        {
-          callIndex: 0,
-          role: asRoleName('planner'),
-          modelRef: 'default',
-          model: 'tiny.gguf',
-          prompt: 'Question: 2+2?\nPlan:',
-          params: { temperature: 0, maxTokens: 48 },
-          seed: 42,
-          completion: 'add two and two',
-          promptTokens: 12,
-          completionTokens: 5,
-          ms: 3,
-          startedAt: 1_700_000_000_001,
-        },
-      ],
-      startedAt: 1_700_000_000_001,
-      endedAt: 1_700_000_000_010,
-    },
-    {
-      runId: run.runId,
-      nodeId: asNodeId('calc'),
-      attempt: 1,
-      seq: 1,
-      kind: 'tool',
-      wiredBy: HUMAN,
-      inputs: { expression: '2/0' },
-      status: 'failed',
-      failureClass: 'execution',
-      errorCode: 'TOOL_ERROR',
-      message: 'division by zero',
-      calls: [],
-      startedAt: 1_700_000_000_011,
-      endedAt: 1_700_000_000_012,
-    },
-  ];
-}
-
 beforeEach(() => {
   store = openStore(':memory:');
-  store.createExperiment({
-    id: EXP,
-    kind: 'run',
-    workflowName: 'demo',
-    workflowYaml: YAML,
-    workflowHash: computeWorkflowHash(YAML),
-    dataset: 'gsm8k',
-    split: 'test',
-    limit: 3,
-    seed: 7,
-    config: { threads: 1 },
-    tasks: [0, 1, 2].map((i) => ({ taskIndex: i, taskId: `t${i}`, input: { question: `q${i}` }, expected: '4' })),
-  });
+  store.createExperiment(newExperiment({ id: EXP }));
   const r0 = runRecord(EXP, 0);
   const r1 = runRecord(EXP, 1, { status: 'failed', correct: false, score: 0, answer: undefined, failures: { execution: 1 } });
   store.saveRun(r0, nodeEvents(r0));
@@ -108,16 +23,7 @@ beforeEach(() => {
 
 afterEach(() => store.close());
 
-/** Runs `fn`, expecting an ApiError; returns it. */
-function apiError(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(ApiError);
-    return err as ApiError;
-  }
-  throw new Error('expected an ApiError, got a result');
-}
+const apiError = (fn: () => unknown): ApiError => thrownBy(ApiError, fn);
 
 describe('createHandlers over an in-memory store', () => {
   it('lists experiments with progress and scores, without the workflow text', () => {
@@ -233,11 +139,7 @@ describe('payload validation', () => {
     ['listExperiments', { limit: 3 }, 'limit', /listExperiments: payload: unknown field\(s\) "limit"/],
     ['appInfo', [1], undefined, /appInfo: payload: expected an object, received array/],
   ])('%s(%j) is rejected as BAD_REQUEST naming field %s', (method, payload, field, message) => {
-    const err = apiError(() => raw()[method]!(payload));
-    expect(err.code).toBe('BAD_REQUEST');
-    expect(err.method).toBe(method);
-    expect(err.field).toBe(field);
-    expect(err.message).toMatch(message);
+    expectBadRequest(() => raw()[method]!(payload), method, field, message);
   });
 
   it('checks the payload before touching the store', () => {

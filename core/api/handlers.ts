@@ -29,7 +29,7 @@ export interface HandlerDeps {
 }
 
 /**
- * Builds the lab's API over core (STYLE.md §9): plain functions, no Electron, usable by the
+ * Builds the lab's API over core (one handler map for both hosts, contract.ts): plain functions, no Electron, usable by the
  * preload's IPC host and the browser host alike. Every method validates its payload with zod
  * first and throws only `ApiError` (see `FlowlabApi` for codes).
  */

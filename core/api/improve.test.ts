@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { asExperimentId, asRoleName, asRunId, type ExperimentId } from '../ids.ts';
-import { DEFAULT_WEIGHTS, type RoleLadder } from '../reward/index.ts';
+import { expectBadRequest, laddersOf, runRecord, thrownBy } from '../../test/fixtures.ts';
+import { asExperimentId, type ExperimentId } from '../ids.ts';
 import { groupRollouts, rolloutIndex, rolloutTaskId } from '../rollouts/index.ts';
 import { computeWorkflowHash, openStore, type Card, type Store } from '../store/index.ts';
 import type { RunRecord } from '../trace/index.ts';
@@ -16,34 +16,13 @@ const ROLES = ['planner', 'solver'];
 let store: Store;
 let api: FlowlabApi;
 
-function ladder(role: string, reward: number): RoleLadder {
-  return {
-    role: asRoleName(role), format: 1, validity: 1, completion: 1, correctness: 0, credit: 0,
-    weights: DEFAULT_WEIGHTS, reward, highestRung: 3, nodesRun: 1, nodesWired: 0,
-  };
-}
-
 function run(expId: ExperimentId, taskIndex: number, taskId: string, over: Partial<RunRecord> & { h?: Record<string, number> } = {}): RunRecord {
   const { h, ...rest } = over;
-  return {
-    runId: asRunId(`${expId}-r${taskIndex}`),
-    experimentId: expId,
-    taskIndex,
-    taskId,
-    status: 'completed',
-    answer: '1',
-    expected: '1',
-    score: 0,
-    correct: false,
-    seed: 1000 + taskIndex,
-    promptTokens: 10,
-    completionTokens: 5,
-    startedAt: 1_700_000_000_000,
-    endedAt: 1_700_000_000_100,
-    failures: {},
-    ...(h ? { ladder: Object.fromEntries(Object.entries(h).map(([role, r]) => [role, ladder(role, r)])) } : {}),
+  return runRecord(expId, taskIndex, {
+    taskId, answer: '1', expected: '1', score: 0, correct: false, seed: 1000 + taskIndex, promptTokens: 10, completionTokens: 5, endedAt: 1_700_000_000_100,
+    ...(h ? { ladder: laddersOf(h) } : {}),
     ...rest,
-  };
+  });
 }
 
 function experiment(id: string, kind: 'run' | 'rollouts', taskIds: string[], config: unknown = {}, yaml = YAML) {
@@ -62,16 +41,7 @@ function card(id: string, role: string, over: Partial<Card> = {}): Card {
   };
 }
 
-/** Runs `fn`, expecting an ApiError; returns it. */
-function apiError(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(ApiError);
-    return err as ApiError;
-  }
-  throw new Error('expected an ApiError, got a result');
-}
+const apiError = (fn: () => unknown): ApiError => thrownBy(ApiError, fn);
 
 beforeEach(() => {
   store = openStore(':memory:');
@@ -265,7 +235,7 @@ describe('listCards and getCardEffect', () => {
   });
 });
 
-describe('issue 5 payload validation', () => {
+describe('rollouts and hint-card payload validation', () => {
   const raw = () => api as unknown as Record<string, (p?: unknown) => unknown>;
 
   it.each([
@@ -281,11 +251,7 @@ describe('issue 5 payload validation', () => {
     ['getCardEffect', { cardId: 'x'.repeat(201) }, 'cardId', /getCardEffect: payload field "cardId": must be at most 200 characters/],
     ['getCardEffect', { id: 'card-1' }, 'cardId', /getCardEffect: payload field "cardId": missing \(expected string\)/],
   ])('%s(%j) is rejected as BAD_REQUEST naming field %s', (method, payload, field, message) => {
-    const err = apiError(() => raw()[method]!(payload));
-    expect(err.code).toBe('BAD_REQUEST');
-    expect(err.method).toBe(method);
-    expect(err.field).toBe(field);
-    expect(err.message).toMatch(message);
+    expectBadRequest(() => raw()[method]!(payload), method, field, message);
   });
 
   it('reports a closed store as UNAVAILABLE', () => {

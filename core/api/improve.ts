@@ -1,5 +1,5 @@
 /**
- * Issue 5 additions to the lab's API (types only): a rollouts experiment's groups with each
+ * The lab's API for rollouts and hint cards (types only): a rollouts experiment's groups with each
  * role's reward and group-relative advantage, and the prior library of hint cards with their
  * measured effect. Store reads, answered in-process by `createHandlers` (improveHandlers.ts);
  * no LabHost needed. Plain, structured-clone-safe and JSON-safe data (no NaN, no undefined in
@@ -149,7 +149,7 @@ export interface CardEffectView {
   reason?: string;
 }
 
-/** The issue 5 methods (store reads, synchronous on the host, like `listRuns`). */
+/** The rollouts and hint-card methods (store reads, synchronous on the host, like `listRuns`). */
 export interface ImproveApiAdditions {
   /**
    * A rollouts experiment's groups: each rollout's seed, score, and per learning role its reward

@@ -1,5 +1,5 @@
 /**
- * The issue 5 store reads behind `getRollouts`, `listCards` and `getCardEffect` (improve.ts has
+ * The store reads behind `getRollouts`, `listCards` and `getCardEffect` (improve.ts has
  * the types). Plain functions over an open Store; `createHandlers` validates payloads first and
  * maps errors. Throws `ApiError` for what the caller can fix, StoreError `NOT_FOUND` for unknown ids.
  */

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { rejectionOf } from '../../test/fixtures.ts';
 import { asExperimentId } from '../ids.ts';
 import { computeWorkflowHash, openStore, type Store } from '../store/index.ts';
 import { ModelError } from '../model/index.ts';
@@ -56,14 +57,7 @@ beforeEach(() => {
 });
 afterEach(() => store.close());
 
-async function rejection(p: Promise<unknown>): Promise<ApiError> {
-  const err = await p.then(
-    () => new Error('expected a rejection, got a result'),
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ApiError);
-  return err as ApiError;
-}
+const rejection = (p: Promise<unknown>): Promise<ApiError> => rejectionOf(ApiError, p);
 
 describe('lab methods over a fake LabHost', () => {
   it('delegates every lab method with its validated payload', async () => {

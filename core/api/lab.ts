@@ -1,5 +1,5 @@
 /**
- * Issue 4 additions to the lab's API: the contract the host side (core/api handlers, host/,
+ * The lab's API for examples, datasets, models and runs: the contract the host side (core/api handlers, host/,
  * `flowlab serve`, Electron main + utility process) and the renderer both code against.
  * Plain, structured-clone-safe data. The methods are in the allowlist (`LAB_METHODS` in
  * channels.ts), their zod payload schemas in contract.ts (`payloadSchemas`), and `createHandlers`
@@ -25,6 +25,16 @@ export interface DatasetInfo {
   message?: string;
 }
 
+/** The GGUF header fields the model catalogue shows (a subset of `GgufInfo` from models/llama). */
+export interface ModelHeader {
+  architecture: string;
+  name?: string;
+  parameters?: number;
+  fileType: string;
+  contextLength?: number;
+  hasChatTemplate: boolean;
+}
+
 /** A GGUF file known to the lab: in the model folder, or added by path. */
 export interface ModelEntry {
   /** Absolute path of the file. */
@@ -36,14 +46,7 @@ export interface ModelEntry {
   /** Where it came from. */
   source: 'folder' | 'added';
   /** Header metadata (read without loading the model); absent with `error` when unreadable. */
-  info?: {
-    architecture: string;
-    name?: string;
-    parameters?: number;
-    fileType: string;
-    contextLength?: number;
-    hasChatTemplate: boolean;
-  };
+  info?: ModelHeader;
   error?: string;
 }
 

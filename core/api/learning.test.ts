@@ -1,8 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { asExperimentId, asRoleName, asRunId } from '../ids.ts';
-import { DEFAULT_WEIGHTS, type RoleLadder } from '../reward/index.ts';
+import { roleLadder, runRecord, thrownBy } from '../../test/fixtures.ts';
 import { computeWorkflowHash, openStore, type Store } from '../store/index.ts';
-import type { RunRecord } from '../trace/index.ts';
 import { ApiError, createHandlers, type FlowlabApi } from './index.ts';
 import { pointOf } from './learningHandlers.ts';
 
@@ -11,9 +9,6 @@ const LOOP = 'tl-20250101-000000-abcd';
 let store: Store;
 let api: FlowlabApi;
 
-function ladder(role: string, reward: number, format: number, correctness: number): RoleLadder {
-  return { role: asRoleName(role), format, validity: 1, completion: 1, correctness, credit: 0, weights: DEFAULT_WEIGHTS, reward, highestRung: 3, nodesRun: 1, nodesWired: 0 };
-}
 
 function experiment(id: string, kind: 'run' | 'rollouts', config: unknown, runs: Array<{ score: number; h: number; format?: number; correctness?: number }>) {
   store.createExperiment({
@@ -21,11 +16,10 @@ function experiment(id: string, kind: 'run' | 'rollouts', config: unknown, runs:
     tasks: runs.map((_, i) => ({ taskIndex: i, taskId: `t${i}`, input: { q: i }, expected: 'x' })),
   });
   runs.forEach((r, i) => {
-    const rec: RunRecord = {
-      runId: asRunId(`${id}-r${i}`), experimentId: asExperimentId(id), taskIndex: i, taskId: `t${i}`, status: 'completed', answer: 'x', expected: 'x',
-      score: r.score, correct: r.score === 1, seed: i, promptTokens: 1, completionTokens: 1, startedAt: 1, endedAt: 2, failures: {},
-      ladder: { solver: ladder('solver', r.h, r.format ?? 1, r.correctness ?? r.score) },
-    };
+    const rec = runRecord(id, i, {
+      answer: 'x', expected: 'x', score: r.score, correct: r.score === 1, seed: i, promptTokens: 1, completionTokens: 1, startedAt: 1, endedAt: 2,
+      ladder: { solver: roleLadder('solver', r.h, { format: r.format ?? 1, correctness: r.correctness ?? r.score }) },
+    });
     store.saveRun(rec, []);
   });
 }
@@ -103,15 +97,7 @@ describe('getLearningCurves', () => {
 });
 
 describe('malformed payloads', () => {
-  const bad = (fn: () => unknown): ApiError => {
-    try {
-      fn();
-    } catch (err) {
-      expect(err).toBeInstanceOf(ApiError);
-      return err as ApiError;
-    }
-    throw new Error('expected an ApiError');
-  };
+  const bad = (fn: () => unknown): ApiError => thrownBy(ApiError, fn);
   it('rejects them naming the field', () => {
     for (const call of [() => api.listWeightVersions({ role: 7 } as never), () => api.getLearningCurves({ role: '' })]) {
       const e = bad(call);

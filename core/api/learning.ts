@@ -1,5 +1,5 @@
 /**
- * Issue 6 additions to the lab's API (types only): the weight versions written by training,
+ * The lab's API for training results (types only): the weight versions written by training,
  * with their lineage, and each role's learning curves from the train loop (per iteration: mean
  * reward, rungs, KL, tokens/s, seconds) with the held-out before/after comparison. Store reads,
  * answered in-process by `createHandlers` (learningHandlers.ts). Plain, JSON-safe data. Imports
@@ -79,7 +79,7 @@ export interface LearningCurves {
   roles: RoleLearning[];
 }
 
-/** The issue 6 methods (store reads, synchronous on the host). */
+/** The training-result methods (store reads, synchronous on the host). */
 export interface LearningApiAdditions {
   /** Every weight version (or a role's), oldest first, with lineage, hyper-parameters and metrics. */
   listWeightVersions(payload?: LearningPayload): WeightVersionView[];

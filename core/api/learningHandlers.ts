@@ -1,5 +1,5 @@
 /**
- * The issue 6 store reads behind `listWeightVersions` and `getLearningCurves` (learning.ts has
+ * The store reads behind `listWeightVersions` and `getLearningCurves` (learning.ts has
  * the types). Train-loop versions carry `hyper.loopId` and `iteration`; the loop's held-out
  * evaluations are `run` experiments whose `config.trainLoop` names the loop and the phase.
  */

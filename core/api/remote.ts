@@ -6,7 +6,7 @@ export type Invoke = (method: ApiMethod, payload: unknown) => Promise<unknown>;
 
 /**
  * Builds the promise-returning client of the API from a transport, one method per allowlisted
- * name (STYLE.md §9: a client generic over the handler map). The preload passes
+ * name (a client generic over the handler map, contract.ts). The preload passes
  * `ipcRenderer.invoke`; the browser host will pass a `fetch`. The host validates payloads; the
  * client does not (it is the untrusted side). Imports no runtime code but the allowlist.
  */

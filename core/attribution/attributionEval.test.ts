@@ -1,15 +1,10 @@
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../cli/main.ts';
-import type { Io } from '../../cli/commands/common.ts';
-import { resolveSharedDir } from '../tasks/paths.ts';
+import { capture, tempDir } from '../../test/fixtures.ts';
 
-function capture(): Io & { out: string; err: string } {
-  const io = { out: '', err: '', isTTY: false, stdout: (s: string) => { io.out += s; }, stderr: (s: string) => { io.err += s; } };
-  return io;
-}
 const run = async (...argv: string[]) => {
   const io = capture();
   const code = await main(['attribution-eval', ...argv], io);
@@ -18,7 +13,7 @@ const run = async (...argv: string[]) => {
 
 /** Two tiny logs: one surfaces a failure at the labelled step, one surfaces nothing. */
 function craftedFolder(): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'flowlab-attr-cli-'));
+  const dir = tempDir('attr-cli');
   const base = { question: 'q', ground_truth: 'g', is_corrected: false, mistake_reason: 'r', question_ID: 'x' };
   writeFileSync(path.join(dir, '1.json'), JSON.stringify({
     ...base,
@@ -87,14 +82,5 @@ describe('flowlab attribution-eval', () => {
     expect(r.out).toContain('from the paper, for context: best LLM method');
     expect(r.out).toContain('agent 54%–55%, step <= 25.5%');
     expect(r.out).toContain('ComputerTerminal');
-  });
-
-  const real = path.join(resolveSharedDir(), 'data', 'who_and_when', 'Hand-Crafted');
-  it.skipIf(!existsSync(real))('surfaced on the default folder (the shared Hand-Crafted logs)', async () => {
-    const r = await run('--dataset', 'who-and-when', '--method', 'surfaced', '--json');
-    expect(r.code).toBe(0);
-    const j = JSON.parse(r.out);
-    expect(j.logs).toBe(58);
-    expect(j.path).toBe(real);
   });
 });

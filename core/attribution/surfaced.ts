@@ -129,7 +129,7 @@ export const HARNESS_CRASH_RULE = 'harness-crash';
 export interface SurfacingOptions {
   /**
    * The class of a harness crash (`HARNESS_CRASH_RULE`). `infrastructure` (default): the harness's
-   * fault, blamed on nobody (BRIEF §1), so never predicted. `execution`: blamed on the agent whose
+   * fault, blamed on nobody (FloWright: infrastructure faults are excluded from blame; docs/credit.md), so never predicted. `execution`: blamed on the agent whose
    * message was being delivered (its content may have tripped the model API's content filter),
    * a sensitivity variant.
    */

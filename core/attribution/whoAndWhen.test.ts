@@ -1,10 +1,10 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentKey, importWhoAndWhen, normalizeAgent, parseWhoAndWhenLog, WhoAndWhenError } from './whoAndWhen.ts';
+import { tempDir } from '../../test/fixtures.ts';
 
-const tmp = () => mkdtempSync(path.join(tmpdir(), 'flowlab-ww-'));
+const tmp = () => tempDir('ww');
 
 const handCrafted = {
   is_corrected: false,

@@ -3,7 +3,7 @@ import type { AmbiguousBlame, Cascade, CreditEvent, CreditGraph, CreditResult, R
 
 /**
  * Structure-aware credit from one run's trace alone: no judge model, no labels, no re-runs
- * (FloWright, BRIEF §1 "Structure-aware credit").
+ * (FloWright, "structure-aware credit"; docs/credit.md).
  *
  * - Each node's state is its final attempt's status (loop attempts that were superseded do not count).
  * - A failed node none of whose required inputs came from a failed or cascaded node is a

@@ -6,7 +6,7 @@ import { ScriptedProvider } from '../model/scripted.ts';
 import { defaultTools } from '../tools/index.ts';
 import { parseWorkflow } from '../workflow/load.ts';
 import { computeCredit } from './computeCredit.ts';
-import { mulberry32 } from '../stats/index.ts';
+import { mulberry32 } from '../random.ts';
 import { creditGraphOf } from './fromGraph.ts';
 
 

@@ -1,4 +1,4 @@
-import { deriveSeed } from '../engine/seeds.ts';
+import { deriveSeed } from '../random.ts';
 import type { ExecuteOptions } from '../experiments/execute.ts';
 import type { RoleName } from '../ids.ts';
 import type { ModelProvider } from '../model/provider.ts';

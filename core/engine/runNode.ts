@@ -7,7 +7,7 @@ import type { CheckRegistry } from '../workflow/checks.ts';
 import type { ToolShape } from '../workflow/compile.ts';
 import type { Graph, GraphNode } from '../workflow/graph.ts';
 import { renderTemplate, templateRefs } from '../workflow/template.ts';
-import { deriveSeed } from './seeds.ts';
+import { deriveSeed } from '../random.ts';
 import { execution, infrastructure, NodeFailure, wiring } from './failure.ts';
 
 /** A tool the engine can run (core/tools' `Tool` satisfies it). */

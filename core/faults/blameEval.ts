@@ -27,7 +27,8 @@ export interface BlameReport {
 }
 
 /**
- * Scores structural blame against injected ground truth (issue 3, "blame evaluation").
+ * Scores structural blame against injected ground truth (docs/credit.md, "Fault injection (simulated) and
+ * blame evaluation").
  * Input: each run's credit graph, node events (injected ones carry `fault`) and credit result.
  * - recall (per role, per kind) = injected faults whose node is a root blamed on the injected
  *   role / injected faults; silent kinds therefore have low recall by design, and `unseen` says

@@ -1,11 +1,11 @@
 import type { NodeId, RoleName } from '../ids.ts';
-import { deriveSeed } from '../engine/seeds.ts';
+import { deriveSeed } from '../random.ts';
 import { NodeFailure } from '../engine/failure.ts';
 import type { RunnableTool, ToolSource } from '../engine/runNode.ts';
 import type { GenerateRequest, GenerateResult, JsonSchema, ModelProvider } from '../model/provider.ts';
 
 /**
- * Fault kinds (issue 3):
+ * Fault kinds (docs/credit.md, "Fault injection (simulated) and blame evaluation"):
  * - `malformed`: output that does not parse (broken JSON); on a free-text node, an empty output;
  * - `contract`: output that parses but breaks the contract (a required field missing);
  * - `error`: the agent call throws;

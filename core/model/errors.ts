@@ -11,7 +11,8 @@ export type ModelErrorCode =
 
 /**
  * A model-side error. `infrastructure` errors are the harness's own (loading, runtime, replay),
- * never a role's fault (BRIEF §1: infrastructure faults are excluded from blame).
+ * never a role's fault (FloWright's structure-aware credit excludes infrastructure faults from
+ * blame; docs/credit.md).
  */
 export class ModelError extends Error {
   override readonly name = 'ModelError';

@@ -31,11 +31,9 @@ export interface CallKey {
   callIndex: number;
 }
 
-/** One request to a model. */
-export interface GenerateRequest {
+/** What a role asks of a model in one call; a request carries it, and so does the recorded call. */
+export interface CallInput {
   role: RoleName;
-  /** The model reference the role names (a key of the workflow's model map, or a path). */
-  model: string;
   /** System instructions (the role's), kept apart from the prompt so chat templates can place them. */
   system?: string;
   /** The user-side prompt text. */
@@ -45,11 +43,17 @@ export interface GenerateRequest {
   seed: number;
   /** When set, decoding is constrained by a grammar compiled from this schema. */
   jsonSchema?: JsonSchema;
+}
+
+/** One request to a model. */
+export interface GenerateRequest extends CallInput {
+  /** The model reference the role names (a key of the workflow's model map, or a path). */
+  model: string;
   key: CallKey;
   signal?: AbortSignal;
   /**
    * Record the token ids fed and sampled (`GenerateResult.promptTokenIds`/`completionTokenIds`),
-   * for training on exactly what was sampled. Providers that cannot leave them unset.
+   * for training on exactly what was sampled (on-policy; docs/laptop-rl.md). Providers that cannot leave them unset.
    */
   recordTokens?: boolean;
 }

@@ -14,8 +14,8 @@ export const DEFAULT_WEIGHTS: LadderWeights = { format: 0.1, validity: 0.1, comp
 export const RUNGS = ['format', 'validity', 'completion', 'correctness', 'credit'] as const;
 export type Rung = (typeof RUNGS)[number];
 
-export interface RoleLadder {
-  role: RoleName;
+/** The rung values, weights and reward of one role's ladder (a run's, or a mean across runs). */
+export interface LadderScores {
   /** f: share of the role's outputs that parsed (0..1). */
   format: number;
   /** v_ρ: share of the role's contributions that were valid: run nodes whose contract held, wired nodes with no wiring fault (0..1). */
@@ -29,8 +29,12 @@ export interface RoleLadder {
   weights: LadderWeights;
   /** h_ρ = w_f·f + w_v·v_ρ + w_e·e + w_a·a + w_c·c_ρ. */
   reward: number;
-  /** 0..5: the last rung reached with every rung below it passed (format 1 … credit 5). */
+  /** 0..5: the last rung reached with every rung below it passed (format 1 … credit 5); a mean may be fractional. */
   highestRung: number;
+}
+
+export interface RoleLadder extends LadderScores {
+  role: RoleName;
   /** Nodes the role ran that executed (not cascaded, skipped, or stopped by the harness). */
   nodesRun: number;
   /** Nodes the role wired. */
@@ -54,7 +58,7 @@ export interface LadderEvent {
 const FORMAT_FAILURES = new Set(['UNPARSABLE_OUTPUT', 'TIMEOUT', 'AGENT_ERROR']);
 
 /**
- * The hierarchical reward ladder of one run, per role (FloWright, BRIEF §1):
+ * The hierarchical reward ladder of one run, per role (FloWright, "hierarchical reward ladder"; docs/credit.md):
  * h_ρ = w_f·f + w_v·v_ρ + w_e·e + w_a·a + w_c·c_ρ.
  * The paper writes f without ρ; we score format on the role's own nodes (with one role, the
  * run's). Nodes stopped by an infrastructure fault, cascaded or skipped do not count for or

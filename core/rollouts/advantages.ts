@@ -1,5 +1,6 @@
 /**
- * Group-relative advantages (GRPO, DeepSeekMath; Flow-GRPO, AgentFlow — BRIEF §2).
+ * Group-relative advantages (GRPO: Shao et al. 2024, DeepSeekMath, §4.1; Flow-GRPO: AgentFlow,
+ * Li et al. 2025, which broadcasts one trajectory's outcome reward to all its planner turns).
  *
  * Within one task's group of G rollouts: A_i = (r_i − mean(r)) / (std(r) + ε), with the
  * population standard deviation (divide by G, not G − 1) and ε = 1e-6. A group whose rewards

@@ -2,7 +2,7 @@ import type { RoleName } from '../ids.ts';
 import type { Graph } from '../workflow/graph.ts';
 
 /**
- * Co-evolution modes (FloWright, BRIEF §1): which roles learn from a group of rollouts.
+ * Co-evolution modes (FloWright, "co-evolution"): which roles learn from a group of rollouts.
  * - `single:<role>`: one role alone;
  * - `upstream-downstream`: the upstream designers (roles of kind generator, planner or
  *   orchestrator) together with the downstream executors (kind executor);

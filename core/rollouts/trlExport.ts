@@ -2,7 +2,7 @@ import type { AdvantageRow } from '../store/improve.ts';
 import type { NodeEvent, RunRecord } from '../trace/events.ts';
 
 /**
- * Training export for Hugging Face TRL (issue 5): per learning role, JSONL files TRL reads as
+ * Training export for Hugging Face TRL (docs/training.md, "2. Export for TRL"): per learning role, JSONL files TRL reads as
  * they are (https://huggingface.co/docs/trl/dataset_formats):
  *
  * - `<role>.grpo.jsonl`: one record per model call (turn) of the role, in TRL's prompt-completion

@@ -1,1 +1,1 @@
-export { signTest, bootstrapMeanCI, mulberry32, type SignTest, type BootstrapCI } from './paired.ts';
+export { signTest, bootstrapMeanCI, type SignTest, type BootstrapCI } from './paired.ts';

@@ -1,7 +1,8 @@
 /**
  * Paired statistics for A/B comparisons of two experiments on the same tasks and seeds
- * (issue 5: "the cards helped" must be a measured claim).
+ * (so "the cards helped" is a measured claim: `flowlab compare`, docs/hint-cards.md).
  */
+import { mulberry32 } from '../random.ts';
 
 /** Exact two-sided sign test: ties (zero differences) are dropped. */
 export interface SignTest {
@@ -40,18 +41,6 @@ export function signTest(diffs: readonly number[]): SignTest {
     }
   }
   return { positive, negative, ties, p: Math.min(1, 2 * cdf) };
-}
-
-/** A deterministic PRNG (mulberry32) so bootstrap intervals are reproducible from a seed. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export interface BootstrapCI {

@@ -237,14 +237,14 @@ export class Store {
   }
 
   private improveRepo?: ImproveRepo;
-  /** Rollout advantages and the prior library of hint cards (issue 5). */
+  /** Rollout advantages and the prior library of hint cards (docs/hint-cards.md). */
   get improve(): ImproveRepo {
     this.live();
     return (this.improveRepo ??= new ImproveRepo(this.db, this.file));
   }
 
   private weightsRepo?: WeightsRepo;
-  /** Weight versions written by training, with their lineage (issue 6). */
+  /** Weight versions written by training, with their lineage (docs/laptop-rl.md). */
   get weights(): WeightsRepo {
     this.live();
     return (this.weightsRepo ??= new WeightsRepo(this.db, this.file));

@@ -1,7 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { StoreError } from './errors.ts';
 
-/** One role's reward and group-relative advantage in one rollout (issue 5). */
+/** One role's reward and group-relative advantage in one rollout (core/rollouts/advantages.ts). */
 export interface AdvantageRow {
   runId: string;
   role: string;

@@ -112,7 +112,7 @@ CREATE INDEX model_calls_run ON model_calls(run_id);
 `;
 
 /** Every schema version this code knows, in order. Append only. */
-/** Credit and the reward ladder stored with each run (issue 3); `simulated`: faults were injected. */
+/** Credit and the reward ladder stored with each run (docs/credit.md); `simulated`: faults were injected. */
 const CREDIT = /* sql */ `
 ALTER TABLE runs ADD COLUMN credit_json TEXT;   -- CreditResult (core/credit), NULL for runs stored before
 ALTER TABLE runs ADD COLUMN ladder_json TEXT;   -- Record<role, RoleLadder> (core/reward)
@@ -120,7 +120,7 @@ ALTER TABLE runs ADD COLUMN simulated INTEGER NOT NULL DEFAULT 0 CHECK (simulate
 ALTER TABLE node_events ADD COLUMN fault TEXT;  -- injected fault kind (simulated), core/faults
 `;
 
-/** Rollout advantages (issue 5) and the prior library of hint cards. */
+/** Rollout advantages (core/rollouts/advantages.ts) and the prior library of hint cards. */
 const IMPROVE = /* sql */ `
 CREATE TABLE advantages (
   run_id        TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
@@ -160,7 +160,7 @@ CREATE TABLE card_uses (
 `;
 
 /**
- * Laptop RL (issue 6): the token ids of each model call exactly as fed and sampled (JSON arrays;
+ * Laptop RL (docs/laptop-rl.md): the token ids of each model call exactly as fed and sampled (JSON arrays;
  * NULL when not recorded), and the weight versions a training loop writes, with their lineage.
  */
 const TRAINING = /* sql */ `

@@ -1,29 +1,24 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { nodeEvents, runRecord, storeTracker, tempDir, thrownBy } from '../../test/fixtures.ts';
 import { asExperimentId, asNodeId, asRoleName, asRunId, HUMAN, type ExperimentId } from '../ids.ts';
 import type { ModelCallRecord, NodeEvent, RunRecord } from '../trace/index.ts';
 import { MIGRATIONS } from './schema.ts';
 import { computeWorkflowHash, isPidAlive, newExperimentId, openStore, SCHEMA_VERSION, StoreError, type NewExperiment, type Store } from './index.ts';
 
 let dir: string;
-const opened: Store[] = [];
+const stores = storeTracker();
+const open = (file?: string): Store => stores.open(file);
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'flowlab-store-'));
+  dir = tempDir('store');
 });
 afterEach(() => {
-  for (const s of opened.splice(0)) s.close();
+  stores.closeAll();
   rmSync(dir, { recursive: true, force: true });
 });
-
-function open(file = ':memory:'): Store {
-  const s = openStore(file);
-  opened.push(s);
-  return s;
-}
 
 function experiment(over: Partial<NewExperiment> = {}): NewExperiment {
   const yaml = 'name: demo\nsteps: []\n';
@@ -63,42 +58,17 @@ function call(i: number, over: Partial<ModelCallRecord> = {}): ModelCallRecord {
 }
 
 function run(expId: ExperimentId, taskIndex: number, over: Partial<RunRecord> = {}): RunRecord {
-  return {
-    runId: asRunId(`${expId}-r${taskIndex}`),
-    experimentId: expId,
-    taskIndex,
-    taskId: `t${taskIndex}`,
-    status: 'completed',
-    answer: String(taskIndex * 2),
-    expected: String(taskIndex * 2),
-    score: 1,
-    correct: true,
-    seed: 7,
-    promptTokens: 30,
-    completionTokens: 9,
-    startedAt: 1_700_000_000_000,
-    endedAt: 1_700_000_000_500,
-    failures: {},
-    ...over,
-  };
+  return runRecord(expId, taskIndex, { answer: String(taskIndex * 2), expected: String(taskIndex * 2), ...over });
 }
 
 function events(r: RunRecord): NodeEvent[] {
   return [
+    // The fixture's planner node, with structured inputs and output and three calls.
     {
-      runId: r.runId,
-      nodeId: asNodeId('plan'),
-      attempt: 1,
-      seq: 0,
-      kind: 'agent',
-      role: asRoleName('planner'),
-      wiredBy: HUMAN,
-      runBy: asRoleName('planner'),
+      ...nodeEvents(r)[0]!,
       inputs: { task: { question: 'q?', tags: ['a', 'b'] } },
       output: { plan: ['step 1', 'step 2'], n: 2 },
-      status: 'ok',
       calls: [call(0, { role: asRoleName('planner'), jsonSchema: { type: 'object', required: ['plan'] } }), call(1), call(2, { system: undefined })],
-      startedAt: 1_700_000_000_001,
       endedAt: 1_700_000_000_100,
     },
     {
@@ -140,15 +110,7 @@ function events(r: RunRecord): NodeEvent[] {
   ];
 }
 
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(StoreError);
-    return (err as StoreError).code;
-  }
-  return undefined;
-}
+const codeOf = (fn: () => unknown): string => thrownBy(StoreError, fn).code;
 
 function raw(file: string) {
   return new Database(file, { readonly: true });

@@ -1,15 +1,14 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { asNodeId, asRoleName, asRunId, HUMAN, type ExperimentId } from '../ids.ts';
+import { agentEvent, runRecord, tempDir } from '../../test/fixtures.ts';
+import { asRoleName, asRunId, type ExperimentId } from '../ids.ts';
 import type { ModelCallRecord, NodeEvent, RunRecord } from '../trace/events.ts';
 import { computeWorkflowHash, openStore, StoreError, type Store } from './index.ts';
 import { migrate } from './migrate.ts';
 import { MIGRATIONS } from './schema.ts';
 
-const tmp = () => mkdtempSync(path.join(tmpdir(), 'flowlab-store-training-'));
+const tmp = () => tempDir('store-training');
 const YAML = 'name: demo\nsteps: []\n';
 
 function createExperiment(s: Store): ExperimentId {
@@ -21,9 +20,8 @@ function createExperiment(s: Store): ExperimentId {
 
 function runWith(exp: ExperimentId, taskIndex: number, calls: ModelCallRecord[]): { run: RunRecord; events: NodeEvent[] } {
   const runId = asRunId(`${exp}/${taskIndex}`);
-  const run: RunRecord = { runId, experimentId: exp, taskIndex, taskId: `t${taskIndex}`, status: 'completed', score: 1, correct: true, seed: 3, promptTokens: 4, completionTokens: 3, startedAt: 1, endedAt: 2, failures: {} };
-  const events: NodeEvent[] = [{ runId, nodeId: asNodeId('write'), attempt: 1, seq: 0, kind: 'agent', role: asRoleName('writer'), wiredBy: HUMAN, runBy: asRoleName('writer'), inputs: {}, output: 'x', status: 'ok', calls, startedAt: 1, endedAt: 2 }];
-  return { run, events };
+  const run = runRecord(exp, taskIndex, { runId, answer: undefined, expected: undefined, seed: 3, promptTokens: 4, completionTokens: 3, startedAt: 1, endedAt: 2 });
+  return { run, events: [agentEvent(runId, 'write', 'writer', calls, { output: 'x', startedAt: 1, endedAt: 2 })] };
 }
 
 const baseCall: ModelCallRecord = {

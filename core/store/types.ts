@@ -18,11 +18,8 @@ export interface PlannedTask {
   expected?: string;
 }
 
-/** Input of `Store.createExperiment`. */
-export interface NewExperiment {
-  /** Defaults to a fresh `exp-<yyyymmdd>-<hhmmss>-<4 base36>` id. */
-  id?: ExperimentId | string;
-  kind: ExperimentKind;
+/** What an experiment runs: the workflow, the data and the configuration (shared by input and row). */
+export interface ExperimentSpec {
   workflowName: string;
   /** The workflow's source text, stored verbatim so the experiment can be re-run as it was. */
   workflowYaml: string;
@@ -35,24 +32,23 @@ export interface NewExperiment {
   seed: number;
   /** Run configuration (models, params, limits...): any JSON-serialisable value. */
   config: unknown;
+}
+
+/** Input of `Store.createExperiment`. */
+export interface NewExperiment extends ExperimentSpec {
+  /** Defaults to a fresh `exp-<yyyymmdd>-<hhmmss>-<4 base36>` id. */
+  id?: ExperimentId | string;
+  kind: ExperimentKind;
   tasks: PlannedTask[];
 }
 
 /** An experiment as stored. Times are epoch ms. */
-export interface ExperimentRow {
+export interface ExperimentRow extends ExperimentSpec {
   id: ExperimentId;
   kind: ExperimentKind;
   createdAt: number;
   updatedAt: number;
   finishedAt?: number;
-  workflowName: string;
-  workflowYaml: string;
-  workflowHash: string;
-  dataset: string;
-  split: string;
-  limit?: number;
-  seed: number;
-  config: unknown;
   status: ExperimentStatus;
   /** The process that runs (or last ran) it. */
   pid?: number;

@@ -3,7 +3,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import { StoreError } from './errors.ts';
 
 /**
- * One weight version of a role (issue 6): a GGUF written by a training step, with its lineage.
+ * One weight version of a role (docs/laptop-rl.md): a GGUF written by a training step, with its lineage.
  * Versions are immutable once saved; a later run can give the role this file
  * (`flowlab run --role-version role=<id>`).
  */

@@ -1,12 +1,13 @@
 /**
  * `learn`: a project-owned, procedural task family that tiny models can learn on a laptop
- * (issue 6, Laptop RL). Every task is generated from a fixed seed, the task's split and its
+ * (docs/laptop-rl.md, "The `learn` task family"). Every task is generated from a fixed seed, the task's split and its
  * index (no files, same tasks on every machine), and graded exactly.
  *
  * Kinds (each a dataset of its own, plus the mixed `learn` and the two-role `learn-team`):
  * - `word` ("say the word"): the prompt is a short story start; the completion scores 1 when it
  *   contains the target word (`happy`) as a whole word, case-insensitive, else 0. The toy reward
- *   of LAPTOP-RL.md: stories260K says `happy` in about 5% of 32-token samples at temperature 1.
+ *   of docs/laptop-rl.md ("The toy"): stories260K says `happy` in about 5% of 32-token samples at
+ *   temperature 1 (sampled on the 2-core reference machine).
  * - `json` ("copy a number into a JSON field"): the prompt states a number 1–9 and ends with the
  *   JSON prefix `{"n":`; the answer is the JSON text that continues that prefix (or a whole JSON
  *   object, or an object answer when the node has a schema). Scores 1 when the object's `n` is
@@ -21,6 +22,7 @@
  * Splits: `train` (2,000 tasks) and `heldout` (500). They never share a prompt: held-out
  * stories use other names, and held-out requests other cities, animals, words and numbers.
  */
+import { fnv1a32, mulberry32, type Rng } from '../random.ts';
 import { DatasetError } from './errors.ts';
 import type { Dataset, Grade, Grader, LoadOptions, Task } from './types.ts';
 
@@ -84,7 +86,7 @@ const PREFIX: Record<Exclude<LearnKind, 'team'>, string> = { word: 'word', json:
 
 /** The task of one kind, split and index (pure: the same arguments give the same task). */
 export function learnTask(kind: LearnKind, split: LearnSplit, index: number, datasetName = `learn-${kind}`): Task {
-  const r = rng(hash(`${LEARN_SEED}/${kind === 'team' ? 'team' : PREFIX[kind]}/${split}/${index}`));
+  const r = mulberry32(fnv1a32(`${LEARN_SEED}/${kind === 'team' ? 'team' : PREFIX[kind]}/${split}/${index}`));
   const id = `${datasetName}/${split}/${index}`;
   const story = () => pick(r, STORY_PATTERNS)(r, NAMES[split]);
   const toolTask = () => {
@@ -239,27 +241,6 @@ function count(what: string, n: number): number {
   return n;
 }
 
-type Rng = () => number;
-/** mulberry32: a small, fast, well-mixed 32-bit PRNG. */
-function rng(seed: number): Rng {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-/** FNV-1a of a string. */
-function hash(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
 function pick<T>(r: Rng, xs: readonly T[]): T {
   return xs[Math.floor(r() * xs.length)]!;
 }

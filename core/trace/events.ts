@@ -1,5 +1,5 @@
 import type { ExperimentId, NodeId, RoleName, RunId } from '../ids.ts';
-import type { JsonSchema, SamplingParams } from '../model/provider.ts';
+import type { CallInput } from '../model/provider.ts';
 import type { CreditResult } from '../credit/types.ts';
 import type { RoleLadder } from '../reward/ladder.ts';
 
@@ -7,7 +7,7 @@ import type { RoleLadder } from '../reward/ladder.ts';
 export type NodeStatus = 'ok' | 'failed' | 'cascade' | 'skipped';
 
 /**
- * Whose fault a failure is (BRIEF §1):
+ * Whose fault a failure is (FloWright, structure-aware credit; docs/credit.md):
  * - `wiring`: the graph's fault (unknown tool, missing/mismatched port, invalid config, hop limit) -> `wiredBy`;
  * - `execution`: the node's own fault (agent error, unparsable or contract-violating output, timeout) -> `runBy`;
  * - `cascade`: an input came from a failed node; no blame;
@@ -16,19 +16,13 @@ export type NodeStatus = 'ok' | 'failed' | 'cascade' | 'skipped';
 export type FailureClass = 'wiring' | 'execution' | 'cascade' | 'infrastructure';
 
 /** One model call made by a node run: everything needed to audit and replay it. */
-export interface ModelCallRecord {
+export interface ModelCallRecord extends CallInput {
   /** 0-based index of the call within its node attempt. */
   callIndex: number;
-  role: RoleName;
   /** Model reference as the role names it. */
   modelRef: string;
   /** Resolved model identity (file name). */
   model: string;
-  system?: string;
-  prompt: string;
-  params: SamplingParams;
-  seed: number;
-  jsonSchema?: JsonSchema;
   completion: string;
   promptTokens: number;
   completionTokens: number;
@@ -45,7 +39,7 @@ export interface ModelCallRecord {
   completionTokenIds?: number[];
 }
 
-/** One node run: written once, never mutated (STYLE.md §8). */
+/** One node run: an append-only trace event, written once, never mutated. */
 export interface NodeEvent {
   runId: RunId;
   nodeId: NodeId;

@@ -1,5 +1,5 @@
 /**
- * The trainer port (issue 6, LAPTOP-RL.md): real weight updates of small GGUF models on the
+ * The trainer port (docs/laptop-rl.md): real weight updates of small GGUF models on the
  * laptop. core never imports an ML library; `models/trainer` implements this with
  * TensorFlow.js (tfjs-core + wasm backend). Token ids are the model tokenizer's (node-llama-cpp's).
  */

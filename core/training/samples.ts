@@ -1,5 +1,5 @@
 /**
- * Training data from stored runs (issue 6): a role's model calls, with the token ids recorded
+ * Training data from stored runs (docs/laptop-rl.md): a role's model calls, with the token ids recorded
  * when they were sampled (`recordTokens`), turned into the trainer port's batches.
  */
 import type { ExperimentCall } from '../store/types.ts';

@@ -6,7 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { ExperimentId, RoleName } from '../ids.ts';
-import { deriveSeed } from '../engine/seeds.ts';
+import { deriveSeed } from '../random.ts';
 import { executePending } from '../experiments/execute.ts';
 import { groupRollouts, type RolloutSummary } from '../rollouts/groups.ts';
 import type { AdvantageRow } from '../store/improve.ts';

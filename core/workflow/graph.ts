@@ -10,7 +10,7 @@ export type NodeKind = 'agent' | 'tool' | 'skill';
 export type EdgeType = 'data' | 'control';
 export type PortType = 'string' | 'number' | 'boolean' | 'object' | 'array' | 'any';
 
-/** Per-role weights of the reward ladder (BRIEF §1): h = wf·f + wv·v + we·e + wa·a + wc·c. */
+/** Per-role weights of the reward ladder (FloWright; docs/credit.md): h = wf·f + wv·v + we·e + wa·a + wc·c. */
 export interface LadderWeights {
   format: number;
   validity: number;

@@ -14,7 +14,7 @@
  * - At run time `W x` becomes `W x + s · (alpha / r) · B (A x)`, `s` being the scale the adapter
  *   is loaded with (node-llama-cpp's `createContext({lora: {adapters: [{filePath, scale}]}})`).
  */
-import { mulberry32 } from '../../core/stats/index.ts';
+import { mulberry32 } from '../../core/random.ts';
 import { checkGgufFile } from '../llama/ggufInfo.ts';
 import type { GgufDocument, GgufTensor } from './writeGguf.ts';
 

@@ -14,7 +14,7 @@ import { LlamaForward, isTransposedMatrix } from './llamaForward.ts';
 import { logSoftmax } from './ops.ts';
 import { initTfjs, tf } from './tfjs.ts';
 import { TfjsTrainer } from './TfjsTrainer.ts';
-import { buildGguf, randomFloats, str, tinyLlama, u32, type TinyLlamaOptions } from './testing/ggufBuilder.ts';
+import { buildGguf, randomFloats, str, tinyLlama, u32, type BuilderValue, type TinyLlamaOptions } from './testing/ggufBuilder.ts';
 
 let tmp: string;
 beforeAll(async () => {
@@ -248,14 +248,16 @@ describe('the trainer refuses what it cannot train', () => {
   });
 
   it('a LLaMA with a tensor the forward pass does not implement (rope_freqs), or a wrong shape', async () => {
+    // A LLaMA with no blocks: only the embedding and the output norm are read.
+    const NO_BLOCKS: Array<[string, BuilderValue]> = [
+      ['general.architecture', str('llama')],
+      ['llama.block_count', u32(0)],
+      ['llama.embedding_length', u32(8)],
+      ['llama.feed_forward_length', u32(8)],
+      ['llama.attention.head_count', u32(2)],
+    ];
     const withExtra = buildGguf({
-      metadata: [
-        ['general.architecture', str('llama')],
-        ['llama.block_count', u32(0)],
-        ['llama.embedding_length', u32(8)],
-        ['llama.feed_forward_length', u32(8)],
-        ['llama.attention.head_count', u32(2)],
-      ],
+      metadata: NO_BLOCKS,
       tensors: [
         { name: 'token_embd.weight', dims: [8, 4] },
         { name: 'output_norm.weight', dims: [8] },
@@ -266,13 +268,7 @@ describe('the trainer refuses what it cannot train', () => {
     expect(err.code).toBe('GGUF_UNSUPPORTED_MODEL');
     expect(err.tensor).toBe('rope_freqs.weight');
     const wrongShape = buildGguf({
-      metadata: [
-        ['general.architecture', str('llama')],
-        ['llama.block_count', u32(0)],
-        ['llama.embedding_length', u32(8)],
-        ['llama.feed_forward_length', u32(8)],
-        ['llama.attention.head_count', u32(2)],
-      ],
+      metadata: NO_BLOCKS,
       tensors: [
         { name: 'token_embd.weight', dims: [8, 4] },
         { name: 'output_norm.weight', dims: [6] },

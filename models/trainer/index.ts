@@ -1,5 +1,5 @@
 /**
- * The trainer port's TensorFlow.js implementation (issue 6): `new TfjsTrainer().load(gguf)`.
+ * The trainer port's TensorFlow.js implementation (docs/laptop-rl.md): `new TfjsTrainer().load(gguf)`.
  * Importing this module loads tfjs-core and the wasm backend module (the backend itself starts on
  * the first `load`); core imports only the port (core/training).
  */

@@ -1,6 +1,7 @@
 /**
  * Differentiable building blocks of the LLaMA forward pass, written around the tfjs-on-wasm
- * pitfalls measured in LAPTOP-RL.md:
+ * pitfalls found by timing stories260K's training step on the 2-core reference machine
+ * (bench/training.ts times it):
  * - tfjs's own MatMul gradient multiplies with `transposeA/B` flags, ~10× slower on wasm: the
  *   matmuls here have custom gradients that transpose explicitly first;
  * - `gather` has no gradient on wasm: the embedding lookup gathers forward and scatters back
@@ -13,32 +14,28 @@ import { tf } from './tfjs.ts';
 
 type T = tf.Tensor;
 
+/**
+ * A matmul whose gradients transpose explicitly before multiplying (`da = dy @ bᵀ`, `db = aᵀ @ dy`),
+ * where `ᵀ` swaps the last two axes: `perm` is that permutation (undefined: reverse, i.e. 2-D).
+ */
+function explicitGradMatmul(perm?: number[]): (a: T, b: T) => T {
+  return tf.customGrad(((a: T, b: T, save: tf.GradSaveFunc) => {
+    save([a, b]);
+    return {
+      value: tf.matMul(a as tf.Tensor2D, b as tf.Tensor2D),
+      gradFunc: (dy: T, saved: T[]) => {
+        const [sa, sb] = saved as [tf.Tensor2D, tf.Tensor2D];
+        return [tf.matMul(dy as tf.Tensor2D, tf.transpose(sb, perm)), tf.matMul(tf.transpose(sa, perm), dy as tf.Tensor2D)];
+      },
+    };
+  }) as never) as never;
+}
+
 /** `x [N, K] @ w [K, M] -> [N, M]`; gradients `dx = dy @ wᵀ`, `dw = xᵀ @ dy` with explicit transposes. */
-export const matmul2d: (x: T, w: T) => T = tf.customGrad(((x: T, w: T, save: tf.GradSaveFunc) => {
-  save([x, w]);
-  return {
-    value: tf.matMul(x as tf.Tensor2D, w as tf.Tensor2D),
-    gradFunc: (dy: T, saved: T[]) => {
-      const [sx, sw] = saved as [tf.Tensor2D, tf.Tensor2D];
-      return [tf.matMul(dy as tf.Tensor2D, tf.transpose(sw)), tf.matMul(tf.transpose(sx), dy as tf.Tensor2D)];
-    },
-  };
-}) as never) as never;
+export const matmul2d: (x: T, w: T) => T = explicitGradMatmul();
 
 /** Batched `a [b, m, k] @ c [b, k, n] -> [b, m, n]`; gradients with explicit transposes of the last two axes. */
-export const bmm: (a: T, c: T) => T = tf.customGrad(((a: T, c: T, save: tf.GradSaveFunc) => {
-  save([a, c]);
-  return {
-    value: tf.matMul(a as tf.Tensor3D, c as tf.Tensor3D),
-    gradFunc: (dy: T, saved: T[]) => {
-      const [sa, sc] = saved as [tf.Tensor3D, tf.Tensor3D];
-      return [
-        tf.matMul(dy as tf.Tensor3D, tf.transpose(sc, [0, 2, 1])),
-        tf.matMul(tf.transpose(sa, [0, 2, 1]), dy as tf.Tensor3D),
-      ];
-    },
-  };
-}) as never) as never;
+export const bmm: (a: T, c: T) => T = explicitGradMatmul([0, 2, 1]);
 
 /** `x [N, K] @ c [K, M]` for a constant `c` (no gradient to `c`). */
 export function matmulConst(x: T, c: T): T {

@@ -1,7 +1,8 @@
 /**
  * TensorFlow.js set-up for the trainer: tfjs-core with the WebAssembly backend, initialised once
- * per process (LAPTOP-RL.md: wasm ~0.5 s per 8×128 training step against ~7 s for the pure-JS
- * `cpu` backend; in Node the wasm backend has SIMD but no threads).
+ * per process (wasm ~0.5 s per 8×128 training step against ~7 s for the pure-JS `cpu` backend,
+ * timed on stories260K on the 2-core reference machine; bench/training.ts times the step; in Node
+ * the wasm backend has SIMD but no threads).
  *
  * In Node the `.wasm` binaries are read from the package's own `dist` folder (a file path given
  * to `setWasmPaths`), so nothing is fetched.

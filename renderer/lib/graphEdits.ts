@@ -1,6 +1,6 @@
 /**
  * Graph edits applied to the workflow's YAML text through the `yaml` Document API, so comments
- * and layout survive (see preserveFormatting). An edit is plain data (STYLE.md §13), the
+ * and layout survive (see preserveFormatting). An edit is plain data (a diff, as tldraw's RecordsDiff), the
  * answer is the new text or a message saying why the edit cannot apply. Pure, no DOM.
  */
 import { isMap, isScalar, isSeq, YAMLSeq, type Document, type Node as YamlNode } from 'yaml';

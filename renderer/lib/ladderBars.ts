@@ -3,28 +3,17 @@
  * Per role, each rung contributes weight × value: f, v, e and a stack to the right of zero,
  * the credit rung c (−1..0) to the left. One scale is shared by every role so bars compare.
  */
-import type { RoleLadder } from '../../core/reward/ladder.ts';
+import { RUNGS as RUNG_KEYS, type LadderScores, type RoleLadder, type Rung as RungKey } from '../../core/reward/ladder.ts';
 import type { RunRecord } from '../../core/trace/events.ts';
-import type { LadderWeights } from '../../core/workflow/graph.ts';
 
-export const RUNG_KEYS = ['format', 'validity', 'completion', 'correctness', 'credit'] as const;
-export type RungKey = (typeof RUNG_KEYS)[number];
+export { RUNGS as RUNG_KEYS, type Rung as RungKey } from '../../core/reward/ladder.ts';
 
 /** The paper's symbols: h = w_f·f + w_v·v + w_e·e + w_a·a + w_c·c. */
 export const RUNG_SYMBOL: Record<RungKey, string> = { format: 'f', validity: 'v', completion: 'e', correctness: 'a', credit: 'c' };
 
 /** What a bar needs of a role's ladder (a run's RoleLadder or an experiment's mean). */
-export interface LadderValues {
+export interface LadderValues extends LadderScores {
   role: string;
-  format: number;
-  validity: number;
-  completion: number;
-  correctness: number;
-  credit: number;
-  weights: LadderWeights;
-  reward: number;
-  /** 0..5 (a mean across runs may be fractional). */
-  highestRung: number;
 }
 
 export interface BarSegment {

@@ -4,7 +4,7 @@
  * from view, is dropped.
  */
 import type { DatasetInfo, ExampleWorkflow, ModelEntry, TestGeneration } from '../../core/api/lab.ts';
-import { IDLE, load, LOADING, type Loadable } from './loadable.ts';
+import { IDLE, latestLoader, load, LOADING, type Loadable } from './loadable.ts';
 import type { SliceContext } from './types.ts';
 
 /** The prompt of the one-click test generation. */
@@ -29,7 +29,7 @@ export interface CatalogSlice {
 export function createCatalogSlice({ api, set, get }: SliceContext): CatalogSlice {
   let addTicket = 0;
   const testTickets = new Map<string, number>();
-  let modelsTicket = 0;
+  const loadModelList = latestLoader(() => get().models, (models) => set({ models }));
 
   return {
     examples: IDLE,
@@ -63,11 +63,8 @@ export function createCatalogSlice({ api, set, get }: SliceContext): CatalogSlic
     },
 
     async loadModels() {
-      const ticket = ++modelsTicket;
-      if (get().models.status !== 'ready') set({ models: LOADING });
-      const models = await load(() => api.listModels());
-      if (ticket !== modelsTicket) return;
-      set({ models });
+      const models = await loadModelList(() => api.listModels());
+      if (!models) return;
       // A single usable model becomes the default, so a first run needs no choice.
       const usable = models.status === 'ready' ? models.data.filter((m) => m.info && !m.error) : [];
       if (!get().defaultModel && usable.length === 1) get().setDefaultModel(usable[0]!.path);

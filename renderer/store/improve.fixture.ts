@@ -5,42 +5,27 @@
  * SIMULATED card. `improveClient` returns a client shaped like the wire; `closeImproveStores`
  * closes every store it opened.
  */
-import { createHandlers, createRemoteApi, type FlowlabApi, type FlowlabClient } from '../../core/api/index.ts';
-import { asExperimentId, asRoleName, asRunId } from '../../core/ids.ts';
-import { DEFAULT_WEIGHTS } from '../../core/reward/index.ts';
+import { createHandlers } from '../../core/api/index.ts';
 import { groupRollouts } from '../../core/rollouts/index.ts';
-import { computeWorkflowHash, openStore, type Store } from '../../core/store/index.ts';
+import { computeWorkflowHash } from '../../core/store/index.ts';
+import { hostOver, roleLadder, runRecord, storeTracker } from '../../test/fixtures.ts';
 import type { RunRecord } from '../../core/trace/index.ts';
 import type { LabClient } from '../client.ts';
 
 const YAML = 'name: team\nsteps: []\n';
-const stores: Store[] = [];
-export function closeImproveStores(): void {
-  for (const s of stores.splice(0)) s.close();
-}
-
-function hostOver(api: FlowlabApi): FlowlabClient {
-  return createRemoteApi(async (method, payload) => {
-    try {
-      return await (api[method] as (p: unknown) => unknown)(payload);
-    } catch (err) {
-      throw new Error(`Error invoking remote method 'flowlab:${method}': Error: ${(err as { toWire(): string }).toWire()}`);
-    }
-  });
-}
+const stores = storeTracker();
+export const closeImproveStores = (): void => stores.closeAll();
 
 function run(exp: string, taskIndex: number, taskId: string, score: number, h: number, seed = taskIndex): RunRecord {
-  return {
-    runId: asRunId(`${exp}-r${taskIndex}`), experimentId: asExperimentId(exp), taskIndex, taskId, status: 'completed', score, correct: score === 1, seed,
-    promptTokens: 1, completionTokens: 1, startedAt: 0, endedAt: 1, failures: {},
-    ladder: { solver: { role: asRoleName('solver'), format: 1, validity: 1, completion: 1, correctness: score, credit: 0, weights: DEFAULT_WEIGHTS, reward: h, highestRung: 4, nodesRun: 1, nodesWired: 0 } },
-  };
+  return runRecord(exp, taskIndex, {
+    taskId, answer: undefined, expected: undefined, score, correct: score === 1, seed, promptTokens: 1, completionTokens: 1, startedAt: 0, endedAt: 1,
+    ladder: { solver: roleLadder('solver', h, { correctness: score, highestRung: 4 }) },
+  });
 }
 
 /** A rollouts experiment (2 tasks x G=2), a plain run, and a card used by one of two runs of a task. */
 export function improveClient(): LabClient {
-  const store = openStore(':memory:');
-  stores.push(store);
+  const store = stores.open();
   const create = (id: string, kind: 'run' | 'rollouts', taskIds: string[], config: unknown = {}) =>
     store.createExperiment({ id, kind, workflowName: 'team', workflowYaml: YAML, workflowHash: computeWorkflowHash(YAML), dataset: 'gsm8k', split: 'test', seed: 1, config, tasks: taskIds.map((taskId, taskIndex) => ({ taskIndex, taskId, input: {} })) });
   create('exp-roll', 'rollouts', ['t0#r0', 't0#r1', 't1#r0', 't1#r1'], { rollouts: { group: 2, temperature: 0.8, mode: 'single:solver', learningRoles: ['solver'] } });
@@ -62,7 +47,6 @@ export function improveClient(): LabClient {
 
 /** The same API over an empty store: no experiments, no cards. */
 export function emptyClient(): LabClient {
-  const store = openStore(':memory:');
-  stores.push(store);
+  const store = stores.open();
   return hostOver(createHandlers({ store, version: '0.0.0' }));
 }

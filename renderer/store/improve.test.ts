@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { shortcutFor } from '../lib/shortcuts.ts';
 import { createLabStore } from '../state.ts';
 import { closeImproveStores, improveClient as client } from './improve.fixture.ts';
+import { gate } from '../../test/fixtures.ts';
 
 afterEach(closeImproveStores);
 
@@ -32,13 +33,12 @@ describe('improve slice', () => {
   });
 
   it('drops a late answer for an experiment the user left', async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
+    const held = gate();
     const real = client();
-    const lab = createLabStore({ ...real, getRollouts: async (p) => (await gate, real.getRollouts(p)) });
+    const lab = createLabStore({ ...real, getRollouts: async (p) => (await held.wait, real.getRollouts(p)) });
     const first = lab.getState().selectRolloutsExperiment('exp-roll');
     await lab.getState().selectRolloutsExperiment(null);
-    release();
+    held.open();
     await first;
     expect(lab.getState().rollouts).toEqual({ status: 'idle' });
   });

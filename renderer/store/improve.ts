@@ -1,5 +1,5 @@
 /**
- * Issue 5 views: a rollouts experiment's groups (Rollouts) and the prior library of hint cards
+ * The Rollouts and Prior library views' state: a rollouts experiment's groups (Rollouts) and the prior library of hint cards
  * with each card's measured effect (Prior library). A late answer for an experiment the user
  * left, or an older library load, is dropped.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 6 view: learning curves per role and the weight versions with their lineage. Loaded
+ * The Learning view's state: learning curves per role and the weight versions with their lineage. Loaded
  * together; an older load answering after a newer one is dropped.
  */
 import type { LearningCurves, WeightVersionView } from '../../core/api/client.ts';

@@ -25,3 +25,20 @@ export async function load<T>(call: () => Promise<T>): Promise<Loadable<T>> {
 export function dataOf<T>(l: Loadable<T>): T | undefined {
   return l.status === 'ready' ? l.data : undefined;
 }
+
+/**
+ * Latest-wins fetching of one Loadable field. Each call shows LOADING (unless the field is
+ * already ready, so a refresh does not blank the view), runs `call`, and stores its outcome —
+ * unless a newer call started meanwhile, in which case it resolves null and stores nothing.
+ */
+export function latestLoader<T>(read: () => Loadable<T>, write: (value: Loadable<T>) => void): (call: () => Promise<T>) => Promise<Loadable<T> | null> {
+  let ticket = 0;
+  return async (call) => {
+    const mine = ++ticket;
+    if (read().status !== 'ready') write(LOADING);
+    const value = await load(call);
+    if (mine !== ticket) return null;
+    write(value);
+    return value;
+  };
+}

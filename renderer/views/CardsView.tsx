@@ -2,8 +2,8 @@ import { useEffect, useMemo } from 'react';
 import type { LibraryCard } from '../../core/api/client.ts';
 import { cardRoles, effectText, provenance, usesText } from '../lib/cards.ts';
 import { SIGN_WORD } from '../lib/rollouts.ts';
-import { useLab } from '../useLab.ts';
-import { LoadState } from './Status.tsx';
+import { useLab, useLabPick } from '../useLab.ts';
+import { LoadState, RefreshButton } from './Status.tsx';
 
 /** Commands the empty state suggests. */
 export const DISTILL_COMMAND = 'flowlab distill --experiment <experiment-id> --role <role> --shots 3';
@@ -15,10 +15,7 @@ export const CARDS_RUN_COMMAND = 'flowlab run examples/gsm8k-team.yaml --dataset
  * SIMULATED marker, and its measured effect (runs with the card vs the same tasks without it).
  */
 export function CardsView() {
-  const cards = useLab((s) => s.cards);
-  const role = useLab((s) => s.cardRole);
-  const setRole = useLab((s) => s.setCardRole);
-  const loadCards = useLab((s) => s.loadCards);
+  const { cards, cardRole: role, setCardRole: setRole, loadCards } = useLabPick('cards', 'cardRole', 'setCardRole', 'loadCards');
 
   useEffect(() => {
     void loadCards();
@@ -46,9 +43,7 @@ export function CardsView() {
             </select>
           </label>
         )}
-        <button type="button" onClick={() => void loadCards()} title="Reload the library">
-          Refresh
-        </button>
+        <RefreshButton onRefresh={loadCards} title="Reload the library" />
       </header>
       <LoadState state={cards} what="the prior library" />
       {cards.status === 'ready' && all.length === 0 && (

@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { workflowElements } from '../lib/elements.ts';
 import { issueTargets, locateIssues, offsetOf } from '../lib/issues.ts';
-import { useLab } from '../useLab.ts';
+import { useLab, useLabPick } from '../useLab.ts';
 import { useShortcut } from '../useShortcut.ts';
 import { AddNodeForm } from './editor/AddNodeForm.tsx';
 import { IssuesList } from './editor/IssuesList.tsx';
@@ -13,13 +13,9 @@ import { LoadState } from './Status.tsx';
 
 /** The workflow editor: the graph beside the YAML, kept in sync both ways. */
 export function EditorView() {
-  const editor = useLab((s) => s.editor);
-  const theme = useLab((s) => s.theme);
-  const setText = useLab((s) => s.setText);
-  const selectNode = useLab((s) => s.selectEditorNode);
-  const selectEdge = useLab((s) => s.selectEditorEdge);
-  const editGraph = useLab((s) => s.editGraph);
-  const undoGraphEdit = useLab((s) => s.undoGraphEdit);
+  const { editor, theme, setText, selectEditorNode: selectNode, selectEditorEdge: selectEdge, editGraph, undoGraphEdit } = useLabPick(
+    'editor', 'theme', 'setText', 'selectEditorNode', 'selectEditorEdge', 'editGraph', 'undoGraphEdit',
+  );
   const { graph, validation, text } = editor;
 
   const issues = useMemo(() => (validation.status === 'ready' && !validation.data.ok ? locateIssues(validation.data.issues, graph) : []), [validation, graph]);
@@ -129,8 +125,7 @@ function ValidationChip() {
 }
 
 function ExamplePicker() {
-  const examples = useLab((s) => s.examples);
-  const openExample = useLab((s) => s.openExample);
+  const { examples, openExample } = useLabPick('examples', 'openExample');
   const [choice, setChoice] = useState('');
   const list = examples.status === 'ready' ? examples.data : [];
   const chosen = list.find((e) => e.file === choice) ?? list.find((e) => e.file.endsWith('gsm8k-team.yaml')) ?? list[0];

@@ -4,7 +4,7 @@
  * (percent, right axis). Bars also differ by border dash so the classes read without colour.
  */
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, LineController, LineElement, PointElement, Tooltip, type ChartConfiguration } from 'chart.js';
-import { useChart } from './useChart.ts';
+import { chartOptions, chartPalette, useChart } from './useChart.ts';
 import { FAILURE_CLASSES, type ExperimentPoint } from '../lib/experimentStats.ts';
 import type { Theme } from '../lib/graphStyle.ts';
 
@@ -17,9 +17,7 @@ const CLASS_COLOUR: Record<Theme, Record<(typeof FAILURE_CLASSES)[number], strin
 const DASH: Record<(typeof FAILURE_CLASSES)[number], number[]> = { wiring: [], execution: [4, 2], cascade: [1, 2], infrastructure: [6, 3] };
 
 function config(points: ExperimentPoint[], theme: Theme): ChartConfiguration<'bar' | 'line', Array<number | null>, string> {
-  const text = theme === 'dark' ? '#e4e6ea' : '#1d1f23';
-  const grid = theme === 'dark' ? '#2f343b' : '#e3e6ea';
-  const accent = theme === 'dark' ? '#7fb0ff' : '#1f5fbf';
+  const { text, grid, accent } = chartPalette(theme);
   return {
     type: 'bar',
     data: {
@@ -52,18 +50,11 @@ function config(points: ExperimentPoint[], theme: Theme): ChartConfiguration<'ba
         })),
       ],
     },
-    options: {
-      responsive: true,
-      maintainAspectRatio: false,
-      animation: false,
-      color: text,
-      scales: {
-        x: { stacked: true, ticks: { color: text, maxRotation: 30, autoSkip: true }, grid: { color: grid } },
-        count: { type: 'linear', position: 'left', stacked: true, beginAtZero: true, title: { display: true, text: 'node failures', color: text }, ticks: { color: text, precision: 0 }, grid: { color: grid } },
-        pct: { type: 'linear', position: 'right', min: 0, max: 100, title: { display: true, text: 'accuracy %', color: text }, ticks: { color: text }, grid: { drawOnChartArea: false } },
-      },
-      plugins: { legend: { labels: { color: text } }, tooltip: { mode: 'index', intersect: false } },
-    },
+    options: chartOptions(text, {
+      x: { stacked: true, ticks: { color: text, maxRotation: 30, autoSkip: true }, grid: { color: grid } },
+      count: { type: 'linear' as const, position: 'left' as const, stacked: true, beginAtZero: true, title: { display: true, text: 'node failures', color: text }, ticks: { color: text, precision: 0 }, grid: { color: grid } },
+      pct: { type: 'linear' as const, position: 'right' as const, min: 0, max: 100, title: { display: true, text: 'accuracy %', color: text }, ticks: { color: text }, grid: { drawOnChartArea: false } },
+    }),
   };
 }
 

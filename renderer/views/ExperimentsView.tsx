@@ -1,33 +1,25 @@
 import { useMemo } from 'react';
 import { experimentPoints, failuresByClass, FAILURE_CLASSES, isSimulated } from '../lib/experimentStats.ts';
-import { useLab } from '../useLab.ts';
+import { useLabPick } from '../useLab.ts';
 import { ExperimentsChart } from './lazy.tsx';
 import { experimentStatusLabel, percent, timestamp } from './format.ts';
-import { LoadState, Status } from './Status.tsx';
+import { LoadState, RefreshButton, Status } from './Status.tsx';
+import { TableHead } from './TableHead.tsx';
 
 const CLASS_SHORT: Record<(typeof FAILURE_CLASSES)[number], string> = { wiring: 'W', execution: 'E', cascade: 'C', infrastructure: 'I' };
 
 /** Every experiment with its scores and failures by class, and a chart across them. */
 export function ExperimentsView() {
-  const experiments = useLab((s) => s.experiments);
-  const runsByExperiment = useLab((s) => s.runsByExperiment);
-  const selected = useLab((s) => s.selectedExperimentId);
-  const selectExperiment = useLab((s) => s.selectExperiment);
-  const setView = useLab((s) => s.setView);
-  const refresh = useLab((s) => s.refresh);
-  const theme = useLab((s) => s.theme);
+  const { experiments, runsByExperiment, selectedExperimentId: selected, selectExperiment, setView, refresh, theme } = useLabPick(
+    'experiments', 'runsByExperiment', 'selectedExperimentId', 'selectExperiment', 'setView', 'refresh', 'theme',
+  );
   const list = experiments.status === 'ready' ? experiments.data : [];
   const runsOf = (id: string) => {
     const r = runsByExperiment[id];
     return r?.status === 'ready' ? r.data : undefined;
   };
-  const points = useMemo(
-    () => experimentPoints(experiments.status === 'ready' ? experiments.data : [], (id) => {
-      const r = runsByExperiment[id];
-      return r?.status === 'ready' ? r.data : undefined;
-    }),
-    [experiments, runsByExperiment],
-  );
+  // runsOf reads only runsByExperiment, and list only experiments: both are the dependencies.
+  const points = useMemo(() => experimentPoints(list, runsOf), [experiments, runsByExperiment]);
 
   const open = (id: string, view: 'trace' | 'ladder') => {
     void selectExperiment(id);
@@ -38,9 +30,7 @@ export function ExperimentsView() {
     <section className="view experiments-view" aria-labelledby="experiments-title">
       <header className="view-head">
         <h2 id="experiments-title">Experiments</h2>
-        <button type="button" onClick={() => void refresh()} title="Refresh (Alt+R)">
-          Refresh
-        </button>
+        <RefreshButton onRefresh={refresh} />
       </header>
       <LoadState state={experiments} what="experiments" />
       {experiments.status === 'ready' && list.length === 0 && (
@@ -66,22 +56,14 @@ export function ExperimentsView() {
           <ExperimentsChart points={points} theme={theme} />
           <div className="scroll">
             <table data-testid="experiments-table">
-              <thead>
-                <tr>
-                  <th scope="col">Experiment</th>
-                  <th scope="col">Workflow</th>
-                  <th scope="col">Kind</th>
-                  <th scope="col">Dataset</th>
-                  <th scope="col" className="num">Runs / planned</th>
-                  <th scope="col" className="num">Accuracy</th>
-                  <th scope="col" className="num">Completion</th>
-                  <th scope="col" title="Node failures by class: W wiring, E execution, C cascade, I infrastructure">
-                    Failures W / E / C / I
-                  </th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Open</th>
-                </tr>
-              </thead>
+              <TableHead
+                columns={[
+                  'Experiment', 'Workflow', 'Kind', 'Dataset',
+                  { label: 'Runs / planned', num: true }, { label: 'Accuracy', num: true }, { label: 'Completion', num: true },
+                  { label: 'Failures W / E / C / I', title: 'Node failures by class: W wiring, E execution, C cascade, I infrastructure' },
+                  'Status', 'Open',
+                ]}
+              />
               <tbody>
                 {list.map((e) => {
                   const runs = runsOf(e.id);

@@ -1,21 +1,18 @@
 import { useMemo } from 'react';
 import { meanLadders, RUNG_KEYS, RUNG_SYMBOL, rungLabel, runLadders, type LadderValues } from '../lib/ladderBars.ts';
-import { useLab } from '../useLab.ts';
+import { useLabPick } from '../useLab.ts';
 import { LadderChart, RungKeyLegend } from './LadderChart.tsx';
 import { RunPicker } from './RunPicker.tsx';
 import { LoadState } from './Status.tsx';
+import { TableHead } from './TableHead.tsx';
 
 /** The hierarchical reward ladder per role: for the chosen run, and the mean across its experiment. */
 export function LadderView() {
-  const experimentId = useLab((s) => s.selectedExperimentId);
-  const runs = useLab((s) => s.runs);
-  const runId = useLab((s) => s.selectedRunId);
-  const trace = useLab((s) => s.trace);
+  const { selectedExperimentId: experimentId, runs, selectedRunId: runId, trace } = useLabPick('selectedExperimentId', 'runs', 'selectedRunId', 'trace');
   const run = trace.status === 'ready' && trace.data.run.runId === runId ? trace.data.run : runs.status === 'ready' ? runs.data.find((r) => r.runId === runId) : undefined;
   const runLadder = useMemo(() => (run ? runLadders(run) : []), [run]);
   const mean = useMemo(() => (runs.status === 'ready' ? meanLadders(runs.data) : []), [runs]);
-  const experiments = useLab((s) => s.experiments);
-  const setView = useLab((s) => s.setView);
+  const { experiments, setView } = useLabPick('experiments', 'setView');
   if (experiments.status === 'ready' && experiments.data.length === 0) {
     return (
       <section className="view ladder-view" aria-labelledby="ladder-title">
@@ -92,19 +89,15 @@ export function LadderView() {
 function LadderTable({ ladders, mean = false }: { ladders: Array<LadderValues & { runs?: number; rungCounts?: number[] }>; mean?: boolean }) {
   return (
     <table className="ladder-table">
-      <thead>
-        <tr>
-          <th scope="col">Role</th>
-          {RUNG_KEYS.map((r) => (
-            <th scope="col" className="num" key={r} title={r}>
-              {RUNG_SYMBOL[r]} <span className="muted small">{r} × weight</span>
-            </th>
-          ))}
-          <th scope="col" className="num">h</th>
-          <th scope="col" className="num">{mean ? 'Mean highest rung' : 'Highest rung'}</th>
-          {mean && <th scope="col">Runs stopping at rung 0…5</th>}
-        </tr>
-      </thead>
+      <TableHead
+        columns={[
+          'Role',
+          ...RUNG_KEYS.map((r) => ({ key: r, num: true, title: r, label: <>{RUNG_SYMBOL[r]} <span className="muted small">{r} × weight</span></> })),
+          { label: 'h', num: true },
+          { label: mean ? 'Mean highest rung' : 'Highest rung', num: true },
+          mean && 'Runs stopping at rung 0…5',
+        ]}
+      />
       <tbody>
         {ladders.map((l) => (
           <tr key={l.role}>

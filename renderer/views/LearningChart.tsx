@@ -3,7 +3,7 @@
  * train-loop iteration, with chart.js (line only). The two lines differ by dash and point style.
  */
 import { CategoryScale, Chart, Legend, LinearScale, LineController, LineElement, PointElement, Tooltip, type ChartConfiguration } from 'chart.js';
-import { useChart } from './useChart.ts';
+import { chartOptions, chartPalette, useChart } from './useChart.ts';
 import type { Theme } from '../lib/graphStyle.ts';
 import type { ChartSeries } from '../lib/learning.ts';
 
@@ -16,9 +16,7 @@ export interface LearningChartProps {
 }
 
 function config(series: ChartSeries, theme: Theme): ChartConfiguration<'line', Array<number | null>, string> {
-  const text = theme === 'dark' ? '#e4e6ea' : '#1d1f23';
-  const grid = theme === 'dark' ? '#2f343b' : '#e3e6ea';
-  const reward = theme === 'dark' ? '#7fb0ff' : '#1f5fbf';
+  const { text, grid, accent: reward } = chartPalette(theme);
   const kl = theme === 'dark' ? '#f2c26b' : '#b36b00';
   return {
     type: 'line',
@@ -29,18 +27,11 @@ function config(series: ChartSeries, theme: Theme): ChartConfiguration<'line', A
         { label: 'KL', data: series.kl, yAxisID: 'kl', borderColor: kl, backgroundColor: kl, borderDash: [5, 3], pointStyle: 'rectRot', pointRadius: 3, spanGaps: true },
       ],
     },
-    options: {
-      responsive: true,
-      maintainAspectRatio: false,
-      animation: false,
-      color: text,
-      scales: {
-        x: { title: { display: true, text: 'iteration', color: text }, ticks: { color: text }, grid: { color: grid } },
-        reward: { type: 'linear', position: 'left', min: 0, max: 1, title: { display: true, text: 'mean reward', color: text }, ticks: { color: text }, grid: { color: grid } },
-        kl: { type: 'linear', position: 'right', beginAtZero: true, title: { display: true, text: 'KL', color: text }, ticks: { color: text }, grid: { drawOnChartArea: false } },
-      },
-      plugins: { legend: { labels: { color: text } }, tooltip: { mode: 'index', intersect: false } },
-    },
+    options: chartOptions(text, {
+      x: { title: { display: true, text: 'iteration', color: text }, ticks: { color: text }, grid: { color: grid } },
+      reward: { type: 'linear' as const, position: 'left' as const, min: 0, max: 1, title: { display: true, text: 'mean reward', color: text }, ticks: { color: text }, grid: { color: grid } },
+      kl: { type: 'linear' as const, position: 'right' as const, beginAtZero: true, title: { display: true, text: 'KL', color: text }, ticks: { color: text }, grid: { drawOnChartArea: false } },
+    }),
   };
 }
 

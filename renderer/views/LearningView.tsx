@@ -1,8 +1,9 @@
 import { useEffect, useMemo } from 'react';
 import { beforeAfter, chartSeries, currentLoop, hyperText, learningRoles, lineageRows, RUNG_COLUMNS, rungRows, signed, TRAIN_LOOP_COMMAND } from '../lib/learning.ts';
-import { useLab } from '../useLab.ts';
+import { useLabPick } from '../useLab.ts';
 import { LearningChart } from './lazy.tsx';
-import { LoadState } from './Status.tsx';
+import { LoadState, RefreshButton } from './Status.tsx';
+import { TableHead } from './TableHead.tsx';
 
 /** How often the view reloads while shown (live while `flowlab train-loop` writes to the same database). */
 export const LEARNING_REFRESH_MS = 2000;
@@ -13,12 +14,9 @@ export const LEARNING_REFRESH_MS = 2000;
  * before/after comparison. Reloads every 2 s while shown.
  */
 export function LearningView() {
-  const learning = useLab((s) => s.learning);
-  const versions = useLab((s) => s.weightVersions);
-  const chosen = useLab((s) => s.learningRole);
-  const setRole = useLab((s) => s.setLearningRole);
-  const loadLearning = useLab((s) => s.loadLearning);
-  const theme = useLab((s) => s.theme);
+  const { learning, weightVersions: versions, learningRole: chosen, setLearningRole: setRole, loadLearning, theme } = useLabPick(
+    'learning', 'weightVersions', 'learningRole', 'setLearningRole', 'loadLearning', 'theme',
+  );
 
   useEffect(() => {
     void loadLearning();
@@ -43,9 +41,7 @@ export function LearningView() {
       <header className="view-head">
         <h2 id="learning-title">Learning</h2>
         <p className="muted small">Each trained role’s own weights: mean ladder reward and KL to the starting weights per train-loop iteration. Live every 2 s.</p>
-        <button type="button" onClick={() => void loadLearning()} title="Refresh">
-          Refresh
-        </button>
+        <RefreshButton onRefresh={loadLearning} title="Refresh" />
       </header>
       <LoadState state={learning} what="learning curves" />
       <LoadState state={versions} what="weight versions" />
@@ -76,20 +72,7 @@ export function LearningView() {
               </p>
               <LearningChart role={role} series={series} theme={theme} />
               <table className="learning-rungs" aria-label={`Rungs per iteration of ${role}`}>
-                <thead>
-                  <tr>
-                    <th scope="col">iter</th>
-                    <th scope="col">reward</th>
-                    {RUNG_COLUMNS.map(([name, short]) => (
-                      <th key={name} scope="col" title={name}>
-                        {short}
-                      </th>
-                    ))}
-                    <th scope="col">KL</th>
-                    <th scope="col">tok/s</th>
-                    <th scope="col" title="seconds: sampling / training / write+reload">s sample / train / write</th>
-                  </tr>
-                </thead>
+                <TableHead columns={['', 'mean score', `mean reward (${role})`, 'runs', 'experiment']} />
                 <tbody>
                   {rows.map((r) => (
                     <tr key={r.versionId}>
@@ -116,15 +99,14 @@ export function LearningView() {
             {ba.note && <p className="muted small">{ba.note}</p>}
             {(ba.before || ba.after) && (
               <table>
-                <thead>
-                  <tr>
-                    <th scope="col" />
-                    <th scope="col">mean score</th>
-                    <th scope="col">mean reward ({role})</th>
-                    <th scope="col">runs</th>
-                    <th scope="col">experiment</th>
-                  </tr>
-                </thead>
+                <TableHead
+                  columns={[
+                    'iter', 'reward',
+                    ...RUNG_COLUMNS.map(([name, short]) => ({ key: name, label: short, title: name })),
+                    'KL', 'tok/s',
+                    { label: 's sample / train / write', title: 'seconds: sampling / training / write+reload' },
+                  ]}
+                />
                 <tbody>
                   {(['before', 'after'] as const).map((k) => {
                     const s = ba[k];

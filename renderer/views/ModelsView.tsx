@@ -1,14 +1,14 @@
 import { useState } from 'react';
 import type { ModelEntry } from '../../core/api/lab.ts';
 import { TEST_MAX_TOKENS, TEST_PROMPT } from '../store/catalog.ts';
-import { useLab } from '../useLab.ts';
+import { useLab, useLabPick } from '../useLab.ts';
 import { bytes, paramCount } from './format.ts';
 import { LoadState } from './Status.tsx';
+import { TableHead } from './TableHead.tsx';
 
 /** GGUF models: the model folder's and those added by path, with metadata, role assignment and a test generation. */
 export function ModelsView() {
-  const models = useLab((s) => s.models);
-  const loadModels = useLab((s) => s.loadModels);
+  const { models, loadModels } = useLabPick('models', 'loadModels');
   const list = models.status === 'ready' ? models.data : [];
   return (
     <section className="view models-view" aria-labelledby="models-title">
@@ -31,19 +31,9 @@ export function ModelsView() {
       {list.length > 0 && (
         <div className="scroll">
           <table data-testid="models-table">
-            <thead>
-              <tr>
-                <th scope="col">File</th>
-                <th scope="col">Architecture</th>
-                <th scope="col" className="num">Parameters</th>
-                <th scope="col">Quantisation</th>
-                <th scope="col" className="num">Context</th>
-                <th scope="col">Chat template</th>
-                <th scope="col" className="num">Size</th>
-                <th scope="col">Use for</th>
-                <th scope="col">Test</th>
-              </tr>
-            </thead>
+            <TableHead
+              columns={['File', 'Architecture', { label: 'Parameters', num: true }, 'Quantisation', { label: 'Context', num: true }, 'Chat template', { label: 'Size', num: true }, 'Use for', 'Test']}
+            />
             <tbody>
               {list.map((m, i) => (
                 <ModelRow key={m.path} model={m} index={i} />
@@ -57,8 +47,7 @@ export function ModelsView() {
 }
 
 function AddModel() {
-  const addModel = useLab((s) => s.addModel);
-  const result = useLab((s) => s.addModelResult);
+  const { addModel, addModelResult: result } = useLabPick('addModel', 'addModelResult');
   const [path, setPath] = useState('');
   return (
     <form
@@ -87,10 +76,7 @@ function AddModel() {
 
 function ModelRow({ model: m, index }: { model: ModelEntry; index: number }) {
   const roles = useLab((s) => s.editor.graph?.roles);
-  const roleModels = useLab((s) => s.roleModels);
-  const defaultModel = useLab((s) => s.defaultModel);
-  const setRoleModel = useLab((s) => s.setRoleModel);
-  const setDefaultModel = useLab((s) => s.setDefaultModel);
+  const { roleModels, defaultModel, setRoleModel, setDefaultModel } = useLabPick('roleModels', 'defaultModel', 'setRoleModel', 'setDefaultModel');
   const test = useLab((s) => s.modelTests[m.path]);
   const testModel = useLab((s) => s.testModel);
   const usedBy = [...(defaultModel === m.path ? ['default'] : []), ...Object.entries(roleModels).filter(([, p]) => p === m.path).map(([r]) => r)];

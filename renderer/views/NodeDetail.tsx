@@ -1,13 +1,11 @@
 import { blameText, STATE_MARKER, STATE_TEXT, type TraceModel } from '../lib/traceModel.ts';
-import { useLab } from '../useLab.ts';
+import { useLabPick } from '../useLab.ts';
 import { duration, eventError, eventTokens, failureClassLabel, nodeStatusLabel, showValue } from './format.ts';
 import { Status } from './Status.tsx';
 
 /** Everything recorded about one node of the run: attempts, inputs, output, prompts, completions, tokens, timing, error. */
 export function NodeDetail({ model }: { model: TraceModel }) {
-  const nodeId = useLab((s) => s.traceNode);
-  const attemptWanted = useLab((s) => s.traceAttempt);
-  const selectTraceNode = useLab((s) => s.selectTraceNode);
+  const { traceNode: nodeId, traceAttempt: attemptWanted, selectTraceNode } = useLabPick('traceNode', 'traceAttempt', 'selectTraceNode');
   const node = model.nodes.find((n) => n.id === nodeId);
   if (!node || !nodeId) return null;
   const attempts = model.attempts.get(nodeId) ?? [];

@@ -1,5 +1,5 @@
 import type { ModelEntry } from '../../core/api/lab.ts';
-import { useLab } from '../useLab.ts';
+import { useLab, useLabPick } from '../useLab.ts';
 
 /** A select of the known GGUF models (unreadable ones disabled). */
 export function ModelSelect(props: { value: string | null; onChange(path: string | null): void; noneLabel: string; testId: string; label: string }) {
@@ -24,12 +24,9 @@ export function ModelSelect(props: { value: string | null; onChange(path: string
 /** The default model and one override per role of the open workflow (shared by Editor and Run). */
 export function RoleModels() {
   const roles = useLab((s) => s.editor.graph?.roles);
-  const roleModels = useLab((s) => s.roleModels);
-  const defaultModel = useLab((s) => s.defaultModel);
-  const setRoleModel = useLab((s) => s.setRoleModel);
-  const setDefaultModel = useLab((s) => s.setDefaultModel);
-  const setView = useLab((s) => s.setView);
-  const models = useLab((s) => s.models);
+  const { roleModels, defaultModel, setRoleModel, setDefaultModel, setView, models } = useLabPick(
+    'roleModels', 'defaultModel', 'setRoleModel', 'setDefaultModel', 'setView', 'models',
+  );
   const none = models.status === 'ready' && models.data.length === 0;
 
   return (

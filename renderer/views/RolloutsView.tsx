@@ -1,9 +1,9 @@
 import { useEffect, useMemo } from 'react';
 import type { RolloutGroup, RolloutsView as RolloutsData } from '../../core/api/client.ts';
 import { groupLabel, groupModel, rolloutExperiments, SIGN_SYMBOL, SIGN_WORD, type RolloutColumn, type SignedBar, type Sign } from '../lib/rollouts.ts';
-import { useLab, useLabStore } from '../useLab.ts';
+import { useLab, useLabPick, useLabStore } from '../useLab.ts';
 import { experimentStatusLabel } from './format.ts';
-import { LoadState, Status } from './Status.tsx';
+import { LoadState, RefreshButton, Status } from './Status.tsx';
 
 /** The command the empty state suggests. */
 export const ROLLOUTS_COMMAND = 'flowlab rollouts examples/gsm8k-team.yaml --dataset gsm8k --limit 5 --group 4 --model <file.gguf>';
@@ -14,11 +14,9 @@ export const ROLLOUTS_COMMAND = 'flowlab rollouts examples/gsm8k-team.yaml --dat
  * group-relative advantage A; zero-spread groups are flagged. A click opens the run's trace.
  */
 export function RolloutsView() {
-  const experiments = useLab((s) => s.experiments);
-  const selectedId = useLab((s) => s.rolloutsExperimentId);
-  const rollouts = useLab((s) => s.rollouts);
-  const select = useLab((s) => s.selectRolloutsExperiment);
-  const refresh = useLab((s) => s.refresh);
+  const { experiments, rolloutsExperimentId: selectedId, rollouts, selectRolloutsExperiment: select, refresh } = useLabPick(
+    'experiments', 'rolloutsExperimentId', 'rollouts', 'selectRolloutsExperiment', 'refresh',
+  );
   const store = useLabStore();
   const list = useMemo(() => (experiments.status === 'ready' ? rolloutExperiments(experiments.data) : []), [experiments]);
 
@@ -44,9 +42,7 @@ export function RolloutsView() {
           A<sub>ρ</sub> = (h<sub>ρ</sub> − mean) / (std + 10<sup>−6</sup>) of each role’s ladder reward within the task’s group; Flow-GRPO: the trajectory’s outcome
           normalised over the group, broadcast to every turn.
         </p>
-        <button type="button" onClick={reload} title="Refresh (Alt+R)">
-          Refresh
-        </button>
+        <RefreshButton onRefresh={reload} />
       </header>
       <LoadState state={experiments} what="experiments" />
       {experiments.status === 'ready' && list.length === 0 ? (
@@ -84,8 +80,7 @@ export function RolloutsView() {
 }
 
 function RolloutsBody({ data }: { data: RolloutsData }) {
-  const chosen = useLab((s) => s.rolloutGroup);
-  const selectGroup = useLab((s) => s.selectRolloutGroup);
+  const { rolloutGroup: chosen, selectRolloutGroup: selectGroup } = useLabPick('rolloutGroup', 'selectRolloutGroup');
   const group = data.groups.find((g) => g.index === chosen) ?? data.groups[0];
   const noSignal = data.groups.filter((g) => g.complete && g.noSignal).length;
   const complete = data.groups.filter((g) => g.complete).length;

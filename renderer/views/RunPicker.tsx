@@ -1,15 +1,12 @@
-import { useLab } from '../useLab.ts';
+import { useLabPick } from '../useLab.ts';
 import { percent, runStatusLabel } from './format.ts';
 import { LoadState, Status } from './Status.tsx';
 
 /** Pick an experiment, then one of its runs (shared by Trace and Ladder). */
 export function RunPicker() {
-  const experiments = useLab((s) => s.experiments);
-  const selectedExperimentId = useLab((s) => s.selectedExperimentId);
-  const selectExperiment = useLab((s) => s.selectExperiment);
-  const runs = useLab((s) => s.runs);
-  const selectedRunId = useLab((s) => s.selectedRunId);
-  const selectRun = useLab((s) => s.selectRun);
+  const { experiments, selectedExperimentId, selectExperiment, runs, selectedRunId, selectRun } = useLabPick(
+    'experiments', 'selectedExperimentId', 'selectExperiment', 'runs', 'selectedRunId', 'selectRun',
+  );
   const list = experiments.status === 'ready' ? experiments.data : [];
 
   return (

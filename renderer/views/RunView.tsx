@@ -2,7 +2,7 @@ import { useMemo } from 'react';
 import { workflowElements } from '../lib/elements.ts';
 import { FAULT_HELP, FAULT_KINDS } from '../lib/faults.ts';
 import { isFinished, progressOf, watchedNodes } from '../lib/liveRun.ts';
-import { useLab } from '../useLab.ts';
+import { useLab, useLabPick } from '../useLab.ts';
 import { useShortcut } from '../useShortcut.ts';
 import { GraphCanvas } from './lazy.tsx';
 import { LiveLegend } from './Legend.tsx';
@@ -46,9 +46,7 @@ export function RunView() {
 }
 
 function RunForm() {
-  const datasets = useLab((s) => s.datasets);
-  const form = useLab((s) => s.runForm);
-  const setRunForm = useLab((s) => s.setRunForm);
+  const { datasets, runForm: form, setRunForm } = useLabPick('datasets', 'runForm', 'setRunForm');
   const list = datasets.status === 'ready' ? datasets.data : [];
   const dataset = list.find((d) => d.name === form.dataset);
   return (
@@ -104,9 +102,7 @@ function RunForm() {
 function Faults() {
   const faults = useLab((s) => s.runForm.faults);
   const roles = useLab((s) => s.editor.graph?.roles);
-  const addFault = useLab((s) => s.addFault);
-  const updateFault = useLab((s) => s.updateFault);
-  const removeFault = useLab((s) => s.removeFault);
+  const { addFault, updateFault, removeFault } = useLabPick('addFault', 'updateFault', 'removeFault');
   return (
     <fieldset className="faults" data-testid="faults">
       <legend>
@@ -148,12 +144,7 @@ function Faults() {
 }
 
 function RunControls() {
-  const live = useLab((s) => s.live);
-  const starting = useLab((s) => s.starting);
-  const runError = useLab((s) => s.runError);
-  const startRun = useLab((s) => s.startRun);
-  const cancelRun = useLab((s) => s.cancelRun);
-  const runRequest = useLab((s) => s.runRequest);
+  const { live, starting, runError, startRun, cancelRun, runRequest } = useLabPick('live', 'starting', 'runError', 'startRun', 'cancelRun', 'runRequest');
   // Recomputed on any change of what it reads.
   useLab((s) => s.runForm);
   useLab((s) => s.roleModels);
@@ -194,10 +185,7 @@ function RunControls() {
 }
 
 function Progress() {
-  const live = useLab((s) => s.live);
-  const starting = useLab((s) => s.starting);
-  const selectExperiment = useLab((s) => s.selectExperiment);
-  const setView = useLab((s) => s.setView);
+  const { live, starting, selectExperiment, setView } = useLabPick('live', 'starting', 'selectExperiment', 'setView');
   if (!live && starting) {
     return (
       <div className="empty" data-testid="run-starting" role="status">
@@ -246,8 +234,7 @@ function Progress() {
 
 function LiveGraph() {
   const editorGraph = useLab((s) => s.editor.graph);
-  const runGraph = useLab((s) => s.runGraph);
-  const live = useLab((s) => s.live);
+  const { runGraph, live } = useLabPick('runGraph', 'live');
   // While a run is shown, draw the workflow it runs; before any, the editor's.
   const graph = live ? (runGraph ?? editorGraph) : editorGraph;
   const theme = useLab((s) => s.theme);

@@ -21,3 +21,12 @@ export function LoadState({ state, what }: { state: { status: string; message?: 
   }
   return null;
 }
+
+/** The Refresh button of a view's header: runs `onRefresh` (its promise is not awaited). */
+export function RefreshButton({ onRefresh, title = 'Refresh (Alt+R)' }: { onRefresh: () => unknown; title?: string }) {
+  return (
+    <button type="button" onClick={() => void onRefresh()} title={title}>
+      Refresh
+    </button>
+  );
+}

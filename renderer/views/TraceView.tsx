@@ -2,7 +2,7 @@ import { useDeferredValue, useEffect, useMemo, useState } from 'react';
 import { traceElements } from '../lib/elements.ts';
 import { graphOf } from '../lib/graphEdits.ts';
 import { blameText, buildTraceModel, listOrder, STATE_MARKER, STATE_TEXT, type TraceModel } from '../lib/traceModel.ts';
-import { useLab } from '../useLab.ts';
+import { useLabPick } from '../useLab.ts';
 import { useShortcut } from '../useShortcut.ts';
 import { failureClassLabel } from './format.ts';
 import { GraphCanvas } from './lazy.tsx';
@@ -10,11 +10,11 @@ import { KindLegend, StateLegend } from './Legend.tsx';
 import { NodeDetail } from './NodeDetail.tsx';
 import { RunPicker } from './RunPicker.tsx';
 import { LoadState } from './Status.tsx';
+import { TableHead } from './TableHead.tsx';
 
 /** A run's trace: the graph with blame, an accessible node list, the node panel, the blame summary. */
 export function TraceView() {
-  const experiments = useLab((s) => s.experiments);
-  const setView = useLab((s) => s.setView);
+  const { experiments, setView } = useLabPick('experiments', 'setView');
   const noExperiments = experiments.status === 'ready' && experiments.data.length === 0;
   return (
     <section className="view trace-view" aria-labelledby="trace-title">
@@ -42,13 +42,9 @@ export function TraceView() {
 }
 
 function TraceBody() {
-  const runId = useLab((s) => s.selectedRunId);
-  const trace = useLab((s) => s.trace);
-  const experiment = useLab((s) => s.experiment);
-  const theme = useLab((s) => s.theme);
-  const traceNode = useLab((s) => s.traceNode);
-  const selectTraceNode = useLab((s) => s.selectTraceNode);
-  const setView = useLab((s) => s.setView);
+  const { selectedRunId: runId, trace, experiment, theme, traceNode, selectTraceNode, setView } = useLabPick(
+    'selectedRunId', 'trace', 'experiment', 'theme', 'traceNode', 'selectTraceNode', 'setView',
+  );
 
   const yaml = experiment.status === 'ready' ? experiment.data.workflowYaml : null;
   const graph = useMemo(() => (yaml ? graphOf(yaml) : null), [yaml]);
@@ -131,22 +127,20 @@ function NodeList({ model, ordered: latest }: { model: TraceModel; ordered: Trac
   // Thousands of rows wait for the graph's first frame, then render in the background.
   const painted = useAfterPaint(latest);
   const ordered = useDeferredValue(painted ? latest : EMPTY, EMPTY);
-  const traceNode = useLab((s) => s.traceNode);
-  const selectTraceNode = useLab((s) => s.selectTraceNode);
+  const { traceNode, selectTraceNode } = useLabPick('traceNode', 'selectTraceNode');
   return (
     <section aria-labelledby="trace-nodes-title" className="trace-nodes">
       <h3 id="trace-nodes-title">Nodes ({model.nodes.length}) — J / K to step</h3>
       <div className="scroll">
         <table>
-          <thead>
-            <tr>
-              <th scope="col">State</th>
-              <th scope="col">Node</th>
-              <th scope="col">Role</th>
-              <th scope="col">Failure</th>
-              <th scope="col">Blame</th>
-            </tr>
-          </thead>
+          <TableHead
+            columns={[
+              'Role',
+              { label: 'Root failures', num: true, title: '|F_ρ|: root failures blamed on the role' },
+              { label: 'Nodes authored', num: true, title: '|V_ρ|: nodes the role wired or ran' },
+              { label: <>c<sub>ρ</sub></>, num: true, title: 'c_ρ = −|F_ρ| / |V_ρ|' },
+            ]}
+          />
           <tbody>
             {ordered.map((n) => {
               const blame = blameText(n);
@@ -208,20 +202,7 @@ function BlameSummary({ model }: { model: TraceModel }) {
         <p className="muted small">No structural credit recorded for this run.</p>
       ) : (
         <table>
-          <thead>
-            <tr>
-              <th scope="col">Role</th>
-              <th scope="col" className="num" title="|F_ρ|: root failures blamed on the role">
-                Root failures
-              </th>
-              <th scope="col" className="num" title="|V_ρ|: nodes the role wired or ran">
-                Nodes authored
-              </th>
-              <th scope="col" className="num" title="c_ρ = −|F_ρ| / |V_ρ|">
-                c<sub>ρ</sub>
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={['State', 'Node', 'Role', 'Failure', 'Blame']} />
           <tbody>
             {model.blame.map((b) => (
               <tr key={b.role} data-testid={`blame-role-${b.role}`}>

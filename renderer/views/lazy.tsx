@@ -4,7 +4,7 @@
  * Once a chunk is loaded its component renders directly, not through Suspense: React throttles
  * revealing suspended content (about 300 ms), which would delay every graph.
  */
-import { lazy, Suspense, type ComponentType } from 'react';
+import { lazy, Suspense, type ComponentType, type ReactNode } from 'react';
 import type { ExperimentPoint } from '../lib/experimentStats.ts';
 import type { Theme } from '../lib/graphStyle.ts';
 import type { GraphCanvasProps } from './GraphCanvas.tsx';
@@ -39,32 +39,22 @@ export function preloadGraph(): void {
   void graph.load();
 }
 
-export function GraphCanvas(props: GraphCanvasProps) {
-  const Loaded = graph.loaded;
-  if (Loaded) return <Loaded {...props} />;
-  return (
-    <Suspense fallback={<div className="graph" role="status" aria-label="Loading the graph…" />}>
-      <graph.Lazy {...props} />
-    </Suspense>
-  );
+/**
+ * The component of a chunk: rendered directly once loaded, else through Suspense with `fallback`
+ * (a placeholder of the same box, so the layout does not jump).
+ */
+function lazyComponent<P extends object>(c: Chunk<P>, fallback: ReactNode): (props: P) => ReactNode {
+  return function LazyComponent(props: P) {
+    const Loaded = c.loaded;
+    if (Loaded) return <Loaded {...props} />;
+    return (
+      <Suspense fallback={fallback}>
+        <c.Lazy {...props} />
+      </Suspense>
+    );
+  };
 }
 
-export function ExperimentsChart(props: { points: ExperimentPoint[]; theme: Theme }) {
-  const Loaded = chart.loaded;
-  if (Loaded) return <Loaded {...props} />;
-  return (
-    <Suspense fallback={<div className="chart-box" role="status" aria-label="Loading the chart…" />}>
-      <chart.Lazy {...props} />
-    </Suspense>
-  );
-}
-
-export function LearningChart(props: LearningChartProps) {
-  const Loaded = learningChart.loaded;
-  if (Loaded) return <Loaded {...props} />;
-  return (
-    <Suspense fallback={<div className="chart-box" data-testid="learning-chart" role="status" aria-label="Loading the chart…" />}>
-      <learningChart.Lazy {...props} />
-    </Suspense>
-  );
-}
+export const GraphCanvas = lazyComponent(graph, <div className="graph" role="status" aria-label="Loading the graph…" />);
+export const ExperimentsChart = lazyComponent(chart, <div className="chart-box" role="status" aria-label="Loading the chart…" />);
+export const LearningChart = lazyComponent(learningChart, <div className="chart-box" data-testid="learning-chart" role="status" aria-label="Loading the chart…" />);

@@ -28,3 +28,23 @@ export function useChart<T extends ChartType>(config: () => ChartConfiguration<T
   }, [data, theme]);
   return canvas;
 }
+
+/** A theme's chart colours: text (legends, ticks, titles), grid lines, and the accent of the first series. */
+export function chartPalette(theme: Theme): { text: string; grid: string; accent: string } {
+  return theme === 'dark' ? { text: '#e4e6ea', grid: '#2f343b', accent: '#7fb0ff' } : { text: '#1d1f23', grid: '#e3e6ea', accent: '#1f5fbf' };
+}
+
+/**
+ * The options every Flowlab chart shares around its `scales`: it fills its box, never animates,
+ * colours legend text with `text`, and its tooltip lists every series at the hovered index.
+ */
+export function chartOptions<S>(text: string, scales: S) {
+  return {
+    responsive: true,
+    maintainAspectRatio: false,
+    animation: false as const,
+    color: text,
+    scales,
+    plugins: { legend: { labels: { color: text } }, tooltip: { mode: 'index' as const, intersect: false } },
+  };
+}

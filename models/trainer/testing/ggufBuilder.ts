@@ -4,7 +4,7 @@
  * refuse (quantised tensor types, other architectures, truncated files). Not used at run time.
  * Tensor payloads are given as raw bytes or as floats (encoded as F32).
  */
-import { mulberry32 } from '../../../core/stats/index.ts';
+import { mulberry32 } from '../../../core/random.ts';
 import type { GgufFile } from '../../gguf/readGguf.ts';
 import { encodeGgufLayout, metadataEntries, type GgufTypedValue } from '../../gguf/writeGguf.ts';
 

@@ -1,11 +1,9 @@
 import type { LocatedIssue } from '../../lib/issues.ts';
-import { useLab } from '../../useLab.ts';
+import { useLabPick } from '../../useLab.ts';
 
 /** Validation issues with line:column and path; clicking one selects its node and moves the caret there. */
 export function IssuesList({ issues }: { issues: LocatedIssue[] }) {
-  const selectNode = useLab((s) => s.selectEditorNode);
-  const selectEdge = useLab((s) => s.selectEditorEdge);
-  const moveCaret = useLab((s) => s.moveCaret);
+  const { selectEditorNode: selectNode, selectEditorEdge: selectEdge, moveCaret } = useLabPick('selectEditorNode', 'selectEditorEdge', 'moveCaret');
   if (!issues.length) return null;
   return (
     <section className="issues" aria-labelledby="issues-title">

@@ -6,6 +6,8 @@ import { resolveSharedDir } from '../tasks/paths.ts';
 import { evaluateAttribution } from './evaluate.ts';
 import { surfaceFailure } from './surfaced.ts';
 import { importWhoAndWhen } from './whoAndWhen.ts';
+import { main } from '../../cli/main.ts';
+import { capture } from '../../test/fixtures.ts';
 
 const folder = path.join(resolveSharedDir(), 'data', 'who_and_when', 'Hand-Crafted');
 const have = existsSync(folder);
@@ -81,5 +83,15 @@ describe.skipIf(!have)('Who&When Hand-Crafted (real data)', () => {
       expect(records[i]!.prediction).toEqual({ agent: logs[i]!.steps[last]!.agent, step: last });
     }
     expect(score.covered).toBe(2);
+  });
+});
+
+describe.skipIf(!have)('flowlab attribution-eval on the shared logs', () => {
+  it('surfaced on the default folder (the shared Hand-Crafted logs)', async () => {
+    const io = capture();
+    expect(await main(['attribution-eval', '--dataset', 'who-and-when', '--method', 'surfaced', '--json'], io)).toBe(0);
+    const j = JSON.parse(io.out);
+    expect(j.logs).toBe(58);
+    expect(j.path).toBe(folder);
   });
 });

@@ -20,13 +20,13 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { openStore } from '../core/store/index.ts';
 import { readGgufInfo } from '../models/llama/index.ts';
-import { haveShared, shared, tinyModel } from '../test/cli.ts';
+import { haveShared, shared, tinyModel } from '../test/fixtures.ts';
 
 const repo = process.cwd();
 const doc = readFileSync(path.join(repo, 'docs/training.md'), 'utf8');
 const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
 const tools = ['bash', 'jq', 'python3'].filter((t) => !has(t));
-if (tools.length) console.log(`[trainingDoc.test] skipping the round trip: ${tools.join(', ')} not found`);
+if (tools.length) console.log(`[trainingDoc.model.test] skipping the round trip: ${tools.join(', ')} not found`);
 
 interface Block {
   tag: string;

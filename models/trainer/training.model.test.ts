@@ -1,30 +1,21 @@
 /**
- * Issue 6 must-show (SFT): the loss falls, the written GGUF loads in node-llama-cpp, and its
+ * SFT end to end (docs/laptop-rl.md): the loss falls, the written GGUF loads in node-llama-cpp, and its
  * greedy output on the trained prompt equals the tfjs model's. Plus the policy step: the sign of
  * the advantage moves the completion's log-probability, the KL to the frozen reference is 0
  * before any step and > 0 after, and the ratio clip stops the gradient.
  */
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { noteSkip, scratchDir, tinyModel as STORIES, tinyRandomModel as TINY } from '../../test/fixtures.ts';
 import { TfjsTrainer } from './TfjsTrainer.ts';
 import { LlamaCppReference } from './testing/llamaCpp.ts';
 
-const SHARED = process.env.FLOWLAB_SHARED ?? path.resolve(process.cwd(), '../shared');
-const STORIES = path.join(SHARED, 'models', 'stories260K.gguf');
-const TINY = path.join(SHARED, 'models', 'llama-2-tiny-random.gguf');
 const haveStories = existsSync(STORIES);
-if (!haveStories) console.log(`training: tests skipped (${STORIES} not found; set FLOWLAB_SHARED)`);
+if (!haveStories) noteSkip('training', 'the trainer tests', STORIES);
 
-let tmp: string;
-beforeAll(async () => {
-  tmp = await mkdtemp(path.join(os.tmpdir(), 'flowlab-training-'));
-});
-afterAll(async () => {
-  await rm(tmp, { recursive: true, force: true });
-});
+const tmp = scratchDir('training');
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
@@ -38,7 +29,7 @@ describe.skipIf(!haveStories)('training stories260K', () => {
     await base.dispose();
 
     const model = await new TfjsTrainer().load(STORIES);
-    const out = path.join(tmp, 'stories-sft.gguf');
+    const out = path.join(tmp(), 'stories-sft.gguf');
     try {
       const seq = { tokens: [...prompt, ...completion], lossMask: [...prompt.map(() => 0), ...completion.map(() => 1)] };
       const losses: number[] = [];
@@ -57,7 +48,7 @@ describe.skipIf(!haveStories)('training stories260K', () => {
 
       await model.writeGguf(out);
       expect(model.lastWrite?.tensors).toBe(48);
-      expect((await readdir(tmp)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+      expect((await readdir(tmp())).filter((f) => f.endsWith('.tmp'))).toEqual([]);
 
       const t0 = performance.now();
       const reloaded = await LlamaCppReference.open(out);
@@ -146,7 +137,7 @@ describe.skipIf(!haveStories)('training stories260K', () => {
 
   it.skipIf(!existsSync(TINY))('llama-2-tiny-random: an SFT step on F16 weights writes back F16 that llama.cpp loads', async () => {
     const model = await new TfjsTrainer().load(TINY);
-    const out = path.join(tmp, 'tiny-sft.gguf');
+    const out = path.join(tmp(), 'tiny-sft.gguf');
     try {
       const seq = { tokens: [1, 9038, 2501, 263, 931, 727, 471], lossMask: [0, 0, 0, 0, 1, 1, 1] };
       const r0 = await model.sftStep([seq], { lr: 1e-2 });

@@ -1,5 +1,5 @@
 /**
- * Issue 6 must-show: the tfjs LLaMA matches llama.cpp (node-llama-cpp 3.21.1, CPU, 1 thread) on
+ * Parity (docs/laptop-rl.md): the tfjs LLaMA matches llama.cpp (node-llama-cpp 3.21.1, CPU, 1 thread) on
  * the shared models: 20 greedy tokens equal and next-token probabilities within 1e-3 over 25
  * positions, both sides fed the same token ids (BOS included).
  *
@@ -10,30 +10,21 @@
  * up to ~2.4e-3 on others), so the tight bounds are asserted against `f32`.
  */
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readGguf, readGgufTensors } from '../gguf/readGguf.ts';
 import { TfjsTrainer } from './TfjsTrainer.ts';
 import { buildGguf, metadataOf } from './testing/ggufBuilder.ts';
 import { LlamaCppReference } from './testing/llamaCpp.ts';
+import { noteSkip, scratchDir, tinyModel as STORIES, tinyRandomModel as TINY } from '../../test/fixtures.ts';
 
-const SHARED = process.env.FLOWLAB_SHARED ?? path.resolve(process.cwd(), '../shared');
-const STORIES = path.join(SHARED, 'models', 'stories260K.gguf');
-const TINY = path.join(SHARED, 'models', 'llama-2-tiny-random.gguf');
 const haveStories = existsSync(STORIES);
 const haveTiny = existsSync(TINY);
-if (!haveStories) console.log(`parity: stories260K tests skipped (${STORIES} not found; set FLOWLAB_SHARED)`);
-if (!haveTiny) console.log(`parity: llama-2-tiny-random test skipped (${TINY} not found; set FLOWLAB_SHARED)`);
+if (!haveStories) noteSkip('parity', 'the stories260K tests', STORIES);
+if (!haveTiny) noteSkip('parity', 'the llama-2-tiny-random test', TINY);
 
-let tmp: string;
-beforeAll(async () => {
-  tmp = await mkdtemp(path.join(os.tmpdir(), 'flowlab-parity-'));
-});
-afterAll(async () => {
-  await rm(tmp, { recursive: true, force: true });
-});
+const tmp = scratchDir('parity');
 
 interface Parity {
   matched: number;
@@ -117,7 +108,7 @@ describe('parity with llama.cpp', () => {
   it.skipIf(!haveStories)('stories260K without output.weight (tied head: llama.cpp reuses token_embd)', async () => {
     const g = await readGguf(STORIES);
     const data = await readGgufTensors(g);
-    const file = path.join(tmp, 'stories-tied.gguf');
+    const file = path.join(tmp(), 'stories-tied.gguf');
     await writeFile(
       file,
       buildGguf({

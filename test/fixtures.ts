@@ -1,0 +1,276 @@
+/**
+ * The one test-fixture module: where the shared test material is, scratch folders, stores that
+ * close themselves, and the hand-built records (runs, node events, model calls, role ladders,
+ * experiments) that store, API and view tests share. Every builder takes `over` so a test states
+ * only what it cares about; the defaults are plain, valid values.
+ *
+ * Tests split by cost (as node-llama-cpp's `test/standalone/` and `test/modelDependent/`):
+ * a test that needs `haveShared` (the tiny GGUF models, the real datasets) lives in a
+ * `*.model.test.ts` file; `npm run test:fast` runs everything else.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { ApiError, createRemoteApi, type FlowlabApi, type FlowlabClient } from '../core/api/index.ts';
+import { asExperimentId, asNodeId, asRoleName, asRunId, HUMAN } from '../core/ids.ts';
+import { DEFAULT_WEIGHTS, type RoleLadder } from '../core/reward/index.ts';
+import { computeWorkflowHash, openStore, type NewExperiment, type OpenStoreOptions, type Store } from '../core/store/index.ts';
+import type { ModelCallRecord, NodeEvent, RunRecord } from '../core/trace/index.ts';
+
+// ---------- the shared test material ----------
+
+/** The shared folder (models/, data/): `$FLOWLAB_SHARED`, else `<cwd>/../shared`, absolute. */
+export const shared = path.resolve(process.env.FLOWLAB_SHARED ?? path.join(process.cwd(), '../shared'));
+/** A path inside the shared folder. */
+export const sharedPath = (...parts: string[]): string => path.join(shared, ...parts);
+/** The tiny real model (stories260K, 260K parameters) that model-dependent tests run. */
+export const tinyModel = sharedPath('models/stories260K.gguf');
+/** llama-2-tiny-random: F16 weights, a 32k vocabulary, 2 heads (GGUF and trainer parity tests). */
+export const tinyRandomModel = sharedPath('models/llama-2-tiny-random.gguf');
+/** GSM8K's test split, as the dataset loader reads it. */
+export const gsm8kTest = sharedPath('data/gsm8k/test.jsonl');
+/** Whether the tiny model and the GSM8K data are present (model-dependent tests skip otherwise). */
+export const haveShared = existsSync(tinyModel) && existsSync(gsm8kTest);
+
+/** Logs once that `what` is skipped because `missing` is absent (tests skip, they do not fail). */
+export function noteSkip(tag: string, what: string, missing: string): void {
+  console.log(`[${tag}] skipping ${what}: ${missing} not found (set FLOWLAB_SHARED to the shared folder)`);
+}
+
+// ---------- scratch folders and stores ----------
+
+/** A fresh folder under the OS temp dir, named `flowlab-<tag>-XXXXXX`. Left for the OS to clean. */
+export function tempDir(tag: string): string {
+  return mkdtempSync(path.join(tmpdir(), `flowlab-${tag}-`));
+}
+
+/**
+ * A scratch folder for a whole test file: made before its first test, removed after its last.
+ * Call at the top level of the file; the returned function gives the path inside tests.
+ */
+export function scratchDir(tag: string): () => string {
+  let dir: string | undefined;
+  beforeAll(() => {
+    dir = tempDir(tag);
+  });
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+  return () => {
+    if (!dir) throw new Error(`scratchDir('${tag}') is read before the tests started`);
+    return dir;
+  };
+}
+
+/**
+ * Stores opened by a test file, closed together: `const stores = storeTracker(); afterEach(stores.closeAll)`.
+ * `open()` defaults to `:memory:`.
+ */
+export function storeTracker(): { open(file?: string, options?: OpenStoreOptions): Store; closeAll(): void } {
+  const opened: Store[] = [];
+  return {
+    open(file = ':memory:', options) {
+      const s = openStore(file, options);
+      opened.push(s);
+      return s;
+    },
+    closeAll() {
+      for (const s of opened.splice(0)) s.close();
+    },
+  };
+}
+
+/**
+ * A client over real handlers, shaped like the wire: an `ApiError` travels as its wire string
+ * inside Electron's "Error invoking remote method" message, as the preload sees it.
+ */
+export function hostOver(api: FlowlabApi): FlowlabClient {
+  return createRemoteApi(async (method, payload) => {
+    try {
+      return await (api[method] as (p: unknown) => unknown)(payload);
+    } catch (err) {
+      throw new Error(`Error invoking remote method 'flowlab:${method}': Error: ${(err as { toWire(): string }).toWire()}`);
+    }
+  });
+}
+
+/** An `Io` for `main(args, io)` that collects stdout and stderr (not a TTY). */
+export function capture(): { out: string; err: string; isTTY: false; stdout(s: string): void; stderr(s: string): void } {
+  const io = { out: '', err: '', isTTY: false as const, stdout: (s: string) => { io.out += s; }, stderr: (s: string) => { io.err += s; } };
+  return io;
+}
+
+// ---------- records ----------
+
+export const DEMO_YAML = 'name: demo\nsteps: []\n';
+
+/**
+ * An experiment to `createExperiment`: a `run` of workflow `demo` over gsm8k test, seed 7, with
+ * tasks `t0..t{n-1}` (input `{ question: 'q<i>' }`, expected '4'); n = `over.limit` or 3.
+ */
+export function newExperiment(over: Partial<NewExperiment> = {}): NewExperiment {
+  const yaml = over.workflowYaml ?? DEMO_YAML;
+  const n = over.limit ?? 3;
+  return {
+    kind: 'run',
+    workflowName: 'demo',
+    workflowYaml: yaml,
+    workflowHash: computeWorkflowHash(yaml),
+    dataset: 'gsm8k',
+    split: 'test',
+    limit: n,
+    seed: 7,
+    config: { threads: 1 },
+    tasks: Array.from({ length: n }, (_, i) => ({ taskIndex: i, taskId: `t${i}`, input: { question: `q${i}` }, expected: '4' })),
+    ...over,
+  };
+}
+
+/**
+ * A completed, correct run `<expId>-r<taskIndex>` of task `t<taskIndex>` (answer '4', seed 7,
+ * 30 + 9 tokens, 500 ms from 1_700_000_000_000), with `over` on top.
+ */
+export function runRecord(expId: string, taskIndex: number, over: Partial<RunRecord> = {}): RunRecord {
+  return {
+    runId: asRunId(`${expId}-r${taskIndex}`),
+    experimentId: asExperimentId(expId),
+    taskIndex,
+    taskId: `t${taskIndex}`,
+    status: 'completed',
+    answer: '4',
+    expected: '4',
+    score: 1,
+    correct: true,
+    seed: 7,
+    promptTokens: 30,
+    completionTokens: 9,
+    startedAt: 1_700_000_000_000,
+    endedAt: 1_700_000_000_500,
+    failures: {},
+    ...over,
+  };
+}
+
+/** A role's reward ladder with reward `reward`: every rung below correctness passed, default weights. */
+export function roleLadder(role: string, reward: number, over: Partial<RoleLadder> = {}): RoleLadder {
+  return {
+    role: asRoleName(role), format: 1, validity: 1, completion: 1, correctness: 0, credit: 0,
+    weights: DEFAULT_WEIGHTS, reward, highestRung: 3, nodesRun: 1, nodesWired: 0, ...over,
+  };
+}
+
+/** `RunRecord.ladder` from per-role rewards h: `{ role: roleLadder(role, h) }`. */
+export function laddersOf(h: Record<string, number>, over: Partial<RoleLadder> = {}): Record<string, RoleLadder> {
+  return Object.fromEntries(Object.entries(h).map(([role, reward]) => [role, roleLadder(role, reward, over)]));
+}
+
+/** One model call of role `planner` on `tiny.gguf` (prompt "Question: 2+2?\nPlan:", seed 42), with `over`. */
+export function modelCall(over: Partial<ModelCallRecord> = {}): ModelCallRecord {
+  return {
+    callIndex: 0,
+    role: asRoleName('planner'),
+    modelRef: 'default',
+    model: 'tiny.gguf',
+    prompt: 'Question: 2+2?\nPlan:',
+    params: { temperature: 0, maxTokens: 48 },
+    seed: 42,
+    completion: 'add two and two',
+    promptTokens: 12,
+    completionTokens: 5,
+    ms: 3,
+    startedAt: 1_700_000_000_001,
+    ...over,
+  };
+}
+
+/**
+ * A run's two node events: agent node `plan` (role planner, one model call, ok) and tool node
+ * `calc` (2/0: failed, execution, TOOL_ERROR "division by zero"), both wired by the human.
+ */
+export function nodeEvents(run: RunRecord): NodeEvent[] {
+  return [
+    {
+      runId: run.runId,
+      nodeId: asNodeId('plan'),
+      attempt: 1,
+      seq: 0,
+      kind: 'agent',
+      role: asRoleName('planner'),
+      wiredBy: HUMAN,
+      runBy: asRoleName('planner'),
+      inputs: { question: '2+2?' },
+      output: 'add two and two',
+      status: 'ok',
+      calls: [modelCall()],
+      startedAt: 1_700_000_000_001,
+      endedAt: 1_700_000_000_010,
+    },
+    {
+      runId: run.runId,
+      nodeId: asNodeId('calc'),
+      attempt: 1,
+      seq: 1,
+      kind: 'tool',
+      wiredBy: HUMAN,
+      inputs: { expression: '2/0' },
+      status: 'failed',
+      failureClass: 'execution',
+      errorCode: 'TOOL_ERROR',
+      message: 'division by zero',
+      calls: [],
+      startedAt: 1_700_000_000_011,
+      endedAt: 1_700_000_000_012,
+    },
+  ];
+}
+
+/** One agent node event `nodeId` run by `role` with `calls` (ok, output = the last completion). */
+export function agentEvent(runId: string, nodeId: string, role: string, calls: ModelCallRecord[], over: Partial<NodeEvent> = {}): NodeEvent {
+  return {
+    runId: asRunId(runId), nodeId: asNodeId(nodeId), attempt: 1, seq: 0, kind: 'agent', role: asRoleName(role), wiredBy: HUMAN, runBy: asRoleName(role),
+    inputs: {}, output: calls.at(-1)?.completion ?? '', status: 'ok', calls, startedAt: 0, endedAt: 1, ...over,
+  };
+}
+
+// ---------- errors ----------
+
+/** Runs `fn`, expecting it to throw an instance of `type`; returns the error (fails the test otherwise). */
+export function thrownBy<E extends Error>(type: abstract new (...args: never[]) => E, fn: () => unknown): E {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(type);
+    return err as E;
+  }
+  throw new Error(`expected a ${type.name}, got a result`);
+}
+
+/** Awaits `p`, expecting it to reject with an instance of `type`; returns the error. */
+export async function rejectionOf<E extends Error>(type: abstract new (...args: never[]) => E, p: Promise<unknown>): Promise<E> {
+  try {
+    await p;
+  } catch (err) {
+    expect(err).toBeInstanceOf(type);
+    return err as E;
+  }
+  throw new Error(`expected a ${type.name} rejection, got a result`);
+}
+
+/** Asserts that `fn` throws ApiError BAD_REQUEST for `method`, naming `field`, with a message matching `message`. */
+export function expectBadRequest(fn: () => unknown, method: string, field: string | undefined, message: RegExp): void {
+  const err = thrownBy(ApiError, fn);
+  expect(err.code).toBe('BAD_REQUEST');
+  expect(err.method).toBe(method);
+  expect(err.field).toBe(field);
+  expect(err.message).toMatch(message);
+}
+
+// ---------- timing ----------
+
+/** A gate a fake can wait on: `await g.wait` holds until `g.open()`. */
+export function gate(): { wait: Promise<void>; open(): void } {
+  let open!: () => void;
+  const wait = new Promise<void>((resolve) => (open = resolve));
+  return { wait, open };
+}
