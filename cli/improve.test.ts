@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { asExperimentId, asRoleName, asRunId } from '../core/ids.ts';
 import { openStore } from '../core/store/index.ts';
-import type { RunRecord } from '../core/trace/index.ts';
+import type { RunRecord } from '../core/results/index.ts';
 import { compareRuns } from './commands/compare.ts';
 
 import { cli, haveShared, tinyModel as model } from '../test/cli.ts';

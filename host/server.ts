@@ -23,7 +23,7 @@ import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import path from 'node:path';
 import { ApiError, isApiMethod, toApiError, type ApiErrorCode, type FlowlabApi, type Subscribe } from '../core/api/index.ts';
-import { PRODUCTION_CSP } from '../electron/security.ts';
+import { PRODUCTION_CSP } from './security.ts';
 
 /** Largest request body accepted, in bytes (a 1 Mi-character workflow, JSON-escaped, fits). */
 export const MAX_BODY_BYTES = 8 * 1024 * 1024;

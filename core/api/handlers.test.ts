@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { asExperimentId, asNodeId, asRoleName, asRunId, HUMAN, type ExperimentId } from '../ids.ts';
 import { computeWorkflowHash, openStore, type Store } from '../store/index.ts';
-import type { NodeEvent, RunRecord } from '../trace/index.ts';
+import type { NodeEvent } from '../trace/index.ts';
+import type { RunRecord } from '../results/index.ts';
 import { ApiError, API_CHANNELS, API_METHODS, createHandlers, createRemoteApi, type FlowlabApi } from './index.ts';
 
 const YAML = 'name: demo\nsteps: []\n';

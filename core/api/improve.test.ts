@@ -3,7 +3,7 @@ import { asExperimentId, asRoleName, asRunId, type ExperimentId } from '../ids.t
 import { DEFAULT_WEIGHTS, type RoleLadder } from '../reward/index.ts';
 import { groupRollouts, rolloutIndex, rolloutTaskId } from '../rollouts/index.ts';
 import { computeWorkflowHash, openStore, type Card, type Store } from '../store/index.ts';
-import type { RunRecord } from '../trace/index.ts';
+import type { RunRecord } from '../results/index.ts';
 import { measureEffect } from './improveHandlers.ts';
 import { ApiError, createHandlers, type FlowlabApi } from './index.ts';
 

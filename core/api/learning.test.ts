@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { asExperimentId, asRoleName, asRunId } from '../ids.ts';
 import { DEFAULT_WEIGHTS, type RoleLadder } from '../reward/index.ts';
 import { computeWorkflowHash, openStore, type Store } from '../store/index.ts';
-import type { RunRecord } from '../trace/index.ts';
+import type { RunRecord } from '../results/index.ts';
 import { ApiError, createHandlers, type FlowlabApi } from './index.ts';
 import { pointOf } from './learningHandlers.ts';
 

@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { asExperimentId, type ExperimentId, type RunId } from '../ids.ts';
-import type { NodeEvent, RunRecord } from '../trace/index.ts';
+import type { NodeEvent } from '../trace/index.ts';
+import type { RunRecord } from '../results/index.ts';
 import {
   callFromRow,
   callParams,

@@ -3,7 +3,8 @@
  * NULL columns become absent keys (never `key: undefined`), so round trips compare equal.
  */
 import { asExperimentId, asNodeId, asRoleName, asRunId, type NodeId } from '../ids.ts';
-import type { FailureClass, ModelCallRecord, NodeEvent, RunRecord } from '../trace/index.ts';
+import type { FailureClass, ModelCallRecord, NodeEvent } from '../trace/index.ts';
+import type { RunRecord } from '../results/index.ts';
 import { StoreError } from './errors.ts';
 import type { ExperimentCall, ExperimentRow, ExperimentStatus, ExperimentSummary, PlannedTask } from './types.ts';
 

@@ -1,7 +1,5 @@
-import type { ExperimentId, NodeId, RoleName, RunId } from '../ids.ts';
+import type { NodeId, RoleName, RunId } from '../ids.ts';
 import type { JsonSchema, SamplingParams } from '../model/provider.ts';
-import type { CreditResult } from '../credit/types.ts';
-import type { RoleLadder } from '../reward/ladder.ts';
 
 /** How a node run ended. `cascade`: not run (or run on bad input) because an input came from a failed node. */
 export type NodeStatus = 'ok' | 'failed' | 'cascade' | 'skipped';
@@ -77,35 +75,6 @@ export interface NodeEvent {
   simulated?: boolean;
   /** The injected fault's kind (`malformed`, `contract`, `error`, `timeout`, `wrong`, `dropped`). */
   fault?: string;
-}
-
-/** The outcome of one run (one task through the workflow). */
-export interface RunRecord {
-  runId: RunId;
-  experimentId: ExperimentId;
-  /** Index of the task within the experiment's task list. */
-  taskIndex: number;
-  taskId: string;
-  status: 'completed' | 'failed' | 'cancelled';
-  /** The final answer text (output of the answer node), if the run reached one. */
-  answer?: string;
-  expected?: string;
-  /** Grader score 0..1. */
-  score: number;
-  correct: boolean;
-  seed: number;
-  promptTokens: number;
-  completionTokens: number;
-  startedAt: number;
-  endedAt: number;
-  /** Count of node failures per class. */
-  failures: Partial<Record<FailureClass, number>>;
-  /** Structure-aware credit of the run (core/credit). */
-  credit?: CreditResult;
-  /** The reward ladder per role (core/reward). */
-  ladder?: Record<string, RoleLadder>;
-  /** True when faults were injected into this run (simulated; core/faults). */
-  simulated?: boolean;
 }
 
 /** Where the engine sends what it records. The store implements it; tests collect in memory. */

@@ -25,7 +25,7 @@ import { computeWorkflowHash } from '../store/ids.ts';
 import type { Store } from '../store/Store.ts';
 import type { WeightVersion } from '../store/weights.ts';
 import type { Grader, Task } from '../tasks/types.ts';
-import type { RunRecord } from '../trace/events.ts';
+import type { RunRecord } from '../results/index.ts';
 import type { Graph } from '../workflow/graph.ts';
 import type { StepResult, TrainableModel, Trainer } from './port.ts';
 import { policySamples } from './samples.ts';

@@ -3,9 +3,7 @@
  * Per role, each rung contributes weight × value: f, v, e and a stack to the right of zero,
  * the credit rung c (−1..0) to the left. One scale is shared by every role so bars compare.
  */
-import type { RoleLadder } from '../../core/reward/ladder.ts';
-import type { RunRecord } from '../../core/trace/events.ts';
-import type { LadderWeights } from '../../core/workflow/graph.ts';
+import type { LadderWeights, RoleLadder, RunRecord } from '../../core/api/client.ts';
 
 export const RUNG_KEYS = ['format', 'validity', 'completion', 'correctness', 'credit'] as const;
 export type RungKey = (typeof RUNG_KEYS)[number];

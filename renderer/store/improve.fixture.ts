@@ -10,7 +10,7 @@ import { asExperimentId, asRoleName, asRunId } from '../../core/ids.ts';
 import { DEFAULT_WEIGHTS } from '../../core/reward/index.ts';
 import { groupRollouts } from '../../core/rollouts/index.ts';
 import { computeWorkflowHash, openStore, type Store } from '../../core/store/index.ts';
-import type { RunRecord } from '../../core/trace/index.ts';
+import type { RunRecord } from '../../core/results/index.ts';
 import type { LabClient } from '../client.ts';
 
 const YAML = 'name: team\nsteps: []\n';
