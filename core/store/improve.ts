@@ -34,8 +34,8 @@ export interface Card {
   meta?: Record<string, unknown>;
 }
 
-/** Advantages and the prior library over the store's connection (the only place their SQL lives). */
-export class ImproveRepo {
+/** The port's `ImproveRepo` (port.ts) over the store's connection, the only place its SQL lives (`SqliteStore.improve` checks it against the port). */
+export class SqliteImproveRepo {
   private readonly st: Record<string, Statement>;
   private readonly writeAdv: (rows: readonly AdvantageRow[]) => void;
 

@@ -8,7 +8,7 @@ import { asExperimentId, asNodeId, asRoleName, asRunId, HUMAN, type ExperimentId
 import type { ModelCallRecord, NodeEvent } from '../trace/index.ts';
 import type { RunRecord } from '../results/index.ts';
 import { MIGRATIONS } from './schema.ts';
-import { computeWorkflowHash, isPidAlive, newExperimentId, openStore, SCHEMA_VERSION, StoreError, type NewExperiment, type Store } from './index.ts';
+import { computeWorkflowHash, isPidAlive, newExperimentId, openStore, SCHEMA_VERSION, StoreError, type NewExperiment, type SqliteStore as Store } from './index.ts';
 
 let dir: string;
 const opened: Store[] = [];

@@ -77,9 +77,14 @@ export interface NodeEvent {
   fault?: string;
 }
 
-/** Where the engine sends what it records. The store implements it; tests collect in memory. */
+/**
+ * Where the engine reports node runs as they happen: the live views (the lab runner forwards
+ * them as lab events, host/runner.ts) and tests that collect in memory. It is not storage: a run
+ * is stored whole, events and calls in one transaction, by `Store.saveRun` (core/store/port.ts)
+ * once it ends (core/experiments/execute.ts).
+ */
 export interface TraceSink {
-  /** Called as each node run ends (for live views); durable storage happens in `runFinished`. */
+  /** Called as each node run ends, with the event as it will be stored. */
   nodeFinished?(event: NodeEvent): void;
   nodeStarted?(info: { runId: RunId; nodeId: NodeId; attempt: number; startedAt: number }): void;
 }

@@ -22,7 +22,7 @@ import type { ModelProvider } from '../model/provider.ts';
 import { RUNGS } from '../reward/ladder.ts';
 import { groupRollouts, rolloutIndex, rolloutTaskId } from '../rollouts/groups.ts';
 import { computeWorkflowHash } from '../store/ids.ts';
-import type { Store } from '../store/Store.ts';
+import type { Store } from '../store/index.ts';
 import type { WeightVersion } from '../store/weights.ts';
 import type { Grader, Task } from '../tasks/types.ts';
 import type { RunRecord } from '../results/index.ts';
