@@ -1,5 +1,6 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { RoleName } from '../ids.ts';
+import { FlowlabError } from '../errors.ts';
 import { ModelError } from '../model/errors.ts';
 import type { GenerateRequest, ModelProvider, SamplingParams } from '../model/provider.ts';
 import type { ModelCallRecord } from '../trace/events.ts';
@@ -186,7 +187,13 @@ async function runTool(node: GraphNode, inputs: Record<string, unknown>, ctx: No
   }
 }
 
-class Timeout extends Error {}
+/** The abort reason of a node's own timeout (told apart from a run's cancellation). */
+class Timeout extends FlowlabError<'TIMEOUT'> {
+  override readonly name = 'Timeout';
+  constructor(message = 'timed out') {
+    super('TIMEOUT', message);
+  }
+}
 
 /** Runs `fn` with the node's timeout and the run's cancellation, whichever comes first. */
 async function withTimeout<T>(ctx: NodeContext, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {

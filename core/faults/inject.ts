@@ -3,6 +3,7 @@ import { deriveSeed } from '../engine/seeds.ts';
 import { NodeFailure } from '../engine/failure.ts';
 import type { RunnableTool, ToolSource } from '../engine/runNode.ts';
 import type { GenerateRequest, GenerateResult, JsonSchema, ModelProvider } from '../model/provider.ts';
+import { FlowlabError } from '../errors.ts';
 
 /**
  * Fault kinds (issue 3):
@@ -39,8 +40,12 @@ export interface InjectedFault {
   simulated: true;
 }
 
-export class FaultSpecError extends Error {
-  readonly code = 'BAD_FAULT_SPEC';
+/** A `--inject` spec (or the lab API's `inject` entry) that does not parse; the message quotes it. */
+export class FaultSpecError extends FlowlabError<'BAD_FAULT_SPEC'> {
+  override readonly name = 'FaultSpecError';
+  constructor(message: string) {
+    super('BAD_FAULT_SPEC', message);
+  }
 }
 
 /**
@@ -118,7 +123,7 @@ export class FaultInjector {
         const fake = (text: string): GenerateResult => ({ text, tokens: { prompt: 0, completion: 0 }, ms: 0, seed: req.seed, model: 'fault injection (simulated)', stopReason: 'eos' });
         switch (kind) {
           case 'error':
-            throw new Error(`agent error ${SIM}`);
+            throw new NodeFailure('execution', 'AGENT_ERROR', `agent error ${SIM}`, true);
           case 'timeout':
             throw new NodeFailure('execution', 'TIMEOUT', `timed out ${SIM}`, true);
           case 'malformed':

@@ -1,5 +1,6 @@
 import type { NodeId, RoleName, RunId } from '../ids.ts';
 import type { JsonSchema, SamplingParams } from '../model/provider.ts';
+import type { NodeErrorCode } from './codes.ts';
 
 /** How a node run ended. `cascade`: not run (or run on bad input) because an input came from a failed node. */
 export type NodeStatus = 'ok' | 'failed' | 'cascade' | 'skipped';
@@ -63,7 +64,7 @@ export interface NodeEvent {
   status: NodeStatus;
   failureClass?: FailureClass;
   /** Stable error code, e.g. `CONTRACT_VIOLATION`, `TIMEOUT`, `UNKNOWN_TOOL`. */
-  errorCode?: string;
+  errorCode?: NodeErrorCode;
   message?: string;
   /** For cascades: the failed upstream node ids that made this one fail. */
   causes?: NodeId[];
