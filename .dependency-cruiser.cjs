@@ -10,6 +10,9 @@
  *              core/api/client.ts alone
  *   test/ e2e/ bench/ scripts/  harnesses; may import anything
  *
+ * Other rooms reach a core module (core/<module>/) through its index.ts. Inside core, modules
+ * still import each other's files directly (not checked).
+ *
  * Room rules bind production code. Tests and fixtures beside the code (`*.test.ts(x)`,
  * `*.fixture.ts`) are harness code like test/ and e2e/: they may import across rooms, and no
  * production module may import them. Circular imports are forbidden everywhere, tests included.
@@ -84,6 +87,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^renderer/', pathNot: TESTS },
       to: { path: '^core/api/(?!client\\.ts$)', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'core-through-index',
+      comment: 'Other rooms reach a core module through its index.ts, its public surface (core/api/client.ts is the API\'s browser-safe second entry).',
+      severity: 'error',
+      from: { path: '^(models|host|cli|electron)/', pathNot: TESTS },
+      to: { path: '^core/[^/]+/', pathNot: ['^core/[^/]+/index\\.ts$', '^core/api/client\\.ts$'] },
     },
     {
       name: 'no-tests-in-production',

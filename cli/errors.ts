@@ -17,7 +17,7 @@
  * `EXIT.cancelled` itself.
  */
 import { FlowlabError } from '../core/errors.ts';
-import { SpecError } from '../core/workflow/errors.ts';
+import { SpecError } from '../core/workflow/index.ts';
 import { UsageError } from './args.ts';
 
 /** The exit statuses of `flowlab`. */

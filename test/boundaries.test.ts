@@ -56,6 +56,9 @@ describe('a tree with wrong imports', () => {
     'host/h.ts': "import { CSP } from '../electron/e.ts';\nexport const serve = CSP;\n",
     'host/p.ts': "import { fixture } from './p.fixture.ts';\nexport const p = fixture;\n",
     'host/p.fixture.ts': "export const fixture = 1;\n",
+    'core/store/index.ts': "export { open } from './sqlite.ts';\n",
+    'core/store/sqlite.ts': "export const open = () => 1;\n",
+    'cli/z.ts': "import { open } from '../core/store/sqlite.ts';\nimport { open as viaIndex } from '../core/store/index.ts';\nexport const z = [open, viaIndex];\n",
     'cli/y.ts': "import { E } from '../electron/e.ts';\nexport const y = E;\n",
     'electron/e.ts': "export const CSP = 'default-src self';\nexport const E = 1;\n",
     'renderer/v.ts': "import type { Id } from '../core/ids.ts';\nimport type { Id as ApiId } from '../core/api/client.ts';\nexport type V = Id | ApiId;\n",
@@ -71,6 +74,7 @@ describe('a tree with wrong imports', () => {
     const found = await violations(dir, ['core', 'models', 'host', 'cli', 'electron', 'renderer']);
     expect(found).toEqual([
       'core-is-pure: core/x.ts -> cli/y.ts',
+      'core-through-index: cli/z.ts -> core/store/sqlite.ts',
       'host-not-cli-or-electron: host/h.ts -> electron/e.ts',
       'models-only-core: models/m.ts -> host/h.ts',
       'no-circular: core/a.ts -> core/b.ts',

@@ -6,7 +6,7 @@ import {
   type ModelProvider,
 } from '../../core/model/index.ts';
 import { isNodeErrorCode, type ModelCallRecord } from '../../core/trace/index.ts';
-import { NodeFailure } from '../../core/engine/failure.ts';
+import { NodeFailure } from '../../core/engine/index.ts';
 
 /**
  * A recorded call with where it sat: the shape of `store.getExperimentCalls(expId)` (extra
