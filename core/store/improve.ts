@@ -77,7 +77,7 @@ export class SqliteImproveRepo {
     }));
   }
 
-  /** Stores a card. Errors: `EXPERIMENT_EXISTS`-like `CARD_EXISTS` when the id is taken. */
+  /** Stores a card. Errors: `RUN_EXISTS` when the card id is taken. */
   saveCard(card: Card): void {
     try {
       this.st.insertCard!.run(card.id, card.role, card.title, card.appliesWhen, card.advice, JSON.stringify(card.sourceRuns), card.experimentId ?? null,

@@ -26,7 +26,7 @@ export interface ImproveRepo {
   saveAdvantages(rows: readonly AdvantageRow[]): void;
   /** An experiment's advantages in task order, then role, then mode. */
   advantagesOf(experimentId: string): AdvantageRow[];
-  /** Adds a card. Errors: `CARD_EXISTS` (id taken), `INVALID_RECORD`. */
+  /** Adds a card. Errors: `RUN_EXISTS` (the card id is taken). */
   saveCard(card: Card): void;
   /** One card with the number of runs that carried it. Errors: `NOT_FOUND`. */
   getCard(id: string): Card & { uses: number };
