@@ -182,8 +182,12 @@ async function runTool(node: GraphNode, inputs: Record<string, unknown>, ctx: No
     return await withTimeout(ctx, (signal) => Promise.resolve(tool.run(inputs, { signal, taskKey: ctx.taskKey, nodeId: node.id, attempt: ctx.attempt })));
   } catch (e) {
     if (e instanceof NodeFailure) throw e;
-    const code = (e as { code?: unknown }).code;
-    throw execution('TOOL_ERROR', `${tool.name}: ${typeof code === 'string' ? code + ': ' : ''}${(e as Error).message ?? String(e)}`);
+    // The tool's own code leads the message, once (a ToolError's message already starts with it).
+    // Tools are plug-ins: one may throw any Error with a string `code`, as Node's errors carry.
+    const message = e instanceof Error ? e.message : String(e);
+    const code = e instanceof FlowlabError ? e.code : (e as { code?: unknown } | null)?.code;
+    const lead = typeof code === 'string' && !message.startsWith(`${code}: `) ? `${code}: ` : '';
+    throw execution('TOOL_ERROR', `${tool.name}: ${lead}${message}`);
   }
 }
 

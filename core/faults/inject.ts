@@ -4,6 +4,7 @@ import { NodeFailure } from '../engine/failure.ts';
 import type { RunnableTool, ToolSource } from '../engine/runNode.ts';
 import type { GenerateRequest, GenerateResult, JsonSchema, ModelProvider } from '../model/provider.ts';
 import { FlowlabError } from '../errors.ts';
+import { ToolError } from '../tools/tool.ts';
 
 /**
  * Fault kinds (issue 3):
@@ -169,7 +170,7 @@ export class FaultInjector {
           run(inputs, ctx) {
             const nodeId = (ctx.nodeId ?? name) as NodeId;
             const kind = self.decide(ctx.taskKey ?? '', nodeId, ctx.attempt ?? 1, self.roleOfNode(nodeId), TOOL_FAULT_KINDS);
-            if (kind === 'error') throw Object.assign(new Error(`tool error ${SIM}`), { code: 'BAD_INPUT' });
+            if (kind === 'error') throw new ToolError('BAD_INPUT', `tool error ${SIM}`);
             if (kind === 'timeout') throw new NodeFailure('execution', 'TIMEOUT', `timed out ${SIM}`, true);
             const out = tool.run(inputs, ctx);
             if (kind === 'wrong') return Promise.resolve(out).then((v) => perturb(v));
