@@ -51,6 +51,9 @@ describe('a tree with wrong imports', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const files: Record<string, string> = {
     'core/ids.ts': 'export type Id = string;\n',
+    'core/view.ts': "import { createElement } from 'react';\nexport const view = createElement;\n",
+    'node_modules/react/package.json': '{ "name": "react", "version": "0.0.0", "main": "index.js" }\n',
+    'node_modules/react/index.js': 'exports.createElement = () => null;\n',
     'core/x.ts': "import { y } from '../cli/y.ts';\nexport const x = y;\n",
     'core/a.ts': "import type { B } from './b.ts';\nexport type A = { b?: B };\n",
     'core/b.ts': "import type { A } from './a.ts';\nexport type B = { a?: A };\n",
@@ -78,6 +81,7 @@ describe('a tree with wrong imports', () => {
     const found = await violations(dir, ['core', 'models', 'host', 'cli', 'electron', 'renderer']);
     expect(found).toEqual([
       'core-is-pure: core/x.ts -> cli/y.ts',
+      'core-no-native-or-ui: core/view.ts -> node_modules/react/index.js',
       'core-through-index: cli/z.ts -> core/store/sqlite.ts',
       'host-not-cli-or-electron: host/h.ts -> electron/e.ts',
       'models-only-core: models/m.ts -> host/h.ts',
