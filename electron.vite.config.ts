@@ -10,7 +10,7 @@ import { resolve } from 'node:path';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'electron-vite';
 import type { Plugin } from 'vite';
-import { DEV_CSP, PRODUCTION_CSP } from './electron/security.ts';
+import { DEV_CSP, PRODUCTION_CSP } from './host/security.ts';
 
 const root = import.meta.dirname;
 
@@ -23,7 +23,7 @@ function devCsp(): Plugin {
     name: 'flowlab:dev-csp',
     apply: 'serve',
     transformIndexHtml(html) {
-      if (!html.includes(PRODUCTION_CSP)) throw new Error('renderer/index.html: CSP <meta> does not match PRODUCTION_CSP in electron/security.ts');
+      if (!html.includes(PRODUCTION_CSP)) throw new Error('renderer/index.html: CSP <meta> does not match PRODUCTION_CSP in host/security.ts');
       return html.replace(PRODUCTION_CSP, DEV_CSP);
     },
   };

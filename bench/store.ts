@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { asExperimentId, asNodeId, asRoleName, asRunId, HUMAN } from '../core/ids.ts';
 import { computeWorkflowHash, openStore, type RunWithEvents } from '../core/store/index.ts';
-import type { ModelCallRecord, NodeEvent, RunRecord } from '../core/trace/index.ts';
+import type { ModelCallRecord, NodeEvent } from '../core/trace/index.ts';
+import type { RunRecord } from '../core/results/index.ts';
 
 export interface StoreBenchOptions {
   /** Node events to insert per measurement. Default 100,000. */

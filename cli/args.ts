@@ -1,10 +1,11 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { FlowlabError } from '../core/errors.ts';
 
-/** Bad command-line arguments: printed with the command's usage, exit code 2. */
-export class UsageError extends Error {
+/** Bad command-line arguments: printed with the command's usage, exit code 2 (cli/errors.ts). */
+export class UsageError extends FlowlabError<'USAGE'> {
   override readonly name = 'UsageError';
   constructor(message: string, readonly usage?: string) {
-    super(message);
+    super('USAGE', message);
   }
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { asExperimentId, asRoleName, asRunId } from '../core/ids.ts';
-import type { RunRecord } from '../core/trace/index.ts';
+import type { RunRecord } from '../core/results/index.ts';
 import { compareRuns } from './commands/compare.ts';
 
 const run = (taskId: string, score: number, h: Record<string, number>, seed = 1): RunRecord => ({

@@ -1,4 +1,5 @@
 import { UsageError } from './args.ts';
+import { exitStatusFor, formatCliError } from './errors.ts';
 import { replayCommand, REPLAY_USAGE } from './commands/replay.ts';
 import { resumeCommand, RESUME_USAGE } from './commands/resume.ts';
 import { runCommand, RUN_USAGE } from './commands/run.ts';
@@ -77,14 +78,8 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
   try {
     return await cmd.run(rest, io);
   } catch (e) {
-    if (e instanceof UsageError) {
-      io.stderr(`flowlab ${name}: ${e.message}\n\n${e.usage ?? cmd.usage}`);
-      return 2;
-    }
-    const err = e as Error & { code?: string };
-    const tag = err.code && err.name !== 'SpecError' && !err.message.includes(err.code) ? ` [${err.code}]` : '';
-    io.stderr(`flowlab ${name}: ${err.message}${tag}\n`);
-    if (process.env.FLOWLAB_DEBUG) io.stderr(`${err.stack}\n`);
-    return 1;
+    io.stderr(formatCliError(e, name, cmd.usage));
+    if (process.env.FLOWLAB_DEBUG && !(e instanceof UsageError)) io.stderr(`${(e as Error).stack}\n`);
+    return exitStatusFor(e);
   }
 }

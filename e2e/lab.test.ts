@@ -17,7 +17,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { BrowserContext, ConsoleMessage, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PRODUCTION_CSP } from '../electron/security.ts';
+import { PRODUCTION_CSP } from '../host/security.ts';
 import { BIG_FAILING_NODE, BIG_NODES, seedBigTrace } from './bigTrace.ts';
 import {
   browserMissing,
@@ -170,7 +170,7 @@ describe.skipIf(!!noBrowser)('the lab in Chromium against flowlab serve', () => 
       }
     });
 
-    it("serves the page with electron/security.ts's PRODUCTION_CSP, and the browser enforces it", async () => {
+    it("serves the page with host/security.ts's PRODUCTION_CSP, and the browser enforces it", async () => {
       const csp = await context.newPage();
       try {
         const res = await csp.goto(serve.url);

@@ -20,7 +20,8 @@ import { createHandlers, EVENT_CHANNEL, type LabEvent } from '../core/api/index.
 import { openStore, type Store } from '../core/store/index.ts';
 import { registerIpc } from './ipc.ts';
 import { createLabRelay, type LabRelay, type WorkerConfig, type WorkerLink } from './relay.ts';
-import { DEV_CSP, isOwnPage, PRODUCTION_CSP, secureWebPreferences, type RendererOrigin } from './security.ts';
+import { DEV_CSP, PRODUCTION_CSP } from '../host/security.ts';
+import { isOwnPage, secureWebPreferences, type RendererOrigin } from './security.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url)); // out/main once built
 const PRELOAD_FILE = path.join(here, '../preload/index.cjs');

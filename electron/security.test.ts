@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { DEV_CSP, isOwnPage, PRODUCTION_CSP, secureWebPreferences } from './security.ts';
+import { DEV_CSP, PRODUCTION_CSP } from '../host/security.ts';
+import { isOwnPage, secureWebPreferences } from './security.ts';
 
 describe('Content-Security-Policy', () => {
   it('is the same string in renderer/index.html as in the header main sends', () => {

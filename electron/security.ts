@@ -1,39 +1,8 @@
 /**
  * The window's security policy as plain data and pure functions (no Electron import), so it can
- * be tested and shared with the build config: the Content-Security-Policy and the check that an
- * IPC call comes from Flowlab's own page.
+ * be tested: the check that an IPC call comes from Flowlab's own page and the window's
+ * webPreferences. The Content-Security-Policy both hosts send lives in host/security.ts.
  */
-
-/** CSP directives of the packaged app: own files only, no remote origins, no inline scripts. */
-const PRODUCTION_DIRECTIVES: readonly string[] = [
-  "default-src 'self'",
-  "script-src 'self'",
-  // React sets `style` attributes; inline styles are acceptable for now.
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'none'",
-];
-
-/**
- * The Content-Security-Policy of the packaged app. `renderer/index.html` carries the same string
- * in its `<meta http-equiv="Content-Security-Policy">` (a test checks they match); main also
- * sends it as a response header.
- */
-export const PRODUCTION_CSP = PRODUCTION_DIRECTIVES.join('; ');
-
-/**
- * The policy under `electron-vite dev` only: the dev server's React Refresh preamble is an
- * inline module script and HMR talks over a localhost websocket. Never used in a build.
- */
-export const DEV_CSP = PRODUCTION_DIRECTIVES.map((d) => {
-  if (d.startsWith('script-src')) return "script-src 'self' 'unsafe-inline'";
-  if (d.startsWith('connect-src')) return "connect-src 'self' ws://localhost:* http://localhost:*";
-  return d;
-}).join('; ');
 
 /** Where the renderer page comes from: the built `index.html` file, or the dev server's URL. */
 export interface RendererOrigin {

@@ -8,5 +8,6 @@ export { LabRunner, type LabRunnerOptions, type LoadableProvider } from './runne
 export { ModelCatalog, readGgufHeader, testGeneration, type ModelCatalogOptions, type ModelHeader, type ReadModelHeader } from './models.ts';
 export { listExamples } from './examples.ts';
 export { listDatasets } from './datasets.ts';
+export { DEV_CSP, PRODUCTION_CSP } from './security.ts';
 export { createEventHub, type EventHub } from './events.ts';
 export { isLoopback, MAX_BODY_BYTES, rendererMissingMessage, startLabServer, TOKEN_HEADER, type LabServer, type LabServerOptions } from './server.ts';

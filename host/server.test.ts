@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHandlers, type LabEvent, type LabHost } from '../core/api/index.ts';
 import { openStore, type Store } from '../core/store/index.ts';
-import { PRODUCTION_CSP } from '../electron/security.ts';
+import { PRODUCTION_CSP } from './security.ts';
 import { createEventHub, startLabServer, type EventHub, type LabServer } from './index.ts';
 import { tempDir } from '../test/fixtures.ts';
 

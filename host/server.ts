@@ -23,7 +23,8 @@ import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import path from 'node:path';
 import { ApiError, isApiMethod, toApiError, type ApiErrorCode, type FlowlabApi, type Subscribe } from '../core/api/index.ts';
-import { PRODUCTION_CSP } from '../electron/security.ts';
+import { FlowlabError } from '../core/errors.ts';
+import { PRODUCTION_CSP } from './security.ts';
 
 /** Largest request body accepted, in bytes (a 1 Mi-character workflow, JSON-escaped, fits). */
 export const MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -275,7 +276,13 @@ function staticPath(root: string, pathname: string): string | undefined {
   }
 }
 
-class BodyTooLarge extends Error {}
+/** A request body over `MAX_BODY_BYTES`; answered with 413 and a `BAD_REQUEST` ApiError. */
+class BodyTooLarge extends FlowlabError<'BODY_TOO_LARGE'> {
+  override readonly name = 'BodyTooLarge';
+  constructor() {
+    super('BODY_TOO_LARGE', `the request body is over ${MAX_BODY_BYTES} bytes`);
+  }
+}
 
 function readBody(req: IncomingMessage, limit: number): Promise<string> {
   return new Promise((resolve, reject) => {

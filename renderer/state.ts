@@ -7,20 +7,23 @@
  */
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { LabClient } from './client.ts';
-import { createBrowseSlice, type BrowseSlice } from './store/browse.ts';
-import { createCatalogSlice, type CatalogSlice } from './store/catalog.ts';
-import { createEditorSlice, type EditorSlice } from './store/editor.ts';
-import { createImproveSlice, type ImproveSlice } from './store/improve.ts';
-import { createLearningSlice, type LearningSlice } from './store/learning.ts';
-import { createRunSlice, type RunSlice } from './store/run.ts';
-import { NODE_DEPS, type SliceContext, type StoreDeps } from './store/types.ts';
-import { createUiSlice, type UiSlice } from './store/ui.ts';
+import { createBrowseSlice } from './store/browse.ts';
+import { createCatalogSlice } from './store/catalog.ts';
+import { createEditorSlice } from './store/editor.ts';
+import { createImproveSlice } from './store/improve.ts';
+import { createLearningSlice } from './store/learning.ts';
+import { createRunSlice } from './store/run.ts';
+import { NODE_DEPS, type LabState, type SliceContext, type StoreDeps } from './store/types.ts';
+import { createUiSlice } from './store/ui.ts';
 
 export type { Loadable } from './store/loadable.ts';
 export type { StoreDeps } from './store/types.ts';
 
-/** What the views show, and the actions that change it. */
-export type LabState = UiSlice & BrowseSlice & EditorSlice & RunSlice & CatalogSlice & ImproveSlice & LearningSlice;
+/**
+ * What the views show, and the actions that change it: UiSlice & BrowseSlice & EditorSlice &
+ * RunSlice & CatalogSlice & ImproveSlice & LearningSlice (each slice file adds itself to it).
+ */
+export type { LabState } from './store/types.ts';
 
 /** Creates the lab's view store over `api`. `deps` supplies timers and frame scheduling. */
 export function createLabStore(api: LabClient, deps: StoreDeps = NODE_DEPS): StoreApi<LabState> {

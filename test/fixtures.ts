@@ -15,8 +15,9 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import { ApiError, createRemoteApi, type FlowlabApi, type FlowlabClient } from '../core/api/index.ts';
 import { asExperimentId, asNodeId, asRoleName, asRunId, HUMAN } from '../core/ids.ts';
 import { DEFAULT_WEIGHTS, type RoleLadder } from '../core/reward/index.ts';
-import { computeWorkflowHash, openStore, type NewExperiment, type OpenStoreOptions, type Store } from '../core/store/index.ts';
-import type { ModelCallRecord, NodeEvent, RunRecord } from '../core/trace/index.ts';
+import { computeWorkflowHash, openStore, type NewExperiment, type OpenStoreOptions, type SqliteStore } from '../core/store/index.ts';
+import type { ModelCallRecord, NodeEvent } from '../core/trace/index.ts';
+import type { RunRecord } from '../core/results/index.ts';
 
 // ---------- the shared test material ----------
 
@@ -67,8 +68,8 @@ export function scratchDir(tag: string): () => string {
  * Stores opened by a test file, closed together: `const stores = storeTracker(); afterEach(stores.closeAll)`.
  * `open()` defaults to `:memory:`.
  */
-export function storeTracker(): { open(file?: string, options?: OpenStoreOptions): Store; closeAll(): void } {
-  const opened: Store[] = [];
+export function storeTracker(): { open(file?: string, options?: OpenStoreOptions): SqliteStore; closeAll(): void } {
+  const opened: SqliteStore[] = [];
   return {
     open(file = ':memory:', options) {
       const s = openStore(file, options);

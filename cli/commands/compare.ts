@@ -1,7 +1,7 @@
 import Table from 'cli-table3';
 import { bootstrapMeanCI, signTest, type BootstrapCI, type SignTest } from '../../core/stats/index.ts';
 import { openStore } from '../../core/store/index.ts';
-import type { RunRecord } from '../../core/trace/index.ts';
+import type { RunRecord } from '../../core/results/index.ts';
 import { parse, UsageError } from '../args.ts';
 import { processIo, type Io } from './common.ts';
 

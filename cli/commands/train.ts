@@ -4,7 +4,7 @@ import Table from 'cli-table3';
 import { groupRollouts } from '../../core/rollouts/index.ts';
 import { newWeightVersionId, openStore, type Store, type WeightVersion } from '../../core/store/index.ts';
 import { chunks, policySamples, sftSequences } from '../../core/training/index.ts';
-import type { StepResult, Trainer } from '../../core/training/port.ts';
+import type { StepResult, Trainer } from '../../core/training/index.ts';
 import { intFlag, parse, UsageError } from '../args.ts';
 import { processIo, type Io } from './common.ts';
 import { loadTrainer } from './trainLoop.ts';

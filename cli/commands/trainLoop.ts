@@ -7,7 +7,7 @@ import { openStore, type WeightVersion } from '../../core/store/index.ts';
 import { getDataset } from '../../core/tasks/index.ts';
 import { defaultTools } from '../../core/tools/index.ts';
 import { runTrainLoop, type IterationMetrics, type LoopModels, type TrainLoopReport } from '../../core/training/index.ts';
-import type { Trainer } from '../../core/training/port.ts';
+import type { Trainer } from '../../core/training/index.ts';
 import { loadWorkflowFile } from '../../core/workflow/index.ts';
 import { intFlag, pairs, parse, UsageError } from '../args.ts';
 import { llamaProvider, resolveModels, resolveRoleVersions, withFingerprints, type ModelConfig } from '../compose.ts';

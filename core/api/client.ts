@@ -77,3 +77,19 @@ export type {
   ValidateWorkflowResult,
   WorkflowSummary,
 } from './contract.ts';
+/**
+ * The data types the views show, re-exported (types only) so the renderer reaches core through
+ * this one file: run results (core/results), trace events (core/trace), credit roots
+ * (core/credit), reward ladders (core/reward), workflow issues and weights (core/workflow),
+ * fault kinds (core/faults) and experiment status (core/store).
+ */
+export type { RunRecord } from '../results/index.ts';
+export type { FailureClass, ModelCallRecord, NodeEvent, NodeStatus } from '../trace/index.ts';
+export type { RootFailure } from '../credit/types.ts';
+export type { LadderScores, RoleLadder, Rung } from '../reward/ladder.ts';
+/** The ladder's rungs in order (a value: the views draw one segment per rung). */
+export { RUNGS } from '../reward/ladder.ts';
+export type { LadderWeights } from '../workflow/graph.ts';
+export type { SpecIssue } from '../workflow/errors.ts';
+export type { FaultKind } from '../faults/inject.ts';
+export type { ExperimentStatus } from '../store/types.ts';

@@ -6,7 +6,8 @@
  */
 import { z } from 'zod';
 import type { ExperimentSummary as StoreExperimentSummary } from '../store/index.ts';
-import type { NodeEvent, RunRecord } from '../trace/index.ts';
+import type { NodeEvent } from '../trace/index.ts';
+import type { RunRecord } from '../results/index.ts';
 import type { EdgeType, NodeKind, SpecIssue } from '../workflow/index.ts';
 import type { ApiMethod } from './channels.ts';
 import type { ImproveApiAdditions } from './improve.ts';

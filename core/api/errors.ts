@@ -1,11 +1,13 @@
 /**
- * Typed API errors (each with a stable code) and their wire form. Imports nothing, so the renderer can use it.
+ * Typed API errors and their wire form. Imports only the error base (core/errors.ts), so the
+ * renderer can use it.
  *
  * Electron's `ipcRenderer.invoke` (and contextBridge) keep only an error's `message`, so an
  * ApiError crosses a process boundary as one string: `<message> [<CODE>]`, or
  * `<message> [<CODE> <field>]` when a payload field is at fault (the same `... [CODE]` ending as
  * workflow spec issues). `ApiError.fromWire` turns it back into an ApiError.
  */
+import { FlowlabError } from '../errors.ts';
 
 /**
  * Stable codes of API failures; tests assert these, UIs print the message.
@@ -32,10 +34,10 @@ export interface ApiErrorData {
 }
 
 /** A failed API call: a stable `code`, the `method` called, the payload `field` at fault if any. */
-export class ApiError extends Error {
+export class ApiError extends FlowlabError<ApiErrorCode> {
   override readonly name = 'ApiError';
   constructor(
-    readonly code: ApiErrorCode,
+    code: ApiErrorCode,
     message: string,
     /** The API method that failed, when known. */
     readonly method?: string,
@@ -43,7 +45,7 @@ export class ApiError extends Error {
     readonly field?: string,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(code, message, field !== undefined ? { field } : {}, options);
   }
 
   /** The one-string form that survives IPC: `<message> [<CODE>]`, or `<message> [<CODE> <field>]`. */

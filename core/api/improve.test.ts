@@ -3,7 +3,7 @@ import { expectBadRequest, laddersOf, runRecord, thrownBy } from '../../test/fix
 import { asExperimentId, type ExperimentId } from '../ids.ts';
 import { groupRollouts, rolloutIndex, rolloutTaskId } from '../rollouts/index.ts';
 import { computeWorkflowHash, openStore, type Card, type Store } from '../store/index.ts';
-import type { RunRecord } from '../trace/index.ts';
+import type { RunRecord } from '../results/index.ts';
 import { measureEffect } from './improveHandlers.ts';
 import { ApiError, createHandlers, type FlowlabApi } from './index.ts';
 

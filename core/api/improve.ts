@@ -8,7 +8,7 @@
 import type { SignTest } from '../stats/index.ts';
 import type { Card } from '../store/improve.ts';
 import type { ExperimentStatus } from '../store/types.ts';
-import type { RunRecord } from '../trace/events.ts';
+import type { RunRecord } from '../results/index.ts';
 
 /** `getRollouts`'s payload. */
 export interface GetRolloutsPayload {

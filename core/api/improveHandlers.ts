@@ -7,7 +7,7 @@ import { groupKeyOf } from '../rollouts/groups.ts';
 import { signTest } from '../stats/index.ts';
 import type { AdvantageRow, Store } from '../store/index.ts';
 import type { ExperimentSummary } from '../store/types.ts';
-import type { RunRecord } from '../trace/events.ts';
+import type { RunRecord } from '../results/index.ts';
 import { ApiError } from './errors.ts';
 import type { CardEffect, CardEffectSide, CardEffectView, LibraryCard, RolloutEntry, RolloutGroup, RolloutRoleStats, RolloutsView } from './improve.ts';
 

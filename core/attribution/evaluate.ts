@@ -1,4 +1,5 @@
 import { judgeRecord, JUDGE_METHODS, type JudgeMethod, type JudgeOptions } from './judge.ts';
+import { AttributionError } from './errors.ts';
 import { scoreAttribution } from './score.ts';
 import { surfacedRecord, type SurfacingOptions } from './surfaced.ts';
 import type { AttributionRecord, AttributionScore, WhoAndWhenLog } from './types.ts';
@@ -34,7 +35,7 @@ export async function evaluateAttribution(
     let rec: AttributionRecord;
     if (method === 'surfaced') rec = surfacedRecord(log, opts.surfaced);
     else {
-      if (!opts.judge) throw new Error(`method ${method} needs a model (judge options with a provider)`);
+      if (!opts.judge) throw new AttributionError('JUDGE_NEEDS_MODEL', `method ${method} needs a model (judge options with a provider)`);
       rec = await judgeRecord(log, method, opts.judge);
     }
     records.push(rec);

@@ -1,5 +1,6 @@
 export * from './types.ts';
-export { agentKey, HUMAN_SPEAKER, importWhoAndWhen, isHumanStep, normalizeAgent, parseWhoAndWhenLog, WhoAndWhenError } from './whoAndWhen.ts';
+export { agentKey, HUMAN_SPEAKER, importWhoAndWhen, isHumanStep, normalizeAgent, parseWhoAndWhenLog, WhoAndWhenError, type WhoAndWhenErrorCode } from './whoAndWhen.ts';
+export { AttributionError, type AttributionErrorCode } from './errors.ts';
 export {
   attributeSurfaced,
   HARNESS_CRASH_RULE,

@@ -1,5 +1,6 @@
 import { asRoleName } from '../ids.ts';
 import { ModelError, type JsonSchema, type ModelProvider } from '../model/index.ts';
+import { AttributionError } from './errors.ts';
 import { agentKey, isHumanStep } from './whoAndWhen.ts';
 import type { AttributionRecord, LogStep, Prediction, WhoAndWhenLog } from './types.ts';
 
@@ -70,8 +71,11 @@ export interface JudgeOutcome {
 }
 
 /** The budget cannot hold even the fixed parts of a prompt. */
-export class JudgeBudgetError extends Error {
+export class JudgeBudgetError extends AttributionError {
   override readonly name = 'JudgeBudgetError';
+  constructor(message: string) {
+    super('JUDGE_BUDGET_TOO_SMALL', message);
+  }
 }
 
 const SYSTEM = 'You judge logs of multi-agent AI systems that failed a task. Reply with JSON only.';

@@ -1,17 +1,20 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { LogStep, WhoAndWhenLog, WhoAndWhenVariant } from './types.ts';
+import { FlowlabError } from '../errors.ts';
 
 /** A Who&When folder or file that cannot be imported; the message names the file (or folder). */
-export class WhoAndWhenError extends Error {
+export type WhoAndWhenErrorCode = 'FOLDER_NOT_FOUND' | 'NO_LOGS' | 'BAD_JSON' | 'BAD_LOG';
+
+export class WhoAndWhenError extends FlowlabError<WhoAndWhenErrorCode> {
   override readonly name = 'WhoAndWhenError';
   constructor(
-    readonly code: 'FOLDER_NOT_FOUND' | 'NO_LOGS' | 'BAD_JSON' | 'BAD_LOG',
+    code: WhoAndWhenErrorCode,
     message: string,
     /** The file or folder concerned. */
     readonly where: string,
   ) {
-    super(message);
+    super(code, message, { file: where });
   }
 }
 

@@ -7,7 +7,8 @@ import type { GenerateRequest } from '../model/provider.ts';
 import { openStore, type Card, type RunWithEvents } from '../store/index.ts';
 import type { Grader } from '../tasks/types.ts';
 import { defaultTools } from '../tools/index.ts';
-import type { ModelCallRecord, NodeEvent, RunRecord } from '../trace/events.ts';
+import type { ModelCallRecord, NodeEvent } from '../trace/events.ts';
+import type { RunRecord } from '../results/index.ts';
 import { parseWorkflow } from '../workflow/load.ts';
 import {
   CARD_SCHEMA,

@@ -5,6 +5,7 @@ import type { ModelProvider } from '../model/provider.ts';
 import type { Card } from '../store/improve.ts';
 import { isSimulatedModel, type Exemplar } from './exemplars.ts';
 import { CARD_LIMITS, CARD_SCHEMA, distillPrompt, estimateTokens, type RoleBrief, type TokenCounter } from './prompt.ts';
+import { FlowlabError } from '../errors.ts';
 
 /** Why no card came out. Nothing is stored when one is thrown. */
 export type DistillErrorCode =
@@ -14,10 +15,10 @@ export type DistillErrorCode =
   | 'TEACHER_UNPARSABLE' // the teacher's reply is not JSON
   | 'TEACHER_INVALID'; // the reply is JSON but not a card (fields missing, empty, too long, extra)
 
-export class DistillError extends Error {
+export class DistillError extends FlowlabError<DistillErrorCode> {
   override readonly name = 'DistillError';
-  constructor(readonly code: DistillErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  constructor(code: DistillErrorCode, message: string, options?: { cause?: unknown }) {
+    super(code, message, {}, options);
   }
 }
 

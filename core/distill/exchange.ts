@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Card, Store } from '../store/index.ts';
+import { FlowlabError } from '../errors.ts';
 
 /** The name and version of the card exchange document (`flowlab cards export`). */
 export const CARDS_FORMAT = 'flowlab-cards';
@@ -30,10 +31,13 @@ const CardsDoc = z.strictObject({
 });
 export type CardsDocument = z.infer<typeof CardsDoc>;
 
-export class CardsImportError extends Error {
+/** Why a cards document cannot be imported: not a cards document, or a card id already in the library. */
+export type CardsImportErrorCode = 'BAD_DOCUMENT' | 'DUPLICATE_CARD';
+
+export class CardsImportError extends FlowlabError<CardsImportErrorCode> {
   override readonly name = 'CardsImportError';
-  constructor(readonly code: 'BAD_DOCUMENT' | 'DUPLICATE_CARD', message: string) {
-    super(message);
+  constructor(code: CardsImportErrorCode, message: string) {
+    super(code, message);
   }
 }
 

@@ -1,4 +1,4 @@
-import type { RunWithEvents } from '../store/Store.ts';
+import type { RunWithEvents } from '../store/index.ts';
 import type { ModelCallRecord } from '../trace/events.ts';
 
 /** One model call of the role in an exemplar run: what it was asked and what it answered. */

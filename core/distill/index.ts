@@ -9,5 +9,5 @@ export { distillPrompt, estimateTokens, CARD_SCHEMA, CARD_LIMITS, type RoleBrief
 export { distillCard, parseCardReply, newCardId, DistillError, type DistillErrorCode, type DistillCardOptions, type CardFields } from './distillCard.ts';
 export { cardHints, renderCard, newestFirst, CardInjector, type HintBudget } from './inject.ts';
 export { cardSession, agentRoles, onlineCheckpoint, ONLINE_DEFAULTS, type CardsConfig, type OnlineDistillConfig, type CardSessionOptions } from './session.ts';
-export { exportCards, importCards, parseCardsDocument, CardsImportError, CARDS_FORMAT, CARDS_VERSION, type CardsDocument } from './exchange.ts';
+export { exportCards, importCards, parseCardsDocument, CardsImportError, CARDS_FORMAT, CARDS_VERSION, type CardsDocument, type CardsImportErrorCode } from './exchange.ts';
 export { distillFromExperiment, runsWithEvents, type DistillFromExperimentOptions } from './fromExperiment.ts';

@@ -3,6 +3,7 @@ import type { ExecuteOptions } from '../experiments/execute.ts';
 import type { RoleName } from '../ids.ts';
 import type { ModelProvider } from '../model/provider.ts';
 import type { Card, Store } from '../store/index.ts';
+import { StoreError } from '../store/errors.ts';
 import type { Graph } from '../workflow/graph.ts';
 import { DistillError, distillCard } from './distillCard.ts';
 import { pickExemplars } from './exemplars.ts';
@@ -86,7 +87,7 @@ export function cardSession(opts: CardSessionOptions): {
   const cards: Card[] = [];
   for (const id of config.ids) {
     const card = store.improve.listCards().find((c) => c.id === id);
-    if (!card) throw new Error(`hint card ${id}, chosen for experiment ${experimentId}, is no longer in the library of ${store.file} (removed with \`flowlab cards rm\`?); import it again to continue with the same prompts`);
+    if (!card) throw new StoreError('NOT_FOUND', `hint card ${id}, chosen for experiment ${experimentId}, is no longer in the library of ${store.file} (removed with \`flowlab cards rm\`?); import it again to continue with the same prompts`, id);
     cards.push(strip(card));
   }
   for (const c of store.improve.listCards()) if (onlineCheckpoint(c, experimentId) !== undefined && !config.ids.includes(c.id)) cards.push(strip(c));

@@ -1,37 +1,19 @@
+import { FlowlabError } from '../errors.ts';
+import type { NodeErrorCode } from '../trace/codes.ts';
 import type { FailureClass } from '../trace/events.ts';
 
-/** Stable codes the engine records on failed nodes. */
-export type NodeErrorCode =
-  // wiring: the graph's fault -> wiredBy
-  | 'UNKNOWN_TOOL'
-  | 'MISSING_PORT'
-  | 'MISSING_INPUT'
-  | 'MISSING_FIELD'
-  | 'PORT_TYPE_MISMATCH'
-  | 'INVALID_CONFIG'
-  | 'HOP_LIMIT'
-  // execution: the node's own fault -> runBy
-  | 'AGENT_ERROR'
-  | 'UNPARSABLE_OUTPUT'
-  | 'CONTRACT_VIOLATION'
-  | 'TIMEOUT'
-  | 'TOOL_ERROR'
-  // cascade
-  | 'UPSTREAM_FAILED'
-  // infrastructure: the harness's own fault, never blamed on a role
-  | 'CANCELLED'
-  | string;
+export type { NodeErrorCode } from '../trace/codes.ts';
 
 /** A classified node failure; the engine turns it into a failed NodeEvent and never rethrows it. */
-export class NodeFailure extends Error {
+export class NodeFailure extends FlowlabError<NodeErrorCode> {
   override readonly name = 'NodeFailure';
   constructor(
     readonly failureClass: FailureClass,
-    readonly code: NodeErrorCode,
+    code: NodeErrorCode,
     message: string,
     readonly simulated = false,
   ) {
-    super(message);
+    super(code, message);
   }
 }
 

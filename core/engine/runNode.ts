@@ -1,5 +1,6 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { RoleName } from '../ids.ts';
+import { FlowlabError } from '../errors.ts';
 import { ModelError } from '../model/errors.ts';
 import type { GenerateRequest, ModelProvider, SamplingParams } from '../model/provider.ts';
 import type { ModelCallRecord } from '../trace/events.ts';
@@ -181,12 +182,22 @@ async function runTool(node: GraphNode, inputs: Record<string, unknown>, ctx: No
     return await withTimeout(ctx, (signal) => Promise.resolve(tool.run(inputs, { signal, taskKey: ctx.taskKey, nodeId: node.id, attempt: ctx.attempt })));
   } catch (e) {
     if (e instanceof NodeFailure) throw e;
-    const code = (e as { code?: unknown }).code;
-    throw execution('TOOL_ERROR', `${tool.name}: ${typeof code === 'string' ? code + ': ' : ''}${(e as Error).message ?? String(e)}`);
+    // The tool's own code leads the message, once (a ToolError's message already starts with it).
+    // Tools are plug-ins: one may throw any Error with a string `code`, as Node's errors carry.
+    const message = e instanceof Error ? e.message : String(e);
+    const code = e instanceof FlowlabError ? e.code : (e as { code?: unknown } | null)?.code;
+    const lead = typeof code === 'string' && !message.startsWith(`${code}: `) ? `${code}: ` : '';
+    throw execution('TOOL_ERROR', `${tool.name}: ${lead}${message}`);
   }
 }
 
-class Timeout extends Error {}
+/** The abort reason of a node's own timeout (told apart from a run's cancellation). */
+class Timeout extends FlowlabError<'TIMEOUT'> {
+  override readonly name = 'Timeout';
+  constructor(message = 'timed out') {
+    super('TIMEOUT', message);
+  }
+}
 
 /** Runs `fn` with the node's timeout and the run's cancellation, whichever comes first. */
 async function withTimeout<T>(ctx: NodeContext, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {

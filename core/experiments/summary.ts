@@ -1,4 +1,5 @@
-import type { FailureClass, RunRecord } from '../trace/events.ts';
+import type { FailureClass } from '../trace/events.ts';
+import type { RunRecord } from '../results/index.ts';
 import type { LadderWeights } from '../workflow/graph.ts';
 
 /** Mean ladder of one role over an experiment's runs. */

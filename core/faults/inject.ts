@@ -3,6 +3,8 @@ import { deriveSeed } from '../random.ts';
 import { NodeFailure } from '../engine/failure.ts';
 import type { RunnableTool, ToolSource } from '../engine/runNode.ts';
 import type { GenerateRequest, GenerateResult, JsonSchema, ModelProvider } from '../model/provider.ts';
+import { FlowlabError } from '../errors.ts';
+import { ToolError } from '../tools/tool.ts';
 
 /**
  * Fault kinds (docs/credit.md, "Fault injection (simulated) and blame evaluation"):
@@ -39,8 +41,12 @@ export interface InjectedFault {
   simulated: true;
 }
 
-export class FaultSpecError extends Error {
-  readonly code = 'BAD_FAULT_SPEC';
+/** A `--inject` spec (or the lab API's `inject` entry) that does not parse; the message quotes it. */
+export class FaultSpecError extends FlowlabError<'BAD_FAULT_SPEC'> {
+  override readonly name = 'FaultSpecError';
+  constructor(message: string) {
+    super('BAD_FAULT_SPEC', message);
+  }
 }
 
 /**
@@ -118,7 +124,7 @@ export class FaultInjector {
         const fake = (text: string): GenerateResult => ({ text, tokens: { prompt: 0, completion: 0 }, ms: 0, seed: req.seed, model: 'fault injection (simulated)', stopReason: 'eos' });
         switch (kind) {
           case 'error':
-            throw new Error(`agent error ${SIM}`);
+            throw new NodeFailure('execution', 'AGENT_ERROR', `agent error ${SIM}`, true);
           case 'timeout':
             throw new NodeFailure('execution', 'TIMEOUT', `timed out ${SIM}`, true);
           case 'malformed':
@@ -164,7 +170,7 @@ export class FaultInjector {
           run(inputs, ctx) {
             const nodeId = (ctx.nodeId ?? name) as NodeId;
             const kind = self.decide(ctx.taskKey ?? '', nodeId, ctx.attempt ?? 1, self.roleOfNode(nodeId), TOOL_FAULT_KINDS);
-            if (kind === 'error') throw Object.assign(new Error(`tool error ${SIM}`), { code: 'BAD_INPUT' });
+            if (kind === 'error') throw new ToolError('BAD_INPUT', `tool error ${SIM}`);
             if (kind === 'timeout') throw new NodeFailure('execution', 'TIMEOUT', `timed out ${SIM}`, true);
             const out = tool.run(inputs, ctx);
             if (kind === 'wrong') return Promise.resolve(out).then((v) => perturb(v));

@@ -1,28 +1,33 @@
+import { FlowlabError } from '../errors.ts';
+
 /** Stable codes for model-side failures. */
-export type ModelErrorCode =
-  | 'MODEL_NOT_FOUND' // file missing
-  | 'MODEL_INVALID' // not a GGUF file, truncated, unreadable
-  | 'MODEL_LOAD_FAILED' // the runtime could not load it
-  | 'MODEL_UNKNOWN_REF' // a role names a model the run was not given
-  | 'GENERATION_FAILED' // the runtime failed while generating
-  | 'REPLAY_MISSING' // replay: no recorded call for this key
-  | 'REPLAY_PROMPT_MISMATCH' // replay: the recorded prompt differs
-  | 'ABORTED';
+export const MODEL_ERROR_CODES = [
+  'MODEL_NOT_FOUND', // file missing
+  'MODEL_INVALID', // not a GGUF file, truncated, unreadable
+  'MODEL_LOAD_FAILED', // the runtime could not load it
+  'MODEL_UNKNOWN_REF', // a role names a model the run was not given
+  'GENERATION_FAILED', // the runtime failed while generating
+  'REPLAY_MISSING', // replay: no recorded call for this key
+  'REPLAY_PROMPT_MISMATCH', // replay: the recorded prompt differs
+  'ABORTED',
+] as const;
+
+export type ModelErrorCode = (typeof MODEL_ERROR_CODES)[number];
 
 /**
  * A model-side error. `infrastructure` errors are the harness's own (loading, runtime, replay),
  * never a role's fault (FloWright's structure-aware credit excludes infrastructure faults from
  * blame; docs/credit.md).
  */
-export class ModelError extends Error {
+export class ModelError extends FlowlabError<ModelErrorCode> {
   override readonly name = 'ModelError';
   constructor(
-    readonly code: ModelErrorCode,
+    code: ModelErrorCode,
     message: string,
     /** The file or model reference concerned. */
     readonly where?: string,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(code, message, where !== undefined && /[/\\]|\.gguf$/i.test(where) ? { file: where } : {}, options);
   }
 }

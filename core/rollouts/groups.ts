@@ -1,5 +1,5 @@
 import type { AdvantageRow } from '../store/improve.ts';
-import type { RunRecord } from '../trace/events.ts';
+import type { RunRecord } from '../results/index.ts';
 import { flowGrpoAdvantages, ladderAdvantages, type RoleAdvantage, type Rollout } from './advantages.ts';
 
 /** Planned task index of rollout `g` of task `t` in a group of size G. */

@@ -1,5 +1,6 @@
 import type { RoleName } from '../ids.ts';
 import type { Graph } from '../workflow/graph.ts';
+import { FlowlabError } from '../errors.ts';
 
 /**
  * Co-evolution modes (FloWright, "co-evolution"): which roles learn from a group of rollouts.
@@ -12,8 +13,12 @@ import type { Graph } from '../workflow/graph.ts';
  */
 export type CoevolutionMode = { kind: 'single'; role: RoleName } | { kind: 'upstream-downstream' } | { kind: 'agent-skill' } | { kind: 'multi-agent' };
 
-export class ModeError extends Error {
-  readonly code = 'BAD_MODE';
+/** A co-evolution mode that does not parse or does not fit the workflow; the message says why. */
+export class ModeError extends FlowlabError<'BAD_MODE'> {
+  override readonly name = 'ModeError';
+  constructor(message: string) {
+    super('BAD_MODE', message);
+  }
 }
 
 export function parseMode(text: string): CoevolutionMode {

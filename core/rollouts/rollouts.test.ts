@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { asExperimentId, asNodeId, asRoleName, asRunId, HUMAN } from '../ids.ts';
 import { defaultTools } from '../tools/index.ts';
-import type { NodeEvent, RunRecord } from '../trace/events.ts';
+import type { NodeEvent } from '../trace/events.ts';
+import type { RunRecord } from '../results/index.ts';
 import { parseWorkflow } from '../workflow/load.ts';
 import { ADVANTAGE_EPS, type Rollout, broadcastToTurns, flowGrpoAdvantages, groupAdvantages, ladderAdvantages } from './advantages.ts';
 import { learningRoles, parseMode } from './modes.ts';

@@ -1,5 +1,6 @@
 import type { AdvantageRow } from '../store/improve.ts';
-import type { NodeEvent, RunRecord } from '../trace/events.ts';
+import type { NodeEvent } from '../trace/events.ts';
+import type { RunRecord } from '../results/index.ts';
 
 /**
  * Training export for Hugging Face TRL (docs/training.md, "2. Export for TRL"): per learning role, JSONL files TRL reads as

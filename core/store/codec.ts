@@ -3,7 +3,8 @@
  * NULL columns become absent keys (never `key: undefined`), so round trips compare equal.
  */
 import { asExperimentId, asNodeId, asRoleName, asRunId, type NodeId } from '../ids.ts';
-import type { FailureClass, ModelCallRecord, NodeEvent, RunRecord } from '../trace/index.ts';
+import { isNodeErrorCode, type FailureClass, type ModelCallRecord, type NodeErrorCode, type NodeEvent } from '../trace/index.ts';
+import type { RunRecord } from '../results/index.ts';
 import { StoreError } from './errors.ts';
 import type { ExperimentCall, ExperimentRow, ExperimentStatus, ExperimentSummary, PlannedTask } from './types.ts';
 
@@ -243,12 +244,18 @@ export function eventFromRow(r: EventDbRow, calls: ModelCallRecord[]): NodeEvent
   if (r.run_by != null) e.runBy = asRoleName(r.run_by);
   if (r.output_json != null) e.output = fromJson(r.output_json);
   opt(e, 'failureClass', r.failure_class as FailureClass | null);
-  opt(e, 'errorCode', r.error_code);
+  opt(e, 'errorCode', r.error_code === null ? null : nodeErrorCode(r.error_code, `run ${r.run_id} node ${r.node_id} attempt ${r.attempt}`));
   opt(e, 'message', r.message);
   if (r.causes_json != null) e.causes = fromJson(r.causes_json) as NodeId[];
   if (r.simulated != null) e.simulated = r.simulated === 1;
   if (r.fault != null) e.fault = r.fault;
   return e;
+}
+
+/** A stored node error code; `INVALID_RECORD` naming `where` when it is not one the engine records (core/trace/codes.ts). */
+function nodeErrorCode(code: string, where: string): NodeErrorCode {
+  if (isNodeErrorCode(code)) return code;
+  throw new StoreError('INVALID_RECORD', `${where}: unknown node error code "${code}"`, where);
 }
 
 export interface CallDbRow {

@@ -1,3 +1,5 @@
+import { FlowlabError } from '../errors.ts';
+
 /**
  * Stable codes for store failures. The CLI and UI print `message`; tests assert `code`.
  * - `NOT_A_DATABASE`: the file exists but is not a SQLite database (or is corrupt);
@@ -25,16 +27,16 @@ export type StoreErrorCode =
   | 'CLOSED';
 
 /** A store failure with a stable `code` and a message that says what and where. */
-export class StoreError extends Error {
+export class StoreError extends FlowlabError<StoreErrorCode> {
   override readonly name = 'StoreError';
   constructor(
-    readonly code: StoreErrorCode,
+    code: StoreErrorCode,
     message: string,
     /** The database file, or the experiment/run id concerned. */
     readonly where?: string,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(code, message, {}, options);
   }
 }
 

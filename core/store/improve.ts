@@ -34,8 +34,8 @@ export interface Card {
   meta?: Record<string, unknown>;
 }
 
-/** Advantages and the prior library over the store's connection (the only place their SQL lives). */
-export class ImproveRepo {
+/** The port's `ImproveRepo` (port.ts) over the store's connection, the only place its SQL lives (`SqliteStore.improve` checks it against the port). */
+export class SqliteImproveRepo {
   private readonly st: Record<string, Statement>;
   private readonly writeAdv: (rows: readonly AdvantageRow[]) => void;
 
@@ -77,7 +77,7 @@ export class ImproveRepo {
     }));
   }
 
-  /** Stores a card. Errors: `EXPERIMENT_EXISTS`-like `CARD_EXISTS` when the id is taken. */
+  /** Stores a card. Errors: `RUN_EXISTS` when the card id is taken. */
   saveCard(card: Card): void {
     try {
       this.st.insertCard!.run(card.id, card.role, card.title, card.appliesWhen, card.advice, JSON.stringify(card.sourceRuns), card.experimentId ?? null,

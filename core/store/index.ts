@@ -1,10 +1,13 @@
 /**
- * The experiment store: better-sqlite3 behind a typed API, the only place Flowlab writes SQL.
+ * The experiment store: the port (port.ts: `Store`, `ImproveRepo`, `WeightsRepo`) that the rest of
+ * Flowlab depends on, and its better-sqlite3 adapter (`SqliteStore`, opened by `openStore`), the
+ * only place Flowlab writes SQL.
  * Tables: experiments, experiment_tasks (the planned task list), runs, node_events, model_calls,
  * schema_migrations. See schema.ts for the layout.
  */
 export { openStore, type OpenStoreOptions } from './openStore.ts';
-export { Store, type RunWithEvents } from './Store.ts';
+export type { ImproveRepo, RunWithEvents, Store, WeightsRepo } from './port.ts';
+export { SqliteStore } from './SqliteStore.ts';
 export { StoreError, type StoreErrorCode } from './errors.ts';
 export { computeWorkflowHash, newExperimentId } from './ids.ts';
 export { isPidAlive } from './liveness.ts';
@@ -19,5 +22,5 @@ export type {
   NewExperiment,
   PlannedTask,
 } from './types.ts';
-export { ImproveRepo, type AdvantageRow, type Card } from './improve.ts';
-export { WeightsRepo, newWeightVersionId, type WeightVersion, type NewWeightVersion } from './weights.ts';
+export { SqliteImproveRepo, type AdvantageRow, type Card } from './improve.ts';
+export { SqliteWeightsRepo, newWeightVersionId, type WeightVersion, type NewWeightVersion } from './weights.ts';

@@ -61,6 +61,6 @@ export function migrate(db: Database, migrations: readonly Migration[], where: s
 
 function checkOrder(migrations: readonly Migration[]): void {
   migrations.forEach((m, i) => {
-    if (m.version !== i + 1) throw new Error(`migrations must be numbered 1, 2, 3...: found version ${m.version} at position ${i}`);
+    if (m.version !== i + 1) throw new StoreError('MIGRATION_FAILED', `migrations must be numbered 1, 2, 3...: found version ${m.version} at position ${i}`);
   });
 }

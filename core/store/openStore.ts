@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 import { sqliteCode, StoreError } from './errors.ts';
 import { migrate } from './migrate.ts';
 import { MIGRATIONS, type Migration } from './schema.ts';
-import { Store } from './Store.ts';
+import { SqliteStore } from './SqliteStore.ts';
 
 /** Options of `openStore`. */
 export interface OpenStoreOptions {
@@ -20,12 +20,12 @@ export interface OpenStoreOptions {
 /**
  * Opens (creating if needed) the Flowlab database at `file` (`:memory:` for a private in-memory
  * database) with WAL journaling, synchronous=NORMAL and foreign keys on, applies pending
- * migrations, and marks interrupted experiments (see `Store.markInterrupted`; the ids are on
+ * migrations, and marks interrupted experiments (see `SqliteStore.markInterrupted`; the ids are on
  * `store.interruptedOnOpen`).
  * Errors (`StoreError`): `NOT_A_DATABASE` (the file is not SQLite or is corrupt), `CANNOT_OPEN`
  * (missing folder, no permission), `SCHEMA_TOO_NEW`, `MIGRATION_FAILED`; each names the file.
  */
-export function openStore(file: string, options: OpenStoreOptions = {}): Store {
+export function openStore(file: string, options: OpenStoreOptions = {}): SqliteStore {
   let db: Database.Database;
   if (options.mustExist && file !== ':memory:' && !existsSync(file)) {
     throw new StoreError('NOT_FOUND', `database not found: ${file} (check --db)`, file);
@@ -41,7 +41,7 @@ export function openStore(file: string, options: OpenStoreOptions = {}): Store {
     db.pragma('foreign_keys = ON');
     const report = migrate(db, options.migrations ?? MIGRATIONS, file);
     const opts = options.markInterrupted === undefined ? {} : { markInterrupted: options.markInterrupted };
-    return new Store(db, file, report, opts);
+    return new SqliteStore(db, file, report, opts);
   } catch (err) {
     db.close();
     throw openError(err, file);

@@ -5,9 +5,10 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { nodeEvents, runRecord, storeTracker, tempDir, thrownBy } from '../../test/fixtures.ts';
 import { asExperimentId, asNodeId, asRoleName, asRunId, HUMAN, type ExperimentId } from '../ids.ts';
-import type { ModelCallRecord, NodeEvent, RunRecord } from '../trace/index.ts';
+import type { ModelCallRecord, NodeEvent } from '../trace/index.ts';
+import type { RunRecord } from '../results/index.ts';
 import { MIGRATIONS } from './schema.ts';
-import { computeWorkflowHash, isPidAlive, newExperimentId, openStore, SCHEMA_VERSION, StoreError, type NewExperiment, type Store } from './index.ts';
+import { computeWorkflowHash, isPidAlive, newExperimentId, openStore, SCHEMA_VERSION, StoreError, type NewExperiment, type SqliteStore as Store } from './index.ts';
 
 let dir: string;
 const stores = storeTracker();

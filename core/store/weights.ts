@@ -39,8 +39,8 @@ export function newWeightVersionId(now = new Date()): string {
   return `wv-${stamp}-${rand}`;
 }
 
-/** Weight versions over the store's connection (the only place their SQL lives). */
-export class WeightsRepo {
+/** The port's `WeightsRepo` (port.ts) over the store's connection, the only place its SQL lives (`SqliteStore.weights` checks it against the port). */
+export class SqliteWeightsRepo {
   private readonly st: Record<'insert' | 'byId' | 'byRole' | 'all' | 'byPath', Statement>;
 
   constructor(db: Database, private readonly file: string) {

@@ -1,3 +1,5 @@
+import { FlowlabError, locationOf } from '../errors.ts';
+
 /** Stable codes for dataset failures; tests assert these, people read the message. */
 export type DatasetErrorCode =
   | 'DATASET_NOT_FOUND' // the dataset's file is not where we looked
@@ -10,14 +12,14 @@ export type DatasetErrorCode =
  * A dataset error. `where` names the place concerned: a file path, or `file:line` (1-based line)
  * for a bad record. The message is complete on its own (it repeats `where`).
  */
-export class DatasetError extends Error {
+export class DatasetError extends FlowlabError<DatasetErrorCode> {
   override readonly name = 'DatasetError';
   constructor(
-    readonly code: DatasetErrorCode,
+    code: DatasetErrorCode,
     message: string,
     readonly where?: string,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(code, message, locationOf(where), options);
   }
 }

@@ -1,3 +1,4 @@
+import { FlowlabError } from '../errors.ts';
 import type { JsonSchema } from '../model/provider.ts';
 
 /** The value types a tool input port accepts. `any` accepts every defined value. */
@@ -53,18 +54,18 @@ export type ToolErrorCode =
  * `PARSE_ERROR: unexpected ')' at column 7 in "3 + 4))"`; `detail` is the part after the code.
  * `column` (1-based, in UTF-16 units of the input text) is set where a position is known.
  */
-export class ToolError extends Error {
+export class ToolError extends FlowlabError<ToolErrorCode> {
   override readonly name = 'ToolError';
   readonly detail: string;
   readonly column?: number;
   /** The tool that failed, where known. */
   readonly tool?: string;
   constructor(
-    readonly code: ToolErrorCode,
+    code: ToolErrorCode,
     detail: string,
     opts: { column?: number; tool?: string; cause?: unknown } = {},
   ) {
-    super(`${code}: ${detail}`, opts.cause === undefined ? undefined : { cause: opts.cause });
+    super(code, `${code}: ${detail}`, opts.column !== undefined ? { col: opts.column } : {}, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.detail = detail;
     if (opts.column !== undefined) this.column = opts.column;
     if (opts.tool !== undefined) this.tool = opts.tool;

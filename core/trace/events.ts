@@ -1,7 +1,6 @@
-import type { ExperimentId, NodeId, RoleName, RunId } from '../ids.ts';
+import type { NodeId, RoleName, RunId } from '../ids.ts';
 import type { CallInput } from '../model/provider.ts';
-import type { CreditResult } from '../credit/types.ts';
-import type { RoleLadder } from '../reward/ladder.ts';
+import type { NodeErrorCode } from './codes.ts';
 
 /** How a node run ended. `cascade`: not run (or run on bad input) because an input came from a failed node. */
 export type NodeStatus = 'ok' | 'failed' | 'cascade' | 'skipped';
@@ -59,7 +58,7 @@ export interface NodeEvent {
   status: NodeStatus;
   failureClass?: FailureClass;
   /** Stable error code, e.g. `CONTRACT_VIOLATION`, `TIMEOUT`, `UNKNOWN_TOOL`. */
-  errorCode?: string;
+  errorCode?: NodeErrorCode;
   message?: string;
   /** For cascades: the failed upstream node ids that made this one fail. */
   causes?: NodeId[];
@@ -73,38 +72,14 @@ export interface NodeEvent {
   fault?: string;
 }
 
-/** The outcome of one run (one task through the workflow). */
-export interface RunRecord {
-  runId: RunId;
-  experimentId: ExperimentId;
-  /** Index of the task within the experiment's task list. */
-  taskIndex: number;
-  taskId: string;
-  status: 'completed' | 'failed' | 'cancelled';
-  /** The final answer text (output of the answer node), if the run reached one. */
-  answer?: string;
-  expected?: string;
-  /** Grader score 0..1. */
-  score: number;
-  correct: boolean;
-  seed: number;
-  promptTokens: number;
-  completionTokens: number;
-  startedAt: number;
-  endedAt: number;
-  /** Count of node failures per class. */
-  failures: Partial<Record<FailureClass, number>>;
-  /** Structure-aware credit of the run (core/credit). */
-  credit?: CreditResult;
-  /** The reward ladder per role (core/reward). */
-  ladder?: Record<string, RoleLadder>;
-  /** True when faults were injected into this run (simulated; core/faults). */
-  simulated?: boolean;
-}
-
-/** Where the engine sends what it records. The store implements it; tests collect in memory. */
+/**
+ * Where the engine reports node runs as they happen: the live views (the lab runner forwards
+ * them as lab events, host/runner.ts) and tests that collect in memory. It is not storage: a run
+ * is stored whole, events and calls in one transaction, by `Store.saveRun` (core/store/port.ts)
+ * once it ends (core/experiments/execute.ts).
+ */
 export interface TraceSink {
-  /** Called as each node run ends (for live views); durable storage happens in `runFinished`. */
+  /** Called as each node run ends, with the event as it will be stored. */
   nodeFinished?(event: NodeEvent): void;
   nodeStarted?(info: { runId: RunId; nodeId: NodeId; attempt: number; startedAt: number }): void;
 }

@@ -4,3 +4,4 @@ export { iterationTasks, sampledTaskList, roleStepBatches, versionFile, roleRewa
 export { sampleGroup, scoreGroup, applyPolicyStep, writeRoleVersion, evaluateHeldout, finishExperiment, modelsSnapshot } from './steps.ts';
 export type { LoopRun, TrainedRole, RungMeans } from './types.ts';
 export { policySamples, sftSequences, isTrainable, chunks } from './samples.ts';
+export { TrainingError, type TrainingErrorCode } from './errors.ts';

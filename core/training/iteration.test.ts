@@ -4,7 +4,7 @@ import type { RolloutSummary } from '../rollouts/groups.ts';
 import type { AdvantageRow } from '../store/improve.ts';
 import type { ExperimentCall } from '../store/types.ts';
 import type { Task } from '../tasks/types.ts';
-import type { RunRecord } from '../trace/events.ts';
+import type { RunRecord } from '../results/index.ts';
 import { parseWorkflow } from '../workflow/load.ts';
 import {
   heldoutResult,

@@ -8,7 +8,7 @@ import { rolloutIndex, rolloutTaskId, type RolloutSummary } from '../rollouts/gr
 import type { AdvantageRow } from '../store/improve.ts';
 import type { ExperimentCall } from '../store/types.ts';
 import type { Task } from '../tasks/types.ts';
-import type { RunRecord } from '../trace/events.ts';
+import type { RunRecord } from '../results/index.ts';
 import type { PolicySample, StepResult } from './port.ts';
 import { policySamples } from './samples.ts';
 import type { HeldoutResult, IterationMetrics, RoleIterationMetrics, RungMeans } from './types.ts';

@@ -5,7 +5,7 @@
 import type { ToolSource } from '../engine/index.ts';
 import type { ModelProvider } from '../model/provider.ts';
 import type { RUNGS } from '../reward/ladder.ts';
-import type { Store } from '../store/Store.ts';
+import type { Store } from '../store/index.ts';
 import type { WeightVersion } from '../store/weights.ts';
 import type { Grader, Task } from '../tasks/types.ts';
 import type { Graph } from '../workflow/graph.ts';

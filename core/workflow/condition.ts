@@ -5,6 +5,7 @@
  * the whole value). Literals: "strings", 'strings', numbers, true, false, null.
  * No function calls, no property access beyond plain fields: never `eval`.
  */
+import { FlowlabError } from '../errors.ts';
 export type Condition =
   | { op: 'const'; value: boolean }
   | { op: 'truthy'; path: string[] }
@@ -12,9 +13,11 @@ export type Condition =
   | { op: '&&' | '||'; left: Condition; right: Condition }
   | { op: '==' | '!=' | '<' | '<=' | '>' | '>='; path: string[]; value: string | number | boolean | null };
 
-export class ConditionError extends Error {
+/** A condition that does not parse; `column` (1-based) points at the fault. */
+export class ConditionError extends FlowlabError<'BAD_CONDITION'> {
+  override readonly name = 'ConditionError';
   constructor(message: string, readonly column: number) {
-    super(message);
+    super('BAD_CONDITION', message, { col: column });
   }
 }
 

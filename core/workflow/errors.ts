@@ -1,4 +1,5 @@
 import type { DocPath } from './graph.ts';
+import { FlowlabError } from '../errors.ts';
 
 /** Stable codes of workflow spec problems; tests assert these. */
 export type SpecIssueCode =
@@ -52,10 +53,9 @@ export function formatPath(path: DocPath): string {
 }
 
 /** Thrown when a workflow document is invalid; carries every issue found, not just the first. */
-export class SpecError extends Error {
+export class SpecError extends FlowlabError<'INVALID_WORKFLOW'> {
   override readonly name = 'SpecError';
-  readonly code = 'INVALID_WORKFLOW';
   constructor(readonly issues: SpecIssue[], readonly file?: string) {
-    super(`Invalid workflow${file ? ` ${file}` : ''}:\n` + issues.map((i) => '  ' + formatIssue(i)).join('\n'));
+    super('INVALID_WORKFLOW', `Invalid workflow${file ? ` ${file}` : ''}:\n` + issues.map((i) => '  ' + formatIssue(i)).join('\n'), file !== undefined ? { file } : {});
   }
 }

@@ -16,6 +16,7 @@
  * - zero padding up to `general.alignment` (u32, default 32), then the data section.
  */
 import { open, stat } from 'node:fs/promises';
+import { FlowlabError } from '../../core/errors.ts';
 
 /** Stable codes of {@link GgufError}. */
 export type GgufErrorCode =
@@ -41,16 +42,16 @@ export type GgufErrorCode =
   | 'GGUF_IO';
 
 /** Every failure of this module: `code` says what, `file` which file, `tensor` which tensor (when one). */
-export class GgufError extends Error {
+export class GgufError extends FlowlabError<GgufErrorCode> {
   override readonly name = 'GgufError';
   constructor(
-    readonly code: GgufErrorCode,
+    code: GgufErrorCode,
     message: string,
     readonly file: string,
     readonly tensor?: string,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(code, message, { file }, options);
   }
 }
 
@@ -152,7 +153,13 @@ export interface GgufFile {
 }
 
 /** Thrown inside the parser when the bytes run out (the caller reads more or reports truncation). */
-class OutOfBytes extends Error {}
+/** The reader ran past the end of the bytes; `readGguf` reports it as `GGUF_TRUNCATED`. */
+class OutOfBytes extends FlowlabError<'GGUF_TRUNCATED'> {
+  override readonly name = 'OutOfBytes';
+  constructor() {
+    super('GGUF_TRUNCATED', 'unexpected end of the GGUF bytes');
+  }
+}
 
 /** Little-endian cursor over a header prefix. */
 class Cursor {

@@ -5,8 +5,8 @@ import {
   type GenerateResult,
   type ModelProvider,
 } from '../../core/model/index.ts';
-import type { ModelCallRecord } from '../../core/trace/index.ts';
-import { NodeFailure } from '../../core/engine/failure.ts';
+import { isNodeErrorCode, type ModelCallRecord } from '../../core/trace/index.ts';
+import { NodeFailure } from '../../core/engine/index.ts';
 
 /**
  * A recorded call with where it sat: the shape of `store.getExperimentCalls(expId)` (extra
@@ -143,7 +143,8 @@ function mismatch(what: string, recorded: string, requested: string): string | u
  * The failure a recorded errored call reproduces. The engine records `error` as `<CODE>: <message>`;
  * a recorded node timeout or agent error comes back as the same execution fault (so the replayed
  * node fails exactly as the recorded one did); an abort as `ABORTED`; anything else as an
- * infrastructure fault with the recorded code (`GENERATION_FAILED` when none can be read).
+ * infrastructure fault with the recorded code (`GENERATION_FAILED` when none can be read, or the
+ * code is not a node error code: core/trace/codes.ts).
  */
 function replayedFailure(rec: RecordedCall, where: string): Error {
   const m = /^([A-Z][A-Z_]+): ([\s\S]*)$/.exec(rec.error ?? '');
@@ -151,7 +152,7 @@ function replayedFailure(rec: RecordedCall, where: string): Error {
   const message = m?.[2] ?? rec.error ?? '';
   if (code === 'TIMEOUT' || code === 'AGENT_ERROR') return new NodeFailure('execution', code, message);
   if (code === 'CANCELLED' || (!code && isAbortLike(rec))) return new ModelError('ABORTED', `replay of a recorded failure (${where}): ${rec.error}`, where);
-  if (code) return new NodeFailure('infrastructure', code, message);
+  if (code && isNodeErrorCode(code)) return new NodeFailure('infrastructure', code, message);
   return new ModelError('GENERATION_FAILED', `replay of a recorded failure (${where}): ${rec.error}`, where);
 }
 

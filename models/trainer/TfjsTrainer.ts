@@ -28,7 +28,7 @@ import type {
   StepResult,
   TrainableModel,
   Trainer,
-} from '../../core/training/port.ts';
+} from '../../core/training/index.ts';
 import { readGguf, readGgufTensors, type GgufFile } from '../gguf/readGguf.ts';
 import { rewriteGguf, type RewriteStats } from '../gguf/rewriteGguf.ts';
 import { llamaConfigFromGguf, type LlamaConfig } from './llamaConfig.ts';

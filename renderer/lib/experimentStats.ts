@@ -2,7 +2,7 @@
  * Experiment-level numbers the Experiments view and chart show (pure): failures by class summed
  * over an experiment's runs, and whether anything in it was simulated (fault injection).
  */
-import type { FailureClass, RunRecord } from '../../core/trace/events.ts';
+import type { FailureClass, RunRecord } from '../../core/api/client.ts';
 
 export const FAILURE_CLASSES = ['wiring', 'execution', 'cascade', 'infrastructure'] as const satisfies readonly FailureClass[];
 

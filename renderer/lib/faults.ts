@@ -2,7 +2,7 @@
  * SIMULATED fault injection rows of the Run view, turned into the host's `role=kind@rate`
  * specs (as `flowlab blame-eval --inject`). Pure.
  */
-import type { FaultKind } from '../../core/faults/inject.ts';
+import type { FaultKind } from '../../core/api/client.ts';
 
 /** Kinds the injector knows (core/faults/inject.ts FAULT_KINDS; kept in step by the type). */
 export const FAULT_KINDS = ['malformed', 'contract', 'error', 'timeout', 'wrong', 'dropped'] as const satisfies readonly FaultKind[];

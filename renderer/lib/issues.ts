@@ -2,7 +2,7 @@
  * Validation issues as the editor lists them (pure): `line:column`, the document path, and the
  * node or edge each one concerns, so clicking selects it and the graph marks it.
  */
-import type { SpecIssue } from '../../core/workflow/errors.ts';
+import type { SpecIssue } from '../../core/api/client.ts';
 import { edgeAtPath, nodeAtPath, type DocGraph } from './workflowGraph.ts';
 
 export interface LocatedIssue {

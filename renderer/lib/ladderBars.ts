@@ -3,10 +3,9 @@
  * Per role, each rung contributes weight × value: f, v, e and a stack to the right of zero,
  * the credit rung c (−1..0) to the left. One scale is shared by every role so bars compare.
  */
-import { RUNGS as RUNG_KEYS, type LadderScores, type RoleLadder, type Rung as RungKey } from '../../core/reward/ladder.ts';
-import type { RunRecord } from '../../core/trace/events.ts';
+import { RUNGS as RUNG_KEYS, type LadderScores, type RoleLadder, type Rung as RungKey, type RunRecord } from '../../core/api/client.ts';
 
-export { RUNGS as RUNG_KEYS, type Rung as RungKey } from '../../core/reward/ladder.ts';
+export { RUNG_KEYS, type RungKey };
 
 /** The paper's symbols: h = w_f·f + w_v·v + w_e·e + w_a·a + w_c·c. */
 export const RUNG_SYMBOL: Record<RungKey, string> = { format: 'f', validity: 'v', completion: 'e', correctness: 'a', credit: 'c' };

@@ -4,7 +4,7 @@
  * one React update. One task run is "watched" at a time: the graph shows its nodes lighting up.
  */
 import type { LabEvent } from '../../core/api/lab.ts';
-import type { FailureClass } from '../../core/trace/events.ts';
+import type { FailureClass } from '../../core/api/client.ts';
 
 /** A node's live state in the watched run. */
 export type LiveNodeState = 'running' | 'ok' | 'failed' | 'cascade' | 'skipped';

@@ -4,8 +4,7 @@
  * and the per-role blame summary. States are told apart by shape, border and a text marker,
  * never by colour alone.
  */
-import type { RootFailure } from '../../core/credit/types.ts';
-import type { FailureClass, NodeEvent, RunRecord } from '../../core/trace/events.ts';
+import type { FailureClass, NodeEvent, RootFailure, RunRecord } from '../../core/api/client.ts';
 import type { DocGraph, EdgeType, NodeKind } from './workflowGraph.ts';
 
 /**

@@ -3,8 +3,7 @@
  * counts and the chart), the selected experiment with its runs, the selected run's trace and
  * the node open in the Trace view. A late answer for a selection the user already left is dropped.
  */
-import type { AppInfo, ExperimentDetail, ExperimentSummary, RunTrace } from '../../core/api/client.ts';
-import type { RunRecord } from '../../core/trace/events.ts';
+import type { AppInfo, ExperimentDetail, ExperimentSummary, RunRecord, RunTrace } from '../../core/api/client.ts';
 import { IDLE, load, LOADING, type Loadable } from './loadable.ts';
 import type { SliceContext } from './types.ts';
 
@@ -35,6 +34,11 @@ export interface BrowseSlice {
   selectRun(runId: string | null): Promise<void>;
   /** Opens a node of the shown trace (null closes the panel). */
   selectTraceNode(nodeId: string | null, attempt?: number | null): void;
+}
+
+/** Adds this slice to the lab state (store/types.ts). */
+declare module './types.ts' {
+  interface LabState extends BrowseSlice {}
 }
 
 export function createBrowseSlice({ api, set, get }: SliceContext): BrowseSlice {

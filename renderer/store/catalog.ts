@@ -26,6 +26,11 @@ export interface CatalogSlice {
   testModel(path: string): Promise<void>;
 }
 
+/** Adds this slice to the lab state (store/types.ts). */
+declare module './types.ts' {
+  interface LabState extends CatalogSlice {}
+}
+
 export function createCatalogSlice({ api, set, get }: SliceContext): CatalogSlice {
   let addTicket = 0;
   const testTickets = new Map<string, number>();

@@ -58,6 +58,11 @@ export interface EditorSlice {
   setDefaultModel(path: string | null): void;
 }
 
+/** Adds this slice to the lab state (store/types.ts). */
+declare module './types.ts' {
+  interface LabState extends EditorSlice {}
+}
+
 const EMPTY_EDITOR: EditorState = { text: '', file: null, graph: null, parseError: null, validation: IDLE, selectedNode: null, selectedEdge: null, caret: null, undo: [] };
 
 export function createEditorSlice({ api, set, get, deps }: SliceContext): EditorSlice {

@@ -9,7 +9,7 @@ import { createHandlers } from '../../core/api/index.ts';
 import { groupRollouts } from '../../core/rollouts/index.ts';
 import { computeWorkflowHash } from '../../core/store/index.ts';
 import { hostOver, roleLadder, runRecord, storeTracker } from '../../test/fixtures.ts';
-import type { RunRecord } from '../../core/trace/index.ts';
+import type { RunRecord } from '../../core/results/index.ts';
 import type { LabClient } from '../client.ts';
 
 const YAML = 'name: team\nsteps: []\n';

@@ -31,6 +31,11 @@ export interface ImproveSlice {
   loadCardEffect(cardId: string): Promise<void>;
 }
 
+/** Adds this slice to the lab state (store/types.ts). */
+declare module './types.ts' {
+  interface LabState extends ImproveSlice {}
+}
+
 export function createImproveSlice({ api, set, get }: SliceContext): ImproveSlice {
   let cardsTicket = 0;
   return {

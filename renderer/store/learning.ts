@@ -16,6 +16,11 @@ export interface LearningSlice {
   setLearningRole(role: string): void;
 }
 
+/** Adds this slice to the lab state (store/types.ts). */
+declare module './types.ts' {
+  interface LabState extends LearningSlice {}
+}
+
 export function createLearningSlice({ api, set, get }: SliceContext): LearningSlice {
   let ticket = 0;
   return {

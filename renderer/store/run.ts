@@ -42,6 +42,11 @@ export interface RunSlice {
   attachActiveRun(): Promise<void>;
 }
 
+/** Adds this slice to the lab state (store/types.ts). */
+declare module './types.ts' {
+  interface LabState extends RunSlice {}
+}
+
 export function createRunSlice({ api, set, get, deps }: SliceContext): RunSlice {
   const queue: LabEvent[] = [];
   let flushScheduled = false;

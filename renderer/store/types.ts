@@ -1,7 +1,6 @@
 /** What every slice of the lab store is built from. */
 import type { StoreApi } from 'zustand/vanilla';
 import type { LabClient } from '../client.ts';
-import type { LabState } from '../state.ts';
 
 /** Side effects the store needs from its host page, injected so tests can drive them. */
 export interface StoreDeps {
@@ -12,6 +11,13 @@ export interface StoreDeps {
   /** Whether the system prefers a dark theme (initial theme). */
   prefersDark: boolean;
 }
+
+/**
+ * What the views show, and the actions that change it: the fields of every slice. Each slice
+ * file adds its own interface here by declaration merging (`declare module './types.ts'`), so
+ * this file imports no slice and the slices never import state.ts (no import cycle).
+ */
+export interface LabState {}
 
 export interface SliceContext {
   api: LabClient;

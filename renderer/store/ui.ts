@@ -16,6 +16,11 @@ export interface UiSlice {
   notify(text: string | null, tone?: 'info' | 'error'): void;
 }
 
+/** Adds this slice to the lab state (store/types.ts). */
+declare module './types.ts' {
+  interface LabState extends UiSlice {}
+}
+
 export function createUiSlice({ set, get, deps }: SliceContext): UiSlice {
   return {
     view: 'editor',

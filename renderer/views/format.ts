@@ -2,8 +2,7 @@
  * Display helpers shared by the views. Every status is shown as a symbol AND a word, so it
  * reads without colour; the `tone` only adds colour on top.
  */
-import type { ExperimentStatus } from '../../core/store/index.ts';
-import type { FailureClass, NodeEvent, NodeStatus, RunRecord } from '../../core/trace/index.ts';
+import type { ExperimentStatus, FailureClass, NodeEvent, NodeStatus, RunRecord } from '../../core/api/client.ts';
 
 /** How a status looks: a symbol, a word, and a colour tone for CSS. */
 export interface StatusLabel {

@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { asExperimentId, type ExperimentId, type RunId } from '../ids.ts';
-import type { NodeEvent, RunRecord } from '../trace/index.ts';
+import type { NodeEvent } from '../trace/index.ts';
+import type { RunRecord } from '../results/index.ts';
 import {
   callFromRow,
   callParams,
@@ -26,21 +27,17 @@ import { newExperimentId } from './ids.ts';
 import { isPidAlive } from './liveness.ts';
 import type { MigrationReport } from './migrate.ts';
 import { prepareStatements, type Statements } from './statements.ts';
-import { ImproveRepo } from './improve.ts';
-import { WeightsRepo } from './weights.ts';
+import { SqliteImproveRepo } from './improve.ts';
+import type { ImproveRepo, RunWithEvents, Store, WeightsRepo } from './port.ts';
+import { SqliteWeightsRepo } from './weights.ts';
 import type { ExperimentCall, ExperimentRow, ExperimentStatus, ExperimentSummary, NewExperiment, PlannedTask } from './types.ts';
 
-/** One run with all its node events (each with its model calls), as `saveRuns` takes them. */
-export interface RunWithEvents {
-  run: RunRecord;
-  events: NodeEvent[];
-}
-
 /**
- * The experiment store over one SQLite connection. Create it with `openStore`.
- * All times are epoch ms. Every method throws `StoreError` (code `CLOSED`) after `close()`.
+ * The store port (port.ts) over one SQLite connection through better-sqlite3. Create it with
+ * `openStore`. All times are epoch ms. Every method throws `StoreError` (code `CLOSED`) after
+ * `close()`.
  */
-export class Store {
+export class SqliteStore implements Store {
   private readonly st: Statements;
   private readonly writeRuns: (batch: readonly RunWithEvents[]) => void;
   /** Experiment ids that `openStore` marked `interrupted` (their process was gone). */
@@ -236,18 +233,18 @@ export class Store {
       .immediate();
   }
 
-  private improveRepo?: ImproveRepo;
+  private improveRepo?: SqliteImproveRepo;
   /** Rollout advantages and the prior library of hint cards (docs/hint-cards.md). */
   get improve(): ImproveRepo {
     this.live();
-    return (this.improveRepo ??= new ImproveRepo(this.db, this.file));
+    return (this.improveRepo ??= new SqliteImproveRepo(this.db, this.file));
   }
 
-  private weightsRepo?: WeightsRepo;
+  private weightsRepo?: SqliteWeightsRepo;
   /** Weight versions written by training, with their lineage (docs/laptop-rl.md). */
   get weights(): WeightsRepo {
     this.live();
-    return (this.weightsRepo ??= new WeightsRepo(this.db, this.file));
+    return (this.weightsRepo ??= new SqliteWeightsRepo(this.db, this.file));
   }
 
   /** Whether `close()` has been called. */

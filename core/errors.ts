@@ -1,0 +1,57 @@
+/**
+ * The one base of Flowlab's typed errors. Every area has its own subclass and a closed union of
+ * codes (the table is in docs/architecture.md): `StoreError` (core/store/errors.ts),
+ * `DatasetError` (core/tasks), `ModelError` (core/model), `SpecError` and `ConditionError`
+ * (core/workflow), `NodeFailure` (core/engine, codes in core/trace), `ToolError` (core/tools),
+ * `FaultSpecError` (core/faults), `ApiError` (core/api), `WhoAndWhenError` and
+ * `AttributionError` (core/attribution), `ModeError` (core/rollouts), `DistillError` and
+ * `CardsImportError` (core/distill), `TrainingError` (core/training), `GgufError` (models/gguf).
+ *
+ * The message is complete on its own (it names what and where) and is what people read; `code`
+ * is what programs and tests match; `location` repeats the where as fields when it is known.
+ * The CLI maps errors to exit statuses and printed lines in one table (cli/errors.ts).
+ */
+
+/** Where an error is, as far as known. Lines and columns are 1-based. */
+export interface ErrorLocation {
+  /** The file concerned (a path as the user gave it). */
+  file?: string;
+  line?: number;
+  /** Column in UTF-16 units of the line (or of a one-line input such as a condition). */
+  col?: number;
+  /** A payload or flag field at fault, as a dotted path (e.g. `inject.0`). */
+  field?: string;
+  /** A path inside a document (e.g. `nodes[2].role`). */
+  path?: string;
+}
+
+/**
+ * A Flowlab error: a stable `code` from its area's closed union `C`, a human `message`, and an
+ * optional `location`. Subclasses fix `name` (kept explicit so bundling cannot mangle it).
+ */
+export class FlowlabError<C extends string = string> extends Error {
+  override readonly name: string = 'FlowlabError';
+  readonly code: C;
+  readonly location: ErrorLocation;
+
+  constructor(code: C, message: string, location: ErrorLocation = {}, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.location = location;
+  }
+}
+
+/** Whether `err` is a Flowlab error (of any area). */
+export function isFlowlabError(err: unknown): err is FlowlabError {
+  return err instanceof FlowlabError;
+}
+
+/**
+ * `file` or `file:line` (1-based line, as DatasetError and WhoAndWhenError write `where`) as a
+ * location. A Windows drive letter (`C:\x`) is not read as a line.
+ */
+export function locationOf(where: string | undefined): ErrorLocation {
+  if (where === undefined) return {};
+  const m = /^(.+):(\d+)$/.exec(where);
+  return m ? { file: m[1]!, line: Number(m[2]) } : { file: where };
+}

@@ -1,0 +1,2 @@
+/** Scored results of runs (record.ts: `RunRecord`). */
+export type { RunRecord } from './record.ts';

@@ -1,0 +1,101 @@
+/**
+ * The store port: what the engine's callers (core/experiments), the improvement loops
+ * (core/rollouts, core/distill, core/training), the API handlers (core/api) and the hosts read
+ * and write. `SqliteStore` (SqliteStore.ts, opened with `openStore`) is the one adapter; tests
+ * and tools depend on these interfaces, not on the class.
+ *
+ * All times are epoch ms. Every method fails with `StoreError` (errors.ts); the codes each one
+ * can raise are listed beside it. After `close()` every method fails with `CLOSED`.
+ */
+import type { ExperimentId, RunId } from '../ids.ts';
+import type { RunRecord } from '../results/index.ts';
+import type { NodeEvent } from '../trace/index.ts';
+import type { AdvantageRow, Card } from './improve.ts';
+import type { ExperimentCall, ExperimentRow, ExperimentStatus, ExperimentSummary, NewExperiment, PlannedTask } from './types.ts';
+import type { NewWeightVersion, WeightVersion } from './weights.ts';
+
+/** One run with all its node events (each with its model calls), as `saveRuns` takes them. */
+export interface RunWithEvents {
+  run: RunRecord;
+  events: NodeEvent[];
+}
+
+/** Rollout advantages (core/rollouts) and the prior library of hint cards (core/distill). */
+export interface ImproveRepo {
+  /** Writes advantages, all or nothing; a row for the same (run, role, mode) replaces the old one. */
+  saveAdvantages(rows: readonly AdvantageRow[]): void;
+  /** An experiment's advantages in task order, then role, then mode. */
+  advantagesOf(experimentId: string): AdvantageRow[];
+  /** Adds a card. Errors: `RUN_EXISTS` (the card id is taken). */
+  saveCard(card: Card): void;
+  /** One card with the number of runs that carried it. Errors: `NOT_FOUND`. */
+  getCard(id: string): Card & { uses: number };
+  /** The library, oldest first, optionally one role's cards only. */
+  listCards(filter?: { role?: string }): Array<Card & { uses: number }>;
+  /** Removes a card; false when there was none. */
+  deleteCard(id: string): boolean;
+  /** Records that a run's prompts carried these cards (idempotent). */
+  recordUses(runId: string, cardIds: readonly string[]): void;
+  /** Ids of the runs whose prompts carried a card, sorted. */
+  usesOf(cardId: string): string[];
+}
+
+/** Weight versions written by training (core/training), with their lineage. */
+export interface WeightsRepo {
+  /** Stores a version and returns it as stored. Errors: `RUN_EXISTS` (id taken), `NOT_FOUND` (no parent), `INVALID_RECORD`. */
+  save(v: NewWeightVersion): WeightVersion;
+  /** Errors: `NOT_FOUND`. */
+  get(id: string): WeightVersion;
+  find(id: string): WeightVersion | undefined;
+  /** Every version of a role (or of all roles), oldest first. */
+  list(filter?: { role?: string }): WeightVersion[];
+  /** The newest version stored at this GGUF path. */
+  findByPath(file: string): WeightVersion | undefined;
+  /** The version, then its parent, and so on to the first of its lineage. Errors: `NOT_FOUND`. */
+  lineage(id: string): WeightVersion[];
+}
+
+/** Experiments with their planned tasks, runs, node events and model calls. */
+export interface Store {
+  /** Where the store lives (a file path, or `:memory:`); error messages name it. */
+  readonly file: string;
+  /** Creates an experiment (status `running`, this process) and its task list, all or nothing. Errors: `EXPERIMENT_EXISTS`, `INVALID_RECORD`. */
+  createExperiment(input: NewExperiment): ExperimentRow;
+  /** Stores a finished run with its events and calls, all or nothing. Errors: `RUN_EXISTS`, `NOT_FOUND`, `INVALID_RECORD`. */
+  saveRun(run: RunRecord, events: readonly NodeEvent[]): void;
+  /** Stores many runs, all or nothing; the same checks as `saveRun`. */
+  saveRuns(batch: readonly RunWithEvents[]): void;
+  /** Errors: `NOT_FOUND`. */
+  getExperiment(id: ExperimentId | string): ExperimentRow;
+  findExperiment(id: ExperimentId | string): ExperimentRow | undefined;
+  /** All experiments, newest first, with progress and score counts. */
+  listExperiments(): ExperimentSummary[];
+  /** The planned tasks in task order. Errors: `NOT_FOUND`. */
+  listTasks(experimentId: ExperimentId | string): PlannedTask[];
+  /** Planned tasks without a stored run, in task order (what a resume runs). Errors: `NOT_FOUND`. */
+  pendingTasks(experimentId: ExperimentId | string): PlannedTask[];
+  /** Stored runs in task order. Errors: `NOT_FOUND`. */
+  listRuns(experimentId: ExperimentId | string): RunRecord[];
+  /** Errors: `NOT_FOUND`. */
+  getRun(runId: RunId | string): RunRecord;
+  /** A run's events by seq, each with its calls by call index. Errors: `NOT_FOUND`. */
+  getRunEvents(runId: RunId | string): NodeEvent[];
+  /** Every model call of an experiment with its place (run, task, node, attempt): the replay provider's input. Errors: `NOT_FOUND`. */
+  getExperimentCalls(experimentId: ExperimentId | string): ExperimentCall[];
+  /** Errors: `NOT_FOUND`. */
+  setExperimentStatus(id: ExperimentId | string, status: ExperimentStatus): void;
+  /** Takes an experiment over for this process (resume). Errors: `NOT_FOUND`, `EXPERIMENT_BUSY` (running in another live process). */
+  claimExperiment(id: ExperimentId | string): ExperimentRow;
+  /** Sets the final status and finish time. Errors: `NOT_FOUND`. */
+  finishExperiment(id: ExperimentId | string, status: Exclude<ExperimentStatus, 'running'>): void;
+  /** Marks `running` experiments whose process is gone as `interrupted`; returns their ids. */
+  markInterrupted(): ExperimentId[];
+  /** Advantages and hint cards. */
+  readonly improve: ImproveRepo;
+  /** Weight versions. */
+  readonly weights: WeightsRepo;
+  /** Whether `close()` has been called. */
+  readonly closed: boolean;
+  /** Releases the store; idempotent. */
+  close(): void;
+}

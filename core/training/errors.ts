@@ -1,0 +1,28 @@
+import { FlowlabError } from '../errors.ts';
+
+/**
+ * Why training cannot start or go on (core/training/loop.ts, and Trainer adapters in
+ * models/trainer/):
+ * - `NO_ROLE`: no role to train, or the workflow has no role of that name;
+ * - `NO_TASKS`: no training tasks;
+ * - `NEEDS_TEMPERATURE`: on-policy sampling needs a temperature above 0;
+ * - `NO_MODEL_FILE`: a role to train has no model file;
+ * - `HALTED`: an iteration's experiment halted (an infrastructure fault; the message says which);
+ * - `NON_FINITE_STEP`: a step produced a non-finite loss or gradient norm (weights left unchanged);
+ * - `DISPOSED`: a trainable model was used after `dispose()`;
+ * - `BACKEND_FAILED`: the trainer's compute backend did not start.
+ */
+export type TrainingErrorCode =
+  | 'NO_ROLE'
+  | 'NO_TASKS'
+  | 'NEEDS_TEMPERATURE'
+  | 'NO_MODEL_FILE'
+  | 'HALTED'
+  | 'NON_FINITE_STEP'
+  | 'DISPOSED'
+  | 'BACKEND_FAILED';
+
+/** A training failure; the message names the role, file or iteration concerned. */
+export class TrainingError extends FlowlabError<TrainingErrorCode> {
+  override readonly name = 'TrainingError';
+}
