@@ -10,7 +10,7 @@ import { getDataset } from '../core/tasks/index.ts';
 import { defaultTools } from '../core/tools/index.ts';
 import { loadWorkflowFile } from '../core/workflow/index.ts';
 import { cli, haveShared, shared, tinyModel } from '../test/cli.ts';
-import type { Io } from './commands/common.ts';
+import type { Io } from './io.ts';
 import { main } from './main.ts';
 
 if (!haveShared) console.log(`[cards.test] skipping the hint-card test with the real tiny model: ${tinyModel} or the GSM8K data is absent (set FLOWLAB_SHARED)`);

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openStore } from '../core/store/index.ts';
 import { main } from './main.ts';
-import type { Io } from './commands/common.ts';
+import type { Io } from './io.ts';
 
 import { cli, haveShared, tinyModel as model } from '../test/cli.ts';
 if (!haveShared) console.log(`[cli.test] skipping model-dependent CLI tests: ${model} or the GSM8K data is absent (set FLOWLAB_SHARED)`);

@@ -9,7 +9,9 @@ import { parseWorkflow } from '../core/workflow/index.ts';
 import { makeLoraAdapter, readLoraBase, writeGguf } from '../models/gguf/index.ts';
 import { cli, haveShared, shared, tinyModel } from '../test/cli.ts';
 import { UsageError } from './args.ts';
-import { checkLoraFingerprints, parseRoleLoras, resolveModels, withFingerprints } from './compose.ts';
+import { checkLoraFingerprints, withFingerprints } from '../models/resolve.ts';
+import { parseRoleLoras } from './args.ts';
+import { resolveModels } from './models.ts';
 
 const TEAM = readFileSync('examples/gsm8k-team.yaml', 'utf8');
 const { graph } = parseWorkflow(TEAM, { tools: defaultTools() });

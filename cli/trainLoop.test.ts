@@ -7,7 +7,7 @@ import { defaultTools } from '../core/tools/index.ts';
 import { parseWorkflow } from '../core/workflow/index.ts';
 import { cli, tinyModel } from '../test/cli.ts';
 import { UsageError } from './args.ts';
-import { resolveRoleVersions } from './compose.ts';
+import { resolveRoleVersions } from './models.ts';
 
 const haveModel = existsSync(tinyModel);
 const tmp = () => mkdtempSync(path.join(tmpdir(), 'flowlab-train-loop-'));

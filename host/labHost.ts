@@ -5,7 +5,7 @@ import { listDatasets } from './datasets.ts';
 import { listExamples } from './examples.ts';
 import { ModelCatalog, testGeneration, type ReadModelHeader } from './models.ts';
 import { LabRunner, type LoadableProvider } from './runner.ts';
-import type { ModelConfig } from '../cli/compose.ts';
+import type { ModelConfig } from '../core/model/index.ts';
 
 /** Options of {@link createLabHost}. */
 export interface LabHostOptions {

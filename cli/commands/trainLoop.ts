@@ -9,9 +9,13 @@ import { defaultTools } from '../../core/tools/index.ts';
 import { runTrainLoop, type IterationMetrics, type LoopModels, type TrainLoopReport } from '../../core/training/index.ts';
 import type { Trainer } from '../../core/training/port.ts';
 import { loadWorkflowFile } from '../../core/workflow/index.ts';
-import { intFlag, pairs, parse, UsageError } from '../args.ts';
-import { llamaProvider, resolveModels, resolveRoleVersions, withFingerprints, type ModelConfig } from '../compose.ts';
-import { processIo, type Io } from './common.ts';
+import type { ModelConfig } from '../../core/model/index.ts';
+import { llamaProvider, loadedProvider, loadTrainer } from '../../models/factory.ts';
+import { resolveModels, withFingerprints } from '../../models/resolve.ts';
+import { parse, intFlag, UsageError } from '../args.ts';
+import { asCliSync } from '../errors.ts';
+import { modelRequestOf } from '../flags.ts';
+import { processIo, type Io } from '../io.ts';
 
 export const TRAIN_LOOP_USAGE = `Usage: flowlab train-loop <workflow.yaml> --dataset <name> [options]
 
@@ -50,11 +54,6 @@ Options:
 export interface TrainLoopDeps {
   trainer?: Trainer;
   makeProvider?: (cfg: ModelConfig) => Promise<ModelProvider>;
-}
-
-export async function loadTrainer(): Promise<Trainer> {
-  const { TfjsTrainer } = await import('../../models/trainer/index.ts');
-  return new TfjsTrainer();
 }
 
 export async function trainLoopCommand(argv: string[], io: Io = processIo, deps: TrainLoopDeps = {}): Promise<number> {
@@ -120,30 +119,13 @@ export async function trainLoopCommand(argv: string[], io: Io = processIo, deps:
   const store = openStore(values.db!);
   let startVersions: Record<string, WeightVersion> = {};
   try {
-    const roleModel = pairs(values['role-model'], 'role-model', U);
-    const resolved = resolveRoleVersions(graph, values['role-version'], (id) => store.weights.find(id), U);
-    for (const [role, v] of Object.entries(resolved)) {
-      if (roleModel[role]) throw new UsageError(`role "${role}" has both --role-model and --role-version`, U);
-      roleModel[role] = v.path;
-    }
-    startVersions = Object.fromEntries(Object.keys(resolved).map((role) => [role, store.weights.get(resolved[role]!.id)]));
-    const base = resolveModels(graph, {
-      model: values.model, roleModel, threads: intFlag(values.threads, 'threads', U, { min: 1 }),
-      contextSize: intFlag(values['context-size'], 'context-size', U, { min: 64 }), gpu: values.gpu,
-    }, U);
+    const request = modelRequestOf({ ...values, 'role-lora': undefined }, U, 64);
+    const resolved = asCliSync(() => resolveModels(graph, request, (id) => store.weights.find(id)), U);
+    startVersions = Object.fromEntries(Object.keys(resolved.versions).map((role) => [role, store.weights.get(resolved.versions[role]!.id)]));
+    const base = resolved.config;
     const parallel = Math.min(64, limit * G);
     const cfgOf = (m: LoopModels): ModelConfig => ({ ...base, models: m.models, roleModels: m.roleModels, sequences: Math.max(4, parallel), batching: 'mixed', exactAttention: true });
-    const makeProvider = async (m: LoopModels) => {
-      const provider = deps.makeProvider ? await deps.makeProvider(cfgOf(m)) : await llamaProvider(cfgOf(m));
-      const loader = provider as ModelProvider & { load?: () => Promise<unknown> };
-      try {
-        await loader.load?.();
-      } catch (e) {
-        await provider.dispose();
-        throw e;
-      }
-      return provider;
-    };
+    const makeProvider = (m: LoopModels) => loadedProvider(deps.makeProvider ?? llamaProvider, cfgOf(m));
     const trainer = deps.trainer ?? (await loadTrainer());
     const versionsDir = path.resolve(values['versions-dir'] ?? path.join(store.file === ':memory:' ? process.cwd() : path.dirname(path.resolve(store.file)), 'flowlab-versions'));
 

@@ -65,6 +65,36 @@ export interface StartRunRequest {
   inject?: string[];
   /** CPU threads per model, 1..256. Default: 1 for files under 64 MB, else half the cores. */
   threads?: number;
+  /** Context tokens per model, 256..131072 (`--context-size`). Default: the provider's (1024). */
+  contextSize?: number;
+  /** LoRA adapters (absolute GGUF paths, scale default 1) on top of a role's model (`--role-lora`); the role gets its own context. */
+  roleLora?: Record<string, Array<{ path: string; scale?: number }>>;
+  /** A trained weight version as a role's model file (`--role-version`): role -> version id. */
+  roleVersions?: Record<string, string>;
+  /** Hint cards injected into their roles' prompts (`--cards`): `all`, `none` (default) or card ids. */
+  cards?: 'all' | 'none' | string[];
+  /** Hint tokens per role and prompt (`--card-budget`), default 256. */
+  cardBudget?: number;
+  /** Online meta-distillation after every k tasks (`--distill-every`); absent: off. */
+  distillEvery?: number;
+  /** Exemplars per online card (`--distill-shots`), default 5. */
+  distillShots?: number;
+  /** Roles given online cards (`--distill-roles`), default every role running an agent node. */
+  distillRoles?: string[];
+  /** Let online cards learn from failed runs too (`--distill-with-failures`). */
+  distillWithFailures?: boolean;
+  /**
+   * `run` (default; `blame-eval` when `inject` is given) or `rollouts` (`flowlab rollouts`): G
+   * on-policy rollouts per task with `group`, `temperature` (default 0.8), `mode` (default
+   * multi-agent) and `recordTokens`.
+   */
+  kind?: 'run' | 'rollouts';
+  group?: number;
+  temperature?: number;
+  mode?: string;
+  recordTokens?: boolean;
+  /** Injected runs of a blame evaluation (`--runs`; tasks are cycled). Default: `limit`. */
+  runs?: number;
 }
 
 export interface ActiveRun {

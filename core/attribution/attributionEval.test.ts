@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../cli/main.ts';
-import type { Io } from '../../cli/commands/common.ts';
+import type { Io } from '../../cli/io.ts';
 import { resolveSharedDir } from '../tasks/paths.ts';
 
 function capture(): Io & { out: string; err: string } {
