@@ -38,11 +38,16 @@ export function cliError(e: unknown, usage: string, ctx: CliErrorContext = {}): 
     const d = e.detail;
     switch (e.code) {
       case 'NO_TASKS':
+        if (e.field === 'split') return new Error(e.message);
         return new Error(`no tasks: --offset ${ctx.offset ?? 0} is past the end of ${d.text}`);
       case 'BAD_FAULT':
       case 'BAD_MODE':
         return new UsageError(e.message, usage);
+      case 'NO_ROLE':
+      case 'NOT_TRAINABLE':
+        return new UsageError(e.field === 'roles' && e.code === 'NOT_TRAINABLE' ? `--${e.message}` : e.message, usage);
       case 'UNKNOWN_ROLE':
+        if (e.field === 'roles') return new UsageError(`--${e.message}`, usage);
         if (e.field.startsWith('models.roles.')) return new UsageError(`--role-model: the experiment has no role "${d.role}" (roles: ${d.roles?.join(', ')})`, usage);
         return new UsageError(`--inject names role "${d.role}", which the workflow does not have (roles: ${d.roles?.join(', ')})`, usage);
       case 'UNKNOWN_NODE':

@@ -17,3 +17,4 @@ export {
   type ExperimentStatusEnd,
   type WorkflowSource,
 } from './spec.ts';
+export { startTrainLoop, trainableRoles, type TrainLoopSpec, type TrainLoopHandle } from './trainLoop.ts';

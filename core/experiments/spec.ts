@@ -151,7 +151,11 @@ export type ExperimentSpecErrorCode =
   /** Resume: a `default` model given for an experiment without that reference. */
   | 'NO_DEFAULT_REF'
   /** A model failed to load before the experiment was created (nothing recorded); `cause` is the provider's error. */
-  | 'MODEL_LOAD';
+  | 'MODEL_LOAD'
+  /** Train loop: the workflow has no agent node, so no role to train. */
+  | 'NO_ROLE'
+  /** Train loop: a role that runs no agent node. */
+  | 'NOT_TRAINABLE';
 
 /**
  * A spec that cannot start. `field` locates it in the spec (`offset`, `inject.<i>`, `mode`,
