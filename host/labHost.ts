@@ -74,6 +74,7 @@ export function createLabHost(options: LabHostOptions): LabHostHandle {
     testModel: ({ path: file, prompt, maxTokens }) => testGeneration(file, prompt, maxTokens ?? DEFAULT_TEST_TOKENS),
     startRun: (req) => runner.start(req),
     cancelRun: ({ experimentId }) => runner.cancel(experimentId),
+    resumeRun: (payload) => runner.resume(payload),
     activeRuns: () => runner.list(),
     dispose: () => runner.dispose(),
   };

@@ -98,12 +98,12 @@ export function requestCards(graph: Graph, req: StartRunRequest, store: Store): 
 }
 
 /** An error of `startExperiment` in the API's form (ApiError with method and field); other errors unchanged. */
-export function apiErrorOf(err: unknown): unknown {
-  if (err instanceof ExperimentSpecError) return new ApiError('BAD_REQUEST', `${M}: ${err.message}`, M, err.field, { cause: err.cause ?? err });
+export function apiErrorOf(err: unknown, method: string = M): unknown {
+  if (err instanceof ExperimentSpecError) return new ApiError('BAD_REQUEST', `${method}: ${err.message}`, method, err.field, { cause: err.cause ?? err });
   if (err instanceof DatasetError) {
     const field = err.code === 'UNKNOWN_SPLIT' ? 'split' : err.code === 'BAD_OPTIONS' ? 'limit' : 'dataset';
     const code = err.code === 'DATASET_NOT_FOUND' ? 'UNAVAILABLE' : err.code === 'BAD_LINE' ? 'INTERNAL' : 'BAD_REQUEST';
-    return new ApiError(code, `${M}: ${err.message}`, M, field, { cause: err });
+    return new ApiError(code, `${method}: ${err.message}`, method, field, { cause: err });
   }
   return err;
 }

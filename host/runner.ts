@@ -1,7 +1,7 @@
-import { ApiError, type ActiveRun, type LabEvent, type StartRunRequest } from '../core/api/index.ts';
+import { ApiError, type ActiveRun, type LabEvent, type ResumeRunPayload, type StartRunRequest } from '../core/api/index.ts';
 import { startExperiment, type ExperimentEvent, type ExperimentHandle, type ExperimentSpec } from '../core/experiments/index.ts';
 import type { ModelConfig, ModelProvider } from '../core/model/index.ts';
-import type { Store } from '../core/store/index.ts';
+import { StoreError, type Store } from '../core/store/index.ts';
 import { getDataset, resolveDataDir, type DatasetLocation } from '../core/tasks/index.ts';
 import { defaultTools } from '../core/tools/index.ts';
 import { llamaProvider } from '../models/factory.ts';
@@ -118,25 +118,73 @@ export class LabRunner {
         ? { ...base, kind: 'rollouts', group: req.group!, temperature: req.temperature ?? 0.8, mode: req.mode ?? 'multi-agent', recordTokens: Boolean(req.recordTokens) }
         : { ...base, kind: 'run', ...(cards && { cards }), ...(req.roleVersions && Object.keys(req.roleVersions).length && { roleVersions: req.roleVersions }) };
 
-    this.claim(files);
+    return { experimentId: await this.launch(spec, files, M) };
+  }
+
+  /**
+   * Resumes a stored experiment in the background, as `flowlab resume` does (the experiment
+   * service's `resume`): its pending tasks only, with the recorded models (moved files given
+   * again in `models`, checked against their fingerprints), seeds, faults and cards. Resolves
+   * with the tasks left (`pending: 0`: nothing to do, nothing started).
+   * Errors (ApiError, method `resumeRun`): `BAD_REQUEST` (a model file missing or changed, a
+   * hint card gone, a running experiment without `force`, a model that fails to load),
+   * `UNAVAILABLE` (disposed), `BUSY` (a model file in use, or the experiment runs here).
+   */
+  async resume(req: ResumeRunPayload): Promise<{ experimentId: string; pending: number }> {
+    const R = 'resumeRun';
+    if (this.disposed) throw new ApiError('UNAVAILABLE', `${R}: the lab is shutting down`, R);
+    if (this.active.has(req.experimentId)) throw new ApiError('BUSY', `${R}: experiment ${req.experimentId} is running here`, R, 'experimentId');
+    const exp = this.options.store.getExperiment(req.experimentId);
+    const stored = (exp.config as { models?: ModelConfig } | null)?.models;
+    const files = [...new Set([...Object.values(stored?.models ?? {}), ...(req.models?.default ? [req.models.default] : []), ...Object.values(req.models?.roles ?? {})])];
+    const spec: ExperimentSpec = { kind: 'resume', experimentId: req.experimentId, ...(req.models && { models: req.models }), ...(req.force && { force: true }) };
+    let total = 0;
+    let done = 0;
+    const id = await this.launch(spec, files, R, (e) => {
+      if (e.type === 'started') ({ total, done } = e);
+    });
+    return { experimentId: id, pending: total - done };
+  }
+
+  /** Claims `files`, starts `spec` through the service and follows it; resolves with the experiment id once it runs (or had nothing to do). */
+  private async launch(spec: ExperimentSpec, files: string[], method: string, also?: (e: ExperimentEvent) => void): Promise<string> {
+    const { store } = this.options;
+    const location = this.options.datasets ?? {};
+    this.claim(files, method);
     let settle!: () => void;
     const finished = new Promise<void>((resolve) => (settle = resolve));
     const active: Active = { experimentId: '', done: 0, total: 0, startedAt: Date.now(), controller: new AbortController(), files, finished };
     let handle: ExperimentHandle;
+    let started = false;
     try {
       handle = await startExperiment(spec, {
         store,
         models: { create: this.createProvider, fingerprint: withFingerprints, verify: verifyModelFiles },
         tools: this.tools,
-        datasets: (name) => getDataset(name, location),
-      }, { onEvent: (e) => this.forward(active, e), signal: active.controller.signal });
+        datasets: (name, dataDir) => getDataset(name, dataDir === undefined ? location : { dataDir }),
+      }, {
+        onEvent: (e) => {
+          started ||= e.type === 'started';
+          also?.(e);
+          this.forward(active, e);
+        },
+        signal: active.controller.signal,
+      });
     } catch (err) {
       this.release(files);
       settle();
-      throw apiErrorOf(err);
+      const mapped = apiErrorOf(err, method);
+      if (spec.kind === 'resume' && !(mapped instanceof ApiError) && !(mapped instanceof StoreError) && mapped instanceof Error) {
+        throw new ApiError('BAD_REQUEST', `${method}: ${mapped.message}`, method, 'experimentId', { cause: mapped });
+      }
+      throw mapped;
+    }
+    if (!started) {
+      this.release(files);
+      settle();
     }
     void handle.done.then(settle);
-    return { experimentId: handle.experimentId };
+    return handle.experimentId;
   }
 
   /**
@@ -206,11 +254,11 @@ export class LabRunner {
     }
   }
 
-  private claim(files: string[]): void {
+  private claim(files: string[], method: string): void {
     for (const file of files) {
       const holder = this.claimed.get(file);
       if (holder !== undefined) {
-        throw new ApiError('BUSY', `${M}: model ${file} is in use by ${holder === '' ? 'an experiment being started' : `experiment ${holder}`}; wait for it or cancel it`, M, 'models');
+        throw new ApiError('BUSY', `${method}: model ${file} is in use by ${holder === '' ? 'an experiment being started' : `experiment ${holder}`}; wait for it or cancel it`, method, 'models');
       }
     }
     for (const file of files) this.claimed.set(file, '');

@@ -20,6 +20,7 @@ export const API_METHODS = [
   'testModel',
   'startRun',
   'cancelRun',
+  'resumeRun',
   'activeRuns',
   // Issue 5: rollout groups and the prior library (store reads; see improve.ts).
   'getRollouts',
@@ -46,6 +47,7 @@ export const LAB_METHODS = [
   'testModel',
   'startRun',
   'cancelRun',
+  'resumeRun',
   'activeRuns',
 ] as const satisfies readonly ApiMethod[];
 

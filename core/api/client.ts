@@ -28,6 +28,7 @@ export type {
   LabEvent,
   LabHost,
   ModelEntry,
+  ResumeRunPayload,
   StartRunRequest,
   Subscribe,
   TestGeneration,

@@ -110,6 +110,17 @@ export const payloadSchemas = {
     runs: Count(1, MAX_RUN_LIMIT).optional(),
   }),
   cancelRun: z.strictObject({ experimentId: Id }),
+  resumeRun: z.strictObject({
+    experimentId: Id,
+    /** Moved model files given again (they must be the same files). */
+    models: z
+      .strictObject({
+        default: AbsolutePath.optional(),
+        roles: z.record(Name, AbsolutePath).refine((r) => Object.keys(r).length <= MAX_ROLE_MODELS, `must name at most ${MAX_ROLE_MODELS} roles`).optional(),
+      })
+      .optional(),
+    force: z.boolean().optional(),
+  }),
   activeRuns: NoPayload,
   getRollouts: z.strictObject({ experimentId: Id }),
   listCards: z.strictObject({ role: Name.optional() }).optional(),

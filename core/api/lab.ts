@@ -138,6 +138,17 @@ export interface TestModelPayload {
   maxTokens?: number;
 }
 
+/**
+ * `resumeRun`'s payload (`flowlab resume`): the experiment, moved model files given again
+ * (absolute paths; they must be the same files), and `force` to take over an experiment marked
+ * running by a live pid.
+ */
+export interface ResumeRunPayload {
+  experimentId: string;
+  models?: { default?: string; roles?: Record<string, string> };
+  force?: boolean;
+}
+
 /** `cancelRun`'s payload. */
 export interface CancelRunPayload {
   experimentId: string;
@@ -181,6 +192,15 @@ export interface LabApiAdditions {
    * running in this host. Errors: `NOT_FOUND` (no such experiment).
    */
   cancelRun(payload: CancelRunPayload): Promise<{ cancelled: boolean }>;
+  /**
+   * Finishes an interrupted, cancelled or halted experiment in the background, as `flowlab
+   * resume` does: only its pending tasks, with the same workflow, models (checked against their
+   * fingerprints), seeds, faults and hint cards. Progress arrives as `LabEvent`s; `pending` is
+   * the number of tasks left (0: nothing to do, nothing started). Errors: `NOT_FOUND`,
+   * `BAD_REQUEST` (a model file missing or changed, a card gone, a running experiment without
+   * `force`), `BUSY`.
+   */
+  resumeRun(payload: ResumeRunPayload): Promise<{ experimentId: string; pending: number }>;
   /** Experiments running in this host now, oldest first. */
   activeRuns(payload?: NoPayload): Promise<ActiveRun[]>;
 }
@@ -202,6 +222,8 @@ export interface LabHost {
   testModel(payload: TestModelPayload): Awaitable<TestGeneration>;
   startRun(payload: StartRunRequest): Awaitable<{ experimentId: string }>;
   cancelRun(payload: CancelRunPayload): Awaitable<{ cancelled: boolean }>;
+  /** Optional: hosts without it answer `resumeRun` with UNAVAILABLE. */
+  resumeRun?(payload: ResumeRunPayload): Awaitable<{ experimentId: string; pending: number }>;
   activeRuns(): Awaitable<ActiveRun[]>;
 }
 
