@@ -4,7 +4,7 @@
  * executePending hooks that inject the cards and distil online, the resume check that the cards
  * are still there, and the replay hint text rebuilt from recorded card uses.
  */
-import type { RoleName, RunId } from '../ids.ts';
+import type { RoleName } from '../ids.ts';
 import type { ModelProvider } from '../model/provider.ts';
 import type { Card, ExperimentRow, Store } from '../store/index.ts';
 import type { Graph } from '../workflow/graph.ts';
