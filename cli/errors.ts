@@ -7,6 +7,7 @@
 import { CardsRequestError } from '../core/distill/index.ts';
 import { ExperimentSpecError } from '../core/experiments/index.ts';
 import { ModelConfigError } from '../core/model/index.ts';
+import { ModelFileError } from '../models/resolve.ts';
 import { UsageError } from './args.ts';
 
 const FLAG_OF: Record<string, string> = { default: '--model', roles: '--role-model', roleLora: '--role-lora', roleVersions: '--role-version' };
@@ -61,6 +62,9 @@ export function cliError(e: unknown, usage: string, ctx: CliErrorContext = {}): 
       case 'RUNNING':
         return new Error(e.message);
     }
+  }
+  if (e instanceof ModelFileError && e.code === 'MODEL_FILE_MISSING') {
+    return new Error(`model file for "${e.ref}" not found: ${e.path}; restore it or pass its new path with --model / --role-model`);
   }
   if (e instanceof CardsRequestError) {
     if (e.code === 'UNKNOWN_CARD') return new UsageError(`--cards: no card ${e.detail.ids?.join(', ')} in ${ctx.db} (see \`flowlab cards list\`)`, usage);

@@ -112,9 +112,9 @@ export function cardsConfigFromFlags(values: CardFlagValues, graph: Graph, dbFil
   return config;
 }
 
-/** Runs `fn` on the store of `file` (which must exist), closing it after. */
-export function withStore<T>(file: string, fn: (store: Store) => T): T {
-  const store = openStore(file, { mustExist: true });
+/** Runs `fn` on the store of `file` (which must exist unless `mustExist` is false), closing it after. */
+export function withStore<T>(file: string, fn: (store: Store) => T, mustExist = true): T {
+  const store = openStore(file, { mustExist });
   try {
     return fn(store);
   } finally {

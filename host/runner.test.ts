@@ -142,7 +142,7 @@ describe('resumeRun', () => {
     expect([moved.code, moved.method, moved.field]).toEqual(['BAD_REQUEST', 'resumeRun', 'models.default']);
     writeFileSync(solver, 'GGUF changed');
     const changed = await rejection(api.resumeRun({ experimentId }));
-    expect([changed.code, changed.field]).toEqual(['BAD_REQUEST', 'experimentId']);
+    expect([changed.code, changed.field]).toEqual(['BAD_REQUEST', 'models']);
     expect(changed.message).toContain(`resumeRun: model file for "role:solver" changed since the experiment started: ${solver}`);
     expect(store.getExperiment(experimentId).status).toBe('cancelled');
   });

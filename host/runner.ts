@@ -5,7 +5,7 @@ import { StoreError, type Store } from '../core/store/index.ts';
 import { getDataset, resolveDataDir, type DatasetLocation } from '../core/tasks/index.ts';
 import { defaultTools } from '../core/tools/index.ts';
 import { llamaProvider } from '../models/factory.ts';
-import { verifyModelFiles, withFingerprints } from '../models/resolve.ts';
+import { ModelFileError, verifyModelFiles, withFingerprints } from '../models/resolve.ts';
 import { apiErrorOf, apiFieldOf, parseRequestWorkflow, requestCards, resolveRequestModels } from './request.ts';
 
 /** A provider the runner can pre-load (node-llama-cpp's loads every model file on `load()`). */
@@ -173,6 +173,7 @@ export class LabRunner {
     } catch (err) {
       this.release(files);
       settle();
+      if (err instanceof ModelFileError) throw new ApiError('BAD_REQUEST', `${method}: ${err.message}`, method, 'models', { cause: err });
       const mapped = apiErrorOf(err, method);
       if (spec.kind === 'resume' && !(mapped instanceof ApiError) && !(mapped instanceof StoreError) && mapped instanceof Error) {
         throw new ApiError('BAD_REQUEST', `${method}: ${mapped.message}`, method, 'experimentId', { cause: mapped });

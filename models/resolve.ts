@@ -43,17 +43,30 @@ export function withFingerprints(cfg: ModelConfig): ModelConfig {
   return out;
 }
 
+export type ModelFileErrorCode = 'MODEL_FILE_MISSING' | 'MODEL_FILE_CHANGED' | 'ADAPTER_MISSING' | 'ADAPTER_CHANGED';
+
+/**
+ * A model file or LoRA adapter of a stored experiment that is gone or changed since it started
+ * (its fingerprint): resuming would mix models. `ref` is the model reference, `path` the file.
+ */
+export class ModelFileError extends Error {
+  override readonly name = 'ModelFileError';
+  constructor(readonly code: ModelFileErrorCode, readonly ref: string, readonly path: string, message: string) {
+    super(message);
+  }
+}
+
 /**
  * Refuses to resume with LoRA adapters that are missing or changed since the experiment
- * started (their fingerprints), so one experiment never mixes adapters.
+ * started (their fingerprints), so one experiment never mixes adapters. Errors: ModelFileError.
  */
 export function checkLoraFingerprints(cfg: ModelConfig): void {
   for (const [ref, adapters] of Object.entries(cfg.loras ?? {})) {
     for (const a of adapters) {
       const was = cfg.loraFingerprints?.[a.path];
       const now = fingerprintModel(a.path);
-      if (now === 'missing') throw new Error(`LoRA adapter of "${ref}" not found: ${a.path}; restore it to resume this experiment`);
-      if (was && was !== 'missing' && was !== now) throw new Error(`LoRA adapter of "${ref}" changed since the experiment started: ${a.path} (fingerprint ${was} -> ${now}); resuming would mix adapters in one experiment`);
+      if (now === 'missing') throw new ModelFileError('ADAPTER_MISSING', ref, a.path, `LoRA adapter of "${ref}" not found: ${a.path}; restore it to resume this experiment`);
+      if (was && was !== 'missing' && was !== now) throw new ModelFileError('ADAPTER_CHANGED', ref, a.path, `LoRA adapter of "${ref}" changed since the experiment started: ${a.path} (fingerprint ${was} -> ${now}); resuming would mix adapters in one experiment`);
     }
   }
 }
@@ -61,13 +74,14 @@ export function checkLoraFingerprints(cfg: ModelConfig): void {
 /**
  * Refuses to resume with model files (or adapters) that are missing or changed since `recorded`
  * was taken: `current` is the recorded config with any moved files given again.
+ * Errors: ModelFileError (a missing file's message says to restore it or give its new path).
  */
 export function verifyModelFiles(recorded: ModelConfig, current: ModelConfig): void {
   for (const [ref, file] of Object.entries(current.models)) {
     const was = recorded.fingerprints?.[ref];
     const now = fingerprintModel(file);
-    if (now === 'missing') throw new Error(`model file for "${ref}" not found: ${file}; restore it or pass its new path with --model / --role-model`);
-    if (was && was !== 'missing' && was !== now) throw new Error(`model file for "${ref}" changed since the experiment started: ${file} (fingerprint ${was} -> ${now}); resuming would mix models in one experiment`);
+    if (now === 'missing') throw new ModelFileError('MODEL_FILE_MISSING', ref, file, `model file for "${ref}" not found: ${file}; restore it or give its new path (the same file)`);
+    if (was && was !== 'missing' && was !== now) throw new ModelFileError('MODEL_FILE_CHANGED', ref, file, `model file for "${ref}" changed since the experiment started: ${file} (fingerprint ${was} -> ${now}); resuming would mix models in one experiment`);
   }
   checkLoraFingerprints(current);
 }

@@ -57,7 +57,7 @@ export async function runCommand(argv: string[], io: Io = processIo): Promise<nu
   const tools = defaultTools();
   const workflow = loadWorkflowFile(file, { tools });
   // Weight versions are looked up in the database before any dataset or model is read.
-  const resolved = asCliSync(() => (request.roleVersions ? withStore(values.db!, (s) => resolveModels(workflow.graph, request, (id) => s.weights.find(id))) : resolveModels(workflow.graph, request)), RUN_USAGE);
+  const resolved = asCliSync(() => (request.roleVersions ? withStore(values.db!, (s) => resolveModels(workflow.graph, request, (id) => s.weights.find(id)), false) : resolveModels(workflow.graph, request)), RUN_USAGE);
   const cards = cardsConfigFromFlags(values, workflow.graph, values.db!, RUN_USAGE, io);
 
   const store = openStore(values.db!);
