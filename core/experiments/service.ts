@@ -6,22 +6,22 @@
  * rollout sampling, halts on a model that fails mid-run, stores rollout advantages, marks the
  * end, and reports typed progress events. Faces only map their input to a spec and listen.
  */
+import { assertCardsAvailable, cardHooksFor } from '../distill/hooks.ts';
+import type { FaultSpec } from '../faults/inject.ts';
+import type { RoleName } from '../ids.ts';
+import type { ModelConfig } from '../model/config.ts';
+import type { ModelProvider } from '../model/provider.ts';
+import { rolloutIndex, rolloutTaskId } from '../rollouts/groups.ts';
+import { formatMode, learningRoles, parseMode } from '../rollouts/modes.ts';
+import type { RolloutsConfig } from '../rollouts/store.ts';
 import { computeWorkflowHash } from '../store/ids.ts';
 import type { ExperimentRow } from '../store/types.ts';
 import { getDataset } from '../tasks/registry.ts';
+import type { Dataset, Task } from '../tasks/types.ts';
 import { defaultTools } from '../tools/index.ts';
 import { parseWorkflow } from '../workflow/index.ts';
-import { formatMode, learningRoles, parseMode } from '../rollouts/modes.ts';
-import { rolloutIndex, rolloutTaskId } from '../rollouts/groups.ts';
-import { assertCardsAvailable, cardHooksFor } from '../distill/hooks.ts';
-import { checkFaultSpecs } from './blame.ts';
+import { blameReportOf, checkFaultSpecs } from './blame.ts';
 import { executeExperiment, type Prepared } from './lifecycle.ts';
-import type { ModelConfig } from '../model/config.ts';
-import type { ModelProvider } from '../model/provider.ts';
-import type { RoleName } from '../ids.ts';
-import type { RolloutsConfig } from '../rollouts/store.ts';
-import type { Dataset, Task } from '../tasks/types.ts';
-import type { FaultSpec } from '../faults/inject.ts';
 import {
   ExperimentSpecError,
   type ExperimentEvent,
@@ -34,7 +34,6 @@ import {
   type StartOptions,
 } from './spec.ts';
 import { summarizeRuns } from './summary.ts';
-import { blameReportOf } from './blame.ts';
 
 /** Sampling of every agent node in rollouts: on-policy (temperature T, no truncation). */
 const onPolicy = (temperature: number) => ({ temperature, topK: 0, topP: 1, minP: 0 });
