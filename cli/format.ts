@@ -1,6 +1,11 @@
 import Table from 'cli-table3';
 import type { ExperimentReport, ReplayReport } from '../core/experiments/index.ts';
 
+/** The JSON form of a report (`--json`). */
+export function reportJson(r: ExperimentReport): string {
+  return JSON.stringify(r) + '\n';
+}
+
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 
 /** The results table `flowlab run` / `resume` print. */

@@ -14,7 +14,7 @@ import { distillCommand, DISTILL_USAGE } from './commands/distill.ts';
 import { cardsCommand, CARDS_USAGE } from './commands/cards.ts';
 import { trainLoopCommand, TRAIN_LOOP_USAGE } from './commands/trainLoop.ts';
 import { trainCommand, TRAIN_USAGE, versionsCommand, VERSIONS_USAGE } from './commands/train.ts';
-import { processIo, type Io } from './commands/common.ts';
+import { processIo, type Io } from './io.ts';
 
 export const USAGE = `Usage: flowlab <command> [options]
 

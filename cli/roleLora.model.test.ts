@@ -8,7 +8,8 @@ import { parseWorkflow } from '../core/workflow/index.ts';
 import { makeLoraAdapter, readLoraBase, writeGguf } from '../models/gguf/index.ts';
 import { cli } from '../test/cli.ts';
 import { haveShared, shared, tempDir, tinyModel } from '../test/fixtures.ts';
-import { resolveModels, withFingerprints } from './compose.ts';
+import { withFingerprints } from '../models/resolve.ts';
+import { resolveModels } from './models.ts';
 
 const TEAM = readFileSync('examples/gsm8k-team.yaml', 'utf8');
 const { graph } = parseWorkflow(TEAM, { tools: defaultTools() });

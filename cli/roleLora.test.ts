@@ -5,7 +5,9 @@ import { defaultTools } from '../core/tools/index.ts';
 import { parseWorkflow } from '../core/workflow/index.ts';
 import { tempDir, tinyModel } from '../test/fixtures.ts';
 import { UsageError } from './args.ts';
-import { checkLoraFingerprints, parseRoleLoras, resolveModels, withFingerprints } from './compose.ts';
+import { checkLoraFingerprints, withFingerprints } from '../models/resolve.ts';
+import { parseRoleLoras } from './args.ts';
+import { resolveModels } from './models.ts';
 
 const TEAM = readFileSync('examples/gsm8k-team.yaml', 'utf8');
 const { graph } = parseWorkflow(TEAM, { tools: defaultTools() });

@@ -5,7 +5,7 @@ import { defaultTools } from '../core/tools/index.ts';
 import { parseWorkflow } from '../core/workflow/index.ts';
 import { tempDir } from '../test/fixtures.ts';
 import { UsageError } from './args.ts';
-import { resolveRoleVersions } from './compose.ts';
+import { resolveRoleVersions } from './models.ts';
 
 const WORKSHOP = parseWorkflow(readFileSync('examples/workshop-learn.yaml', 'utf8'), { tools: defaultTools() }).graph;
 

@@ -5,7 +5,7 @@ import { listDatasets } from './datasets.ts';
 import { listExamples } from './examples.ts';
 import { ModelCatalog, testGeneration, type ReadModelHeader } from './models.ts';
 import { LabRunner, type LoadableProvider } from './runner.ts';
-import type { ModelConfig } from '../cli/compose.ts';
+import type { ModelConfig } from '../core/model/index.ts';
 
 /** Options of {@link createLabHost}. */
 export interface LabHostOptions {
@@ -74,6 +74,7 @@ export function createLabHost(options: LabHostOptions): LabHostHandle {
     testModel: ({ path: file, prompt, maxTokens }) => testGeneration(file, prompt, maxTokens ?? DEFAULT_TEST_TOKENS),
     startRun: (req) => runner.start(req),
     cancelRun: ({ experimentId }) => runner.cancel(experimentId),
+    resumeRun: (payload) => runner.resume(payload),
     activeRuns: () => runner.list(),
     dispose: () => runner.dispose(),
   };

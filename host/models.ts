@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSy
 import path from 'node:path';
 import { ApiError, type ModelEntry, type ModelHeader, type TestGeneration } from '../core/api/index.ts';
 import { asRoleName } from '../core/ids.ts';
-import { defaultThreads } from '../cli/compose.ts';
+import { defaultThreads } from '../models/resolve.ts';
 
 /** The header fields the catalogue shows (defined with the API's `ModelEntry` in core/api/lab.ts). */
 export type { ModelHeader };

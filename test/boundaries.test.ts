@@ -32,17 +32,10 @@ async function violations(baseDir: string, paths: string[], tsConfigFile?: strin
   return result.summary.violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`).sort();
 }
 
-/**
- * Two known violations that work in progress removes: host/ importing cli/compose.ts (model
- * resolution moves to models/) and the LlamaProvider <-> loraAdapters cycle. Delete this list
- * once `npm run boundaries` no longer reports them.
- */
-const PENDING = [/^host-not-cli-or-electron: host\/[^ ]+ -> cli\/compose\.ts$/];
-
 describe('the real tree', () => {
   it('breaks no room rule and has no circular import', async () => {
     const found = await violations(ROOT, ROOMS, 'tsconfig.json');
-    expect(found.filter((v) => !PENDING.some((p) => p.test(v)))).toEqual([]);
+    expect(found).toEqual([]);
   }, 60_000);
 });
 

@@ -12,8 +12,9 @@ import {
 } from '../../core/attribution/index.ts';
 import { resolveSharedDir } from '../../core/tasks/index.ts';
 import { intFlag, parse, UsageError } from '../args.ts';
-import { llamaProvider, type ModelConfig } from '../compose.ts';
-import { processIo, type Io } from './common.ts';
+import type { ModelConfig } from '../../core/model/index.ts';
+import { llamaProvider } from '../../models/factory.ts';
+import { processIo, type Io } from '../io.ts';
 
 export const ATTRIBUTION_EVAL_USAGE = `Usage: flowlab attribution-eval --dataset who-and-when --method <method> [options]
 

@@ -3,7 +3,7 @@ import { bootstrapMeanCI, signTest, type BootstrapCI, type SignTest } from '../.
 import { openStore } from '../../core/store/index.ts';
 import type { RunRecord } from '../../core/results/index.ts';
 import { parse, UsageError } from '../args.ts';
-import { processIo, type Io } from './common.ts';
+import { processIo, type Io } from '../io.ts';
 
 export const COMPARE_USAGE = `Usage: flowlab compare <experiment-a> <experiment-b> [--db file] [--seed S] [--json]
 

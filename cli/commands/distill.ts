@@ -5,9 +5,10 @@ import { openStore } from '../../core/store/index.ts';
 import { defaultTools } from '../../core/tools/index.ts';
 import { parseWorkflow } from '../../core/workflow/index.ts';
 import { intFlag, parse, UsageError } from '../args.ts';
-import { llamaProvider, type ModelConfig } from '../compose.ts';
-import { formatCard } from './cards.ts';
-import { processIo, type Io } from './common.ts';
+import type { ModelConfig } from '../../core/model/index.ts';
+import { llamaProvider } from '../../models/factory.ts';
+import { formatCard } from '../formatCards.ts';
+import { processIo, type Io } from '../io.ts';
 
 export const DISTILL_USAGE = `Usage: flowlab distill --experiment <id> --role <role> [--shots K] [--teacher model.gguf] [--only-successes] [options]
 

@@ -3,9 +3,9 @@ import path from 'node:path';
 import { exportForTrl } from '../../core/rollouts/index.ts';
 import { openStore } from '../../core/store/index.ts';
 import { parse, UsageError } from '../args.ts';
-import type { ModelConfig } from '../compose.ts';
-import { processIo, type Io } from './common.ts';
-import type { RolloutsConfig } from './rollouts.ts';
+import type { ModelConfig } from '../../core/model/index.ts';
+import { processIo, type Io } from '../io.ts';
+import type { RolloutsConfig } from '../../core/rollouts/index.ts';
 
 export const EXPORT_USAGE = `Usage: flowlab export <experiment-id> --out <dir> [options]
 

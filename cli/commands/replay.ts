@@ -5,8 +5,8 @@ import { parseWorkflow } from '../../core/workflow/index.ts';
 import { ReplayProvider } from '../../models/replay/index.ts';
 import { parse, UsageError } from '../args.ts';
 import { formatReplay } from '../format.ts';
-import { processIo, type Io } from './common.ts';
-import { replayHintsFor } from './cards.ts';
+import { processIo, type Io } from '../io.ts';
+import { replayHintsFor } from '../../core/distill/index.ts';
 
 export const REPLAY_USAGE = `Usage: flowlab replay <experiment-id> [--db file] [--json]
 

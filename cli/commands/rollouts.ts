@@ -1,12 +1,16 @@
 import path from 'node:path';
-import Table from 'cli-table3';
-import { groupRollouts, learningRoles, parseMode, rolloutIndex, rolloutTaskId, formatMode, type RolloutSummary } from '../../core/rollouts/index.ts';
-import { openStore, type Store } from '../../core/store/index.ts';
+import { startExperiment } from '../../core/experiments/index.ts';
+import { parseMode } from '../../core/rollouts/index.ts';
+import { openStore } from '../../core/store/index.ts';
 import { defaultTools } from '../../core/tools/index.ts';
 import { loadWorkflowFile } from '../../core/workflow/index.ts';
-import { intFlag, pairs, parse, UsageError } from '../args.ts';
-import { resolveModels, withFingerprints, loadedLlamaProvider } from '../compose.ts';
-import { processIo, runPending, type Io, loadTasks, EXPERIMENT_FLAGS, createWorkflowExperiment } from './common.ts';
+import { resolveModels } from '../../models/resolve.ts';
+import { intFlag, parse, UsageError } from '../args.ts';
+import { asCli, asCliSync } from '../errors.ts';
+import { cliDeps, EXPERIMENT_FLAGS, modelRequestOf } from '../flags.ts';
+import { formatRollouts } from '../formatExperiments.ts';
+import { processIo, type Io } from '../io.ts';
+import { exitOf, progress, settled } from '../progress.ts';
 
 export const ROLLOUTS_USAGE = `Usage: flowlab rollouts <workflow.yaml> --dataset gsm8k --model <file.gguf> --group G [options]
 
@@ -27,15 +31,6 @@ Options:
   --json                    print one JSON object
 `;
 
-export interface RolloutsConfig {
-  group: number;
-  temperature: number;
-  mode: string;
-  learningRoles: string[];
-  /** Token ids recorded with every call (`--record-tokens`; resume records them too). */
-  recordTokens?: boolean;
-}
-
 export async function rolloutsCommand(argv: string[], io: Io = processIo): Promise<number> {
   const { values, positionals } = parse(argv, {
     ...EXPERIMENT_FLAGS,
@@ -55,71 +50,33 @@ export async function rolloutsCommand(argv: string[], io: Io = processIo): Promi
   const seed = intFlag(values.seed, 'seed', ROLLOUTS_USAGE)!;
   const temperature = Number(values.temperature);
   if (!(temperature >= 0 && temperature <= 5)) throw new UsageError(`--temperature must be between 0 and 5, got "${values.temperature}"`, ROLLOUTS_USAGE);
-  let mode;
   try {
-    mode = parseMode(values.mode!);
+    parseMode(values.mode!);
   } catch (e) {
     throw new UsageError((e as Error).message, ROLLOUTS_USAGE);
   }
+  const request = modelRequestOf(values, ROLLOUTS_USAGE);
 
   const file = path.resolve(positionals[0]!);
   const tools = defaultTools();
   const workflow = loadWorkflowFile(file, { tools });
-  const roles = learningRoles(workflow.graph, mode);
-  const { dataset, tasks } = loadTasks(values.dataset, { dataDir: values['data-dir'], split: values.split!, limit, offset }, io);
-  const models = {
-    ...resolveModels(workflow.graph, {
-      model: values.model, roleModel: pairs(values['role-model'], 'role-model', ROLLOUTS_USAGE),
-      threads: intFlag(values.threads, 'threads', ROLLOUTS_USAGE, { min: 1 }), contextSize: intFlag(values['context-size'], 'context-size', ROLLOUTS_USAGE, { min: 256 }), gpu: values.gpu,
-    }, ROLLOUTS_USAGE),
-    sequences: Math.max(4, G),
-    batching: 'mixed' as const,
-  };
-  const provider = await loadedLlamaProvider(models);
-  const rollouts: RolloutsConfig = { group: G, temperature, mode: formatMode(mode), learningRoles: roles, ...(values['record-tokens'] && { recordTokens: true }) };
+  const { config: models } = asCliSync(() => resolveModels(workflow.graph, request), ROLLOUTS_USAGE);
   const store = openStore(values.db!);
   try {
-    const exp = createWorkflowExperiment(store, {
-      kind: 'rollouts',
-      workflow,
-      dataset: dataset.name,
-      split: values.split!,
-      limit,
-      seed,
-      config: { workflowFile: file, offset, dataDir: values['data-dir'], models: withFingerprints(models), rollouts },
-      tasks: tasks.flatMap((t, ti) => Array.from({ length: G }, (_, g) => ({ taskIndex: rolloutIndex(ti, g, G), taskId: rolloutTaskId(t.id, g), input: t.input, expected: t.expected }))),
+    const bar = progress(io, (e) => {
+      const ro = (e.config as { rollouts: { learningRoles: string[]; mode: string } }).rollouts;
+      io.stderr(`Rollouts ${e.experimentId}: ${e.total / G} tasks x G=${G} at temperature ${temperature}, learning roles ${ro.learningRoles.join(', ')} (${ro.mode})\n`);
     });
-    io.stderr(`Rollouts ${exp.id}: ${tasks.length} tasks x G=${G} at temperature ${temperature}, learning roles ${roles.join(', ')} (${rollouts.mode})\n`);
-    const report = await runPending({
-      store, experimentId: exp.id, graph: workflow.graph, grader: dataset.grader, provider, tools, seed, models, io,
-      parallel: G, sampling: { temperature, topK: 0, topP: 1, minP: 0 }, recordTokens: values['record-tokens'],
-    });
-    const summary = storeAdvantages(store, exp.id, rollouts);
-    io.stdout(values.json ? JSON.stringify({ experimentId: exp.id, ...summary, mode: rollouts.mode, group: G, temperature, accuracy: report.accuracy, wallSeconds: report.wallSeconds }) + '\n' : formatRollouts(exp.id, summary, rollouts, report.wallSeconds));
-    return report.status === 'completed' ? 0 : 130;
+    const handle = await asCli(() => startExperiment({
+      kind: 'rollouts', workflow: { ...workflow, file }, dataset: values.dataset!, split: values.split!, limit, offset, seed, dataDir: values['data-dir'], models,
+      group: G, temperature, mode: values.mode!, recordTokens: values['record-tokens'],
+    }, cliDeps(store, tools), { onEvent: bar.onEvent }), ROLLOUTS_USAGE, { offset });
+    const outcome = settled(await bar.follow(handle));
+    const { summary, config: ro } = outcome.rollouts!;
+    const id = outcome.experimentId;
+    io.stdout(values.json ? JSON.stringify({ experimentId: id, ...summary, mode: ro.mode, group: G, temperature, accuracy: outcome.report.accuracy, wallSeconds: outcome.report.wallSeconds }) + '\n' : formatRollouts(id, summary, ro, outcome.report.wallSeconds));
+    return exitOf(outcome);
   } finally {
     store.close();
   }
-}
-
-/** Computes and stores (one transaction) the advantages of every complete group; returns the summary. */
-export function storeAdvantages(store: Store, experimentId: string, cfg: RolloutsConfig): RolloutSummary {
-  const { rows, summary } = groupRollouts(store.listRuns(experimentId), cfg.group, cfg.learningRoles);
-  store.improve.saveAdvantages(rows);
-  return summary;
-}
-
-export function formatRollouts(id: string, s: RolloutSummary, cfg: RolloutsConfig, wall: number): string {
-  const t = new Table({ head: ['role', 'reward h mean', 'h std', 'advantage mean', 'advantage std', 'zero-spread groups'], style: { head: [], border: [], compact: true } });
-  for (const [role, r] of Object.entries(s.roles)) {
-    t.push([role, r.reward.mean.toFixed(3), r.reward.std.toFixed(3), r.advantage.mean.toFixed(3), r.advantage.std.toFixed(3), `${r.zeroSpreadGroups} / ${s.groups}`]);
-  }
-  return [
-    `Rollouts: ${s.groups} groups x G=${cfg.group} = ${s.trajectories} trajectories (${cfg.mode}; learning roles ${cfg.learningRoles.join(', ')}), ${wall.toFixed(2)} s`,
-    t.toString(),
-    `Groups with no signal (every learning role's h equal): ${s.zeroSpreadGroups}; groups with equal outcomes (no Flow-GRPO signal): ${s.zeroSpreadOutcomeGroups}.`,
-    `Advantages stored per run and role (ladder and flow-grpo). Export for TRL: flowlab export ${id} --out <dir>`,
-    `Experiment: ${id}`,
-    '',
-  ].join('\n');
 }

@@ -1,12 +1,15 @@
 import path from 'node:path';
+import { startExperiment } from '../../core/experiments/index.ts';
 import { openStore } from '../../core/store/index.ts';
 import { defaultTools } from '../../core/tools/index.ts';
 import { loadWorkflowFile } from '../../core/workflow/index.ts';
-import { intFlag, pairs, parse, UsageError } from '../args.ts';
-import { resolveModels, resolveRoleVersions, withFingerprints, loadedLlamaProvider } from '../compose.ts';
-import { formatReport } from '../format.ts';
-import { processIo, reportJson, runPending, type Io, loadTasks, EXPERIMENT_FLAGS, createWorkflowExperiment } from './common.ts';
-import { CARD_RUN_OPTIONS, CARD_RUN_USAGE, cardHooksFor, cardsConfigFromFlags } from './cards.ts';
+import { resolveModels } from '../../models/resolve.ts';
+import { intFlag, parse, UsageError } from '../args.ts';
+import { asCli, asCliSync } from '../errors.ts';
+import { CARD_RUN_OPTIONS, CARD_RUN_USAGE, cardsConfigFromFlags, cliDeps, EXPERIMENT_FLAGS, modelRequestOf, withStore } from '../flags.ts';
+import { formatReport, reportJson } from '../format.ts';
+import { processIo, type Io } from '../io.ts';
+import { exitOf, progress, settled } from '../progress.ts';
 
 export const RUN_USAGE = `Usage: flowlab run <workflow.yaml> --dataset gsm8k --model <file.gguf> [options]
 
@@ -48,55 +51,27 @@ export async function runCommand(argv: string[], io: Io = processIo): Promise<nu
   const limit = intFlag(values.limit, 'limit', RUN_USAGE, { min: 1 })!;
   const offset = intFlag(values.offset, 'offset', RUN_USAGE)!;
   const seed = intFlag(values.seed, 'seed', RUN_USAGE)!;
-  const threads = intFlag(values.threads, 'threads', RUN_USAGE, { min: 1 });
-  const contextSize = intFlag(values['context-size'], 'context-size', RUN_USAGE, { min: 256 });
-  const roleModel = pairs(values['role-model'], 'role-model', RUN_USAGE);
-  const roleVersions = values['role-version']?.length ? versionsFor(values['role-version'], values.db!) : undefined;
+  const request = modelRequestOf(values, RUN_USAGE);
 
   const file = path.resolve(positionals[0]!);
   const tools = defaultTools();
   const workflow = loadWorkflowFile(file, { tools });
-  if (roleVersions) {
-    for (const [role, v] of Object.entries(roleVersions(workflow.graph))) {
-      if (roleModel[role]) throw new UsageError(`role "${role}" has both --role-model and --role-version`, RUN_USAGE);
-      roleModel[role] = v.path;
-    }
-  }
-  // Argument-level checks (cards exist, distill flags) before reading any dataset or model.
+  // Weight versions are looked up in the database before any dataset or model is read.
+  const resolved = asCliSync(() => (request.roleVersions ? withStore(values.db!, (s) => resolveModels(workflow.graph, request, (id) => s.weights.find(id)), false) : resolveModels(workflow.graph, request)), RUN_USAGE);
   const cards = cardsConfigFromFlags(values, workflow.graph, values.db!, RUN_USAGE, io);
-  const { dataset, tasks } = loadTasks(values.dataset, { dataDir: values['data-dir'], split: values.split!, limit, offset }, io);
-  const models = resolveModels(workflow.graph, { model: values.model, roleModel, threads, contextSize, gpu: values.gpu, roleLora: values['role-lora'] }, RUN_USAGE);
-  const provider = await loadedLlamaProvider(models);
 
   const store = openStore(values.db!);
   try {
-    const exp = createWorkflowExperiment(store, {
-      kind: 'run',
-      workflow: workflow,
-      dataset: dataset.name,
-      split: values.split!,
-      limit,
-      seed,
-      config: { workflowFile: file, offset, dataDir: values['data-dir'], models: withFingerprints(models), ...(cards && { cards }), ...(values['role-version']?.length && { roleVersions: values['role-version'] }) },
-      tasks: tasks.map((t) => ({ taskIndex: t.index - offset, taskId: t.id, input: t.input, expected: t.expected })),
-    });
-    io.stderr(`Experiment ${exp.id}: ${workflow.graph.name} on ${tasks.length} ${dataset.name}/${values.split} tasks -> ${store.file}\n`);
-    const report = await runPending({ store, experimentId: exp.id, graph: workflow.graph, grader: dataset.grader, provider, tools, seed, models, io, cards: cardHooksFor(store, exp, workflow.graph, provider, models, io) });
-    io.stdout(values.json ? reportJson(report) : formatReport(report, `${workflow.graph.name} on ${dataset.name}/${values.split}`));
-    return report.status === 'completed' ? 0 : 130;
+    const bar = progress(io, (e) => io.stderr(`Experiment ${e.experimentId}: ${workflow.graph.name} on ${e.total} ${store.getExperiment(e.experimentId).dataset}/${values.split} tasks -> ${store.file}\n`));
+    const handle = await asCli(() => startExperiment({
+      kind: 'run', workflow: { ...workflow, file }, dataset: values.dataset!, split: values.split!, limit, offset, seed, dataDir: values['data-dir'],
+      models: resolved.config, ...(cards && { cards }), ...(request.roleVersions && { roleVersions: request.roleVersions }),
+    }, cliDeps(store, tools), { onEvent: bar.onEvent }), RUN_USAGE, { offset });
+    const outcome = settled(await bar.follow(handle));
+    const report = outcome.report;
+    io.stdout(values.json ? reportJson(report) : formatReport(report, `${workflow.graph.name} on ${store.getExperiment(outcome.experimentId).dataset}/${values.split}`));
+    return exitOf(outcome);
   } finally {
     store.close();
   }
-}
-
-/** `--role-version` lookups against the database (read once, before the run starts). */
-function versionsFor(values: string[], db: string) {
-  return (graph: Parameters<typeof resolveRoleVersions>[0]) => {
-    const store = openStore(db);
-    try {
-      return resolveRoleVersions(graph, values, (id) => store.weights.find(id), RUN_USAGE);
-    } finally {
-      store.close();
-    }
-  };
 }

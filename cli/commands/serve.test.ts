@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../main.ts';
-import type { Io } from './common.ts';
+import type { Io } from '../io.ts';
 import { parseServeArgs, DEFAULT_PORT } from './serve.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');

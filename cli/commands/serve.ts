@@ -6,7 +6,7 @@ import { openStore, type Store } from '../../core/store/index.ts';
 import { resolveSharedDir } from '../../core/tasks/index.ts';
 import { createEventHub, createLabHost, isLoopback, rendererMissingMessage, startLabServer, type LabHostHandle, type LabServer } from '../../host/index.ts';
 import { intFlag, parse, UsageError } from '../args.ts';
-import { processIo, type Io } from './common.ts';
+import { processIo, type Io } from '../io.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** Default port of `flowlab serve`. */

@@ -7,7 +7,7 @@ import type { RunRecord } from '../../core/results/index.ts';
 import { defaultTools } from '../../core/tools/index.ts';
 import { parseWorkflow, type Graph } from '../../core/workflow/index.ts';
 import { parse, UsageError } from '../args.ts';
-import { processIo, type Io } from './common.ts';
+import { processIo, type Io } from '../io.ts';
 
 export const SHOW_USAGE = `Usage: flowlab show <run-id> [--db file] [--json]
 

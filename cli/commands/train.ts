@@ -6,8 +6,8 @@ import { newWeightVersionId, openStore, type Store, type WeightVersion } from '.
 import { chunks, policySamples, sftSequences } from '../../core/training/index.ts';
 import type { StepResult, Trainer } from '../../core/training/index.ts';
 import { intFlag, parse, UsageError } from '../args.ts';
-import { processIo, type Io } from './common.ts';
-import { loadTrainer } from './trainLoop.ts';
+import { processIo, type Io } from '../io.ts';
+import { loadTrainer } from '../../models/factory.ts';
 
 export const TRAIN_USAGE = `Usage: flowlab train --mode sft|grpo --role <role> --from <experiment-id> [options]
 

@@ -1,17 +1,20 @@
 import path from 'node:path';
 import { SingleBar, Presets } from 'cli-progress';
 import Table from 'cli-table3';
-import type { RoleName } from '../../core/ids.ts';
 import type { ModelProvider } from '../../core/model/index.ts';
 import { openStore, type WeightVersion } from '../../core/store/index.ts';
-import { getDataset } from '../../core/tasks/index.ts';
 import { defaultTools } from '../../core/tools/index.ts';
-import { runTrainLoop, type IterationMetrics, type LoopModels, type TrainLoopReport } from '../../core/training/index.ts';
+import type { IterationMetrics, LoopEvent, TrainLoopReport } from '../../core/training/index.ts';
 import type { Trainer } from '../../core/training/index.ts';
 import { loadWorkflowFile } from '../../core/workflow/index.ts';
-import { intFlag, pairs, parse, UsageError } from '../args.ts';
-import { llamaProvider, resolveModels, resolveRoleVersions, withFingerprints, type ModelConfig } from '../compose.ts';
-import { processIo, type Io } from './common.ts';
+import { startTrainLoop, trainableRoles } from '../../core/experiments/index.ts';
+import type { ModelConfig } from '../../core/model/index.ts';
+import { fileModelPort, llamaProvider, loadTrainer } from '../../models/factory.ts';
+import { resolveModels } from '../../models/resolve.ts';
+import { parse, intFlag, UsageError } from '../args.ts';
+import { asCliSync } from '../errors.ts';
+import { modelRequestOf } from '../flags.ts';
+import { processIo, type Io } from '../io.ts';
 
 export const TRAIN_LOOP_USAGE = `Usage: flowlab train-loop <workflow.yaml> --dataset <name> [options]
 
@@ -50,11 +53,6 @@ Options:
 export interface TrainLoopDeps {
   trainer?: Trainer;
   makeProvider?: (cfg: ModelConfig) => Promise<ModelProvider>;
-}
-
-export async function loadTrainer(): Promise<Trainer> {
-  const { TfjsTrainer } = await import('../../models/trainer/index.ts');
-  return new TfjsTrainer();
 }
 
 export async function trainLoopCommand(argv: string[], io: Io = processIo, deps: TrainLoopDeps = {}): Promise<number> {
@@ -103,49 +101,20 @@ export async function trainLoopCommand(argv: string[], io: Io = processIo, deps:
 
   const file = path.resolve(positionals[0]!);
   const tools = defaultTools();
-  const workflow = loadWorkflowFile(file, { tools });
-  const graph = workflow.graph;
-  const agentRoles = [...new Set(graph.nodes.filter((n) => n.kind !== 'tool' && n.role).map((n) => n.role as string))];
-  const roles = values.roles ? values.roles.split(',').map((r) => r.trim()).filter(Boolean) : agentRoles;
-  if (!roles.length) throw new UsageError('no role to train: the workflow has no agent node', U);
-  for (const r of roles) {
-    if (!graph.roles.has(r as RoleName)) throw new UsageError(`--roles names "${r}", which the workflow does not have (roles: ${[...graph.roles.keys()].join(', ')})`, U);
-    if (!agentRoles.includes(r)) throw new UsageError(`--roles names "${r}", which runs no agent node (nothing to train)`, U);
-  }
-  const dataset = getDataset(values.dataset, { dataDir: values['data-dir'] });
-  const trainTasks = dataset.load({ split: values.split!, limit: limit * iterations });
-  if (!trainTasks.length) throw new Error(`no tasks in ${dataset.name}/${values.split}`);
-  const heldoutTasks = heldoutN > 0 ? dataset.load({ split: values['heldout-split']!, limit: heldoutN }) : [];
+  const workflow = { ...loadWorkflowFile(file, { tools }), file };
+  const roles = asCliSync(() => trainableRoles(workflow, values.roles ? values.roles.split(',').map((r) => r.trim()).filter(Boolean) : undefined), U);
+  const request = modelRequestOf({ ...values, 'role-lora': undefined }, U, 64);
 
   const store = openStore(values.db!);
-  let startVersions: Record<string, WeightVersion> = {};
   try {
-    const roleModel = pairs(values['role-model'], 'role-model', U);
-    const resolved = resolveRoleVersions(graph, values['role-version'], (id) => store.weights.find(id), U);
-    for (const [role, v] of Object.entries(resolved)) {
-      if (roleModel[role]) throw new UsageError(`role "${role}" has both --role-model and --role-version`, U);
-      roleModel[role] = v.path;
-    }
-    startVersions = Object.fromEntries(Object.keys(resolved).map((role) => [role, store.weights.get(resolved[role]!.id)]));
-    const base = resolveModels(graph, {
-      model: values.model, roleModel, threads: intFlag(values.threads, 'threads', U, { min: 1 }),
-      contextSize: intFlag(values['context-size'], 'context-size', U, { min: 64 }), gpu: values.gpu,
-    }, U);
-    const parallel = Math.min(64, limit * G);
-    const cfgOf = (m: LoopModels): ModelConfig => ({ ...base, models: m.models, roleModels: m.roleModels, sequences: Math.max(4, parallel), batching: 'mixed', exactAttention: true });
-    const makeProvider = async (m: LoopModels) => {
-      const provider = deps.makeProvider ? await deps.makeProvider(cfgOf(m)) : await llamaProvider(cfgOf(m));
-      const loader = provider as ModelProvider & { load?: () => Promise<unknown> };
-      try {
-        await loader.load?.();
-      } catch (e) {
-        await provider.dispose();
-        throw e;
-      }
-      return provider;
+    const resolved = asCliSync(() => resolveModels(workflow.graph, request, (id) => store.weights.find(id)), U);
+    const startVersions: Record<string, WeightVersion> = Object.fromEntries(Object.keys(resolved.versions).map((role) => [role, store.weights.get(resolved.versions[role]!.id)]));
+    const versionsDir = path.resolve(values['versions-dir'] ?? path.join(store.file === ':memory:' ? process.cwd() : path.dirname(path.resolve(store.file)), 'flowlab-versions'));
+    const spec = {
+      workflow, dataset: values.dataset, dataDir: values['data-dir'], split: values.split!, heldoutSplit: values['heldout-split']!, heldout: heldoutN, roles,
+      group: G, iterations, tasksPerIteration: limit, lr, kl, temperature, maxGradNorm, heldoutSamples, heldoutTemperature, seed, models: resolved.config, startVersions, versionsDir,
     };
     const trainer = deps.trainer ?? (await loadTrainer());
-    const versionsDir = path.resolve(values['versions-dir'] ?? path.join(store.file === ':memory:' ? process.cwd() : path.dirname(path.resolve(store.file)), 'flowlab-versions'));
 
     const bar = new SingleBar({
       stream: process.stderr,
@@ -154,36 +123,31 @@ export async function trainLoopCommand(argv: string[], io: Io = processIo, deps:
       notTTYSchedule: 5000,
       hideCursor: io.isTTY,
     }, Presets.shades_classic);
-    const controller = new AbortController();
+    let started = false;
+    const onEvent = (e: LoopEvent) => {
+      if (e.type === 'heldout') {
+        if (!started) io.stderr(`Held-out ${e.phase}: mean reward ${e.result.score.toFixed(3)} over ${e.result.samples} samples (${e.result.experimentId})\n`);
+        return;
+      }
+      if (e.type === 'iteration') {
+        if (!started) {
+          bar.start(iterations, 0, { score: '-', roles: '', secs: '-' });
+          started = true;
+        }
+        bar.update(e.metrics.iteration, { score: e.metrics.score.toFixed(2), roles: roleLine(e.metrics), secs: e.metrics.seconds.total.toFixed(2) });
+      }
+    };
+    const models = { ...fileModelPort(deps.makeProvider ?? llamaProvider), verify: undefined };
+    const loop = asCliSync(() => startTrainLoop(spec, { store, models, tools, trainer }, { onEvent }), U);
     const onSigint = () => {
       io.stderr('\nStopping after this iteration: the versions written so far are recorded.\n');
-      controller.abort();
+      loop.cancel();
     };
     process.once('SIGINT', onSigint);
-    io.stderr(`Train loop on ${dataset.name}: roles ${roles.join(', ')}; ${limit} tasks x G=${G} per iteration, ${iterations} iterations, lr ${lr}, kl ${kl}, T ${temperature} -> ${versionsDir}\n`);
+    io.stderr(`Train loop on ${values.dataset}: roles ${roles.join(', ')}; ${limit} tasks x G=${G} per iteration, ${iterations} iterations, lr ${lr}, kl ${kl}, T ${temperature} -> ${versionsDir}\n`);
     let report: TrainLoopReport;
-    let started = false;
     try {
-      report = await runTrainLoop({
-        store, graph, workflow: { yaml: workflow.text, file }, dataset: { name: dataset.name, grader: dataset.grader },
-        trainTasks, heldoutTasks, tools, trainer, makeProvider, models: { models: base.models, roleModels: base.roleModels }, roles, startVersions,
-        group: G, iterations, tasksPerIteration: limit, lr, kl, temperature, maxGradNorm, heldoutSamples, heldoutTemperature, seed, versionsDir,
-        parallel, signal: controller.signal,
-        config: { models: withFingerprints(base), dataDir: values['data-dir'] },
-        onEvent: (e) => {
-          if (e.type === 'heldout') {
-            if (!started) io.stderr(`Held-out ${e.phase}: mean reward ${e.result.score.toFixed(3)} over ${e.result.samples} samples (${e.result.experimentId})\n`);
-            return;
-          }
-          if (e.type === 'iteration') {
-            if (!started) {
-              bar.start(iterations, 0, { score: '-', roles: '', secs: '-' });
-              started = true;
-            }
-            bar.update(e.metrics.iteration, { score: e.metrics.score.toFixed(2), roles: roleLine(e.metrics), secs: e.metrics.seconds.total.toFixed(2) });
-          }
-        },
-      });
+      report = await loop.done;
     } finally {
       process.off('SIGINT', onSigint);
       if (started) bar.stop();

@@ -17,6 +17,7 @@ export const LAB_METHODS = [
   'testModel',
   'startRun',
   'cancelRun',
+  'resumeRun',
   'activeRuns',
 ] as const;
 

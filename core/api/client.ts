@@ -29,6 +29,7 @@ export type {
   LabHost,
   ModelEntry,
   ModelHeader,
+  ResumeRunPayload,
   StartRunRequest,
   Subscribe,
   TestGeneration,

@@ -31,6 +31,8 @@ export const MAX_PROMPT_CHARS = 4000;
 export const MAX_RUN_LIMIT = 10_000;
 /** Most `inject` fault specs in one `startRun`. */
 export const MAX_INJECT = 32;
+/** Most hint cards one `startRun` may name. */
+export const MAX_CARDS = 1000;
 /** Most per-role model choices in one `startRun`. */
 export const MAX_ROLE_MODELS = 64;
 
@@ -89,8 +91,37 @@ export const payloadSchemas = {
     /** SIMULATED faults, `role=kind@rate` (parsed by the host). */
     inject: z.array(z.string().min(1, 'must not be empty').max(200, 'must be at most 200 characters')).max(MAX_INJECT, `must have at most ${MAX_INJECT} entries`).optional(),
     threads: Count(1, 256).optional(),
+    contextSize: Count(256, 131_072).optional(),
+    roleLora: z
+      .record(Name, z.array(z.strictObject({ path: AbsolutePath, scale: z.number().min(-100).max(100).optional() })).min(1, 'must name at least one adapter').max(8, 'must have at most 8 adapters'))
+      .refine((r) => Object.keys(r).length <= MAX_ROLE_MODELS, `must name at most ${MAX_ROLE_MODELS} roles`)
+      .optional(),
+    roleVersions: z.record(Name, Id).refine((r) => Object.keys(r).length <= MAX_ROLE_MODELS, `must name at most ${MAX_ROLE_MODELS} roles`).optional(),
+    cards: z.union([z.literal('all'), z.literal('none'), z.array(Id).min(1, 'must name at least one card').max(MAX_CARDS, `must have at most ${MAX_CARDS} entries`)]).optional(),
+    cardBudget: Count(1, 100_000).optional(),
+    distillEvery: Count(1, MAX_RUN_LIMIT).optional(),
+    distillShots: Count(1, 100).optional(),
+    distillRoles: z.array(Name).min(1, 'must name at least one role').max(MAX_ROLE_MODELS, `must have at most ${MAX_ROLE_MODELS} entries`).optional(),
+    distillWithFailures: z.boolean().optional(),
+    kind: z.enum(['run', 'rollouts']).optional(),
+    group: Count(1, 64).optional(),
+    temperature: z.number().min(0, 'must be at least 0').max(5, 'must be at most 5').optional(),
+    mode: Name.optional(),
+    recordTokens: z.boolean().optional(),
+    runs: Count(1, MAX_RUN_LIMIT).optional(),
   }),
   cancelRun: z.strictObject({ experimentId: Id }),
+  resumeRun: z.strictObject({
+    experimentId: Id,
+    /** Moved model files given again (they must be the same files). */
+    models: z
+      .strictObject({
+        default: AbsolutePath.optional(),
+        roles: z.record(Name, AbsolutePath).refine((r) => Object.keys(r).length <= MAX_ROLE_MODELS, `must name at most ${MAX_ROLE_MODELS} roles`).optional(),
+      })
+      .optional(),
+    force: z.boolean().optional(),
+  }),
   activeRuns: NoPayload,
   getRollouts: z.strictObject({ experimentId: Id }),
   listCards: z.strictObject({ role: Name.optional() }).optional(),

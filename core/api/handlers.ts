@@ -84,6 +84,12 @@ export function createHandlers(deps: HandlerDeps): FlowlabApi {
       store.getExperiment(payload.experimentId); // NOT_FOUND for an unknown id
       return lab('cancelRun').cancelRun(payload);
     },
+    resumeRun: async (payload) => {
+      store.getExperiment(payload.experimentId); // NOT_FOUND for an unknown id
+      const host = lab('resumeRun');
+      if (!host.resumeRun) throw new ApiError('UNAVAILABLE', 'resumeRun: this host cannot resume experiments', 'resumeRun');
+      return host.resumeRun(payload);
+    },
     activeRuns: async () => lab('activeRuns').activeRuns(),
 
     getRollouts: ({ experimentId }) => buildRolloutsView(store, experimentId),

@@ -31,6 +31,7 @@ function fakeLab(over: Partial<LabHost> = {}): LabHost & { calls: [string, unkno
     testModel: async (p) => rec('testModel', p, { text: 'hi', promptTokens: 2, completionTokens: 1, ms: 3 }),
     startRun: async (p) => rec('startRun', p, { experimentId: 'exp-new' }),
     cancelRun: (p) => rec('cancelRun', p, { cancelled: true }),
+    resumeRun: (p) => rec('resumeRun', p, { experimentId: p.experimentId, pending: 0 }),
     activeRuns: () => rec('activeRuns', undefined, [{ experimentId: 'exp-new', done: 1, total: 2, startedAt: 5 }]),
     ...over,
   };
@@ -70,6 +71,7 @@ describe('lab methods over a fake LabHost', () => {
     await expect(api.testModel({ path: '/m/x.gguf', prompt: 'Once', maxTokens: 8 })).resolves.toEqual({ text: 'hi', promptTokens: 2, completionTokens: 1, ms: 3 });
     await expect(api.startRun(RUN)).resolves.toEqual({ experimentId: 'exp-new' });
     await expect(api.cancelRun({ experimentId: EXP })).resolves.toEqual({ cancelled: true });
+    await expect(api.resumeRun({ experimentId: EXP })).resolves.toEqual({ experimentId: EXP, pending: 0 });
     await expect(api.activeRuns()).resolves.toEqual([{ experimentId: 'exp-new', done: 1, total: 2, startedAt: 5 }]);
     expect(lab.calls.map(([m]) => m)).toEqual([...LAB_METHODS]);
     expect(lab.calls.find(([m]) => m === 'startRun')![1]).toEqual(RUN);

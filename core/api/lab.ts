@@ -68,6 +68,36 @@ export interface StartRunRequest {
   inject?: string[];
   /** CPU threads per model, 1..256. Default: 1 for files under 64 MB, else half the cores. */
   threads?: number;
+  /** Context tokens per model, 256..131072 (`--context-size`). Default: the provider's (1024). */
+  contextSize?: number;
+  /** LoRA adapters (absolute GGUF paths, scale default 1) on top of a role's model (`--role-lora`); the role gets its own context. */
+  roleLora?: Record<string, Array<{ path: string; scale?: number }>>;
+  /** A trained weight version as a role's model file (`--role-version`): role -> version id. */
+  roleVersions?: Record<string, string>;
+  /** Hint cards injected into their roles' prompts (`--cards`): `all`, `none` (default) or card ids. */
+  cards?: 'all' | 'none' | string[];
+  /** Hint tokens per role and prompt (`--card-budget`), default 256. */
+  cardBudget?: number;
+  /** Online meta-distillation after every k tasks (`--distill-every`); absent: off. */
+  distillEvery?: number;
+  /** Exemplars per online card (`--distill-shots`), default 5. */
+  distillShots?: number;
+  /** Roles given online cards (`--distill-roles`), default every role running an agent node. */
+  distillRoles?: string[];
+  /** Let online cards learn from failed runs too (`--distill-with-failures`). */
+  distillWithFailures?: boolean;
+  /**
+   * `run` (default; `blame-eval` when `inject` is given) or `rollouts` (`flowlab rollouts`): G
+   * on-policy rollouts per task with `group`, `temperature` (default 0.8), `mode` (default
+   * multi-agent) and `recordTokens`.
+   */
+  kind?: 'run' | 'rollouts';
+  group?: number;
+  temperature?: number;
+  mode?: string;
+  recordTokens?: boolean;
+  /** Injected runs of a blame evaluation (`--runs`; tasks are cycled). Default: `limit`. */
+  runs?: number;
 }
 
 export interface ActiveRun {
@@ -109,6 +139,17 @@ export interface TestModelPayload {
   path: string;
   prompt: string;
   maxTokens?: number;
+}
+
+/**
+ * `resumeRun`'s payload (`flowlab resume`): the experiment, moved model files given again
+ * (absolute paths; they must be the same files), and `force` to take over an experiment marked
+ * running by a live pid.
+ */
+export interface ResumeRunPayload {
+  experimentId: string;
+  models?: { default?: string; roles?: Record<string, string> };
+  force?: boolean;
 }
 
 /** `cancelRun`'s payload. */
@@ -154,6 +195,15 @@ export interface LabApiAdditions {
    * running in this host. Errors: `NOT_FOUND` (no such experiment).
    */
   cancelRun(payload: CancelRunPayload): Promise<{ cancelled: boolean }>;
+  /**
+   * Finishes an interrupted, cancelled or halted experiment in the background, as `flowlab
+   * resume` does: only its pending tasks, with the same workflow, models (checked against their
+   * fingerprints), seeds, faults and hint cards. Progress arrives as `LabEvent`s; `pending` is
+   * the number of tasks left (0: nothing to do, nothing started). Errors: `NOT_FOUND`,
+   * `BAD_REQUEST` (a model file missing or changed, a card gone, a running experiment without
+   * `force`), `BUSY`.
+   */
+  resumeRun(payload: ResumeRunPayload): Promise<{ experimentId: string; pending: number }>;
   /** Experiments running in this host now, oldest first. */
   activeRuns(payload?: NoPayload): Promise<ActiveRun[]>;
 }
@@ -175,6 +225,8 @@ export interface LabHost {
   testModel(payload: TestModelPayload): Awaitable<TestGeneration>;
   startRun(payload: StartRunRequest): Awaitable<{ experimentId: string }>;
   cancelRun(payload: CancelRunPayload): Awaitable<{ cancelled: boolean }>;
+  /** Optional: hosts without it answer `resumeRun` with UNAVAILABLE. */
+  resumeRun?(payload: ResumeRunPayload): Awaitable<{ experimentId: string; pending: number }>;
   activeRuns(): Awaitable<ActiveRun[]>;
 }
 

@@ -11,3 +11,4 @@ export { cardHints, renderCard, newestFirst, CardInjector, type HintBudget } fro
 export { cardSession, agentRoles, onlineCheckpoint, ONLINE_DEFAULTS, type CardsConfig, type OnlineDistillConfig, type CardSessionOptions } from './session.ts';
 export { exportCards, importCards, parseCardsDocument, CardsImportError, CARDS_FORMAT, CARDS_VERSION, type CardsDocument, type CardsImportErrorCode } from './exchange.ts';
 export { distillFromExperiment, runsWithEvents, type DistillFromExperimentOptions } from './fromExperiment.ts';
+export { cardsConfigFor, cardsConfigOf, cardHooksFor, assertCardsAvailable, replayHintsFor, CardsRequestError, DEFAULT_CARD_BUDGET, type CardsRequest, type CardsRequestErrorCode } from './hooks.ts';

@@ -1,3 +1,20 @@
 export { executePending, countFailures, scoreRun, runIdOf, runSeedOf, taskOf, type ExecuteOptions } from './execute.ts';
 export { summarizeRuns, type ExperimentReport } from './summary.ts';
 export { replayExperiment, canonical, type ReplayReport, type NodeMismatch } from './replay.ts';
+export { startExperiment } from './service.ts';
+export { checkFaultSpecs, buildInjector, blameReportOf } from './blame.ts';
+export {
+  ExperimentSpecError,
+  type ExperimentSpecErrorCode,
+  type ExperimentSpec,
+  type NewExperimentSpec,
+  type ResumeSpec,
+  type ServiceDeps,
+  type StartOptions,
+  type ExperimentEvent,
+  type ExperimentOutcome,
+  type ExperimentHandle,
+  type ExperimentStatusEnd,
+  type WorkflowSource,
+} from './spec.ts';
+export { startTrainLoop, trainableRoles, type TrainLoopSpec, type TrainLoopHandle } from './trainLoop.ts';

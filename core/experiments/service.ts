@@ -1,0 +1,266 @@
+/**
+ * The experiment service: one way to start, run, cancel and finish an experiment of any kind
+ * (run, blame-eval, rollouts, resume), shared by the CLI and the lab. It creates the experiment
+ * with its planned task list, loads the models through the model port before anything is
+ * recorded, runs the pending tasks (executePending), wires hint cards, SIMULATED faults and
+ * rollout sampling, halts on a model that fails mid-run, stores rollout advantages, marks the
+ * end, and reports typed progress events. Faces only map their input to a spec and listen.
+ */
+import { assertCardsAvailable, cardHooksFor } from '../distill/hooks.ts';
+import type { FaultSpec } from '../faults/inject.ts';
+import type { RoleName } from '../ids.ts';
+import type { ModelConfig } from '../model/config.ts';
+import type { ModelProvider } from '../model/provider.ts';
+import { rolloutIndex, rolloutTaskId } from '../rollouts/groups.ts';
+import { formatMode, learningRoles, parseMode } from '../rollouts/modes.ts';
+import type { RolloutsConfig } from '../rollouts/store.ts';
+import { computeWorkflowHash } from '../store/ids.ts';
+import type { ExperimentRow } from '../store/types.ts';
+import { getDataset } from '../tasks/registry.ts';
+import type { Dataset, Task } from '../tasks/types.ts';
+import { defaultTools } from '../tools/index.ts';
+import { parseWorkflow } from '../workflow/index.ts';
+import { blameReportOf, checkFaultSpecs } from './blame.ts';
+import { executeExperiment, type Prepared } from './lifecycle.ts';
+import {
+  ExperimentSpecError,
+  type ExperimentEvent,
+  type ExperimentHandle,
+  type ExperimentOutcome,
+  type ExperimentSpec,
+  type NewExperimentSpec,
+  type ResumeSpec,
+  type ServiceDeps,
+  type StartOptions,
+} from './spec.ts';
+import { summarizeRuns } from './summary.ts';
+
+/** Sampling of every agent node in rollouts: on-policy (temperature T, no truncation). */
+const onPolicy = (temperature: number) => ({ temperature, topK: 0, topP: 1, minP: 0 });
+
+/** The config an experiment stores: its workflow file, tasks, models and what its kind adds. */
+interface StoredConfig {
+  workflowFile?: string;
+  offset?: number;
+  dataDir?: string;
+  models: ModelConfig;
+  inject?: string[];
+  rollouts?: RolloutsConfig;
+}
+
+/**
+ * Starts an experiment. Resolves once it is created (or, for `resume`, claimed) and running in
+ * the background, with its id, an event subscription, `cancel()` and `done` (the outcome; never
+ * rejects). Events emitted before this resolves reach `options.onEvent` only.
+ *
+ * Recorded config (the shape `resume` and `replay` read): `{workflowFile?, offset, dataDir?,
+ * models: ModelConfig with fingerprints, source?}` plus `cards?`, `roleVersions?` (`role=id`
+ * strings) for `run`, `{inject, simulated: true}` for `blame-eval`, `rollouts` for `rollouts`.
+ *
+ * Errors (before anything is recorded): ExperimentSpecError (NO_TASKS, BAD_FAULT, UNKNOWN_ROLE,
+ * UNKNOWN_NODE, TOOL_FAULT_KIND, BAD_MODE, RUNNING, NO_DEFAULT_REF, MODEL_LOAD with the
+ * provider's error as `cause`), DatasetError from the dataset, SpecError from a stored workflow,
+ * StoreError (unknown experiment), and the model port's `verify` errors on resume.
+ */
+export async function startExperiment(spec: ExperimentSpec, deps: ServiceDeps, options: StartOptions = {}): Promise<ExperimentHandle> {
+  const listeners = new Set<(e: ExperimentEvent) => void>();
+  if (options.onEvent) listeners.add(options.onEvent);
+  const emit = (event: ExperimentEvent) => {
+    for (const l of [...listeners]) {
+      try {
+        l(event);
+      } catch {
+        // a broken listener must not break the run
+      }
+    }
+  };
+  const on = (l: (e: ExperimentEvent) => void) => {
+    listeners.add(l);
+    return () => void listeners.delete(l);
+  };
+  const prepared = spec.kind === 'resume' ? await prepareResume(spec, deps, emit) : await prepareNew(spec, deps, emit);
+  if ('outcome' in prepared) return { experimentId: prepared.outcome.experimentId, on, cancel: () => {}, done: Promise.resolve(prepared.outcome) };
+  const controller = new AbortController();
+  if (options.signal?.aborted) controller.abort();
+  options.signal?.addEventListener('abort', () => controller.abort(), { once: true });
+  const { exp } = prepared;
+  const total = deps.store.listTasks(exp.id).length;
+  emit({ type: 'started', experimentId: exp.id, kind: exp.kind, resumed: prepared.resumed, done: total - deps.store.pendingTasks(exp.id).length, total, config: exp.config });
+  const done = executeExperiment(prepared, deps.store, controller.signal, emit);
+  return { experimentId: exp.id, on, cancel: () => controller.abort(), done };
+}
+
+const toolsOf = (deps: ServiceDeps) => deps.tools ?? defaultTools();
+const datasetOf = (deps: ServiceDeps, name: string, dataDir?: string): Dataset => (deps.datasets ?? ((n, d) => getDataset(n, { dataDir: d })))(name, dataDir);
+
+/** Builds and loads the provider; a load failure disposes it and throws MODEL_LOAD (nothing recorded). */
+async function loadProvider(deps: ServiceDeps, cfg: ModelConfig): Promise<ModelProvider> {
+  let provider: ModelProvider | undefined;
+  try {
+    provider = await deps.models.create(cfg);
+    await provider.load?.();
+    return provider;
+  } catch (err) {
+    await provider?.dispose().catch(() => {});
+    throw new ExperimentSpecError('MODEL_LOAD', 'models', err instanceof Error ? err.message : String(err), {}, { cause: err });
+  }
+}
+
+function loadTasks(deps: ServiceDeps, spec: NewExperimentSpec, emit: (e: ExperimentEvent) => void): { dataset: Dataset; tasks: Task[] } {
+  const offset = spec.offset ?? 0;
+  const dataset = datasetOf(deps, spec.dataset, spec.dataDir);
+  const tasks = dataset.load({ split: spec.split, limit: spec.limit, offset });
+  if (tasks.length === 0) throw new ExperimentSpecError('NO_TASKS', 'offset', `no tasks: ${dataset.name}/${spec.split} has no task at offset ${offset}`, { text: `${dataset.name}/${spec.split}` });
+  if (tasks.length < spec.limit) emit({ type: 'note', message: `Note: ${dataset.name}/${spec.split} has only ${tasks.length} task(s) from offset ${offset}; running those.` });
+  return { dataset, tasks };
+}
+
+async function prepareNew(spec: Exclude<ExperimentSpec, ResumeSpec>, deps: ServiceDeps, emit: (e: ExperimentEvent) => void): Promise<Prepared> {
+  const { graph } = spec.workflow;
+  const tools = toolsOf(deps);
+  const offset = spec.offset ?? 0;
+  let specs: FaultSpec[] = [];
+  let rollouts: RolloutsConfig | undefined;
+  if (spec.kind === 'blame-eval') specs = checkFaultSpecs(graph, spec.inject);
+  if (spec.kind === 'rollouts') {
+    let mode;
+    try {
+      mode = parseMode(spec.mode);
+    } catch (err) {
+      throw new ExperimentSpecError('BAD_MODE', 'mode', (err as Error).message, {}, { cause: err });
+    }
+    rollouts = { group: spec.group, temperature: spec.temperature, mode: formatMode(mode), learningRoles: learningRoles(graph, mode), ...(spec.recordTokens && { recordTokens: true }) };
+  }
+  const { dataset, tasks } = loadTasks(deps, spec, emit);
+  const models: ModelConfig = rollouts ? { ...spec.models, sequences: Math.max(4, rollouts.group), batching: 'mixed' } : spec.models;
+  const provider = await loadProvider(deps, models);
+
+  const config: Record<string, unknown> = {
+    ...(spec.workflow.file !== undefined && { workflowFile: spec.workflow.file }),
+    offset,
+    ...(spec.dataDir !== undefined && { dataDir: spec.dataDir }),
+    models: deps.models.fingerprint ? deps.models.fingerprint(models) : models,
+  };
+  let planned: Array<{ taskIndex: number; taskId: string; input: unknown; expected: string }>;
+  if (spec.kind === 'run') {
+    if (spec.cards) config.cards = spec.cards;
+    const versions = Object.entries(spec.roleVersions ?? {});
+    if (versions.length) config.roleVersions = versions.map(([role, id]) => `${role}=${id}`);
+    planned = tasks.map((t) => ({ taskIndex: t.index - offset, taskId: t.id, input: t.input, expected: t.expected }));
+  } else if (spec.kind === 'blame-eval') {
+    Object.assign(config, { inject: [...spec.inject], simulated: true });
+    const runs = spec.runs ?? spec.limit;
+    planned = Array.from({ length: runs }, (_, i) => {
+      const t = tasks[i % tasks.length]!;
+      return { taskIndex: i, taskId: t.id, input: t.input, expected: t.expected };
+    });
+  } else {
+    config.rollouts = rollouts;
+    const G = rollouts!.group;
+    planned = tasks.flatMap((t, ti) => Array.from({ length: G }, (_, g) => ({ taskIndex: rolloutIndex(ti, g, G), taskId: rolloutTaskId(t.id, g), input: t.input, expected: t.expected })));
+  }
+  if (spec.source !== undefined) config.source = spec.source;
+
+  let exp: ExperimentRow;
+  try {
+    exp = deps.store.createExperiment({
+      kind: spec.kind,
+      workflowName: graph.name,
+      workflowYaml: spec.workflow.text,
+      workflowHash: computeWorkflowHash(spec.workflow.text),
+      dataset: dataset.name,
+      split: spec.split,
+      limit: spec.limit,
+      seed: spec.seed,
+      config,
+      tasks: planned,
+    });
+  } catch (err) {
+    await provider.dispose().catch(() => {});
+    throw err;
+  }
+  return wire({ deps, exp, graph, dataset, provider, tools, models, specs, rollouts, resumed: false, emit });
+}
+
+/** Points model references at new paths (a moved file); the model port's `verify` checks they are the same files. */
+function overrideModels(cfg: ModelConfig, over: ResumeSpec['models']): ModelConfig {
+  const models = { ...cfg.models };
+  if (over?.default) {
+    if (!('default' in models)) throw new ExperimentSpecError('NO_DEFAULT_REF', 'models.default', 'this experiment has no "default" model reference');
+    models.default = over.default;
+  }
+  for (const [role, file] of Object.entries(over?.roles ?? {})) {
+    const ref = cfg.roleModels[role];
+    const roles = Object.keys(cfg.roleModels);
+    if (!ref) throw new ExperimentSpecError('UNKNOWN_ROLE', `models.roles.${role}`, `the experiment has no role "${role}" (roles: ${roles.join(', ')})`, { role, roles });
+    models[ref] = file;
+  }
+  return { ...cfg, models };
+}
+
+async function prepareResume(spec: ResumeSpec, deps: ServiceDeps, emit: (e: ExperimentEvent) => void): Promise<Prepared | { outcome: ExperimentOutcome }> {
+  const { store } = deps;
+  let exp = store.getExperiment(spec.experimentId);
+  const config = exp.config as StoredConfig;
+  const tools = toolsOf(deps);
+  const workflowFile = config.workflowFile ? config.workflowFile.split(/[\\/]/).pop() : undefined;
+  const { graph } = parseWorkflow(exp.workflowYaml, { tools, file: workflowFile });
+  const dataset = datasetOf(deps, exp.dataset, config.dataDir);
+  const pending = store.pendingTasks(exp.id).length;
+  if (pending === 0) {
+    const total = store.listTasks(exp.id).length;
+    const outcome: ExperimentOutcome = {
+      experimentId: exp.id,
+      kind: exp.kind,
+      status: exp.status === 'completed' || exp.status === 'cancelled' || exp.status === 'failed' ? exp.status : 'completed',
+      report: summarizeRuns(exp.id, store.listRuns(exp.id), { tasksPlanned: total, wallSeconds: 0, status: exp.status }),
+      nothingPending: true,
+    };
+    if (exp.kind === 'blame-eval') outcome.blame = { inject: config.inject ?? [], report: blameReportOf(store, exp.id, graph) };
+    return { outcome };
+  }
+  if (exp.status === 'running' && !spec.force) {
+    throw new ExperimentSpecError('RUNNING', 'force', `experiment ${exp.id} is marked running in process ${exp.pid}; stop that process, or pass --force if that pid was reused by another program`, { pid: exp.pid ?? null });
+  }
+  const models = overrideModels(config.models, spec.models);
+  deps.models.verify?.(config.models, models); // the same model files and adapters as when it started, or refuse
+  assertCardsAvailable(store, exp); // the same hint cards as when it started, or refuse
+  const provider = await loadProvider(deps, models);
+  try {
+    if (spec.force && exp.status === 'running') store.setExperimentStatus(exp.id, 'interrupted');
+    exp = store.claimExperiment(exp.id);
+  } catch (err) {
+    await provider.dispose().catch(() => {});
+    throw err;
+  }
+  const specs = exp.kind === 'blame-eval' ? checkFaultSpecs(graph, config.inject ?? []) : [];
+  const rollouts = exp.kind === 'rollouts' ? config.rollouts : undefined;
+  return wire({ deps, exp, graph, dataset, provider, tools, models, specs, rollouts, resumed: true, emit });
+}
+
+/** The execution plan of a prepared experiment: faults, rollout sampling or hint cards by kind. */
+function wire(a: {
+  deps: ServiceDeps;
+  exp: ExperimentRow;
+  graph: Prepared['graph'];
+  dataset: Dataset;
+  provider: ModelProvider;
+  tools: Prepared['tools'];
+  models: ModelConfig;
+  specs: FaultSpec[];
+  rollouts?: RolloutsConfig;
+  resumed: boolean;
+  emit: (e: ExperimentEvent) => void;
+}): Prepared {
+  const modelFor = (role: RoleName) => a.models.roleModels[role] ?? 'default';
+  const base: Prepared = { exp: a.exp, graph: a.graph, grader: a.dataset.grader, provider: a.provider, tools: a.tools, modelFor, resumed: a.resumed };
+  if (a.exp.kind === 'blame-eval') return { ...base, faults: { specs: a.specs, inject: ((a.exp.config as StoredConfig).inject ?? []).slice() } };
+  if (a.exp.kind === 'rollouts' && a.rollouts) return { ...base, rollouts: a.rollouts, parallel: a.rollouts.group, sampling: onPolicy(a.rollouts.temperature), recordTokens: a.rollouts.recordTokens };
+  try {
+    const cards = cardHooksFor(a.deps.store, a.exp, a.graph, a.provider, modelFor, (line) => a.emit({ type: 'note', experimentId: a.exp.id, message: line.replace(/\n$/, '') }));
+    return cards ? { ...base, cards } : base;
+  } catch (err) {
+    void a.provider.dispose().catch(() => {});
+    throw err;
+  }
+}

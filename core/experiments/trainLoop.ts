@@ -1,0 +1,132 @@
+/**
+ * Train-loop experiments through the service's ports: per-role weight updates from on-policy
+ * rollouts (core/training/loop.ts runTrainLoop), with the providers built by the model port
+ * (loaded before use, reloaded after every write) and progress as the loop's events.
+ */
+import type { RoleName } from '../ids.ts';
+import type { ModelConfig } from '../model/config.ts';
+import type { ModelProvider } from '../model/provider.ts';
+import type { WeightVersion } from '../store/weights.ts';
+import { getDataset } from '../tasks/registry.ts';
+import { defaultTools } from '../tools/index.ts';
+import { runTrainLoop, type LoopEvent, type LoopModels, type TrainLoopReport } from '../training/loop.ts';
+import type { Trainer } from '../training/port.ts';
+import { ExperimentSpecError, type ServiceDeps, type WorkflowSource } from './spec.ts';
+
+/** What a train loop is: the workflow, the roles it trains, the data, the hyper-parameters and the models it starts from. */
+export interface TrainLoopSpec {
+  workflow: WorkflowSource;
+  dataset: string;
+  /** Data folder (stored as `config.dataDir`). */
+  dataDir?: string;
+  /** Training split: iteration k takes the next `tasksPerIteration` tasks. */
+  split: string;
+  heldoutSplit: string;
+  /** Held-out tasks (0: no held-out evaluation). */
+  heldout: number;
+  /** Roles trained (default: every role running an agent node); see trainableRoles. */
+  roles?: readonly string[];
+  group: number;
+  iterations: number;
+  tasksPerIteration: number;
+  lr: number;
+  kl: number;
+  temperature: number;
+  maxGradNorm: number;
+  heldoutSamples: number;
+  heldoutTemperature: number;
+  seed: number;
+  /** The starting models (models/resolve.ts); trained roles' files are replaced by each new version. */
+  models: ModelConfig;
+  /** Versions the trained roles start from (their lineage parents). */
+  startVersions?: Readonly<Record<string, WeightVersion>>;
+  /** Where versions are written: `<versionsDir>/<loopId>/<role>/iter-<k>.gguf`. */
+  versionsDir: string;
+}
+
+/** A running train loop. */
+export interface TrainLoopHandle {
+  on(listener: (event: LoopEvent) => void): () => void;
+  /** Stops after the iteration in flight; the versions written so far stay recorded. */
+  cancel(): void;
+  /** The loop's report; rejects with the error that stopped it (a model that fails to load, a trainer error). */
+  done: Promise<TrainLoopReport>;
+}
+
+/**
+ * The roles a train loop trains: `roles`, or every role running an agent node. Errors:
+ * ExperimentSpecError (field `roles`) — NO_ROLE (no agent node), UNKNOWN_ROLE, NOT_TRAINABLE
+ * (a role that runs no agent node).
+ */
+export function trainableRoles(workflow: WorkflowSource, roles?: readonly string[]): string[] {
+  const { graph } = workflow;
+  const agents = [...new Set(graph.nodes.filter((n) => n.kind !== 'tool' && n.role).map((n) => n.role as string))];
+  const picked = roles?.length ? [...roles] : agents;
+  if (!picked.length) throw new ExperimentSpecError('NO_ROLE', 'roles', 'no role to train: the workflow has no agent node');
+  const all = [...graph.roles.keys()] as string[];
+  for (const r of picked) {
+    if (!graph.roles.has(r as RoleName)) throw new ExperimentSpecError('UNKNOWN_ROLE', 'roles', `roles names "${r}", which the workflow does not have (roles: ${all.join(', ')})`, { role: r, roles: all });
+    if (!agents.includes(r)) throw new ExperimentSpecError('NOT_TRAINABLE', 'roles', `roles names "${r}", which runs no agent node (nothing to train)`, { role: r });
+  }
+  return picked;
+}
+
+/**
+ * Starts a train loop in the background. Every provider is built by the model port and loaded
+ * before use; the stored config of each of its experiments carries the starting models (with
+ * fingerprints) and the data folder. Errors (before it starts): ExperimentSpecError from
+ * trainableRoles, NO_TASKS (field `split`) for an empty training split, DatasetError.
+ */
+export function startTrainLoop(spec: TrainLoopSpec, deps: ServiceDeps & { trainer: Trainer }, options: { onEvent?: (e: LoopEvent) => void; signal?: AbortSignal } = {}): TrainLoopHandle {
+  const roles = trainableRoles(spec.workflow, spec.roles);
+  const dataset = (deps.datasets ?? ((n, d) => getDataset(n, { dataDir: d })))(spec.dataset, spec.dataDir);
+  const trainTasks = dataset.load({ split: spec.split, limit: spec.tasksPerIteration * spec.iterations });
+  if (!trainTasks.length) throw new ExperimentSpecError('NO_TASKS', 'split', `no tasks in ${dataset.name}/${spec.split}`, { text: `${dataset.name}/${spec.split}` });
+  const heldoutTasks = spec.heldout > 0 ? dataset.load({ split: spec.heldoutSplit, limit: spec.heldout }) : [];
+  const listeners = new Set<(e: LoopEvent) => void>();
+  if (options.onEvent) listeners.add(options.onEvent);
+  const controller = new AbortController();
+  options.signal?.addEventListener('abort', () => controller.abort(), { once: true });
+  const parallel = Math.min(64, spec.tasksPerIteration * spec.group);
+  const base = spec.models;
+  const cfgOf = (m: LoopModels): ModelConfig => ({ ...base, models: m.models, roleModels: m.roleModels, sequences: Math.max(4, parallel), batching: 'mixed', exactAttention: true });
+  const makeProvider = async (m: LoopModels): Promise<ModelProvider> => {
+    const provider = await deps.models.create(cfgOf(m));
+    try {
+      await provider.load?.();
+    } catch (e) {
+      await provider.dispose().catch(() => {});
+      throw e;
+    }
+    return provider;
+  };
+  const done = runTrainLoop({
+    store: deps.store,
+    graph: spec.workflow.graph,
+    workflow: { yaml: spec.workflow.text, ...(spec.workflow.file !== undefined && { file: spec.workflow.file }) },
+    dataset: { name: dataset.name, grader: dataset.grader },
+    trainTasks, heldoutTasks, tools: deps.tools ?? defaultTools(), trainer: deps.trainer, makeProvider,
+    models: { models: base.models, roleModels: base.roleModels }, roles, startVersions: spec.startVersions ?? {},
+    group: spec.group, iterations: spec.iterations, tasksPerIteration: spec.tasksPerIteration, lr: spec.lr, kl: spec.kl, temperature: spec.temperature,
+    maxGradNorm: spec.maxGradNorm, heldoutSamples: spec.heldoutSamples, heldoutTemperature: spec.heldoutTemperature, seed: spec.seed, versionsDir: spec.versionsDir,
+    parallel, signal: controller.signal,
+    config: { models: deps.models.fingerprint ? deps.models.fingerprint(base) : base, dataDir: spec.dataDir },
+    onEvent: (e) => {
+      for (const l of [...listeners]) {
+        try {
+          l(e);
+        } catch {
+          // a broken listener must not break the loop
+        }
+      }
+    },
+  });
+  return {
+    on: (l) => {
+      listeners.add(l);
+      return () => void listeners.delete(l);
+    },
+    cancel: () => controller.abort(),
+    done,
+  };
+}
