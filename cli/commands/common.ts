@@ -8,18 +8,8 @@ import type { ToolSource } from '../../core/engine/index.ts';
 import type { Graph } from '../../core/workflow/index.ts';
 import type { ModelConfig } from '../compose.ts';
 
-export interface Io {
-  stdout: (s: string) => void;
-  stderr: (s: string) => void;
-  /** True when stderr is a terminal (progress bar drawn in place). */
-  isTTY: boolean;
-}
-
-export const processIo: Io = {
-  stdout: (s) => process.stdout.write(s),
-  stderr: (s) => process.stderr.write(s),
-  isTTY: Boolean(process.stderr.isTTY),
-};
+export { processIo, type Io } from '../io.ts';
+import type { Io } from '../io.ts';
 
 /**
  * Runs an experiment's pending tasks with a progress bar on stderr, handles Ctrl-C (the run in
