@@ -120,7 +120,7 @@ function timeBaseline(file: string, batch: RunWithEvents[]): number {
 
 const qs = (n: number) => Array(n).fill('?').join(',');
 
-function makeBatch(nRuns: number, perRun: number): RunWithEvents[] {
+export function makeBatch(nRuns: number, perRun: number): RunWithEvents[] {
   const out: RunWithEvents[] = [];
   for (let t = 0; t < nRuns; t++) {
     const runId = asRunId(`run-${t}`);
