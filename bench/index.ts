@@ -65,7 +65,7 @@ const store = await benchStore();
 console.log(`store    ${store.events} node events in ${store.runs} runs (${store.calls} model calls), WAL file DB`);
 console.log(`  Store.saveRuns    ${Math.round(store.rowsPerSec).toLocaleString('en')} events/s   target > 50,000   ${store.rowsPerSec > 50_000 ? 'OK' : 'MISSED'}`);
 console.log(`  bare insert loop  ${Math.round(store.baselineRowsPerSec).toLocaleString('en')} events/s   (baseline)`);
-console.log(`  ratio             ${fmt(store.ratio, 2)} of the bare loop   goal >= 0.8   ${ok(store.ratio >= 0.8)}   (was 0.49)`);
+console.log(`  ratio             ${fmt(store.ratio, 2)} of the bare loop   goal >= 0.8   ${ok(store.ratio >= 0.8)}   (was 0.49; by CPU time ${fmt(store.cpuRatio, 2)})`);
 console.log(`  one tx per run    ${Math.round(store.perRunRowsPerSec).toLocaleString('en')} events/s   (how a live run writes)`);
 
 const credit = benchCredit();
