@@ -33,11 +33,37 @@ export function benchWorkflowYaml(n: number): string {
   return lines.join('\n');
 }
 
-export async function benchEngine(options: { nodes?: number; repeats?: number } = {}): Promise<EngineBenchResult> {
+/** A chain: node i reads node i-1 (the same shape as the LangGraph.js peer's chain, bench/langgraph.ts). */
+export function chainWorkflowYaml(n: number): string {
+  const lines = ['name: chain', 'roles: { w: { kind: executor } }', 'limits: { max_hops: 100000, concurrency: 4 }', 'nodes:', '  - { id: n0, role: w, prompt: "step 0" }'];
+  for (let i = 1; i < n; i++) lines.push(`  - { id: n${i}, role: w, prompt: "step ${i} {{a}}", inputs: { a: n${i - 1} } }`);
+  lines.push(`answer: n${n - 1}`);
+  return lines.join('\n');
+}
+
+/** A fan-out: node 0, then nodes 1..n-1 each reading node 0 (the LangGraph.js peer's fan-out). */
+export function fanOutWorkflowYaml(n: number): string {
+  const lines = ['name: fanout', 'roles: { w: { kind: executor } }', 'limits: { max_hops: 100000, concurrency: 4 }', 'nodes:', '  - { id: n0, role: w, prompt: "step 0" }'];
+  for (let i = 1; i < n; i++) lines.push(`  - { id: n${i}, role: w, prompt: "step ${i} {{a}}", inputs: { a: n0 } }`);
+  lines.push(`answer: n${n - 1}`);
+  return lines.join('\n');
+}
+
+/** The graph shapes measured: the layered DAG above, a chain, a fan-out. */
+export type BenchShape = 'layered' | 'chain' | 'fanout';
+
+const YAML: Record<BenchShape, (n: number) => string> = { layered: benchWorkflowYaml, chain: chainWorkflowYaml, fanout: fanOutWorkflowYaml };
+
+/**
+ * Runs an `n`-node workflow of `shape` (default: the layered DAG) `repeats` times through
+ * `runWorkflow` with an instant scripted model, and the bare loop of the same `n` model calls;
+ * best of each. Errors: a run that does not complete all `n` nodes.
+ */
+export async function benchEngine(options: { nodes?: number; repeats?: number; shape?: BenchShape } = {}): Promise<EngineBenchResult> {
   const n = options.nodes ?? 1000;
   const repeats = options.repeats ?? 5;
   const tools = defaultTools();
-  const { graph } = parseWorkflow(benchWorkflowYaml(n), { tools });
+  const { graph } = parseWorkflow(YAML[options.shape ?? 'layered'](n), { tools });
   const provider = new ScriptedProvider(() => 'ok');
   let engineBest = Infinity;
   let baseBest = Infinity;

@@ -1,19 +1,5 @@
 import { UsageError } from './args.ts';
 import { exitStatusFor, formatCliError } from './errors.ts';
-import { replayCommand, REPLAY_USAGE } from './commands/replay.ts';
-import { resumeCommand, RESUME_USAGE } from './commands/resume.ts';
-import { runCommand, RUN_USAGE } from './commands/run.ts';
-import { blameEvalCommand, BLAME_EVAL_USAGE } from './commands/blameEval.ts';
-import { showCommand, SHOW_USAGE } from './commands/show.ts';
-import { attributionEvalCommand, ATTRIBUTION_EVAL_USAGE } from './commands/attributionEval.ts';
-import { serveCommand, SERVE_USAGE } from './commands/serve.ts';
-import { rolloutsCommand, ROLLOUTS_USAGE } from './commands/rollouts.ts';
-import { exportCommand, EXPORT_USAGE } from './commands/export.ts';
-import { compareCommand, COMPARE_USAGE } from './commands/compare.ts';
-import { distillCommand, DISTILL_USAGE } from './commands/distill.ts';
-import { cardsCommand, CARDS_USAGE } from './commands/cards.ts';
-import { trainLoopCommand, TRAIN_LOOP_USAGE } from './commands/trainLoop.ts';
-import { trainCommand, TRAIN_USAGE, versionsCommand, VERSIONS_USAGE } from './commands/train.ts';
 import { processIo, type Io } from './io.ts';
 
 export const USAGE = `Usage: flowlab <command> [options]
@@ -38,22 +24,28 @@ Commands:
 Run \`flowlab <command> --help\` for a command's options.
 `;
 
-const COMMANDS: Record<string, { run: (argv: string[], io: Io) => Promise<number>; usage: string }> = {
-  run: { run: runCommand, usage: RUN_USAGE },
-  resume: { run: resumeCommand, usage: RESUME_USAGE },
-  replay: { run: replayCommand, usage: REPLAY_USAGE },
-  'blame-eval': { run: blameEvalCommand, usage: BLAME_EVAL_USAGE },
-  show: { run: showCommand, usage: SHOW_USAGE },
-  'attribution-eval': { run: attributionEvalCommand, usage: ATTRIBUTION_EVAL_USAGE },
-  serve: { run: serveCommand, usage: SERVE_USAGE },
-  rollouts: { run: rolloutsCommand, usage: ROLLOUTS_USAGE },
-  export: { run: exportCommand, usage: EXPORT_USAGE },
-  compare: { run: compareCommand, usage: COMPARE_USAGE },
-  distill: { run: distillCommand, usage: DISTILL_USAGE },
-  cards: { run: cardsCommand, usage: CARDS_USAGE },
-  'train-loop': { run: trainLoopCommand, usage: TRAIN_LOOP_USAGE },
-  train: { run: trainCommand, usage: TRAIN_USAGE },
-  versions: { run: versionsCommand, usage: VERSIONS_USAGE },
+interface Command { run: (argv: string[], io: Io) => Promise<number>; usage: string }
+
+/**
+ * Each command's module, imported only when that command runs, so `flowlab --help` and light
+ * commands (replay, show) never load the workflow compiler, the model runtimes or the trainer.
+ */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  run: async () => { const m = await import('./commands/run.ts'); return { run: m.runCommand, usage: m.RUN_USAGE }; },
+  resume: async () => { const m = await import('./commands/resume.ts'); return { run: m.resumeCommand, usage: m.RESUME_USAGE }; },
+  replay: async () => { const m = await import('./commands/replay.ts'); return { run: m.replayCommand, usage: m.REPLAY_USAGE }; },
+  'blame-eval': async () => { const m = await import('./commands/blameEval.ts'); return { run: m.blameEvalCommand, usage: m.BLAME_EVAL_USAGE }; },
+  show: async () => { const m = await import('./commands/show.ts'); return { run: m.showCommand, usage: m.SHOW_USAGE }; },
+  'attribution-eval': async () => { const m = await import('./commands/attributionEval.ts'); return { run: m.attributionEvalCommand, usage: m.ATTRIBUTION_EVAL_USAGE }; },
+  serve: async () => { const m = await import('./commands/serve.ts'); return { run: m.serveCommand, usage: m.SERVE_USAGE }; },
+  rollouts: async () => { const m = await import('./commands/rollouts.ts'); return { run: m.rolloutsCommand, usage: m.ROLLOUTS_USAGE }; },
+  export: async () => { const m = await import('./commands/export.ts'); return { run: m.exportCommand, usage: m.EXPORT_USAGE }; },
+  compare: async () => { const m = await import('./commands/compare.ts'); return { run: m.compareCommand, usage: m.COMPARE_USAGE }; },
+  distill: async () => { const m = await import('./commands/distill.ts'); return { run: m.distillCommand, usage: m.DISTILL_USAGE }; },
+  cards: async () => { const m = await import('./commands/cards.ts'); return { run: m.cardsCommand, usage: m.CARDS_USAGE }; },
+  'train-loop': async () => { const m = await import('./commands/trainLoop.ts'); return { run: m.trainLoopCommand, usage: m.TRAIN_LOOP_USAGE }; },
+  train: async () => { const m = await import('./commands/train.ts'); return { run: m.trainCommand, usage: m.TRAIN_USAGE }; },
+  versions: async () => { const m = await import('./commands/train.ts'); return { run: m.versionsCommand, usage: m.VERSIONS_USAGE }; },
 };
 
 /**
@@ -66,11 +58,12 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     io.stdout(USAGE);
     return name ? 0 : 2;
   }
-  const cmd = COMMANDS[name];
-  if (!cmd) {
+  const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!load) {
     io.stderr(`flowlab: unknown command "${name}"\n\n${USAGE}`);
     return 2;
   }
+  const cmd = await load();
   if (rest.includes('--help') || rest.includes('-h')) {
     io.stdout(cmd.usage);
     return 0;

@@ -129,9 +129,16 @@ export interface RunDbRow {
   simulated: number;
 }
 
-/** Positional parameters of the runs insert, in column order. */
+/** Positional parameters of the runs insert, in column order (statements.ts `RUN_COLUMNS`). */
 export function runParams(run: RunRecord): unknown[] {
-  return [
+  const out: unknown[] = [];
+  pushRunParams(out, run);
+  return out;
+}
+
+/** Appends {@link runParams} to `out` (multi-row inserts build one array per statement). */
+export function pushRunParams(out: unknown[], run: RunRecord): void {
+  out.push(
     run.runId,
     run.experimentId,
     run.taskIndex,
@@ -146,11 +153,40 @@ export function runParams(run: RunRecord): unknown[] {
     run.completionTokens,
     run.startedAt,
     run.endedAt,
-    toJson(run.failures ?? {}, () => `run ${run.runId}: failures`),
-    run.credit === undefined ? null : toJson(run.credit, () => `run ${run.runId}: credit`),
-    run.ladder === undefined ? null : toJson(run.ladder, () => `run ${run.runId}: ladder`),
+    runJson(run.failures ?? {}, run, 'failures'),
+    run.credit === undefined ? null : runJson(run.credit, run, 'credit'),
+    run.ladder === undefined ? null : runJson(run.ladder, run, 'ladder'),
     run.simulated ? 1 : 0,
-  ];
+  );
+}
+
+/**
+ * `JSON.stringify` for the hot insert path, without a closure per value: `BAD` when it throws,
+ * so the caller builds the error message (through {@link toJson}) only then.
+ */
+const BAD: unique symbol = Symbol('not JSON-serialisable');
+function quickJson(value: unknown): string | null | typeof BAD {
+  if (value === undefined) return null;
+  try {
+    return JSON.stringify(value) ?? null;
+  } catch {
+    return BAD;
+  }
+}
+
+function runJson(value: unknown, run: RunRecord, what: string): string | null {
+  const j = quickJson(value);
+  return j === BAD ? toJson(value, () => `run ${run.runId}: ${what}`) : j;
+}
+
+function eventJson(value: unknown, runId: string, e: NodeEvent, what: string): string | null {
+  const j = quickJson(value);
+  return j === BAD ? toJson(value, () => `run ${runId} node ${e.nodeId} attempt ${e.attempt} (seq ${e.seq}): ${what}`) : j;
+}
+
+function callJson(value: unknown, runId: string, e: NodeEvent, c: ModelCallRecord, what: string): string | null {
+  const j = quickJson(value);
+  return j === BAD ? toJson(value, () => `run ${runId} node ${e.nodeId} attempt ${e.attempt} call ${c.callIndex}: ${what}`) : j;
 }
 
 export function runFromRow(r: RunDbRow): RunRecord {
@@ -202,8 +238,14 @@ export interface EventDbRow {
 
 /** Positional parameters of the node_events insert (run id taken from the run, not the event). */
 export function eventParams(runId: string, e: NodeEvent): unknown[] {
-  const where = (what: string) => () => `run ${runId} node ${e.nodeId} attempt ${e.attempt} (seq ${e.seq}): ${what}`;
-  return [
+  const out: unknown[] = [];
+  pushEventParams(out, runId, e);
+  return out;
+}
+
+/** Appends {@link eventParams} to `out`. */
+export function pushEventParams(out: unknown[], runId: string, e: NodeEvent): void {
+  out.push(
     runId,
     e.seq,
     e.nodeId,
@@ -216,14 +258,14 @@ export function eventParams(runId: string, e: NodeEvent): unknown[] {
     e.failureClass ?? null,
     e.errorCode ?? null,
     e.message ?? null,
-    toJson(e.causes, where('causes')),
-    toJson(e.inputs ?? {}, where('inputs')),
-    toJson(e.output, where('output')),
+    eventJson(e.causes, runId, e, 'causes'),
+    eventJson(e.inputs ?? {}, runId, e, 'inputs'),
+    eventJson(e.output, runId, e, 'output'),
     e.startedAt,
     e.endedAt,
     e.simulated === undefined ? null : e.simulated ? 1 : 0,
     e.fault ?? null,
-  ];
+  );
 }
 
 export function eventFromRow(r: EventDbRow, calls: ModelCallRecord[]): NodeEvent {
@@ -282,8 +324,14 @@ export interface CallDbRow {
 
 /** Positional parameters of the model_calls insert. */
 export function callParams(runId: string, eventId: number, e: NodeEvent, c: ModelCallRecord): unknown[] {
-  const where = (what: string) => () => `run ${runId} node ${e.nodeId} attempt ${e.attempt} call ${c.callIndex}: ${what}`;
-  return [
+  const out: unknown[] = [];
+  pushCallParams(out, runId, eventId, e, c);
+  return out;
+}
+
+/** Appends {@link callParams} to `out`. */
+export function pushCallParams(out: unknown[], runId: string, eventId: number, e: NodeEvent, c: ModelCallRecord): void {
+  out.push(
     runId,
     eventId,
     e.nodeId,
@@ -294,9 +342,9 @@ export function callParams(runId: string, eventId: number, e: NodeEvent, c: Mode
     c.model,
     c.system ?? null,
     c.prompt,
-    toJson(c.params, where('params')),
+    callJson(c.params, runId, e, c, 'params'),
     c.seed,
-    toJson(c.jsonSchema, where('jsonSchema')),
+    callJson(c.jsonSchema, runId, e, c, 'jsonSchema'),
     c.completion,
     c.promptTokens,
     c.completionTokens,
@@ -304,9 +352,9 @@ export function callParams(runId: string, eventId: number, e: NodeEvent, c: Mode
     c.startedAt,
     c.stopReason ?? null,
     c.error ?? null,
-    tokenIdsJson(c.promptTokenIds, where('promptTokenIds')),
-    tokenIdsJson(c.completionTokenIds, where('completionTokenIds')),
-  ];
+    c.promptTokenIds === undefined ? null : tokenIdsJson(c.promptTokenIds, () => `run ${runId} node ${e.nodeId} attempt ${e.attempt} call ${c.callIndex}: promptTokenIds`),
+    c.completionTokenIds === undefined ? null : tokenIdsJson(c.completionTokenIds, () => `run ${runId} node ${e.nodeId} attempt ${e.attempt} call ${c.callIndex}: completionTokenIds`),
+  );
 }
 
 export function callFromRow(r: CallDbRow): ModelCallRecord {

@@ -1,9 +1,46 @@
 import type { Database, Statement } from 'better-sqlite3';
 
+/** Columns of the three trace inserts, in the order of codec.ts's `runParams`, `eventParams`, `callParams`. */
+export const RUN_COLUMNS = ['id', 'experiment_id', 'task_index', 'task_id', 'status', 'answer', 'expected', 'score', 'correct', 'seed',
+  'prompt_tokens', 'completion_tokens', 'started_at', 'ended_at', 'failures_json', 'credit_json', 'ladder_json', 'simulated'] as const;
+export const EVENT_COLUMNS = ['run_id', 'seq', 'node_id', 'attempt', 'kind', 'role', 'wired_by', 'run_by', 'status', 'failure_class',
+  'error_code', 'message', 'causes_json', 'inputs_json', 'output_json', 'started_at', 'ended_at', 'simulated', 'fault'] as const;
+export const CALL_COLUMNS = ['run_id', 'node_event_id', 'node_id', 'attempt', 'call_index', 'role', 'model_ref', 'model', 'system',
+  'prompt', 'params_json', 'seed', 'json_schema', 'completion', 'prompt_tokens', 'completion_tokens', 'ms', 'started_at', 'stop_reason', 'error',
+  'prompt_token_ids', 'completion_token_ids'] as const;
+
+/** Rows per multi-row INSERT of `insertMany`: 64 rows of 23 values stay far below SQLite's 32,766 parameters. */
+export const MANY_ROWS = 256;
+
+/**
+ * `INSERT INTO table (columns) VALUES (...), (...)` with `rows` rows, prepared once per connection
+ * and size. Node events are inserted with their `id` first (the caller numbers them as SQLite
+ * would, max(id) + 1 onwards), so their model calls can be inserted in the same batch.
+ */
+function multiRowInserts(db: Database) {
+  const cache = new Map<string, Statement>();
+  const sql = (table: string, columns: readonly string[], rows: number) => {
+    const row = `(${columns.map(() => '?').join(',')})`;
+    return `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${Array(rows).fill(row).join(',')}`;
+  };
+  return (table: 'runs' | 'node_events' | 'model_calls', rows: number): Statement => {
+    const key = `${table}:${rows}`;
+    let st = cache.get(key);
+    if (!st) {
+      const columns = table === 'runs' ? RUN_COLUMNS : table === 'node_events' ? ['id', ...EVENT_COLUMNS] : CALL_COLUMNS;
+      st = db.prepare(sql(table, columns, rows));
+      cache.set(key, st);
+    }
+    return st;
+  };
+}
+
 /** Every statement the store runs, prepared once per connection and reused. */
 export function prepareStatements(db: Database) {
   const p = (sql: string): Statement => db.prepare(sql);
   return {
+    insertMany: multiRowInserts(db),
+    maxEventId: p('SELECT max(id) FROM node_events').pluck(),
     insertExperiment: p(`INSERT INTO experiments (id, created_at, updated_at, kind, workflow_name, workflow_yaml, workflow_hash,
       dataset, split, task_limit, seed, config_json, status, pid) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`),
     insertTask: p('INSERT INTO experiment_tasks (experiment_id, task_index, task_id, input_json, expected) VALUES (?,?,?,?,?)'),

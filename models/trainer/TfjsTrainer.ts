@@ -41,6 +41,14 @@ type T = tf.Tensor;
 const ADAM = { beta1: 0.9, beta2: 0.999, eps: 1e-8 };
 const DEFAULT_MAX_GRAD_NORM = 1;
 const DEFAULT_CLIP = 0.2;
+/**
+ * Batch tokens (`B · T`) from which a step's gradient is taken block by block
+ * (`checkpointedGrads`). The whole-model tape keeps every activation and gradient of the step
+ * until it ends: ~250 KB per token for stories260K (548 MB at 32 × 66 tokens, measured), so from
+ * 256 tokens on (~64 MB) checkpointing keeps the peak to one block's share, for ~10% more CPU time
+ * per step (one more forward pass of the blocks). Both give the same bits.
+ */
+const CHECKPOINT_MIN_TOKENS = 256;
 
 /** A step's result plus the gradient norm before clipping. */
 export interface TfjsStepResult extends StepResult {
@@ -220,8 +228,7 @@ export class TfjsTrainableModel implements TrainableModel {
     if (count === 0) throw new RangeError('sftStep: no token has lossMask 1 (after the first position)');
     for (let i = 0; i < weight.length; i++) weight[i]! /= count;
 
-    const { loss, gradNorm } = this.update(opts.lr, opts.maxGradNorm, (ws) => {
-      const logits = this.forward.logits(this.lookup(ws), ids, b, t);
+    const { loss, gradNorm } = this.update(opts.lr, opts.maxGradNorm, ids, b, t, (logits) => {
       const lp = pick(logSoftmax(logits), targets, this.config.vocab);
       return { loss: tf.neg(tf.sum(tf.mul(lp, tf.tensor1d(weight)))) as tf.Scalar };
     });
@@ -244,8 +251,8 @@ export class TfjsTrainableModel implements TrainableModel {
     const refLp = read(() => this.tokenLogprobs(this.reference, pb, temperature));
 
     let klValue = 0;
-    const { loss, gradNorm } = this.update(opts.lr, opts.maxGradNorm, (ws) => {
-      const lp = this.tokenLogprobs(ws, pb, temperature); // [B*T]
+    const { loss, gradNorm } = this.update(opts.lr, opts.maxGradNorm, pb.ids, pb.b, pb.t, (logits) => {
+      const lp = this.logprobsOf(logits, pb, temperature); // [B*T]
       const w = tf.tensor1d(pb.weight);
       const adv = tf.tensor1d(pb.advantage);
       let surrogate = tf.mul(adv, lp);
@@ -265,24 +272,30 @@ export class TfjsTrainableModel implements TrainableModel {
   }
 
   /**
-   * Computes the loss and its gradient with respect to every weight, clips the global gradient
-   * norm, applies one Adam step, and returns the loss (and any extra scalar) read back.
+   * Computes the loss of the logits of `ids` (`B·T` tokens) and its gradient with respect to every
+   * weight (block by block for large batches, {@link checkpointedGrads}), clips the global gradient norm, applies one Adam step, and
+   * returns the loss (and any extra scalar) read back.
    */
   private update(
     lr: number,
     maxGradNorm: number | undefined,
-    lossFn: (weights: T[]) => { loss: tf.Scalar; extra?: tf.Scalar; onExtra?: (x: number) => void },
+    ids: Int32Array,
+    b: number,
+    t: number,
+    lossFn: (logits: T) => { loss: tf.Scalar; extra?: tf.Scalar; onExtra?: (x: number) => void },
   ): { loss: number; gradNorm: number } {
     const maxNorm = maxGradNorm ?? DEFAULT_MAX_GRAD_NORM;
     let extraOut: { extra?: tf.Scalar; onExtra?: (x: number) => void } = {};
     const step = this.adamStep + 1;
     const result = tf.tidy(() => {
-      const f = (...ws: T[]): tf.Scalar => {
-        const r = lossFn(ws);
+      const f = (logits: T): tf.Scalar => {
+        const r = lossFn(logits);
         if (r.extra) extraOut = { extra: tf.keep(r.extra), ...(r.onExtra ? { onExtra: r.onExtra } : {}) };
         return r.loss;
       };
-      const { value, grads } = tf.valueAndGrads(f)(this.params);
+      const { value, grads } = b * t >= CHECKPOINT_MIN_TOKENS
+        ? this.checkpointedGrads(ids, b, t, f)
+        : tf.valueAndGrads((...ws: T[]) => f(this.forward.logits(this.lookup(ws), ids, b, t)))(this.params);
       const sq = tf.addN(grads.map((g) => tf.sum(tf.square(g))));
       const norm = tf.sqrt(sq);
       const scale = maxNorm > 0 ? tf.minimum(1, tf.div(maxNorm, tf.add(norm, 1e-6))) : tf.scalar(1);
@@ -322,6 +335,69 @@ export class TfjsTrainableModel implements TrainableModel {
     this.adamV = result.nextV;
     this.adamStep = step;
     return { loss, gradNorm };
+  }
+
+  /**
+   * `lossOf(logits(ids))` and its gradient with respect to every weight (in `params` order), by
+   * activation checkpointing (Chen et al. 2016, "Training Deep Nets with Sublinear Memory Cost",
+   * §3): a forward pass without a tape keeps only each block's input `[B·T, D]`; then the head,
+   * and each block from the last to the first, runs again under a tape of its own and is
+   * differentiated with the gradient flowing in from above; the embedding comes last.
+   *
+   * Same values, bit for bit, as one `tf.valueAndGrads` over the whole forward pass: the same
+   * kernels on the same inputs, and every gradient that is a sum (a block's input, read by its
+   * RMSNorm and its residual; the tied embedding, read by the lookup and the head) is summed in
+   * the order one whole-model tape walks it. Peak memory holds one block's activations and
+   * gradients instead of every block's (the whole-model tape kept them all until the end).
+   */
+  private checkpointedGrads(ids: Int32Array, b: number, t: number, lossOf: (logits: T) => tf.Scalar): { value: tf.Scalar; grads: T[] } {
+    const fw = this.forward;
+    const layers = this.config.layers;
+    const at = (name: string): number => {
+      const i = this.index.get(name);
+      if (i === undefined) throw new Error(`internal: no weight ${name}`);
+      return i;
+    };
+    const over = (names: string[], ws: T[]) => (name: string): T => {
+      const i = names.indexOf(name);
+      if (i < 0) throw new Error(`internal: weight ${name} read outside its checkpoint group`);
+      return ws[i]!;
+    };
+    const grads: (T | undefined)[] = this.params.map(() => undefined);
+    const give = (name: string, g: T) => {
+      const i = at(name);
+      const prev = grads[i];
+      grads[i] = prev ? tf.add(prev, g) : g; // the tied embedding: head's gradient, then the lookup's
+    };
+    const all = this.lookup(this.params);
+    const idsT = tf.tensor1d(ids, 'int32');
+    // Forward without a tape: block inputs only.
+    const xs: T[] = [tf.tidy(() => fw.embed(all, idsT))];
+    for (let l = 0; l < layers; l++) xs.push(tf.tidy(() => fw.block(all, l, xs[l]!, b, t)));
+    // Head: loss value, gradient to the last block's output and to the head's weights.
+    const headNames = fw.headWeights();
+    const { value, grads: [gx0, ...gHead] } = tf.valueAndGrads((x: T, ...hw: T[]) => lossOf(fw.head(over(headNames, hw), x)))(
+      [xs[layers]!, ...headNames.map((n) => this.params[at(n)]!)],
+    );
+    headNames.forEach((n, i) => give(n, gHead[i]!));
+    let gx = gx0!;
+    for (let l = layers - 1; l >= 0; l--) {
+      const names = fw.blockWeights(l);
+      const dy = gx;
+      const [gIn, ...gw] = tf.tidy(() =>
+        tf.grads((x: T, ...bw: T[]) => fw.block(over(names, bw), l, x, b, t))([xs[l]!, ...names.map((n) => this.params[at(n)]!)], dy),
+      );
+      names.forEach((n, i) => give(n, gw[i]!));
+      dy.dispose();
+      xs[l + 1]!.dispose();
+      gx = gIn!;
+    }
+    const [gTable] = tf.grads((table: T) => fw.embed(() => table, idsT))([this.params[at('token_embd.weight')]!], gx);
+    give('token_embd.weight', gTable!);
+    gx.dispose();
+    const missing = grads.findIndex((g) => g === undefined);
+    if (missing >= 0) throw new Error(`internal: the forward pass does not read weight ${this.specs[missing]!.name}`);
+    return { value, grads: grads as T[] };
   }
 
   /** Padded batch of prompt+completion sequences with per-position weights (see the file comment). */
@@ -369,9 +445,13 @@ export class TfjsTrainableModel implements TrainableModel {
     return { samples: kept.length, b, t, ids, targets, weight, isCompletion, advantage, old, hasOld, tokens };
   }
 
-  /** `log π(target)` at every position of a policy batch, `[B*T]`, at `temperature`. */
+  /** `log π(target)` at every position of a policy batch, `[B*T]`, at `temperature`, outside any gradient tape. */
   private tokenLogprobs(weights: T[], pb: ReturnType<TfjsTrainableModel['policyBatch']>, temperature: number): T {
-    let logits = this.forward.logits(this.lookup(weights), pb.ids, pb.b, pb.t);
+    return this.logprobsOf(this.forward.logits(this.lookup(weights), pb.ids, pb.b, pb.t, false, true), pb, temperature);
+  }
+
+  /** `log π(target)` at every position of a policy batch from its logits `[B*T, V]`, at `temperature`. */
+  private logprobsOf(logits: T, pb: ReturnType<TfjsTrainableModel['policyBatch']>, temperature: number): T {
     if (temperature !== 1) logits = tf.div(logits, temperature);
     return pick(logSoftmax(logits), pb.targets, this.config.vocab);
   }

@@ -49,40 +49,70 @@ export class LlamaForward {
   constructor(readonly config: LlamaConfig) {}
 
   /**
-   * Logits for a batch of equally long sequences.
+   * Logits for a batch of equally long sequences: {@link embed}, every {@link block}, {@link head}.
    *
    * @param w weights by GGUF name (see {@link WeightLookup}).
    * @param ids token ids, `B·T` values, batch-major; every sequence starts at position 0.
    * @param lastOnly when true, returns the logits of each sequence's last position only.
+   * @param tidyBlocks when true, each block runs in its own `tf.tidy`, so only one block's
+   *   intermediates are alive at a time (same values; for passes without a gradient tape).
    * @returns `[B·T, V]` (or `[B, V]` with `lastOnly`), F32, at temperature 1.
    */
-  logits(w: WeightLookup, ids: Int32Array, b: number, t: number, lastOnly = false): T {
+  logits(w: WeightLookup, ids: Int32Array, b: number, t: number, lastOnly = false, tidyBlocks = false): T {
     const c = this.config;
-    const n = b * t;
-    const { cos, sin, r } = this.rope(t);
-    const mask = this.mask(t);
-    const qScale = 1 / Math.sqrt(c.headDim);
-    const idsT = tf.tensor1d(ids, 'int32');
-    let x = embed(w('token_embd.weight'), idsT, c.vocab); // [N, D]
+    let x = this.embed(w, tf.tensor1d(ids, 'int32')); // [N, D]
     for (let l = 0; l < c.layers; l++) {
-      const p = `blk.${l}.`;
-      let h = rmsNorm(x, w(`${p}attn_norm.weight`), c.eps);
-      const q = tf.mul(rope(matmul2d(h, w(`${p}attn_q.weight`)), b, t, c.heads, c.headDim, cos, sin, r), qScale);
-      const k = rope(matmul2d(h, w(`${p}attn_k.weight`)), b, t, c.kvHeads, c.headDim, cos, sin, r);
-      const v = matmul2d(h, w(`${p}attn_v.weight`));
-      const a = attention(q, k, v, b, t, c.heads, c.kvHeads, c.headDim, mask);
-      x = tf.add(x, matmul2d(a, w(`${p}attn_output.weight`)));
-      h = rmsNorm(x, w(`${p}ffn_norm.weight`), c.eps);
-      const gate = silu(matmul2d(h, w(`${p}ffn_gate.weight`)));
-      const up = matmul2d(h, w(`${p}ffn_up.weight`));
-      x = tf.add(x, matmul2d(tf.mul(gate, up), w(`${p}ffn_down.weight`)));
+      const input = x;
+      x = tidyBlocks ? tf.tidy(() => this.block(w, l, input, b, t)) : this.block(w, l, input, b, t);
+      if (tidyBlocks) input.dispose();
     }
     if (lastOnly) {
       x = tf.reshape(tf.slice(tf.reshape(x, [b, t, c.dim]), [0, t - 1, 0], [b, 1, c.dim]), [b, c.dim]);
     }
+    return this.head(w, x);
+  }
+
+  /** Token embeddings: rows `ids` (int32 `[N]`) of `token_embd.weight` -> `[N, D]`. */
+  embed(w: WeightLookup, ids: tf.Tensor1D): T {
+    return embed(w('token_embd.weight'), ids, this.config.vocab);
+  }
+
+  /** Transformer block `l` (attention, then feed-forward, each with its residual) on `x [B·T, D]` -> `[B·T, D]`. */
+  block(w: WeightLookup, l: number, x: T, b: number, t: number): T {
+    const c = this.config;
+    const { cos, sin, r } = this.rope(t);
+    const mask = this.mask(t);
+    const qScale = 1 / Math.sqrt(c.headDim);
+    const p = `blk.${l}.`;
+    let h = rmsNorm(x, w(`${p}attn_norm.weight`), c.eps);
+    const q = tf.mul(rope(matmul2d(h, w(`${p}attn_q.weight`)), b, t, c.heads, c.headDim, cos, sin, r), qScale);
+    const k = rope(matmul2d(h, w(`${p}attn_k.weight`)), b, t, c.kvHeads, c.headDim, cos, sin, r);
+    const v = matmul2d(h, w(`${p}attn_v.weight`));
+    const a = attention(q, k, v, b, t, c.heads, c.kvHeads, c.headDim, mask);
+    x = tf.add(x, matmul2d(a, w(`${p}attn_output.weight`)));
+    h = rmsNorm(x, w(`${p}ffn_norm.weight`), c.eps);
+    const gate = silu(matmul2d(h, w(`${p}ffn_gate.weight`)));
+    const up = matmul2d(h, w(`${p}ffn_up.weight`));
+    return tf.add(x, matmul2d(tf.mul(gate, up), w(`${p}ffn_down.weight`)));
+  }
+
+  /** The output head: final RMSNorm and `Wout`, `x [N, D]` -> logits `[N, V]`. */
+  head(w: WeightLookup, x: T): T {
+    const c = this.config;
     x = rmsNorm(x, w('output_norm.weight'), c.eps);
     const head = c.tiedOutput ? tf.transpose(w('token_embd.weight')) : w('output.weight'); // [D, V]
     return matmul2d(x, head);
+  }
+
+  /** GGUF names of the weights {@link block} `l` reads. */
+  blockWeights(l: number): string[] {
+    const p = `blk.${l}.`;
+    return ['attn_norm', 'attn_q', 'attn_k', 'attn_v', 'attn_output', 'ffn_norm', 'ffn_gate', 'ffn_up', 'ffn_down'].map((n) => `${p}${n}.weight`);
+  }
+
+  /** GGUF names of the weights {@link head} reads. */
+  headWeights(): string[] {
+    return ['output_norm.weight', this.config.tiedOutput ? 'token_embd.weight' : 'output.weight'];
   }
 
   /** Rope tables for positions `0..t-1`: `cos`, `sin` `[t, hd]` and the pair-swap matrix `R`. */
