@@ -1,4 +1,4 @@
-import { Ajv } from 'ajv';
+import { jsonSchemaValidator } from './jsonSchema.ts';
 import { asNodeId, asRoleName, HUMAN, type NodeId, type RoleName } from '../ids.ts';
 import type { JsonSchema } from '../model/provider.ts';
 import { CheckRegistry } from './checks.ts';
@@ -56,7 +56,7 @@ type RawNode = {
 };
 type RawEdge = { from: string; to: string; type?: 'data' | 'control'; port?: string; condition?: string; max_iterations?: number };
 
-const ajv = new Ajv({ strict: false, allErrors: true });
+const ajv = jsonSchemaValidator;
 
 /**
  * Compiles a zod-valid workflow document into the one internal Graph, collecting every semantic
