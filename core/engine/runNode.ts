@@ -1,4 +1,4 @@
-import { Ajv, type ValidateFunction } from 'ajv';
+import type { ValidateFunction } from 'ajv';
 import type { RoleName } from '../ids.ts';
 import { FlowlabError } from '../errors.ts';
 import { ModelError } from '../model/errors.ts';
@@ -7,6 +7,7 @@ import type { ModelCallRecord } from '../trace/events.ts';
 import type { CheckRegistry } from '../workflow/checks.ts';
 import type { ToolShape } from '../workflow/compile.ts';
 import type { Graph, GraphNode } from '../workflow/graph.ts';
+import { jsonSchemaValidator } from '../workflow/jsonSchema.ts';
 import { renderTemplate, templateRefs } from '../workflow/template.ts';
 import { deriveSeed } from '../random.ts';
 import { execution, infrastructure, NodeFailure, wiring } from './failure.ts';
@@ -57,7 +58,7 @@ export interface NodeResult {
   calls: ModelCallRecord[];
 }
 
-const ajv = new Ajv({ strict: false, allErrors: true });
+const ajv = jsonSchemaValidator;
 const validators = new WeakMap<object, ValidateFunction>();
 function validatorFor(schema: object): ValidateFunction {
   let v = validators.get(schema);

@@ -2,7 +2,7 @@
  * Compile stage 1 of 3 (core/workflow/compile.ts): the document's entities read into the
  * graph's types, each checked against the names it refers to.
  */
-import { Ajv } from 'ajv';
+import { jsonSchemaValidator } from '../jsonSchema.ts';
 import { asNodeId, asRoleName, HUMAN, type RoleName } from '../../ids.ts';
 import { CheckRegistry } from '../checks.ts';
 import type { SpecIssue } from '../errors.ts';
@@ -29,7 +29,7 @@ type RawNode = {
   depends_on?: string[];
 };
 
-const ajv = new Ajv({ strict: false, allErrors: true });
+const ajv = jsonSchemaValidator;
 
 /**
  * Parse stage: reads a zod-valid document into a `ParsedWorkflow`.
