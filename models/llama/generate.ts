@@ -11,7 +11,7 @@ import { errorText } from './errorText.ts';
 import type { LoadedModel } from './loaders.ts';
 import type { ModelCache } from './modelCache.ts';
 import { renderInput, type RenderedInput } from './renderInput.ts';
-import { normaliseSeed, SAMPLING_DEFAULTS } from './sampling.ts';
+import { samplerOptions, SAMPLING_DEFAULTS } from './sampling.ts';
 import { linkSignal, throwIfAborted } from './signals.ts';
 import { sampleRecorded } from './tokenRecorder.ts';
 
@@ -108,11 +108,7 @@ async function sampleCompletion(
   let response;
   try {
     response = await completion.generateCompletionWithMeta(input.tokens, {
-      temperature: request.params.temperature ?? 0,
-      topK: request.params.topK ?? SAMPLING_DEFAULTS.topK,
-      topP: request.params.topP ?? SAMPLING_DEFAULTS.topP,
-      minP: request.params.minP ?? SAMPLING_DEFAULTS.minP,
-      seed: normaliseSeed(request.seed),
+      ...samplerOptions(request, SAMPLING_DEFAULTS),
       maxTokens: request.params.maxTokens,
       repeatPenalty: false,
       ...(grammar ? { grammar } : {}),

@@ -6,7 +6,7 @@ import { LlamaGrammarEvaluationState, LlamaText, type LlamaContextSequence, type
 import type { GenerateRequest, GenerateResult } from '../../core/model/index.ts';
 import type { LoadedModel } from './loaders.ts';
 import type { RenderedInput } from './renderInput.ts';
-import { normaliseSeed, ON_POLICY } from './sampling.ts';
+import { ON_POLICY, samplerOptions } from './sampling.ts';
 
 /** A stop condition: text to find in the detokenized completion, or a token sequence (special tokens) to find at its end. */
 type StopTrigger = { kind: 'user' | 'end'; text: string } | { kind: 'user' | 'end'; tokens: Token[] };
@@ -73,11 +73,7 @@ export async function sampleRecorded(
   let idsEnd: number | undefined;
   if (Math.min(maxTokens, room) <= 0) return { text: '', promptTokenIds: promptIds.map(Number), completionTokenIds: [], stopReason };
   const iterator = sequence.evaluate(promptIds, {
-    temperature: p.temperature ?? 0,
-    topK: p.topK ?? ON_POLICY.topK,
-    topP: p.topP ?? ON_POLICY.topP,
-    minP: p.minP ?? ON_POLICY.minP,
-    seed: normaliseSeed(request.seed),
+    ...samplerOptions(request, ON_POLICY),
     ...(grammar ? { grammarEvaluationState: new LlamaGrammarEvaluationState({ model, grammar }) } : {}),
     yieldEogToken: true,
   });
