@@ -1,5 +1,22 @@
 /** Sampling defaults and seed handling shared by both generation paths (`generate.ts`, `tokenRecorder.ts`). */
+import type { LlamaContextSequence, LlamaGrammar } from 'node-llama-cpp';
 import type { GenerateRequest } from '../../core/model/index.ts';
+import type { RenderedInput } from './renderInput.ts';
+
+/**
+ * One sampling call, as generate.ts hands it to either path (`sampleCompletion`, or
+ * tokenRecorder.ts `sampleRecorded`): the acquired sequence (history cleared), the rendered
+ * prompt, the request, the JSON-schema grammar if any, the user's non-empty stop strings and the
+ * call's abort signal.
+ */
+export interface SampleCall {
+  sequence: LlamaContextSequence;
+  input: RenderedInput;
+  request: GenerateRequest;
+  grammar: LlamaGrammar | undefined;
+  userStops: readonly string[];
+  signal: AbortSignal | undefined;
+}
 
 /** Top-k, top-p and min-p cut-offs of a sampler (node-llama-cpp's option names; topK 0 = off). */
 export interface SamplingCutoffs {
