@@ -22,93 +22,46 @@
 /** Test and fixture files beside the code (harness code, not bound by the room rules). */
 const TESTS = '(\\.(test|fixture)\\.tsx?$)|(/testing(/|\\.ts$))';
 
+/** The rooms of harness code (test/, e2e/, bench/, scripts/), which production code never imports. */
+const HARNESS = ['bench', 'scripts', 'test', 'e2e'];
+
+/** A path pattern matching files under any of `rooms`. */
+const under = (...rooms) => `^(${rooms.join('|')})/`;
+
+/**
+ * A forbidden import, an error: from production files matching `from` (tests and fixtures are
+ * exempt, `pathNot: TESTS`; `from` undefined: every file, tests included) to modules matching
+ * `to` (a dependency-cruiser `to` object).
+ */
+function rule(name, comment, from, to) {
+  return { name, comment, severity: 'error', from: from === undefined ? {} : { path: from, pathNot: TESTS }, to };
+}
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
-    {
-      name: 'no-circular',
-      comment: 'A module must not reach itself through its imports (type-only imports included).',
-      severity: 'error',
-      from: {},
-      to: { circular: true },
-    },
-    {
-      name: 'core-is-pure',
-      comment: 'core/ knows everything Flowlab knows, in pure TypeScript: it imports no other room.',
-      severity: 'error',
-      from: { path: '^core/', pathNot: TESTS },
-      to: { path: '^(models|host|cli|electron|renderer|bench|scripts|test|e2e)/' },
-    },
-    {
-      name: 'core-no-native-or-ui',
-      comment: 'core/ imports no Electron, no UI library and no model runtime (better-sqlite3 in core/store is the one native module).',
-      severity: 'error',
-      from: { path: '^core/', pathNot: TESTS },
-      to: { path: 'node_modules/(electron|node-llama-cpp|react|react-dom|zustand|chart\\.js|cytoscape|@tensorflow)/' },
-    },
-    {
-      name: 'models-only-core',
-      comment: 'models/ implements core\'s ports (ModelProvider, Trainer): it imports core and itself only.',
-      severity: 'error',
-      from: { path: '^models/', pathNot: TESTS },
-      to: { path: '^(host|cli|electron|renderer|bench|scripts|test|e2e)/' },
-    },
-    {
-      name: 'host-not-cli-or-electron',
-      comment: 'host/ is shared by both composition roots, so it imports neither of them (nor the views).',
-      severity: 'error',
-      from: { path: '^host/', pathNot: TESTS },
-      to: { path: '^(cli|electron|renderer|bench|scripts|test|e2e)/' },
-    },
-    {
-      name: 'roots-not-each-other',
-      comment: 'cli/ and electron/ are separate composition roots; what both need lives in host/, models/ or core/.',
-      severity: 'error',
-      from: { path: '^(cli|electron)/', pathNot: TESTS },
-      to: { path: '^(cli|electron)/', pathNot: '^$1/' },
-    },
-    {
-      name: 'roots-not-views-or-harness',
-      comment: 'The composition roots load the renderer as a built page, never as a module; they import no harness code.',
-      severity: 'error',
-      from: { path: '^(cli|electron)/', pathNot: TESTS },
-      to: { path: '^(renderer|bench|scripts|test|e2e)/' },
-    },
-    {
-      name: 'renderer-only-api',
-      comment: 'renderer/ reaches core only through the typed API (core/api/); never models/, host/, cli/ or electron/.',
-      severity: 'error',
-      from: { path: '^renderer/', pathNot: TESTS },
-      to: { path: ['^core/(?!api/)', '^(models|host|cli|electron|bench|scripts|test|e2e)/'] },
-    },
-    {
-      name: 'renderer-runtime-through-client',
-      comment: 'At run time the renderer imports only core/api/client.ts (no zod, store or Node code); other API files as types only.',
-      severity: 'error',
-      from: { path: '^renderer/', pathNot: TESTS },
-      to: { path: '^core/api/(?!client\\.ts$)', dependencyTypesNot: ['type-only'] },
-    },
-    {
-      name: 'core-through-index',
-      comment: 'Other rooms reach a core module through its index.ts, its public surface (core/api/client.ts is the API\'s browser-safe second entry).',
-      severity: 'error',
-      from: { path: '^(models|host|cli|electron)/', pathNot: TESTS },
-      to: { path: '^core/[^/]+/', pathNot: ['^core/[^/]+/index\\.ts$', '^core/api/client\\.ts$'] },
-    },
-    {
-      name: 'no-tests-in-production',
-      comment: 'Production code does not import tests or fixtures.',
-      severity: 'error',
-      from: { path: '^(core|models|host|cli|electron|renderer)/', pathNot: TESTS },
-      to: { path: TESTS },
-    },
-    {
-      name: 'no-unresolvable',
-      comment: 'Every import resolves (a typo in a path fails here before it fails at run time).',
-      severity: 'error',
-      from: {},
-      to: { couldNotResolve: true },
-    },
+    rule('no-circular', 'A module must not reach itself through its imports (type-only imports included).', undefined, { circular: true }),
+    rule('core-is-pure', 'core/ knows everything Flowlab knows, in pure TypeScript: it imports no other room.', '^core/',
+      { path: under('models', 'host', 'cli', 'electron', 'renderer', ...HARNESS) }),
+    rule('core-no-native-or-ui', 'core/ imports no Electron, no UI library and no model runtime (better-sqlite3 in core/store is the one native module).', '^core/',
+      { path: 'node_modules/(electron|node-llama-cpp|react|react-dom|zustand|chart\\.js|cytoscape|@tensorflow)/' }),
+    rule('models-only-core', 'models/ implements core\'s ports (ModelProvider, Trainer): it imports core and itself only.', '^models/',
+      { path: under('host', 'cli', 'electron', 'renderer', ...HARNESS) }),
+    rule('host-not-cli-or-electron', 'host/ is shared by both composition roots, so it imports neither of them (nor the views).', '^host/',
+      { path: under('cli', 'electron', 'renderer', ...HARNESS) }),
+    rule('roots-not-each-other', 'cli/ and electron/ are separate composition roots; what both need lives in host/, models/ or core/.', under('cli', 'electron'),
+      { path: under('cli', 'electron'), pathNot: '^$1/' }),
+    rule('roots-not-views-or-harness', 'The composition roots load the renderer as a built page, never as a module; they import no harness code.', under('cli', 'electron'),
+      { path: under('renderer', ...HARNESS) }),
+    rule('renderer-only-api', 'renderer/ reaches core only through the typed API (core/api/); never models/, host/, cli/ or electron/.', '^renderer/',
+      { path: ['^core/(?!api/)', under('models', 'host', 'cli', 'electron', ...HARNESS)] }),
+    rule('renderer-runtime-through-client', 'At run time the renderer imports only core/api/client.ts (no zod, store or Node code); other API files as types only.', '^renderer/',
+      { path: '^core/api/(?!client\\.ts$)', dependencyTypesNot: ['type-only'] }),
+    rule('core-through-index', 'Other rooms reach a core module through its index.ts, its public surface (core/api/client.ts is the API\'s browser-safe second entry).', under('models', 'host', 'cli', 'electron'),
+      { path: '^core/[^/]+/', pathNot: ['^core/[^/]+/index\\.ts$', '^core/api/client\\.ts$'] }),
+    rule('no-tests-in-production', 'Production code does not import tests or fixtures.', under('core', 'models', 'host', 'cli', 'electron', 'renderer'),
+      { path: TESTS }),
+    rule('no-unresolvable', 'Every import resolves (a typo in a path fails here before it fails at run time).', undefined, { couldNotResolve: true }),
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -6,6 +6,7 @@ import { FlowlabError, isFlowlabError, locationOf } from './errors.ts';
 import { FaultSpecError, parseFaultSpec } from './faults/index.ts';
 import { ModelError } from './model/errors.ts';
 import { ModeError, parseMode } from './rollouts/index.ts';
+import { StoreError } from './store/errors.ts';
 import { DatasetError } from './tasks/errors.ts';
 import { evaluateExpression } from './tools/expression.ts';
 import { ToolError } from './tools/tool.ts';
@@ -33,6 +34,9 @@ describe('the error base', () => {
     expect(new ApiError('BAD_REQUEST', 'startRun: bad', 'startRun', 'inject.0').location).toEqual({ field: 'inject.0' });
     expect(new ModelError('MODEL_NOT_FOUND', 'missing', '/m/a.gguf').location).toEqual({ file: '/m/a.gguf' });
     expect(new ModelError('MODEL_UNKNOWN_REF', 'no such model', 'big').location).toEqual({});
+    const store = new StoreError('NOT_FOUND', 'no experiment exp-1', 'exp-1', { cause: 'x' });
+    expect([store.name, store.code, store.where, store.location, store.cause, store instanceof FlowlabError]).toEqual(['StoreError', 'NOT_FOUND', 'exp-1', {}, 'x', true]);
+    expect([new DatasetError('DATASET_NOT_FOUND', 'missing').where, new ModelError('ABORTED', 'aborted').location]).toEqual([undefined, {}]);
   });
 
   it('gives the parsers\' errors their codes and columns', () => {

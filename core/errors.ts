@@ -41,6 +41,31 @@ export class FlowlabError<C extends string = string> extends Error {
   }
 }
 
+/**
+ * A Flowlab error placed by one string, `where`, kept as the area writes it (a file, `file:line`,
+ * a model reference, an experiment or run id). Its `location` is `where` read by the class's
+ * static `locate` (default: locationOf, `file` or `file:line`); a subclass whose `where` is not
+ * always a file overrides `locate`. Used by DatasetError, ModelError and StoreError.
+ */
+export class WhereError<C extends string = string> extends FlowlabError<C> {
+  override readonly name: string = 'WhereError';
+
+  constructor(
+    code: C,
+    message: string,
+    /** The place concerned, as the area writes it (see the subclass). */
+    readonly where?: string,
+    options?: { cause?: unknown },
+  ) {
+    super(code, message, (new.target as typeof WhereError).locate(where), options);
+  }
+
+  /** `where` as a location: `file` or `file:line` (locationOf). */
+  static locate(where: string | undefined): ErrorLocation {
+    return locationOf(where);
+  }
+}
+
 /** Whether `err` is a Flowlab error (of any area). */
 export function isFlowlabError(err: unknown): err is FlowlabError {
   return err instanceof FlowlabError;

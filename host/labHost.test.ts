@@ -4,22 +4,16 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ApiError, createHandlers, type FlowlabApi, type LabEvent, type StartRunRequest } from '../core/api/index.ts';
+import { describe, expect, it } from 'vitest';
+import { ApiError, type StartRunRequest } from '../core/api/index.ts';
 import { ModelError, ScriptedProvider, type Script } from '../core/model/index.ts';
-import { openStore, type Store } from '../core/store/index.ts';
 import { createLabHost, type LabHostHandle, type ModelHeader } from './index.ts';
-import { tempDir } from '../test/fixtures.ts';
+import { labPerTest, relab, writeGsm8kTasks, type LabTest } from '../test/fixtures.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SINGLE = readFileSync(path.join(ROOT, 'examples/gsm8k-single.yaml'), 'utf8');
 const TEAM = readFileSync(path.join(ROOT, 'examples/gsm8k-team.yaml'), 'utf8');
 
-let dir: string;
-let store: Store;
-let events: LabEvent[];
-let lab: LabHostHandle;
-let api: FlowlabApi;
 /** Every scripted call waits for this before answering (set by a test to hold a run). */
 let gate: Promise<void>;
 
@@ -28,14 +22,15 @@ const answer4: Script = async (req) => {
   return req.jsonSchema ? '{"answer": 4}' : 'think';
 };
 
-function makeLab(script: Script = answer4, over: Partial<Parameters<typeof createLabHost>[0]> = {}): void {
-  lab = createLabHost({
-    store,
-    dbFile: path.join(dir, 'lab.db'),
-    modelDir: path.join(dir, 'models'),
+/** A lab over the test's folder: scripted provider, model checks and headers faked from the file name. */
+function labOver(h: LabTest, script: Script = answer4, over: Partial<Parameters<typeof createLabHost>[0]> = {}): LabHostHandle {
+  return createLabHost({
+    store: h.store,
+    dbFile: path.join(h.dir, 'lab.db'),
+    modelDir: path.join(h.dir, 'models'),
     examplesDir: path.join(ROOT, 'examples'),
-    dataDir: path.join(dir, 'data'),
-    emit: (e) => events.push(e),
+    dataDir: path.join(h.dir, 'data'),
+    emit: (e) => h.events.push(e),
     createProvider: async () => new ScriptedProvider(script),
     checkModel: async (file) => {
       if (file.includes('missing')) throw new Error(`Model file not found: ${file}`);
@@ -46,24 +41,18 @@ function makeLab(script: Script = answer4, over: Partial<Parameters<typeof creat
     },
     ...over,
   });
-  api = createHandlers({ store, version: 't', lab });
 }
 
-beforeEach(() => {
-  dir = tempDir('host');
-  mkdirSync(path.join(dir, 'data/gsm8k'), { recursive: true });
-  const line = (q: string, a: number) => JSON.stringify({ question: q, answer: `work\n#### ${a}` });
-  writeFileSync(path.join(dir, 'data/gsm8k/test.jsonl'), [line('2+2?', 4), line('1+2?', 3), line('2*2?', 4)].join('\n') + '\n');
-  store = openStore(path.join(dir, 'lab.db'));
-  events = [];
+const t = labPerTest('host', (h) => {
+  writeGsm8kTasks(path.join(h.dir, 'data'));
   gate = Promise.resolve();
-  makeLab();
+  return labOver(h);
 });
 
-afterEach(async () => {
-  await lab.dispose();
-  store.close();
-});
+/** Swaps in a new lab over the same folder and store (the previous one is not disposed). */
+function makeLab(script: Script = answer4, over: Partial<Parameters<typeof createLabHost>[0]> = {}): void {
+  relab(t, labOver(t, script, over));
+}
 
 const run = (over: Partial<StartRunRequest> = {}): StartRunRequest => ({
   workflowText: SINGLE,
@@ -71,7 +60,7 @@ const run = (over: Partial<StartRunRequest> = {}): StartRunRequest => ({
   split: 'test',
   limit: 3,
   seed: 1,
-  models: { default: path.join(dir, 'models/tiny.gguf') },
+  models: { default: path.join(t.dir, 'models/tiny.gguf') },
   ...over,
 });
 
@@ -83,20 +72,20 @@ async function rejection(p: Promise<unknown>): Promise<ApiError> {
 
 describe('startRun (scripted provider)', () => {
   it('records the experiment like `flowlab run` and streams its progress', async () => {
-    const { experimentId } = await api.startRun(run());
-    await lab.runner.settled(experimentId);
-    const exp = api.getExperiment({ id: experimentId });
+    const { experimentId } = await t.api.startRun(run());
+    await t.lab.runner.settled(experimentId);
+    const exp = t.api.getExperiment({ id: experimentId });
     expect(exp).toMatchObject({ kind: 'run', status: 'completed', workflowName: 'gsm8k-single', dataset: 'gsm8k', split: 'test', limit: 3, seed: 1, runsDone: 3, runsCorrect: 2 });
     expect(exp.workflowYaml).toBe(SINGLE);
     expect(exp.config).toEqual({
       offset: 0,
-      dataDir: path.join(dir, 'data'),
-      models: { models: { default: path.join(dir, 'models/tiny.gguf') }, roleModels: { solver: 'default' }, gpu: false, fingerprints: { default: 'missing' } },
+      dataDir: path.join(t.dir, 'data'),
+      models: { models: { default: path.join(t.dir, 'models/tiny.gguf') }, roleModels: { solver: 'default' }, gpu: false, fingerprints: { default: 'missing' } },
       source: 'lab',
     });
-    expect(events[0]).toEqual({ type: 'experiment', experimentId, status: 'running', done: 0, total: 3 });
-    expect(events.at(-1)).toEqual({ type: 'experiment', experimentId, status: 'completed', done: 3, total: 3 });
-    const shape = events.map((e) => (e.type === 'node' ? `${e.nodeId}:${e.phase}` : e.type === 'run' ? `run${e.taskIndex}:${e.done}/${e.total}` : e.status));
+    expect(t.events[0]).toEqual({ type: 'experiment', experimentId, status: 'running', done: 0, total: 3 });
+    expect(t.events.at(-1)).toEqual({ type: 'experiment', experimentId, status: 'completed', done: 3, total: 3 });
+    const shape = t.events.map((e) => (e.type === 'node' ? `${e.nodeId}:${e.phase}` : e.type === 'run' ? `run${e.taskIndex}:${e.done}/${e.total}` : e.status));
     expect(shape).toEqual([
       'running',
       'solve:started', 'solve:finished', 'run0:1/3',
@@ -104,74 +93,74 @@ describe('startRun (scripted provider)', () => {
       'solve:started', 'solve:finished', 'run2:3/3',
       'completed',
     ]);
-    expect(events.filter((e) => e.type === 'run').map((e) => e.type === 'run' && e.correct)).toEqual([true, false, true]);
-    expect(await api.activeRuns()).toEqual([]);
+    expect(t.events.filter((e) => e.type === 'run').map((e) => e.type === 'run' && e.correct)).toEqual([true, false, true]);
+    expect(await t.api.activeRuns()).toEqual([]);
   });
 
   it('honours offset and per-role models', async () => {
-    const solverModel = path.join(dir, 'models/solver.gguf');
-    const { experimentId } = await api.startRun(run({ offset: 1, limit: 5, models: { roles: { solver: solverModel } } }));
-    await lab.runner.settled(experimentId);
-    const exp = api.getExperiment({ id: experimentId });
+    const solverModel = path.join(t.dir, 'models/solver.gguf');
+    const { experimentId } = await t.api.startRun(run({ offset: 1, limit: 5, models: { roles: { solver: solverModel } } }));
+    await t.lab.runner.settled(experimentId);
+    const exp = t.api.getExperiment({ id: experimentId });
     expect(exp.tasksPlanned).toBe(2);
     expect((exp.config as { models: unknown }).models).toEqual({ models: { 'role:solver': solverModel }, roleModels: { solver: 'role:solver' }, gpu: false, fingerprints: { 'role:solver': 'missing' } });
-    expect(api.listRuns({ experimentId }).map((r) => r.taskId)).toEqual(['gsm8k/test/1', 'gsm8k/test/2']);
+    expect(t.api.listRuns({ experimentId }).map((r) => r.taskId)).toEqual(['gsm8k/test/1', 'gsm8k/test/2']);
   });
 
   it('marks injected runs simulated (kind blame-eval, config.simulated)', async () => {
-    const { experimentId } = await api.startRun(run({ inject: ['solver=error@1'], limit: 2 }));
-    await lab.runner.settled(experimentId);
-    const exp = api.getExperiment({ id: experimentId });
+    const { experimentId } = await t.api.startRun(run({ inject: ['solver=error@1'], limit: 2 }));
+    await t.lab.runner.settled(experimentId);
+    const exp = t.api.getExperiment({ id: experimentId });
     expect(exp.kind).toBe('blame-eval');
     expect(exp.config).toMatchObject({ inject: ['solver=error@1'], simulated: true });
-    expect(api.listRuns({ experimentId }).map((r) => [r.status, r.simulated])).toEqual([['failed', true], ['failed', true]]);
-    const finished = events.filter((e) => e.type === 'node' && e.phase === 'finished');
+    expect(t.api.listRuns({ experimentId }).map((r) => [r.status, r.simulated])).toEqual([['failed', true], ['failed', true]]);
+    const finished = t.events.filter((e) => e.type === 'node' && e.phase === 'finished');
     expect(finished.every((e) => e.type === 'node' && e.simulated === true && e.failureClass === 'execution')).toBe(true);
   });
 
   it('cancels: the run in flight is dropped, the experiment is cancelled and resumable', async () => {
     let open!: () => void;
     gate = new Promise((r) => (open = r));
-    const { experimentId } = await api.startRun(run());
-    expect(await api.activeRuns()).toEqual([{ experimentId, done: 0, total: 3, startedAt: expect.any(Number) }]);
-    const cancelling = api.cancelRun({ experimentId });
+    const { experimentId } = await t.api.startRun(run());
+    expect(await t.api.activeRuns()).toEqual([{ experimentId, done: 0, total: 3, startedAt: expect.any(Number) }]);
+    const cancelling = t.api.cancelRun({ experimentId });
     open();
     await expect(cancelling).resolves.toEqual({ cancelled: true });
-    const exp = store.getExperiment(experimentId);
+    const exp = t.store.getExperiment(experimentId);
     expect(exp.status).toBe('cancelled');
-    expect(store.pendingTasks(experimentId)).toHaveLength(3);
-    expect(events.at(-2)).toEqual({ type: 'run', experimentId, runId: `${experimentId}/0`, taskIndex: 0, done: 0, total: 3, status: 'cancelled', correct: false });
-    expect(events.at(-1)).toEqual({ type: 'experiment', experimentId, status: 'cancelled', done: 0, total: 3 });
-    await expect(api.cancelRun({ experimentId })).resolves.toEqual({ cancelled: false });
-    expect(await api.activeRuns()).toEqual([]);
+    expect(t.store.pendingTasks(experimentId)).toHaveLength(3);
+    expect(t.events.at(-2)).toEqual({ type: 'run', experimentId, runId: `${experimentId}/0`, taskIndex: 0, done: 0, total: 3, status: 'cancelled', correct: false });
+    expect(t.events.at(-1)).toEqual({ type: 'experiment', experimentId, status: 'cancelled', done: 0, total: 3 });
+    await expect(t.api.cancelRun({ experimentId })).resolves.toEqual({ cancelled: false });
+    expect(await t.api.activeRuns()).toEqual([]);
     // Resumable: the store lets another process claim it.
-    expect(store.claimExperiment(experimentId).status).toBe('running');
+    expect(t.store.claimExperiment(experimentId).status).toBe('running');
   });
 
   it('refuses a second experiment on a model file in use (BUSY), then accepts it once the first ends', async () => {
     let open!: () => void;
     gate = new Promise((r) => (open = r));
-    const first = await api.startRun(run());
-    const err = await rejection(api.startRun(run()));
+    const first = await t.api.startRun(run());
+    const err = await rejection(t.api.startRun(run()));
     expect(err.code).toBe('BUSY');
-    expect(err.message).toContain(`model ${path.join(dir, 'models/tiny.gguf')} is in use by experiment ${first.experimentId}`);
+    expect(err.message).toContain(`model ${path.join(t.dir, 'models/tiny.gguf')} is in use by experiment ${first.experimentId}`);
     // Another model file may run beside it.
-    const other = await api.startRun(run({ models: { default: path.join(dir, 'models/other.gguf') } }));
+    const other = await t.api.startRun(run({ models: { default: path.join(t.dir, 'models/other.gguf') } }));
     open();
-    await lab.runner.settled(first.experimentId);
-    await lab.runner.settled(other.experimentId);
-    const again = await api.startRun(run({ limit: 1 }));
-    await lab.runner.settled(again.experimentId);
-    expect(store.getExperiment(again.experimentId).status).toBe('completed');
+    await t.lab.runner.settled(first.experimentId);
+    await t.lab.runner.settled(other.experimentId);
+    const again = await t.api.startRun(run({ limit: 1 }));
+    await t.lab.runner.settled(again.experimentId);
+    expect(t.store.getExperiment(again.experimentId).status).toBe('completed');
   });
 
   it('reports a failing experiment as failed with its message', async () => {
     makeLab(answer4, { createProvider: async () => ({ ...new ScriptedProvider(answer4), name: 'x', generate: async () => { throw new Error('x'); }, modelsLoaded: () => 0, dispose: async () => { throw new Error('dispose fails too'); } }) });
-    const { experimentId } = await api.startRun(run({ limit: 1 }));
-    await lab.runner.settled(experimentId);
+    const { experimentId } = await t.api.startRun(run({ limit: 1 }));
+    await t.lab.runner.settled(experimentId);
     // A throwing model is a failed node (infrastructure), not a failed experiment.
-    expect(store.getExperiment(experimentId).status).toBe('completed');
-    expect(store.listRuns(experimentId)[0]!.status).toBe('failed');
+    expect(t.store.getExperiment(experimentId).status).toBe('completed');
+    expect(t.store.listRuns(experimentId)[0]!.status).toBe('failed');
   });
 });
 
@@ -180,11 +169,11 @@ describe('startRun: a model that breaks mid-run', () => {
     makeLab(async () => {
       throw new ModelError('MODEL_LOAD_FAILED', 'Failed to load model /m/tiny.gguf', '/m/tiny.gguf');
     });
-    const { experimentId } = await api.startRun(run());
-    await lab.runner.settled(experimentId);
-    expect(store.getExperiment(experimentId).status).toBe('failed');
-    expect(store.pendingTasks(experimentId)).toHaveLength(3);
-    const end = events.at(-1)!;
+    const { experimentId } = await t.api.startRun(run());
+    await t.lab.runner.settled(experimentId);
+    expect(t.store.getExperiment(experimentId).status).toBe('failed');
+    expect(t.store.pendingTasks(experimentId)).toHaveLength(3);
+    const end = t.events.at(-1)!;
     expect(end).toMatchObject({ type: 'experiment', experimentId, status: 'failed', done: 0, total: 3 });
     expect(end.type === 'experiment' && end.message).toContain('MODEL_LOAD_FAILED: Failed to load model /m/tiny.gguf');
   });
@@ -205,18 +194,18 @@ describe('startRun refuses what cannot start, with a clear message and field', (
     ['a fault on an unknown role', { inject: ['solver=error', 'ghost=error@0.5'] }, 'BAD_REQUEST', 'inject.1', /inject "ghost=error@0.5" names role "ghost"/],
     ['a fault on an unknown node', { inject: ['node:nope=error'] }, 'BAD_REQUEST', 'inject.0', /names node "nope"/],
   ])('%s', async (_what, over, code, field, message) => {
-    const err = await rejection(api.startRun(run(over)));
+    const err = await rejection(t.api.startRun(run(over)));
     expect([err.code, err.method, err.field]).toEqual([code, 'startRun', field]);
     expect(err.message).toMatch(message);
-    expect(store.listExperiments()).toEqual([]);
-    expect(events).toEqual([]);
+    expect(t.store.listExperiments()).toEqual([]);
+    expect(t.events).toEqual([]);
   });
 
   it('dataset files absent: UNAVAILABLE naming where it looked', async () => {
-    makeLab(answer4, { dataDir: path.join(dir, 'nodata') });
-    const err = await rejection(api.startRun(run()));
+    makeLab(answer4, { dataDir: path.join(t.dir, 'nodata') });
+    const err = await rejection(t.api.startRun(run()));
     expect([err.code, err.field]).toEqual(['UNAVAILABLE', 'dataset']);
-    expect(err.message).toContain(path.join(dir, 'nodata'));
+    expect(err.message).toContain(path.join(t.dir, 'nodata'));
   });
 
   it('a model that fails to load: nothing recorded, the model is free again', async () => {
@@ -228,23 +217,23 @@ describe('startRun refuses what cannot start, with a clear message and field', (
         },
       }),
     });
-    const err = await rejection(api.startRun(run()));
+    const err = await rejection(t.api.startRun(run()));
     expect([err.code, err.field, err.message]).toEqual(['BAD_REQUEST', 'models', 'startRun: Failed to load model /m/x.gguf']);
-    expect(store.listExperiments()).toEqual([]);
+    expect(t.store.listExperiments()).toEqual([]);
     fail = false;
-    const { experimentId } = await api.startRun(run({ limit: 1 }));
-    await lab.runner.settled(experimentId);
+    const { experimentId } = await t.api.startRun(run({ limit: 1 }));
+    await t.lab.runner.settled(experimentId);
   });
 
   it('after dispose, startRun is UNAVAILABLE', async () => {
-    await lab.dispose();
-    expect((await rejection(api.startRun(run()))).code).toBe('UNAVAILABLE');
+    await t.lab.dispose();
+    expect((await rejection(t.api.startRun(run()))).code).toBe('UNAVAILABLE');
   });
 });
 
 describe('examples, datasets and the model catalogue', () => {
   it('lists the shipped examples with their names and text', async () => {
-    const examples = await api.listExamples();
+    const examples = await t.api.listExamples();
     expect(examples.map((e) => [e.file, e.name])).toEqual(expect.arrayContaining([
       ['examples/gsm8k-single.yaml', 'gsm8k-single'],
       ['examples/gsm8k-team.yaml', 'gsm8k-team'],
@@ -253,45 +242,45 @@ describe('examples, datasets and the model catalogue', () => {
   });
 
   it('lists an examples folder that is missing as empty', async () => {
-    makeLab(answer4, { examplesDir: path.join(dir, 'none') });
-    expect(await api.listExamples()).toEqual([]);
+    makeLab(answer4, { examplesDir: path.join(t.dir, 'none') });
+    expect(await t.api.listExamples()).toEqual([]);
   });
 
   it('lists datasets with availability', async () => {
-    const all = await api.listDatasets();
+    const all = await t.api.listDatasets();
     expect(all[0]).toEqual({ name: 'gsm8k', splits: ['test', 'train', 'test_socratic'], describe: 'GSM8K grade-school math (numeric final answer)', available: true });
     // The procedural learn family (core/tasks/learn.ts) needs no files.
     expect(all.slice(1).map((d) => [d.name, d.available])).toEqual(['learn', 'learn-json', 'learn-team', 'learn-tool', 'learn-word'].map((n) => [n, true]));
-    makeLab(answer4, { dataDir: path.join(dir, 'nodata') });
-    const [gsm, learn] = await api.listDatasets();
+    makeLab(answer4, { dataDir: path.join(t.dir, 'nodata') });
+    const [gsm, learn] = await t.api.listDatasets();
     expect(gsm!.available).toBe(false);
     expect(learn!.available).toBe(true);
-    expect(gsm!.message).toContain(path.join(dir, 'nodata'));
+    expect(gsm!.message).toContain(path.join(t.dir, 'nodata'));
   });
 
   it('lists folder models with metadata, errors for unreadable ones, and remembers added ones next to the db', async () => {
-    mkdirSync(path.join(dir, 'models'));
-    writeFileSync(path.join(dir, 'models/b.gguf'), 'GGUF....');
-    writeFileSync(path.join(dir, 'models/junk.gguf'), 'junk');
-    writeFileSync(path.join(dir, 'models/notes.txt'), 'x');
-    const elsewhere = path.join(dir, 'elsewhere.gguf');
+    mkdirSync(path.join(t.dir, 'models'));
+    writeFileSync(path.join(t.dir, 'models/b.gguf'), 'GGUF....');
+    writeFileSync(path.join(t.dir, 'models/junk.gguf'), 'junk');
+    writeFileSync(path.join(t.dir, 'models/notes.txt'), 'x');
+    const elsewhere = path.join(t.dir, 'elsewhere.gguf');
     writeFileSync(elsewhere, 'GGUF');
-    const list = await api.listModels();
+    const list = await t.api.listModels();
     expect(list.map((m) => [m.fileName, m.source, !!m.info, m.error ?? null])).toEqual([
       ['b.gguf', 'folder', true, null],
       ['junk.gguf', 'folder', false, expect.stringContaining('Not a GGUF file')],
     ]);
     expect(list[0]!.info).toEqual({ architecture: 'llama', fileType: 'F32', hasChatTemplate: false, parameters: 292800, contextLength: 2048 });
 
-    await expect(api.addModel({ path: elsewhere })).resolves.toMatchObject({ path: elsewhere, source: 'added', sizeBytes: 4 });
-    await expect(api.addModel({ path: elsewhere })).resolves.toMatchObject({ source: 'added' }); // no duplicate
-    await expect(api.addModel({ path: path.join(dir, 'models/b.gguf') })).resolves.toMatchObject({ source: 'folder' });
-    const junk = await rejection(api.addModel({ path: path.join(dir, 'models/junk.gguf') }));
+    await expect(t.api.addModel({ path: elsewhere })).resolves.toMatchObject({ path: elsewhere, source: 'added', sizeBytes: 4 });
+    await expect(t.api.addModel({ path: elsewhere })).resolves.toMatchObject({ source: 'added' }); // no duplicate
+    await expect(t.api.addModel({ path: path.join(t.dir, 'models/b.gguf') })).resolves.toMatchObject({ source: 'folder' });
+    const junk = await rejection(t.api.addModel({ path: path.join(t.dir, 'models/junk.gguf') }));
     expect([junk.code, junk.field]).toEqual(['BAD_REQUEST', 'path']);
     expect(junk.message).toMatch(/^addModel: Not a GGUF file: /);
 
-    expect(JSON.parse(readFileSync(path.join(dir, 'lab.db.models.json'), 'utf8'))).toEqual({ version: 1, added: [elsewhere] });
+    expect(JSON.parse(readFileSync(path.join(t.dir, 'lab.db.models.json'), 'utf8'))).toEqual({ version: 1, added: [elsewhere] });
     makeLab(); // a new host over the same db sees the added model
-    expect((await api.listModels()).map((m) => [m.fileName, m.source])).toEqual([['b.gguf', 'folder'], ['junk.gguf', 'folder'], ['elsewhere.gguf', 'added']]);
+    expect((await t.api.listModels()).map((m) => [m.fileName, m.source])).toEqual([['b.gguf', 'folder'], ['junk.gguf', 'folder'], ['elsewhere.gguf', 'added']]);
   });
 });

@@ -3,23 +3,17 @@
  * provider): hint cards, role versions, role LoRA, rollouts and resume, and the request fields
  * their errors name. Parity with the CLI on the real tiny model: parity.model.test.ts.
  */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ApiError, createHandlers, type FlowlabApi, type LabEvent, type StartRunRequest } from '../core/api/index.ts';
+import { describe, expect, it } from 'vitest';
+import { ApiError, type StartRunRequest } from '../core/api/index.ts';
 import { ScriptedProvider, type ModelConfig, type Script } from '../core/model/index.ts';
-import { openStore, type Store } from '../core/store/index.ts';
-import { createLabHost, type LabHostHandle } from './index.ts';
+import { labPerTest, writeGsm8kTasks } from '../test/fixtures.ts';
+import { createLabHost } from './index.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SINGLE = readFileSync(path.join(ROOT, 'examples/gsm8k-single.yaml'), 'utf8');
 
-let dir: string;
-let store: Store;
-let events: LabEvent[];
-let lab: LabHostHandle;
-let api: FlowlabApi;
 let gate: Promise<void>;
 const configs: ModelConfig[] = [];
 const answer4: Script = async (req) => {
@@ -27,34 +21,24 @@ const answer4: Script = async (req) => {
   return req.jsonSchema ? '{"answer": 4}' : 'think';
 };
 
-beforeEach(() => {
-  dir = mkdtempSync(path.join(tmpdir(), 'flowlab-runner-'));
-  mkdirSync(path.join(dir, 'data/gsm8k'), { recursive: true });
-  const line = (q: string, a: number) => JSON.stringify({ question: q, answer: `work\n#### ${a}` });
-  writeFileSync(path.join(dir, 'data/gsm8k/test.jsonl'), [line('2+2?', 4), line('1+2?', 3), line('2*2?', 4)].join('\n') + '\n');
-  store = openStore(path.join(dir, 'lab.db'));
-  events = [];
+const t = labPerTest('runner', (h) => {
+  writeGsm8kTasks(path.join(h.dir, 'data'));
   gate = Promise.resolve();
   configs.length = 0;
-  mkdirSync(path.join(dir, 'models'));
-  for (const f of ['tiny.gguf', 's.gguf']) writeFileSync(path.join(dir, 'models', f), `GGUF ${f}`);
-  lab = createLabHost({
-    store, dbFile: path.join(dir, 'lab.db'), modelDir: path.join(dir, 'models'), examplesDir: path.join(ROOT, 'examples'), dataDir: path.join(dir, 'data'),
-    emit: (e) => events.push(e),
+  mkdirSync(path.join(h.dir, 'models'));
+  for (const f of ['tiny.gguf', 's.gguf']) writeFileSync(path.join(h.dir, 'models', f), `GGUF ${f}`);
+  return createLabHost({
+    store: h.store, dbFile: path.join(h.dir, 'lab.db'), modelDir: path.join(h.dir, 'models'), examplesDir: path.join(ROOT, 'examples'), dataDir: path.join(h.dir, 'data'),
+    emit: (e) => h.events.push(e),
     createProvider: async (cfg) => {
       configs.push(cfg);
       return new ScriptedProvider(answer4);
     },
     checkModel: async () => {},
   });
-  api = createHandlers({ store, version: 't', lab });
-});
-afterEach(async () => {
-  await lab.dispose();
-  store.close();
 });
 
-const run = (over: Partial<StartRunRequest> = {}): StartRunRequest => ({ workflowText: SINGLE, dataset: 'gsm8k', split: 'test', limit: 3, seed: 1, models: { default: path.join(dir, 'models/tiny.gguf') }, ...over });
+const run = (over: Partial<StartRunRequest> = {}): StartRunRequest => ({ workflowText: SINGLE, dataset: 'gsm8k', split: 'test', limit: 3, seed: 1, models: { default: path.join(t.dir, 'models/tiny.gguf') }, ...over });
 const rejection = async (p: Promise<unknown>): Promise<ApiError> => {
   const err = await p.then(() => new Error('expected a rejection'), (e: unknown) => e);
   expect(err).toBeInstanceOf(ApiError);
@@ -63,34 +47,34 @@ const rejection = async (p: Promise<unknown>): Promise<ApiError> => {
 
 describe('startRun with the CLI options', () => {
   it('hint cards: the chosen cards are recorded and reach the solver prompt; uses are counted', async () => {
-    store.improve.saveCard({ id: 'card-x', role: 'solver', title: 'Add carefully', appliesWhen: 'sums', advice: 'Add the numbers.', sourceRuns: [], teacher: 't', shots: 0, onlySuccesses: true, simulated: false, createdAt: 1 });
-    const { experimentId } = await api.startRun(run({ cards: 'all', cardBudget: 64 }));
-    await lab.runner.settled(experimentId);
-    expect((store.getExperiment(experimentId).config as { cards: unknown }).cards).toEqual({ selection: 'all', ids: ['card-x'], budgetTokens: 64 });
-    expect(store.improve.usesOf('card-x')).toHaveLength(3);
-    expect(store.getExperimentCalls(experimentId)[0]!.system).toContain('Add carefully');
+    t.store.improve.saveCard({ id: 'card-x', role: 'solver', title: 'Add carefully', appliesWhen: 'sums', advice: 'Add the numbers.', sourceRuns: [], teacher: 't', shots: 0, onlySuccesses: true, simulated: false, createdAt: 1 });
+    const { experimentId } = await t.api.startRun(run({ cards: 'all', cardBudget: 64 }));
+    await t.lab.runner.settled(experimentId);
+    expect((t.store.getExperiment(experimentId).config as { cards: unknown }).cards).toEqual({ selection: 'all', ids: ['card-x'], budgetTokens: 64 });
+    expect(t.store.improve.usesOf('card-x')).toHaveLength(3);
+    expect(t.store.getExperimentCalls(experimentId)[0]!.system).toContain('Add carefully');
   });
 
   it('role versions and role LoRA resolve as the CLI does; contextSize and threads reach the provider', async () => {
-    const file = path.join(dir, 'v1.gguf');
+    const file = path.join(t.dir, 'v1.gguf');
     writeFileSync(file, 'GGUF');
-    const v = store.weights.save({ role: 'solver', basePath: file, path: file, hyper: {}, metrics: {} });
-    const { experimentId } = await api.startRun(run({ roleVersions: { solver: v.id }, roleLora: { solver: [{ path: '/a/zero.gguf', scale: 0.5 }] }, contextSize: 512, threads: 2 }));
-    await lab.runner.settled(experimentId);
-    const config = store.getExperiment(experimentId).config as { roleVersions: string[]; models: ModelConfig };
+    const v = t.store.weights.save({ role: 'solver', basePath: file, path: file, hyper: {}, metrics: {} });
+    const { experimentId } = await t.api.startRun(run({ roleVersions: { solver: v.id }, roleLora: { solver: [{ path: '/a/zero.gguf', scale: 0.5 }] }, contextSize: 512, threads: 2 }));
+    await t.lab.runner.settled(experimentId);
+    const config = t.store.getExperiment(experimentId).config as { roleVersions: string[]; models: ModelConfig };
     expect(config.roleVersions).toEqual([`solver=${v.id}`]);
     expect(config.models).toMatchObject({ models: { 'role:solver': file }, roleModels: { solver: 'role:solver' }, loras: { 'role:solver': [{ path: '/a/zero.gguf', scale: 0.5 }] }, contextSize: 512, threads: 2 });
     expect(configs[0]).toMatchObject({ contextSize: 512, threads: 2, loras: { 'role:solver': [{ path: '/a/zero.gguf', scale: 0.5 }] } });
   });
 
   it('rollouts: G runs per task, advantages stored, config as `flowlab rollouts` writes it', async () => {
-    const { experimentId } = await api.startRun(run({ kind: 'rollouts', group: 2, temperature: 0.5, limit: 2 }));
-    await lab.runner.settled(experimentId);
-    const exp = store.getExperiment(experimentId);
+    const { experimentId } = await t.api.startRun(run({ kind: 'rollouts', group: 2, temperature: 0.5, limit: 2 }));
+    await t.lab.runner.settled(experimentId);
+    const exp = t.store.getExperiment(experimentId);
     expect(exp.kind).toBe('rollouts');
     expect(exp.config).toMatchObject({ rollouts: { group: 2, temperature: 0.5, mode: 'multi-agent', learningRoles: ['solver'] }, models: { sequences: 4, batching: 'mixed' }, source: 'lab' });
-    expect(store.listRuns(experimentId)).toHaveLength(4);
-    expect(store.improve.advantagesOf(experimentId).length).toBeGreaterThan(0);
+    expect(t.store.listRuns(experimentId)).toHaveLength(4);
+    expect(t.store.improve.advantagesOf(experimentId).length).toBeGreaterThan(0);
   });
 
   it.each<[string, Partial<StartRunRequest>, string]>([
@@ -102,9 +86,9 @@ describe('startRun with the CLI options', () => {
     ['rollouts without a group', { kind: 'rollouts' }, 'group'],
     ['a bad rollouts mode', { kind: 'rollouts', group: 2, mode: 'everyone' }, 'mode'],
   ])('refuses %s, naming the field', async (_what, over, field) => {
-    const err = await rejection(api.startRun(run(over)));
+    const err = await rejection(t.api.startRun(run(over)));
     expect([err.code, err.method, err.field]).toEqual(['BAD_REQUEST', 'startRun', field]);
-    expect(store.listExperiments()).toEqual([]);
+    expect(t.store.listExperiments()).toEqual([]);
   });
 });
 
@@ -112,38 +96,38 @@ describe('resumeRun', () => {
   it('finishes a cancelled experiment exactly as `flowlab resume` would', async () => {
     let open!: () => void;
     gate = new Promise((r) => (open = r));
-    const { experimentId } = await api.startRun(run());
-    const cancelling = api.cancelRun({ experimentId });
+    const { experimentId } = await t.api.startRun(run());
+    const cancelling = t.api.cancelRun({ experimentId });
     open();
     await cancelling;
-    expect(store.pendingTasks(experimentId)).toHaveLength(3);
-    events.length = 0;
-    await expect(api.resumeRun({ experimentId })).resolves.toEqual({ experimentId, pending: 3 });
-    await lab.runner.settled(experimentId);
-    expect(store.getExperiment(experimentId).status).toBe('completed');
-    expect(store.listRuns(experimentId)).toHaveLength(3);
-    expect(events[0]).toEqual({ type: 'experiment', experimentId, status: 'running', done: 0, total: 3 });
-    expect(events.at(-1)).toEqual({ type: 'experiment', experimentId, status: 'completed', done: 3, total: 3 });
+    expect(t.store.pendingTasks(experimentId)).toHaveLength(3);
+    t.events.length = 0;
+    await expect(t.api.resumeRun({ experimentId })).resolves.toEqual({ experimentId, pending: 3 });
+    await t.lab.runner.settled(experimentId);
+    expect(t.store.getExperiment(experimentId).status).toBe('completed');
+    expect(t.store.listRuns(experimentId)).toHaveLength(3);
+    expect(t.events[0]).toEqual({ type: 'experiment', experimentId, status: 'running', done: 0, total: 3 });
+    expect(t.events.at(-1)).toEqual({ type: 'experiment', experimentId, status: 'completed', done: 3, total: 3 });
     // Nothing left: nothing starts.
-    await expect(api.resumeRun({ experimentId })).resolves.toEqual({ experimentId, pending: 0 });
-    expect(await api.activeRuns()).toEqual([]);
+    await expect(t.api.resumeRun({ experimentId })).resolves.toEqual({ experimentId, pending: 0 });
+    expect(await t.api.activeRuns()).toEqual([]);
   });
 
   it('refuses an unknown experiment (NOT_FOUND), a moved default for an experiment without one, a changed model file', async () => {
-    expect((await rejection(api.resumeRun({ experimentId: 'exp-nope' }))).code).toBe('NOT_FOUND');
+    expect((await rejection(t.api.resumeRun({ experimentId: 'exp-nope' }))).code).toBe('NOT_FOUND');
     let open!: () => void;
     gate = new Promise((r) => (open = r));
-    const solver = path.join(dir, 'models/s.gguf');
-    const { experimentId } = await api.startRun(run({ models: { roles: { solver } } }));
-    const cancelling = api.cancelRun({ experimentId });
+    const solver = path.join(t.dir, 'models/s.gguf');
+    const { experimentId } = await t.api.startRun(run({ models: { roles: { solver } } }));
+    const cancelling = t.api.cancelRun({ experimentId });
     open();
     await cancelling;
-    const moved = await rejection(api.resumeRun({ experimentId, models: { default: '/m/other.gguf' } }));
+    const moved = await rejection(t.api.resumeRun({ experimentId, models: { default: '/m/other.gguf' } }));
     expect([moved.code, moved.method, moved.field]).toEqual(['BAD_REQUEST', 'resumeRun', 'models.default']);
     writeFileSync(solver, 'GGUF changed');
-    const changed = await rejection(api.resumeRun({ experimentId }));
+    const changed = await rejection(t.api.resumeRun({ experimentId }));
     expect([changed.code, changed.field]).toEqual(['BAD_REQUEST', 'models']);
     expect(changed.message).toContain(`resumeRun: model file for "role:solver" changed since the experiment started: ${solver}`);
-    expect(store.getExperiment(experimentId).status).toBe('cancelled');
+    expect(t.store.getExperiment(experimentId).status).toBe('cancelled');
   });
 });

@@ -3,8 +3,7 @@
  * hand to the experiment service. node-llama-cpp is imported lazily, so commands that never
  * generate (replay, show) never load the binding.
  */
-import type { ModelConfig, ModelPort } from '../core/model/index.ts';
-import type { ModelProvider } from '../core/model/index.ts';
+import { loadedProvider, type ModelConfig, type ModelPort, type ModelProvider } from '../core/model/index.ts';
 import { defaultThreads, verifyModelFiles, withFingerprints } from './resolve.ts';
 
 /**
@@ -22,22 +21,7 @@ export async function llamaProvider(cfg: ModelConfig): Promise<ModelProvider> {
   return new LlamaProvider({ models });
 }
 
-/**
- * The provider with every model (and adapter) loaded before anything is recorded, so a bad
- * file is reported at once, naming it. Disposes what it loaded and rethrows on failure.
- */
-export async function loadedProvider(create: (cfg: ModelConfig) => Promise<ModelProvider>, cfg: ModelConfig): Promise<ModelProvider> {
-  const provider = await create(cfg);
-  try {
-    await provider.load?.();
-  } catch (e) {
-    await provider.dispose().catch(() => {});
-    throw e;
-  }
-  return provider;
-}
-
-/** `loadedProvider` over node-llama-cpp. */
+/** The node-llama-cpp provider of `cfg`, every model loaded (core/model/provider.ts loadedProvider). */
 export const loadedLlamaProvider = (cfg: ModelConfig): Promise<ModelProvider> => loadedProvider(llamaProvider, cfg);
 
 /**

@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { isFinished } from './lib/liveRun.ts';
-import { shortcutFor, SHORTCUTS, VIEWS, type View } from './lib/shortcuts.ts';
+import { shortcutFor, SHORTCUTS, VIEW_TITLES, VIEWS } from './lib/shortcuts.ts';
 import { useLabPick, useLabStore } from './useLab.ts';
 import { dispatchShortcut } from './useShortcut.ts';
 import { CardsView } from './views/CardsView.tsx';
@@ -16,18 +16,6 @@ import { preloadGraph } from './views/lazy.tsx';
 
 /** localStorage key of the chosen theme. */
 export const THEME_KEY = 'flowlab.theme';
-
-const TITLES: Record<View, string> = {
-  editor: 'Editor',
-  run: 'Run',
-  trace: 'Trace',
-  ladder: 'Ladder',
-  experiments: 'Experiments',
-  models: 'Models',
-  rollouts: 'Rollouts',
-  cards: 'Prior library',
-  learning: 'Learning',
-};
 
 /** The lab: a tab per view, global shortcuts, light and dark themes. */
 export function App() {
@@ -89,8 +77,8 @@ export function App() {
         <h1>Flowlab</h1>
         <nav className="tabs" aria-label="Views">
           {VIEWS.map((v, i) => (
-            <button key={v} type="button" data-testid={`nav-${v}`} aria-current={v === view ? 'page' : undefined} onClick={() => setView(v)} title={`${TITLES[v]} (Alt+${i + 1})`}>
-              {TITLES[v]}
+            <button key={v} type="button" data-testid={`nav-${v}`} aria-current={v === view ? 'page' : undefined} onClick={() => setView(v)} title={`${VIEW_TITLES[v]} (Alt+${i + 1})`}>
+              {VIEW_TITLES[v]}
               {v === 'run' && running && (
                 <span className="live-dot" aria-label="running">
                   {' '}● {live.done}/{live.total}

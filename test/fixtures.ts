@@ -8,16 +8,17 @@
  * a test that needs `haveShared` (the tiny GGUF models, the real datasets) lives in a
  * `*.model.test.ts` file; `npm run test:fast` runs everything else.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, expect } from 'vitest';
-import { ApiError, createRemoteApi, type FlowlabApi, type FlowlabClient } from '../core/api/index.ts';
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
+import { ApiError, createHandlers, createRemoteApi, type FlowlabApi, type FlowlabClient, type LabEvent } from '../core/api/index.ts';
 import { asExperimentId, asNodeId, asRoleName, asRunId, HUMAN } from '../core/ids.ts';
 import { DEFAULT_WEIGHTS, type RoleLadder } from '../core/reward/index.ts';
-import { computeWorkflowHash, openStore, type NewExperiment, type OpenStoreOptions, type SqliteStore } from '../core/store/index.ts';
+import { computeWorkflowHash, openStore, type NewExperiment, type OpenStoreOptions, type SqliteStore, type Store } from '../core/store/index.ts';
 import type { ModelCallRecord, NodeEvent } from '../core/trace/index.ts';
 import type { RunRecord } from '../core/results/index.ts';
+import type { LabHostHandle } from '../host/index.ts';
 
 // ---------- the shared test material ----------
 
@@ -80,6 +81,50 @@ export function storeTracker(): { open(file?: string, options?: OpenStoreOptions
       for (const s of opened.splice(0)) s.close();
     },
   };
+}
+
+/** What a lab-host test works on: its folder, the store in it, what the lab emitted, the lab and the API over it. */
+export interface LabTest {
+  dir: string;
+  store: Store;
+  events: LabEvent[];
+  lab: LabHostHandle;
+  api: FlowlabApi;
+}
+
+/**
+ * A lab host for every test of a file (call at its top level). Before each test: a fresh folder
+ * `flowlab-<tag>-*`, a store at `<dir>/lab.db`, an empty event list, then `t.lab = make(t)` (it
+ * may prepare the folder first; its `emit` should push to `t.events`) and `t.api`, the handlers
+ * over it (version `t`). After each: the lab disposed, the store closed. The returned object's
+ * fields are the running test's; `relab(t, lab)` swaps in another lab mid-test.
+ */
+export function labPerTest(tag: string, make: (t: LabTest) => LabHostHandle): LabTest {
+  const t = {} as LabTest;
+  beforeEach(() => {
+    t.dir = tempDir(tag);
+    t.store = openStore(path.join(t.dir, 'lab.db'));
+    t.events = [];
+    relab(t, make(t));
+  });
+  afterEach(async () => {
+    await t.lab.dispose();
+    t.store.close();
+  });
+  return t;
+}
+
+/** Makes `lab` the test's lab, with `t.api` over it (the previous lab is not disposed). */
+export function relab(t: LabTest, lab: LabHostHandle): void {
+  t.lab = lab;
+  t.api = createHandlers({ store: t.store, version: 't', lab });
+}
+
+/** Writes `<dataDir>/gsm8k/test.jsonl`: three GSM8K tasks, 2+2 (4), 1+2 (3) and 2*2 (4). */
+export function writeGsm8kTasks(dataDir: string): void {
+  mkdirSync(path.join(dataDir, 'gsm8k'), { recursive: true });
+  const line = (q: string, a: number) => JSON.stringify({ question: q, answer: `work\n#### ${a}` });
+  writeFileSync(path.join(dataDir, 'gsm8k/test.jsonl'), [line('2+2?', 4), line('1+2?', 3), line('2*2?', 4)].join('\n') + '\n');
 }
 
 /**

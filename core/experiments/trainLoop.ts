@@ -5,16 +5,19 @@
  */
 import type { RoleName } from '../ids.ts';
 import type { ModelConfig } from '../model/config.ts';
-import type { ModelProvider } from '../model/provider.ts';
-import type { WeightVersion } from '../store/weights.ts';
+import { loadedProvider, type ModelProvider } from '../model/provider.ts';
 import { getDataset } from '../tasks/registry.ts';
 import { defaultTools } from '../tools/index.ts';
 import { runTrainLoop, type LoopEvent, type LoopModels, type TrainLoopReport } from '../training/loop.ts';
 import type { Trainer } from '../training/port.ts';
+import type { TrainLoopSchedule } from '../training/types.ts';
 import { ExperimentSpecError, type ServiceDeps, type WorkflowSource } from './spec.ts';
 
-/** What a train loop is: the workflow, the roles it trains, the data, the hyper-parameters and the models it starts from. */
-export interface TrainLoopSpec {
+/**
+ * What a train loop is: the workflow, the roles it trains, the data, the models it starts from,
+ * and its schedule (TrainLoopSchedule, core/training/types.ts; here `maxGradNorm` is required).
+ */
+export interface TrainLoopSpec extends TrainLoopSchedule {
   workflow: WorkflowSource;
   dataset: string;
   /** Data folder (stored as `config.dataDir`). */
@@ -26,22 +29,9 @@ export interface TrainLoopSpec {
   heldout: number;
   /** Roles trained (default: every role running an agent node); see trainableRoles. */
   roles?: readonly string[];
-  group: number;
-  iterations: number;
-  tasksPerIteration: number;
-  lr: number;
-  kl: number;
-  temperature: number;
   maxGradNorm: number;
-  heldoutSamples: number;
-  heldoutTemperature: number;
-  seed: number;
   /** The starting models (models/resolve.ts); trained roles' files are replaced by each new version. */
   models: ModelConfig;
-  /** Versions the trained roles start from (their lineage parents). */
-  startVersions?: Readonly<Record<string, WeightVersion>>;
-  /** Where versions are written: `<versionsDir>/<loopId>/<role>/iter-<k>.gguf`. */
-  versionsDir: string;
 }
 
 /** A running train loop. */
@@ -90,16 +80,7 @@ export function startTrainLoop(spec: TrainLoopSpec, deps: ServiceDeps & { traine
   const parallel = Math.min(64, spec.tasksPerIteration * spec.group);
   const base = spec.models;
   const cfgOf = (m: LoopModels): ModelConfig => ({ ...base, models: m.models, roleModels: m.roleModels, sequences: Math.max(4, parallel), batching: 'mixed', exactAttention: true });
-  const makeProvider = async (m: LoopModels): Promise<ModelProvider> => {
-    const provider = await deps.models.create(cfgOf(m));
-    try {
-      await provider.load?.();
-    } catch (e) {
-      await provider.dispose().catch(() => {});
-      throw e;
-    }
-    return provider;
-  };
+  const makeProvider = (m: LoopModels): Promise<ModelProvider> => loadedProvider(deps.models.create, cfgOf(m));
   const done = runTrainLoop({
     store: deps.store,
     graph: spec.workflow.graph,

@@ -1,4 +1,4 @@
-import { FlowlabError } from '../errors.ts';
+import { WhereError, type ErrorLocation } from '../errors.ts';
 
 /** Stable codes for model-side failures. */
 export const MODEL_ERROR_CODES = [
@@ -15,19 +15,16 @@ export const MODEL_ERROR_CODES = [
 export type ModelErrorCode = (typeof MODEL_ERROR_CODES)[number];
 
 /**
- * A model-side error. `infrastructure` errors are the harness's own (loading, runtime, replay),
- * never a role's fault (FloWright's structure-aware credit excludes infrastructure faults from
- * blame; docs/credit.md).
+ * A model-side error; `where` is the file or model reference concerned (a path or a `.gguf`
+ * name is its location's `file`; a bare reference has no location). `infrastructure` errors are
+ * the harness's own (loading, runtime, replay), never a role's fault (FloWright's
+ * structure-aware credit excludes infrastructure faults from blame; docs/credit.md).
  */
-export class ModelError extends FlowlabError<ModelErrorCode> {
+export class ModelError extends WhereError<ModelErrorCode> {
   override readonly name = 'ModelError';
-  constructor(
-    code: ModelErrorCode,
-    message: string,
-    /** The file or model reference concerned. */
-    readonly where?: string,
-    options?: { cause?: unknown },
-  ) {
-    super(code, message, where !== undefined && /[/\\]|\.gguf$/i.test(where) ? { file: where } : {}, options);
+
+  /** A path or a `.gguf` file name as `{ file }`; a model reference as no location. */
+  static override locate(where: string | undefined): ErrorLocation {
+    return where !== undefined && /[/\\]|\.gguf$/i.test(where) ? { file: where } : {};
   }
 }

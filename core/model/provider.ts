@@ -94,3 +94,19 @@ export interface ModelProvider {
   load?(ref?: string): Promise<unknown>;
   dispose(): Promise<void>;
 }
+
+/**
+ * The provider `create(config)` builds, with every model (and adapter) loaded before anything is
+ * recorded (`load?()`), so a bad file is reported at once, naming it. On a failed load it
+ * disposes the provider and rethrows the load's error (a ModelError from the adapter).
+ */
+export async function loadedProvider<C>(create: (config: C) => Promise<ModelProvider>, config: C): Promise<ModelProvider> {
+  const provider = await create(config);
+  try {
+    await provider.load?.();
+  } catch (e) {
+    await provider.dispose().catch(() => {});
+    throw e;
+  }
+  return provider;
+}

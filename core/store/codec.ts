@@ -27,9 +27,45 @@ export function fromJson(text: string | null): unknown {
   return text == null ? undefined : JSON.parse(text);
 }
 
-/** Sets `target[key] = value` only when the column was not NULL. */
-function opt<T extends object, K extends keyof T>(target: T, key: K, value: T[K] | null | undefined): void {
-  if (value != null) target[key] = value;
+/** In a row table, the field whose value is handed to the decoder beside the row (a node event's calls). */
+const GIVEN: unique symbol = Symbol('given');
+
+/**
+ * How one record field of type `V` reads from a row `R`: `[column]` takes the column's value as
+ * it is (its type must fit the field); `[column, decode]` decodes the non-NULL value (with the
+ * whole row at hand; undefined leaves the field out; each decoder names the type of the column it
+ * reads); `[GIVEN]` takes the value handed in.
+ */
+type FieldOf<R, V> =
+  | readonly [column: { [C in keyof R]-?: NonNullable<R[C]> extends V ? C : never }[keyof R]]
+  | readonly [column: keyof R, decode: (value: never, row: R) => V | undefined]
+  | readonly [given: typeof GIVEN];
+
+/** Every field of record `T` (optional ones included), in the key order of the records it builds. */
+type RowTable<R, T> = { readonly [K in keyof T]-?: FieldOf<R, T[K]> };
+
+/**
+ * The decoder of a row table: a record with the table's fields in its order, each from its
+ * column (or the value handed in); a NULL column, or a decoder's undefined, leaves the field out.
+ */
+function rowDecoder<R, T, G = never>(table: RowTable<R, T>): (row: R, given?: G) => T {
+  const entries = Object.entries(table) as [string, readonly [keyof R | typeof GIVEN, ((value: unknown, row: R) => unknown)?]][];
+  // Parallel arrays and an index loop: this runs once per stored row read.
+  const fields = entries.map(([field]) => field);
+  const columns = entries.map(([, [column]]) => column);
+  const decoders = entries.map(([, [, decode]]) => decode);
+  return (row, given) => {
+    const out: Record<string, unknown> = {};
+    for (let i = 0; i < fields.length; i++) {
+      const column = columns[i]!;
+      const value = column === GIVEN ? given : row[column];
+      if (value == null) continue;
+      const decode = decoders[i];
+      const decoded = decode ? decode(value, row) : value;
+      if (decoded !== undefined) out[fields[i]!] = decoded;
+    }
+    return out as T;
+  };
 }
 
 export interface ExperimentDbRow {
@@ -50,26 +86,23 @@ export interface ExperimentDbRow {
   pid: number | null;
 }
 
-export function experimentFromRow(r: ExperimentDbRow): ExperimentRow {
-  const e: ExperimentRow = {
-    id: asExperimentId(r.id),
-    kind: r.kind as ExperimentRow['kind'],
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-    workflowName: r.workflow_name,
-    workflowYaml: r.workflow_yaml,
-    workflowHash: r.workflow_hash,
-    dataset: r.dataset,
-    split: r.split,
-    seed: r.seed,
-    config: fromJson(r.config_json),
-    status: r.status as ExperimentStatus,
-  };
-  opt(e, 'finishedAt', r.finished_at);
-  opt(e, 'limit', r.task_limit);
-  opt(e, 'pid', r.pid);
-  return e;
-}
+export const experimentFromRow: (r: ExperimentDbRow) => ExperimentRow = rowDecoder<ExperimentDbRow, ExperimentRow>({
+  id: ['id', asExperimentId],
+  kind: ['kind', (k: string) => k as ExperimentRow['kind']],
+  createdAt: ['created_at'],
+  updatedAt: ['updated_at'],
+  workflowName: ['workflow_name'],
+  workflowYaml: ['workflow_yaml'],
+  workflowHash: ['workflow_hash'],
+  dataset: ['dataset'],
+  split: ['split'],
+  seed: ['seed'],
+  config: ['config_json', fromJson],
+  status: ['status', (st: string) => st as ExperimentStatus],
+  finishedAt: ['finished_at'],
+  limit: ['task_limit'],
+  pid: ['pid'],
+});
 
 export interface SummaryDbRow extends ExperimentDbRow {
   tasks_planned: number;
@@ -102,11 +135,12 @@ export interface TaskDbRow {
   expected: string | null;
 }
 
-export function taskFromRow(r: TaskDbRow): PlannedTask {
-  const t: PlannedTask = { taskIndex: r.task_index, taskId: r.task_id, input: fromJson(r.input_json) };
-  opt(t, 'expected', r.expected);
-  return t;
-}
+export const taskFromRow: (r: TaskDbRow) => PlannedTask = rowDecoder<TaskDbRow, PlannedTask>({
+  taskIndex: ['task_index'],
+  taskId: ['task_id'],
+  input: ['input_json', fromJson],
+  expected: ['expected'],
+});
 
 export interface RunDbRow {
   id: string;
@@ -189,29 +223,26 @@ function callJson(value: unknown, runId: string, e: NodeEvent, c: ModelCallRecor
   return j === BAD ? toJson(value, () => `run ${runId} node ${e.nodeId} attempt ${e.attempt} call ${c.callIndex}: ${what}`) : j;
 }
 
-export function runFromRow(r: RunDbRow): RunRecord {
-  const run: RunRecord = {
-    runId: asRunId(r.id),
-    experimentId: asExperimentId(r.experiment_id),
-    taskIndex: r.task_index,
-    taskId: r.task_id,
-    status: r.status as RunRecord['status'],
-    score: r.score,
-    correct: r.correct === 1,
-    seed: r.seed,
-    promptTokens: r.prompt_tokens,
-    completionTokens: r.completion_tokens,
-    startedAt: r.started_at,
-    endedAt: r.ended_at,
-    failures: fromJson(r.failures_json) as Partial<Record<FailureClass, number>>,
-  };
-  opt(run, 'answer', r.answer);
-  opt(run, 'expected', r.expected);
-  if (r.credit_json !== null && r.credit_json !== undefined) run.credit = fromJson(r.credit_json) as RunRecord['credit'];
-  if (r.ladder_json !== null && r.ladder_json !== undefined) run.ladder = fromJson(r.ladder_json) as RunRecord['ladder'];
-  if (r.simulated === 1) run.simulated = true;
-  return run;
-}
+export const runFromRow: (r: RunDbRow) => RunRecord = rowDecoder<RunDbRow, RunRecord>({
+  runId: ['id', asRunId],
+  experimentId: ['experiment_id', asExperimentId],
+  taskIndex: ['task_index'],
+  taskId: ['task_id'],
+  status: ['status', (st: string) => st as RunRecord['status']],
+  score: ['score'],
+  correct: ['correct', (c: number) => c === 1],
+  seed: ['seed'],
+  promptTokens: ['prompt_tokens'],
+  completionTokens: ['completion_tokens'],
+  startedAt: ['started_at'],
+  endedAt: ['ended_at'],
+  failures: ['failures_json', (j: string) => fromJson(j) as RunRecord['failures']],
+  answer: ['answer'],
+  expected: ['expected'],
+  credit: ['credit_json', (j: string) => fromJson(j) as RunRecord['credit']],
+  ladder: ['ladder_json', (j: string) => fromJson(j) as RunRecord['ladder']],
+  simulated: ['simulated', (v: number) => (v === 1 ? true : undefined)],
+});
 
 export interface EventDbRow {
   id: number;
@@ -268,31 +299,29 @@ export function pushEventParams(out: unknown[], runId: string, e: NodeEvent): vo
   );
 }
 
-export function eventFromRow(r: EventDbRow, calls: ModelCallRecord[]): NodeEvent {
-  const e: NodeEvent = {
-    runId: asRunId(r.run_id),
-    nodeId: asNodeId(r.node_id),
-    attempt: r.attempt,
-    seq: r.seq,
-    kind: r.kind as NodeEvent['kind'],
-    wiredBy: asRoleName(r.wired_by),
-    inputs: fromJson(r.inputs_json) as Record<string, unknown>,
-    status: r.status as NodeEvent['status'],
-    calls,
-    startedAt: r.started_at,
-    endedAt: r.ended_at,
-  };
-  if (r.role != null) e.role = asRoleName(r.role);
-  if (r.run_by != null) e.runBy = asRoleName(r.run_by);
-  if (r.output_json != null) e.output = fromJson(r.output_json);
-  opt(e, 'failureClass', r.failure_class as FailureClass | null);
-  opt(e, 'errorCode', r.error_code === null ? null : nodeErrorCode(r.error_code, `run ${r.run_id} node ${r.node_id} attempt ${r.attempt}`));
-  opt(e, 'message', r.message);
-  if (r.causes_json != null) e.causes = fromJson(r.causes_json) as NodeId[];
-  if (r.simulated != null) e.simulated = r.simulated === 1;
-  if (r.fault != null) e.fault = r.fault;
-  return e;
-}
+/** A node event from its row and its model calls (callFromRow). */
+export const eventFromRow: (r: EventDbRow, calls: ModelCallRecord[]) => NodeEvent = rowDecoder<EventDbRow, NodeEvent, ModelCallRecord[]>({
+  runId: ['run_id', asRunId],
+  nodeId: ['node_id', asNodeId],
+  attempt: ['attempt'],
+  seq: ['seq'],
+  kind: ['kind', (k: string) => k as NodeEvent['kind']],
+  wiredBy: ['wired_by', asRoleName],
+  inputs: ['inputs_json', (j: string) => fromJson(j) as Record<string, unknown>],
+  status: ['status', (st: string) => st as NodeEvent['status']],
+  calls: [GIVEN],
+  startedAt: ['started_at'],
+  endedAt: ['ended_at'],
+  role: ['role', asRoleName],
+  runBy: ['run_by', asRoleName],
+  output: ['output_json', fromJson],
+  failureClass: ['failure_class', (f: string) => f as FailureClass],
+  errorCode: ['error_code', (code: string, r: EventDbRow) => nodeErrorCode(code, `run ${r.run_id} node ${r.node_id} attempt ${r.attempt}`)],
+  message: ['message'],
+  causes: ['causes_json', (j: string) => fromJson(j) as NodeId[]],
+  simulated: ['simulated', (v: number) => v === 1],
+  fault: ['fault'],
+});
 
 /** A stored node error code; `INVALID_RECORD` naming `where` when it is not one the engine records (core/trace/codes.ts). */
 function nodeErrorCode(code: string, where: string): NodeErrorCode {
@@ -357,29 +386,26 @@ export function pushCallParams(out: unknown[], runId: string, eventId: number, e
   );
 }
 
-export function callFromRow(r: CallDbRow): ModelCallRecord {
-  const c: ModelCallRecord = {
-    callIndex: r.call_index,
-    role: asRoleName(r.role),
-    modelRef: r.model_ref,
-    model: r.model,
-    prompt: r.prompt,
-    params: fromJson(r.params_json) as ModelCallRecord['params'],
-    seed: r.seed,
-    completion: r.completion,
-    promptTokens: r.prompt_tokens,
-    completionTokens: r.completion_tokens,
-    ms: r.ms,
-    startedAt: r.started_at,
-  };
-  opt(c, 'system', r.system);
-  if (r.json_schema != null) c.jsonSchema = fromJson(r.json_schema) as ModelCallRecord['jsonSchema'];
-  opt(c, 'stopReason', r.stop_reason);
-  opt(c, 'error', r.error);
-  if (r.prompt_token_ids != null) c.promptTokenIds = JSON.parse(r.prompt_token_ids) as number[];
-  if (r.completion_token_ids != null) c.completionTokenIds = JSON.parse(r.completion_token_ids) as number[];
-  return c;
-}
+export const callFromRow: (r: CallDbRow) => ModelCallRecord = rowDecoder<CallDbRow, ModelCallRecord>({
+  callIndex: ['call_index'],
+  role: ['role', asRoleName],
+  modelRef: ['model_ref'],
+  model: ['model'],
+  prompt: ['prompt'],
+  params: ['params_json', (j: string) => fromJson(j) as ModelCallRecord['params']],
+  seed: ['seed'],
+  completion: ['completion'],
+  promptTokens: ['prompt_tokens'],
+  completionTokens: ['completion_tokens'],
+  ms: ['ms'],
+  startedAt: ['started_at'],
+  system: ['system'],
+  jsonSchema: ['json_schema', (j: string) => fromJson(j) as ModelCallRecord['jsonSchema']],
+  stopReason: ['stop_reason', (st: string) => st as ModelCallRecord['stopReason']],
+  error: ['error'],
+  promptTokenIds: ['prompt_token_ids', (j: string) => JSON.parse(j) as number[]],
+  completionTokenIds: ['completion_token_ids', (j: string) => JSON.parse(j) as number[]],
+});
 
 /** Token ids as a JSON array (NULL when absent); `INVALID_RECORD` unless every id is a non-negative integer. */
 function tokenIdsJson(ids: readonly number[] | undefined, where: () => string): string | null {

@@ -1,4 +1,4 @@
-import { FlowlabError } from '../errors.ts';
+import { WhereError, type ErrorLocation } from '../errors.ts';
 
 /**
  * Stable codes for store failures. The CLI and UI print `message`; tests assert `code`.
@@ -26,17 +26,16 @@ export type StoreErrorCode =
   | 'INVALID_RECORD'
   | 'CLOSED';
 
-/** A store failure with a stable `code` and a message that says what and where. */
-export class StoreError extends FlowlabError<StoreErrorCode> {
+/**
+ * A store failure with a stable `code` and a message that says what and where; `where` is the
+ * database file, or the experiment/run id concerned (not read as a location).
+ */
+export class StoreError extends WhereError<StoreErrorCode> {
   override readonly name = 'StoreError';
-  constructor(
-    code: StoreErrorCode,
-    message: string,
-    /** The database file, or the experiment/run id concerned. */
-    readonly where?: string,
-    options?: { cause?: unknown },
-  ) {
-    super(code, message, {}, options);
+
+  /** No location: `where` may be an id as well as a file. */
+  static override locate(): ErrorLocation {
+    return {};
   }
 }
 

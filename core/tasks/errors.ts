@@ -1,4 +1,4 @@
-import { FlowlabError, locationOf } from '../errors.ts';
+import { WhereError } from '../errors.ts';
 
 /** Stable codes for dataset failures; tests assert these, people read the message. */
 export type DatasetErrorCode =
@@ -12,14 +12,6 @@ export type DatasetErrorCode =
  * A dataset error. `where` names the place concerned: a file path, or `file:line` (1-based line)
  * for a bad record. The message is complete on its own (it repeats `where`).
  */
-export class DatasetError extends FlowlabError<DatasetErrorCode> {
+export class DatasetError extends WhereError<DatasetErrorCode> {
   override readonly name = 'DatasetError';
-  constructor(
-    code: DatasetErrorCode,
-    message: string,
-    readonly where?: string,
-    options?: { cause?: unknown },
-  ) {
-    super(code, message, locationOf(where), options);
-  }
 }

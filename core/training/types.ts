@@ -17,7 +17,37 @@ export interface LoopModels {
   roleModels: Record<string, string>;
 }
 
-export interface TrainLoopOptions {
+/**
+ * A train loop's schedule and hyper-parameters: how many iterations, groups and tasks, the policy
+ * step's learning rate, KL weight and clip, the sampling temperatures and seed, and where the
+ * versions go. Shared by TrainLoopOptions and the experiment service's TrainLoopSpec
+ * (core/experiments/trainLoop.ts).
+ */
+export interface TrainLoopSchedule {
+  /** Rollouts per task (GRPO's group; advantages are taken within a group). */
+  group: number;
+  iterations: number;
+  /** Training tasks per iteration. */
+  tasksPerIteration: number;
+  /** Learning rate of the policy step. */
+  lr: number;
+  /** Weight of the k3 KL penalty to the starting weights. */
+  kl: number;
+  /** Sampling temperature of the training rollouts. */
+  temperature: number;
+  /** Clip of the global gradient norm in the policy step (0: off; absent: the trainer's own, core/training/port.ts). */
+  maxGradNorm?: number;
+  /** Held-out samples per task (fixed seeds, same before and after) and their temperature (0: greedy, one per task). */
+  heldoutSamples: number;
+  heldoutTemperature: number;
+  seed: number;
+  /** Where the versions are written: `<versionsDir>/<loopId>/<role>/iter-<k>.gguf`. */
+  versionsDir: string;
+  /** Versions the trained roles start from (`--role-version`): their files and the parents of the first new versions. */
+  startVersions?: Readonly<Record<string, WeightVersion>>;
+}
+
+export interface TrainLoopOptions extends TrainLoopSchedule {
   store: Store;
   graph: Graph;
   /** The workflow's source (stored with each experiment) and file, if any. */
@@ -35,21 +65,6 @@ export interface TrainLoopOptions {
   models: LoopModels;
   /** Roles whose weights are trained (each gets its own version lineage). */
   roles: readonly string[];
-  /** Versions the trained roles start from (`--role-version`): their files and the parents of the first new versions. */
-  startVersions?: Readonly<Record<string, WeightVersion>>;
-  group: number;
-  iterations: number;
-  tasksPerIteration: number;
-  lr: number;
-  kl: number;
-  temperature: number;
-  maxGradNorm?: number;
-  /** Held-out samples per task (fixed seeds, same before and after) and their temperature (0: greedy, one per task). */
-  heldoutSamples: number;
-  heldoutTemperature: number;
-  seed: number;
-  /** Where the versions are written: `<versionsDir>/<loopId>/<role>/iter-<k>.gguf`. */
-  versionsDir: string;
   /** Most trajectories decoded at once (default: every trajectory of an iteration, up to 64). */
   parallel?: number;
   signal?: AbortSignal;

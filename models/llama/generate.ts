@@ -5,13 +5,13 @@
  * Every call starts from an empty sequence: results never depend on which calls ran before or
  * beside it, and the same seed, prompt and params give the same text.
  */
-import { LlamaCompletion, LlamaText, type LlamaContextSequence, type LlamaGrammar } from 'node-llama-cpp';
+import { LlamaCompletion, LlamaText, type LlamaContextSequence } from 'node-llama-cpp';
 import { ModelError, type GenerateRequest, type GenerateResult } from '../../core/model/index.ts';
 import { errorText } from './errorText.ts';
 import type { LoadedModel } from './loaders.ts';
 import type { ModelCache } from './modelCache.ts';
 import { renderInput, type RenderedInput } from './renderInput.ts';
-import { normaliseSeed, SAMPLING_DEFAULTS } from './sampling.ts';
+import { samplerOptions, SAMPLING_DEFAULTS, type SampleCall } from './sampling.ts';
 import { linkSignal, throwIfAborted } from './signals.ts';
 import { sampleRecorded } from './tokenRecorder.ts';
 
@@ -57,8 +57,9 @@ export async function generate(cache: ModelCache, request: GenerateRequest): Pro
   }
   try {
     await sequence.clearHistory();
+    const call: SampleCall = { sequence, input, request, grammar, userStops, signal: callSignal };
     if (request.recordTokens) {
-      const rec = await sampleRecorded(loaded, sequence, input, request, grammar, userStops, callSignal);
+      const rec = await sampleRecorded(loaded, call);
       return {
         text: rec.text,
         tokens: { prompt: rec.promptTokenIds.length, completion: rec.completionTokenIds.length },
@@ -71,7 +72,7 @@ export async function generate(cache: ModelCache, request: GenerateRequest): Pro
         completionTokenIds: rec.completionTokenIds,
       };
     }
-    const out = await sampleCompletion(sequence, input, request, grammar, userStops, callSignal);
+    const out = await sampleCompletion(call);
     return {
       text: out.text,
       tokens: { prompt: promptTokens, completion: out.completionTokens },
@@ -94,25 +95,15 @@ export async function generate(cache: ModelCache, request: GenerateRequest): Pro
  * defaults made explicit (`SAMPLING_DEFAULTS`), no repeat penalty and no context shift.
  * `completionTokens` is the output side of the sequence's `TokenMeter` over the call.
  */
-async function sampleCompletion(
-  sequence: LlamaContextSequence,
-  input: RenderedInput,
-  request: GenerateRequest,
-  grammar: LlamaGrammar | undefined,
-  userStops: readonly string[],
-  signal: AbortSignal | undefined,
-): Promise<{ text: string; completionTokens: number; stopReason: GenerateResult['stopReason'] }> {
+async function sampleCompletion(call: SampleCall): Promise<{ text: string; completionTokens: number; stopReason: GenerateResult['stopReason'] }> {
+  const { sequence, input, request, grammar, userStops, signal } = call;
   const stopTriggers: (string | LlamaText)[] = [...userStops, ...input.extraStops];
   const completion = new LlamaCompletion({ contextSequence: sequence });
   const meterBefore = sequence.tokenMeter.getState();
   let response;
   try {
     response = await completion.generateCompletionWithMeta(input.tokens, {
-      temperature: request.params.temperature ?? 0,
-      topK: request.params.topK ?? SAMPLING_DEFAULTS.topK,
-      topP: request.params.topP ?? SAMPLING_DEFAULTS.topP,
-      minP: request.params.minP ?? SAMPLING_DEFAULTS.minP,
-      seed: normaliseSeed(request.seed),
+      ...samplerOptions(request, SAMPLING_DEFAULTS),
       maxTokens: request.params.maxTokens,
       repeatPenalty: false,
       ...(grammar ? { grammar } : {}),

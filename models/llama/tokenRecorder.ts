@@ -2,11 +2,10 @@
  * The token-recording sampler (`GenerateRequest.recordTokens`): on-policy sampling that keeps
  * the exact token ids fed and sampled, for training on what was sampled.
  */
-import { LlamaGrammarEvaluationState, LlamaText, type LlamaContextSequence, type LlamaGrammar, type LlamaModel, type Token } from 'node-llama-cpp';
-import type { GenerateRequest, GenerateResult } from '../../core/model/index.ts';
+import { LlamaGrammarEvaluationState, LlamaText, type LlamaModel, type Token } from 'node-llama-cpp';
+import type { GenerateResult } from '../../core/model/index.ts';
 import type { LoadedModel } from './loaders.ts';
-import type { RenderedInput } from './renderInput.ts';
-import { normaliseSeed, ON_POLICY } from './sampling.ts';
+import { ON_POLICY, samplerOptions, type SampleCall } from './sampling.ts';
 
 /** A stop condition: text to find in the detokenized completion, or a token sequence (special tokens) to find at its end. */
 type StopTrigger = { kind: 'user' | 'end'; text: string } | { kind: 'user' | 'end'; tokens: Token[] };
@@ -47,15 +46,8 @@ function toStopTrigger(
  * @throws the signal's reason (or an `Error('aborted')`) when `signal` aborts between tokens;
  *   the caller turns it into `ModelError` `ABORTED`.
  */
-export async function sampleRecorded(
-  loaded: LoadedModel,
-  sequence: LlamaContextSequence,
-  input: RenderedInput,
-  request: GenerateRequest,
-  grammar: LlamaGrammar | undefined,
-  userStops: readonly string[],
-  signal: AbortSignal | undefined,
-): Promise<RecordedSample> {
+export async function sampleRecorded(loaded: LoadedModel, call: SampleCall): Promise<RecordedSample> {
+  const { sequence, input, request, grammar, userStops, signal } = call;
   const { model } = loaded;
   const bos = model.tokens.bos;
   const promptIds: Token[] = loaded.prependsBos && bos != null ? [bos, ...input.tokens] : [...input.tokens];
@@ -73,11 +65,7 @@ export async function sampleRecorded(
   let idsEnd: number | undefined;
   if (Math.min(maxTokens, room) <= 0) return { text: '', promptTokenIds: promptIds.map(Number), completionTokenIds: [], stopReason };
   const iterator = sequence.evaluate(promptIds, {
-    temperature: p.temperature ?? 0,
-    topK: p.topK ?? ON_POLICY.topK,
-    topP: p.topP ?? ON_POLICY.topP,
-    minP: p.minP ?? ON_POLICY.minP,
-    seed: normaliseSeed(request.seed),
+    ...samplerOptions(request, ON_POLICY),
     ...(grammar ? { grammarEvaluationState: new LlamaGrammarEvaluationState({ model, grammar }) } : {}),
     yieldEogToken: true,
   });

@@ -3,7 +3,7 @@ import { experimentPoints, failuresByClass, isSimulated, shortId } from './exper
 import { faultSpecs } from './faults.ts';
 import { graphOf } from './graphEdits.ts';
 import { formatDocPath, issueTargets, lineOf, locateIssues, offsetOf } from './issues.ts';
-import { shortcutFor, type KeyPress } from './shortcuts.ts';
+import { shortcutFor, SHORTCUTS, type KeyPress } from './shortcuts.ts';
 
 const key = (p: Partial<KeyPress>): KeyPress => ({ key: '', code: '', altKey: false, ctrlKey: false, metaKey: false, shiftKey: false, inTextField: false, ...p });
 
@@ -24,6 +24,20 @@ describe('shortcuts', () => {
     expect(shortcutFor(key({ altKey: true, code: 'KeyN' }), 'editor')).toEqual({ type: 'addNode' });
     expect(shortcutFor(key({ altKey: true, code: 'KeyN' }), 'trace')).toBeNull();
     expect(shortcutFor(key({ key: 'Escape', inTextField: true }), 'trace')).toEqual({ type: 'escape' });
+  });
+  it('lists in the help exactly the Alt+letter keys it answers, with the view they need', () => {
+    const help = SHORTCUTS.filter((s) => /^Alt\+[A-Z]$/.test(s.keys));
+    expect(help.map((s) => `${s.keys}: ${s.what}`)).toEqual([
+      'Alt+T: switch light / dark theme',
+      'Alt+O: open an example workflow (Editor)',
+      'Alt+N: add a node (Editor)',
+      'Alt+Z: undo the last graph edit (Editor)',
+      'Alt+C: cancel the running experiment',
+      'Alt+R: refresh lists',
+    ]);
+    const answered = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'.split('').filter((c) => shortcutFor(key({ altKey: true, code: `Key${c}` }), 'editor') !== null);
+    expect(answered.map((c) => `Alt+${c}`).sort()).toEqual(help.map((s) => s.keys).sort());
+    expect(SHORTCUTS[0]).toEqual({ keys: 'Alt+1 … Alt+9', what: 'Editor, Run, Trace, Ladder, Experiments, Models, Rollouts, Prior library, Learning' });
   });
 });
 

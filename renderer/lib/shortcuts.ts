@@ -32,18 +32,44 @@ export interface KeyPress {
   inTextField: boolean;
 }
 
-/** Shown by the help overlay (`?`). */
+/** Each view's title (its tab, and the help overlay's Alt+digit line), in VIEWS order. */
+export const VIEW_TITLES: Readonly<Record<View, string>> = {
+  editor: 'Editor',
+  run: 'Run',
+  trace: 'Trace',
+  ladder: 'Ladder',
+  experiments: 'Experiments',
+  models: 'Models',
+  rollouts: 'Rollouts',
+  cards: 'Prior library',
+  learning: 'Learning',
+};
+
+/** An Alt+letter shortcut: its key (`KeyboardEvent.code`), action, the one view it works in (absent: any) and help line. */
+interface AltKey {
+  code: `Key${string}`;
+  action: ShortcutAction;
+  view?: View;
+  what: string;
+}
+
+/** The Alt+letter shortcuts; shortcutFor reads them, the help overlay lists them. */
+const ALT_KEYS: readonly AltKey[] = [
+  { code: 'KeyT', action: { type: 'toggleTheme' }, what: 'switch light / dark theme' },
+  { code: 'KeyO', view: 'editor', action: { type: 'openExample' }, what: 'open an example workflow' },
+  { code: 'KeyN', view: 'editor', action: { type: 'addNode' }, what: 'add a node' },
+  { code: 'KeyZ', view: 'editor', action: { type: 'undoGraphEdit' }, what: 'undo the last graph edit' },
+  { code: 'KeyC', action: { type: 'cancelRun' }, what: 'cancel the running experiment' },
+  { code: 'KeyR', action: { type: 'refresh' }, what: 'refresh lists' },
+];
+
+/** Shown by the help overlay (`?`): the Alt+digit views, the Alt+letter keys (with the view they need), then the plain keys. */
 export const SHORTCUTS: ReadonlyArray<{ keys: string; what: string }> = [
-  { keys: 'Alt+1 … Alt+9', what: 'Editor, Run, Trace, Ladder, Experiments, Models, Rollouts, Prior library, Learning' },
-  { keys: 'Alt+T', what: 'switch light / dark theme' },
-  { keys: 'Alt+O', what: 'open an example workflow (Editor)' },
-  { keys: 'Alt+N', what: 'add a node (Editor)' },
-  { keys: 'Delete', what: 'remove the selected node or edge (Editor, focus outside the text)' },
-  { keys: 'Alt+Z', what: 'undo the last graph edit (Editor)' },
+  { keys: `Alt+1 … Alt+${VIEWS.length}`, what: VIEWS.map((v) => VIEW_TITLES[v]).join(', ') },
+  ...ALT_KEYS.map((a) => ({ keys: `Alt+${a.code.slice(3)}`, what: a.view ? `${a.what} (${VIEW_TITLES[a.view]})` : a.what })),
   { keys: 'Ctrl+Enter', what: 'start the run (Run)' },
-  { keys: 'Alt+C', what: 'cancel the running experiment' },
+  { keys: 'Delete', what: 'remove the selected node or edge (Editor, focus outside the text)' },
   { keys: 'J / K', what: 'next / previous node (Trace)' },
-  { keys: 'Alt+R', what: 'refresh lists' },
   { keys: 'Esc', what: 'close the panel / clear the selection' },
   { keys: '?', what: 'this help' },
 ];
@@ -54,15 +80,8 @@ export function shortcutFor(k: KeyPress, view: View): ShortcutAction | null {
   if (k.altKey && !mod) {
     const digit = /^Digit([1-9])$/.exec(k.code);
     if (digit) return { type: 'view', view: VIEWS[Number(digit[1]) - 1]! };
-    switch (k.code) {
-      case 'KeyT': return { type: 'toggleTheme' };
-      case 'KeyR': return { type: 'refresh' };
-      case 'KeyC': return { type: 'cancelRun' };
-      case 'KeyO': return view === 'editor' ? { type: 'openExample' } : null;
-      case 'KeyN': return view === 'editor' ? { type: 'addNode' } : null;
-      case 'KeyZ': return view === 'editor' ? { type: 'undoGraphEdit' } : null;
-    }
-    return null;
+    const alt = ALT_KEYS.find((a) => a.code === k.code);
+    return alt && (alt.view === undefined || alt.view === view) ? { ...alt.action } : null;
   }
   if (mod && !k.altKey && k.key === 'Enter') return view === 'run' ? { type: 'startRun' } : null;
   if (k.key === 'Escape') return { type: 'escape' };
