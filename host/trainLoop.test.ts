@@ -17,7 +17,7 @@ import { defaultTools } from '../core/tools/index.ts';
 import { parseWorkflow } from '../core/workflow/index.ts';
 import { resolveModels } from '../models/resolve.ts';
 import { gate, rejectionOf } from '../test/fixtures.ts';
-import { createLabHost, LabRunner, type LabHostHandle } from './index.ts';
+import { createEventHub, createLabHost, LabRunner, startLabServer, TOKEN_HEADER, type LabHostHandle } from './index.ts';
 import { TRAIN_LOOP_DEFAULTS, trainLoopSpecOf } from './trainLoop.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -178,5 +178,39 @@ describe('a running loop', () => {
     await disposed;
     expect(events.at(-1)).toMatchObject({ type: 'trainLoop', loopId, status: 'cancelled' });
     expect((await bad(api.startTrainLoop(req()))).code).toBe('UNAVAILABLE');
+  });
+});
+
+describe('the browser host serves it', () => {
+  it('POST /api/startTrainLoop: a bad field is a 400 naming it; a good request starts the loop; cancelTrainLoop stops it', async () => {
+    const loading = gate();
+    load = async () => {
+      await loading.wait;
+      return fakeModel();
+    };
+    const server = await startLabServer({ api, subscribe: createEventHub().subscribe, rendererDir: path.join(dir, 'no-renderer'), token: 't'.repeat(64) });
+    try {
+      const post = async (method: string, body: unknown) => {
+        const res = await fetch(`http://127.0.0.1:${server.port}/api/${method}`, { method: 'POST', headers: { 'content-type': 'application/json', [TOKEN_HEADER]: 't'.repeat(64) }, body: JSON.stringify(body) });
+        return { status: res.status, body: (await res.json()) as { ok: boolean; result?: { loopId?: string; cancelled?: boolean }; error?: { code: string; field?: string; message: string } } };
+      };
+      const refused = await post('startTrainLoop', req({ lr: 2 }));
+      expect([refused.status, refused.body.error?.code, refused.body.error?.field, refused.body.error?.message]).toEqual([400, 'BAD_REQUEST', 'lr', 'startTrainLoop: payload field "lr": must be less than 1']);
+      const ok = await post('startTrainLoop', req());
+      expect(ok.status).toBe(200);
+      const loopId = ok.body.result!.loopId!;
+      expect(lab.runner.trainLoops()).toEqual([loopId]);
+      // The trainer finishes loading only once the cancel has reached the runner.
+      const cancel = lab.runner.cancelTrainLoop.bind(lab.runner);
+      lab.runner.cancelTrainLoop = (id) => {
+        const done = cancel(id);
+        loading.open();
+        return done;
+      };
+      const cancelled = post('cancelTrainLoop', { loopId });
+      expect((await cancelled).body).toEqual({ ok: true, result: { cancelled: true } });
+    } finally {
+      await server.close();
+    }
   });
 });

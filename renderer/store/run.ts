@@ -3,7 +3,8 @@
  * cancelling, and the live state folded from pushed events. Events are queued and applied once
  * per animation frame (deps.schedule), so a burst of `node` events is one store update.
  */
-import { isExperimentLabEvent, type ExperimentLabEvent, type LabEvent, type StartRunRequest } from '../../core/api/lab.ts';
+import { isExperimentLabEvent } from '../../core/api/client.ts';
+import type { ExperimentLabEvent, LabEvent, StartRunRequest } from '../../core/api/lab.ts';
 import { faultSpecs, type FaultRow } from '../lib/faults.ts';
 import { graphOf } from '../lib/graphEdits.ts';
 import { applyLabEvents, isFinished, startLiveRun, type LiveRun } from '../lib/liveRun.ts';
