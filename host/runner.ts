@@ -67,12 +67,14 @@ const M = 'startRun';
  *
  * Concurrency: several experiments may run at once, but a model file is used by one experiment
  * at a time (a second `start` naming it is refused with `BUSY`), since each experiment loads its
- * own copy of its models and two runs on one CPU only slow each other down.
+ * own copy of its models and two runs on one CPU only slow each other down. Train loops
+ * (`startTrainLoop`, the service of `flowlab train-loop`) claim their starting model files the
+ * same way.
  */
 export class LabRunner {
   private readonly active = new Map<string, Active>();
   private readonly loops = new Map<string, ActiveLoop>();
-  /** Model files claimed by experiments being started or running. */
+  /** Model files claimed by experiments and train loops being started or running -> holder label. */
   private readonly claimed = new Map<string, string>();
   private readonly tools = defaultTools();
   private readonly createProvider: (config: ModelConfig) => Promise<LoadableProvider>;

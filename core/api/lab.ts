@@ -1,5 +1,5 @@
 /**
- * The lab's API for examples, datasets, models and runs: the contract the host side (core/api handlers, host/,
+ * The lab's API for examples, datasets, models, runs and train loops: the contract the host side (core/api handlers, host/,
  * `flowlab serve`, Electron main + utility process) and the renderer both code against.
  * Plain, structured-clone-safe data. The methods are in the allowlist (`LAB_METHODS` in
  * channels.ts), their zod payload schemas in contract.ts (`payloadSchemas`), and `createHandlers`
