@@ -75,7 +75,7 @@ export interface LabRelayOptions {
   onEvent: (event: LabEvent) => void;
   /**
    * Called when a worker exits without being asked to (after pending calls were rejected and
-   * `failed` events emitted for its running experiments). Main marks the store's orphaned
+   * `failed` events emitted for its running experiments and train loops). Main marks the store's orphaned
    * experiments interrupted here.
    */
   onUnexpectedExit?: (code: number) => void;
@@ -111,6 +111,8 @@ export function createLabRelay(options: LabRelayOptions): LabRelay {
   const pending = new Map<number, Pending>();
   /** Experiments the current worker reported running. */
   const running = new Map<string, { done: number; total: number }>();
+  /** Train loops the current worker reported running. */
+  const loops = new Map<string, { roles: string[]; done: number; iterations: number }>();
   let nextId = 1;
   let link: WorkerLink | undefined;
   let stopping: { done: Promise<void>; resolve: () => void } | undefined;
@@ -145,6 +147,12 @@ export function createLabRelay(options: LabRelayOptions): LabRelay {
         } else if (event.type === 'run') {
           const r = running.get(event.experimentId);
           if (r) r.done = event.done;
+        } else if (event.type === 'trainLoop') {
+          if (event.status === 'running') loops.set(event.loopId, { roles: event.roles, done: event.done, iterations: event.iterations });
+          else loops.delete(event.loopId);
+        } else if (event.type === 'trainIteration') {
+          const l = loops.get(event.loopId);
+          if (l) l.done = event.iteration;
         }
         options.onEvent(event);
         return;
@@ -169,6 +177,7 @@ export function createLabRelay(options: LabRelayOptions): LabRelay {
     if (stopping) {
       failPending((method) => `${method}: the lab is shutting down`);
       running.clear();
+      loops.clear();
       stopping.resolve();
       return;
     }
@@ -178,6 +187,10 @@ export function createLabRelay(options: LabRelayOptions): LabRelay {
       options.onEvent({ type: 'experiment', experimentId, status: 'failed', done: r.done, total: r.total, message: `the lab worker stopped (exit code ${code}); resume the experiment to finish it` });
     }
     running.clear();
+    for (const [loopId, l] of loops) {
+      options.onEvent({ type: 'trainLoop', loopId, status: 'failed', ...l, message: `the lab worker stopped (exit code ${code}); the versions written so far are recorded` });
+    }
+    loops.clear();
     options.onUnexpectedExit?.(code);
   };
 

@@ -38,7 +38,7 @@ describe.skipIf(!have)('lab runs with the tiny real model', () => {
   it('runs 2 GSM8K tasks: running -> node events -> run events -> completed; the store holds 2 runs', async () => {
     const { experimentId } = await t.api.startRun({ workflowText: TEAM, dataset: 'gsm8k', split: 'test', limit: 2, seed: 0, models: { default: MODEL } });
     await t.lab.runner.settled(experimentId);
-    const mine = t.events.filter((e) => e.experimentId === experimentId);
+    const mine = t.events.filter((e) => 'experimentId' in e && e.experimentId === experimentId);
     expect(mine[0]).toEqual({ type: 'experiment', experimentId, status: 'running', done: 0, total: 2 });
     expect(mine.at(-1)).toEqual({ type: 'experiment', experimentId, status: 'completed', done: 2, total: 2 });
     const firstRun = mine.findIndex((e) => e.type === 'run');

@@ -85,7 +85,7 @@ describe('startRun (scripted provider)', () => {
     });
     expect(t.events[0]).toEqual({ type: 'experiment', experimentId, status: 'running', done: 0, total: 3 });
     expect(t.events.at(-1)).toEqual({ type: 'experiment', experimentId, status: 'completed', done: 3, total: 3 });
-    const shape = t.events.map((e) => (e.type === 'node' ? `${e.nodeId}:${e.phase}` : e.type === 'run' ? `run${e.taskIndex}:${e.done}/${e.total}` : e.status));
+    const shape = t.events.map((e) => (e.type === 'node' ? `${e.nodeId}:${e.phase}` : e.type === 'run' ? `run${e.taskIndex}:${e.done}/${e.total}` : e.type === 'experiment' ? e.status : e.type));
     expect(shape).toEqual([
       'running',
       'solve:started', 'solve:finished', 'run0:1/3',

@@ -4,7 +4,7 @@ import type { Store } from '../core/store/index.ts';
 import { listDatasets } from './datasets.ts';
 import { listExamples } from './examples.ts';
 import { ModelCatalog, testGeneration, type ReadModelHeader } from './models.ts';
-import { LabRunner, type LoadableProvider } from './runner.ts';
+import { LabRunner, type LabRunnerOptions, type LoadableProvider } from './runner.ts';
 import type { ModelConfig } from '../core/model/index.ts';
 
 /** Options of {@link createLabHost}. */
@@ -30,6 +30,10 @@ export interface LabHostOptions {
   createProvider?: (config: ModelConfig) => Promise<LoadableProvider>;
   /** @internal tests: the model file check before a run (default `readGgufInfo`). */
   checkModel?: (file: string) => Promise<unknown>;
+  /** Where train loops write their versions. Default: `flowlab-versions/` beside `dbFile` (LabRunner's `versionsDir`). */
+  versionsDir?: string;
+  /** @internal tests: the trainer of train loops (default TensorFlow.js). */
+  loadTrainer?: LabRunnerOptions['loadTrainer'];
   /** @internal tests: the GGUF header reader of the catalogue. */
   readHeader?: ReadModelHeader;
 }
@@ -64,6 +68,8 @@ export function createLabHost(options: LabHostOptions): LabHostHandle {
     modelDir: path.resolve(options.modelDir),
     ...(options.createProvider ? { createProvider: options.createProvider } : {}),
     ...(options.checkModel ? { checkModel: options.checkModel } : {}),
+    ...(options.versionsDir !== undefined ? { versionsDir: options.versionsDir } : {}),
+    ...(options.loadTrainer ? { loadTrainer: options.loadTrainer } : {}),
   });
   return {
     runner,
@@ -76,6 +82,8 @@ export function createLabHost(options: LabHostOptions): LabHostHandle {
     cancelRun: ({ experimentId }) => runner.cancel(experimentId),
     resumeRun: (payload) => runner.resume(payload),
     activeRuns: () => runner.list(),
+    startTrainLoop: (req) => runner.startTrainLoop(req),
+    cancelTrainLoop: ({ loopId }) => runner.cancelTrainLoop(loopId),
     dispose: () => runner.dispose(),
   };
 }

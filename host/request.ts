@@ -31,25 +31,28 @@ export function apiFieldOf(field: ModelRequestField, role?: string): string {
   }
 }
 
-/** Parses the request's workflow. Errors: BAD_REQUEST `workflowText` listing every located issue. */
-export function parseRequestWorkflow(text: string, tools: ToolSource): Graph {
+/** Parses the request's workflow. Errors: BAD_REQUEST `workflowText` (of `method`) listing every located issue. */
+export function parseRequestWorkflow(text: string, tools: ToolSource, method: string = M): Graph {
   try {
     return parseWorkflow(text, { tools }).graph;
   } catch (err) {
     if (err instanceof SpecError) {
       const n = err.issues.length;
-      throw new ApiError('BAD_REQUEST', `${M}: the workflow has ${n} issue${n === 1 ? '' : 's'}: ${err.issues.map(formatIssue).join('; ')}`, M, 'workflowText', { cause: err });
+      throw new ApiError('BAD_REQUEST', `${method}: the workflow has ${n} issue${n === 1 ? '' : 's'}: ${err.issues.map(formatIssue).join('; ')}`, method, 'workflowText', { cause: err });
     }
     throw err;
   }
 }
 
+/** The model fields a lab request shares with `startRun` (`startTrainLoop` has all but `roleLora`). */
+export type RequestModelFields = Pick<StartRunRequest, 'models' | 'roleLora' | 'roleVersions' | 'threads' | 'contextSize'>;
+
 /**
  * The request's models through the shared resolver: `models.default` / `models.roles`,
  * `roleLora`, `roleVersions` (looked up in the store), `threads`, `contextSize`; the workflow's
- * relative model paths resolve against `modelDir`. Errors: BAD_REQUEST naming the field.
+ * relative model paths resolve against `modelDir`. Errors: BAD_REQUEST (of `method`) naming the field.
  */
-export function resolveRequestModels(graph: Graph, req: StartRunRequest, store: Store, modelDir: string): ResolvedModels {
+export function resolveRequestModels(graph: Graph, req: RequestModelFields, store: Store, modelDir: string, method: string = M): ResolvedModels {
   try {
     return resolveModels(graph, {
       default: req.models.default,
@@ -72,7 +75,7 @@ export function resolveRequestModels(graph: Graph, req: StartRunRequest, store: 
       UNKNOWN_VERSION: `roleVersions.${role}: no weight version ${versionId} in the database`,
       VERSION_FILE_MISSING: `roleVersions.${role}: the file ${path} of weight version ${versionId} is missing`,
     }[err.code];
-    throw new ApiError('BAD_REQUEST', `${M}: ${message}`, M, field, { cause: err });
+    throw new ApiError('BAD_REQUEST', `${method}: ${message}`, method, field, { cause: err });
   }
 }
 

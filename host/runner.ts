@@ -1,12 +1,16 @@
-import { ApiError, type ActiveRun, type LabEvent, type ResumeRunPayload, type StartRunRequest } from '../core/api/index.ts';
-import { startExperiment, type ExperimentEvent, type ExperimentHandle, type ExperimentSpec } from '../core/experiments/index.ts';
+import os from 'node:os';
+import path from 'node:path';
+import { ApiError, type ActiveRun, type LabEvent, type ResumeRunPayload, type StartRunRequest, type StartTrainLoopRequest } from '../core/api/index.ts';
+import { startExperiment, startTrainLoop, trainableRoles, type ExperimentEvent, type ExperimentHandle, type ExperimentSpec, type TrainLoopHandle } from '../core/experiments/index.ts';
 import type { ModelConfig, ModelProvider } from '../core/model/index.ts';
 import { StoreError, type Store } from '../core/store/index.ts';
 import { getDataset, resolveDataDir, type DatasetLocation } from '../core/tasks/index.ts';
 import { defaultTools } from '../core/tools/index.ts';
-import { llamaProvider } from '../models/factory.ts';
+import { newLoopId, type Trainer } from '../core/training/index.ts';
+import { llamaProvider, loadTrainer } from '../models/factory.ts';
 import { ModelFileError, verifyModelFiles, withFingerprints } from '../models/resolve.ts';
 import { apiErrorOf, apiFieldOf, parseRequestWorkflow, requestCards, resolveRequestModels } from './request.ts';
+import { TRAIN_LOOP_DEFAULTS, trainLoopLabEvent, trainLoopSpecOf } from './trainLoop.ts';
 
 /** A provider the runner can pre-load (node-llama-cpp's loads every model file on `load()`). */
 export type LoadableProvider = ModelProvider;
@@ -25,6 +29,20 @@ export interface LabRunnerOptions {
   createProvider?: (config: ModelConfig) => Promise<LoadableProvider>;
   /** Checks a model file before anything loads; throws an Error naming the file. Default: `readGgufInfo`. */
   checkModel?: (file: string) => Promise<unknown>;
+  /**
+   * Where train loops write their versions (`<versionsDir>/<loopId>/<role>/iter-<k>.gguf`).
+   * Default: `flowlab-versions/` beside the database file (as `flowlab train-loop` does), or
+   * in the system's temporary folder for a `:memory:` store.
+   */
+  versionsDir?: string;
+  /** Loads the trainer of train loops. Default: TensorFlow.js (`loadTrainer` of models/factory.ts). */
+  loadTrainer?: () => Promise<Trainer>;
+}
+
+interface ActiveLoop {
+  handle: TrainLoopHandle;
+  files: string[];
+  finished: Promise<void>;
 }
 
 interface Active {
@@ -49,16 +67,21 @@ const M = 'startRun';
  *
  * Concurrency: several experiments may run at once, but a model file is used by one experiment
  * at a time (a second `start` naming it is refused with `BUSY`), since each experiment loads its
- * own copy of its models and two runs on one CPU only slow each other down.
+ * own copy of its models and two runs on one CPU only slow each other down. Train loops
+ * (`startTrainLoop`, the service of `flowlab train-loop`) claim their starting model files the
+ * same way.
  */
 export class LabRunner {
   private readonly active = new Map<string, Active>();
-  /** Model files claimed by experiments being started or running. */
+  private readonly loops = new Map<string, ActiveLoop>();
+  /** Model files claimed by experiments and train loops being started or running -> holder label. */
   private readonly claimed = new Map<string, string>();
   private readonly tools = defaultTools();
   private readonly createProvider: (config: ModelConfig) => Promise<LoadableProvider>;
   private readonly checkModel: (file: string) => Promise<unknown>;
   private disposed = false;
+  /** The folder train loops write versions under (see `LabRunnerOptions.versionsDir`). */
+  readonly versionsDir: string;
 
   constructor(private readonly options: LabRunnerOptions) {
     this.createProvider = options.createProvider ?? llamaProvider;
@@ -68,6 +91,8 @@ export class LabRunner {
         const { readGgufInfo } = await import('../models/llama/index.ts');
         return readGgufInfo(file);
       });
+    const db = options.store.file;
+    this.versionsDir = path.resolve(options.versionsDir ?? path.join(db === ':memory:' || db === '' ? os.tmpdir() : path.dirname(path.resolve(db)), 'flowlab-versions'));
   }
 
   /**
@@ -189,6 +214,110 @@ export class LabRunner {
   }
 
   /**
+   * Starts `flowlab train-loop` in the background through the same service (`startTrainLoop` of
+   * core/experiments/trainLoop.ts), with the request mapped as the CLI maps its flags
+   * (host/trainLoop.ts `trainLoopSpecOf`; models through the shared resolver, `contextSize`
+   * default 512). Versions go under `versionsDir`. Emits `trainLoop` `running` before it
+   * resolves with the loop id, then `trainHeldout` / `trainRollout` / `trainIteration` events
+   * and a closing `trainLoop` (`completed`, `cancelled`, or `failed` with the error's message).
+   *
+   * Errors (ApiError, method `startTrainLoop`, field named): `BAD_REQUEST` for an invalid
+   * workflow, an unknown or untrainable role in `roles`, a role without a model, an unknown role
+   * in `models.roles` / `roleVersions`, an unknown weight version, an unknown dataset or split
+   * (`split`, `heldoutSplit`), an empty training split, a missing or invalid model file;
+   * `UNAVAILABLE` when the dataset's files are absent, the trainer cannot load or the runner is
+   * disposed; `BUSY` when a model file is in use by an experiment or another loop.
+   */
+  async startTrainLoop(req: StartTrainLoopRequest): Promise<{ loopId: string }> {
+    const T = 'startTrainLoop';
+    if (this.disposed) throw new ApiError('UNAVAILABLE', `${T}: the lab is shutting down`, T);
+    const { store } = this.options;
+    const location = this.options.datasets ?? {};
+    const graph = parseRequestWorkflow(req.workflowText, this.tools, T);
+    let dataset;
+    try {
+      trainableRoles({ graph, text: req.workflowText }, req.roles);
+      dataset = getDataset(req.dataset, location);
+    } catch (err) {
+      throw apiErrorOf(err, T);
+    }
+    const resolved = resolveRequestModels(graph, { ...req, contextSize: req.contextSize ?? TRAIN_LOOP_DEFAULTS.contextSize }, store, this.options.modelDir, T);
+    const spec = { ...trainLoopSpecOf(req, graph, req.workflowText, resolved, store, dataset, { versionsDir: this.versionsDir, dataDir: resolveDataDir(location) }), loopId: newLoopId() };
+    const files = [...new Set(Object.values(resolved.config.models))];
+    for (const file of files) {
+      try {
+        await this.checkModel(file);
+      } catch (err) {
+        const at = resolved.fieldOf.get(file);
+        throw new ApiError('BAD_REQUEST', `${T}: ${err instanceof Error ? err.message : String(err)}`, T, at && apiFieldOf(at.field, at.role), { cause: err });
+      }
+    }
+    const loopId = spec.loopId;
+    this.claim(files, T, `train loop ${loopId}`);
+    let handle: TrainLoopHandle;
+    let done = 0;
+    try {
+      let trainer: Trainer;
+      try {
+        trainer = await (this.options.loadTrainer ?? loadTrainer)();
+      } catch (err) {
+        throw new ApiError('UNAVAILABLE', `${T}: the trainer cannot load: ${err instanceof Error ? err.message : String(err)}`, T, undefined, { cause: err });
+      }
+      if (this.disposed) throw new ApiError('UNAVAILABLE', `${T}: the lab is shutting down`, T);
+      handle = startTrainLoop(spec, {
+        store,
+        models: { create: this.createProvider, fingerprint: withFingerprints },
+        tools: this.tools,
+        trainer,
+        datasets: (name, dataDir) => getDataset(name, dataDir === undefined ? location : { dataDir }),
+      }, {
+        onEvent: (e) => {
+          if (e.type === 'iteration') done = e.metrics.iteration;
+          this.emit(trainLoopLabEvent(loopId, e));
+        },
+      });
+    } catch (err) {
+      this.release(files);
+      throw apiErrorOf(err, T);
+    }
+    const roles = trainableRoles(spec.workflow, spec.roles);
+    const base = { type: 'trainLoop' as const, loopId, roles, iterations: spec.iterations };
+    const finished = handle.done.then(
+      (report) => this.emit({ ...base, status: report.cancelled ? 'cancelled' : 'completed', done: report.iterations.length }),
+      (err: unknown) => this.emit({ ...base, status: 'failed', done, message: err instanceof Error ? err.message : String(err) }),
+    ).finally(() => {
+      this.release(files);
+      this.loops.delete(loopId);
+    });
+    this.loops.set(loopId, { handle, files, finished });
+    this.emit({ ...base, status: 'running', done: 0 });
+    return { loopId };
+  }
+
+  /**
+   * Stops a train loop after the iteration in flight (the versions written so far stay
+   * recorded; the held-out evaluation after is skipped). Resolves once it has stopped and its
+   * closing `trainLoop` event was emitted. `{cancelled: false}` when it is not running here.
+   */
+  async cancelTrainLoop(loopId: string): Promise<{ cancelled: boolean }> {
+    const loop = this.loops.get(loopId);
+    if (!loop) return { cancelled: false };
+    loop.handle.cancel();
+    await loop.finished;
+    return { cancelled: true };
+  }
+
+  /** Train loops running here now, oldest first. */
+  trainLoops(): string[] {
+    return [...this.loops.keys()];
+  }
+
+  /** Resolves when the train loop has ended and its closing event was emitted (at once when it is not running here). */
+  async trainLoopSettled(loopId: string): Promise<void> {
+    await this.loops.get(loopId)?.finished;
+  }
+
+  /**
    * Cancels a running experiment: the run in flight is dropped (not stored), the experiment is
    * marked `cancelled` (resumable with `flowlab resume`). Resolves once it has stopped and the
    * `cancelled` event was emitted. `{cancelled: false}` when it is not running here.
@@ -211,12 +340,14 @@ export class LabRunner {
     await this.active.get(experimentId)?.finished;
   }
 
-  /** Cancels every running experiment and waits for them to stop; later `start`s are refused. Idempotent. */
+  /** Cancels every running experiment and train loop and waits for them to stop; later `start`s are refused. Idempotent. */
   async dispose(): Promise<void> {
     this.disposed = true;
     const all = [...this.active.values()];
     for (const a of all) a.controller.abort();
-    await Promise.all(all.map((a) => a.finished));
+    const loops = [...this.loops.values()];
+    for (const l of loops) l.handle.cancel();
+    await Promise.all([...all, ...loops].map((a) => a.finished));
   }
 
   /** The service's events as LabEvents; the experiment's bookkeeping (active list, claimed files) follows them. */
@@ -227,7 +358,7 @@ export class LabRunner {
         active.done = e.done;
         active.total = e.total;
         this.active.set(e.experimentId, active);
-        for (const file of active.files) this.claimed.set(file, e.experimentId);
+        for (const file of active.files) this.claimed.set(file, `experiment ${e.experimentId}`);
         this.emit({ type: 'experiment', experimentId: e.experimentId, status: 'running', done: e.done, total: e.total });
         return;
       case 'node': {
@@ -255,14 +386,15 @@ export class LabRunner {
     }
   }
 
-  private claim(files: string[], method: string): void {
+  /** Claims `files` for a new experiment or loop (holder label: `experiment <id>`, `train loop <id>`; '' while starting). Errors: BUSY `models`. */
+  private claim(files: string[], method: string, holder = ''): void {
     for (const file of files) {
       const holder = this.claimed.get(file);
       if (holder !== undefined) {
-        throw new ApiError('BUSY', `${method}: model ${file} is in use by ${holder === '' ? 'an experiment being started' : `experiment ${holder}`}; wait for it or cancel it`, method, 'models');
+        throw new ApiError('BUSY', `${method}: model ${file} is in use by ${holder === '' ? 'an experiment being started' : holder}; wait for it or cancel it`, method, 'models');
       }
     }
-    for (const file of files) this.claimed.set(file, '');
+    for (const file of files) this.claimed.set(file, holder);
   }
 
   private release(files: string[]): void {

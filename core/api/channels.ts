@@ -6,7 +6,7 @@
 
 /**
  * The methods a `LabHost` answers (everything core cannot do by itself: files outside the store,
- * models, background runs): examples, datasets, models, runs. Every one of them is asynchronous
+ * models, background runs): examples, datasets, models, runs, train loops. Every one of them is asynchronous
  * on every host. In Electron, main relays these to the utility process that owns the runner.
  */
 export const LAB_METHODS = [
@@ -19,6 +19,8 @@ export const LAB_METHODS = [
   'cancelRun',
   'resumeRun',
   'activeRuns',
+  'startTrainLoop',
+  'cancelTrainLoop',
 ] as const;
 
 /** Every method of `FlowlabApi`, in a stable order. Hosts expose these and nothing else. */

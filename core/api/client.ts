@@ -17,13 +17,15 @@ export {
 } from './channels.ts';
 export { ApiError, stripInvokePrefix, type ApiErrorCode, type ApiErrorData } from './errors.ts';
 export { createRemoteApi, type Invoke } from './remote.ts';
-export { isLabEvent } from './lab.ts';
+export { isExperimentLabEvent, isLabEvent, isTrainLoopEvent } from './lab.ts';
 export type {
   ActiveRun,
   AddModelPayload,
   CancelRunPayload,
+  CancelTrainLoopPayload,
   DatasetInfo,
   ExampleWorkflow,
+  ExperimentLabEvent,
   LabApiAdditions,
   LabEvent,
   LabHost,
@@ -31,9 +33,12 @@ export type {
   ModelHeader,
   ResumeRunPayload,
   StartRunRequest,
+  StartTrainLoopRequest,
   Subscribe,
   TestGeneration,
   TestModelPayload,
+  TrainLoopEvent,
+  TrainRoleMetrics,
 } from './lab.ts';
 export type {
   CardEffect,

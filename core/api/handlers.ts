@@ -91,6 +91,16 @@ export function createHandlers(deps: HandlerDeps): FlowlabApi {
       return host.resumeRun(payload);
     },
     activeRuns: async () => lab('activeRuns').activeRuns(),
+    startTrainLoop: async (payload) => {
+      const host = lab('startTrainLoop');
+      if (!host.startTrainLoop) throw new ApiError('UNAVAILABLE', 'startTrainLoop: this host cannot run train loops', 'startTrainLoop');
+      return host.startTrainLoop(payload);
+    },
+    cancelTrainLoop: async (payload) => {
+      const host = lab('cancelTrainLoop');
+      if (!host.cancelTrainLoop) throw new ApiError('UNAVAILABLE', 'cancelTrainLoop: this host cannot run train loops', 'cancelTrainLoop');
+      return host.cancelTrainLoop(payload);
+    },
 
     getRollouts: ({ experimentId }) => buildRolloutsView(store, experimentId),
     listCards: (payload) => listLibraryCards(store, payload?.role),

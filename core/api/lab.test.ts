@@ -33,6 +33,8 @@ function fakeLab(over: Partial<LabHost> = {}): LabHost & { calls: [string, unkno
     cancelRun: (p) => rec('cancelRun', p, { cancelled: true }),
     resumeRun: (p) => rec('resumeRun', p, { experimentId: p.experimentId, pending: 0 }),
     activeRuns: () => rec('activeRuns', undefined, [{ experimentId: 'exp-new', done: 1, total: 2, startedAt: 5 }]),
+    startTrainLoop: (p) => rec('startTrainLoop', p, { loopId: 'tl-1' }),
+    cancelTrainLoop: (p) => rec('cancelTrainLoop', p, { cancelled: p.loopId === 'tl-1' }),
     ...over,
   };
 }
@@ -73,6 +75,8 @@ describe('lab methods over a fake LabHost', () => {
     await expect(api.cancelRun({ experimentId: EXP })).resolves.toEqual({ cancelled: true });
     await expect(api.resumeRun({ experimentId: EXP })).resolves.toEqual({ experimentId: EXP, pending: 0 });
     await expect(api.activeRuns()).resolves.toEqual([{ experimentId: 'exp-new', done: 1, total: 2, startedAt: 5 }]);
+    await expect(api.startTrainLoop({ workflowText: 'name: x\n', dataset: 'learn-word', models: { default: '/m/x.gguf' }, iterations: 2 })).resolves.toEqual({ loopId: 'tl-1' });
+    await expect(api.cancelTrainLoop({ loopId: 'tl-1' })).resolves.toEqual({ cancelled: true });
     expect(lab.calls.map(([m]) => m)).toEqual([...LAB_METHODS]);
     expect(lab.calls.find(([m]) => m === 'startRun')![1]).toEqual(RUN);
   });

@@ -1,5 +1,5 @@
 /**
- * The lab's API for examples, datasets, models and runs: the contract the host side (core/api handlers, host/,
+ * The lab's API for examples, datasets, models, runs and train loops: the contract the host side (core/api handlers, host/,
  * `flowlab serve`, Electron main + utility process) and the renderer both code against.
  * Plain, structured-clone-safe data. The methods are in the allowlist (`LAB_METHODS` in
  * channels.ts), their zod payload schemas in contract.ts (`payloadSchemas`), and `createHandlers`
@@ -7,6 +7,9 @@
  * renderer can use `isLabEvent`.
  */
 import type { FailureClass, NodeStatus } from '../trace/index.ts';
+import { isTrainLoopEvent, type CancelTrainLoopPayload, type StartTrainLoopRequest, type TrainLoopEvent } from './trainLoop.ts';
+
+export { isTrainLoopEvent, type CancelTrainLoopPayload, type StartTrainLoopRequest, type TrainLoopEvent, type TrainRoleMetrics } from './trainLoop.ts';
 
 /** A workflow shipped in examples/ (read-only; the editor opens a copy). */
 export interface ExampleWorkflow {
@@ -122,12 +125,22 @@ export interface TestGeneration {
 
 /**
  * Pushed from the host while experiments run (Electron: the `flowlab:event` IPC channel; browser
- * host: Server-Sent Events on `/api/events`). Ordered per experiment.
+ * host: Server-Sent Events on `/api/events`). Ordered per experiment; a train loop's events
+ * (`TrainLoopEvent`, trainLoop.ts) carry its `loopId` instead and are ordered per loop.
  */
 export type LabEvent =
   | { type: 'experiment'; experimentId: string; status: 'running' | 'completed' | 'cancelled' | 'failed'; done: number; total: number; message?: string }
   | { type: 'node'; experimentId: string; runId: string; nodeId: string; attempt: number; phase: 'started' | 'finished'; status?: NodeStatus; failureClass?: FailureClass; simulated?: boolean }
-  | { type: 'run'; experimentId: string; runId: string; taskIndex: number; done: number; total: number; status: 'completed' | 'failed' | 'cancelled'; correct: boolean };
+  | { type: 'run'; experimentId: string; runId: string; taskIndex: number; done: number; total: number; status: 'completed' | 'failed' | 'cancelled'; correct: boolean }
+  | TrainLoopEvent;
+
+/** The events of experiments (those with an `experimentId` subject): every LabEvent but a train loop's. */
+export type ExperimentLabEvent = Exclude<LabEvent, TrainLoopEvent>;
+
+/** Whether `e` is an experiment's event (not a train loop's). */
+export function isExperimentLabEvent(e: LabEvent): e is ExperimentLabEvent {
+  return e.type === 'experiment' || e.type === 'node' || e.type === 'run';
+}
 
 /** `addModel`'s payload: an absolute path to a `.gguf` file. */
 export interface AddModelPayload {
@@ -206,6 +219,20 @@ export interface LabApiAdditions {
   resumeRun(payload: ResumeRunPayload): Promise<{ experimentId: string; pending: number }>;
   /** Experiments running in this host now, oldest first. */
   activeRuns(payload?: NoPayload): Promise<ActiveRun[]>;
+  /**
+   * Starts `flowlab train-loop` in the background with the same options (StartTrainLoopRequest,
+   * trainLoop.ts) through the same service; resolves with the loop's id once its models are
+   * checked. Progress arrives as `TrainLoopEvent`s (`trainLoop` running ... completed). Errors:
+   * `BAD_REQUEST` naming the field (invalid workflow, unknown dataset, split, role or weight
+   * version, a role without a model, a missing or invalid model file), `UNAVAILABLE` (dataset
+   * files absent, no trainer), `BUSY` (a model file in use).
+   */
+  startTrainLoop(payload: StartTrainLoopRequest): Promise<{ loopId: string }>;
+  /**
+   * Stops a train loop after the iteration in flight (the versions written so far stay
+   * recorded); resolves once it has stopped. `cancelled: false` when it is not running here.
+   */
+  cancelTrainLoop(payload: CancelTrainLoopPayload): Promise<{ cancelled: boolean }>;
 }
 
 /** A value or a promise of it. */
@@ -228,6 +255,9 @@ export interface LabHost {
   /** Optional: hosts without it answer `resumeRun` with UNAVAILABLE. */
   resumeRun?(payload: ResumeRunPayload): Awaitable<{ experimentId: string; pending: number }>;
   activeRuns(): Awaitable<ActiveRun[]>;
+  /** Optional: hosts without it answer `startTrainLoop` / `cancelTrainLoop` with UNAVAILABLE. */
+  startTrainLoop?(payload: StartTrainLoopRequest): Awaitable<{ loopId: string }>;
+  cancelTrainLoop?(payload: CancelTrainLoopPayload): Awaitable<{ cancelled: boolean }>;
 }
 
 /** Client-side subscription to pushed events; returns an unsubscribe function. */
@@ -243,6 +273,7 @@ const FAILURE_CLASSES: readonly string[] = ['wiring', 'execution', 'cascade', 'i
 export function isLabEvent(value: unknown): value is LabEvent {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
   const e = value as Record<string, unknown>;
+  if (typeof e['type'] === 'string' && e['type'].startsWith('train')) return isTrainLoopEvent(value);
   const str = (k: string) => typeof e[k] === 'string' && (e[k] as string).length <= 400;
   const count = (k: string) => Number.isInteger(e[k]) && (e[k] as number) >= 0;
   const optional = (k: string, ok: (v: unknown) => boolean) => e[k] === undefined || ok(e[k]);

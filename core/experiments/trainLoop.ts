@@ -8,7 +8,7 @@ import type { ModelConfig } from '../model/config.ts';
 import { loadedProvider, type ModelProvider } from '../model/provider.ts';
 import { getDataset } from '../tasks/registry.ts';
 import { defaultTools } from '../tools/index.ts';
-import { runTrainLoop, type LoopEvent, type LoopModels, type TrainLoopReport } from '../training/loop.ts';
+import { newLoopId, runTrainLoop, type LoopEvent, type LoopModels, type TrainLoopReport } from '../training/loop.ts';
 import type { Trainer } from '../training/port.ts';
 import type { TrainLoopSchedule } from '../training/types.ts';
 import { ExperimentSpecError, type ServiceDeps, type WorkflowSource } from './spec.ts';
@@ -32,10 +32,14 @@ export interface TrainLoopSpec extends TrainLoopSchedule {
   maxGradNorm: number;
   /** The starting models (models/resolve.ts); trained roles' files are replaced by each new version. */
   models: ModelConfig;
+  /** The loop's id (default: a fresh `newLoopId()` of core/training/loop.ts). */
+  loopId?: string;
 }
 
 /** A running train loop. */
 export interface TrainLoopHandle {
+  /** The loop's id (its experiments' `config.trainLoop.loopId`, its versions' folder). */
+  loopId: string;
   on(listener: (event: LoopEvent) => void): () => void;
   /** Stops after the iteration in flight; the versions written so far stay recorded. */
   cancel(): void;
@@ -77,6 +81,7 @@ export function startTrainLoop(spec: TrainLoopSpec, deps: ServiceDeps & { traine
   if (options.onEvent) listeners.add(options.onEvent);
   const controller = new AbortController();
   options.signal?.addEventListener('abort', () => controller.abort(), { once: true });
+  const loopId = spec.loopId ?? newLoopId();
   const parallel = Math.min(64, spec.tasksPerIteration * spec.group);
   const base = spec.models;
   const cfgOf = (m: LoopModels): ModelConfig => ({ ...base, models: m.models, roleModels: m.roleModels, sequences: Math.max(4, parallel), batching: 'mixed', exactAttention: true });
@@ -90,7 +95,7 @@ export function startTrainLoop(spec: TrainLoopSpec, deps: ServiceDeps & { traine
     models: { models: base.models, roleModels: base.roleModels }, roles, startVersions: spec.startVersions ?? {},
     group: spec.group, iterations: spec.iterations, tasksPerIteration: spec.tasksPerIteration, lr: spec.lr, kl: spec.kl, temperature: spec.temperature,
     maxGradNorm: spec.maxGradNorm, heldoutSamples: spec.heldoutSamples, heldoutTemperature: spec.heldoutTemperature, seed: spec.seed, versionsDir: spec.versionsDir,
-    parallel, signal: controller.signal,
+    parallel, signal: controller.signal, loopId,
     config: { models: deps.models.fingerprint ? deps.models.fingerprint(base) : base, dataDir: spec.dataDir },
     onEvent: (e) => {
       for (const l of [...listeners]) {
@@ -103,6 +108,7 @@ export function startTrainLoop(spec: TrainLoopSpec, deps: ServiceDeps & { traine
     },
   });
   return {
+    loopId,
     on: (l) => {
       listeners.add(l);
       return () => void listeners.delete(l);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LabEvent } from '../../core/api/lab.ts';
+import type { ExperimentLabEvent as LabEvent } from '../../core/api/lab.ts';
 import { applyLabEvents, isFinished, progressOf, startLiveRun, watchedNodes } from './liveRun.ts';
 
 const node = (runId: string, nodeId: string, phase: 'started' | 'finished', extra: Partial<Extract<LabEvent, { type: 'node' }>> = {}): LabEvent => ({

@@ -3,7 +3,7 @@
  * events per animation frame and applies them here in one go, so a burst of `node` events costs
  * one React update. One task run is "watched" at a time: the graph shows its nodes lighting up.
  */
-import type { LabEvent } from '../../core/api/lab.ts';
+import type { ExperimentLabEvent } from '../../core/api/lab.ts';
 import type { FailureClass } from '../../core/api/client.ts';
 
 /** A node's live state in the watched run. */
@@ -61,7 +61,7 @@ export function progressOf(live: Pick<LiveRun, 'done' | 'total'>): number {
  * Applies a batch of events in order. Events of other experiments are ignored. Returns the same
  * object when nothing changed (so selectors do not re-render).
  */
-export function applyLabEvents(live: LiveRun | null, events: readonly LabEvent[]): LiveRun | null {
+export function applyLabEvents(live: LiveRun | null, events: readonly ExperimentLabEvent[]): LiveRun | null {
   if (!live) return live;
   let next: LiveRun = live;
   let changed = false;

@@ -3,7 +3,8 @@
  * cancelling, and the live state folded from pushed events. Events are queued and applied once
  * per animation frame (deps.schedule), so a burst of `node` events is one store update.
  */
-import type { LabEvent, StartRunRequest } from '../../core/api/lab.ts';
+import { isExperimentLabEvent } from '../../core/api/client.ts';
+import type { ExperimentLabEvent, LabEvent, StartRunRequest } from '../../core/api/lab.ts';
 import { faultSpecs, type FaultRow } from '../lib/faults.ts';
 import { graphOf } from '../lib/graphEdits.ts';
 import { applyLabEvents, isFinished, startLiveRun, type LiveRun } from '../lib/liveRun.ts';
@@ -48,10 +49,10 @@ declare module './types.ts' {
 }
 
 export function createRunSlice({ api, set, get, deps }: SliceContext): RunSlice {
-  const queue: LabEvent[] = [];
+  const queue: ExperimentLabEvent[] = [];
   let flushScheduled = false;
   /** Recent events of experiments not watched (an answer to startRun may come after its first events). */
-  const unclaimed: LabEvent[] = [];
+  const unclaimed: ExperimentLabEvent[] = [];
   const UNCLAIMED_LIMIT = 2000;
   /** Refreshes the stored lists at most once per REFRESH_EVERY_MS while runs finish. */
   let refreshPending = false;
@@ -181,6 +182,7 @@ export function createRunSlice({ api, set, get, deps }: SliceContext): RunSlice 
     },
 
     receive(event) {
+      if (!isExperimentLabEvent(event)) return; // a train loop's progress: not a live run's
       queue.push(event);
       if (!flushScheduled) {
         flushScheduled = true;
