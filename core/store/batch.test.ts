@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { asExperimentId, asNodeId, asRoleName, asRunId, HUMAN } from '../ids.ts';
-import type { NodeEvent, RunRecord } from '../trace/index.ts';
+import type { NodeEvent } from '../trace/index.ts';
+import type { RunRecord } from '../results/index.ts';
 import { computeWorkflowHash, openStore, StoreError, type RunWithEvents, type Store } from './index.ts';
 
 const EXP = asExperimentId('exp-batch');
