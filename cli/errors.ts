@@ -37,7 +37,9 @@ export type CommandErrorCode =
   /** The experiment holds no data the command can learn from (train: no SFT data, no advantages, no token ids). */
   | 'NO_DATA'
   /** The TCP port `serve` was asked for is taken. */
-  | 'PORT_IN_USE';
+  | 'PORT_IN_USE'
+  /** The experiment halted on an infrastructure fault (the message says which). */
+  | 'HALTED';
 
 /** A command's own failure on arguments that parsed (exit 1, `[<CODE>]` tag; see the table above). */
 export class CommandError extends FlowlabError<CommandErrorCode> {
@@ -161,7 +163,7 @@ export function cliError(e: unknown, ctx: CliErrorContext = {}): unknown {
   }
   if (e instanceof CardsRequestError) {
     if (e.code === 'UNKNOWN_CARD') return new UsageError(`--cards: no card ${e.detail.ids?.join(', ')} in ${ctx.db} (see \`flowlab cards list\`)`);
-    return new UsageError(`--distill-roles names role(s) ${e.detail.roles?.join(', ')}, which the workflow does not have (roles: ${e.detail.workflowRoles?.join(', ')})`);
+    if (e.code === 'UNKNOWN_ROLE') return new UsageError(`--distill-roles names role(s) ${e.detail.roles?.join(', ')}, which the workflow does not have (roles: ${e.detail.workflowRoles?.join(', ')})`);
   }
   return e;
 }
