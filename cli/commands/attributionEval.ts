@@ -1,6 +1,6 @@
-import { Option, type Command } from 'commander';
 import path from 'node:path';
 import Table from 'cli-table3';
+import { Option, type Command } from 'commander';
 import {
   ATTRIBUTION_METHODS,
   evaluateAttribution,

@@ -1,5 +1,5 @@
-import type { Command } from 'commander';
 import path from 'node:path';
+import type { Command } from 'commander';
 import { startExperiment } from '../../core/experiments/index.ts';
 import { openStore } from '../../core/store/index.ts';
 import { defaultTools } from '../../core/tools/index.ts';

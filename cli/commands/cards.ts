@@ -1,5 +1,5 @@
-import type { Command } from 'commander';
 import { readFileSync, writeFileSync } from 'node:fs';
+import type { Command } from 'commander';
 import { exportCards, importCards, parseCardsDocument } from '../../core/distill/index.ts';
 import { openStore, type Store } from '../../core/store/index.ts';
 import { act, dbOption, harden, UsageError, type CommandContext } from '../args.ts';

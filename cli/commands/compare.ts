@@ -1,5 +1,5 @@
-import type { Command } from 'commander';
 import Table from 'cli-table3';
+import type { Command } from 'commander';
 import { bootstrapMeanCI, signTest, type BootstrapCI, type SignTest } from '../../core/stats/index.ts';
 import { openStore } from '../../core/store/index.ts';
 import type { RunRecord } from '../../core/results/index.ts';

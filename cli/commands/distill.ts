@@ -1,5 +1,5 @@
-import { Option, type Command } from 'commander';
 import path from 'node:path';
+import { Option, type Command } from 'commander';
 import { distillFromExperiment } from '../../core/distill/index.ts';
 import type { RoleName } from '../../core/ids.ts';
 import { openStore } from '../../core/store/index.ts';

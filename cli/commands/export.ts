@@ -1,6 +1,6 @@
-import { Option, type Command } from 'commander';
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { Option, type Command } from 'commander';
 import { exportForTrl } from '../../core/rollouts/index.ts';
 import { openStore } from '../../core/store/index.ts';
 import { act, dbOption, UsageError, type CommandContext } from '../args.ts';

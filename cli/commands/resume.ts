@@ -1,5 +1,5 @@
-import type { Command } from 'commander';
 import path from 'node:path';
+import type { Command } from 'commander';
 import { startExperiment, type ExperimentOutcome } from '../../core/experiments/index.ts';
 import { openStore } from '../../core/store/index.ts';
 import { act, dbOption, pairRecord, rolePairOption, type CommandContext } from '../args.ts';

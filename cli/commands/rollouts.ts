@@ -1,5 +1,5 @@
-import type { Command } from 'commander';
 import path from 'node:path';
+import type { Command } from 'commander';
 import { startExperiment } from '../../core/experiments/index.ts';
 import { parseMode } from '../../core/rollouts/index.ts';
 import { openStore } from '../../core/store/index.ts';

@@ -1,10 +1,10 @@
 import path from 'node:path';
+import type { Command } from 'commander';
 import { startExperiment } from '../../core/experiments/index.ts';
 import { openStore } from '../../core/store/index.ts';
 import { defaultTools } from '../../core/tools/index.ts';
 import { loadWorkflowFile } from '../../core/workflow/index.ts';
 import { resolveModels } from '../../models/resolve.ts';
-import type { Command } from 'commander';
 import { act, type CommandContext } from '../args.ts';
 import { asCli, asCliSync } from '../errors.ts';
 import { addCardOptions, addExperimentOptions, cardsConfigFromFlags, cliDeps, modelRequestOf, withStore, type ExperimentFlagValues } from '../flags.ts';

@@ -1,7 +1,7 @@
-import { Command } from 'commander';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Command } from 'commander';
 import { createHandlers } from '../../core/api/index.ts';
 import { openStore, type Store } from '../../core/store/index.ts';
 import { resolveSharedDir } from '../../core/tasks/index.ts';

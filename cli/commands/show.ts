@@ -1,5 +1,5 @@
-import type { Command } from 'commander';
 import Table from 'cli-table3';
+import type { Command } from 'commander';
 import { openStore } from '../../core/store/index.ts';
 import type { CreditResult } from '../../core/credit/index.ts';
 import type { RoleLadder } from '../../core/reward/index.ts';

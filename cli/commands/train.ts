@@ -1,7 +1,7 @@
-import { Option, type Command } from 'commander';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Table from 'cli-table3';
+import { Option, type Command } from 'commander';
 import { groupRollouts } from '../../core/rollouts/index.ts';
 import { newWeightVersionId, openStore, type Store, type WeightVersion } from '../../core/store/index.ts';
 import { chunks, policySamples, sftSequences } from '../../core/training/index.ts';

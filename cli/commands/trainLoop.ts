@@ -1,7 +1,7 @@
-import { Option, type Command } from 'commander';
 import path from 'node:path';
 import { SingleBar, Presets } from 'cli-progress';
 import Table from 'cli-table3';
+import { Option, type Command } from 'commander';
 import type { ModelProvider } from '../../core/model/index.ts';
 import { openStore, type WeightVersion } from '../../core/store/index.ts';
 import { defaultTools } from '../../core/tools/index.ts';
