@@ -72,7 +72,11 @@ describe('flowlab main', () => {
       expect(io.out).toContain('--db <file>');
       expect(io.err).toBe('');
     }
-    const io = capture();
+    let io = capture();
+    expect(await main(['cards', 'list', '--help'], io)).toBe(0);
+    expect(io.out).toMatch(/^Usage: flowlab cards list \[options\]\n/);
+    expect(io.out).toContain('--role <role>');
+    io = capture();
     expect(await main(['help'], io)).toBe(0);
     expect(io.out).toMatch(/^Usage: flowlab <command> \[options\]/);
   });

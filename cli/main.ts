@@ -51,6 +51,12 @@ export function usage(io: Io = processIo): string {
   return p.helpInformation() + "\nRun `flowlab <command> --help` for a command's options.\n";
 }
 
+/** The subcommand `argv` names (`cards list ...`: list), or `cmd` itself. */
+function subcommandOf(cmd: Command, argv: readonly string[]): Command {
+  const first = argv.find((a) => !a.startsWith('-'));
+  return cmd.commands.find((c) => c.name() === first) ?? cmd;
+}
+
 /**
  * The CLI entry: returns the exit code. 0 ok; 1 a failure the message explains (bad workflow,
  * dataset, model file, database); 2 bad arguments (usage printed); 130 cancelled.
@@ -74,7 +80,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
   mod.define(cmd, ctx);
   const help = cmd.helpInformation();
   if (rest.includes('--help') || rest.includes('-h')) {
-    io.stdout(help);
+    io.stdout(subcommandOf(cmd, rest).helpInformation());
     return 0;
   }
   try {
