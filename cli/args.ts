@@ -31,8 +31,8 @@ export function parseIntInRange(value: string, flag: string, min = 0, max = Numb
 }
 
 /**
- * An integer option `--<name> <placeholder>` in [min, max] (parseIntInRange); `dflt` is its
- * default (shown in the help).
+ * An integer option `--<name> <placeholder>` in [min, max] (parseIntInRange); `opts.default` is
+ * its default (shown in the help).
  */
 export function intOption(flags: string, description: string, opts: { min?: number; max?: number; default?: number } = {}): Option {
   const o = new Option(flags, description);
@@ -74,8 +74,14 @@ export function rolePairOption<T = string>(flags: string, description: string, s
   return o.argParser((v: string, prev: Array<[string, T]> | undefined) => parseRolePair(v, prev, full));
 }
 
-/** A `--role-lora` value after `role=`: `adapter.gguf` or `adapter.gguf@scale` (a trailing `@<number>` is the scale; any other `@` belongs to the path). */
+/** The form of a `--role-lora` value, named in its errors. */
 export const LORA_SHAPE = 'role=adapter.gguf[@scale]';
+
+/**
+ * Reads a `--role-lora` value after `role=`: `adapter.gguf` or `adapter.gguf@scale` (a trailing
+ * `@<number>` is the scale; any other `@` belongs to the path). The path resolves against the
+ * working directory. Errors: InvalidArgumentError when only a scale is given.
+ */
 export function parseLoraValue(value: string, raw: string): { path: string; scale?: number } {
   let file = value;
   let scale: number | undefined;
