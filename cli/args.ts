@@ -1,6 +1,12 @@
+/**
+ * The CLI's argument layer over commander: the one `role=value` parser, the one integer-in-range
+ * parser, the shared options (`--db`), and `harden`, which makes a commander command throw
+ * `UsageError` (exit 2, cli/errors.ts) instead of printing and calling `process.exit`.
+ */
 import path from 'node:path';
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { CommanderError, InvalidArgumentError, Option, type Command } from 'commander';
 import { FlowlabError } from '../core/errors.ts';
+import type { Io } from './io.ts';
 
 /** Bad command-line arguments: printed with the command's usage, exit code 2 (cli/errors.ts). */
 export class UsageError extends FlowlabError<'USAGE'> {
@@ -10,66 +16,182 @@ export class UsageError extends FlowlabError<'USAGE'> {
   }
 }
 
-type Options = NonNullable<ParseArgsConfig['options']>;
+// ---------- the shared value parsers ----------
 
-/** parseArgs in strict mode, turning its errors into UsageError. */
-export function parse<O extends Options>(argv: string[], options: O, usage: string) {
-  try {
-    return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
-  } catch (e) {
-    throw new UsageError((e as Error).message.replace(/\. To specify a positional argument.*$/, ''), usage);
-  }
-}
-
-/** A non-negative integer flag, or UsageError naming the flag. */
-export function intFlag(value: string | undefined, name: string, usage: string, opts: { min?: number } = {}): number | undefined {
-  if (value === undefined) return undefined;
+/**
+ * Parses an integer flag value in [min, max]. `flag` is the option's long name without `--`.
+ * Errors: InvalidArgumentError `--<flag> must be an integer >= <min>, got "<value>"`, or
+ * `--<flag> must be at most <max>, got <n>`.
+ */
+export function parseIntInRange(value: string, flag: string, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < (opts.min ?? 0)) throw new UsageError(`--${name} must be an integer >= ${opts.min ?? 0}, got "${value}"`, usage);
+  if (value.trim() === '' || !Number.isInteger(n) || n < min) throw new InvalidArgumentError(`--${flag} must be an integer >= ${min}, got "${value}"`);
+  if (n > max) throw new InvalidArgumentError(`--${flag} must be at most ${max}, got ${n}`);
   return n;
 }
 
 /**
- * The one parser of repeatable `role=value` flags (`--role-model`, `--role-lora`,
- * `--role-version`): splits each value at its first `=`, in flag order. `shape` names the
- * expected form in the error (default `role=value`); `once` refuses a role given twice.
- * Errors: UsageError naming the flag and the value.
+ * An integer option `--<name> <placeholder>` in [min, max] (parseIntInRange); `opts.default` is
+ * its default (shown in the help).
  */
-export function rolePairs(values: readonly string[] | undefined, name: string, usage: string, opts: { shape?: string; once?: boolean } = {}): Array<[string, string]> {
-  const out: Array<[string, string]> = [];
-  for (const v of values ?? []) {
-    const i = v.indexOf('=');
-    if (i <= 0 || i === v.length - 1) throw new UsageError(`--${name} takes ${opts.shape ?? 'role=value'}, got "${v}"`, usage);
-    const role = v.slice(0, i);
-    if (opts.once && out.some(([r]) => r === role)) throw new UsageError(`--${name} gives role "${role}" twice`, usage);
-    out.push([role, v.slice(i + 1)]);
-  }
-  return out;
+export function intOption(flags: string, description: string, opts: { min?: number; max?: number; default?: number } = {}): Option {
+  const o = new Option(flags, description);
+  const flag = o.long!.slice(2);
+  o.argParser((v: string) => parseIntInRange(v, flag, opts.min ?? 0, opts.max));
+  return opts.default === undefined ? o : o.default(opts.default);
 }
 
-/** `role=value` pairs as a record (a later value for a role wins). */
-export function pairs(values: string[] | undefined, name: string, usage: string): Record<string, string> {
-  return Object.fromEntries(rolePairs(values, name, usage));
+/** How a repeatable `role=value` flag reads its values. */
+export interface RolePairSpec<T> {
+  /** The option's long name without `--` (named in errors). */
+  flag: string;
+  /** The expected form, named in errors (default `role=value`). */
+  shape?: string;
+  /** Refuse a role given twice. */
+  once?: boolean;
+  /** Reads the part after `=` (throw InvalidArgumentError on a bad one); default: as is. */
+  value?: (value: string, raw: string) => T;
 }
 
 /**
- * Parses `--role-lora` values: `role=adapter.gguf` or `role=adapter.gguf@scale` (repeat the flag
- * to stack adapters on one role). A trailing `@<number>` is the scale; any other `@` belongs to
- * the path. Paths resolve against the working directory.
+ * The one parser of repeatable `role=value` flags (`--role-model`, `--role-lora`,
+ * `--role-version`, `--inject`): splits `raw` at its first `=` and appends `[role, value]` to
+ * `previous` (flag order). Errors: InvalidArgumentError naming the flag and the value.
  */
-export function parseRoleLoras(values: readonly string[] | undefined, usage: string): Record<string, Array<{ path: string; scale?: number }>> {
-  const shape = 'role=adapter.gguf[@scale]';
-  const out: Record<string, Array<{ path: string; scale?: number }>> = {};
-  for (const [role, value] of rolePairs(values, 'role-lora', usage, { shape })) {
-    let file = value;
-    let scale: number | undefined;
-    const m = /@([-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)$/i.exec(file);
-    if (m) {
-      scale = Number(m[1]);
-      file = file.slice(0, m.index);
-      if (!file) throw new UsageError(`--role-lora takes ${shape}, got "${role}=${value}"`, usage);
-    }
-    (out[role] ??= []).push({ path: path.resolve(file), ...(scale === undefined ? {} : { scale }) });
+export function parseRolePair<T = string>(raw: string, previous: ReadonlyArray<[string, T]> | undefined, spec: RolePairSpec<T>): Array<[string, T]> {
+  const i = raw.indexOf('=');
+  if (i <= 0 || i === raw.length - 1) throw new InvalidArgumentError(`--${spec.flag} takes ${spec.shape ?? 'role=value'}, got "${raw}"`);
+  const role = raw.slice(0, i);
+  if (spec.once && previous?.some(([r]) => r === role)) throw new InvalidArgumentError(`--${spec.flag} gives role "${role}" twice`);
+  const value = raw.slice(i + 1);
+  return [...(previous ?? []), [role, spec.value ? spec.value(value, raw) : (value as T)]];
+}
+
+/** A repeatable `--<flag> <placeholder>` option read by parseRolePair: `Array<[role, T]>`, absent when not given. */
+export function rolePairOption<T = string>(flags: string, description: string, spec: Omit<RolePairSpec<T>, 'flag'> = {}): Option {
+  const o = new Option(flags, description);
+  const full = { ...spec, flag: o.long!.slice(2) };
+  return o.argParser((v: string, prev: Array<[string, T]> | undefined) => parseRolePair(v, prev, full));
+}
+
+/** The form of a `--role-lora` value, named in its errors. */
+export const LORA_SHAPE = 'role=adapter.gguf[@scale]';
+
+/**
+ * Reads a `--role-lora` value after `role=`: `adapter.gguf` or `adapter.gguf@scale` (a trailing
+ * `@<number>` is the scale; any other `@` belongs to the path). The path resolves against the
+ * working directory. Errors: InvalidArgumentError when only a scale is given.
+ */
+export function parseLoraValue(value: string, raw: string): { path: string; scale?: number } {
+  let file = value;
+  let scale: number | undefined;
+  const m = /@([-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)$/i.exec(file);
+  if (m) {
+    scale = Number(m[1]);
+    file = file.slice(0, m.index);
+    if (!file) throw new InvalidArgumentError(`--role-lora takes ${LORA_SHAPE}, got "${raw}"`);
   }
+  return { path: path.resolve(file), ...(scale === undefined ? {} : { scale }) };
+}
+
+/** `role=value` pairs as a record (a later value for a role wins). */
+export function pairRecord<T>(pairs: ReadonlyArray<[string, T]> | undefined): Record<string, T> {
+  return Object.fromEntries(pairs ?? []);
+}
+
+/** `role=value` pairs as lists per role (a role given twice gets both, in flag order). */
+export function pairLists<T>(pairs: ReadonlyArray<[string, T]> | undefined): Record<string, T[]> {
+  const out: Record<string, T[]> = {};
+  for (const [role, v] of pairs ?? []) (out[role] ??= []).push(v);
   return out;
+}
+
+/** parseRolePair over a list of raw values, for callers outside commander. Errors: UsageError. */
+export function rolePairs<T = string>(values: readonly string[] | undefined, spec: RolePairSpec<T>, usage?: string): Array<[string, T]> {
+  try {
+    return (values ?? []).reduce<Array<[string, T]>>((acc, v) => parseRolePair(v, acc, spec), []);
+  } catch (e) {
+    throw e instanceof InvalidArgumentError ? new UsageError(e.message, usage) : e;
+  }
+}
+
+/** `--role-lora` values as adapters per role, paths resolved against the working directory. Errors: UsageError. */
+export function parseRoleLoras(values: readonly string[] | undefined, usage?: string): Record<string, Array<{ path: string; scale?: number }>> {
+  return pairLists(rolePairs(values, { flag: 'role-lora', shape: LORA_SHAPE, value: parseLoraValue }, usage));
+}
+
+/** `--db <file>`: the SQLite database, default `$FLOWLAB_DB`, else `flowlab.db`. */
+export function dbOption(description = 'SQLite database'): Option {
+  return new Option('--db <file>', description).default(process.env.FLOWLAB_DB ?? 'flowlab.db');
+}
+
+/** A comma-separated list flag value: trimmed, empty items dropped. */
+export function commaList(value: string | undefined): string[] | undefined {
+  return value === undefined ? undefined : value.split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+// ---------- commander without process.exit ----------
+
+/** Width the help is wrapped to. */
+const HELP_WIDTH = 100;
+
+/**
+ * Configures `cmd` (and the subcommands added to it afterwards, which inherit these settings)
+ * so commander writes only through `io` and never exits: its parse errors become UsageError
+ * carrying the command's usage, worded as `flowlab` words them (see usageErrorOf). Returns `cmd`.
+ */
+export function harden(cmd: Command, io: Io): Command {
+  cmd
+    .exitOverride((err) => {
+      throw usageErrorOf(err, cmd);
+    })
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr, outputError: () => {} })
+    .configureHelp({ helpWidth: HELP_WIDTH, showGlobalOptions: false })
+    .helpOption('-h, --help', 'print this help')
+    .helpCommand(false);
+  return cmd;
+}
+
+/**
+ * The UsageError for a commander parse error on `cmd`: `Unknown option '--x'`,
+ * `missing --flag <value>`, `missing <argument>`, `expected <a> <b>, got N argument(s)`, an
+ * InvalidArgumentError's own message; others lose commander's `error: ` prefix.
+ */
+export function usageErrorOf(err: CommanderError, cmd: Command): UsageError {
+  const usage = cmd.helpInformation();
+  const text = err.message.replace(/^error: /, '');
+  switch (err.code) {
+    case 'commander.unknownOption':
+      return new UsageError(text.replace(/^unknown option/, 'Unknown option'), usage);
+    case 'commander.missingMandatoryOptionValue':
+      return new UsageError(`missing ${/'([^']+)'/.exec(text)?.[1] ?? text}`, usage);
+    case 'commander.missingArgument':
+      return new UsageError(`missing <${/'([^']+)'/.exec(text)?.[1] ?? '?'}>`, usage);
+    case 'commander.excessArguments': {
+      const want = cmd.registeredArguments.map((a) => (a.required ? `<${a.name()}>` : `[${a.name()}]`)).join(' ');
+      return new UsageError(want ? `expected ${want}, got ${cmd.args.length} arguments` : `unexpected argument "${cmd.args[0]}"`, usage);
+    }
+    case 'commander.invalidArgument':
+      return new UsageError(text.replace(/^.* is invalid\. /, ''), usage);
+    default:
+      return new UsageError(text, usage);
+  }
+}
+
+/** Parses `argv` (user arguments, no program name) with the hardened `cmd`. Errors: UsageError. */
+export function parseWith(cmd: Command, argv: readonly string[]): Command {
+  return cmd.parse([...argv], { from: 'user' });
+}
+
+/** Where an action's exit status goes: commander's actions return nothing, so main reads it here. */
+export interface CommandContext {
+  io: Io;
+  status?: number;
+}
+
+/** Wraps a command's run function as a commander action that records its exit status in `ctx`. */
+export function act<A extends unknown[]>(ctx: CommandContext, run: (...args: A) => Promise<number>): (...args: A) => Promise<void> {
+  return async (...args: A) => {
+    ctx.status = await run(...args);
+  };
 }

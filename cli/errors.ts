@@ -24,6 +24,28 @@ import { ModelConfigError } from '../core/model/index.ts';
 import { ModelFileError } from '../models/resolve.ts';
 import { UsageError } from './args.ts';
 
+/** Why a command failed on input that parsed (exit 1): the codes `CommandError` carries. */
+export type CommandErrorCode =
+  /** The experiment is of another kind than the command needs (export of a non-rollouts experiment). */
+  | 'WRONG_KIND'
+  /** Two experiments share no task (compare). */
+  | 'NOTHING_TO_COMPARE'
+  /** A named card, file or call is not there (cards rm/export, cards import, train). */
+  | 'NOT_FOUND'
+  /** A file the command reads is not what it expects (cards import: not JSON). */
+  | 'BAD_FILE'
+  /** The experiment holds no data the command can learn from (train: no SFT data, no advantages, no token ids). */
+  | 'NO_DATA'
+  /** The TCP port `serve` was asked for is taken. */
+  | 'PORT_IN_USE'
+  /** The experiment halted on an infrastructure fault (the message says which). */
+  | 'HALTED';
+
+/** A command's own failure on arguments that parsed (exit 1, `[<CODE>]` tag; see the table above). */
+export class CommandError extends FlowlabError<CommandErrorCode> {
+  override readonly name = 'CommandError';
+}
+
 /** The exit statuses of `flowlab`. */
 export const EXIT = {
   /** Done. */
@@ -88,21 +110,24 @@ export interface CliErrorContext {
   offset?: number;
 }
 
-/** The CLI form of `e` (returned as is when it is not one of the typed errors above). */
-export function cliError(e: unknown, usage: string, ctx: CliErrorContext = {}): unknown {
+/**
+ * The CLI form of `e` (returned as is when it is not one of the typed errors above). Its
+ * UsageErrors carry no usage: `main` prints the failing command's.
+ */
+export function cliError(e: unknown, ctx: CliErrorContext = {}): unknown {
   if (e instanceof ModelConfigError) {
     const { role, roles, versionId, path } = e.detail;
     switch (e.code) {
       case 'UNKNOWN_ROLE':
-        return new UsageError(`${FLAG_OF[e.field]} names role "${role}", which the workflow does not have (roles: ${roles?.join(', ')})`, usage);
+        return new UsageError(`${FLAG_OF[e.field]} names role "${role}", which the workflow does not have (roles: ${roles?.join(', ')})`);
       case 'NO_MODEL':
-        return new UsageError(`role "${role}" has no model: pass --model <file.gguf> (or --role-model ${role}=<file.gguf>)`, usage);
+        return new UsageError(`role "${role}" has no model: pass --model <file.gguf> (or --role-model ${role}=<file.gguf>)`);
       case 'CONFLICT':
-        return new UsageError(`role "${role}" has both --role-model and --role-version`, usage);
+        return new UsageError(`role "${role}" has both --role-model and --role-version`);
       case 'UNKNOWN_VERSION':
-        return new UsageError(`--role-version ${role}=${versionId}: no weight version ${versionId} in the database (list them with \`flowlab versions\`)`, usage);
+        return new UsageError(`--role-version ${role}=${versionId}: no weight version ${versionId} in the database (list them with \`flowlab versions\`)`);
       case 'VERSION_FILE_MISSING':
-        return new UsageError(`--role-version ${role}=${versionId}: the version's file ${path} is missing`, usage);
+        return new UsageError(`--role-version ${role}=${versionId}: the version's file ${path} is missing`);
     }
   }
   if (e instanceof ExperimentSpecError) {
@@ -113,20 +138,20 @@ export function cliError(e: unknown, usage: string, ctx: CliErrorContext = {}): 
         return new Error(`no tasks: --offset ${ctx.offset ?? 0} is past the end of ${d.text}`);
       case 'BAD_FAULT':
       case 'BAD_MODE':
-        return new UsageError(e.message, usage);
+        return new UsageError(e.message);
       case 'NO_ROLE':
       case 'NOT_TRAINABLE':
-        return new UsageError(e.field === 'roles' && e.code === 'NOT_TRAINABLE' ? `--${e.message}` : e.message, usage);
+        return new UsageError(e.field === 'roles' && e.code === 'NOT_TRAINABLE' ? `--${e.message}` : e.message);
       case 'UNKNOWN_ROLE':
-        if (e.field === 'roles') return new UsageError(`--${e.message}`, usage);
-        if (e.field.startsWith('models.roles.')) return new UsageError(`--role-model: the experiment has no role "${d.role}" (roles: ${d.roles?.join(', ')})`, usage);
-        return new UsageError(`--inject names role "${d.role}", which the workflow does not have (roles: ${d.roles?.join(', ')})`, usage);
+        if (e.field === 'roles') return new UsageError(`--${e.message}`);
+        if (e.field.startsWith('models.roles.')) return new UsageError(`--role-model: the experiment has no role "${d.role}" (roles: ${d.roles?.join(', ')})`);
+        return new UsageError(`--inject names role "${d.role}", which the workflow does not have (roles: ${d.roles?.join(', ')})`);
       case 'UNKNOWN_NODE':
-        return new UsageError(`--inject names node "${d.node}", which the workflow does not have`, usage);
+        return new UsageError(`--inject names node "${d.node}", which the workflow does not have`);
       case 'TOOL_FAULT_KIND':
-        return new UsageError(`--inject node:${d.node}=${d.kind}: ${e.message.replace(/^inject "[^"]*": /, '')}`, usage);
+        return new UsageError(`--inject node:${d.node}=${d.kind}: ${e.message.replace(/^inject "[^"]*": /, '')}`);
       case 'NO_DEFAULT_REF':
-        return new UsageError('--model: this experiment has no "default" model reference', usage);
+        return new UsageError('--model: this experiment has no "default" model reference');
       case 'MODEL_LOAD':
         return e.cause ?? e;
       case 'RUNNING':
@@ -137,26 +162,26 @@ export function cliError(e: unknown, usage: string, ctx: CliErrorContext = {}): 
     return new Error(`model file for "${e.ref}" not found: ${e.path}; restore it or pass its new path with --model / --role-model`);
   }
   if (e instanceof CardsRequestError) {
-    if (e.code === 'UNKNOWN_CARD') return new UsageError(`--cards: no card ${e.detail.ids?.join(', ')} in ${ctx.db} (see \`flowlab cards list\`)`, usage);
-    return new UsageError(`--distill-roles names role(s) ${e.detail.roles?.join(', ')}, which the workflow does not have (roles: ${e.detail.workflowRoles?.join(', ')})`, usage);
+    if (e.code === 'UNKNOWN_CARD') return new UsageError(`--cards: no card ${e.detail.ids?.join(', ')} in ${ctx.db} (see \`flowlab cards list\`)`);
+    if (e.code === 'UNKNOWN_ROLE') return new UsageError(`--distill-roles names role(s) ${e.detail.roles?.join(', ')}, which the workflow does not have (roles: ${e.detail.workflowRoles?.join(', ')})`);
   }
   return e;
 }
 
 /** Runs `fn`, rethrowing its typed errors in their CLI form. */
-export async function asCli<T>(fn: () => T | Promise<T>, usage: string, ctx: CliErrorContext = {}): Promise<T> {
+export async function asCli<T>(fn: () => T | Promise<T>, ctx: CliErrorContext = {}): Promise<T> {
   try {
     return await fn();
   } catch (e) {
-    throw cliError(e, usage, ctx);
+    throw cliError(e, ctx);
   }
 }
 
 /** `asCli` for synchronous calls. */
-export function asCliSync<T>(fn: () => T, usage: string, ctx: CliErrorContext = {}): T {
+export function asCliSync<T>(fn: () => T, ctx: CliErrorContext = {}): T {
   try {
     return fn();
   } catch (e) {
-    throw cliError(e, usage, ctx);
+    throw cliError(e, ctx);
   }
 }

@@ -11,94 +11,119 @@ import { openStore, type Card, type Store } from '../core/store/index.ts';
 import { defaultTools } from '../core/tools/index.ts';
 import type { Graph } from '../core/workflow/index.ts';
 import { fileModelPort } from '../models/factory.ts';
-import { intFlag, pairs, parseRoleLoras, rolePairs, UsageError } from './args.ts';
+import { Option, type Command } from 'commander';
+import { dbOption, intOption, pairLists, pairRecord, parseLoraValue, LORA_SHAPE, rolePairOption, UsageError } from './args.ts';
 import { asCliSync } from './errors.ts';
 import type { Io } from './io.ts';
 
-/**
- * Dataset selection, models, seed, database, threads, GPU and JSON output. `--limit` is left to
- * each command (their defaults differ).
- */
-export const EXPERIMENT_FLAGS = {
-  dataset: { type: 'string' },
-  split: { type: 'string', default: 'test' },
-  offset: { type: 'string', default: '0' },
-  model: { type: 'string' },
-  'role-model': { type: 'string', multiple: true },
-  seed: { type: 'string', default: '0' },
-  db: { type: 'string', default: process.env.FLOWLAB_DB ?? 'flowlab.db' },
-  'data-dir': { type: 'string' },
-  threads: { type: 'string' },
-  'context-size': { type: 'string' },
-  gpu: { type: 'string' },
-  json: { type: 'boolean', default: false },
-} as const;
-
-type ModelFlagValues = { model?: string; 'role-model'?: string[]; 'role-lora'?: string[]; 'role-version'?: string[]; threads?: string; 'context-size'?: string; gpu?: string };
-
-/** `--gpu auto|off` (absent: off). */
-export function gpuFlag(value: string | undefined, usage: string): 'auto' | false {
-  if (value === undefined || value === 'off' || value === 'false') return false;
-  if (value === 'auto') return 'auto';
-  throw new UsageError(`--gpu takes auto or off, got "${value}"`, usage);
+/** The model options: `--model`, `--role-model`, `--threads`, `--context-size`, `--gpu` (and, with `lora` / `versions`, `--role-lora` / `--role-version`). */
+export function addModelOptions(cmd: Command, opts: { contextSize?: { min: number; default?: number; help?: string }; lora?: boolean; versions?: boolean; threadsHelp?: string } = {}): Command {
+  const ctx = opts.contextSize ?? { min: 256 };
+  cmd
+    .option('--model <file.gguf>', 'model for roles using the "default" reference')
+    .addOption(rolePairOption('--role-model <role=file>', 'a different model for one role (repeatable)', { shape: 'role=value' }));
+  if (opts.lora) cmd.addOption(rolePairOption('--role-lora <role=adapter.gguf[@scale]>', 'a LoRA adapter (GGUF) on top of the role\'s model (repeatable; the base model is loaded once, the role gets its own context)', { shape: LORA_SHAPE, value: parseLoraValue }));
+  if (opts.versions) cmd.addOption(rolePairOption('--role-version <role=version-id>', 'a trained weight version (flowlab train-loop / train) as the role\'s model file (repeatable; see flowlab versions)', { shape: 'role=<version-id>', once: true }));
+  return cmd
+    .addOption(intOption('--threads <n>', opts.threadsHelp ?? 'CPU threads per model (default: 1 for files < 64 MB, else half the cores)', { min: 1 }))
+    .addOption(intOption('--context-size <n>', ctx.help ?? 'context tokens per model (default: 1024)', { min: ctx.min, ...(ctx.default !== undefined && { default: ctx.default }) }))
+    .addOption(new Option('--gpu <auto|off>', 'GPU offload (default: off)'));
 }
 
-/** The model flags as the resolver's input. `minContext`: the smallest `--context-size` accepted. */
-export function modelRequestOf(values: ModelFlagValues, usage: string, minContext = 256): ModelRequest {
-  const req: ModelRequest = { roles: pairs(values['role-model'], 'role-model', usage), gpu: gpuFlag(values.gpu, usage) };
+/**
+ * The options the experiment-creating commands share (`run`, `blame-eval`, `rollouts`): dataset
+ * selection, models, seed, database, threads, GPU and JSON output; `limit` is each command's
+ * default `--limit`.
+ */
+export function addExperimentOptions(cmd: Command, limit: number, opts: { lora?: boolean; versions?: boolean } = {}): Command {
+  cmd
+    .addOption(new Option('--dataset <name>', 'dataset (known: gsm8k, learn, learn-word, learn-json, learn-tool, learn-team)').makeOptionMandatory())
+    .option('--split <name>', 'split (gsm8k: test, train, test_socratic)', 'test')
+    .addOption(intOption('--limit <n>', 'number of tasks', { min: 1, default: limit }))
+    .addOption(intOption('--offset <n>', 'skip the first n tasks', { default: 0 }));
+  addModelOptions(cmd, opts);
+  return cmd
+    .addOption(intOption('--seed <n>', 'experiment seed', { default: 0 }))
+    .addOption(dbOption())
+    .option('--data-dir <dir>', 'dataset folder (default: $FLOWLAB_SHARED/data or ../shared/data)')
+    .option('--json', 'print one JSON object instead of the table');
+}
+
+/** The parsed model options (commander's camel-cased names). */
+export interface ModelFlagValues {
+  model?: string;
+  roleModel?: Array<[string, string]>;
+  roleLora?: Array<[string, { path: string; scale?: number }]>;
+  roleVersion?: Array<[string, string]>;
+  threads?: number;
+  contextSize?: number;
+  gpu?: string;
+}
+
+/** The parsed experiment options. */
+export interface ExperimentFlagValues extends ModelFlagValues {
+  dataset: string;
+  split: string;
+  limit: number;
+  offset: number;
+  seed: number;
+  db: string;
+  dataDir?: string;
+  json?: boolean;
+}
+
+/** `--gpu auto|off` (absent: off). Errors: UsageError. */
+export function gpuFlag(value: string | undefined): 'auto' | false {
+  if (value === undefined || value === 'off' || value === 'false') return false;
+  if (value === 'auto') return 'auto';
+  throw new UsageError(`--gpu takes auto or off, got "${value}"`);
+}
+
+/** The model flags as the resolver's input. */
+export function modelRequestOf(values: ModelFlagValues): ModelRequest {
+  const req: ModelRequest = { roles: pairRecord(values.roleModel), gpu: gpuFlag(values.gpu) };
   if (values.model !== undefined) req.default = values.model;
-  const loras = parseRoleLoras(values['role-lora'], usage);
+  const loras = pairLists(values.roleLora);
   if (Object.keys(loras).length) req.roleLora = loras;
-  const versions = rolePairs(values['role-version'], 'role-version', usage, { shape: 'role=<version-id>', once: true });
-  if (versions.length) req.roleVersions = Object.fromEntries(versions);
-  const threads = intFlag(values.threads, 'threads', usage, { min: 1 });
-  if (threads !== undefined) req.threads = threads;
-  const contextSize = intFlag(values['context-size'], 'context-size', usage, { min: minContext });
-  if (contextSize !== undefined) req.contextSize = contextSize;
+  if (values.roleVersion?.length) req.roleVersions = pairRecord(values.roleVersion);
+  if (values.threads !== undefined) req.threads = values.threads;
+  if (values.contextSize !== undefined) req.contextSize = values.contextSize;
   return req;
 }
 
-/** The parse options `flowlab run` adds for hint cards. */
-export const CARD_RUN_OPTIONS = {
-  cards: { type: 'string', default: 'none' },
-  'card-budget': { type: 'string', default: '256' },
-  'distill-every': { type: 'string' },
-  'distill-shots': { type: 'string', default: String(ONLINE_DEFAULTS.shots) },
-  'distill-roles': { type: 'string' },
-  'distill-with-failures': { type: 'boolean', default: false },
-} as const;
+/** The options `flowlab run` adds for hint cards. */
+export function addCardOptions(cmd: Command): Command {
+  return cmd
+    .option('--cards <all|none|id,id>', 'hint cards injected into their roles\' prompts', 'none')
+    .addOption(intOption('--card-budget <tokens>', 'hint tokens per role and prompt (chars/4)', { min: 1, default: 256 }))
+    .addOption(intOption('--distill-every <k>', 'online meta-distillation: after every k tasks, distil a card per role from the runs so far; later tasks get it (prompts change mid-experiment)', { min: 1 }))
+    .addOption(intOption('--distill-shots <k>', 'exemplars per online card', { min: 1, default: ONLINE_DEFAULTS.shots }))
+    .option('--distill-roles <r,r>', 'roles given online cards (default: every role that runs an agent node)')
+    .option('--distill-with-failures', 'let online cards learn from failed runs too (default: successes only)');
+}
 
-export const CARD_RUN_USAGE = `  --cards <all|none|id,id>  hint cards injected into their roles' prompts [default: none]
-  --card-budget <tokens>    hint tokens per role and prompt (chars/4)     [default: 256]
-  --distill-every <k>       online meta-distillation: after every k tasks, distil a card per role
-                            from the runs so far; later tasks get it (prompts change mid-experiment)
-  --distill-shots <k>       exemplars per online card                     [default: 5]
-  --distill-roles <r,r>     roles given online cards (default: every role that runs an agent node)
-  --distill-with-failures   let online cards learn from failed runs too (default: successes only)
-`;
-
-type CardFlagValues = { cards?: string; 'card-budget'?: string; 'distill-every'?: string; 'distill-shots'?: string; 'distill-roles'?: string; 'distill-with-failures'?: boolean };
+interface CardFlagValues { cards?: string; cardBudget?: number; distillEvery?: number; distillShots?: number; distillRoles?: string; distillWithFailures?: boolean }
 
 /**
  * The experiment's hint-card configuration from `run`'s flags (cardsConfigFor over the library
  * of `dbFile`), or undefined when no card is used. Notes what was chosen on stderr.
  * Errors: UsageError (bad numbers, unknown card ids or roles).
  */
-export function cardsConfigFromFlags(values: CardFlagValues, graph: Graph, dbFile: string, usage: string, io: Io): CardsConfig | undefined {
+export function cardsConfigFromFlags(values: CardFlagValues, graph: Graph, dbFile: string, io: Io): CardsConfig | undefined {
   const sel = (values.cards ?? 'none').trim();
-  const budgetTokens = intFlag(values['card-budget'], 'card-budget', usage, { min: 1 }) ?? 256;
-  const every = intFlag(values['distill-every'], 'distill-every', usage, { min: 1 });
+  const budgetTokens = values.cardBudget ?? 256;
+  const every = values.distillEvery;
   if (sel === 'none' && every === undefined) return undefined;
-  if (!sel) throw new UsageError('--cards takes all, none or card ids separated by commas', usage);
+  if (!sel) throw new UsageError('--cards takes all, none or card ids separated by commas');
   const req: CardsRequest = { selection: sel === 'all' || sel === 'none' ? sel : sel.split(',').map((s) => s.trim()).filter(Boolean), budgetTokens };
   if (every !== undefined) {
-    const shots = intFlag(values['distill-shots'], 'distill-shots', usage, { min: 1 }) ?? ONLINE_DEFAULTS.shots;
-    const roles = values['distill-roles'] ? values['distill-roles'].split(',').map((s) => s.trim()).filter(Boolean) : undefined;
-    req.distill = { every, shots, ...(roles && { roles }), withFailures: Boolean(values['distill-with-failures']) };
+    const shots = values.distillShots ?? ONLINE_DEFAULTS.shots;
+    const roles = values.distillRoles ? values.distillRoles.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
+    req.distill = { every, shots, ...(roles && { roles }), withFailures: Boolean(values.distillWithFailures) };
   }
   // No database yet: an empty library.
   const library: Card[] = sel !== 'none' && existsSync(dbFile) ? withStore(dbFile, (s) => s.improve.listCards()) : [];
-  const { config, chosen, foreign } = asCliSync(() => cardsConfigFor(req, graph, library), usage, { db: dbFile });
+  const { config, chosen, foreign } = asCliSync(() => cardsConfigFor(req, graph, library), { db: dbFile });
   for (const c of foreign) io.stderr(`Note: card ${c.id} is for role "${c.role}", which ${graph.name} does not have; it will not be injected.\n`);
   if (sel !== 'none') {
     const sim = chosen.filter((c) => c.simulated).length;

@@ -16,11 +16,11 @@ import { gpuFlag } from './flags.ts';
  * `--role-lora role=adapter.gguf[@scale]` values) gives a role its own reference `role:<name>`.
  * Errors: UsageError.
  */
-export function resolveModels(graph: Graph, flags: { model?: string; roleModel: Record<string, string>; threads?: number; contextSize?: number; gpu?: string; roleLora?: readonly string[] }, usage: string): ModelConfig {
+export function resolveModels(graph: Graph, flags: { model?: string; roleModel: Record<string, string>; threads?: number; contextSize?: number; gpu?: string; roleLora?: readonly string[] }, usage?: string): ModelConfig {
   const roleLora = parseRoleLoras(flags.roleLora, usage);
   return asCliSync(() => resolve(graph, {
-    default: flags.model, roles: flags.roleModel, roleLora, threads: flags.threads, contextSize: flags.contextSize, gpu: gpuFlag(flags.gpu, usage),
-  }).config, usage);
+    default: flags.model, roles: flags.roleModel, roleLora, threads: flags.threads, contextSize: flags.contextSize, gpu: gpuFlag(flags.gpu),
+  }).config);
 }
 
 /**
@@ -28,7 +28,7 @@ export function resolveModels(graph: Graph, flags: { model?: string; roleModel: 
  * Errors (UsageError): a malformed value, a role the workflow lacks, a role given twice, an
  * unknown version, a version whose file is gone.
  */
-export function resolveRoleVersions(graph: Graph, values: readonly string[] | undefined, lookup: (id: string) => VersionRef | undefined, usage: string): Record<string, VersionRef> {
-  const pairs = rolePairs(values, 'role-version', usage, { shape: 'role=<version-id>', once: true });
-  return asCliSync(() => resolveVersions(graph, Object.fromEntries(pairs), lookup), usage);
+export function resolveRoleVersions(graph: Graph, values: readonly string[] | undefined, lookup: (id: string) => VersionRef | undefined, usage?: string): Record<string, VersionRef> {
+  const pairs = rolePairs(values, { flag: 'role-version', shape: 'role=<version-id>', once: true }, usage);
+  return asCliSync(() => resolveVersions(graph, Object.fromEntries(pairs), lookup));
 }

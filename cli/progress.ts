@@ -6,6 +6,7 @@
  */
 import { Presets, SingleBar } from 'cli-progress';
 import type { ExperimentEvent, ExperimentHandle, ExperimentOutcome } from '../core/experiments/index.ts';
+import { CommandError } from './errors.ts';
 import type { Io } from './io.ts';
 
 export interface Progress {
@@ -60,7 +61,7 @@ export function progress(io: Io, onStarted?: (e: Extract<ExperimentEvent, { type
 
 /** Throws what ended an experiment badly: its error, or `experiment <id> halted: <why>`. Returns the outcome otherwise. */
 export function settled(outcome: ExperimentOutcome): ExperimentOutcome {
-  if (outcome.halted) throw new Error(`experiment ${outcome.experimentId} halted: ${outcome.message}`);
+  if (outcome.halted) throw new CommandError('HALTED', `experiment ${outcome.experimentId} halted: ${outcome.message}`);
   if (outcome.error !== undefined) throw outcome.error;
   return outcome;
 }

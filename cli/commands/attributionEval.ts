@@ -1,5 +1,6 @@
 import path from 'node:path';
 import Table from 'cli-table3';
+import { Option, type Command } from 'commander';
 import {
   ATTRIBUTION_METHODS,
   evaluateAttribution,
@@ -11,40 +12,58 @@ import {
   type AttributionScore,
 } from '../../core/attribution/index.ts';
 import { resolveSharedDir } from '../../core/tasks/index.ts';
-import { intFlag, parse, UsageError } from '../args.ts';
+import { act, intOption, UsageError, type CommandContext } from '../args.ts';
 import type { ModelConfig } from '../../core/model/index.ts';
 import { llamaProvider } from '../../models/factory.ts';
-import { processIo, type Io } from '../io.ts';
+import type { Io } from '../io.ts';
 
-export const ATTRIBUTION_EVAL_USAGE = `Usage: flowlab attribution-eval --dataset who-and-when --method <method> [options]
+interface AttributionFlags {
+  dataset: string;
+  method: string;
+  path?: string;
+  model?: string;
+  limit?: number;
+  maxChars?: number;
+  maxPromptChars?: number;
+  contextSize: number;
+  threads?: number;
+  seed: number;
+  harnessCrash: string;
+  json?: boolean;
+}
 
-Scores failure attribution on Who&When logs (Zhang et al., ICML 2025): which agent made the
-decisive mistake, and at which step. Accuracy is reported over all logs and over the logs the
-method gave an answer for (covered).
-
-Methods:
-  surfaced        Flowlab's structure-aware credit over failures the log surfaces itself
-                  (non-zero exit codes, tracebacks, error lines, HTTP errors, ...); no model
-  all-at-once     LLM judge reads the whole log once and names agent and step
-  step-by-step    LLM judge asks of each step in order "is this the decisive mistake?"
-  binary-search   LLM judge asks which half holds the decisive mistake, recursively
-
-Options:
-  --dataset <name>          dataset (known: who-and-when)                 [required]
-  --method <method>         surfaced | all-at-once | step-by-step | binary-search  [required]
-  --path <folder>           folder of Who&When *.json logs (either variant)
-                            [default: $FLOWLAB_SHARED/data/who_and_when/Hand-Crafted or ../shared/...]
-  --model <file.gguf>       judge model (required by the judge methods)
-  --limit <n>               first n logs (natural file-name order)         [default: all]
-  --max-chars <n>           cut each message to n characters in prompts   [default: ${JUDGE_DEFAULTS.maxChars}]
-  --max-prompt-chars <n>    characters per call (system + prompt)         [default: ${JUDGE_DEFAULTS.maxPromptChars}]
-  --context-size <n>        judge model context, tokens                   [default: 4096]
-  --threads <n>             CPU threads for the judge model [default: 1 for files < 64 MB, else half the cores]
-  --seed <n>                seed of a log's first call (call i: seed + i) [default: 0]
-  --harness-crash <class>   infrastructure | execution: how surfaced treats a crash of the
-                            logging harness itself                        [default: infrastructure]
-  --json                    print one JSON object instead of the tables
-`;
+/** `flowlab attribution-eval --dataset who-and-when --method <method>`. */
+export function define(cmd: Command, ctx: CommandContext): void {
+  cmd
+    .usage('--dataset who-and-when --method <method> [options]')
+    .description([
+      'Scores failure attribution on Who&When logs (Zhang et al., ICML 2025): which agent made the',
+      'decisive mistake, and at which step. Accuracy is reported over all logs and over the logs the',
+      'method gave an answer for (covered).',
+    ].join('\n'))
+    .addHelpText('after', [
+      '',
+      'Methods:',
+      "  surfaced        Flowlab's structure-aware credit over failures the log surfaces itself",
+      '                  (non-zero exit codes, tracebacks, error lines, HTTP errors, ...); no model',
+      '  all-at-once     LLM judge reads the whole log once and names agent and step',
+      '  step-by-step    LLM judge asks of each step in order "is this the decisive mistake?"',
+      '  binary-search   LLM judge asks which half holds the decisive mistake, recursively',
+    ].join('\n'))
+    .addOption(new Option('--dataset <name>', 'dataset (known: who-and-when)').makeOptionMandatory())
+    .addOption(new Option('--method <method>', 'surfaced | all-at-once | step-by-step | binary-search').makeOptionMandatory())
+    .option('--path <folder>', 'folder of Who&When *.json logs (either variant) (default: $FLOWLAB_SHARED/data/who_and_when/Hand-Crafted or ../shared/...)')
+    .option('--model <file.gguf>', 'judge model (required by the judge methods)')
+    .addOption(intOption('--limit <n>', 'first n logs (natural file-name order) (default: all)', { min: 1 }))
+    .addOption(intOption('--max-chars <n>', `cut each message to n characters in prompts (default: ${JUDGE_DEFAULTS.maxChars})`, { min: 1 }))
+    .addOption(intOption('--max-prompt-chars <n>', `characters per call (system + prompt) (default: ${JUDGE_DEFAULTS.maxPromptChars})`, { min: 200 }))
+    .addOption(intOption('--context-size <n>', 'judge model context, tokens', { min: 64, default: 4096 }))
+    .addOption(intOption('--threads <n>', 'CPU threads for the judge model (default: 1 for files < 64 MB, else half the cores)', { min: 1 }))
+    .addOption(intOption('--seed <n>', "seed of a log's first call (call i: seed + i)", { default: 0 }))
+    .option('--harness-crash <class>', 'infrastructure | execution: how surfaced treats a crash of the logging harness itself', 'infrastructure')
+    .option('--json', 'print one JSON object instead of the tables')
+    .action(act(ctx, (o: AttributionFlags) => attributionEvalCommand(o, ctx.io)));
+}
 
 const pct = (x: number | null, digits = 1) => (x === null ? 'n/a' : `${(x * 100).toFixed(digits)}%`);
 
@@ -74,42 +93,19 @@ export function formatAttribution(s: AttributionScore, title: string): string {
   return `${title}\n${t.toString()}\nPer labelled agent:\n${c.toString()}\n`;
 }
 
-export async function attributionEvalCommand(argv: string[], io: Io = processIo): Promise<number> {
-  const U = ATTRIBUTION_EVAL_USAGE;
-  const { values, positionals } = parse(argv, {
-    dataset: { type: 'string' },
-    method: { type: 'string' },
-    path: { type: 'string' },
-    model: { type: 'string' },
-    limit: { type: 'string' },
-    'max-chars': { type: 'string' },
-    'max-prompt-chars': { type: 'string' },
-    'context-size': { type: 'string' },
-    threads: { type: 'string' },
-    seed: { type: 'string', default: '0' },
-    'harness-crash': { type: 'string', default: 'infrastructure' },
-    json: { type: 'boolean', default: false },
-  }, U);
-  if (positionals.length) throw new UsageError(`unexpected argument "${positionals[0]}"`, U);
-  if (!values.dataset) throw new UsageError('missing --dataset', U);
-  if (values.dataset !== 'who-and-when') throw new UsageError(`unknown --dataset "${values.dataset}" (known: who-and-when)`, U);
-  if (!values.method) throw new UsageError('missing --method', U);
+async function attributionEvalCommand(values: AttributionFlags, io: Io): Promise<number> {
+  if (values.dataset !== 'who-and-when') throw new UsageError(`unknown --dataset "${values.dataset}" (known: who-and-when)`);
   if (!ATTRIBUTION_METHODS.includes(values.method as AttributionMethod)) {
-    throw new UsageError(`unknown --method "${values.method}" (known: ${ATTRIBUTION_METHODS.join(', ')})`, U);
+    throw new UsageError(`unknown --method "${values.method}" (known: ${ATTRIBUTION_METHODS.join(', ')})`);
   }
   const method = values.method as AttributionMethod;
-  const limit = intFlag(values.limit, 'limit', U, { min: 1 });
-  const maxChars = intFlag(values['max-chars'], 'max-chars', U, { min: 1 });
-  const maxPromptChars = intFlag(values['max-prompt-chars'], 'max-prompt-chars', U, { min: 200 });
-  const contextSize = intFlag(values['context-size'], 'context-size', U, { min: 64 }) ?? 4096;
-  const threads = intFlag(values.threads, 'threads', U, { min: 1 });
-  const seed = intFlag(values.seed, 'seed', U)!;
-  const harnessCrash = values['harness-crash'];
-  if (harnessCrash !== 'infrastructure' && harnessCrash !== 'execution') throw new UsageError(`--harness-crash takes infrastructure or execution, got "${harnessCrash}"`, U);
+  const { limit, maxChars, maxPromptChars, contextSize, threads, seed } = values;
+  const harnessCrash = values.harnessCrash;
+  if (harnessCrash !== 'infrastructure' && harnessCrash !== 'execution') throw new UsageError(`--harness-crash takes infrastructure or execution, got "${harnessCrash}"`);
   if (method === 'surfaced') {
-    if (values.model) throw new UsageError('--model is for the judge methods; surfaced uses no model', U);
+    if (values.model) throw new UsageError('--model is for the judge methods; surfaced uses no model');
   } else if (!values.model) {
-    throw new UsageError(`--method ${method} needs --model <file.gguf>`, U);
+    throw new UsageError(`--method ${method} needs --model <file.gguf>`);
   }
 
   const folder = path.resolve(values.path ?? path.join(resolveSharedDir(), 'data', 'who_and_when', 'Hand-Crafted'));

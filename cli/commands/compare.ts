@@ -1,16 +1,28 @@
 import Table from 'cli-table3';
+import type { Command } from 'commander';
 import { bootstrapMeanCI, signTest, type BootstrapCI, type SignTest } from '../../core/stats/index.ts';
 import { openStore } from '../../core/store/index.ts';
 import type { RunRecord } from '../../core/results/index.ts';
-import { parse, UsageError } from '../args.ts';
-import { processIo, type Io } from '../io.ts';
+import { act, dbOption, intOption, type CommandContext } from '../args.ts';
+import { CommandError } from '../errors.ts';
+import type { Io } from '../io.ts';
 
-export const COMPARE_USAGE = `Usage: flowlab compare <experiment-a> <experiment-b> [--db file] [--seed S] [--json]
-
-Compares two experiments on the same tasks (and, ideally, the same seeds): accuracy and every
-role's ladder reward, B minus A, paired by task, with an exact two-sided sign test and a 95%
-percentile-bootstrap interval of the mean paired difference (10,000 resamples, --seed).
-`;
+/** `flowlab compare <experiment-a> <experiment-b>`. */
+export function define(cmd: Command, ctx: CommandContext): void {
+  cmd
+    .usage('<experiment-a> <experiment-b> [--db file] [--seed S] [--json]')
+    .description([
+      'Compares two experiments on the same tasks (and, ideally, the same seeds): accuracy and every',
+      "role's ladder reward, B minus A, paired by task, with an exact two-sided sign test and a 95%",
+      'percentile-bootstrap interval of the mean paired difference (10,000 resamples, --seed).',
+    ].join('\n'))
+    .argument('<experiment-a>', 'the baseline A')
+    .argument('<experiment-b>', 'the experiment B compared with A')
+    .addOption(dbOption())
+    .addOption(intOption('--seed <n>', 'bootstrap seed', { default: 0 }))
+    .option('--json', 'print one JSON object')
+    .action(act(ctx, (a: string, b: string, o: { db: string; seed: number; json?: boolean }) => compareCommand([a, b], o, ctx.io)));
+}
 
 export interface PairedDelta {
   a: number;
@@ -57,18 +69,12 @@ export function compareRuns(aId: string, a: readonly RunRecord[], bId: string, b
   };
 }
 
-export async function compareCommand(argv: string[], io: Io = processIo): Promise<number> {
-  const { values, positionals } = parse(argv, {
-    db: { type: 'string', default: process.env.FLOWLAB_DB ?? 'flowlab.db' },
-    seed: { type: 'string', default: '0' },
-    json: { type: 'boolean', default: false },
-  }, COMPARE_USAGE);
-  if (positionals.length !== 2) throw new UsageError('expected <experiment-a> <experiment-b>', COMPARE_USAGE);
-  const store = openStore(values.db!, { mustExist: true });
+async function compareCommand(ids: [string, string], values: { db: string; seed: number; json?: boolean }, io: Io): Promise<number> {
+  const store = openStore(values.db, { mustExist: true });
   try {
-    const [a, b] = positionals.map((id) => store.getExperiment(id));
-    const report = compareRuns(a!.id, store.listRuns(a!.id), b!.id, store.listRuns(b!.id), Number(values.seed) || 0);
-    if (report.pairs === 0) throw new Error(`experiments ${a!.id} and ${b!.id} share no task: nothing to compare`);
+    const [a, b] = ids.map((id) => store.getExperiment(id));
+    const report = compareRuns(a!.id, store.listRuns(a!.id), b!.id, store.listRuns(b!.id), values.seed);
+    if (report.pairs === 0) throw new CommandError('NOTHING_TO_COMPARE', `experiments ${a!.id} and ${b!.id} share no task: nothing to compare`);
     io.stdout(values.json ? JSON.stringify(report) + '\n' : formatCompare(report));
     return 0;
   } finally {

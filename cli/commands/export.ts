@@ -1,54 +1,59 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { Option, type Command } from 'commander';
 import { exportForTrl } from '../../core/rollouts/index.ts';
 import { openStore } from '../../core/store/index.ts';
-import { parse, UsageError } from '../args.ts';
+import { act, dbOption, UsageError, type CommandContext } from '../args.ts';
+import { CommandError } from '../errors.ts';
 import type { ModelConfig } from '../../core/model/index.ts';
-import { processIo, type Io } from '../io.ts';
+import type { Io } from '../io.ts';
 import type { RolloutsConfig } from '../../core/rollouts/index.ts';
 
-export const EXPORT_USAGE = `Usage: flowlab export <experiment-id> --out <dir> [options]
+interface ExportFlags {
+  out: string;
+  advantage: string;
+  format: string;
+  sftFilter: string;
+  roles?: string;
+  db: string;
+  json?: boolean;
+}
 
-Writes a rollouts experiment as JSONL that Hugging Face TRL reads as is, one pair of files per
-learning role, plus manifest.json (workflow hash, models, seeds, mode, counts):
-  <role>.grpo.jsonl  prompt-completion records + reward, advantage, group_id (label = advantage > 0: KTO)
-  <role>.sft.jsonl   conversational "messages" records (assistant_only_loss) of rollouts that beat their group
-See docs/training.md for the round trip (train a LoRA with TRL, convert to GGUF, --role-lora).
+/** `flowlab export <experiment-id> --out <dir>`. */
+export function define(cmd: Command, ctx: CommandContext): void {
+  cmd
+    .usage('<experiment-id> --out <dir> [options]')
+    .description([
+      'Writes a rollouts experiment as JSONL that Hugging Face TRL reads as is, one pair of files per',
+      'learning role, plus manifest.json (workflow hash, models, seeds, mode, counts):',
+      '  <role>.grpo.jsonl  prompt-completion records + reward, advantage, group_id (label = advantage > 0: KTO)',
+      '  <role>.sft.jsonl   conversational "messages" records (assistant_only_loss) of rollouts that beat their group',
+      'See docs/training.md for the round trip (train a LoRA with TRL, convert to GGUF, --role-lora).',
+    ].join('\n'))
+    .argument('<experiment-id>', 'the rollouts experiment')
+    .addOption(new Option('--out <dir>', 'output folder (created)').makeOptionMandatory())
+    .option('--advantage <ladder|flow-grpo>', 'which advantages to export', 'ladder')
+    .option('--format <conversational|standard>', 'chat messages, or plain text for base models', 'conversational')
+    .option('--sft-filter <beat-group|correct>', 'which rollouts feed SFT', 'beat-group')
+    .option('--roles <a,b>', "roles to export (default: the experiment's learning roles)")
+    .addOption(dbOption())
+    .option('--json', 'print the manifest as JSON')
+    .action(act(ctx, (id: string, o: ExportFlags) => exportCommand(id, o, ctx.io)));
+}
 
-Options:
-  --out <dir>                              output folder (created)                 [required]
-  --advantage <ladder|flow-grpo>           which advantages to export              [default: ladder]
-  --format <conversational|standard>       chat messages, or plain text for base models [default: conversational]
-  --sft-filter <beat-group|correct>        which rollouts feed SFT                 [default: beat-group]
-  --roles <a,b>                            roles to export     [default: the experiment's learning roles]
-  --db <file>                                                                      [default: flowlab.db]
-  --json                                   print the manifest as JSON
-`;
-
-export async function exportCommand(argv: string[], io: Io = processIo): Promise<number> {
-  const { values, positionals } = parse(argv, {
-    out: { type: 'string' },
-    advantage: { type: 'string', default: 'ladder' },
-    format: { type: 'string', default: 'conversational' },
-    'sft-filter': { type: 'string', default: 'beat-group' },
-    roles: { type: 'string' },
-    db: { type: 'string', default: process.env.FLOWLAB_DB ?? 'flowlab.db' },
-    json: { type: 'boolean', default: false },
-  }, EXPORT_USAGE);
-  if (positionals.length !== 1) throw new UsageError('expected one <experiment-id>', EXPORT_USAGE);
-  if (!values.out) throw new UsageError('missing --out <dir>', EXPORT_USAGE);
-  const advantageMode = oneOf(values.advantage!, ['ladder', 'flow-grpo'] as const, 'advantage');
-  const format = oneOf(values.format!, ['conversational', 'standard'] as const, 'format');
-  const sftFilter = oneOf(values['sft-filter']!, ['beat-group', 'correct'] as const, 'sft-filter');
-  const store = openStore(values.db!, { mustExist: true });
+async function exportCommand(experimentId: string, values: ExportFlags, io: Io): Promise<number> {
+  const advantageMode = oneOf(values.advantage, ['ladder', 'flow-grpo'] as const, 'advantage');
+  const format = oneOf(values.format, ['conversational', 'standard'] as const, 'format');
+  const sftFilter = oneOf(values.sftFilter, ['beat-group', 'correct'] as const, 'sft-filter');
+  const store = openStore(values.db, { mustExist: true });
   try {
-    const exp = store.getExperiment(positionals[0]!);
+    const exp = store.getExperiment(experimentId);
     const config = exp.config as { models?: ModelConfig; rollouts?: RolloutsConfig };
-    if (exp.kind !== 'rollouts' || !config.rollouts) throw new Error(`experiment ${exp.id} is a ${exp.kind} experiment; export needs one made by \`flowlab rollouts\` (it has the groups and advantages)`);
+    if (exp.kind !== 'rollouts' || !config.rollouts) throw new CommandError('WRONG_KIND', `experiment ${exp.id} is a ${exp.kind} experiment; export needs one made by \`flowlab rollouts\` (it has the groups and advantages)`);
     const roles = values.roles ? values.roles.split(',').map((r) => r.trim()).filter(Boolean) : config.rollouts.learningRoles;
     const advantages = store.improve.advantagesOf(exp.id);
     const known = new Set(advantages.map((a) => a.role));
-    for (const r of roles) if (!known.has(r)) throw new UsageError(`--roles: no advantages stored for role "${r}" (roles: ${[...known].join(', ')})`, EXPORT_USAGE);
+    for (const r of roles) if (!known.has(r)) throw new UsageError(`--roles: no advantages stored for role "${r}" (roles: ${[...known].join(', ')})`);
     const runs = store.listRuns(exp.id).map((run) => ({ run, events: store.getRunEvents(run.runId) }));
     const out = exportForTrl({
       experiment: { id: exp.id, workflowName: exp.workflowName, workflowHash: exp.workflowHash, seed: exp.seed, dataset: exp.dataset, split: exp.split },
@@ -85,6 +90,6 @@ export async function exportCommand(argv: string[], io: Io = processIo): Promise
 }
 
 function oneOf<T extends string>(v: string, options: readonly T[], flag: string): T {
-  if (!(options as readonly string[]).includes(v)) throw new UsageError(`--${flag} must be one of ${options.join(', ')}, got "${v}"`, EXPORT_USAGE);
+  if (!(options as readonly string[]).includes(v)) throw new UsageError(`--${flag} must be one of ${options.join(', ')}, got "${v}"`);
   return v as T;
 }

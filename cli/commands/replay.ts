@@ -1,28 +1,29 @@
+import type { Command } from 'commander';
 import { replayExperiment } from '../../core/experiments/index.ts';
 import { openStore } from '../../core/store/index.ts';
 import { defaultTools } from '../../core/tools/index.ts';
 import { parseWorkflow } from '../../core/workflow/index.ts';
 import { ReplayProvider } from '../../models/replay/index.ts';
-import { parse, UsageError } from '../args.ts';
+import { act, dbOption, type CommandContext } from '../args.ts';
 import { formatReplay } from '../format.ts';
-import { processIo, type Io } from '../io.ts';
+import type { Io } from '../io.ts';
 import { replayHintsFor } from '../../core/distill/index.ts';
 
-export const REPLAY_USAGE = `Usage: flowlab replay <experiment-id> [--db file] [--json]
+/** `flowlab replay <experiment-id>`. */
+export function define(cmd: Command, ctx: CommandContext): void {
+  cmd
+    .usage('<experiment-id> [--db file] [--json]')
+    .description('Re-runs a stored experiment offline from its recorded model calls (no model is loaded) and\nreports, per node, whether every output matched the recording.')
+    .argument('<experiment-id>', 'the experiment to replay')
+    .addOption(dbOption())
+    .option('--json', 'print one JSON object')
+    .action(act(ctx, (id: string, o: { db: string; json?: boolean }) => replayCommand(id, o, ctx.io)));
+}
 
-Re-runs a stored experiment offline from its recorded model calls (no model is loaded) and
-reports, per node, whether every output matched the recording.
-`;
-
-export async function replayCommand(argv: string[], io: Io = processIo): Promise<number> {
-  const { values, positionals } = parse(argv, {
-    db: { type: 'string', default: process.env.FLOWLAB_DB ?? 'flowlab.db' },
-    json: { type: 'boolean', default: false },
-  }, REPLAY_USAGE);
-  if (positionals.length !== 1) throw new UsageError('expected one <experiment-id>', REPLAY_USAGE);
-  const store = openStore(values.db!, { mustExist: true });
+async function replayCommand(experimentId: string, values: { db: string; json?: boolean }, io: Io): Promise<number> {
+  const store = openStore(values.db, { mustExist: true });
   try {
-    const exp = store.getExperiment(positionals[0]!);
+    const exp = store.getExperiment(experimentId);
     const tools = defaultTools();
     const { graph } = parseWorkflow(exp.workflowYaml, { tools });
     const provider = new ReplayProvider(store.getExperimentCalls(exp.id));

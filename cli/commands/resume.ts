@@ -1,46 +1,58 @@
 import path from 'node:path';
+import type { Command } from 'commander';
 import { startExperiment, type ExperimentOutcome } from '../../core/experiments/index.ts';
 import { openStore } from '../../core/store/index.ts';
-import { pairs, parse, UsageError } from '../args.ts';
+import { act, dbOption, pairRecord, rolePairOption, type CommandContext } from '../args.ts';
 import { asCli } from '../errors.ts';
 import { cliDeps } from '../flags.ts';
 import { formatReport, reportJson } from '../format.ts';
 import { formatBlame, formatRollouts } from '../formatExperiments.ts';
-import { processIo, type Io } from '../io.ts';
+import type { Io } from '../io.ts';
 import { exitOf, progress, settled } from '../progress.ts';
 
-export const RESUME_USAGE = `Usage: flowlab resume <experiment-id> [--db file] [--model file] [--role-model role=file] [--force] [--json]
+interface ResumeFlags {
+  db: string;
+  model?: string;
+  roleModel?: Array<[string, string]>;
+  force?: boolean;
+  json?: boolean;
+}
 
-Finishes an interrupted, cancelled or halted experiment: runs only the tasks with no stored run,
-with the same workflow text, models, seeds (and, for blame-eval, the same SIMULATED faults).
-Finished runs are never redone or duplicated. Model files are checked against the fingerprint
-taken when the experiment started; a moved file can be given again with --model / --role-model
-(it must be the same file). --force takes over an experiment whose recorded process id belongs
-to a live process (a reused pid after a crash). LoRA adapters (--role-lora) are applied again
-from the stored config, and must be the same files.
-`;
+/** `flowlab resume <experiment-id>`. */
+export function define(cmd: Command, ctx: CommandContext): void {
+  cmd
+    .usage('<experiment-id> [--db file] [--model file] [--role-model role=file] [--force] [--json]')
+    .description([
+      'Finishes an interrupted, cancelled or halted experiment: runs only the tasks with no stored run,',
+      'with the same workflow text, models, seeds (and, for blame-eval, the same SIMULATED faults).',
+      'Finished runs are never redone or duplicated. Model files are checked against the fingerprint',
+      'taken when the experiment started; a moved file can be given again with --model / --role-model',
+      '(it must be the same file). --force takes over an experiment whose recorded process id belongs',
+      'to a live process (a reused pid after a crash). LoRA adapters (--role-lora) are applied again',
+      'from the stored config, and must be the same files.',
+    ].join('\n'))
+    .argument('<experiment-id>', 'the experiment to finish')
+    .addOption(dbOption())
+    .option('--model <file.gguf>', 'the "default" model file again, if it moved')
+    .addOption(rolePairOption('--role-model <role=file>', "a role's model file again, if it moved (repeatable)"))
+    .option('--force', 'take over an experiment whose recorded process id belongs to a live process')
+    .option('--json', 'print one JSON object')
+    .action(act(ctx, (id: string, o: ResumeFlags) => resumeCommand(id, o, ctx.io)));
+}
 
-export async function resumeCommand(argv: string[], io: Io = processIo): Promise<number> {
-  const { values, positionals } = parse(argv, {
-    db: { type: 'string', default: process.env.FLOWLAB_DB ?? 'flowlab.db' },
-    model: { type: 'string' },
-    'role-model': { type: 'string', multiple: true },
-    force: { type: 'boolean', default: false },
-    json: { type: 'boolean', default: false },
-  }, RESUME_USAGE);
-  if (positionals.length !== 1) throw new UsageError('expected one <experiment-id>', RESUME_USAGE);
-  const roles = Object.fromEntries(Object.entries(pairs(values['role-model'], 'role-model', RESUME_USAGE)).map(([r, f]) => [r, path.resolve(f)]));
-  const store = openStore(values.db!, { mustExist: true });
+async function resumeCommand(experimentId: string, values: ResumeFlags, io: Io): Promise<number> {
+  const roles = Object.fromEntries(Object.entries(pairRecord(values.roleModel)).map(([r, f]) => [r, path.resolve(f)]));
+  const store = openStore(values.db, { mustExist: true });
   try {
     let started = false;
     const bar = progress(io, (e) => io.stderr(`Resuming ${e.experimentId}: ${e.total - e.done} task(s) left.\n`));
     const handle = await asCli(() => startExperiment({
-      kind: 'resume', experimentId: positionals[0]!, force: values.force, models: { ...(values.model && { default: path.resolve(values.model) }), roles },
-    }, cliDeps(store), { onEvent: (e) => { started ||= e.type === 'started'; bar.onEvent(e); } }), RESUME_USAGE);
+      kind: 'resume', experimentId, force: Boolean(values.force), models: { ...(values.model && { default: path.resolve(values.model) }), roles },
+    }, cliDeps(store), { onEvent: (e) => { started ||= e.type === 'started'; bar.onEvent(e); } }));
     if (!started) {
       // Nothing pending: nothing was started, the outcome is there already.
       const o = await handle.done;
-      return nothingToResume(o, values.json!, io, store.getExperiment(o.experimentId).status);
+      return nothingToResume(o, Boolean(values.json), io, store.getExperiment(o.experimentId).status);
     }
     const outcome = settled(await bar.follow(handle));
     const id = outcome.experimentId;

@@ -1,32 +1,49 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Command } from 'commander';
 import { createHandlers } from '../../core/api/index.ts';
 import { openStore, type Store } from '../../core/store/index.ts';
 import { resolveSharedDir } from '../../core/tasks/index.ts';
 import { createEventHub, createLabHost, isLoopback, rendererMissingMessage, startLabServer, type LabHostHandle, type LabServer } from '../../host/index.ts';
-import { intFlag, parse, UsageError } from '../args.ts';
+import { act, dbOption, harden, intOption, parseWith, UsageError, type CommandContext } from '../args.ts';
+import { CommandError } from '../errors.ts';
 import { processIo, type Io } from '../io.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** Default port of `flowlab serve`. */
 export const DEFAULT_PORT = 5177;
 
-export const SERVE_USAGE = `Usage: flowlab serve [--port P] [--host H] [--db file] [--models dir]
+/** The options of `flowlab serve`, on `cmd`. */
+function serveOptions(cmd: Command): Command {
+  return cmd
+    .usage('[--port P] [--host H] [--db file] [--models dir]')
+    .description([
+      "Serves the lab in a browser: the built renderer and the lab's API (HTTP + Server-Sent Events),",
+      "with a random session token. Prints the page's URL (with its token) on stdout. Stop with Ctrl-C:",
+      'running experiments are cancelled and can be resumed with `flowlab resume`.',
+    ].join('\n'))
+    .addOption(intOption('--port <n>', 'TCP port; 0 picks a free one', { max: 65535, default: DEFAULT_PORT }))
+    .option('--host <addr>', 'interface: 127.0.0.1, localhost or ::1; 0.0.0.0 (or ::) shares the lab with your network (anyone with the URL and token)', '127.0.0.1')
+    .addOption(dbOption())
+    .option('--models <dir>', 'model folder (*.gguf) (default: $FLOWLAB_MODELS, else $FLOWLAB_SHARED/models or ../shared/models)')
+    .option('--data-dir <dir>', 'dataset folder (default: $FLOWLAB_SHARED/data or ../shared/data)')
+    .option('--renderer <dir>', 'built renderer (default: out/renderer, written by `npm run build`)');
+}
 
-Serves the lab in a browser: the built renderer and the lab's API (HTTP + Server-Sent Events),
-with a random session token. Prints the page's URL (with its token) on stdout. Stop with Ctrl-C:
-running experiments are cancelled and can be resumed with \`flowlab resume\`.
+interface ServeFlags {
+  port: number;
+  host: string;
+  db: string;
+  models?: string;
+  dataDir?: string;
+  renderer?: string;
+}
 
-Options:
-  --port <n>          TCP port; 0 picks a free one                        [default: ${DEFAULT_PORT}]
-  --host <addr>       interface: 127.0.0.1, localhost or ::1; 0.0.0.0 (or ::) shares the lab
-                      with your network (anyone with the URL and token)    [default: 127.0.0.1]
-  --db <file>         SQLite database                                      [default: flowlab.db]
-  --models <dir>      model folder (*.gguf)   [default: $FLOWLAB_MODELS, else $FLOWLAB_SHARED/models or ../shared/models]
-  --data-dir <dir>    dataset folder          [default: $FLOWLAB_SHARED/data or ../shared/data]
-  --renderer <dir>    built renderer          [default: out/renderer, written by \`npm run build\`]
-`;
+/** `flowlab serve`. */
+export function define(cmd: Command, ctx: CommandContext): void {
+  serveOptions(cmd).action(act(ctx, (o: ServeFlags) => serveCommand(serveOptionsOf(o), ctx.io)));
+}
 
 /** Options of {@link startServe}: the parsed flags. */
 export interface ServeOptions {
@@ -70,7 +87,7 @@ export async function startServe(opts: ServeOptions): Promise<RunningServe> {
   } catch (err) {
     store.close();
     if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      throw new Error(`port ${opts.port} on ${opts.host} is in use: pass --port <n>, or --port 0 for a free one`, { cause: err });
+      throw new CommandError('PORT_IN_USE', `port ${opts.port} on ${opts.host} is in use: pass --port <n>, or --port 0 for a free one`, {}, { cause: err });
     }
     throw err;
   }
@@ -90,30 +107,26 @@ export async function startServe(opts: ServeOptions): Promise<RunningServe> {
   };
 }
 
-/** Parses `flowlab serve` flags (UsageError on bad ones). */
+/** Parses `flowlab serve` flags (UsageError on bad ones; argv without the command name). */
 export function parseServeArgs(argv: string[]): ServeOptions {
-  const { values, positionals } = parse(argv, {
-    port: { type: 'string', default: String(DEFAULT_PORT) },
-    host: { type: 'string', default: '127.0.0.1' },
-    db: { type: 'string', default: process.env.FLOWLAB_DB ?? 'flowlab.db' },
-    models: { type: 'string' },
-    'data-dir': { type: 'string' },
-    renderer: { type: 'string' },
-  }, SERVE_USAGE);
-  if (positionals.length) throw new UsageError(`unexpected argument "${positionals[0]}"`, SERVE_USAGE);
-  const port = intFlag(values.port, 'port', SERVE_USAGE)!;
-  if (port > 65535) throw new UsageError(`--port must be at most 65535, got ${port}`, SERVE_USAGE);
-  const host = values.host!;
+  const cmd = serveOptions(harden(new Command('serve'), processIo));
+  return serveOptionsOf(parseWith(cmd, argv).opts<ServeFlags>());
+}
+
+/** The checked serve options from the parsed flags. Errors: UsageError (a host that is neither loopback nor all interfaces). */
+function serveOptionsOf(values: ServeFlags): ServeOptions {
+  const port = values.port;
+  const host = values.host;
   if (!isLoopback(host) && host !== '0.0.0.0' && host !== '::') {
-    throw new UsageError(`--host ${host}: serve on loopback (127.0.0.1, localhost, ::1), or pass --host 0.0.0.0 to share the lab with your network`, SERVE_USAGE);
+    throw new UsageError(`--host ${host}: serve on loopback (127.0.0.1, localhost, ::1), or pass --host 0.0.0.0 to share the lab with your network`);
   }
   const models = values.models ?? (process.env.FLOWLAB_MODELS || path.join(resolveSharedDir(), 'models'));
   return {
     port,
     host,
-    db: values.db!,
+    db: values.db,
     models: path.resolve(models),
-    ...(values['data-dir'] !== undefined ? { dataDir: values['data-dir'] } : {}),
+    ...(values.dataDir !== undefined ? { dataDir: values.dataDir } : {}),
     renderer: path.resolve(values.renderer ?? path.join(ROOT, 'out/renderer')),
   };
 }
@@ -123,8 +136,7 @@ export function parseServeArgs(argv: string[]): ServeOptions {
  * until SIGINT or SIGTERM; then running experiments are cancelled (resumable) and the store is
  * closed. Exit code 0 after a clean stop.
  */
-export async function serveCommand(argv: string[], io: Io = processIo): Promise<number> {
-  const opts = parseServeArgs(argv);
+async function serveCommand(opts: ServeOptions, io: Io): Promise<number> {
   const running = await startServe(opts);
   const { server } = running;
   if (!existsSync(path.join(opts.renderer, 'index.html'))) io.stderr(`flowlab serve: ${rendererMissingMessage(opts.renderer)}\n`);

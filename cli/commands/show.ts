@@ -1,4 +1,5 @@
 import Table from 'cli-table3';
+import type { Command } from 'commander';
 import { openStore } from '../../core/store/index.ts';
 import type { CreditResult } from '../../core/credit/index.ts';
 import type { RoleLadder } from '../../core/reward/index.ts';
@@ -6,25 +7,28 @@ import type { NodeEvent } from '../../core/trace/index.ts';
 import type { RunRecord } from '../../core/results/index.ts';
 import { defaultTools } from '../../core/tools/index.ts';
 import { parseWorkflow, type Graph } from '../../core/workflow/index.ts';
-import { parse, UsageError } from '../args.ts';
-import { processIo, type Io } from '../io.ts';
+import { act, dbOption, type CommandContext } from '../args.ts';
+import type { Io } from '../io.ts';
 
-export const SHOW_USAGE = `Usage: flowlab show <run-id> [--db file] [--json]
+/** `flowlab show <run-id>`. */
+export function define(cmd: Command, ctx: CommandContext): void {
+  cmd
+    .usage('<run-id> [--db file] [--json]')
+    .description([
+      "Prints one run's trace as a tree (each node under the node it depends on), with root failures,",
+      'their blamed role and the cascades below them marked, then the reward ladder per role.',
+      'Run ids look like <experiment-id>/<task-index>.',
+    ].join('\n'))
+    .argument('<run-id>', 'the run to print')
+    .addOption(dbOption())
+    .option('--json', 'print the run and its events as one JSON object')
+    .action(act(ctx, (id: string, o: { db: string; json?: boolean }) => showCommand(id, o, ctx.io)));
+}
 
-Prints one run's trace as a tree (each node under the node it depends on), with root failures,
-their blamed role and the cascades below them marked, then the reward ladder per role.
-Run ids look like <experiment-id>/<task-index>.
-`;
-
-export async function showCommand(argv: string[], io: Io = processIo): Promise<number> {
-  const { values, positionals } = parse(argv, {
-    db: { type: 'string', default: process.env.FLOWLAB_DB ?? 'flowlab.db' },
-    json: { type: 'boolean', default: false },
-  }, SHOW_USAGE);
-  if (positionals.length !== 1) throw new UsageError('expected one <run-id>', SHOW_USAGE);
-  const store = openStore(values.db!, { mustExist: true });
+async function showCommand(runId: string, values: { db: string; json?: boolean }, io: Io): Promise<number> {
+  const store = openStore(values.db, { mustExist: true });
   try {
-    const run = store.getRun(positionals[0]!);
+    const run = store.getRun(runId);
     const events = store.getRunEvents(run.runId);
     const exp = store.getExperiment(run.experimentId);
     const { graph } = parseWorkflow(exp.workflowYaml, { tools: defaultTools() });

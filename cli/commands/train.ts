@@ -1,106 +1,101 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Table from 'cli-table3';
+import { Option, type Command } from 'commander';
 import { groupRollouts } from '../../core/rollouts/index.ts';
 import { newWeightVersionId, openStore, type Store, type WeightVersion } from '../../core/store/index.ts';
 import { chunks, policySamples, sftSequences } from '../../core/training/index.ts';
 import type { StepResult, Trainer } from '../../core/training/index.ts';
-import { intFlag, parse, UsageError } from '../args.ts';
-import { processIo, type Io } from '../io.ts';
+import { act, dbOption, intOption, UsageError, type CommandContext } from '../args.ts';
+import { CommandError } from '../errors.ts';
+import type { Io } from '../io.ts';
 import { loadTrainer } from '../../models/factory.ts';
 
-export const TRAIN_USAGE = `Usage: flowlab train --mode sft|grpo --role <role> --from <experiment-id> [options]
+interface TrainFlags {
+  mode?: string;
+  role: string;
+  from: string;
+  model?: string;
+  version?: string;
+  steps: number;
+  batch: number;
+  lr?: string;
+  kl: string;
+  advantage: string;
+  temperature?: string;
+  out?: string;
+  db: string;
+  json?: boolean;
+}
 
-One offline training step set for one role from a stored experiment, written as a new weight
-version (a GGUF) with its lineage. Needs the experiment's model calls with recorded token ids
-(\`flowlab rollouts --record-tokens\`, or a \`train-loop\` iteration).
-  sft:  the role's calls from correct runs; cross-entropy on completion tokens only.
-  grpo: the role's calls from every run, each with its stored group-relative advantage
-        (a rollouts experiment); REINFORCE with a KL penalty to the starting weights.
+/** `flowlab train --mode sft|grpo --role <role> --from <experiment-id>`. `deps.trainer`: a trainer to use instead of the real one (tests). */
+export function define(cmd: Command, ctx: CommandContext, deps: { trainer?: Trainer } = {}): void {
+  cmd
+    .usage('--mode sft|grpo --role <role> --from <experiment-id> [options]')
+    .description([
+      'One offline training step set for one role from a stored experiment, written as a new weight',
+      "version (a GGUF) with its lineage. Needs the experiment's model calls with recorded token ids",
+      '(`flowlab rollouts --record-tokens`, or a `train-loop` iteration).',
+      "  sft:  the role's calls from correct runs; cross-entropy on completion tokens only.",
+      "  grpo: the role's calls from every run, each with its stored group-relative advantage",
+      '        (a rollouts experiment); REINFORCE with a KL penalty to the starting weights.',
+    ].join('\n'))
+    .option('--mode <sft|grpo>', 'the objective (required)')
+    .addOption(new Option('--role <role>', 'the role to train').makeOptionMandatory())
+    .addOption(new Option('--from <experiment-id>', 'the stored experiment to learn from').makeOptionMandatory())
+    .option('--model <file.gguf>', 'the weights to start from (default: the file the role used)')
+    .option('--version <id>', 'start from a recorded weight version (its file; the parent)')
+    .addOption(intOption('--steps <n>', 'passes over the data', { min: 1, default: 1 }))
+    .addOption(intOption('--batch <n>', 'sequences per optimiser step', { min: 1, default: 32 }))
+    .option('--lr <x>', 'Adam learning rate (default: 5e-4 sft, 3e-4 grpo)')
+    .option('--kl <x>', 'KL penalty (grpo)', '0.02')
+    .option('--advantage <ladder|flow-grpo>', 'which stored advantage (grpo)', 'ladder')
+    .option('--temperature <T>', "temperature the samples were drawn at (grpo) (default: the experiment's)")
+    .option('--out <file.gguf>', 'where to write (default: flowlab-versions/offline/<role>/ next to --db)')
+    .addOption(dbOption())
+    .option('--json', 'print one JSON object')
+    .action(act(ctx, (o: TrainFlags) => trainCommand(o, ctx.io, deps)));
+}
 
-Options:
-  --mode <sft|grpo>         the objective                                    [required]
-  --role <role>             the role to train                                [required]
-  --from <experiment-id>    the stored experiment to learn from              [required]
-  --model <file.gguf>       the weights to start from   [default: the file the role used]
-  --version <id>            start from a recorded weight version (its file; the parent)
-  --steps <n>               passes over the data                             [default: 1]
-  --batch <n>               sequences per optimiser step                     [default: 32]
-  --lr <x>                  Adam learning rate          [default: 5e-4 sft, 3e-4 grpo]
-  --kl <x>                  KL penalty (grpo)                                [default: 0.02]
-  --advantage <ladder|flow-grpo>  which stored advantage (grpo)              [default: ladder]
-  --temperature <T>         temperature the samples were drawn at (grpo)  [default: the experiment's]
-  --out <file.gguf>         where to write            [default: flowlab-versions/offline/<role>/ next to --db]
-  --db <file>               SQLite database                                  [default: flowlab.db]
-  --json                    print one JSON object
-`;
-
-export const VERSIONS_USAGE = `Usage: flowlab versions [--role <role>] [--lineage <version-id>] [--db <file>] [--json]
-
-Lists the weight versions training wrote (train-loop, train), oldest first, or one version's
-lineage (itself, its parent, ... back to the first). Assign one to a role in a run with
-\`flowlab run <workflow> --role-version <role>=<version-id>\`.
-`;
-
-export async function trainCommand(argv: string[], io: Io = processIo, deps: { trainer?: Trainer } = {}): Promise<number> {
-  const U = TRAIN_USAGE;
-  const { values } = parse(argv, {
-    mode: { type: 'string' },
-    role: { type: 'string' },
-    from: { type: 'string' },
-    model: { type: 'string' },
-    version: { type: 'string' },
-    steps: { type: 'string', default: '1' },
-    batch: { type: 'string', default: '32' },
-    lr: { type: 'string' },
-    kl: { type: 'string', default: '0.02' },
-    advantage: { type: 'string', default: 'ladder' },
-    temperature: { type: 'string' },
-    out: { type: 'string' },
-    db: { type: 'string', default: process.env.FLOWLAB_DB ?? 'flowlab.db' },
-    json: { type: 'boolean', default: false },
-  }, U);
+async function trainCommand(values: TrainFlags, io: Io, deps: { trainer?: Trainer }): Promise<number> {
   const mode = values.mode;
-  if (mode !== 'sft' && mode !== 'grpo') throw new UsageError(`--mode must be sft or grpo, got ${JSON.stringify(mode ?? '')}`, U);
-  if (!values.role) throw new UsageError('missing --role', U);
-  if (!values.from) throw new UsageError('missing --from <experiment-id>', U);
-  if (values.model && values.version) throw new UsageError('give --model or --version, not both', U);
-  if (values.advantage !== 'ladder' && values.advantage !== 'flow-grpo') throw new UsageError(`--advantage must be ladder or flow-grpo, got "${values.advantage}"`, U);
-  const steps = intFlag(values.steps, 'steps', U, { min: 1 })!;
-  const batch = intFlag(values.batch, 'batch', U, { min: 1 })!;
+  if (mode !== 'sft' && mode !== 'grpo') throw new UsageError(`--mode must be sft or grpo, got ${JSON.stringify(mode ?? '')}`);
+  if (values.model && values.version) throw new UsageError('give --model or --version, not both');
+  if (values.advantage !== 'ladder' && values.advantage !== 'flow-grpo') throw new UsageError(`--advantage must be ladder or flow-grpo, got "${values.advantage}"`);
+  const { steps, batch } = values;
   const lr = Number(values.lr ?? (mode === 'sft' ? 5e-4 : 3e-4));
   const kl = Number(values.kl);
-  if (!(lr > 0 && lr < 1)) throw new UsageError(`--lr: bad value "${values.lr}"`, U);
-  if (!(kl >= 0)) throw new UsageError(`--kl: bad value "${values.kl}"`, U);
+  if (!(lr > 0 && lr < 1)) throw new UsageError(`--lr: bad value "${values.lr}"`);
+  if (!(kl >= 0)) throw new UsageError(`--kl: bad value "${values.kl}"`);
   const role = values.role;
 
-  const store = openStore(values.db!);
+  const store = openStore(values.db);
   try {
     const exp = store.getExperiment(values.from);
     const config = (exp.config ?? {}) as { models?: { models?: Record<string, string>; roleModels?: Record<string, string> }; rollouts?: { group?: number; temperature?: number } };
     const parent = values.version ? store.weights.get(values.version) : undefined;
     const usedFile = config.models?.models?.[config.models.roleModels?.[role] ?? 'default'];
     const start = parent?.path ?? (values.model ? path.resolve(values.model) : usedFile);
-    if (!start) throw new UsageError(`experiment ${exp.id} does not say which model role "${role}" used; pass --model <file.gguf>`, U);
+    if (!start) throw new UsageError(`experiment ${exp.id} does not say which model role "${role}" used; pass --model <file.gguf>`);
     const lineageParent = parent ?? store.weights.findByPath(start);
     const calls = store.getExperimentCalls(exp.id);
-    if (!calls.some((c) => c.role === role)) throw new Error(`experiment ${exp.id} has no model call of role "${role}"`);
+    if (!calls.some((c) => c.role === role)) throw new CommandError('NOT_FOUND', `experiment ${exp.id} has no model call of role "${role}"`);
     const runs = store.listRuns(exp.id);
     let temperature: number | undefined;
     let data: { kind: 'sft'; batch: ReturnType<typeof sftSequences> } | { kind: 'grpo'; batch: ReturnType<typeof policySamples> };
     if (mode === 'sft') {
       const correct = new Set(runs.filter((r) => r.correct).map((r) => r.runId as string));
       data = { kind: 'sft', batch: sftSequences(calls, role, (id) => correct.has(id)) };
-      if (!data.batch.length) throw new Error(`no SFT data: experiment ${exp.id} has ${correct.size} correct run(s), and none has a call of role "${role}" with recorded token ids (record them with \`flowlab rollouts --record-tokens\` or train-loop)`);
+      if (!data.batch.length) throw new CommandError('NO_DATA', `no SFT data: experiment ${exp.id} has ${correct.size} correct run(s), and none has a call of role "${role}" with recorded token ids (record them with \`flowlab rollouts --record-tokens\` or train-loop)`);
     } else {
       temperature = values.temperature !== undefined ? Number(values.temperature) : config.rollouts?.temperature;
-      if (!(temperature !== undefined && temperature > 0)) throw new UsageError(`grpo needs the sampling temperature (> 0): pass --temperature (experiment ${exp.id} does not record one)`, U);
+      if (!(temperature !== undefined && temperature > 0)) throw new UsageError(`grpo needs the sampling temperature (> 0): pass --temperature (experiment ${exp.id} does not record one)`);
       let rows = store.improve.advantagesOf(exp.id).filter((a) => a.role === role && a.mode === values.advantage);
       if (!rows.length && config.rollouts?.group) rows = groupRollouts(runs, config.rollouts.group, [role]).rows.filter((a) => a.mode === values.advantage);
-      if (!rows.length) throw new Error(`no advantages of role "${role}" in experiment ${exp.id}: grpo needs a rollouts experiment (flowlab rollouts / train-loop)`);
+      if (!rows.length) throw new CommandError('NO_DATA', `no advantages of role "${role}" in experiment ${exp.id}: grpo needs a rollouts experiment (flowlab rollouts / train-loop)`);
       const adv = new Map(rows.map((a) => [a.runId, a.advantage]));
       data = { kind: 'grpo', batch: policySamples(calls, role, (id) => adv.get(id)) };
-      if (!data.batch.length) throw new Error(`no policy samples: the calls of role "${role}" in experiment ${exp.id} have no recorded token ids (record them with \`flowlab rollouts --record-tokens\` or train-loop)`);
+      if (!data.batch.length) throw new CommandError('NO_DATA', `no policy samples: the calls of role "${role}" in experiment ${exp.id} have no recorded token ids (record them with \`flowlab rollouts --record-tokens\` or train-loop)`);
     }
 
     const trainer = deps.trainer ?? (await loadTrainer());
@@ -149,14 +144,24 @@ export function defaultVersionsDir(store: Store): string {
   return path.join(store.file === ':memory:' ? process.cwd() : path.dirname(path.resolve(store.file)), 'flowlab-versions');
 }
 
-export async function versionsCommand(argv: string[], io: Io = processIo): Promise<number> {
-  const { values } = parse(argv, {
-    role: { type: 'string' },
-    lineage: { type: 'string' },
-    db: { type: 'string', default: process.env.FLOWLAB_DB ?? 'flowlab.db' },
-    json: { type: 'boolean', default: false },
-  }, VERSIONS_USAGE);
-  const store = openStore(values.db!);
+/** `flowlab versions [--role <role>] [--lineage <version-id>]`. */
+export function defineVersions(cmd: Command, ctx: CommandContext): void {
+  cmd
+    .usage('[--role <role>] [--lineage <version-id>] [--db <file>] [--json]')
+    .description([
+      "Lists the weight versions training wrote (train-loop, train), oldest first, or one version's",
+      'lineage (itself, its parent, ... back to the first). Assign one to a role in a run with',
+      '`flowlab run <workflow> --role-version <role>=<version-id>`.',
+    ].join('\n'))
+    .option('--role <role>', "only this role's versions")
+    .option('--lineage <version-id>', "this version's lineage, newest first")
+    .addOption(dbOption())
+    .option('--json', 'print one JSON array')
+    .action(act(ctx, (o: { role?: string; lineage?: string; db: string; json?: boolean }) => versionsCommand(o, ctx.io)));
+}
+
+async function versionsCommand(values: { role?: string; lineage?: string; db: string; json?: boolean }, io: Io): Promise<number> {
+  const store = openStore(values.db);
   try {
     const list = values.lineage ? store.weights.lineage(values.lineage) : store.weights.list(values.role ? { role: values.role } : {});
     if (values.json) {

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { SingleBar, Presets } from 'cli-progress';
 import Table from 'cli-table3';
+import { Option, type Command } from 'commander';
 import type { ModelProvider } from '../../core/model/index.ts';
 import { openStore, type WeightVersion } from '../../core/store/index.ts';
 import { defaultTools } from '../../core/tools/index.ts';
@@ -11,43 +12,10 @@ import { startTrainLoop, trainableRoles } from '../../core/experiments/index.ts'
 import type { ModelConfig } from '../../core/model/index.ts';
 import { fileModelPort, llamaProvider, loadTrainer } from '../../models/factory.ts';
 import { resolveModels } from '../../models/resolve.ts';
-import { parse, intFlag, UsageError } from '../args.ts';
+import { act, commaList, dbOption, intOption, UsageError, type CommandContext } from '../args.ts';
 import { asCliSync } from '../errors.ts';
-import { modelRequestOf } from '../flags.ts';
-import { processIo, type Io } from '../io.ts';
-
-export const TRAIN_LOOP_USAGE = `Usage: flowlab train-loop <workflow.yaml> --dataset <name> [options]
-
-Laptop RL: real weight updates of small GGUF models, per role. Each iteration samples G
-on-policy rollouts per task (temperature T, topK 0, topP 1, minP 0, token ids recorded), scores
-them with the reward ladder, computes each trained role's group-relative advantage, takes one
-policy-gradient step per trained role (REINFORCE with a KL penalty to the starting weights),
-writes each role's new GGUF version, records it with its lineage, and reloads the models.
-Held-out tasks are evaluated before and after with the same seeds.
-
-Options:
-  --roles <a,b>             roles to train, each with its own weights   [default: every role]
-  --dataset <name>          e.g. learn-word, learn-team, learn             [required]
-  --split <name>            training split                                 [default: train]
-  --heldout-split <name>    held-out split                                 [default: heldout]
-  --group <G>               rollouts per task                              [default: 8]
-  --iterations <N>          iterations                                     [default: 10]
-  --limit <n>               tasks per iteration (fresh tasks each time)    [default: 4]
-  --lr <x>                  Adam learning rate                             [default: 3e-4]
-  --kl <x>                  KL penalty weight (k3, to the starting model)  [default: 0.02]
-  --temperature <T>         sampling temperature (> 0)                     [default: 1]
-  --max-grad-norm <x>       clip the gradient norm (0 = off)               [default: 1]
-  --heldout <n>             held-out tasks (0 = no held-out evaluation)    [default: 32]
-  --heldout-samples <k>     fixed-seed samples per held-out task           [default: 4]
-  --heldout-temperature <T> held-out sampling temperature (0 = greedy)     [default: --temperature]
-  --model <file.gguf>       model for roles using the "default" reference
-  --role-model <role=file>  a different starting model for one role (repeatable)
-  --role-version <role=id>  start a role from a recorded weight version (repeatable)
-  --versions-dir <dir>      where versions are written   [default: flowlab-versions/ next to --db]
-  --seed, --db, --data-dir, --threads, --gpu   as in \`flowlab run\`
-  --context-size <n>        context tokens per sequence                    [default: 512]
-  --json                    print one JSON object (per-iteration metrics, held-out before/after)
-`;
+import { addModelOptions, modelRequestOf, type ModelFlagValues } from '../flags.ts';
+import type { Io } from '../io.ts';
 
 /** What the command needs from outside (tests inject fakes). */
 export interface TrainLoopDeps {
@@ -55,63 +23,86 @@ export interface TrainLoopDeps {
   makeProvider?: (cfg: ModelConfig) => Promise<ModelProvider>;
 }
 
-export async function trainLoopCommand(argv: string[], io: Io = processIo, deps: TrainLoopDeps = {}): Promise<number> {
-  const U = TRAIN_LOOP_USAGE;
-  const { values, positionals } = parse(argv, {
-    roles: { type: 'string' },
-    dataset: { type: 'string' },
-    split: { type: 'string', default: 'train' },
-    'heldout-split': { type: 'string', default: 'heldout' },
-    group: { type: 'string', default: '8' },
-    iterations: { type: 'string', default: '10' },
-    limit: { type: 'string', default: '4' },
-    lr: { type: 'string', default: '3e-4' },
-    kl: { type: 'string', default: '0.02' },
-    temperature: { type: 'string', default: '1' },
-    'max-grad-norm': { type: 'string', default: '1' },
-    heldout: { type: 'string', default: '32' },
-    'heldout-samples': { type: 'string', default: '4' },
-    'heldout-temperature': { type: 'string' },
-    model: { type: 'string' },
-    'role-model': { type: 'string', multiple: true },
-    'role-version': { type: 'string', multiple: true },
-    'versions-dir': { type: 'string' },
-    seed: { type: 'string', default: '0' },
-    db: { type: 'string', default: process.env.FLOWLAB_DB ?? 'flowlab.db' },
-    'data-dir': { type: 'string' },
-    threads: { type: 'string' },
-    'context-size': { type: 'string', default: '512' },
-    gpu: { type: 'string' },
-    json: { type: 'boolean', default: false },
-  }, U);
-  if (positionals.length !== 1) throw new UsageError('missing <workflow.yaml>', U);
-  if (!values.dataset) throw new UsageError('missing --dataset', U);
-  const G = intFlag(values.group, 'group', U, { min: 1 })!;
-  if (G > 64) throw new UsageError('--group must be at most 64', U);
-  const iterations = intFlag(values.iterations, 'iterations', U, { min: 1 })!;
-  const limit = intFlag(values.limit, 'limit', U, { min: 1 })!;
-  const heldoutN = intFlag(values.heldout, 'heldout', U)!;
-  const heldoutSamples = intFlag(values['heldout-samples'], 'heldout-samples', U, { min: 1 })!;
-  const seed = intFlag(values.seed, 'seed', U)!;
-  const lr = numFlag(values.lr!, 'lr', U, (x) => x > 0 && x < 1);
-  const kl = numFlag(values.kl!, 'kl', U, (x) => x >= 0);
-  const temperature = numFlag(values.temperature!, 'temperature', U, (x) => x > 0 && x <= 5);
-  const maxGradNorm = numFlag(values['max-grad-norm']!, 'max-grad-norm', U, (x) => x >= 0);
-  const heldoutTemperature = values['heldout-temperature'] === undefined ? temperature : numFlag(values['heldout-temperature'], 'heldout-temperature', U, (x) => x >= 0 && x <= 5);
+interface TrainLoopFlags extends ModelFlagValues {
+  roles?: string;
+  dataset: string;
+  split: string;
+  heldoutSplit: string;
+  group: number;
+  iterations: number;
+  limit: number;
+  lr: string;
+  kl: string;
+  temperature: string;
+  maxGradNorm: string;
+  heldout: number;
+  heldoutSamples: number;
+  heldoutTemperature?: string;
+  versionsDir?: string;
+  seed: number;
+  db: string;
+  dataDir?: string;
+  json?: boolean;
+}
 
-  const file = path.resolve(positionals[0]!);
+/** `flowlab train-loop <workflow.yaml> --dataset <name>`. */
+export function define(cmd: Command, ctx: CommandContext, deps: TrainLoopDeps = {}): void {
+  cmd
+    .usage('<workflow.yaml> --dataset <name> [options]')
+    .description([
+      'Laptop RL: real weight updates of small GGUF models, per role. Each iteration samples G',
+      'on-policy rollouts per task (temperature T, topK 0, topP 1, minP 0, token ids recorded), scores',
+      "them with the reward ladder, computes each trained role's group-relative advantage, takes one",
+      'policy-gradient step per trained role (REINFORCE with a KL penalty to the starting weights),',
+      "writes each role's new GGUF version, records it with its lineage, and reloads the models.",
+      'Held-out tasks are evaluated before and after with the same seeds.',
+    ].join('\n'))
+    .argument('<workflow.yaml>', 'the workflow file')
+    .option('--roles <a,b>', 'roles to train, each with its own weights (default: every role)')
+    .addOption(new Option('--dataset <name>', 'e.g. learn-word, learn-team, learn').makeOptionMandatory())
+    .option('--split <name>', 'training split', 'train')
+    .option('--heldout-split <name>', 'held-out split', 'heldout')
+    .addOption(intOption('--group <G>', 'rollouts per task', { min: 1, max: 64, default: 8 }))
+    .addOption(intOption('--iterations <N>', 'iterations', { min: 1, default: 10 }))
+    .addOption(intOption('--limit <n>', 'tasks per iteration (fresh tasks each time)', { min: 1, default: 4 }))
+    .option('--lr <x>', 'Adam learning rate', '3e-4')
+    .option('--kl <x>', 'KL penalty weight (k3, to the starting model)', '0.02')
+    .option('--temperature <T>', 'sampling temperature (> 0)', '1')
+    .option('--max-grad-norm <x>', 'clip the gradient norm (0 = off)', '1')
+    .addOption(intOption('--heldout <n>', 'held-out tasks (0 = no held-out evaluation)', { default: 32 }))
+    .addOption(intOption('--heldout-samples <k>', 'fixed-seed samples per held-out task', { min: 1, default: 4 }))
+    .option('--heldout-temperature <T>', 'held-out sampling temperature (0 = greedy) (default: --temperature)');
+  addModelOptions(cmd, { versions: true, contextSize: { min: 64, default: 512, help: 'context tokens per sequence' } });
+  cmd
+    .option('--versions-dir <dir>', 'where versions are written (default: flowlab-versions/ next to --db)')
+    .addOption(intOption('--seed <n>', 'experiment seed', { default: 0 }))
+    .addOption(dbOption())
+    .option('--data-dir <dir>', 'dataset folder (default: $FLOWLAB_SHARED/data or ../shared/data)')
+    .option('--json', 'print one JSON object (per-iteration metrics, held-out before/after)')
+    .action(act(ctx, (file: string, o: TrainLoopFlags) => trainLoopCommand(file, o, ctx.io, deps)));
+}
+
+async function trainLoopCommand(workflowFile: string, values: TrainLoopFlags, io: Io, deps: TrainLoopDeps): Promise<number> {
+  const { group: G, iterations, limit, heldout: heldoutN, heldoutSamples, seed } = values;
+  const lr = numFlag(values.lr, 'lr', (x) => x > 0 && x < 1);
+  const kl = numFlag(values.kl, 'kl', (x) => x >= 0);
+  const temperature = numFlag(values.temperature, 'temperature', (x) => x > 0 && x <= 5);
+  const maxGradNorm = numFlag(values.maxGradNorm, 'max-grad-norm', (x) => x >= 0);
+  const heldoutTemperature = values.heldoutTemperature === undefined ? temperature : numFlag(values.heldoutTemperature, 'heldout-temperature', (x) => x >= 0 && x <= 5);
+
+  const file = path.resolve(workflowFile);
   const tools = defaultTools();
   const workflow = { ...loadWorkflowFile(file, { tools }), file };
-  const roles = asCliSync(() => trainableRoles(workflow, values.roles ? values.roles.split(',').map((r) => r.trim()).filter(Boolean) : undefined), U);
-  const request = modelRequestOf({ ...values, 'role-lora': undefined }, U, 64);
+  const roles = asCliSync(() => trainableRoles(workflow, commaList(values.roles)));
+  const request = modelRequestOf(values);
 
-  const store = openStore(values.db!);
+  const store = openStore(values.db);
   try {
-    const resolved = asCliSync(() => resolveModels(workflow.graph, request, (id) => store.weights.find(id)), U);
+    const resolved = asCliSync(() => resolveModels(workflow.graph, request, (id) => store.weights.find(id)));
     const startVersions: Record<string, WeightVersion> = Object.fromEntries(Object.keys(resolved.versions).map((role) => [role, store.weights.get(resolved.versions[role]!.id)]));
-    const versionsDir = path.resolve(values['versions-dir'] ?? path.join(store.file === ':memory:' ? process.cwd() : path.dirname(path.resolve(store.file)), 'flowlab-versions'));
+    const versionsDir = path.resolve(values.versionsDir ?? path.join(store.file === ':memory:' ? process.cwd() : path.dirname(path.resolve(store.file)), 'flowlab-versions'));
     const spec = {
-      workflow, dataset: values.dataset, dataDir: values['data-dir'], split: values.split!, heldoutSplit: values['heldout-split']!, heldout: heldoutN, roles,
+      workflow, dataset: values.dataset, dataDir: values.dataDir, split: values.split, heldoutSplit: values.heldoutSplit, heldout: heldoutN, roles,
       group: G, iterations, tasksPerIteration: limit, lr, kl, temperature, maxGradNorm, heldoutSamples, heldoutTemperature, seed, models: resolved.config, startVersions, versionsDir,
     };
     const trainer = deps.trainer ?? (await loadTrainer());
@@ -138,7 +129,7 @@ export async function trainLoopCommand(argv: string[], io: Io = processIo, deps:
       }
     };
     const models = { ...fileModelPort(deps.makeProvider ?? llamaProvider), verify: undefined };
-    const loop = asCliSync(() => startTrainLoop(spec, { store, models, tools, trainer }, { onEvent }), U);
+    const loop = asCliSync(() => startTrainLoop(spec, { store, models, tools, trainer }, { onEvent }));
     const onSigint = () => {
       io.stderr('\nStopping after this iteration: the versions written so far are recorded.\n');
       loop.cancel();
@@ -160,9 +151,10 @@ export async function trainLoopCommand(argv: string[], io: Io = processIo, deps:
   }
 }
 
-function numFlag(v: string, name: string, usage: string, ok: (x: number) => boolean): number {
+/** A number flag `ok` accepts. Errors: UsageError `--<name>: bad value "<v>"`. */
+function numFlag(v: string, name: string, ok: (x: number) => boolean): number {
   const x = Number(v);
-  if (!Number.isFinite(x) || !ok(x)) throw new UsageError(`--${name}: bad value "${v}"`, usage);
+  if (!Number.isFinite(x) || !ok(x)) throw new UsageError(`--${name}: bad value "${v}"`);
   return x;
 }
 

@@ -7,6 +7,7 @@
 import { FlowlabError } from '../errors.ts';
 import type { RoleName } from '../ids.ts';
 import type { ModelProvider } from '../model/provider.ts';
+import { StoreError } from '../store/errors.ts';
 import type { Card, ExperimentRow, Store } from '../store/index.ts';
 import type { Graph } from '../workflow/graph.ts';
 import { cardHints, newestFirst } from './inject.ts';
@@ -94,7 +95,7 @@ export function assertCardsAvailable(store: Store, exp: ExperimentRow): void {
   if (!config) return;
   const have = new Set(store.improve.listCards().map((c) => c.id));
   const gone = config.ids.filter((id) => !have.has(id));
-  if (gone.length) throw new Error(`hint card(s) ${gone.join(', ')}, chosen for experiment ${exp.id}, are no longer in the library of ${store.file}; import them again (\`flowlab cards import\`) to resume with the same prompts`);
+  if (gone.length) throw new StoreError('NOT_FOUND', `hint card(s) ${gone.join(', ')}, chosen for experiment ${exp.id}, are no longer in the library of ${store.file}; import them again (\`flowlab cards import\`) to resume with the same prompts`, exp.id);
 }
 
 /**

@@ -288,14 +288,14 @@ export class SqliteStore implements Store {
       runs.flush();
       if (g === 0) {
         const max = (st.maxEventId.get() as number | null) ?? 0;
-        if (!Number.isSafeInteger(max) || max > Number.MAX_SAFE_INTEGER / 2) throw new Error('event ids near the limit: numbered by SQLite');
+        if (!Number.isSafeInteger(max) || max > Number.MAX_SAFE_INTEGER / 2) throw new StoreError('INVALID_RECORD', 'event ids near the limit: numbered by SQLite');
         nextEventId = max + 1;
       }
       const events = new RowBuffer(st, 'node_events');
       const calls = new RowBuffer(st, 'model_calls', events); // a call's event goes in before it
       for (const { run, events: evs } of group) {
         for (const e of evs) {
-          if (e.runId !== run.runId) throw new Error('event of another run');
+          if (e.runId !== run.runId) throw new StoreError('INVALID_RECORD', 'event of another run');
           const id = nextEventId++;
           const row = events.row();
           row.push(id);

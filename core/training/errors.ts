@@ -10,7 +10,9 @@ import { FlowlabError } from '../errors.ts';
  * - `HALTED`: an iteration's experiment halted (an infrastructure fault; the message says which);
  * - `NON_FINITE_STEP`: a step produced a non-finite loss or gradient norm (weights left unchanged);
  * - `DISPOSED`: a trainable model was used after `dispose()`;
- * - `BACKEND_FAILED`: the trainer's compute backend did not start.
+ * - `BACKEND_FAILED`: the trainer's compute backend did not start;
+ * - `INTERNAL`: a trainer invariant broke (a weight the forward pass does not read, or reads
+ *   outside its checkpoint group): a bug, not bad input.
  */
 export type TrainingErrorCode =
   | 'NO_ROLE'
@@ -20,7 +22,8 @@ export type TrainingErrorCode =
   | 'HALTED'
   | 'NON_FINITE_STEP'
   | 'DISPOSED'
-  | 'BACKEND_FAILED';
+  | 'BACKEND_FAILED'
+  | 'INTERNAL';
 
 /** A training failure; the message names the role, file or iteration concerned. */
 export class TrainingError extends FlowlabError<TrainingErrorCode> {

@@ -10,6 +10,7 @@ import type { ExperimentCall } from '../store/types.ts';
 import type { Task } from '../tasks/types.ts';
 import type { RunRecord } from '../results/index.ts';
 import type { PolicySample, StepResult } from './port.ts';
+import { TrainingError } from './errors.ts';
 import { policySamples } from './samples.ts';
 import type { HeldoutResult, IterationMetrics, RoleIterationMetrics, RungMeans } from './types.ts';
 
@@ -21,7 +22,7 @@ export const trainRef = (role: string) => `train:${role}`;
  * those of iterations 1..k-1, wrapping around. Throws on an empty task list.
  */
 export function iterationTasks<T>(trainTasks: readonly T[], k: number, perIteration: number): T[] {
-  if (!trainTasks.length) throw new Error('train-loop: no training tasks');
+  if (!trainTasks.length) throw new TrainingError('NO_TASKS', 'train-loop: no training tasks');
   return Array.from({ length: perIteration }, (_, i) => trainTasks[((k - 1) * perIteration + i) % trainTasks.length]!);
 }
 

@@ -18,6 +18,7 @@
  */
 import type { RoleName } from '../ids.ts';
 import type { ModelProvider } from '../model/provider.ts';
+import { TrainingError } from './errors.ts';
 import { iterationMetrics, iterationTasks, mean, roleIterationMetrics, roleStepBatches, trainRef } from './iteration.ts';
 import type { StepResult, TrainableModel } from './port.ts';
 import { applyPolicyStep, evaluateHeldout, modelsSnapshot, sampleGroup, scoreGroup, writeRoleVersion } from './steps.ts';
@@ -38,12 +39,12 @@ export function newLoopId(now = new Date()): string {
  * what is wrong.
  */
 export function checkLoopOptions(o: Pick<TrainLoopOptions, 'roles' | 'graph' | 'temperature' | 'trainTasks'>): void {
-  if (!o.roles.length) throw new Error('train-loop: no role to train');
+  if (!o.roles.length) throw new TrainingError('NO_ROLE', 'train-loop: no role to train');
   for (const role of o.roles) {
-    if (!o.graph.roles.has(role as RoleName)) throw new Error(`train-loop: the workflow has no role "${role}" (roles: ${[...o.graph.roles.keys()].join(', ')})`);
+    if (!o.graph.roles.has(role as RoleName)) throw new TrainingError('NO_ROLE', `train-loop: the workflow has no role "${role}" (roles: ${[...o.graph.roles.keys()].join(', ')})`);
   }
-  if (!(o.temperature > 0)) throw new Error('train-loop: on-policy training needs a sampling temperature > 0');
-  if (!o.trainTasks.length) throw new Error('train-loop: no training tasks');
+  if (!(o.temperature > 0)) throw new TrainingError('NEEDS_TEMPERATURE', 'train-loop: on-policy training needs a sampling temperature > 0');
+  if (!o.trainTasks.length) throw new TrainingError('NO_TASKS', 'train-loop: no training tasks');
 }
 
 /** The loop's hyper-parameters as stored with every experiment and version. */
@@ -72,7 +73,7 @@ export async function runTrainLoop(o: TrainLoopOptions): Promise<TrainLoopReport
     for (const role of o.roles) {
       const start = o.startVersions?.[role];
       const file = start?.path ?? o.models.models[o.models.roleModels[role] ?? 'default'];
-      if (!file) throw new Error(`train-loop: role "${role}" has no model file`);
+      if (!file) throw new TrainingError('NO_MODEL_FILE', `train-loop: role "${role}" has no model file`);
       const model = await o.trainer.load(file);
       trainables.push(model);
       state.set(role, { model, basePath: start?.basePath ?? file, path: file, ...(start ? { parentId: start.id } : {}), versions: [] });

@@ -17,6 +17,7 @@ import type { WeightVersion } from '../store/weights.ts';
 import type { Task } from '../tasks/types.ts';
 import type { RunRecord } from '../results/index.ts';
 import { heldoutResult, sampledTaskList, trainRef, versionFile, type RoleBatch } from './iteration.ts';
+import { TrainingError } from './errors.ts';
 import type { StepResult } from './port.ts';
 import type { HeldoutResult, LoopModels, LoopRun, RoleIterationMetrics, TrainedRole } from './types.ts';
 
@@ -49,7 +50,7 @@ const modelFor = (run: LoopRun) => (role: RoleName) => run.models.roleModels[rol
 export function finishExperiment(store: Store, id: ExperimentId, res: { cancelled: boolean; halted?: string }): void {
   if (res.halted) {
     store.finishExperiment(id, 'failed');
-    throw new Error(`train-loop: experiment ${id} halted: ${res.halted}`);
+    throw new TrainingError('HALTED', `train-loop: experiment ${id} halted: ${res.halted}`);
   }
   store.finishExperiment(id, res.cancelled ? 'cancelled' : 'completed');
 }

@@ -29,6 +29,7 @@ import type {
   TrainableModel,
   Trainer,
 } from '../../core/training/index.ts';
+import { TrainingError } from '../../core/training/index.ts';
 import { readGguf, readGgufTensors, type GgufFile } from '../gguf/readGguf.ts';
 import { rewriteGguf, type RewriteStats } from '../gguf/rewriteGguf.ts';
 import { llamaConfigFromGguf, type LlamaConfig } from './llamaConfig.ts';
@@ -327,7 +328,7 @@ export class TfjsTrainableModel implements TrainableModel {
     if (!Number.isFinite(loss) || !Number.isFinite(gradNorm)) {
       // Do not poison the weights: drop the update.
       for (const t of [...result.next, ...result.nextM, ...result.nextV]) t.dispose();
-      throw new Error(`training step produced a non-finite loss (${loss}) or gradient norm (${gradNorm}); weights left unchanged`);
+      throw new TrainingError('NON_FINITE_STEP', `training step produced a non-finite loss (${loss}) or gradient norm (${gradNorm}); weights left unchanged`);
     }
     for (const t of [...this.params, ...this.adamM, ...this.adamV]) t.dispose();
     this.params = result.next;
@@ -355,12 +356,12 @@ export class TfjsTrainableModel implements TrainableModel {
     const layers = this.config.layers;
     const at = (name: string): number => {
       const i = this.index.get(name);
-      if (i === undefined) throw new Error(`internal: no weight ${name}`);
+      if (i === undefined) throw new TrainingError('INTERNAL', `internal: no weight ${name}`);
       return i;
     };
     const over = (names: string[], ws: T[]) => (name: string): T => {
       const i = names.indexOf(name);
-      if (i < 0) throw new Error(`internal: weight ${name} read outside its checkpoint group`);
+      if (i < 0) throw new TrainingError('INTERNAL', `internal: weight ${name} read outside its checkpoint group`);
       return ws[i]!;
     };
     const grads: (T | undefined)[] = this.params.map(() => undefined);
@@ -396,7 +397,7 @@ export class TfjsTrainableModel implements TrainableModel {
     give('token_embd.weight', gTable!);
     gx.dispose();
     const missing = grads.findIndex((g) => g === undefined);
-    if (missing >= 0) throw new Error(`internal: the forward pass does not read weight ${this.specs[missing]!.name}`);
+    if (missing >= 0) throw new TrainingError('INTERNAL', `internal: the forward pass does not read weight ${this.specs[missing]!.name}`);
     return { value, grads: grads as T[] };
   }
 
@@ -497,7 +498,7 @@ export class TfjsTrainableModel implements TrainableModel {
   private lookup(weights: T[]): (name: string) => T {
     return (name) => {
       const i = this.index.get(name);
-      if (i === undefined) throw new Error(`internal: no weight ${name}`);
+      if (i === undefined) throw new TrainingError('INTERNAL', `internal: no weight ${name}`);
       return weights[i]!;
     };
   }
@@ -516,7 +517,7 @@ export class TfjsTrainableModel implements TrainableModel {
   }
 
   private assertOpen(): void {
-    if (this.disposed) throw new Error(`model ${this.path} has been disposed`);
+    if (this.disposed) throw new TrainingError('DISPOSED', `model ${this.path} has been disposed`);
   }
 }
 

@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
+import { TrainingError } from '../../core/training/index.ts';
 import { registerTrainerGradients } from './gradients.ts';
 
 export { tf };
@@ -43,7 +44,7 @@ export function initTfjs(): Promise<void> {
       ok = await tf.setBackend('wasm');
       if (ok) await tf.ready();
     } catch (err) {
-      throw new Error(`TensorFlow.js wasm backend failed to start (wasm files in ${dir}): ${(err as Error).message}`, { cause: err });
+      throw new TrainingError('BACKEND_FAILED', `TensorFlow.js wasm backend failed to start (wasm files in ${dir}): ${(err as Error).message}`, {}, { cause: err });
     } finally {
       for (const l of process.listeners('uncaughtException')) {
         if (!before.get('uncaughtException')!.has(l)) process.removeListener('uncaughtException', l);
@@ -52,7 +53,7 @@ export function initTfjs(): Promise<void> {
         if (!before.get('unhandledRejection')!.has(l)) process.removeListener('unhandledRejection', l);
       }
     }
-    if (!ok) throw new Error(`TensorFlow.js wasm backend failed to start (wasm files in ${dir})`);
+    if (!ok) throw new TrainingError('BACKEND_FAILED', `TensorFlow.js wasm backend failed to start (wasm files in ${dir})`);
   })();
   ready.catch(() => {
     ready = undefined;
