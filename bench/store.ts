@@ -34,6 +34,8 @@ export interface StoreBenchResult {
   cpuRatio: number;
   /** Node events per second with one `saveRun` transaction per run (how the engine writes). */
   perRunRowsPerSec: number;
+  /** Runs per second read back with `getRunEvents` (events and their calls), every run once, from the per-run database. */
+  readRunsPerSec: number;
   events: number;
   runs: number;
   calls: number;
@@ -60,9 +62,12 @@ export async function benchStore(options: StoreBenchOptions = {}): Promise<Store
       baseline = Math.min(baseline, b.wall);
       baselineCpu = Math.min(baselineCpu, b.cpu);
     }
-    const perRunRate = (nRuns * perRun) / timeStore(join(dir, 'per-run.db'), batch, 'each').wall;
+    const each = timeStore(join(dir, 'per-run.db'), batch, 'each');
     const n = nRuns * perRun;
-    return { rowsPerSec: n / best, baselineRowsPerSec: n / baseline, ratio: baseline / best, cpuRatio: baselineCpu / bestCpu, perRunRowsPerSec: perRunRate, events: n, runs: nRuns, calls };
+    return {
+      rowsPerSec: n / best, baselineRowsPerSec: n / baseline, ratio: baseline / best, cpuRatio: baselineCpu / bestCpu, perRunRowsPerSec: n / each.wall,
+      readRunsPerSec: nRuns / each.read, events: n, runs: nRuns, calls,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -80,8 +85,8 @@ function clock(): () => { wall: number; cpu: number } {
   };
 }
 
-/** Seconds to store `batch`, in one transaction (`one`) or one per run (`each`). */
-function timeStore(file: string, batch: RunWithEvents[], tx: 'one' | 'each'): { wall: number; cpu: number } {
+/** Seconds to store `batch`, in one transaction (`one`) or one per run (`each`), then (`read`, wall) to read every run's events back. */
+function timeStore(file: string, batch: RunWithEvents[], tx: 'one' | 'each'): { wall: number; cpu: number; read: number } {
   const store = openStore(file);
   try {
     store.createExperiment({
@@ -92,7 +97,10 @@ function timeStore(file: string, batch: RunWithEvents[], tx: 'one' | 'each'): { 
     const stop = clock();
     if (tx === 'one') store.saveRuns(batch);
     else for (const b of batch) store.saveRun(b.run, b.events);
-    return stop();
+    const written = stop();
+    const t0 = performance.now();
+    if (tx === 'each') for (const b of batch) store.getRunEvents(b.run.runId);
+    return { ...written, read: (performance.now() - t0) / 1000 };
   } finally {
     store.close();
   }

@@ -111,6 +111,7 @@ export class SqliteStore implements Store {
    */
   saveRuns(batch: readonly RunWithEvents[]): void {
     this.live();
+    if (batch.length >= BULK_RUNS && !this.db.inTransaction && this.saveBulk(batch)) return;
     // Fast path: multi-row inserts inside a savepoint. On any error the savepoint is rolled back
     // and the batch is written again run by run, which stops at the same first error, with the
     // same code and message, as it always has. Both write the same rows with the same ids.
@@ -121,6 +122,26 @@ export class SqliteStore implements Store {
         this.writeRuns(batch);
       }
     })();
+  }
+
+  /**
+   * `saveRuns`' path for large batches: `insertBatch` in one transaction with SQLite's foreign-key
+   * checks off, as every foreign key of the rows it writes is checked here instead: each run's
+   * planned task (and so its experiment) must exist, its events carry its id and are inserted after
+   * it, and each call points at the event just numbered. True when the batch is stored; false when
+   * anything failed, with nothing written (the caller writes it the checked way, which reports the
+   * error). The pragma is per connection and cannot change inside a transaction, hence the size gate.
+   */
+  private saveBulk(batch: readonly RunWithEvents[]): boolean {
+    this.db.pragma('foreign_keys = OFF');
+    try {
+      this.db.transaction(() => this.insertBatch(batch, true))();
+      return true;
+    } catch {
+      return false;
+    } finally {
+      this.db.pragma('foreign_keys = ON');
+    }
   }
 
   /** The experiment with this id. Errors: `NOT_FOUND`. */
@@ -274,15 +295,18 @@ export class SqliteStore implements Store {
    * `MANY_ROWS` rows, `RUNS_PER_GROUP` runs at a time (runs, then their events, then their calls,
    * so every foreign key's parent is in first). Node event ids are numbered here as SQLite numbers
    * them one insert at a time (max(id) + 1 onwards, read after the first run insert took the write
-   * lock), so the rows and ids equal `writeRun`'s. Throws on any problem; the caller falls back.
+   * lock), so the rows and ids equal `writeRun`'s. `checkParents`: look each run's planned task up
+   * (for `saveBulk`, where SQLite's foreign-key checks are off). Throws on any problem; the caller
+   * falls back.
    */
-  private insertBatch(batch: readonly RunWithEvents[]): void {
+  private insertBatch(batch: readonly RunWithEvents[], checkParents = false): void {
     const st = this.st;
     let nextEventId = 0;
     for (let g = 0; g < batch.length; g += RUNS_PER_GROUP) {
       const group = batch.slice(g, g + RUNS_PER_GROUP);
       const runs = new RowBuffer(st, 'runs');
       for (const { run } of group) {
+        if (checkParents && !st.taskExists.get(run.experimentId, run.taskIndex)) throw new Error('no such planned task');
         pushRunParams(runs.row(), run);
       }
       runs.flush();
@@ -363,6 +387,9 @@ export class SqliteStore implements Store {
   }
 }
 
+/** Batches of at least this many runs take `saveBulk` (two pragma changes, each re-preparing the statements, per batch). */
+const BULK_RUNS = 64;
+
 /** Runs per group of `insertBatch`: a group's runs, events and calls are inserted before the next group's. */
 const RUNS_PER_GROUP = 256;
 
@@ -392,7 +419,7 @@ class RowBuffer {
     if (this.rows === 0) return;
     this.parent?.flush();
     this.st.insertMany(this.table, this.rows).run(this.values);
-    this.values = [];
+    this.values.length = 0; // reused: better-sqlite3 has bound and copied every value
     this.rows = 0;
   }
 }

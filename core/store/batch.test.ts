@@ -12,6 +12,7 @@ import { asExperimentId, asNodeId, asRoleName, asRunId, HUMAN } from '../ids.ts'
 import type { NodeEvent } from '../trace/index.ts';
 import type { RunRecord } from '../results/index.ts';
 import { computeWorkflowHash, openStore, StoreError, type RunWithEvents, type Store } from './index.ts';
+import { prepareStatements } from './statements.ts';
 
 const EXP = asExperimentId('exp-batch');
 let dir: string;
@@ -108,5 +109,57 @@ describe('saveRuns fast path', () => {
     expect(e3!.code).toBe('INVALID_RECORD');
     expect(e3!.message).toBe('run run-204: event for node n1 (seq 1) belongs to run run-9999');
     expect(rows('SELECT COUNT(*) FROM node_events')).toEqual([[2]]);
+  });
+
+  it('checks foreign keys itself in a bulk batch (64+ runs): an unplanned task or no experiment is NOT_FOUND, nothing written', () => {
+    const late = batch(100, 3, 350); // tasks 400..449 are not planned
+    const e1 = (() => { try { store.saveRuns(late); } catch (e) { return e as StoreError; } })();
+    expect(e1).toBeInstanceOf(StoreError);
+    expect(e1!.code).toBe('NOT_FOUND');
+    expect(e1!.message).toContain('cannot store run run-400: experiment exp-batch has no planned task 400');
+    const orphan = batch(70, 2).map(({ run, events }) => ({ run: { ...run, experimentId: asExperimentId('exp-none') }, events }));
+    const e2 = (() => { try { store.saveRuns(orphan); } catch (e) { return e as StoreError; } })();
+    expect(e2!.code).toBe('NOT_FOUND');
+    expect(e2!.message).toContain('cannot store run run-0: no experiment exp-none');
+    expect(rows('SELECT COUNT(*) FROM runs')).toEqual([[0]]);
+    expect(rows('SELECT COUNT(*) FROM node_events')).toEqual([[0]]);
+
+    store.saveRuns(batch(80, 3));
+    expect(rows('PRAGMA foreign_key_check')).toEqual([]);
+    expect(rows('SELECT COUNT(*) FROM model_calls')).toEqual([[80 * 2]]);
+    // SQLite's checks are back on for the next write: a single run of no experiment is refused by them.
+    const [one] = batch(1, 1, 90);
+    expect(() => store.saveRun({ ...one!.run, experimentId: asExperimentId('exp-none') }, one!.events)).toThrow(/no experiment exp-none/);
+  });
+});
+
+describe('trace reads', () => {
+  it('find runs, events and calls through indexes (EXPLAIN QUERY PLAN: no table scan)', () => {
+    const db = new Database(file, { readonly: true });
+    try {
+      const st = prepareStatements(db);
+      const plan = (name: 'eventsOfRun' | 'callsOfRun' | 'callsOfExperiment' | 'runsOf' | 'runById' | 'pendingOf') =>
+        (db.prepare(`EXPLAIN QUERY PLAN ${st[name].source}`).all('x') as { detail: string }[]).map((r) => r.detail);
+      expect(plan('eventsOfRun')).toEqual(['SEARCH node_events USING INDEX sqlite_autoindex_node_events_1 (run_id=?)']);
+      expect(plan('callsOfRun')).toEqual([
+        'SEARCH e USING COVERING INDEX sqlite_autoindex_node_events_1 (run_id=?)',
+        'SEARCH c USING INDEX sqlite_autoindex_model_calls_1 (node_event_id=?)',
+      ]);
+      expect(plan('callsOfExperiment')).toEqual([
+        'SEARCH r USING INDEX sqlite_autoindex_runs_2 (experiment_id=?)',
+        'SEARCH e USING COVERING INDEX sqlite_autoindex_node_events_1 (run_id=?)',
+        'SEARCH c USING INDEX sqlite_autoindex_model_calls_1 (node_event_id=?)',
+      ]);
+      expect(plan('runsOf')).toEqual(['SEARCH runs USING INDEX sqlite_autoindex_runs_2 (experiment_id=?)']);
+      expect(plan('runById')).toEqual(['SEARCH runs USING INDEX sqlite_autoindex_runs_1 (id=?)']);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('reads a run\'s calls grouped by event in call order', () => {
+    const b = batch(70, 7);
+    store.saveRuns(b);
+    for (const { run, events } of [b[0]!, b[69]!]) expect(store.getRunEvents(run.runId)).toEqual(events);
   });
 });

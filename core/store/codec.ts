@@ -5,6 +5,7 @@
 import { asExperimentId, asNodeId, asRoleName, asRunId, type NodeId } from '../ids.ts';
 import { isNodeErrorCode, type FailureClass, type ModelCallRecord, type NodeErrorCode, type NodeEvent } from '../trace/index.ts';
 import type { RunRecord } from '../results/index.ts';
+import { checkEvent, checkRun } from './checks.ts';
 import { StoreError } from './errors.ts';
 import type { ExperimentCall, ExperimentRow, ExperimentStatus, ExperimentSummary, PlannedTask } from './types.ts';
 
@@ -170,8 +171,9 @@ export function runParams(run: RunRecord): unknown[] {
   return out;
 }
 
-/** Appends {@link runParams} to `out` (multi-row inserts build one array per statement). */
+/** Appends {@link runParams} to `out` (multi-row inserts build one array per statement). Enums checked first (checks.ts). */
 export function pushRunParams(out: unknown[], run: RunRecord): void {
+  checkRun(run);
   out.push(
     run.runId,
     run.experimentId,
@@ -276,6 +278,7 @@ export function eventParams(runId: string, e: NodeEvent): unknown[] {
 
 /** Appends {@link eventParams} to `out`. */
 export function pushEventParams(out: unknown[], runId: string, e: NodeEvent): void {
+  checkEvent(runId, e);
   out.push(
     runId,
     e.seq,

@@ -19,7 +19,8 @@ export interface OpenStoreOptions {
 
 /**
  * Opens (creating if needed) the Flowlab database at `file` (`:memory:` for a private in-memory
- * database) with WAL journaling, synchronous=NORMAL and foreign keys on, applies pending
+ * database) with WAL journaling, synchronous=NORMAL, foreign keys on and a page cache of up to
+ * `CACHE_KIB` KiB (allocated as pages are read; large batches of runs stay in it), applies pending
  * migrations, and marks interrupted experiments (see `SqliteStore.markInterrupted`; the ids are on
  * `store.interruptedOnOpen`).
  * Errors (`StoreError`): `NOT_A_DATABASE` (the file is not SQLite or is corrupt), `CANNOT_OPEN`
@@ -39,6 +40,7 @@ export function openStore(file: string, options: OpenStoreOptions = {}): SqliteS
     db.pragma('journal_mode = WAL'); // first read of the file: a non-database fails here
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
+    db.pragma(`cache_size = -${CACHE_KIB}`);
     const report = migrate(db, options.migrations ?? MIGRATIONS, file);
     const opts = options.markInterrupted === undefined ? {} : { markInterrupted: options.markInterrupted };
     return new SqliteStore(db, file, report, opts);
@@ -47,6 +49,9 @@ export function openStore(file: string, options: OpenStoreOptions = {}): SqliteS
     throw openError(err, file);
   }
 }
+
+/** The connection's page cache limit, KiB: 32 MiB (SQLite's default is 2 MiB). */
+export const CACHE_KIB = 32 * 1024;
 
 function openError(err: unknown, file: string): Error {
   if (err instanceof StoreError) return err;

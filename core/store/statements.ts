@@ -9,7 +9,7 @@ export const CALL_COLUMNS = ['run_id', 'node_event_id', 'node_id', 'attempt', 'c
   'prompt', 'params_json', 'seed', 'json_schema', 'completion', 'prompt_tokens', 'completion_tokens', 'ms', 'started_at', 'stop_reason', 'error',
   'prompt_token_ids', 'completion_token_ids'] as const;
 
-/** Rows per multi-row INSERT of `insertMany`: 64 rows of 23 values stay far below SQLite's 32,766 parameters. */
+/** Rows per multi-row INSERT of `insertMany`: 256 rows of at most 23 values (5,888) stay far below SQLite's 32,766 parameters. */
 export const MANY_ROWS = 256;
 
 /**
@@ -57,6 +57,7 @@ export function prepareStatements(db: Database) {
 
     experimentById: p('SELECT * FROM experiments WHERE id = ?'),
     experimentExists: p('SELECT 1 FROM experiments WHERE id = ?').pluck(),
+    taskExists: p('SELECT 1 FROM experiment_tasks WHERE experiment_id = ? AND task_index = ?').pluck(),
     listExperiments: p(`SELECT e.*,
         (SELECT COUNT(*) FROM experiment_tasks t WHERE t.experiment_id = e.id) AS tasks_planned,
         r.runs_done, r.runs_completed, r.runs_correct, r.mean_score
@@ -73,7 +74,10 @@ export function prepareStatements(db: Database) {
     runsOf: p('SELECT * FROM runs WHERE experiment_id = ? ORDER BY task_index'),
     runById: p('SELECT * FROM runs WHERE id = ?'),
     eventsOfRun: p('SELECT * FROM node_events WHERE run_id = ? ORDER BY seq'),
-    callsOfRun: p('SELECT * FROM model_calls WHERE run_id = ? ORDER BY node_event_id, call_index'),
+    // Through the run's events, on the keys node_events (run_id, seq) then model_calls (node_event_id,
+    // call_index), in that order with no sort: model_calls has no run_id index since schema version 5.
+    callsOfRun: p(`SELECT c.* FROM node_events e JOIN model_calls c ON c.node_event_id = e.id
+      WHERE e.run_id = ? ORDER BY e.seq, c.call_index`),
     callsOfExperiment: p(`SELECT c.*, r.task_index FROM runs r
       JOIN node_events e ON e.run_id = r.id
       JOIN model_calls c ON c.node_event_id = e.id

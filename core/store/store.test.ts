@@ -171,6 +171,66 @@ describe('opening and migrations', () => {
     }
   });
 
+  it('migration 5 upgrades a version-4 file in place: same rows, no model_calls_run, enums checked in code, foreign keys kept', () => {
+    const file = join(dir, 'v4.db');
+    const v4 = openStore(file, { migrations: MIGRATIONS.slice(0, 4) });
+    const { id } = v4.createExperiment(experiment({ tasks: Array.from({ length: 70 }, (_, i) => ({ taskIndex: i, taskId: `t${i}`, input: {} })) }));
+    const r0 = run(id, 0);
+    v4.saveRun(r0, events(r0));
+    v4.close();
+    const dump = () => {
+      const db = raw(file);
+      try {
+        return ['runs', 'node_events', 'model_calls'].map((t) => db.prepare(`SELECT * FROM ${t} ORDER BY rowid`).raw().all());
+      } finally {
+        db.close();
+      }
+    };
+    const before = dump();
+    const indexes = (db: Database.Database) => db.prepare(`SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'model_calls'`).pluck().all();
+    const tableSql = (db: Database.Database, t: string) => db.prepare(`SELECT sql FROM sqlite_schema WHERE name = ?`).pluck().get(t) as string;
+    let db = raw(file);
+    expect(indexes(db)).toContain('model_calls_run');
+    expect(tableSql(db, 'node_events')).toContain(`CHECK (kind IN ('agent','tool','skill'))`);
+    db.close();
+
+    const s = open(file);
+    expect(s.migration).toEqual({ from: 4, to: 5, applied: [5] });
+    expect(dump()).toEqual(before);
+    expect(s.getRunEvents(r0.runId)).toEqual(events(r0));
+    db = raw(file);
+    expect(indexes(db)).toEqual(['sqlite_autoindex_model_calls_1']);
+    for (const t of ['runs', 'node_events']) expect(tableSql(db, t)).not.toMatch(/CHECK/);
+    expect(tableSql(db, 'experiments')).toContain('CHECK (status IN');
+    expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+    db.close();
+
+    // The rows the CHECKs refused are refused in code, one run or a bulk batch, with the same code; nothing is written.
+    const r1 = run(id, 1);
+    const bulk = (bad: RunRecord | NodeEvent) => Array.from({ length: 64 }, (_, k) => {
+      const r = run(id, k + 2);
+      const evs = events(r);
+      if (k !== 40) return { run: r, events: evs };
+      return 'taskIndex' in bad ? { run: { ...bad, runId: r.runId, taskIndex: r.taskIndex }, events: evs } : { run: r, events: [evs[0]!, { ...bad, runId: r.runId }] };
+    });
+    const badRun = { ...r1, status: 'exploded' as RunRecord['status'] };
+    const evs1 = events(r1);
+    for (const badEvent of [{ ...evs1[1]!, kind: 'robot' as NodeEvent['kind'] }, { ...evs1[1]!, status: 'exploded' as NodeEvent['status'] },
+      { ...evs1[1]!, failureClass: 'cosmic' as NodeEvent['failureClass'] }]) {
+      expect(codeOf(() => s.saveRun(r1, [evs1[0]!, badEvent]))).toBe('INVALID_RECORD');
+      expect(codeOf(() => s.saveRuns(bulk(badEvent)))).toBe('INVALID_RECORD');
+    }
+    expect(thrownBy(StoreError, () => s.saveRun(badRun, [])).message).toBe(`run ${r1.runId}: status "exploded" is not one of completed, failed, cancelled`);
+    expect(codeOf(() => s.saveRuns(bulk(badRun)))).toBe('INVALID_RECORD');
+    expect(s.listRuns(id).map((x) => x.taskIndex)).toEqual([0]);
+    // Foreign keys are still SQLite's: an event of no run is refused.
+    const w = new Database(file);
+    w.pragma('foreign_keys = ON');
+    expect(() => w.prepare(`INSERT INTO node_events (run_id, seq, node_id, attempt, kind, wired_by, status, inputs_json, started_at, ended_at)
+      VALUES ('no-run', 0, 'n', 1, 'tool', 'human', 'ok', '{}', 1, 1)`).run()).toThrow(/FOREIGN KEY/);
+    w.close();
+  });
+
   it('uses WAL, synchronous NORMAL and foreign keys on a file database', () => {
     const file = join(dir, 'lab.db');
     const s = open(file);
