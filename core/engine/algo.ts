@@ -175,12 +175,15 @@ export function decideNode(topo: Topology, state: RunState, id: NodeId, taskInpu
   const node = state.nodes.get(id)!.node;
   const causes: NodeId[] = [];
   const inactive: string[] = [];
-  const optionalPorts = new Set(node.inputs.filter((p) => p.optional).map((p) => p.name));
-  const nullPorts = new Set<string>();
+  // Built only once an edge is not active: on the common path (every input active) a node
+  // allocates neither set.
+  let optionalPorts: Set<string> | undefined;
+  let nullPorts: Set<string> | undefined;
   for (const e of topo.forwardIn.get(id)!) {
     const verdict = edgeInput(e, state.nodes.get(e.from)!);
     if (verdict === 'active') continue;
-    if (e.type === 'data' && e.port !== undefined && optionalPorts.has(e.port)) nullPorts.add(e.port);
+    optionalPorts ??= new Set(node.inputs.filter((p) => p.optional).map((p) => p.name));
+    if (e.type === 'data' && e.port !== undefined && optionalPorts.has(e.port)) (nullPorts ??= new Set()).add(e.port);
     else if (verdict === 'failed') causes.push(e.from);
     else inactive.push(`${e.from}${e.condition ? ' (condition false)' : ' (skipped)'}`);
   }
@@ -192,7 +195,7 @@ export function decideNode(topo: Topology, state: RunState, id: NodeId, taskInpu
       inputs[port.name] = state.loopValues.get(id)?.get(port.name) ?? null;
       continue;
     }
-    if (nullPorts.has(port.name)) {
+    if (nullPorts?.has(port.name)) {
       inputs[port.name] = null;
       continue;
     }
