@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { asNodeId, type NodeId } from '../ids.ts';
+import type { Graph } from '../workflow/graph.ts';
 import { parseWorkflow } from '../workflow/load.ts';
-import { beginPass, finishNode, initialRunState, isReady, nextReady, reenterLoop, settleRun, startRun, topologyOf, type RunState, type Topology } from './algo.ts';
+import { admitRun, beginPass, decideNode, finishNode, initialRunState, isReady, nextReady, reenterLoop, settleRun, startRun, topologyOf, type RunState, type Topology } from './algo.ts';
 import { beginPass as beginQueuePass, enqueue, newReadyQueue, takeReady } from './readyQueue.ts';
 
 const tools = { get: () => undefined };
@@ -166,5 +167,104 @@ edges:
     expect(waiting(state)).toEqual({ a: 0, b: 1, c: 1 });
     expect(state.nodes.get(id('a'))!.attempt).toBe(3);
     expect(agrees(topo, state)).toBe(true);
+  });
+});
+
+describe('the queue-driven pump starts nodes exactly as a rescan of the start order does', () => {
+  /** Park-Miller minimal standard generator (CACM 31(10), 1988), seeded. */
+  const lcg = (seed: number) => () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+
+  /** A random graph, its nodes listed in random order: data inputs (some optional), control edges (some conditional), loops back along forward paths, sometimes hops. */
+  function randomYaml(rnd: () => number): string {
+    const ri = (n: number) => Math.floor(rnd() * n);
+    const k = 2 + ri(10);
+    const lines = ['name: random', 'roles: { r: { kind: executor } }', 'nodes:'];
+    const nodeLines: string[] = [];
+    const edges: string[] = [];
+    const succ = [...Array(k)].map(() => new Set<number>());
+    for (let i = 0; i < k; i++) {
+      const ins: string[] = [];
+      if (i > 0) for (let t = 0; t < 1 + ri(2); t++) { const s = ri(i); succ[s]!.add(i); ins.push(rnd() < 0.3 ? `p${t}: { from: n${s}, optional: true }` : `p${t}: n${s}`); }
+      if (i > 1 && rnd() < 0.3) { const s = ri(i); succ[s]!.add(i); edges.push(`  - { from: n${s}, to: n${i}, type: control${rnd() < 0.6 ? `, condition: 'go == true'` : ''} }`); }
+      nodeLines.push(`  - { id: n${i}, role: r, prompt: "s${i}${ins.map((_, t) => ` {{p${t}}}`).join('')}"${ins.length ? `, inputs: { ${ins.join(', ')} }` : ''} }`);
+    }
+    // Listed in a random order, so that nodes also become ready behind a pass's cursor.
+    for (let i = nodeLines.length - 1; i > 0; i--) { const j = ri(i + 1); [nodeLines[i], nodeLines[j]] = [nodeLines[j]!, nodeLines[i]!]; }
+    lines.push(...nodeLines);
+    const reaches = (a: number, b: number): boolean => a === b || [...succ[a]!].some((x) => reaches(x, b));
+    for (let j = 1; j < k; j++) {
+      const i = ri(j);
+      if (rnd() < 0.35 && reaches(i, j)) edges.push(`  - { from: n${j}, to: n${i}, ${rnd() < 0.5 ? `port: fb${j}` : 'type: control'}, max_iterations: ${1 + ri(3)}${rnd() < 0.7 ? `, condition: 'verdict == "revise"'` : ''} }`);
+    }
+    if (edges.length) lines.push('edges:', ...edges);
+    if (rnd() < 0.3) lines.push(`hops: [${[...Array(k).keys()].map((i) => `n${i}`).join(', ')}]`);
+    lines.push(`answer: n${k - 1}`);
+    return lines.join('\n');
+  }
+
+  /**
+   * Drives the algebra with `concurrency` runs in flight, finishing a random one each step, and
+   * logs every start (`n#a>`), finish (`n#a<`) and non-run decision. `scan` picks ready nodes the
+   * way a full rescan does (by the definition of readiness); otherwise the ready queue does.
+   */
+  function drive(g: Graph, seed: number, scan: boolean): string[] {
+    const rnd = lcg(seed);
+    const concurrency = 1 + Math.floor(rnd() * 4);
+    const maxHops = [5, 12, 64][Math.floor(rnd() * 3)]!;
+    const topo = topologyOf(g);
+    const state = initialRunState(g);
+    const running: Array<[NodeId, number]> = [];
+    const log: string[] = [];
+    const handle = (n: NodeId) => {
+      const d = admitRun(decideNode(topo, state, n, {}), state.hops, maxHops);
+      if (d.action === 'run') {
+        const attempt = startRun(state, n);
+        running.push([n, attempt]);
+        log.push(`${n}#${attempt}>`);
+      } else {
+        log.push(`${n}#${state.nodes.get(n)!.attempt}:${d.action}`);
+        finishNode(state, n, d.action === 'cascade' ? 'cascade' : d.action === 'skip' ? 'skipped' : 'failed');
+      }
+    };
+    const pump = () => {
+      if (scan) {
+        for (let progressed = true; progressed;) {
+          progressed = false;
+          for (const n of topo.order) {
+            if (running.length >= concurrency) break;
+            if (!readyByDefinition(topo, state, n)) continue;
+            progressed = true;
+            handle(n);
+          }
+        }
+      } else {
+        beginPass(state);
+        for (let n: NodeId | undefined; running.length < concurrency && (n = nextReady(topo, state)) !== undefined;) handle(n);
+      }
+    };
+    pump();
+    while (running.length) {
+      const [n, attempt] = running.splice(Math.floor(rnd() * running.length), 1)[0]!;
+      const r = rnd();
+      log.push(`${n}#${attempt}<`);
+      settleRun(state, topo, n, attempt, r < 0.1 ? { ok: false } : { ok: true, output: { verdict: r < 0.6 ? 'revise' : 'ok', go: r < 0.85 } });
+      expect(agrees(topo, state)).toBe(true);
+      pump();
+    }
+    return log;
+  }
+
+  it('on 150 random graphs with loops, conditions, failures and the hop limit', () => {
+    const rnd = lcg(20261201);
+    let steps = 0;
+    for (let c = 0; c < 150; c++) {
+      const yaml = randomYaml(rnd);
+      const g = graphOf(yaml);
+      const seed = 1 + Math.floor(rnd() * 1e6);
+      const byScan = drive(g, seed, true);
+      expect(drive(g, seed, false), yaml).toEqual(byScan);
+      steps += byScan.length;
+    }
+    expect(steps).toBeGreaterThan(1500);
   });
 });
