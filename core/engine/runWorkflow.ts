@@ -73,7 +73,10 @@ export interface RunOutcome {
  *
  * This is the thin async driver: it starts node runs, records events and hands results back;
  * the step functions of core/engine/algo.ts make every decision above (readiness, input
- * gathering, cascade and skip, hop limit, loop re-entry, the answer).
+ * gathering, cascade and skip, hop limit, loop re-entry, the answer). Readiness is kept by
+ * in-degree counters and a ready queue (core/engine/algo.ts, core/engine/readyQueue.ts): each
+ * completion examines only the finished node's successors, so a run costs O(nodes + edges)
+ * scheduling work (plus O(log n) per start), not a rescan of the pending nodes per completion.
  */
 export async function runWorkflow(graph: Graph, opts: RunOptions): Promise<RunOutcome> {
   const startedAt = Date.now();
