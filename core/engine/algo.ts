@@ -9,12 +9,20 @@
  * `runAnswer`, `tokenTotals`) are pure. Transitions (`startRun`, `finishNode`, `reenterLoop`,
  * `settleRun`) change only the `RunState` they are given, deterministically: the state is kept
  * in place because copying it per node would cost O(nodes) per step.
+ *
+ * Readiness is kept incrementally (Kahn, "Topological sorting of large networks", CACM 5(11),
+ * 1962: in-degree counters and a queue of nodes whose count is zero): each node counts its
+ * forward in-edges whose source is not done, every phase change goes through the transitions,
+ * which update the counts of the node's successors only and queue those that become ready
+ * (core/engine/readyQueue.ts). Finishing a node therefore costs O(its out-degree + log n), not
+ * a rescan of every pending node. The state must only be changed through the transitions.
  */
 import type { NodeId } from '../ids.ts';
 import type { NodeEvent, NodeStatus } from '../trace/events.ts';
 import { evalCondition } from '../workflow/condition.ts';
 import type { Graph, GraphEdge, GraphNode } from '../workflow/graph.ts';
 import { wiring, type NodeFailure } from './failure.ts';
+import { beginPass as beginQueuePass, enqueue, newReadyQueue, takeReady, type ReadyQueue } from './readyQueue.ts';
 
 /** Where one node of a run stands. */
 export interface NodeState {
@@ -27,6 +35,8 @@ export interface NodeState {
   output?: unknown;
   /** Set when a loop re-entered this node while it was running: its result is superseded. */
   stale?: boolean;
+  /** Forward (non-loop) in-edges whose source is not done; the node is ready at 0 while pending. */
+  waiting: number;
 }
 
 /** The graph's edges indexed for scheduling: forward (non-loop) edges in and out, loop edges out. */
@@ -47,6 +57,10 @@ export interface RunState {
   loopValues: Map<NodeId, Map<string, unknown>>;
   /** Node runs started so far (loops included); bounded by the hop limit. */
   hops: number;
+  /** Each node's forward successors, one entry per forward edge (whose `waiting` it counts in). */
+  successors: ReadonlyMap<NodeId, readonly NodeState[]>;
+  /** Nodes that became ready, in start order (see core/engine/readyQueue.ts). */
+  ready: ReadyQueue;
 }
 
 /** What to do with a pending node whose forward predecessors are all done. */
@@ -73,20 +87,60 @@ export function topologyOf(graph: Graph): Topology {
   return { order: graph.hops ?? graph.nodes.map((n) => n.id), forwardIn, forwardOut, loopOut };
 }
 
-/** Every node pending at attempt 1; no loop taken, no hop used. */
+/**
+ * Every node pending at attempt 1, waiting on each of its forward in-edges; no loop taken, no
+ * hop used; the nodes without forward in-edges queued as ready, in start order.
+ */
 export function initialRunState(graph: Graph): RunState {
-  return {
-    nodes: new Map(graph.nodes.map((n) => [n.id, { node: n, phase: 'pending', attempt: 1 }])),
-    loopCount: new Map(),
-    loopValues: new Map(),
-    hops: 0,
-  };
+  const nodes = new Map<NodeId, NodeState>(graph.nodes.map((n) => [n.id, { node: n, phase: 'pending', attempt: 1, waiting: 0 }]));
+  const successors = new Map<NodeId, NodeState[]>(graph.nodes.map((n) => [n.id, []]));
+  for (const e of graph.edges) {
+    if (e.maxIterations) continue;
+    const to = nodes.get(e.to)!;
+    to.waiting++;
+    successors.get(e.from)!.push(to);
+  }
+  const state: RunState = { nodes, loopCount: new Map(), loopValues: new Map(), hops: 0, successors, ready: newReadyQueue(graph.hops ?? graph.nodes.map((n) => n.id)) };
+  for (const st of nodes.values()) if (st.waiting === 0) enqueue(state.ready, st.node.id);
+  return state;
 }
 
-/** A node is ready when it is pending and every forward predecessor is done. */
-export function isReady(topo: Topology, state: RunState, id: NodeId): boolean {
+/**
+ * A node is ready when it is pending and every forward predecessor is done (its `waiting`
+ * count, kept by the transitions, is 0). O(1).
+ */
+export function isReady(_topo: Topology, state: RunState, id: NodeId): boolean {
   const st = state.nodes.get(id)!;
-  return st.phase === 'pending' && topo.forwardIn.get(id)!.every((e) => state.nodes.get(e.from)!.phase === 'done');
+  return st.phase === 'pending' && st.waiting === 0;
+}
+
+/** Transition: a scheduling pass begins at the first place of the start order. */
+export function beginPass(state: RunState): void {
+  beginQueuePass(state.ready);
+}
+
+/**
+ * Transition: the next ready node a scheduling pass over the start order meets (see
+ * core/engine/readyQueue.ts for the pass), or undefined when none is ready. The caller then
+ * decides it and moves it out of pending (`startRun` or `finishNode`).
+ */
+export function nextReady(topo: Topology, state: RunState): NodeId | undefined {
+  return takeReady(state.ready, (id) => isReady(topo, state, id));
+}
+
+/**
+ * Moves a node to `phase`, keeping readiness: leaving done makes each forward successor wait
+ * once more; becoming done releases them, queueing those left with nothing to wait on;
+ * becoming pending with nothing to wait on queues the node itself. O(out-degree + log n).
+ */
+function setPhase(state: RunState, st: NodeState, phase: NodeState['phase']): void {
+  const was = st.phase;
+  if (was === phase) return;
+  st.phase = phase;
+  if (was === 'done') for (const s of state.successors.get(st.node.id)!) s.waiting++;
+  if (phase === 'done') {
+    for (const s of state.successors.get(st.node.id)!) if (--s.waiting === 0 && s.phase === 'pending') enqueue(state.ready, s.node.id);
+  } else if (phase === 'pending' && st.waiting === 0) enqueue(state.ready, st.node.id);
 }
 
 /**
@@ -121,12 +175,15 @@ export function decideNode(topo: Topology, state: RunState, id: NodeId, taskInpu
   const node = state.nodes.get(id)!.node;
   const causes: NodeId[] = [];
   const inactive: string[] = [];
-  const optionalPorts = new Set(node.inputs.filter((p) => p.optional).map((p) => p.name));
-  const nullPorts = new Set<string>();
+  // Built only once an edge is not active: on the common path (every input active) a node
+  // allocates neither set.
+  let optionalPorts: Set<string> | undefined;
+  let nullPorts: Set<string> | undefined;
   for (const e of topo.forwardIn.get(id)!) {
     const verdict = edgeInput(e, state.nodes.get(e.from)!);
     if (verdict === 'active') continue;
-    if (e.type === 'data' && e.port !== undefined && optionalPorts.has(e.port)) nullPorts.add(e.port);
+    optionalPorts ??= new Set(node.inputs.filter((p) => p.optional).map((p) => p.name));
+    if (e.type === 'data' && e.port !== undefined && optionalPorts.has(e.port)) (nullPorts ??= new Set()).add(e.port);
     else if (verdict === 'failed') causes.push(e.from);
     else inactive.push(`${e.from}${e.condition ? ' (condition false)' : ' (skipped)'}`);
   }
@@ -138,7 +195,7 @@ export function decideNode(topo: Topology, state: RunState, id: NodeId, taskInpu
       inputs[port.name] = state.loopValues.get(id)?.get(port.name) ?? null;
       continue;
     }
-    if (nullPorts.has(port.name)) {
+    if (nullPorts?.has(port.name)) {
       inputs[port.name] = null;
       continue;
     }
@@ -188,8 +245,8 @@ export function loopToTake(loops: readonly GraphEdge[], loopCount: ReadonlyMap<G
 export function reentrySet(topo: Topology, target: NodeId): NodeId[] {
   const seen = new Set<NodeId>([target]);
   const queue = [target];
-  while (queue.length) {
-    const id = queue.shift()!;
+  for (let i = 0; i < queue.length; i++) {
+    const id = queue[i]!;
     for (const e of topo.forwardOut.get(id)!) if (!seen.has(e.to)) { seen.add(e.to); queue.push(e.to); }
   }
   return [...seen];
@@ -199,14 +256,14 @@ export function reentrySet(topo: Topology, target: NodeId): NodeId[] {
 export function startRun(state: RunState, id: NodeId): number {
   const st = state.nodes.get(id)!;
   state.hops++;
-  st.phase = 'running';
+  setPhase(state, st, 'running');
   return st.attempt;
 }
 
 /** Transition: a node is done with `status` (and its output when ok). */
 export function finishNode(state: RunState, id: NodeId, status: NodeStatus, output?: unknown): void {
   const st = state.nodes.get(id)!;
-  st.phase = 'done';
+  setPhase(state, st, 'done');
   st.status = status;
   st.output = output;
 }
@@ -225,7 +282,7 @@ export function reenterLoop(state: RunState, topo: Topology, edge: GraphEdge, va
     const st = state.nodes.get(id)!;
     if (st.phase === 'running') st.stale = true;
     if (st.phase === 'done') st.attempt++;
-    st.phase = 'pending';
+    setPhase(state, st, 'pending');
     st.status = undefined;
     st.output = undefined;
   }

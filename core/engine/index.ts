@@ -6,6 +6,8 @@ export {
   topologyOf,
   initialRunState,
   isReady,
+  beginPass,
+  nextReady,
   edgeInput,
   readField,
   decideNode,
@@ -26,3 +28,4 @@ export {
   type RunResult,
   type EventOutcome,
 } from './algo.ts';
+export type { ReadyQueue } from './readyQueue.ts';

@@ -200,30 +200,35 @@ class Timeout extends FlowlabError<'TIMEOUT'> {
   }
 }
 
-/** Runs `fn` with the node's timeout and the run's cancellation, whichever comes first. */
+/**
+ * Runs `fn` with the node's timeout and the run's cancellation, whichever comes first. One
+ * promise (`stop`) carries both: a cancellation rejects it before the node's own signal aborts,
+ * a timeout aborts the node's signal (reason: Timeout) before rejecting it.
+ */
 async function withTimeout<T>(ctx: NodeContext, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const controller = new AbortController();
-  const onAbort = () => controller.abort(ctx.signal.reason);
   if (ctx.signal.aborted) throw infrastructure('CANCELLED', 'the run was cancelled');
-  ctx.signal.addEventListener('abort', onAbort, { once: true });
+  const controller = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
+  let onAbort: (() => void) | undefined;
+  const stop = new Promise<never>((_, reject) => {
+    onAbort = () => {
+      reject(infrastructure('CANCELLED', 'the run was cancelled'));
+      controller.abort(ctx.signal.reason);
+    };
     timer = setTimeout(() => {
       controller.abort(new Timeout());
       reject(new Timeout(`timed out after ${ctx.timeoutMs} ms`));
     }, ctx.timeoutMs);
   });
-  const cancelled = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => {
-    if (!(controller.signal.reason instanceof Timeout)) reject(infrastructure('CANCELLED', 'the run was cancelled'));
-  }, { once: true }));
+  ctx.signal.addEventListener('abort', onAbort!, { once: true });
   try {
-    return await Promise.race([fn(controller.signal), timeout, cancelled]);
+    return await Promise.race([fn(controller.signal), stop]);
   } catch (e) {
     if (e instanceof Timeout) throw execution('TIMEOUT', `timed out after ${ctx.timeoutMs} ms`);
     throw e;
   } finally {
     clearTimeout(timer);
-    ctx.signal.removeEventListener('abort', onAbort);
+    ctx.signal.removeEventListener('abort', onAbort!);
   }
 }
 

@@ -1,14 +1,15 @@
-import type { RoleName, RunId } from '../ids.ts';
+import type { NodeId, RoleName, RunId } from '../ids.ts';
 import type { ModelProvider } from '../model/provider.ts';
 import type { ModelCallRecord, NodeEvent, TraceSink } from '../trace/events.ts';
 import { CheckRegistry } from '../workflow/checks.ts';
 import type { Graph } from '../workflow/graph.ts';
 import {
   admitRun,
+  beginPass,
   decideNode,
   finishNode,
   initialRunState,
-  isReady,
+  nextReady,
   nodeEvent,
   runAnswer,
   settleRun,
@@ -72,7 +73,10 @@ export interface RunOutcome {
  *
  * This is the thin async driver: it starts node runs, records events and hands results back;
  * the step functions of core/engine/algo.ts make every decision above (readiness, input
- * gathering, cascade and skip, hop limit, loop re-entry, the answer).
+ * gathering, cascade and skip, hop limit, loop re-entry, the answer). Readiness is kept by
+ * in-degree counters and a ready queue (core/engine/algo.ts, core/engine/readyQueue.ts): each
+ * completion examines only the finished node's successors, so a run costs O(nodes + edges)
+ * scheduling work (plus O(log n) per start), not a rescan of the pending nodes per completion.
  */
 export async function runWorkflow(graph: Graph, opts: RunOptions): Promise<RunOutcome> {
   const startedAt = Date.now();
@@ -116,30 +120,24 @@ export async function runWorkflow(graph: Graph, opts: RunOptions): Promise<RunOu
         if (running === 0) finish();
         return;
       }
-      let progressed = true;
-      while (progressed) {
-        progressed = false;
-        for (const id of topo.order) {
-          if (running >= concurrency) break;
-          if (!isReady(topo, state, id)) continue;
-          progressed = true;
-          const st = state.nodes.get(id)!;
-          const g = admitRun(decideNode(topo, state, id, opts.taskInput), state.hops, maxHops);
-          const t = Date.now();
-          if (g.action === 'cascade') {
-            record(st, st.attempt, { inputs: {}, status: 'cascade', failureClass: 'cascade', errorCode: 'UPSTREAM_FAILED', message: `not run: input from failed node ${g.causes.join(', ')}`, causes: g.causes, calls: [], startedAt: t, endedAt: t });
-            finishNode(state, id, 'cascade');
-          } else if (g.action === 'skip') {
-            record(st, st.attempt, { inputs: {}, status: 'skipped', message: g.why, calls: [], startedAt: t, endedAt: t });
-            finishNode(state, id, 'skipped');
-          } else if (g.action === 'wiring') {
-            const f = g.failure;
-            record(st, st.attempt, { inputs: g.inputs, status: 'failed', failureClass: f.failureClass, errorCode: f.code, message: f.message, calls: [], startedAt: t, endedAt: t });
-            finishNode(state, id, 'failed');
-          } else {
-            running++;
-            launch(st, startRun(state, id), g.inputs, t);
-          }
+      beginPass(state);
+      for (let id: NodeId | undefined; running < concurrency && (id = nextReady(topo, state)) !== undefined;) {
+        const st = state.nodes.get(id)!;
+        const g = admitRun(decideNode(topo, state, id, opts.taskInput), state.hops, maxHops);
+        const t = Date.now();
+        if (g.action === 'cascade') {
+          record(st, st.attempt, { inputs: {}, status: 'cascade', failureClass: 'cascade', errorCode: 'UPSTREAM_FAILED', message: `not run: input from failed node ${g.causes.join(', ')}`, causes: g.causes, calls: [], startedAt: t, endedAt: t });
+          finishNode(state, id, 'cascade');
+        } else if (g.action === 'skip') {
+          record(st, st.attempt, { inputs: {}, status: 'skipped', message: g.why, calls: [], startedAt: t, endedAt: t });
+          finishNode(state, id, 'skipped');
+        } else if (g.action === 'wiring') {
+          const f = g.failure;
+          record(st, st.attempt, { inputs: g.inputs, status: 'failed', failureClass: f.failureClass, errorCode: f.code, message: f.message, calls: [], startedAt: t, endedAt: t });
+          finishNode(state, id, 'failed');
+        } else {
+          running++;
+          launch(st, startRun(state, id), g.inputs, t);
         }
       }
       if (running === 0) finish();
