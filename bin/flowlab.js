@@ -13,7 +13,8 @@ import vm from 'node:vm';
 
 const root = new URL('../', import.meta.url);
 const bundle = new URL('out/cli/main.js', root);
-const vendorFile = fileURLToPath(new URL('out/cli/vendor.cjs', root));
+const rootDir = fileURLToPath(root);
+const vendorFile = path.join(rootDir, 'out/cli/vendor.cjs');
 
 /** True when the bundle exists and no source file it was built from is newer (a few ms of stats). */
 function bundleFresh() {
@@ -21,8 +22,9 @@ function bundleFresh() {
   try {
     const built = statSync(bundle).mtimeMs;
     statSync(vendorFile); // built with main.js; throws when missing
-    for (const file of readFileSync(new URL('out/cli/sources.txt', root), 'utf8').split('\n')) {
-      if (file && statSync(new URL(file, root), { throwIfNoEntry: false })?.mtimeMs > built) return false;
+    // Plain paths, not URLs: ~180 files, and a URL per file cost more than its stat.
+    for (const file of readFileSync(path.join(rootDir, 'out/cli/sources.txt'), 'utf8').split('\n')) {
+      if (file && statSync(path.join(rootDir, file), { throwIfNoEntry: false })?.mtimeMs > built) return false;
     }
     return true;
   } catch {
