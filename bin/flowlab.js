@@ -5,7 +5,7 @@
 // bundled source file (out/cli/sources.txt) was edited after the bundle was built. The bundle's
 // vendored libraries (out/cli/vendor.cjs) load on first use through a V8 code cache (loadVendor).
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -94,6 +94,7 @@ function loadVendor(command) {
     saveVendorCache = () => {
       try {
         mkdirSync(path.dirname(cacheFile), { recursive: true });
+        if (readdirSync(path.dirname(cacheFile)).length >= MAX_CACHE_FILES) return; // e.g. many mistyped commands
         const tmp = `${cacheFile}.${process.pid}.tmp`;
         writeFileSync(tmp, script.createCachedData());
         renameSync(tmp, cacheFile);
@@ -104,6 +105,9 @@ function loadVendor(command) {
   }
   return module.exports;
 }
+
+/** At most this many files in out/cli/cache/ (a cache per command name; a build empties the folder). */
+const MAX_CACHE_FILES = 48;
 
 /** Set by loadVendor when the command should leave a code cache behind; called once it has run. */
 let saveVendorCache = () => {};

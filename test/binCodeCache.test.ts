@@ -63,6 +63,13 @@ describe('bin/flowlab.js vendor code cache', () => {
     expect(readdirSync(cacheDir())).toHaveLength(2);
   });
 
+  it('writes no more caches once the folder holds 48 files', () => {
+    mkdirSync(cacheDir());
+    for (let i = 0; i < 48; i++) writeFileSync(path.join(cacheDir(), `vendor-typo${i}.bin`), '');
+    expect(run('replay')).toEqual({ code: 3, out: 'replay 41 82\n', err: '' });
+    expect(readdirSync(cacheDir()).filter((f) => f.startsWith('vendor-replay-'))).toEqual([]);
+  });
+
   it('runs without a cache where none can be written', () => {
     writeFileSync(cacheDir(), 'not a folder'); // mkdir fails, as in a read-only install
     expect(run('replay')).toEqual({ code: 3, out: 'replay 41 82\n', err: '' });
