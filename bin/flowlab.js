@@ -62,7 +62,7 @@ async function rerunWithMmapThreshold() {
 }
 
 /**
- * Runs out/cli/vendor.cjs (the bundled yaml and ajv; scripts/build-cli.mjs) as CommonJS
+ * Runs out/cli/vendor.cjs (the bundled yaml, ajv, cli-table3, cli-progress; scripts/build-cli.mjs) as CommonJS
  * through node:vm with a V8 code cache, and returns its exports. The cache holds the bytecode of
  * every function the command compiled (`Script#createCachedData` after the command ran), so the
  * next run of the same command deserializes instead of compiling. It is looked up by a SHA-1 of

@@ -9,7 +9,8 @@
  * shipping a `.node` addon (better-sqlite3, node-llama-cpp and its platform packages), the
  * tfjs packages (wasm binaries beside their JS), electron, and the bench-only peers.
  *
- * The large pure-JS CommonJS libraries every workflow command runs (yaml, ajv: VENDOR) are
+ * The pure-JS CommonJS libraries (VENDOR: yaml and ajv, which every workflow command runs, and
+ * the terminal ones, cli-table3, cli-progress, commander) are
  * bundled apart, as CommonJS, into out/cli/vendor.cjs: the chunks import them through small shim
  * modules that read the library from a loader bin/flowlab.js installs, which runs vendor.cjs
  * through a V8 code cache (node:vm Script `cachedData`; Node 20 has no compile cache for ES
@@ -43,8 +44,8 @@ export const EXTERNAL = [
   '@langchain/*',
 ];
 
-/** Pure-JS libraries (and their subpaths) bundled into out/cli/vendor.cjs, loaded with a code cache. */
-export const VENDOR = ['yaml', 'ajv'];
+/** Pure-JS CommonJS libraries (and their subpaths) bundled into out/cli/vendor.cjs, loaded with a code cache. */
+export const VENDOR = ['yaml', 'ajv', 'cli-table3', 'cli-progress', 'commander'];
 
 /** The global the shims call for vendor.cjs's exports (bin/flowlab.js installs it). */
 export const VENDOR_LOADER = 'flowlab.vendor';
