@@ -2,20 +2,29 @@
 // The flowlab CLI. Runs the prebuilt bundle out/cli/main.js (scripts/build-cli.mjs; made by
 // `npm run build`, `npm test` and npm's `prepare` step). Development path: the TypeScript
 // sources through tsx's loader, taken with FLOWLAB_DEV=1, when the bundle is missing, or when a
-// bundled source file (out/cli/sources.txt) was edited after the bundle was built.
-import { spawn } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+// bundled source file (out/cli/sources.txt) was edited after the bundle was built. The bundle's
+// vendored libraries (out/cli/vendor.cjs) load on first use through a V8 code cache (loadVendor).
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import vm from 'node:vm';
 
 const root = new URL('../', import.meta.url);
 const bundle = new URL('out/cli/main.js', root);
+const rootDir = fileURLToPath(root);
+const vendorFile = path.join(rootDir, 'out/cli/vendor.cjs');
 
 /** True when the bundle exists and no source file it was built from is newer (a few ms of stats). */
 function bundleFresh() {
   if (process.env.FLOWLAB_DEV === '1') return false;
   try {
     const built = statSync(bundle).mtimeMs;
-    for (const file of readFileSync(new URL('out/cli/sources.txt', root), 'utf8').split('\n')) {
-      if (file && statSync(new URL(file, root), { throwIfNoEntry: false })?.mtimeMs > built) return false;
+    statSync(vendorFile); // built with main.js; throws when missing
+    // Plain paths, not URLs: ~180 files, and a URL per file cost more than its stat.
+    for (const file of readFileSync(path.join(rootDir, 'out/cli/sources.txt'), 'utf8').split('\n')) {
+      if (file && statSync(path.join(rootDir, file), { throwIfNoEntry: false })?.mtimeMs > built) return false;
     }
     return true;
   } catch {
@@ -32,8 +41,10 @@ function bundleFresh() {
  * in mmap, returned to the system on free. So on Linux the command runs in a child process with
  * it set. SIGTERM and SIGHUP are passed on; Ctrl-C reaches the child from the terminal itself.
  */
-function rerunWithMmapThreshold() {
+async function rerunWithMmapThreshold() {
   if (process.platform !== 'linux' || process.argv[2] !== 'train-loop' || process.env.MALLOC_MMAP_THRESHOLD_) return false;
+  // Imported here, not at the top: node:child_process costs every other command ~1-2 ms to load.
+  const { spawn } = await import('node:child_process');
   const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
     stdio: 'inherit',
     env: { ...process.env, MALLOC_MMAP_THRESHOLD_: String(128 << 10) },
@@ -50,14 +61,70 @@ function rerunWithMmapThreshold() {
   return true;
 }
 
+/**
+ * Runs out/cli/vendor.cjs (the bundled yaml, ajv, cli-table3, cli-progress; scripts/build-cli.mjs) as CommonJS
+ * through node:vm with a V8 code cache, and returns its exports. The cache holds the bytecode of
+ * every function the command compiled (`Script#createCachedData` after the command ran), so the
+ * next run of the same command deserializes instead of compiling. It is looked up by a SHA-1 of
+ * vendor.cjs's text, the Node version and the CPU architecture (V8's own check is only the
+ * source length, so an edited bundle must never find an old cache), per command; V8 rejects a
+ * cache from another V8 build or other flags (`cachedDataRejected`), which is then rewritten.
+ * Caches live in out/cli/cache/ (cleared by every build); written when the command returns
+ * (saveVendorCache), atomically (temp file, rename), skipped quietly where the folder is not writable.
+ */
+function loadVendor(command) {
+  const source = readFileSync(vendorFile, 'utf8');
+  const key = createHash('sha1').update(source).digest('hex').slice(0, 20);
+  const name = /^[a-z][a-z-]{0,40}$/.test(command ?? '') ? command : 'other';
+  const cacheFile = path.join(path.dirname(vendorFile), 'cache', `vendor-${name}-${key}-${process.version}-${process.arch}.bin`);
+  let cachedData;
+  try {
+    cachedData = readFileSync(cacheFile);
+  } catch {
+    cachedData = undefined;
+  }
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename: vendorFile,
+    cachedData,
+    importModuleDynamically: vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+  });
+  const module = { exports: {} };
+  script.runInThisContext()(module.exports, createRequire(vendorFile), module, vendorFile, path.dirname(vendorFile));
+  if (!cachedData || script.cachedDataRejected) {
+    saveVendorCache = () => {
+      try {
+        mkdirSync(path.dirname(cacheFile), { recursive: true });
+        if (readdirSync(path.dirname(cacheFile)).length >= MAX_CACHE_FILES) return; // e.g. many mistyped commands
+        const tmp = `${cacheFile}.${process.pid}.tmp`;
+        writeFileSync(tmp, script.createCachedData());
+        renameSync(tmp, cacheFile);
+      } catch {
+        // A read-only install runs without the cache.
+      }
+    };
+  }
+  return module.exports;
+}
+
+/** At most this many files in out/cli/cache/ (a cache per command name; a build empties the folder). */
+const MAX_CACHE_FILES = 48;
+
+/** Set by loadVendor when the command should leave a code cache behind; called once it has run. */
+let saveVendorCache = () => {};
+
 let main;
-if (rerunWithMmapThreshold()) {
+if (await rerunWithMmapThreshold()) {
   main = undefined;
 } else if (bundleFresh()) {
+  let vendor;
+  globalThis[Symbol.for('flowlab.vendor')] = () => (vendor ??= loadVendor(process.argv[2]));
   ({ main } = await import(bundle.href));
 } else {
   const { register } = await import('tsx/esm/api');
   register();
   ({ main } = await import('../cli/main.ts'));
 }
-if (main) process.exitCode = await main(process.argv.slice(2));
+if (main) {
+  process.exitCode = await main(process.argv.slice(2));
+  saveVendorCache();
+}

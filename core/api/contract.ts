@@ -4,7 +4,7 @@
  * `createHandlers` before use, since payloads arrive from an untrusted renderer) and a result
  * type. Results are plain, structured-clone-safe data.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ExperimentSummary as StoreExperimentSummary } from '../store/index.ts';
 import type { NodeEvent } from '../trace/index.ts';
 import type { RunRecord } from '../results/index.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Card, Store } from '../store/index.ts';
 import { FlowlabError } from '../errors.ts';
 

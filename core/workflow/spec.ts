@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The workflow document (YAML or JSON), validated with zod. Three notations compile to one Graph:
