@@ -3,11 +3,6 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { computeWorkflowHash, openStore, type Card } from '../core/store/index.ts';
 import { capture, tempDir } from '../test/fixtures.ts';
-import { getDataset } from '../core/tasks/index.ts';
-import { defaultTools } from '../core/tools/index.ts';
-import { loadWorkflowFile } from '../core/workflow/index.ts';
-import { cli, haveShared, shared, tinyModel } from '../test/cli.ts';
-import type { Io } from './io.ts';
 import { main } from './main.ts';
 
 const tmp = () => tempDir('cards');

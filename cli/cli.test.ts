@@ -4,7 +4,6 @@ import { describe, expect, it } from 'vitest';
 import { openStore } from '../core/store/index.ts';
 import { capture, tempDir } from '../test/fixtures.ts';
 import { main } from './main.ts';
-import type { Io } from './io.ts';
 
 const tmp = () => tempDir('cli');
 

@@ -8,8 +8,9 @@ import { cardsConfigFor, ONLINE_DEFAULTS, type CardsConfig, type CardsRequest } 
 import type { ServiceDeps } from '../core/experiments/index.ts';
 import type { ModelRequest } from '../core/model/index.ts';
 import { openStore, type Card, type Store } from '../core/store/index.ts';
-import { defaultTools } from '../core/tools/index.ts';
-import type { Graph } from '../core/workflow/index.ts';
+import { defaultTools, type ToolRegistry } from '../core/tools/index.ts';
+import { loadWorkflowFile, type Graph, type LoadedWorkflow } from '../core/workflow/index.ts';
+import path from 'node:path';
 import { fileModelPort } from '../models/factory.ts';
 import { Option, type Command } from 'commander';
 import { dbOption, intOption, pairLists, pairRecord, parseLoraValue, LORA_SHAPE, rolePairOption, UsageError } from './args.ts';
@@ -150,4 +151,15 @@ export function withStore<T>(file: string, fn: (store: Store) => T, mustExist = 
 /** The experiment service's ports for a command: the open store, node-llama-cpp over local files, the default tools. */
 export function cliDeps(store: Store, tools = defaultTools()): ServiceDeps {
   return { store, models: fileModelPort(), tools };
+}
+
+/**
+ * The `<workflow.yaml>` argument of an experiment command: the absolute file, the default tools
+ * and the workflow loaded and validated against them. Errors: SpecError (file, line, column of
+ * every issue) or the file error naming the path.
+ */
+export function loadWorkflowArg(workflowFile: string): { file: string; tools: ToolRegistry; workflow: LoadedWorkflow } {
+  const file = path.resolve(workflowFile);
+  const tools = defaultTools();
+  return { file, tools, workflow: loadWorkflowFile(file, { tools }) };
 }

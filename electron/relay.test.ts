@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApiError, createHandlers, createRemoteApi, EVENT_CHANNEL, type LabEvent, type LabHost } from '../core/api/index.ts';
 import { openStore, type Store } from '../core/store/index.ts';
 import { createDesktopApi, type IpcRendererLike } from './desktopApi.ts';

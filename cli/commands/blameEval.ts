@@ -1,13 +1,10 @@
-import path from 'node:path';
 import type { Command } from 'commander';
 import { startExperiment } from '../../core/experiments/index.ts';
 import { openStore } from '../../core/store/index.ts';
-import { defaultTools } from '../../core/tools/index.ts';
-import { loadWorkflowFile } from '../../core/workflow/index.ts';
 import { resolveModels } from '../../models/resolve.ts';
 import { act, intOption, rolePairOption, type CommandContext } from '../args.ts';
 import { asCli, asCliSync } from '../errors.ts';
-import { addExperimentOptions, cliDeps, modelRequestOf, type ExperimentFlagValues } from '../flags.ts';
+import { addExperimentOptions, cliDeps, modelRequestOf, loadWorkflowArg, type ExperimentFlagValues } from '../flags.ts';
 import { formatBlame } from '../formatExperiments.ts';
 import type { Io } from '../io.ts';
 import { exitOf, progress, settled } from '../progress.ts';
@@ -40,9 +37,7 @@ async function blameEvalCommand(workflowFile: string, values: BlameEvalFlags, io
   const request = modelRequestOf(values);
   const inject = values.inject.map(([role, fault]) => `${role}=${fault}`);
 
-  const file = path.resolve(workflowFile);
-  const tools = defaultTools();
-  const workflow = loadWorkflowFile(file, { tools });
+  const { file, tools, workflow } = loadWorkflowArg(workflowFile);
   const { config: models } = asCliSync(() => resolveModels(workflow.graph, request));
 
   const store = openStore(values.db);

@@ -1,14 +1,11 @@
-import path from 'node:path';
 import type { Command } from 'commander';
 import { startExperiment } from '../../core/experiments/index.ts';
 import { parseMode } from '../../core/rollouts/index.ts';
 import { openStore } from '../../core/store/index.ts';
-import { defaultTools } from '../../core/tools/index.ts';
-import { loadWorkflowFile } from '../../core/workflow/index.ts';
 import { resolveModels } from '../../models/resolve.ts';
 import { act, intOption, UsageError, type CommandContext } from '../args.ts';
 import { asCli, asCliSync } from '../errors.ts';
-import { addExperimentOptions, cliDeps, modelRequestOf, type ExperimentFlagValues } from '../flags.ts';
+import { addExperimentOptions, cliDeps, modelRequestOf, loadWorkflowArg, type ExperimentFlagValues } from '../flags.ts';
 import { formatRollouts } from '../formatExperiments.ts';
 import type { Io } from '../io.ts';
 import { exitOf, progress, settled } from '../progress.ts';
@@ -51,9 +48,7 @@ async function rolloutsCommand(workflowFile: string, values: RolloutsFlags, io: 
   }
   const request = modelRequestOf(values);
 
-  const file = path.resolve(workflowFile);
-  const tools = defaultTools();
-  const workflow = loadWorkflowFile(file, { tools });
+  const { file, tools, workflow } = loadWorkflowArg(workflowFile);
   const { config: models } = asCliSync(() => resolveModels(workflow.graph, request));
   const store = openStore(values.db);
   try {

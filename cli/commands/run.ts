@@ -1,13 +1,10 @@
-import path from 'node:path';
 import type { Command } from 'commander';
 import { startExperiment } from '../../core/experiments/index.ts';
 import { openStore } from '../../core/store/index.ts';
-import { defaultTools } from '../../core/tools/index.ts';
-import { loadWorkflowFile } from '../../core/workflow/index.ts';
 import { resolveModels } from '../../models/resolve.ts';
 import { act, type CommandContext } from '../args.ts';
 import { asCli, asCliSync } from '../errors.ts';
-import { addCardOptions, addExperimentOptions, cardsConfigFromFlags, cliDeps, modelRequestOf, withStore, type ExperimentFlagValues } from '../flags.ts';
+import { addCardOptions, addExperimentOptions, cardsConfigFromFlags, cliDeps, modelRequestOf, loadWorkflowArg, withStore, type ExperimentFlagValues } from '../flags.ts';
 import { formatReport, reportJson } from '../format.ts';
 import type { Io } from '../io.ts';
 import { exitOf, progress, settled } from '../progress.ts';
@@ -37,9 +34,7 @@ async function runCommand(workflowFile: string, values: RunFlags, io: Io): Promi
   const { limit, offset, seed } = values;
   const request = modelRequestOf(values);
 
-  const file = path.resolve(workflowFile);
-  const tools = defaultTools();
-  const workflow = loadWorkflowFile(file, { tools });
+  const { file, tools, workflow } = loadWorkflowArg(workflowFile);
   // Weight versions are looked up in the database before any dataset or model is read.
   const resolved = asCliSync(() => (request.roleVersions ? withStore(values.db, (s) => resolveModels(workflow.graph, request, (id) => s.weights.find(id)), false) : resolveModels(workflow.graph, request)));
   const cards = cardsConfigFromFlags(values, workflow.graph, values.db, io);

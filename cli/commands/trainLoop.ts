@@ -4,17 +4,15 @@ import Table from 'cli-table3';
 import { Option, type Command } from 'commander';
 import type { ModelProvider } from '../../core/model/index.ts';
 import { openStore, type WeightVersion } from '../../core/store/index.ts';
-import { defaultTools } from '../../core/tools/index.ts';
 import type { IterationMetrics, LoopEvent, TrainLoopReport } from '../../core/training/index.ts';
 import type { Trainer } from '../../core/training/index.ts';
-import { loadWorkflowFile } from '../../core/workflow/index.ts';
 import { startTrainLoop, trainableRoles } from '../../core/experiments/index.ts';
 import type { ModelConfig } from '../../core/model/index.ts';
 import { fileModelPort, llamaProvider, loadTrainer } from '../../models/factory.ts';
 import { resolveModels } from '../../models/resolve.ts';
 import { act, commaList, dbOption, intOption, UsageError, type CommandContext } from '../args.ts';
 import { asCliSync } from '../errors.ts';
-import { addModelOptions, modelRequestOf, type ModelFlagValues } from '../flags.ts';
+import { addModelOptions, modelRequestOf, loadWorkflowArg, type ModelFlagValues } from '../flags.ts';
 import type { Io } from '../io.ts';
 
 /** What the command needs from outside (tests inject fakes). */
@@ -90,9 +88,9 @@ async function trainLoopCommand(workflowFile: string, values: TrainLoopFlags, io
   const maxGradNorm = numFlag(values.maxGradNorm, 'max-grad-norm', (x) => x >= 0);
   const heldoutTemperature = values.heldoutTemperature === undefined ? temperature : numFlag(values.heldoutTemperature, 'heldout-temperature', (x) => x >= 0 && x <= 5);
 
-  const file = path.resolve(workflowFile);
-  const tools = defaultTools();
-  const workflow = { ...loadWorkflowFile(file, { tools }), file };
+  const loaded = loadWorkflowArg(workflowFile);
+  const { file, tools } = loaded;
+  const workflow = { ...loaded.workflow, file };
   const roles = asCliSync(() => trainableRoles(workflow, commaList(values.roles)));
   const request = modelRequestOf(values);
 

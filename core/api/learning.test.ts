@@ -1,7 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { roleLadder, runRecord, thrownBy } from '../../test/fixtures.ts';
 import { computeWorkflowHash, openStore, type Store } from '../store/index.ts';
-import type { RunRecord } from '../results/index.ts';
 import { ApiError, createHandlers, type FlowlabApi } from './index.ts';
 import { pointOf } from './learningHandlers.ts';
 

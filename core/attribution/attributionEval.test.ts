@@ -4,8 +4,6 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../cli/main.ts';
 import { capture, tempDir } from '../../test/fixtures.ts';
-import type { Io } from '../../cli/io.ts';
-import { resolveSharedDir } from '../tasks/paths.ts';
 
 const run = async (...argv: string[]) => {
   const io = capture();

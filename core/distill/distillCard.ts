@@ -4,7 +4,7 @@ import { ModelError } from '../model/errors.ts';
 import type { ModelProvider } from '../model/provider.ts';
 import type { Card } from '../store/improve.ts';
 import { isSimulatedModel, type Exemplar } from './exemplars.ts';
-import { CARD_LIMITS, CARD_SCHEMA, distillPrompt, estimateTokens, type RoleBrief, type TokenCounter } from './prompt.ts';
+import { CARD_LIMITS, distillPrompt, estimateTokens, type RoleBrief, type TokenCounter } from './prompt.ts';
 import { FlowlabError } from '../errors.ts';
 
 /** Why no card came out. Nothing is stored when one is thrown. */

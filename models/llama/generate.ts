@@ -8,7 +8,6 @@
 import { LlamaCompletion, LlamaText, type LlamaContextSequence } from 'node-llama-cpp';
 import { ModelError, type GenerateRequest, type GenerateResult } from '../../core/model/index.ts';
 import { errorText } from './errorText.ts';
-import type { LoadedModel } from './loaders.ts';
 import type { ModelCache } from './modelCache.ts';
 import { renderInput, type RenderedInput } from './renderInput.ts';
 import { samplerOptions, SAMPLING_DEFAULTS, type SampleCall } from './sampling.ts';
