@@ -49,6 +49,8 @@ module.exports = {
       { path: under('host', 'cli', 'electron', 'renderer', ...HARNESS) }),
     rule('host-not-cli-or-electron', 'host/ is shared by both composition roots, so it imports neither of them (nor the views).', '^host/',
       { path: under('cli', 'electron', 'renderer', ...HARNESS) }),
+    rule('shared-rooms-not-electron', 'models/ and host/ also run under plain Node (the CLI, flowlab serve): they never import the Electron package.', under('models', 'host'),
+      { path: 'node_modules/electron/' }),
     rule('roots-not-each-other', 'cli/ and electron/ are separate composition roots; what both need lives in host/, models/ or core/.', under('cli', 'electron'),
       { path: under('cli', 'electron'), pathNot: '^$1/' }),
     rule('roots-not-views-or-harness', 'The composition roots load the renderer as a built page, never as a module; they import no harness code.', under('cli', 'electron'),

@@ -1,5 +1,5 @@
 /**
- * Batching benchmark (issue 5): a rollout group of G = 8 sequences decoded together vs one after
+ * Batching benchmark: a rollout group of G = 8 sequences decoded together vs one after
  * another, raw node-llama-cpp beside Flowlab, with a real tiny model at 1 thread.
  *
  * - Raw: one context with G sequences; the same G prompts and seeds decoded concurrently

@@ -95,7 +95,7 @@ for (const file of ['stories260K.gguf', 'llama-2-tiny-random.gguf']) {
 }
 
 // Issue 6: laptop RL — the tfjs trainer's step times on stories260K, write-back and llama.cpp
-// reload, and llama.cpp's sampling speed in the same run; LAPTOP-RL.md's figures as reference.
+// reload, and llama.cpp's sampling speed in the same run; reference figures measured earlier on the 2-core development machine (bench/training.ts).
 {
   const { benchTraining } = await import('./training.ts');
   const modelPath = `${sharedDir}/models/stories260K.gguf`;
@@ -106,10 +106,10 @@ for (const file of ['stories260K.gguf', 'llama-2-tiny-random.gguf']) {
     const ms = (x: { medianMs: number; minMs: number }) => `${fmt(x.medianMs, 0).padStart(5)} ms (min ${fmt(x.minMs, 0)})`;
     const r = t.reference;
     console.log(`training ${t.model} (${t.parameters.toLocaleString('en')} parameters), tfjs-core + wasm, batch ${t.batch} x ${t.tokens} tokens, Adam (median of 5)`);
-    console.log(`  SFT step          ${ms(t.sft)}   ${Math.round(t.sft.tokensPerSec).toLocaleString('en').padStart(6)} train tok/s   (LAPTOP-RL: ${r.sftStepMs[0]}-${r.sftStepMs[1]} ms, ~${r.trainTokensPerSec.toLocaleString('en')} tok/s)`);
+    console.log(`  SFT step          ${ms(t.sft)}   ${Math.round(t.sft.tokensPerSec).toLocaleString('en').padStart(6)} train tok/s   (reference: ${r.sftStepMs[0]}-${r.sftStepMs[1]} ms, ~${r.trainTokensPerSec.toLocaleString('en')} tok/s)`);
     console.log(`  policy step       ${ms(t.policy)}   ${Math.round(t.policy.tokensPerSec).toLocaleString('en').padStart(6)} train tok/s   (incl. the reference model's forward for the KL)`);
-    console.log(`  write GGUF        ${ms(t.write)}   (LAPTOP-RL: ${r.writeMs[0]}-${r.writeMs[1]} ms)`);
-    console.log(`  llama.cpp reload  ${ms(t.reload)}   (dispose + load + context; LAPTOP-RL: ${r.reloadMs[0]}-${r.reloadMs[1]} ms)`);
+    console.log(`  write GGUF        ${ms(t.write)}   (reference: ${r.writeMs[0]}-${r.writeMs[1]} ms)`);
+    console.log(`  llama.cpp reload  ${ms(t.reload)}   (dispose + load + context; reference: ${r.reloadMs[0]}-${r.reloadMs[1]} ms)`);
     console.log(`  llama.cpp sample  ${Math.round(t.samplingTokensPerSec).toLocaleString('en').padStart(6)} tok/s   (raw greedy, one sequence, 1 thread, same run)`);
   }
 }

@@ -2,7 +2,7 @@
  * Issue 6 bench: the tfjs trainer (tfjs-core + wasm) on a small LLaMA GGUF: time per SFT step and
  * per policy step at batch 8 × 128 tokens, train tokens/s, write-back and llama.cpp reload
  * times, and llama.cpp's own sampling speed in the same run. The reference figures measured for
- * LAPTOP-RL.md on the 2-core machine are returned beside them (printed, not asserted).
+ * earlier on the 2-core development machine are returned beside them (printed, not asserted).
  */
 import { TfjsTrainer } from '../models/trainer/TfjsTrainer.ts';
 import { LlamaCppReference, llamaRuntime } from '../models/trainer/testing/llamaCpp.ts';
@@ -42,7 +42,7 @@ export interface TrainingBenchResult {
   reload: Timing;
   /** llama.cpp greedy sampling of one 128-token sequence, 1 thread (tokens/s). */
   samplingTokensPerSec: number;
-  /** LAPTOP-RL.md's figures for the 260K model on the 2-core machine. */
+  /** Reference figures measured earlier for the 260K model on the 2-core machine. */
   reference: { sftStepMs: [number, number]; trainTokensPerSec: number; writeMs: [number, number]; reloadMs: [number, number] };
 }
 

@@ -47,6 +47,9 @@ describe('a tree with wrong imports', () => {
     'core/view.ts': "import { createElement } from 'react';\nexport const view = createElement;\n",
     'node_modules/react/package.json': '{ "name": "react", "version": "0.0.0", "main": "index.js" }\n',
     'node_modules/react/index.js': 'exports.createElement = () => null;\n',
+    'node_modules/electron/package.json': '{ "name": "electron", "version": "0.0.0", "main": "index.js" }\n',
+    'node_modules/electron/index.js': 'exports.app = {};\n',
+    'host/shell.ts': "import { app } from 'electron';\nexport const shell = app;\n",
     'core/x.ts': "import { y } from '../cli/y.ts';\nexport const x = y;\n",
     'core/a.ts': "import type { B } from './b.ts';\nexport type A = { b?: B };\n",
     'core/b.ts': "import type { A } from './a.ts';\nexport type B = { a?: A };\n",
@@ -84,6 +87,7 @@ describe('a tree with wrong imports', () => {
       'renderer-only-api: renderer/v.ts -> core/ids.ts',
       'renderer-runtime-through-client: renderer/w.ts -> core/api/handlers.ts',
       'roots-not-each-other: cli/y.ts -> electron/e.ts',
+      'shared-rooms-not-electron: host/shell.ts -> node_modules/electron/index.js',
     ]);
   }, 60_000);
 });
