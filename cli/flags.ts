@@ -13,7 +13,7 @@ import { loadWorkflowFile, type Graph, type LoadedWorkflow } from '../core/workf
 import path from 'node:path';
 import { fileModelPort } from '../models/factory.ts';
 import { Option, type Command } from 'commander';
-import { dbOption, intOption, pairLists, pairRecord, parseLoraValue, LORA_SHAPE, rolePairOption, UsageError } from './args.ts';
+import { commaList, dbOption, intOption, pairLists, pairRecord, parseLoraValue, LORA_SHAPE, rolePairOption, UsageError } from './args.ts';
 import { asCliSync } from './errors.ts';
 import type { Io } from './io.ts';
 
@@ -116,10 +116,10 @@ export function cardsConfigFromFlags(values: CardFlagValues, graph: Graph, dbFil
   const every = values.distillEvery;
   if (sel === 'none' && every === undefined) return undefined;
   if (!sel) throw new UsageError('--cards takes all, none or card ids separated by commas');
-  const req: CardsRequest = { selection: sel === 'all' || sel === 'none' ? sel : sel.split(',').map((s) => s.trim()).filter(Boolean), budgetTokens };
+  const req: CardsRequest = { selection: sel === 'all' || sel === 'none' ? sel : commaList(sel)!, budgetTokens };
   if (every !== undefined) {
     const shots = values.distillShots ?? ONLINE_DEFAULTS.shots;
-    const roles = values.distillRoles ? values.distillRoles.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
+    const roles = values.distillRoles ? commaList(values.distillRoles) : undefined;
     req.distill = { every, shots, ...(roles && { roles }), withFailures: Boolean(values.distillWithFailures) };
   }
   // No database yet: an empty library.
@@ -162,4 +162,9 @@ export function loadWorkflowArg(workflowFile: string): { file: string; tools: To
   const file = path.resolve(workflowFile);
   const tools = defaultTools();
   return { file, tools, workflow: loadWorkflowFile(file, { tools }) };
+}
+
+/** Where training writes weight versions by default: `flowlab-versions/` beside the database (the working folder for `:memory:`). */
+export function defaultVersionsDir(store: Store): string {
+  return path.join(store.file === ':memory:' ? process.cwd() : path.dirname(path.resolve(store.file)), 'flowlab-versions');
 }

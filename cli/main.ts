@@ -78,7 +78,6 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
   const ctx: CommandContext = { io };
   const cmd = harden(program(io).command(name), io);
   mod.define(cmd, ctx);
-  const help = cmd.helpInformation();
   if (rest.includes('--help') || rest.includes('-h')) {
     io.stdout(subcommandOf(cmd, rest).helpInformation());
     return 0;
@@ -89,7 +88,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
   } catch (e) {
     // The error table imports the typed errors of every area: loaded only when one is thrown.
     const { exitStatusFor, formatCliError } = await import('./errors.ts');
-    io.stderr(formatCliError(e, name, help));
+    io.stderr(formatCliError(e, name, cmd.helpInformation()));
     if (process.env.FLOWLAB_DEBUG && !(e instanceof UsageError)) io.stderr(`${(e as Error).stack}\n`);
     return exitStatusFor(e);
   }

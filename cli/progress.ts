@@ -6,7 +6,7 @@
  */
 import { Presets, SingleBar } from 'cli-progress';
 import type { ExperimentEvent, ExperimentHandle, ExperimentOutcome } from '../core/experiments/index.ts';
-import { CommandError } from './errors.ts';
+import { CommandError, EXIT } from './errors.ts';
 import type { Io } from './io.ts';
 
 export interface Progress {
@@ -67,4 +67,4 @@ export function settled(outcome: ExperimentOutcome): ExperimentOutcome {
 }
 
 /** The exit code of a finished experiment: 0 completed, 130 cancelled. */
-export const exitOf = (o: ExperimentOutcome): number => (o.status === 'completed' ? 0 : 130);
+export const exitOf = (o: ExperimentOutcome): number => (o.status === 'completed' ? EXIT.ok : EXIT.cancelled);

@@ -2,7 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ApiError, type ActiveRun, type LabEvent, type ResumeRunPayload, type StartRunRequest, type StartTrainLoopRequest } from '../core/api/index.ts';
 import { startExperiment, startTrainLoop, trainableRoles, type ExperimentEvent, type ExperimentHandle, type ExperimentSpec, type TrainLoopHandle } from '../core/experiments/index.ts';
-import type { ModelConfig, ModelProvider } from '../core/model/index.ts';
+import type { ModelConfig, ModelProvider, ModelRequestField } from '../core/model/index.ts';
 import { StoreError, type Store } from '../core/store/index.ts';
 import { getDataset, resolveDataDir, type DatasetLocation } from '../core/tasks/index.ts';
 import { defaultTools } from '../core/tools/index.ts';
@@ -122,15 +122,7 @@ export class LabRunner {
     if (cards && (req.inject?.length || req.kind === 'rollouts')) throw new ApiError('BAD_REQUEST', `${M}: hint cards are for runs only (not with inject or rollouts)`, M, 'cards');
     if (req.kind === 'rollouts' && req.group === undefined) throw new ApiError('BAD_REQUEST', `${M}: a rollouts request needs group (rollouts per task)`, M, 'group');
 
-    const files = [...new Set(Object.values(config.models))];
-    for (const file of files) {
-      try {
-        await this.checkModel(file);
-      } catch (err) {
-        const at = fieldOf.get(file);
-        throw new ApiError('BAD_REQUEST', `${M}: ${err instanceof Error ? err.message : String(err)}`, M, at && apiFieldOf(at.field, at.role), { cause: err });
-      }
-    }
+    const files = await this.checkFiles(config, fieldOf, M);
     const location = this.options.datasets ?? {};
     const base = {
       workflow: { graph, text: req.workflowText },
@@ -235,23 +227,16 @@ export class LabRunner {
     const location = this.options.datasets ?? {};
     const graph = parseRequestWorkflow(req.workflowText, this.tools, T);
     let dataset;
+    let roles: string[];
     try {
-      trainableRoles({ graph, text: req.workflowText }, req.roles);
+      roles = trainableRoles({ graph, text: req.workflowText }, req.roles);
       dataset = getDataset(req.dataset, location);
     } catch (err) {
       throw apiErrorOf(err, T);
     }
     const resolved = resolveRequestModels(graph, { ...req, contextSize: req.contextSize ?? TRAIN_LOOP_DEFAULTS.contextSize }, store, this.options.modelDir, T);
     const spec = { ...trainLoopSpecOf(req, graph, req.workflowText, resolved, store, dataset, { versionsDir: this.versionsDir, dataDir: resolveDataDir(location) }), loopId: newLoopId() };
-    const files = [...new Set(Object.values(resolved.config.models))];
-    for (const file of files) {
-      try {
-        await this.checkModel(file);
-      } catch (err) {
-        const at = resolved.fieldOf.get(file);
-        throw new ApiError('BAD_REQUEST', `${T}: ${err instanceof Error ? err.message : String(err)}`, T, at && apiFieldOf(at.field, at.role), { cause: err });
-      }
-    }
+    const files = await this.checkFiles(resolved.config, resolved.fieldOf, T);
     const loopId = spec.loopId;
     this.claim(files, T, `train loop ${loopId}`);
     let handle: TrainLoopHandle;
@@ -280,7 +265,6 @@ export class LabRunner {
       this.release(files);
       throw apiErrorOf(err, T);
     }
-    const roles = trainableRoles(spec.workflow, spec.roles);
     const base = { type: 'trainLoop' as const, loopId, roles, iterations: spec.iterations };
     const finished = handle.done.then(
       (report) => this.emit({ ...base, status: report.cancelled ? 'cancelled' : 'completed', done: report.iterations.length }),
@@ -387,6 +371,23 @@ export class LabRunner {
   }
 
   /** Claims `files` for a new experiment or loop (holder label: `experiment <id>`, `train loop <id>`; '' while starting). Errors: BUSY `models`. */
+  /**
+   * The distinct model files of `config`, each checked (`checkModel`) before anything loads.
+   * Errors: ApiError BAD_REQUEST of `method`, naming the request field that chose the bad file.
+   */
+  private async checkFiles(config: ModelConfig, fieldOf: ReadonlyMap<string, { field: ModelRequestField; role?: string }>, method: string): Promise<string[]> {
+    const files = [...new Set(Object.values(config.models))];
+    for (const file of files) {
+      try {
+        await this.checkModel(file);
+      } catch (err) {
+        const at = fieldOf.get(file);
+        throw new ApiError('BAD_REQUEST', `${method}: ${err instanceof Error ? err.message : String(err)}`, method, at && apiFieldOf(at.field, at.role), { cause: err });
+      }
+    }
+    return files;
+  }
+
   private claim(files: string[], method: string, holder = ''): void {
     for (const file of files) {
       const holder = this.claimed.get(file);

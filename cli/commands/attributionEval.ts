@@ -14,7 +14,7 @@ import {
 import { resolveSharedDir } from '../../core/tasks/index.ts';
 import { act, intOption, UsageError, type CommandContext } from '../args.ts';
 import type { ModelConfig } from '../../core/model/index.ts';
-import { llamaProvider } from '../../models/factory.ts';
+import { loadedLlamaProvider } from '../../models/factory.ts';
 import type { Io } from '../io.ts';
 
 interface AttributionFlags {
@@ -116,9 +116,8 @@ async function attributionEvalCommand(values: AttributionFlags, io: Io): Promise
     evaluated = await evaluateAttribution(logs, method, { surfaced: { harnessCrash } });
   } else {
     const cfg: ModelConfig = { models: { default: path.resolve(values.model!) }, roleModels: { judge: 'default' }, threads, contextSize, gpu: false };
-    const provider = await llamaProvider(cfg);
+    const provider = await loadedLlamaProvider(cfg);
     try {
-      await provider.load?.();
       io.stderr(`Judging ${logs.length} logs from ${folder} with ${method} on ${path.basename(cfg.models.default!)}\n`);
       evaluated = await evaluateAttribution(logs, method, {
         judge: { provider, model: cfg.roleModels.judge, role: 'judge', maxChars, maxPromptChars, seed },

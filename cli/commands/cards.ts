@@ -1,9 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { exportCards, importCards, parseCardsDocument } from '../../core/distill/index.ts';
-import { openStore, type Store } from '../../core/store/index.ts';
 import { act, dbOption, harden, UsageError, type CommandContext } from '../args.ts';
 import { CommandError } from '../errors.ts';
+import { withStore } from '../flags.ts';
 import { formatCard, formatCardList } from '../formatCards.ts';
 
 /**
@@ -26,7 +26,7 @@ export function define(cmd: Command, ctx: CommandContext): void {
   sub('list', 'every card: id, role, title, teacher, shots, uses')
     .option('--role <role>', "only this role's cards")
     .option('--json', 'print the cards as JSON')
-    .action(act(ctx, async (o: { db: string; role?: string; json?: boolean }) => withStore(o.db, true, (store) => {
+    .action(act(ctx, async (o: { db: string; role?: string; json?: boolean }) => withStore(o.db, (store) => {
       const cards = store.improve.listCards({ role: o.role });
       io.stdout(o.json ? JSON.stringify(cards) + '\n' : formatCardList(cards));
       return 0;
@@ -37,7 +37,7 @@ export function define(cmd: Command, ctx: CommandContext): void {
     .option('--json', 'print the card as JSON')
     .action(act(ctx, async (id: string | undefined, o: { db: string; json?: boolean }) => {
       if (id === undefined) throw new UsageError('cards show takes one <card-id>');
-      return withStore(o.db, true, (store) => {
+      return withStore(o.db, (store) => {
         const card = store.improve.getCard(id);
         const usedBy = store.improve.usesOf(card.id);
         io.stdout(o.json ? JSON.stringify({ ...card, usedBy }) + '\n' : formatCard(card, usedBy));
@@ -49,7 +49,7 @@ export function define(cmd: Command, ctx: CommandContext): void {
     .argument('[card-id]')
     .action(act(ctx, async (id: string | undefined, o: { db: string }) => {
       if (id === undefined) throw new UsageError('cards rm takes one <card-id>');
-      return withStore(o.db, true, (store) => {
+      return withStore(o.db, (store) => {
         if (!store.improve.deleteCard(id)) throw new CommandError('NOT_FOUND', `${store.file}: no card ${id}`);
         io.stderr(`Removed card ${id}.\n`);
         return 0;
@@ -59,7 +59,7 @@ export function define(cmd: Command, ctx: CommandContext): void {
   sub('export', 'a versioned JSON document (all cards when no ids; stdout when no --out)')
     .argument('[ids...]')
     .option('--out <file.json>', 'where to write (default: stdout)')
-    .action(act(ctx, async (ids: string[], o: { db: string; out?: string }) => withStore(o.db, true, (store) => {
+    .action(act(ctx, async (ids: string[], o: { db: string; out?: string }) => withStore(o.db, (store) => {
       const all = store.improve.listCards();
       const missing = ids.filter((id) => !all.some((c) => c.id === id));
       if (missing.length) throw new CommandError('NOT_FOUND', `${store.file}: no card(s) ${missing.join(', ')}`);
@@ -84,20 +84,12 @@ export function define(cmd: Command, ctx: CommandContext): void {
         throw new CommandError(missing ? 'NOT_FOUND' : 'BAD_FILE', `${file}: ${missing ? 'no such file' : `not JSON: ${(e as Error).message}`}`);
       }
       const doc = parseCardsDocument(value, file);
-      return withStore(o.db, false, (store) => {
+      return withStore(o.db, (store) => {
         const cards = importCards(store, doc);
         const sim = cards.filter((c) => c.simulated).length;
         io.stderr(`Imported ${cards.length} card(s) into ${store.file}${sim ? ` (${sim} SIMULATED)` : ''}.\n`);
         return 0;
-      });
+      }, false);
     }));
 }
 
-function withStore<T>(file: string, mustExist: boolean, fn: (store: Store) => T): T {
-  const store = openStore(file, { mustExist });
-  try {
-    return fn(store);
-  } finally {
-    store.close();
-  }
-}

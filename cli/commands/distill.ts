@@ -8,7 +8,7 @@ import { parseWorkflow } from '../../core/workflow/index.ts';
 import { act, dbOption, intOption, UsageError, type CommandContext } from '../args.ts';
 import { gpuFlag } from '../flags.ts';
 import type { ModelConfig } from '../../core/model/index.ts';
-import { llamaProvider } from '../../models/factory.ts';
+import { loadedLlamaProvider } from '../../models/factory.ts';
 import { formatCard } from '../formatCards.ts';
 import type { Io } from '../io.ts';
 
@@ -76,9 +76,8 @@ async function distillCommand(values: DistillFlags, io: Io): Promise<number> {
     const teacherConfig: ModelConfig = values.teacher
       ? { models: { teacher: teacherFile }, roleModels: {}, threads, contextSize, gpu }
       : { ...stored!, models: { [teacherRef]: teacherFile }, roleModels: {}, threads: threads ?? stored!.threads, contextSize, gpu: values.gpu === undefined ? stored!.gpu : gpu };
-    const provider = await llamaProvider(teacherConfig);
+    const provider = await loadedLlamaProvider(teacherConfig);
     try {
-      await provider.load?.();
       io.stderr(`Distilling a ${role} card from up to ${shots} ${values.onlySuccesses ? 'successful ' : ''}trajectory(ies) of ${exp.id} with ${path.basename(teacherFile)}...\n`);
       const card = await distillFromExperiment({
         store, experimentId: exp.id, graph, role, shots, onlySuccesses: Boolean(values.onlySuccesses),

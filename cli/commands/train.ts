@@ -3,11 +3,12 @@ import path from 'node:path';
 import Table from 'cli-table3';
 import { Option, type Command } from 'commander';
 import { groupRollouts } from '../../core/rollouts/index.ts';
-import { newWeightVersionId, openStore, type Store, type WeightVersion } from '../../core/store/index.ts';
+import { newWeightVersionId, openStore, type WeightVersion } from '../../core/store/index.ts';
 import { chunks, policySamples, sftSequences } from '../../core/training/index.ts';
 import type { StepResult, Trainer } from '../../core/training/index.ts';
 import { act, dbOption, intOption, UsageError, type CommandContext } from '../args.ts';
 import { CommandError } from '../errors.ts';
+import { defaultVersionsDir } from '../flags.ts';
 import type { Io } from '../io.ts';
 import { loadTrainer } from '../../models/factory.ts';
 
@@ -138,10 +139,6 @@ async function trainCommand(values: TrainFlags, io: Io, deps: { trainer?: Traine
   } finally {
     store.close();
   }
-}
-
-export function defaultVersionsDir(store: Store): string {
-  return path.join(store.file === ':memory:' ? process.cwd() : path.dirname(path.resolve(store.file)), 'flowlab-versions');
 }
 
 /** `flowlab versions [--role <role>] [--lineage <version-id>]`. */

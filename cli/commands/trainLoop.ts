@@ -12,7 +12,7 @@ import { fileModelPort, llamaProvider, loadTrainer } from '../../models/factory.
 import { resolveModels } from '../../models/resolve.ts';
 import { act, commaList, dbOption, intOption, UsageError, type CommandContext } from '../args.ts';
 import { asCliSync } from '../errors.ts';
-import { addModelOptions, modelRequestOf, loadWorkflowArg, type ModelFlagValues } from '../flags.ts';
+import { addModelOptions, defaultVersionsDir, modelRequestOf, loadWorkflowArg, type ModelFlagValues } from '../flags.ts';
 import type { Io } from '../io.ts';
 
 /** What the command needs from outside (tests inject fakes). */
@@ -98,7 +98,7 @@ async function trainLoopCommand(workflowFile: string, values: TrainLoopFlags, io
   try {
     const resolved = asCliSync(() => resolveModels(workflow.graph, request, (id) => store.weights.find(id)));
     const startVersions: Record<string, WeightVersion> = Object.fromEntries(Object.keys(resolved.versions).map((role) => [role, store.weights.get(resolved.versions[role]!.id)]));
-    const versionsDir = path.resolve(values.versionsDir ?? path.join(store.file === ':memory:' ? process.cwd() : path.dirname(path.resolve(store.file)), 'flowlab-versions'));
+    const versionsDir = path.resolve(values.versionsDir ?? defaultVersionsDir(store));
     const spec = {
       workflow, dataset: values.dataset, dataDir: values.dataDir, split: values.split, heldoutSplit: values.heldoutSplit, heldout: heldoutN, roles,
       group: G, iterations, tasksPerIteration: limit, lr, kl, temperature, maxGradNorm, heldoutSamples, heldoutTemperature, seed, models: resolved.config, startVersions, versionsDir,

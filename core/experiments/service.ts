@@ -10,7 +10,7 @@ import { assertCardsAvailable, cardHooksFor } from '../distill/hooks.ts';
 import type { FaultSpec } from '../faults/inject.ts';
 import type { RoleName } from '../ids.ts';
 import type { ModelConfig } from '../model/config.ts';
-import type { ModelProvider } from '../model/provider.ts';
+import { loadedProvider, type ModelProvider } from '../model/provider.ts';
 import { rolloutIndex, rolloutTaskId } from '../rollouts/groups.ts';
 import { formatMode, learningRoles, parseMode } from '../rollouts/modes.ts';
 import type { RolloutsConfig } from '../rollouts/store.ts';
@@ -95,13 +95,9 @@ const datasetOf = (deps: ServiceDeps, name: string, dataDir?: string): Dataset =
 
 /** Builds and loads the provider; a load failure disposes it and throws MODEL_LOAD (nothing recorded). */
 async function loadProvider(deps: ServiceDeps, cfg: ModelConfig): Promise<ModelProvider> {
-  let provider: ModelProvider | undefined;
   try {
-    provider = await deps.models.create(cfg);
-    await provider.load?.();
-    return provider;
+    return await loadedProvider(deps.models.create, cfg);
   } catch (err) {
-    await provider?.dispose().catch(() => {});
     throw new ExperimentSpecError('MODEL_LOAD', 'models', err instanceof Error ? err.message : String(err), {}, { cause: err });
   }
 }

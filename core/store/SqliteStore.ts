@@ -111,7 +111,12 @@ export class SqliteStore implements Store {
    */
   saveRuns(batch: readonly RunWithEvents[]): void {
     this.live();
-    if (batch.length >= BULK_RUNS && !this.db.inTransaction && this.saveBulk(batch)) return;
+    if (batch.length >= BULK_RUNS && !this.db.inTransaction) {
+      // The bulk path failed on this batch; the savepoint path would fail the same way, so go
+      // straight to run by run, which reports the first error.
+      if (!this.saveBulk(batch)) this.db.transaction(() => this.writeRuns(batch))();
+      return;
+    }
     // Fast path: multi-row inserts inside a savepoint. On any error the savepoint is rolled back
     // and the batch is written again run by run, which stops at the same first error, with the
     // same code and message, as it always has. Both write the same rows with the same ids.
