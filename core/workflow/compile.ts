@@ -16,6 +16,7 @@ import { buildWorkflowGraph } from './compile/build.ts';
 import { parseWorkflowDoc } from './compile/parse.ts';
 import type { CompileOptions } from './compile/types.ts';
 import { validateWorkflowGraph } from './compile/validate.ts';
+import { withDesignNode } from './compile/designStage.ts';
 
 export type { CompileOptions, ToolLookup, ToolShape } from './compile/types.ts';
 export { findCycle } from './compile/cycles.ts';
@@ -26,6 +27,18 @@ export { findCycle } from './compile/cycles.ts';
  * tool, ...) as located issues, in stage order. Returns `graph: null` when any issue was found.
  */
 export function compileWorkflow(doc: WorkflowDoc, opts: CompileOptions): { graph: Graph | null; issues: SpecIssue[] } {
+  if (doc.design) {
+    // A design stage: its node is compiled like any agent node, then marked (core/design runs it).
+    const staged = withDesignNode(doc, opts);
+    const out = compileWorkflow(staged.doc, opts);
+    const issues = [...staged.issues, ...out.issues];
+    if (!out.graph || staged.issues.length) return { graph: null, issues };
+    const id = doc.design.id ?? 'design';
+    const node = out.graph.nodes.find((n) => n.id === id)!;
+    node.design = staged.stage;
+    out.graph.designNode = node.id;
+    return { graph: out.graph, issues };
+  }
   const parse = parseWorkflowDoc(doc, opts);
   if (!parse.parsed) return { graph: null, issues: parse.issues };
   const parsed = parse.parsed;

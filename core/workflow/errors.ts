@@ -27,7 +27,8 @@ export type SpecIssueCode =
   | 'BAD_HOPS'
   | 'BAD_ANSWER'
   | 'INVALID_SCHEMA'
-  | 'SELF_LOOP';
+  | 'SELF_LOOP'
+  | 'OVER_BUDGET';
 
 /** One located problem: file, path inside the document, line/column where known, and what is wrong. */
 export interface SpecIssue {

@@ -92,6 +92,37 @@ export const FlowSpec = z.object({ source: z.string().min(1), target: z.string()
 
 export const SkillSpec = z.object({ prompt: z.string().min(1), output: ContractSpec.optional() }).strict();
 
+const names = z.array(z.string().min(1));
+export const DesignSpec = z
+  .object({
+    role: z.string().min(1).describe('The role that writes the design (kind generator)'),
+    id: Id.optional().describe('The design node\'s id (default `design`)'),
+    notation: z.enum(['steps', 'graph', 'states', 'code']).optional().describe('What the designer writes (default steps)'),
+    prompt: z.string().min(1).describe('The designer\'s prompt: {{task.<field>}} and {{catalogue}} (the rendered catalogue)'),
+    max_tokens: z.number().int().positive().max(32768).optional(),
+    temperature: z.number().min(0).max(5).optional(),
+    catalogue: z
+      .object({
+        tools: names.optional().describe('Tools the designer may wire'),
+        skills: names.optional().describe('Skills (from `skills`) it may wire'),
+        roles: names.optional().describe('Roles it may give the nodes it draws'),
+        checks: names.optional().describe('Named checks it may attach'),
+        inputs: names.optional().describe('Task fields it may read (task.<field>)'),
+      })
+      .strict(),
+    budget: z
+      .object({
+        max_nodes: z.number().int().min(1).max(64).optional(),
+        max_loops: z.number().int().min(0).max(16).optional(),
+        max_iterations: z.number().int().min(1).max(100).optional(),
+      })
+      .strict()
+      .optional(),
+    on_invalid: z.enum(['fail']).optional().describe('What an unusable design does: fail the run at the design node'),
+  })
+  .strict()
+  .describe('A design stage: a designer role writes and wires the workflow for each task (docs/designer.md)');
+
 export const WorkflowSpec = z
   .object({
     $schema: z.string().optional(),
@@ -106,6 +137,7 @@ export const WorkflowSpec = z
     edges: z.array(EdgeSpec).optional(),
     steps: z.array(StepSpec).optional(),
     agents: z.array(AgentSpec).optional(),
+    design: DesignSpec.optional(),
     flows: z.array(FlowSpec).optional(),
     hops: z.array(z.string().min(1)).optional().describe('Explicit order in which nodes run'),
     answer: z.string().min(1).optional().describe('`<node>` or `<node>.<field>`: the run\'s answer; default: the only sink'),

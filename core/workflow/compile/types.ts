@@ -10,7 +10,7 @@ import type { DocPath, EdgeType, GraphEdge, GraphNode, ModelRef, PortType, Role,
 
 /** What validation needs to know of a tool: its ports and output schema (see core/tools). */
 export interface ToolShape {
-  inputs: Record<string, { type: PortType; optional?: boolean }>;
+  inputs: Record<string, { type: PortType; optional?: boolean; enum?: readonly string[] }>;
   output: JsonSchema;
 }
 export interface ToolLookup {
