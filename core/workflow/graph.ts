@@ -171,3 +171,16 @@ export interface Graph {
 
 export const DEFAULT_LIMITS: Limits = { maxHops: 64, concurrency: 4, nodeTimeoutMs: 60_000 };
 export const DEFAULT_MAX_TOKENS = 128;
+
+/**
+ * The roles that run nodes of a workflow: the roles of its agent and skill nodes, plus, with a
+ * design stage, the catalogue roles its designer may give the nodes it draws. In role order.
+ */
+export function rolesThatRun(graph: Pick<Graph, 'nodes' | 'roles'>): RoleName[] {
+  const runs = new Set<RoleName>();
+  for (const n of graph.nodes) {
+    if (n.kind !== 'tool' && n.role) runs.add(n.role);
+    for (const r of n.design?.catalogue.roles ?? []) runs.add(r);
+  }
+  return [...graph.roles.keys()].filter((r) => runs.has(r));
+}
