@@ -5,6 +5,9 @@ import type { RunnableTool } from '../engine/index.ts';
 import { parseWorkflow } from '../workflow/load.ts';
 import { scoreRun } from '../experiments/execute.ts';
 import { runGraph, runGraphOf, isDesignRecord, type DesignRecord } from './index.ts';
+import { rolesThatRun } from '../workflow/index.ts';
+import { learningRoles, parseMode } from '../rollouts/index.ts';
+import { trainableRoles } from '../experiments/index.ts';
 
 const weather: RunnableTool = {
   name: 'weather',
@@ -134,5 +137,12 @@ describe('the design stage (core/design)', () => {
     const g = runGraphOf(graph, stored, { tools });
     expect(g.nodes.map((n) => [n.id, n.wiredBy, n.wiringFault?.code ?? null])).toEqual([['design', 'human', null], ['a', 'designer', null], ['b', 'designer', 'PORT_TYPE_MISMATCH']]);
     expect(g.answer).toEqual({ node: 'b', field: undefined });
+  });
+
+  it('the designer and the catalogue roles are the roles that run: trainable, and upstream-downstream picks both', () => {
+    expect(rolesThatRun(graph)).toEqual(['designer', 'executor']);
+    expect(learningRoles(graph, parseMode('upstream-downstream'))).toEqual(['designer', 'executor']);
+    expect(learningRoles(graph, parseMode('multi-agent'))).toEqual(['designer', 'executor']);
+    expect(trainableRoles({ graph, text: WF }, ['designer', 'executor'])).toEqual(['designer', 'executor']);
   });
 });
