@@ -183,7 +183,7 @@ export interface RunTrace {
 /** The shape of a valid workflow, enough to draw it. */
 export interface WorkflowSummary {
   name: string;
-  notation: 'graph' | 'steps' | 'agents';
+  notation: 'graph' | 'steps' | 'agents' | 'states' | 'code';
   nodes: { id: string; kind: NodeKind; role?: string }[];
   edges: { from: string; to: string; type: EdgeType }[];
 }

@@ -115,7 +115,7 @@ export interface Limits {
 export interface Graph {
   name: string;
   description?: string;
-  notation: 'graph' | 'steps' | 'agents';
+  notation: 'graph' | 'steps' | 'agents' | 'states' | 'code';
   roles: Map<RoleName, Role>;
   models: Map<string, ModelRef>;
   skills: Map<string, SkillDef>;
