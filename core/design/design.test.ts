@@ -145,4 +145,30 @@ describe('the design stage (core/design)', () => {
     expect(learningRoles(graph, parseMode('multi-agent'))).toEqual(['designer', 'executor']);
     expect(trainableRoles({ graph, text: WF }, ['designer', 'executor'])).toEqual(['designer', 'executor']);
   });
+
+  it('a designer may write code or a state machine: the same compiler, located faults on their nodes', async () => {
+    const codeWf = parseWorkflow(WF.replace('role: designer\n', 'role: designer\n  notation: code\n'), { tools }).graph;
+    expect(codeWf.nodes[0]!.contract).toBeUndefined(); // code decodes as free text
+    const code = (day: string) => `const a = skill('day_args', 'executor', { request: task.request });\nconst b = tool('weather', { ${day}: a });\nreturn b;`;
+    const runCode = (text: string) => runGraph(codeWf, { runId: asRunId('r/1'), taskKey: '1', taskInput: { request: 'Rain?' }, seed: 3, tools,
+      provider: new ScriptedProvider((req) => (req.role === 'designer' ? text : '"today"')) });
+    const good = await runCode(code('day'));
+    expect([good.status, good.answer]).toEqual(['completed', 'weather:today']);
+    expect(good.events.map((e) => [e.nodeId, e.wiredBy])).toEqual([['design', 'human'], ['a', 'designer'], ['b', 'designer']]);
+    const bad = await runCode(code('when'));
+    const b = bad.events.find((e) => e.nodeId === 'b')!;
+    // Two issues on b (the required port is not wired; an unknown one is): the node records the first, the record both.
+    expect([b.errorCode, b.failureClass]).toEqual(['MISSING_PORT', 'wiring']);
+    expect(recordOf(bad.events).issues.map((i) => [i.code, i.nodeId, i.path.join('.')])).toEqual([['MISSING_PORT', 'b', 'code.b.inputs'], ['UNKNOWN_PORT', 'b', 'code.b.inputs.when']]);
+    const missing = await runCode(code('when').replace('{ when: a }', '{}'));
+    expect(missing.events.find((e) => e.nodeId === 'b')!.errorCode).toBe('MISSING_PORT');
+    const unparsable = await runCode('const a = (');
+    expect(unparsable.events.map((e) => [e.nodeId, e.errorCode])).toEqual([['design', 'INVALID_DESIGN']]);
+
+    const statesWf = parseWorkflow(WF.replace('role: designer\n', 'role: designer\n  notation: states\n'), { tools }).graph;
+    const machine = { states: [{ id: 'a', skill: 'day_args', role: 'executor', inputs: { request: 'task.request' } }, { id: 'b', tool: 'weather', inputs: { day: 'a' } }], transitions: [{ from: 'a', to: 'b' }], start: 'a', terminal: ['b'] };
+    const st = await runGraph(statesWf, { runId: asRunId('r/2'), taskKey: '2', taskInput: { request: 'Rain?' }, seed: 3, tools,
+      provider: new ScriptedProvider((req) => (req.role === 'designer' ? JSON.stringify(machine) : '"tomorrow"')) });
+    expect([st.status, st.answer]).toEqual(['completed', 'weather:tomorrow']);
+  });
 });

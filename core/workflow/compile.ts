@@ -7,12 +7,14 @@
  *   validate (compile/validate.ts) GraphDraft -> whole-graph checks, hops and answer
  *
  * Every stage reports located issues and the next one still runs, so one compile lists every
- * problem it can find (only a document without a single notation stops at parse).
+ * problem it can find (only a document without a single notation, or a code block that does not
+ * parse, stops at parse). Issues inside a code block carry their line:column in the code.
  */
 import type { SpecIssue } from './errors.ts';
 import { DEFAULT_LIMITS, type Graph } from './graph.ts';
 import type { WorkflowDoc } from './spec.ts';
 import { buildWorkflowGraph } from './compile/build.ts';
+import { placeInCode } from './compile/notations/code.ts';
 import { parseWorkflowDoc } from './compile/parse.ts';
 import type { CompileOptions } from './compile/types.ts';
 import { validateWorkflowGraph } from './compile/validate.ts';
@@ -44,7 +46,7 @@ export function compileWorkflow(doc: WorkflowDoc, opts: CompileOptions): { graph
   const parsed = parse.parsed;
   const build = buildWorkflowGraph(parsed);
   const check = validateWorkflowGraph(build.draft, parsed, opts.tools);
-  const issues = [...parse.issues, ...build.issues, ...check.issues];
+  const issues = [...parse.issues, ...placeInCode([...build.issues, ...check.issues], parsed.codePositions)];
   if (issues.length || !check.answer) return { graph: null, issues };
   const graph: Graph = {
     name: parsed.name,

@@ -1,10 +1,13 @@
 import * as z from 'zod';
 
 /**
- * The workflow document (YAML or JSON), validated with zod. Three notations compile to one Graph:
+ * The workflow document (YAML or JSON), validated with zod. The notations compile to one Graph
+ * (docs/workflow-spec.md):
  *  - graph:   `nodes` (+ optional `edges`)
  *  - steps:   `steps` with `depends_on` (FloWright's step list)
  *  - agents:  `agents` + `flows` with `source`, `target`, `type`, `condition`, `max_iterations`
+ *  - states:  `states` + `transitions`, `start`, `terminal` (a state machine)
+ *  - code:    `code`, a restricted JavaScript text parsed by acorn, never evaluated
  * Field names are snake_case, as people write YAML. `scripts/write-schema.ts` emits the JSON Schema
  * for editors to `schema/workflow.schema.json`.
  */
@@ -78,7 +81,16 @@ const nodeFields = {
 };
 
 export const NodeSpec = z.object(nodeFields).strict();
-export const StepSpec = z.object({ ...nodeFields, depends_on: z.array(z.string().min(1)).optional() }).strict();
+/** A dependency written out: where a step's input (or loop feedback) comes from, with an edge's options. */
+export const DependsOnSpec = z
+  .object({
+    from: z.string().min(1),
+    port: z.string().min(1).optional(),
+    condition: z.string().min(1).optional(),
+    max_iterations: z.number().int().min(1).max(100).optional(),
+  })
+  .strict();
+export const StepSpec = z.object({ ...nodeFields, depends_on: z.array(z.union([z.string().min(1), DependsOnSpec])).optional() }).strict();
 export const AgentSpec = z.object({ ...nodeFields, id: Id.optional(), name: Id.optional() }).strict();
 
 const edgeTail = {
@@ -89,6 +101,18 @@ const edgeTail = {
 };
 export const EdgeSpec = z.object({ from: z.string().min(1), to: z.string().min(1), ...edgeTail }).strict();
 export const FlowSpec = z.object({ source: z.string().min(1), target: z.string().min(1), ...edgeTail }).strict();
+
+/** A state machine's state: a node, written like one. */
+export const StateSpec = z.object(nodeFields).strict();
+export const TransitionSpec = z
+  .object({
+    from: z.string().min(1),
+    to: z.string().min(1),
+    port: z.string().min(1).optional().describe("The target's port for the source's output (default: the port reading from the source, else the source's id)"),
+    condition: z.string().min(1).optional(),
+    max_iterations: z.number().int().min(1).max(100).optional().describe('A loop (back) transition: how many times it may re-enter its target'),
+  })
+  .strict();
 
 export const SkillSpec = z.object({ prompt: z.string().min(1), output: ContractSpec.optional() }).strict();
 
@@ -139,6 +163,11 @@ export const WorkflowSpec = z
     agents: z.array(AgentSpec).optional(),
     design: DesignSpec.optional(),
     flows: z.array(FlowSpec).optional(),
+    states: z.array(StateSpec).optional(),
+    transitions: z.array(TransitionSpec).optional(),
+    start: z.string().min(1).optional().describe('The start state (states notation)'),
+    terminal: z.array(z.string().min(1)).optional().describe('The terminal states (states notation)'),
+    code: z.string().min(1).optional().describe('A code block: restricted JavaScript, parsed and never evaluated (docs/workflow-spec.md)'),
     hops: z.array(z.string().min(1)).optional().describe('Explicit order in which nodes run'),
     answer: z.string().min(1).optional().describe('`<node>` or `<node>.<field>`: the run\'s answer; default: the only sink'),
     limits: z

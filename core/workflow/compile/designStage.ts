@@ -55,6 +55,9 @@ export function withDesignNode(doc: WorkflowDoc, opts: CompileOptions): { doc: W
     if (!checks.has(c)) add('UNKNOWN_CHECK', at('catalogue', 'checks', i), `catalogue check "${c}" is unknown (known: ${checks.names().join(', ')})`);
   });
   if (doc.hops) add('SCHEMA', ['hops'], '`hops` cannot be used beside `design`: the designed nodes are not known before the run');
+  for (const k of ['states', 'code'] as const) {
+    if (doc[k] !== undefined) add('MIXED_NOTATION', [k], `fixed nodes beside \`design\` are written as \`steps\`, \`nodes\` or \`agents\`, not \`${k}\``);
+  }
 
   const stage: DesignStage = {
     role: asRoleName(d.role),
