@@ -5,7 +5,7 @@
 import type { ElementDefinition } from 'cytoscape';
 import { layeredLayout } from './layout.ts';
 import type { LiveNode, LiveNodeState } from './liveRun.ts';
-import { blameText, STATE_MARKER, type TraceModel } from './traceModel.ts';
+import { authorBadges, blameText, STATE_MARKER, type TraceModel } from './traceModel.ts';
 import type { DocGraph } from './workflowGraph.ts';
 
 export const LIVE_MARKER: Record<LiveNodeState, string> = { running: '●', ok: '✓', failed: '✗', cascade: '↓', skipped: '–' };
@@ -54,22 +54,32 @@ export function liveNodeLook(base: string, live: LiveNode | undefined): { label:
 /** Every class liveNodeLook may add (removed before applying new ones). */
 export const ALL_LIVE_CLASSES: readonly string[] = [...LIVE_CLASSES, 'simulated'];
 
-/** The trace graph of one run. */
+/**
+ * The trace graph of one run. In a designed run every node also carries its author marks in its
+ * label (authorBadges) and a class: `design-node` (the designer's design node, its own shape),
+ * `wired-designer` (drawn and wired by the designer: an outer dashed ring) or `wired-human`;
+ * such nodes are taller, so their rows are spaced wider.
+ */
 export function traceElements(model: TraceModel): ElementDefinition[] {
+  const designed = !!model.design;
   const layout = layeredLayout(
     model.nodes.map((n) => n.id),
     model.edges.map((e) => ({ from: e.from, to: e.to, loop: e.maxIterations !== undefined })),
+    designed ? { dx: 200, dy: 125 } : {},
   );
   const out: ElementDefinition[] = [];
   for (const n of model.nodes) {
-    const lines = [`${STATE_MARKER[n.state]} ${n.id}`, n.role ?? n.kind];
+    const badges = authorBadges(n, model.design);
+    const what = n.tool ? `tool ${n.tool}` : n.skill ? `skill ${n.skill}` : n.kind;
+    const lines = [`${STATE_MARKER[n.state]} ${n.id}`, designed ? what : (n.role ?? n.kind), ...badges.map((b) => b.text)];
     const blame = blameText(n);
     if (blame) lines.push(`⚑ ${blame}`);
     if (n.simulated) lines.push(`SIMULATED${n.fault ? ` ${n.fault}` : ''}`);
+    const author = badges[0]?.kind === 'design' ? ' design-node' : badges[0]?.kind === 'wired' ? ' wired-designer' : badges[0]?.kind === 'human' ? ' wired-human' : '';
     out.push({
       group: 'nodes',
       data: { id: n.id, label: lines.join('\n') },
-      classes: `kind-${n.kind} st-${n.state}${n.simulated ? ' simulated' : ''}`,
+      classes: `kind-${n.kind} st-${n.state}${n.simulated ? ' simulated' : ''}${designed ? ' with-author' : ''}${author}`,
       position: { ...(layout.positions.get(n.id) ?? { x: 0, y: 0 }) },
     });
   }
