@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDesignedExperiment } from '../../core/api/designedRun.fixture.ts';
 import { createHandlers, type FlowlabApi, type RunTrace } from '../../core/api/index.ts';
 import { openStore, type Store } from '../../core/store/index.ts';
-import { traceElements } from './elements.ts';
+import { traceElements, viewportToFit } from './elements.ts';
 import { graphStyle } from './graphStyle.ts';
 import { authorBadges, buildTraceModel } from './traceModel.ts';
 
@@ -50,6 +50,15 @@ describe('the trace of a designed run (scripted, SIMULATED designer)', () => {
     expect(style('node.wired-designer')['outline-style']).toBe('dashed');
     // The border stays the state's: the author classes never set one.
     for (const sel of ['node.design-node', 'node.wired-designer', 'node.with-author']) expect(Object.keys(style(sel)).filter((k) => k.startsWith('border'))).toEqual([]);
+  });
+
+  it('fits the taller nodes of a designed run into the canvas', () => {
+    const els = traceElements(modelOf(traces[0]!));
+    // Three unconnected nodes in one column, 125 apart; each 2 × 62 tall with its ring.
+    expect(els.map((e) => e.position!.y)).toEqual([-125, 0, 125]);
+    expect(viewportToFit(els, 600, 460, { padding: 24, maxZoom: 1.5 })!.zoom).toBeCloseTo((460 - 48) / (250 + 124), 10);
+    const plain = els.map(({ data: { halfW: _w, halfH: _h, ...data }, ...e }) => ({ ...e, data }));
+    expect(viewportToFit(plain, 600, 460, { padding: 24, maxZoom: 1.5 })!.zoom).toBeCloseTo((460 - 48) / (250 + 76), 10);
   });
 
   it('an unusable design: the design node is the one root failure, blamed on the designer, and nothing else is drawn', () => {

@@ -78,7 +78,7 @@ export function traceElements(model: TraceModel): ElementDefinition[] {
     const author = badges[0]?.kind === 'design' ? ' design-node' : badges[0]?.kind === 'wired' ? ' wired-designer' : badges[0]?.kind === 'human' ? ' wired-human' : '';
     out.push({
       group: 'nodes',
-      data: { id: n.id, label: lines.join('\n') },
+      data: { id: n.id, label: lines.join('\n'), ...(designed ? AUTHORED_HALF : {}) },
       classes: `kind-${n.kind} st-${n.state}${n.simulated ? ' simulated' : ''}${designed ? ' with-author' : ''}${author}`,
       position: { ...(layout.positions.get(n.id) ?? { x: 0, y: 0 }) },
     });
@@ -96,10 +96,13 @@ export function traceElements(model: TraceModel): ElementDefinition[] {
 /** Half the drawn size of a node, generous enough for the widest shape and thickest border. */
 const HALF_W = 70;
 const HALF_H = 38;
+/** Half the size of a designed run's node (graphStyle: `with-author`, 170×108 at most, with its outer ring): in its data, read by viewportToFit. */
+const AUTHORED_HALF = { halfW: 95, halfH: 62 } as const;
 
 /**
  * The zoom and pan that fit every positioned node into a `width`×`height` canvas, computed from
- * the preset positions in O(n) (no label measuring). Null when nothing is positioned.
+ * the preset positions in O(n) (no label measuring); a node may give its own half size
+ * (`data.halfW`, `data.halfH`) when drawn larger than the default. Null when nothing is positioned.
  */
 export function viewportToFit(
   elements: readonly ElementDefinition[],
@@ -111,9 +114,14 @@ export function viewportToFit(
   let minY = Infinity;
   let maxX = -Infinity;
   let maxY = -Infinity;
+  let halfW = HALF_W;
+  let halfH = HALF_H;
   for (const e of elements) {
     const p = e.position;
     if (!p) continue;
+    const d = e.data as { halfW?: number; halfH?: number };
+    if (d.halfW !== undefined && d.halfW > halfW) halfW = d.halfW;
+    if (d.halfH !== undefined && d.halfH > halfH) halfH = d.halfH;
     if (p.x < minX) minX = p.x;
     if (p.x > maxX) maxX = p.x;
     if (p.y < minY) minY = p.y;
@@ -121,8 +129,8 @@ export function viewportToFit(
   }
   if (minX === Infinity || width <= 0 || height <= 0) return null;
   const pad = opts.padding ?? 24;
-  const bw = maxX - minX + 2 * HALF_W;
-  const bh = maxY - minY + 2 * HALF_H;
+  const bw = maxX - minX + 2 * halfW;
+  const bh = maxY - minY + 2 * halfH;
   let zoom = Math.min((width - 2 * pad) / bw, (height - 2 * pad) / bh);
   zoom = Math.max(opts.minZoom ?? 0, Math.min(opts.maxZoom ?? Infinity, zoom));
   const cx = (minX + maxX) / 2;
