@@ -10,16 +10,15 @@
  * In the browser: open the designed run, see each node's author marks, the design text and its
  * validation message; click the message and see its node selected in the graph, its root failure
  * blamed on the designer and its place in the text marked; the banner of the unusable design; the
- * designer's ladder; both roles' curves. Skips, saying why, without Chromium (unless
+ * designer's ladder; both roles' curves. Screenshots go to artifacts/screenshots/ (designer-trace.png
+ * is the one copied to docs/screenshots/). Skips, saying why, without Chromium (unless
  * FLOWLAB_E2E_REQUIRED=1). Needs no model.
  */
-import { copyFileSync, mkdirSync } from 'node:fs';
-import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDesignedExperiment } from '../core/api/designedRun.fixture.ts';
 import { openStore } from '../core/store/index.ts';
-import { browserMissing, createWorkspace, ensureRendererBuilt, launchBrowser, REQUIRED, ROOT, screenshot, startServe, type ServeProcess, type Workspace } from './harness.ts';
+import { browserMissing, createWorkspace, ensureRendererBuilt, launchBrowser, REQUIRED, screenshot, startServe, type ServeProcess, type Workspace } from './harness.ts';
 
 const noBrowser = browserMissing();
 if (noBrowser && REQUIRED) throw new Error(`e2e: ${noBrowser} (FLOWLAB_E2E_REQUIRED=1: the browser tests must run here)`);
@@ -113,9 +112,7 @@ describe.skipIf(!!noBrowser)('the views of a designed workflow in Chromium again
     await expect(detail.locator(tid('blame-badge')).textContent()).resolves.toBe('⚑ blamed: designer');
     await expect(page.locator(tid('design-issue-0')).getAttribute('aria-pressed')).resolves.toBe('true');
     await page.evaluate(() => window.scrollTo(0, 0));
-    const file = await screenshot(page, 'designer-trace');
-    mkdirSync(path.join(ROOT, 'docs/screenshots'), { recursive: true });
-    copyFileSync(file, path.join(ROOT, 'docs/screenshots/designer-trace.png'));
+    await screenshot(page, 'designer-trace');
     // Clicking it again clears the mark and the selection.
     await page.click(tid('design-issue-0'));
     await expect(page.locator(tid('design-mark')).count()).resolves.toBe(0);
