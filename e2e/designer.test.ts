@@ -5,7 +5,7 @@
  * The experiment is run before the server starts, through the real engine and design stage, with
  * the scripted model — a SIMULATED designer and executor, named so in the stored calls
  * (core/api/designedRun.fixture.ts): task 0's design wires a dangling input, task 2's uses one id
- * twice. The Learning view's curves are hand-written weight-version rows of one train loop (two
+ * twice, task 3's is cut off mid-way. The Learning view's curves are hand-written weight-version rows of one train loop (two
  * roles, no training: SIMULATED numbers), enough to draw the co-evolution chart.
  * In the browser: open the designed run, see each node's author marks, the design text and its
  * validation message; click the message and see its node selected in the graph, its root failure
@@ -130,6 +130,15 @@ describe.skipIf(!!noBrowser)('the views of a designed workflow in Chromium again
     await page.locator(`${tid('graph')}[data-selected="design"]`).waitFor(WAIT);
     await expect(page.locator(tid('design-mark')).textContent()).resolves.toBe('"id": "a"');
     await screenshot(page, 'designer-trace-unusable');
+  });
+
+  it('a design cut off mid-way (as a tiny model writes them): the banner, the completion shown as written', async () => {
+    await page.click(tid('pick-run-3'), WAIT);
+    await page.locator(tid('design-banner')).waitFor(WAIT);
+    await expect(page.locator(tid('design-panel')).textContent()).resolves.toContain('The completion did not parse as a design; it is shown as written.');
+    await expect(page.locator(tid('design-text')).textContent()).resolves.toBe('{"steps": [{"id": "a", "skill": "expr');
+    await expect(page.locator(tid('design-no-issues')).textContent()).resolves.toBe('None: the design did not get as far as validation (the banner above says why).');
+    await expect(page.locator(tid('design-banner')).textContent()).resolves.toMatch(/The design cannot run: .+\. The design node design failed/);
   });
 
   it("shows the designer's ladder beside the executor's, with what validity means for it", async () => {

@@ -4,7 +4,8 @@
  * (`executePending`) with the scripted model — a SIMULATED model, named so in the stored calls —
  * so each task's design is known: task 0 wires a dangling input (a wiring root failure on node
  * `b`, blamed on the designer), task 1 is a good design (correct answer 4), task 2 uses one id
- * twice (the design cannot run: INVALID_DESIGN on the design node).
+ * twice (the design cannot run: INVALID_DESIGN on the design node), task 3 is cut off mid-way, as
+ * a tiny model's designs are (UNPARSABLE_OUTPUT on the design node).
  */
 import { executePending } from '../experiments/index.ts';
 import { ScriptedProvider } from '../model/index.ts';
@@ -29,16 +30,17 @@ design:
 `;
 
 const skillStep = { id: 'a', skill: 'expression', role: 'executor', inputs: { question: 'task.question' } };
-/** The scripted designer's design per task index. */
-export const DESIGNS: readonly object[] = [
+/** The scripted designer's design per task index (a string: the completion as written). */
+export const DESIGNS: ReadonlyArray<object | string> = [
   { steps: [skillStep, { id: 'b', tool: 'calculator', inputs: { expression: 'c' } }] },
   { steps: [skillStep, { id: 'b', tool: 'calculator', inputs: { expression: 'a' } }] },
   { steps: [skillStep, { id: 'a', tool: 'calculator', inputs: { expression: 'a' } }] },
+  '{"steps": [{"id": "a", "skill": "expr',
 ];
 /** The path and message of task 0's one validation issue (node `b`). */
 export const DANGLING_PATH = ['steps', 1, 'inputs', 'expression'];
 
-/** Stores the 3-task designed experiment in `store`; returns its id. */
+/** Stores the designed experiment (one task per design) in `store`; returns its id. */
 export async function seedDesignedExperiment(store: Store): Promise<string> {
   const tools = defaultTools();
   const { graph } = parseWorkflow(DESIGNED_YAML, { tools });
@@ -57,7 +59,8 @@ export async function seedDesignedExperiment(store: Store): Promise<string> {
   const provider = new ScriptedProvider((req) => {
     if (req.role === 'designer') {
       const i = Number(/#(\d+)\)/.exec(req.prompt)?.[1]);
-      return JSON.stringify(DESIGNS[i]);
+      const d = DESIGNS[i]!;
+      return typeof d === 'string' ? d : JSON.stringify(d);
     }
     return '2 + 2';
   });

@@ -67,6 +67,17 @@ describe('getRunTrace of a designed run (scripted, SIMULATED designer)', () => {
     expect(t.events.map((e) => [e.nodeId, e.errorCode])).toEqual([['design', 'INVALID_DESIGN']]);
   });
 
+  it('a design that does not parse: the completion as written, no document, the design node failed UNPARSABLE_OUTPUT', () => {
+    const t = api.getRunTrace({ runId: runId(3) });
+    expect(t.events.map((e) => [e.nodeId, e.failureClass, e.errorCode])).toEqual([['design', 'execution', 'UNPARSABLE_OUTPUT']]);
+    expect(t.design!.text).toBe(DESIGNS[3]);
+    expect(t.design!.document).toBeUndefined();
+    expect(t.design!.usable).toBe(false);
+    expect(t.design!.problem).toBe(t.events[0]!.message);
+    expect(t.design!.problem).toMatch(/\S/);
+    expect(t.run.credit!.roots.map((r) => [r.nodeId, r.blamed])).toEqual([['design', 'designer']]);
+  });
+
   it('a malformed stored design output is reported as designProblem, not thrown', () => {
     const { graph } = parseWorkflow(DESIGNED_YAML, { tools: defaultTools() });
     const events = store.getRunEvents(runId(1)).map((e) => (e.nodeId === 'design' ? { ...e, output: { text: 5 } } : e));

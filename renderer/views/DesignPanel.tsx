@@ -46,7 +46,7 @@ export function DesignPanel({ design, drawn, selectedNode, selectedIssue, onSele
       <h4>Validation messages ({design.issues.length})</h4>
       {design.issues.length === 0 ? (
         <p className="muted small" data-testid="design-no-issues">
-          None: every node the designer wired passed validation.
+          {design.usable ? 'None: every node the designer wired passed validation.' : 'None: the design did not get as far as validation (the banner above says why).'}
         </p>
       ) : (
         <ol className="design-issues" data-testid="design-issues">
