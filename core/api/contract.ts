@@ -251,6 +251,8 @@ export interface RunDesignIssue {
   message: string;
   /** The designed node that owns it (recorded as a wiring root failure); absent: a design-level problem. */
   nodeId?: string;
+  /** For a `code` design: where in the code text (1-based line and column). */
+  inCode?: { line: number; column: number };
 }
 
 /** What the designer wrote for one run and what the validator made of it (core/design DesignRecord). */
@@ -285,7 +287,7 @@ export const designRecordSchema = z.object({
   document: z.unknown().optional(),
   usable: z.boolean(),
   problem: z.string().optional(),
-  issues: z.array(z.object({ code: z.string(), path: DocPathSchema, message: z.string(), nodeId: z.string().optional() })),
+  issues: z.array(z.object({ code: z.string(), path: DocPathSchema, message: z.string(), nodeId: z.string().optional(), inCode: z.object({ line: z.number().int(), column: z.number().int() }).optional() })),
   fault: z.object({ kind: z.string(), nodeId: z.string(), simulated: z.literal(true) }).optional(),
 });
 

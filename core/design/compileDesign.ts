@@ -62,8 +62,8 @@ const WIRING_CODE: Partial<Record<SpecIssueCode, DesignWiringCode>> = {
 export function compileDesign(stage: DesignStage, design: unknown, opts: { tools: ToolLookup; checks?: CheckRegistry; reserved?: readonly string[] }): DesignCompile {
   const keys: readonly string[] = NOTATION_KEYS[stage.notation];
   const issues: DesignIssue[] = [];
-  const unusable = (problem: string, path: DocPath = [], code = 'INVALID_DESIGN'): DesignCompile => {
-    issues.push({ code, path: [...path], message: problem });
+  const unusable = (problem: string, path: DocPath = [], code = 'INVALID_DESIGN', inCode?: DesignIssue['inCode']): DesignCompile => {
+    issues.push({ code, path: [...path], message: problem, ...(inCode ? { inCode } : {}) });
     return { usable: false, problem: `${path.length ? `at ${formatPath(path)}: ` : ''}${problem}`, nodes: [], edges: [], issues };
   };
   let body: Record<string, unknown>;
@@ -99,7 +99,7 @@ export function compileDesign(stage: DesignStage, design: unknown, opts: { tools
     list: () => stage.catalogue.tools.map((name) => ({ name })),
   };
   const parse = parseWorkflowDoc(zod.data, { tools, checks: opts.checks });
-  if (!parse.parsed) return unusable(parse.issues[0]?.message ?? 'the design has no nodes', parse.issues[0]?.path);
+  if (!parse.parsed) return unusable(parse.issues[0]?.message ?? 'the design has no nodes', parse.issues[0]?.path, parse.issues[0]?.code, parse.issues[0]?.inCode);
   const parsed = parse.parsed;
   const build = buildWorkflowGraph(parsed);
   const check = validateWorkflowGraph(build.draft, parsed, tools);
@@ -121,14 +121,14 @@ export function compileDesign(stage: DesignStage, design: unknown, opts: { tools
     const edge = parsed.declaredEdges.find((e) => isPrefix(e.path, path));
     return edge ? nodes.find((n) => n.id === edge.to) : undefined;
   };
-  const fault = (node: GraphNode, code: DesignWiringCode, path: DocPath, message: string) => {
-    issues.push({ code, path: [...path], message, nodeId: node.id });
+  const fault = (node: GraphNode, code: DesignWiringCode, path: DocPath, message: string, inCode?: DesignIssue['inCode']) => {
+    issues.push({ code, path: [...path], message, nodeId: node.id, ...(inCode ? { inCode } : {}) });
     node.wiringFault ??= { code, message: `at ${formatPath(path)}: ${message}` };
   };
   const designLevel: SpecIssue[] = [];
   for (const i of [...parse.issues, ...build.issues, ...check.issues]) {
     const n = owner(i.path);
-    if (n) fault(n, WIRING_CODE[i.code] ?? 'INVALID_CONFIG', i.path, i.message);
+    if (n) fault(n, WIRING_CODE[i.code] ?? 'INVALID_CONFIG', i.path, i.message, i.inCode);
     else designLevel.push(i);
   }
   for (const n of nodes) {
@@ -151,7 +151,7 @@ export function compileDesign(stage: DesignStage, design: unknown, opts: { tools
   const answer = check.answer;
   if (designLevel.length || !answer) {
     const why = designLevel[0];
-    return unusable(why?.message ?? 'the design has no answer node', why?.path ?? [], why?.code);
+    return unusable(why?.message ?? 'the design has no answer node', why?.path ?? [], why?.code, why?.inCode);
   }
   for (const n of nodes) {
     n.wiredBy = asRoleName(stage.role);

@@ -13,6 +13,8 @@ export interface DesignIssue {
   message: string;
   /** The designed node that owns the issue (recorded as a wiring root failure); absent: design-level. */
   nodeId?: string;
+  /** For a `code` design: where in the code text (1-based line and column). */
+  inCode?: { line: number; column: number };
 }
 
 /** The compiled graph of a design, as the trace shows it. */

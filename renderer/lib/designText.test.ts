@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { designText, formatDocPath, locatePath } from './designText.ts';
+import { designText, formatDocPath, locateInCode, locatePath } from './designText.ts';
 
 const doc = { steps: [{ id: 'a', skill: 'expression', role: 'executor', inputs: { question: 'task.question' } }, { id: 'b', tool: 'calculator', inputs: { expression: 'c' } }] };
 
@@ -37,5 +37,12 @@ describe('design text', () => {
   it('writes paths as the messages do', () => {
     expect(formatDocPath(['steps', 1, 'inputs', 'expression'])).toBe('steps[1].inputs.expression');
     expect(formatDocPath([])).toBe('(the whole design)');
+  });
+
+  it('locates a code design\'s message from its line and column to the end of that line', () => {
+    const code = "const a = skill('x', 'e', {});\nconst b = tool('weather', { when: a });\nreturn b;";
+    const r = locateInCode(code, { line: 2, column: 29 })!;
+    expect(code.slice(r.start, r.end)).toBe('when: a });');
+    expect(locateInCode(code, { line: 9, column: 1 })).toBeUndefined();
   });
 });

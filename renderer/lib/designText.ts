@@ -69,6 +69,19 @@ function rangeOf(node: unknown): [number, number, number] | undefined {
   return r ? [r[0], r[1], r[2]] : undefined;
 }
 
+/**
+ * Where a `code` design's message points: from its line and column (1-based, as the compiler
+ * reports them) to the end of that line; undefined when the text has no such place.
+ */
+export function locateInCode(text: string, at: { line: number; column: number }): TextRange | undefined {
+  const lines = text.split('\n');
+  if (at.line < 1 || at.line > lines.length) return undefined;
+  const lineStart = lines.slice(0, at.line - 1).reduce((n, l) => n + l.length + 1, 0);
+  const line = lines[at.line - 1]!;
+  const col = Math.min(Math.max(1, at.column), line.length + 1) - 1;
+  return { start: lineStart + col, end: lineStart + Math.max(col + 1, line.length), depth: 1 };
+}
+
 /** A document path as the design's messages write it: `steps[1].inputs.expression`. */
 export function formatDocPath(path: ReadonlyArray<string | number>): string {
   return path.map((seg, i) => (typeof seg === 'number' ? `[${seg}]` : i === 0 ? seg : `.${seg}`)).join('') || '(the whole design)';

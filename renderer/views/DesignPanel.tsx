@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useRef } from 'react';
 import type { RunDesign } from '../../core/api/client.ts';
-import { designText, formatDocPath, locatePath } from '../lib/designText.ts';
+import { designText, formatDocPath, locateInCode, locatePath } from '../lib/designText.ts';
 
 export interface DesignPanelProps {
   design: RunDesign;
@@ -23,7 +23,7 @@ export interface DesignPanelProps {
 export function DesignPanel({ design, drawn, selectedNode, selectedIssue, onSelectIssue }: DesignPanelProps) {
   const shown = useMemo(() => designText(design), [design]);
   const issue = selectedIssue === null ? undefined : design.issues[selectedIssue];
-  const range = useMemo(() => (issue && shown.source === 'document' ? locatePath(shown.text, issue.path) : undefined), [issue, shown]);
+  const range = useMemo(() => (!issue ? undefined : shown.source === 'document' ? locatePath(shown.text, issue.path) : issue.inCode && design.notation === 'code' ? locateInCode(shown.text, issue.inCode) : undefined), [issue, shown, design.notation]);
   const mark = useRef<HTMLElement>(null);
   useEffect(() => {
     mark.current?.scrollIntoView?.({ block: 'nearest' });
