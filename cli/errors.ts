@@ -150,6 +150,8 @@ export function cliError(e: unknown, ctx: CliErrorContext = {}): unknown {
         return new UsageError(`--inject names node "${d.node}", which the workflow does not have`);
       case 'TOOL_FAULT_KIND':
         return new UsageError(`--inject node:${d.node}=${d.kind}: ${e.message.replace(/^inject "[^"]*": /, '')}`);
+      case 'DESIGN_FAULT_ROLE':
+        return new UsageError(`--inject ${d.text}: ${e.message.replace(/^inject "[^"]*": /, '')}`);
       case 'NO_DEFAULT_REF':
         return new UsageError('--model: this experiment has no "default" model reference');
       case 'MODEL_LOAD':

@@ -20,11 +20,22 @@ export function formatBlame(b: BlameReport, id: string, inject: string[], accura
     roles.toString(),
     kinds.toString(),
     `Cascades below injected faults not blamed: ${b.cascadesNotBlamed} / ${b.cascadesTotal}`,
+    ...designLines(b),
     `Faults structure cannot see (no node failed: wrong answers, dropped optional fields): ${b.unseen} (${(b.unseenShare * 100).toFixed(0)}% of injected) — only the correctness rung carries them.`,
     `Natural failures (the model's own, not counted in precision): ${b.natural.roots} root(s) [${nat}], ${b.natural.ambiguous} ambiguous, ${b.natural.infrastructure} infrastructure.`,
     `Experiment: ${id}`,
     '',
   ].join('\n');
+}
+
+/** The design-fault lines of a blame report: cascades behind a bad wire, kinds with no place in a design. */
+function designLines(b: BlameReport): string[] {
+  if (!b.designCascades) return [];
+  const na = Object.entries(b.byKind).filter(([, v]) => v.notApplicable).map(([k, v]) => `${k} ${v.notApplicable}`).join(', ') || 'none';
+  return [
+    `Cascades behind a SIMULATED bad wire (design faults) not blamed: ${b.designCascades.notBlamed} / ${b.designCascades.total}`,
+    `Design faults drawn but not applicable (no place for them in the design; nothing injected): ${na}`,
+  ];
 }
 
 /** The advantages table of `rollouts` (and `resume` of one). */

@@ -22,7 +22,9 @@ export function define(cmd: Command, ctx: CommandContext): void {
       'Runs the workflow with SIMULATED faults injected into chosen roles (or nodes: node:<id>=kind@rate)',
       'and scores structural blame against the injected ground truth: precision and recall per role and',
       'per fault kind, faults structure cannot see, cascades correctly not blamed. Failures the model',
-      'makes by itself are counted apart. Kinds: malformed, contract, error, timeout, wrong, dropped.',
+      'makes by itself are counted apart. Kinds: malformed, contract, error, timeout, wrong, dropped;',
+      'for the design role of a designed workflow also the wiring kinds dangling_edge, unknown_tool,',
+      'missing_port, unbounded_loop (put into its designs; blamed on the designer).',
     ].join('\n'))
     .argument('<workflow.yaml>', 'the workflow file')
     .addOption(rolePairOption('--inject <role=kind@rate>', 'a fault to inject (repeatable; rate 0..1, default 1)', { shape: 'role=kind@rate' }).makeOptionMandatory())

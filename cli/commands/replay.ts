@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { replayExperiment } from '../../core/experiments/index.ts';
+import { replayDesignFaultsFor, replayExperiment } from '../../core/experiments/index.ts';
 import { openStore } from '../../core/store/index.ts';
 import { defaultTools } from '../../core/tools/index.ts';
 import { parseWorkflow } from '../../core/workflow/index.ts';
@@ -27,7 +27,8 @@ async function replayCommand(experimentId: string, values: { db: string; json?: 
     const tools = defaultTools();
     const { graph } = parseWorkflow(exp.workflowYaml, { tools });
     const provider = new ReplayProvider(store.getExperimentCalls(exp.id));
-    const report = await replayExperiment({ store, experimentId: exp.id, graph, provider, tools, hints: replayHintsFor(store, exp, graph) });
+    const designFault = replayDesignFaultsFor(exp, graph, tools);
+    const report = await replayExperiment({ store, experimentId: exp.id, graph, provider, tools, hints: replayHintsFor(store, exp, graph), designFault });
     if (values.json) {
       const { mismatches, ...rest } = report;
       io.stdout(JSON.stringify({ ...rest, mismatches: mismatches.slice(0, 100) }) + '\n');

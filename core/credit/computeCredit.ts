@@ -10,6 +10,10 @@ import type { AmbiguousBlame, Cascade, CreditEvent, CreditGraph, CreditResult, R
  *   **root failure**. A node recorded `cascade`, or a failed node with a required input from a
  *   failed/cascaded node, is a **cascade** of the roots above it (transitively) and gets no blame.
  *   Optional inputs never make a cascade: the wiring said the node can run without them.
+ *   Except: a node that failed as `wiring` is a root even below a failure. The engine fails a
+ *   node the validator rejected before it reads any input (a designed node: core/design), and a
+ *   run-time wiring failure happens only when every required input arrived; either way the fault
+ *   is in the node's own wiring, whatever its inputs were.
  * - A root is blamed on its author in the sense of its fault: `wiring` -> the roles that wired
  *   it (`wiredBy`), `execution` -> the role that ran it (`runBy`). `infrastructure` roots are the
  *   harness's and are blamed on nobody. Shared wiring (several `wiredBy`) or an execution fault in
@@ -111,7 +115,7 @@ export function computeCredit(graph: CreditGraph, events: readonly CreditEvent[]
       if (!upstream) upstream = r.slice();
       else for (const id of r) if (!upstream.includes(id)) upstream.push(id);
     }
-    if (status === 'cascade' || upstream) {
+    if (status === 'cascade' || (upstream && ev!.failureClass !== 'wiring')) {
       rootsOf[i] = upstream ?? [];
       cascades.push({ nodeId: node.id, status, roots: rootsOf[i]! });
       continue;

@@ -52,6 +52,16 @@ describe('structure-aware credit on hand-built traces', () => {
     expect(bad.roots.map((x) => [x.nodeId, x.blamed])).toEqual([['b', 'y'], ['c', 'z']]);
   });
 
+  it('a wiring failure below a failed node is a root of its own (a designed node the validator rejected); what it feeds cascades from it', () => {
+    const g = graph({ a: { runBy: 'ex', wiredBy: 'designer' }, b: { wiredBy: 'designer', after: ['a'] }, c: { runBy: 'ex', wiredBy: 'designer', after: ['b'] } });
+    const r = computeCredit(g, events([['a', 'failed', 'execution', 'CONTRACT_VIOLATION'], ['b', 'failed', 'wiring', 'UNKNOWN_TOOL'], ['c', 'cascade', 'cascade']]));
+    expect(r.roots.map((x) => [x.nodeId, x.failureClass, x.blamed])).toEqual([['a', 'execution', 'ex'], ['b', 'wiring', 'designer']]);
+    expect(r.cascades).toEqual([{ nodeId: 'c', status: 'cascade', roots: ['b'] }]);
+    // An execution failure below a failure is still a cascade.
+    const exec = computeCredit(g, events([['a', 'failed', 'execution', 'CONTRACT_VIOLATION'], ['b', 'failed', 'execution', 'TOOL_ERROR'], ['c', 'cascade', 'cascade']]));
+    expect(rootIds(exec)).toEqual(['a']);
+  });
+
   it('two independent roots, one wiring and one execution, blamed on the wirer and the runner', () => {
     const g = graph({ a: { runBy: 'p', wiredBy: 'gen' }, b: { runBy: 's', wiredBy: 'gen' }, c: { runBy: 'v', after: ['a'] }, d: { runBy: 'v', after: ['b'] } });
     const r = computeCredit(g, events([['a', 'failed', 'execution', 'CONTRACT_VIOLATION'], ['b', 'failed', 'wiring', 'MISSING_FIELD'], ['c', 'cascade', 'cascade'], ['d', 'cascade', 'cascade']]));

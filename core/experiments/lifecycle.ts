@@ -13,7 +13,7 @@ import type { ExperimentRow } from '../store/types.ts';
 import type { Grader } from '../tasks/types.ts';
 import type { TraceSink } from '../trace/events.ts';
 import type { Graph } from '../workflow/graph.ts';
-import { blameReportOf, buildInjector } from './blame.ts';
+import { blameReportOf, buildDesignInjector, buildInjector } from './blame.ts';
 import { executePending, type ExecuteOptions } from './execute.ts';
 import type { ExperimentEvent, ExperimentOutcome, ExperimentStatusEnd } from './spec.ts';
 import { summarizeRuns } from './summary.ts';
@@ -50,6 +50,8 @@ export async function executeExperiment(p: Prepared, store: Store, signal: Abort
   let correctRuns = store.listRuns(experimentId).filter((r) => r.correct).length;
   const injector = p.faults ? buildInjector(p.graph, p.faults.specs, p.exp.seed) : undefined;
   const faultAt = injector ? (k: string, n: string, a: number) => injector.faultAt(k, n, a) : undefined;
+  // SIMULATED wiring faults put into designs (a design role's design kinds), recorded on the design node.
+  const designFaults = p.faults ? buildDesignInjector(p.faults.specs, p.exp.seed, p.tools) : undefined;
   const taskIndexOf = (runId: string) => Number(runId.slice(experimentId.length + 1));
   /** The run whose nodes are running and that is not stored yet. */
   let inFlight: { runId: string; taskIndex: number } | undefined;
@@ -61,7 +63,7 @@ export async function executeExperiment(p: Prepared, store: Store, signal: Abort
     nodeFinished: (e) => {
       const event: Extract<ExperimentEvent, { type: 'node' }> = { type: 'node', experimentId, runId: e.runId, nodeId: e.nodeId, attempt: e.attempt, phase: 'finished', status: e.status };
       if (e.failureClass) event.failureClass = e.failureClass;
-      if (faultAt?.(String(taskIndexOf(e.runId)), e.nodeId, e.attempt)) event.simulated = true;
+      if (e.simulated || faultAt?.(String(taskIndexOf(e.runId)), e.nodeId, e.attempt)) event.simulated = true;
       emit(event);
     },
   };
@@ -83,6 +85,7 @@ export async function executeExperiment(p: Prepared, store: Store, signal: Abort
       modelFor: p.modelFor,
       sink,
       faultAt,
+      designFault: designFaults?.hook,
       parallel: p.parallel,
       sampling: p.sampling,
       recordTokens: p.recordTokens,

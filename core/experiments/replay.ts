@@ -1,6 +1,6 @@
 import type { ExperimentId, RoleName, RunId } from '../ids.ts';
 import type { ToolSource } from '../engine/index.ts';
-import { runGraph } from '../design/index.ts';
+import { runGraph, type DesignFaultHook } from '../design/index.ts';
 import type { ModelProvider } from '../model/provider.ts';
 import type { Store } from '../store/index.ts';
 import type { NodeEvent } from '../trace/events.ts';
@@ -45,6 +45,8 @@ export async function replayExperiment(opts: {
   checks?: CheckRegistry;
   /** The hint-card text each run's prompts carried (experiments run with cards). */
   hints?: (role: RoleName, runId: RunId) => string;
+  /** The SIMULATED design faults a blame evaluation put into its designs (replayDesignFaultsFor). */
+  designFault?: DesignFaultHook;
 }): Promise<ReplayReport> {
   const t0 = performance.now();
   const { store, experimentId } = opts;
@@ -68,6 +70,7 @@ export async function replayExperiment(opts: {
       tools: opts.tools,
       checks: opts.checks,
       hints: hints && ((role) => hints(role, runId)),
+      designFault: opts.designFault,
     });
     const key = (e: NodeEvent) => `${e.nodeId}#${e.attempt}`;
     const replayed = new Map(outcome.events.map((e) => [key(e), e]));

@@ -58,7 +58,7 @@ interface StoredConfig {
  * strings) for `run`, `{inject, simulated: true}` for `blame-eval`, `rollouts` for `rollouts`.
  *
  * Errors (before anything is recorded): ExperimentSpecError (NO_TASKS, BAD_FAULT, UNKNOWN_ROLE,
- * UNKNOWN_NODE, TOOL_FAULT_KIND, BAD_MODE, RUNNING, NO_DEFAULT_REF, MODEL_LOAD with the
+ * UNKNOWN_NODE, TOOL_FAULT_KIND, DESIGN_FAULT_ROLE, BAD_MODE, RUNNING, NO_DEFAULT_REF, MODEL_LOAD with the
  * provider's error as `cause`), DatasetError from the dataset, SpecError from a stored workflow,
  * StoreError (unknown experiment), and the model port's `verify` errors on resume.
  */

@@ -145,6 +145,8 @@ export type ExperimentSpecErrorCode =
   | 'UNKNOWN_NODE'
   /** A fault kind a tool node cannot take. */
   | 'TOOL_FAULT_KIND'
+  /** A design (wiring) fault kind for a role that is not the workflow's design role. */
+  | 'DESIGN_FAULT_ROLE'
   /** A rollouts mode that does not parse or names unknown roles. */
   | 'BAD_MODE'
   /** Resume: the experiment is marked running by a live process. */

@@ -21,12 +21,24 @@ export const FAULT_KINDS = ['malformed', 'contract', 'error', 'timeout', 'wrong'
 export type FaultKind = (typeof FAULT_KINDS)[number];
 /** Kinds a tool node can receive (tools have no format or contract of their own). */
 export const TOOL_FAULT_KINDS: readonly FaultKind[] = ['error', 'timeout', 'wrong'];
+/**
+ * SIMULATED wiring faults put into a designer's design before it is compiled (core/faults/design.ts):
+ * `dangling_edge`, `unknown_tool`, `missing_port`, `unbounded_loop`. They target the workflow's
+ * design role only (`designer=dangling_edge@0.5`); execution kinds on the design node stay possible.
+ */
+export const DESIGN_FAULT_KINDS = ['dangling_edge', 'unknown_tool', 'missing_port', 'unbounded_loop'] as const;
+export type DesignFaultKind = (typeof DESIGN_FAULT_KINDS)[number];
+
+/** Whether a fault kind is a design (wiring) kind rather than an execution kind. */
+export function isDesignFaultKind(kind: string): kind is DesignFaultKind {
+  return (DESIGN_FAULT_KINDS as readonly string[]).includes(kind);
+}
 
 export interface FaultSpec {
-  /** A role (all nodes it runs) or one node id. */
+  /** A role (all nodes it runs) or one node id; design kinds take a role (the design role). */
   role?: RoleName;
   node?: NodeId;
-  kind: FaultKind;
+  kind: FaultKind | DesignFaultKind;
   /** Probability per node run, 0..1. */
   rate: number;
 }
@@ -50,14 +62,18 @@ export class FaultSpecError extends FlowlabError<'BAD_FAULT_SPEC'> {
 }
 
 /**
- * Parses `role=kind@rate` (or `node:<id>=kind@rate`), e.g. `solver=contract@0.5`.
+ * Parses `role=kind@rate` (or `node:<id>=kind@rate`), e.g. `solver=contract@0.5` or
+ * `designer=dangling_edge@0.3` (a design kind, DESIGN_FAULT_KINDS: role targets only).
  * Throws FaultSpecError naming the bad part.
  */
 export function parseFaultSpec(text: string): FaultSpec {
-  const m = /^(node:)?([A-Za-z_][\w-]*)=([a-z]+)(?:@([0-9.]+))?$/.exec(text.trim());
+  const m = /^(node:)?([A-Za-z_][\w-]*)=([a-z_]+)(?:@([0-9.]+))?$/.exec(text.trim());
   if (!m) throw new FaultSpecError(`bad --inject "${text}": expected role=kind@rate, e.g. solver=contract@0.5`);
-  const kind = m[3] as FaultKind;
-  if (!FAULT_KINDS.includes(kind)) throw new FaultSpecError(`bad --inject "${text}": unknown kind "${m[3]}" (kinds: ${FAULT_KINDS.join(', ')})`);
+  const kind = m[3] as FaultKind | DesignFaultKind;
+  if (!FAULT_KINDS.includes(kind as FaultKind) && !isDesignFaultKind(kind)) {
+    throw new FaultSpecError(`bad --inject "${text}": unknown kind "${m[3]}" (kinds: ${FAULT_KINDS.join(', ')}; for the design role also ${DESIGN_FAULT_KINDS.join(', ')})`);
+  }
+  if (m[1] && isDesignFaultKind(kind)) throw new FaultSpecError(`bad --inject "${text}": ${kind} is a design fault; it targets the design role (e.g. designer=${kind}@0.3), not a node`);
   const rate = m[4] === undefined ? 1 : Number(m[4]);
   if (!(rate >= 0 && rate <= 1)) throw new FaultSpecError(`bad --inject "${text}": rate must be between 0 and 1`);
   return m[1] ? { node: m[2] as NodeId, kind, rate } : { role: m[2] as RoleName, kind, rate };
@@ -97,16 +113,22 @@ export class FaultInjector {
     return this.keys.get(`${taskKey}\u0000${nodeId}\u0000${attempt}`);
   }
 
-  /** The fault to inject into this node run, if any (one per node run; first matching spec wins). */
+  /**
+   * The fault to inject into this node run, if any (one per node run; first matching spec wins).
+   * Design kinds are skipped (DesignFaultInjector, core/faults/design.ts, puts them into designs);
+   * each spec keeps its index in the full list, so adding design specs changes no execution fault.
+   */
   private decide(taskKey: string, nodeId: NodeId, attempt: number, role: RoleName | undefined, allowed?: readonly FaultKind[]): FaultKind | undefined {
     for (const [i, spec] of this.specs.entries()) {
+      const kind = spec.kind;
+      if (isDesignFaultKind(kind)) continue;
       if (spec.node ? spec.node !== nodeId : spec.role !== role) continue;
-      if (allowed && !allowed.includes(spec.kind)) continue;
+      if (allowed && !allowed.includes(kind)) continue;
       const u = deriveSeed(this.seed, 'fault', i, taskKey, nodeId, attempt) / 0x80000000;
       if (u < spec.rate) {
-        this.log.push({ taskKey, nodeId, attempt, role, kind: spec.kind, simulated: true });
-        this.keys.set(`${taskKey}\u0000${nodeId}\u0000${attempt}`, spec.kind);
-        return spec.kind;
+        this.log.push({ taskKey, nodeId, attempt, role, kind, simulated: true });
+        this.keys.set(`${taskKey}\u0000${nodeId}\u0000${attempt}`, kind);
+        return kind;
       }
     }
     return undefined;
