@@ -104,4 +104,5 @@ export { RUNGS } from '../reward/ladder.ts';
 export type { LadderWeights } from '../workflow/graph.ts';
 export type { SpecIssue } from '../workflow/errors.ts';
 export type { FaultKind } from '../faults/inject.ts';
+export type { DesignFaultKind } from '../faults/inject.ts';
 export type { ExperimentStatus } from '../store/types.ts';
