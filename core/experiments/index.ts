@@ -1,6 +1,6 @@
 export { executePending, countFailures, scoreRun, runIdOf, runSeedOf, taskOf, type ExecuteOptions } from './execute.ts';
 export { summarizeRuns, type ExperimentReport } from './summary.ts';
-export { replayExperiment, canonical, type ReplayReport, type NodeMismatch } from './replay.ts';
+export { replayExperiment, replayRun, canonical, type ReplayOptions, type ReplayReport, type NodeMismatch } from './replay.ts';
 export { startExperiment } from './service.ts';
 export { checkFaultSpecs, buildInjector, buildDesignInjector, replayDesignFaultsFor, blameReportOf } from './blame.ts';
 export {

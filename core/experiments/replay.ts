@@ -1,8 +1,10 @@
 import type { ExperimentId, RoleName, RunId } from '../ids.ts';
 import type { ToolSource } from '../engine/index.ts';
-import { runGraph, type DesignFaultHook } from '../design/index.ts';
+import { runGraph, type DesignFaultHook, type GraphRunOutcome } from '../design/index.ts';
 import type { ModelProvider } from '../model/provider.ts';
-import type { Store } from '../store/index.ts';
+import type { RunRecord } from '../results/index.ts';
+import { StoreError, type Store } from '../store/index.ts';
+import type { PlannedTask } from '../store/types.ts';
 import type { NodeEvent } from '../trace/events.ts';
 import type { CheckRegistry } from '../workflow/checks.ts';
 import type { Graph } from '../workflow/graph.ts';
@@ -30,13 +32,8 @@ export interface ReplayReport {
   modelsLoaded: number;
 }
 
-/**
- * Re-runs every stored run of an experiment through the engine with `provider` (normally the
- * replay provider serving the recorded calls, so no model is loaded) and compares each node
- * run with the recorded one: same status, same error code, same output (canonical JSON).
- * Writes nothing to the store.
- */
-export async function replayExperiment(opts: {
+/** What a replay needs besides the store: the graph, the provider serving recorded calls, the tools and the run's context. */
+export interface ReplayOptions {
   store: Store;
   experimentId: ExperimentId;
   graph: Graph;
@@ -47,7 +44,40 @@ export async function replayExperiment(opts: {
   hints?: (role: RoleName, runId: RunId) => string;
   /** The SIMULATED design faults a blame evaluation put into its designs (replayDesignFaultsFor). */
   designFault?: DesignFaultHook;
-}): Promise<ReplayReport> {
+}
+
+/**
+ * Re-runs one stored run through the engine with `opts.provider` (normally the replay provider,
+ * so no model is loaded), with the run's own task input, seed, hints and design faults, under
+ * the same run id. Returns the engine's outcome (events and the graph the run ran); writes
+ * nothing. Errors: StoreError `NOT_FOUND` when the run's task is not planned in the experiment.
+ */
+export async function replayRun(opts: ReplayOptions & { run: RunRecord; planned?: PlannedTask }): Promise<GraphRunOutcome> {
+  const { run, experimentId } = opts;
+  const planned = opts.planned ?? opts.store.listTasks(experimentId).find((t) => t.taskIndex === run.taskIndex);
+  if (!planned) throw new StoreError('NOT_FOUND', `experiment ${experimentId} plans no task ${run.taskIndex} (run ${run.runId})`, run.runId);
+  const runId = runIdOf(experimentId, run.taskIndex);
+  const hints = opts.hints;
+  return runGraph(opts.graph, {
+    runId,
+    taskKey: String(run.taskIndex),
+    taskInput: taskOf(planned).input,
+    seed: run.seed,
+    provider: opts.provider,
+    tools: opts.tools,
+    checks: opts.checks,
+    hints: hints && ((role) => hints(role, runId)),
+    designFault: opts.designFault,
+  });
+}
+
+/**
+ * Re-runs every stored run of an experiment through the engine with `provider` (normally the
+ * replay provider serving the recorded calls, so no model is loaded) and compares each node
+ * run with the recorded one: same status, same error code, same output (canonical JSON).
+ * Writes nothing to the store.
+ */
+export async function replayExperiment(opts: ReplayOptions): Promise<ReplayReport> {
   const t0 = performance.now();
   const { store, experimentId } = opts;
   const tasks = new Map(store.listTasks(experimentId).map((t) => [t.taskIndex, t]));
@@ -59,19 +89,7 @@ export async function replayExperiment(opts: {
     const planned = tasks.get(run.taskIndex);
     if (!planned) continue;
     const recorded = store.getRunEvents(run.runId);
-    const runId = runIdOf(experimentId, run.taskIndex);
-    const hints = opts.hints;
-    const outcome = await runGraph(opts.graph, {
-      runId,
-      taskKey: String(run.taskIndex),
-      taskInput: taskOf(planned).input,
-      seed: run.seed,
-      provider: opts.provider,
-      tools: opts.tools,
-      checks: opts.checks,
-      hints: hints && ((role) => hints(role, runId)),
-      designFault: opts.designFault,
-    });
+    const outcome = await replayRun({ ...opts, run, planned });
     const key = (e: NodeEvent) => `${e.nodeId}#${e.attempt}`;
     const replayed = new Map(outcome.events.map((e) => [key(e), e]));
     for (const rec of recorded) {

@@ -1,2 +1,16 @@
 export * from './events.ts';
 export { ENGINE_ERROR_CODES, isNodeErrorCode, type NodeErrorCode } from './codes.ts';
+export {
+  canonicalJson,
+  compareEvents,
+  diffRuns,
+  DIFF_ASPECTS,
+  firstDifference,
+  type AlignedNode,
+  type DiffAspect,
+  type DiffGraph,
+  type DiffSide,
+  type Difference,
+  type Divergence,
+  type RunDiff,
+} from './diff.ts';
