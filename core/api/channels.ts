@@ -40,6 +40,8 @@ export const API_METHODS = [
   // Weight versions and learning curves (store reads; see learning.ts).
   'listWeightVersions',
   'getLearningCurves',
+  // Two runs aligned node by node (a store read; see diff.ts).
+  'diffRuns',
 ] as const;
 
 /** The name of one API method. */

@@ -55,6 +55,7 @@ export type {
   RolloutRoleValue,
   RolloutsView,
 } from './improve.ts';
+export type { DiffApiAdditions, DiffRunsPayload, RunDiffSide, RunDiffView } from './diff.ts';
 export type {
   CurvePoint,
   HeldoutSide,
@@ -97,6 +98,7 @@ export type {
  */
 export type { RunRecord } from '../results/index.ts';
 export type { FailureClass, ModelCallRecord, NodeEvent, NodeStatus } from '../trace/index.ts';
+export type { AlignedNode, DiffAspect, Difference, Divergence, RunDiff } from '../trace/index.ts';
 export type { RootFailure } from '../credit/types.ts';
 export type { LadderScores, RoleLadder, Rung } from '../reward/ladder.ts';
 /** The ladder's rungs in order (a value: the views draw one segment per rung). */

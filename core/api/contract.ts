@@ -10,6 +10,7 @@ import type { NodeEvent } from '../trace/index.ts';
 import type { RunRecord } from '../results/index.ts';
 import type { EdgeType, NodeKind, SpecIssue } from '../workflow/index.ts';
 import type { ApiMethod } from './channels.ts';
+import type { DiffApiAdditions } from './diff.ts';
 import type { ImproveApiAdditions } from './improve.ts';
 import type { LabApiAdditions, Subscribe } from './lab.ts';
 import type { LearningApiAdditions } from './learning.ts';
@@ -155,6 +156,7 @@ export const payloadSchemas = {
   getCardEffect: z.strictObject({ cardId: Id }),
   listWeightVersions: z.strictObject({ role: Name.optional() }).optional(),
   getLearningCurves: z.strictObject({ role: Name.optional() }).optional(),
+  diffRuns: z.strictObject({ a: Id, b: Id }),
 } as const satisfies Record<ApiMethod, z.ZodType>;
 
 /** The validated payload type of a method. */
@@ -318,7 +320,7 @@ export interface AppInfo {
  * synchronously; the lab methods (`LabApiAdditions`, lab.ts) return
  * Promises and reject with the same ApiErrors (a bad payload included).
  */
-export interface FlowlabApi extends LabApiAdditions, ImproveApiAdditions, LearningApiAdditions {
+export interface FlowlabApi extends LabApiAdditions, ImproveApiAdditions, LearningApiAdditions, DiffApiAdditions {
   /** All experiments, newest first, with progress and scores. */
   listExperiments(payload?: ApiPayload<'listExperiments'>): ExperimentSummary[];
   /** One experiment with its workflow text and config. Errors: `NOT_FOUND`. */

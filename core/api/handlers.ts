@@ -8,6 +8,7 @@ import { formatIssue, parseWorkflow, SpecError, type ToolLookup } from '../workf
 import { API_METHODS, isLabMethod, type ApiMethod } from './channels.ts';
 import { payloadSchemas, type ApiPayload, type ExperimentSummary, type FlowlabApi, type WorkflowSummary } from './contract.ts';
 import { ApiError } from './errors.ts';
+import { buildRunDiff } from './diffHandlers.ts';
 import { buildCardEffect, buildRolloutsView, listLibraryCards } from './improveHandlers.ts';
 import type { LabHost } from './lab.ts';
 import { buildLearningCurves, listVersions } from './learningHandlers.ts';
@@ -109,6 +110,7 @@ export function createHandlers(deps: HandlerDeps): FlowlabApi {
     getCardEffect: ({ cardId }) => buildCardEffect(store, cardId),
     listWeightVersions: (payload) => listVersions(store, payload?.role),
     getLearningCurves: (payload) => buildLearningCurves(store, payload?.role),
+    diffRuns: ({ a, b }) => buildRunDiff(store, runTrace, a, b),
   };
 
   const api = {} as Record<ApiMethod, (payload?: unknown) => unknown>;
