@@ -27,6 +27,7 @@ const COMMANDS: Record<string, Entry> = {
   'blame-eval': { term: 'blame-eval <workflow>', summary: 'inject SIMULATED faults and score structural blame against ground truth', load: () => import('./commands/blameEval.ts') },
   'attribution-eval': { term: 'attribution-eval', summary: 'score failure attribution on Who&When logs (which agent, which step)', load: () => import('./commands/attributionEval.ts') },
   export: { term: 'export <experiment-id>', summary: 'write a rollouts experiment as TRL-ready JSONL (GRPO/KTO and SFT) + manifest', load: () => import('./commands/export.ts') },
+  diff: { term: 'diff <run-a> <run-b>', summary: 'align two runs node by node and name the first diverging node (or a run and its replay)', load: () => import('./commands/diff.ts') },
   compare: { term: 'compare <exp-a> <exp-b>', summary: 'paired sign test and bootstrap CI of accuracy and per-role ladder deltas', load: () => import('./commands/compare.ts') },
   rollouts: { term: 'rollouts <workflow>', summary: 'G rollouts per task, decoded together; per-role GRPO and Flow-GRPO advantages', load: () => import('./commands/rollouts.ts') },
   distill: { term: 'distill --experiment <id>', summary: 'distil a hint card for a role from its best trajectories (prior library)', load: () => import('./commands/distill.ts') },
