@@ -62,7 +62,7 @@ export function formatRunDiff(r: RunDiffReport): string {
     lines.push(...valueLines(diff.first.difference));
     if (!diff.firstBehaviour) {
       lines.push(`Behaviour: the same at every node run; only sampling settings differ${r.greedy ? ' (every call decoded greedily, temperature 0, so the seed changes nothing)' : ''}.`);
-    } else if (diff.firstBehaviour.index !== diff.first.index || diff.firstBehaviour.difference !== diff.first.difference) {
+    } else if (diff.firstBehaviour.index !== diff.first.index || diff.firstBehaviour.difference.at !== diff.first.difference.at) {
       lines.push(`First behaviour divergence (settings aside): ${divergenceLine(diff, diff.firstBehaviour)}`);
       lines.push(...valueLines(diff.firstBehaviour.difference));
     }
