@@ -3,12 +3,13 @@
  * lives in useLab.ts). It is composed of slices, one file each under store/: ui (view, theme),
  * browse (experiments, runs, trace), editor (workflow text and graph), run (form and live
  * progress), catalog (examples, datasets, models) and improve (rollout groups, the prior library
- * of hint cards) and learning (curves and weight versions). Every action that fetches drops a late answer for a selection the user has left.
+ * of hint cards), learning (curves and weight versions) and diff (two runs aligned, opened from the Trace view). Every action that fetches drops a late answer for a selection the user has left.
  */
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { LabClient } from './client.ts';
 import { createBrowseSlice } from './store/browse.ts';
 import { createCatalogSlice } from './store/catalog.ts';
+import { createDiffSlice } from './store/diff.ts';
 import { createEditorSlice } from './store/editor.ts';
 import { createImproveSlice } from './store/improve.ts';
 import { createLearningSlice } from './store/learning.ts';
@@ -21,7 +22,7 @@ export type { StoreDeps } from './store/types.ts';
 
 /**
  * What the views show, and the actions that change it: UiSlice & BrowseSlice & EditorSlice &
- * RunSlice & CatalogSlice & ImproveSlice & LearningSlice (each slice file adds itself to it).
+ * RunSlice & CatalogSlice & ImproveSlice & LearningSlice & DiffSlice (each slice file adds itself to it).
  */
 export type { LabState } from './store/types.ts';
 
@@ -37,6 +38,7 @@ export function createLabStore(api: LabClient, deps: StoreDeps = NODE_DEPS): Sto
       ...createCatalogSlice(ctx),
       ...createImproveSlice(ctx),
       ...createLearningSlice(ctx),
+      ...createDiffSlice(ctx),
     };
   });
 }

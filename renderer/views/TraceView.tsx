@@ -10,12 +10,14 @@ import { DesignPanel } from './DesignPanel.tsx';
 import { AuthorLegend, KindLegend, StateLegend } from './Legend.tsx';
 import { NodeDetail } from './NodeDetail.tsx';
 import { RunPicker } from './RunPicker.tsx';
+import { DiffPicker, RunDiffPanel } from './RunDiffPanel.tsx';
 import { LoadState } from './Status.tsx';
 import { TableHead } from './TableHead.tsx';
 
 /**
  * A run's trace: the graph with blame, an accessible node list, the node panel, the blame summary;
- * for a designed run also each node's authors and the design with its validation messages.
+ * for a designed run also each node's authors and the design with its validation messages; "Diff
+ * with…" puts the run side by side with another, aligned by node (RunDiffPanel.tsx).
  */
 export function TraceView() {
   const { experiments, setView } = useLabPick('experiments', 'setView');
@@ -46,8 +48,8 @@ export function TraceView() {
 }
 
 function TraceBody() {
-  const { selectedRunId: runId, trace, experiment, theme, traceNode, selectTraceNode, setView } = useLabPick(
-    'selectedRunId', 'trace', 'experiment', 'theme', 'traceNode', 'selectTraceNode', 'setView',
+  const { selectedRunId: runId, trace, experiment, theme, traceNode, selectTraceNode, setView, diffPair } = useLabPick(
+    'selectedRunId', 'trace', 'experiment', 'theme', 'traceNode', 'selectTraceNode', 'setView', 'diffPair',
   );
 
   const yaml = experiment.status === 'ready' ? experiment.data.workflowYaml : null;
@@ -102,6 +104,7 @@ function TraceBody() {
         <button type="button" className="link" data-testid="trace-to-ladder" onClick={() => setView('ladder')}>
           Reward ladder →
         </button>
+        <DiffPicker run={run} />
       </div>
       {model.silent && (
         <p className="banner warn" data-testid="silent-banner" role="note">
@@ -118,42 +121,48 @@ function TraceBody() {
           ran; blamed on the designer ({design.designer}).
         </p>
       )}
-      <div className={`trace-main${design ? ' with-design' : ''}`}>
-        <div className="trace-graph">
-          <GraphCanvas
-            elements={built.elements}
-            theme={theme}
-            label={`Trace graph of task ${run.taskIndex}: ${model.nodes.length} nodes`}
-            selected={traceNode}
-            onSelectNode={(id) => selectTraceNode(id)}
-            prepMs={built.prepMs}
-          />
-          <StateLegend />
-          <KindLegend />
-          {model.design && <AuthorLegend designer={model.design.role} />}
-        </div>
-        {design ? (
-          <div className="trace-side">
-            <DesignPanel
-              design={design}
-              drawn={drawn}
-              selectedNode={traceNode}
-              selectedIssue={selectedIssue}
-              onSelectIssue={(index, nodeId) => {
-                setIssue(index === null ? null : { runId, index });
-                selectTraceNode(nodeId);
-              }}
-            />
-            {detail}
+      {diffPair?.a === runId ? (
+        <RunDiffPanel runId={runId} />
+      ) : (
+        <>
+          <div className={`trace-main${design ? ' with-design' : ''}`}>
+            <div className="trace-graph">
+              <GraphCanvas
+                elements={built.elements}
+                theme={theme}
+                label={`Trace graph of task ${run.taskIndex}: ${model.nodes.length} nodes`}
+                selected={traceNode}
+                onSelectNode={(id) => selectTraceNode(id)}
+                prepMs={built.prepMs}
+              />
+              <StateLegend />
+              <KindLegend />
+              {model.design && <AuthorLegend designer={model.design.role} />}
+            </div>
+            {design ? (
+              <div className="trace-side">
+                <DesignPanel
+                  design={design}
+                  drawn={drawn}
+                  selectedNode={traceNode}
+                  selectedIssue={selectedIssue}
+                  onSelectIssue={(index, nodeId) => {
+                    setIssue(index === null ? null : { runId, index });
+                    selectTraceNode(nodeId);
+                  }}
+                />
+                {detail}
+              </div>
+            ) : (
+              detail
+            )}
           </div>
-        ) : (
-          detail
-        )}
-      </div>
-      <div className="trace-lower">
-        <NodeList model={model} ordered={built.ordered} />
-        <BlameSummary model={model} />
-      </div>
+          <div className="trace-lower">
+            <NodeList model={model} ordered={built.ordered} />
+            <BlameSummary model={model} />
+          </div>
+        </>
+      )}
     </div>
   );
 }
