@@ -12,7 +12,7 @@ const echo: Tool = {
 describe('ToolRegistry', () => {
   it('holds the built-ins by default', () => {
     const reg = defaultTools();
-    expect(reg.list().map((t) => t.name)).toEqual(['calculator', 'extract_number']);
+    expect(reg.list().map((t) => t.name)).toEqual(['calculator', 'extract_number', 'weather', 'search', 'math', 'use_tool']);
     expect(reg.has('calculator')).toBe(true);
     expect(reg.get('calculator')?.run({ expression: '2+3*4' }, {})).toEqual({ value: 14, expression: '2+3*4' });
     expect(reg.get('python')).toBeUndefined();
@@ -57,5 +57,34 @@ describe('extract_number', () => {
       expect(() => run(bad), String(bad)).toThrow(expect.objectContaining({ code: 'BAD_INPUT' }));
     }
     expect(() => run('nothing')).toThrow(/no number found in "nothing"/);
+  });
+});
+
+describe('learn-design tools', () => {
+  const reg = defaultTools();
+  it('answer with the exact text <tool>:<argument>, the argument on an enum port', () => {
+    expect(reg.get('weather')!.run({ day: 'tomorrow' }, {})).toBe('weather:tomorrow');
+    expect(reg.get('search')!.run({ kind: ' Books ' }, {})).toBe('search:books');
+    expect(reg.get('math')!.run({ op: 'subtract' }, {})).toBe('math:subtract');
+    expect(reg.get('weather')!.inputs).toEqual({ day: { type: 'string', enum: ['today', 'tomorrow', 'now'], description: 'One of: today, tomorrow, now.' } });
+    expect(reg.get('search')!.inputs.kind!.enum).toEqual(['story', 'word', 'books', 'facts']);
+    expect(reg.get('math')!.inputs.op!.enum).toEqual(['add', 'multiply', 'subtract']);
+    expect(reg.get('use_tool')!.run({ tool: 'search', argument: 'facts' }, {})).toBe('search:facts');
+  });
+
+  it('refuse a value outside the port enum, a missing one, an argument the tool does not take (BAD_INPUT)', () => {
+    expect(() => reg.get('weather')!.run({ day: 'yesterday' }, {})).toThrow(/BAD_INPUT: input 'day' must be one of today, tomorrow, now, got "yesterday"/);
+    expect(() => reg.get('math')!.run({}, {})).toThrow(expect.objectContaining({ code: 'BAD_INPUT', tool: 'math' }));
+    expect(() => reg.get('search')!.run({ kind: 3 }, {})).toThrow(/must be a string, got number/);
+    expect(() => reg.get('use_tool')!.run({ tool: 'search', argument: 'today' }, {})).toThrow(/search takes kind story \| word \| books \| facts, not "today"/);
+    expect(() => reg.get('use_tool')!.run({ tool: 'map', argument: 'today' }, {})).toThrow(/input 'tool' must be one of weather, search, math/);
+    const controller = new AbortController();
+    controller.abort();
+    expect(() => reg.get('weather')!.run({ day: 'now' }, { signal: controller.signal })).toThrow(expect.objectContaining({ code: 'ABORTED' }));
+  });
+
+  it('checkToolInputs reports a value outside a port enum as a type problem', () => {
+    expect(checkToolInputs(reg.get('weather')!, { day: 'now' })).toEqual([]);
+    expect(checkToolInputs(reg.get('weather')!, { day: 'soon' })).toEqual([{ port: 'day', kind: 'type', message: `tool 'weather' input 'day' must be one of today, tomorrow, now, got "soon"` }]);
   });
 });

@@ -1,0 +1,73 @@
+/**
+ * The tools of the `learn-design` task family (core/tasks/learnDesign.ts): `weather`, `search`
+ * and `math`, each taking its one argument on a named port whose accepted values are an enum,
+ * and answering with the exact text `<tool>:<argument>` (e.g. `weather:tomorrow`) that the
+ * family's grader reads. Deterministic stand-ins for real services: what is graded is which tool
+ * a workflow calls and with what, not a forecast. `use_tool` runs one of them by name, for
+ * hand-wired workflows where a model picks the tool (examples/learn-design-fixed.yaml).
+ */
+import { LEARN_DESIGN_TOOLS, LEARN_DESIGN_TOOL_NAMES, type LearnDesignTool } from '../tasks/learnDesign.ts';
+import { ToolError, typeName, type Tool } from './tool.ts';
+
+const DESCRIPTIONS: Record<LearnDesignTool, string> = {
+  weather: 'Looks up the weather for a day',
+  search: 'Searches for a kind of text',
+  math: 'Does one arithmetic operation',
+};
+
+/** The argument on `port` of `tool`, checked against its values. Errors: ToolError `BAD_INPUT`, `ABORTED`. */
+function argumentOf(tool: string, port: string, values: readonly string[], raw: unknown, signal?: AbortSignal): string {
+  if (signal?.aborted) throw new ToolError('ABORTED', `${tool} was cancelled before it ran`, { tool });
+  if (raw === undefined) throw new ToolError('BAD_INPUT', `input '${port}' is missing`, { tool });
+  if (typeof raw !== 'string') throw new ToolError('BAD_INPUT', `input '${port}' must be a string, got ${typeName(raw)}`, { tool });
+  const v = raw.trim().toLowerCase();
+  if (!values.includes(v)) throw new ToolError('BAD_INPUT', `input '${port}' must be one of ${values.join(', ')}, got ${JSON.stringify(raw)}`, { tool });
+  return v;
+}
+
+/**
+ * The tool of one `learn-design` tool name. Input: its port (`day`, `kind` or `op`), a string,
+ * one of the port's `enum` values (trimmed, any case). Output: the string `<name>:<value>`.
+ * Errors (ToolError): `BAD_INPUT` (missing, not a string, not one of the values), `ABORTED`.
+ */
+export function learnDesignTool(name: LearnDesignTool): Tool {
+  const { port, values } = LEARN_DESIGN_TOOLS[name];
+  return {
+    name,
+    description: `${DESCRIPTIONS[name]} (${port}: ${values.join(' | ')}). Returns the text "${name}:<${port}>".`,
+    inputs: { [port]: { type: 'string', enum: values, description: `One of: ${values.join(', ')}.` } },
+    output: { type: 'string', enum: values.map((v) => `${name}:${v}`) },
+    run: (inputs, ctx) => `${name}:${argumentOf(name, port, values, inputs[port], ctx.signal)}`,
+  };
+}
+
+export const weatherTool: Tool = learnDesignTool('weather');
+export const searchTool: Tool = learnDesignTool('search');
+export const mathTool: Tool = learnDesignTool('math');
+
+const ALL_ARGUMENTS = LEARN_DESIGN_TOOL_NAMES.flatMap((t) => [...LEARN_DESIGN_TOOLS[t].values]);
+
+/**
+ * `use_tool`: runs the `learn-design` tool named by input `tool` with input `argument` (which
+ * must be one of that tool's values). Output: that tool's text, e.g. `search:books`.
+ * Errors (ToolError): `BAD_INPUT` (an unknown tool, or an argument the tool does not take, e.g.
+ * `search` with `today`), `ABORTED`.
+ */
+export const useToolTool: Tool = {
+  name: 'use_tool',
+  description: `Runs the tool named by "tool" (${LEARN_DESIGN_TOOL_NAMES.join(', ')}) with "argument". Returns its text, e.g. "weather:today".`,
+  inputs: {
+    tool: { type: 'string', enum: LEARN_DESIGN_TOOL_NAMES, description: `One of: ${LEARN_DESIGN_TOOL_NAMES.join(', ')}.` },
+    argument: { type: 'string', enum: ALL_ARGUMENTS, description: 'The value for the tool\'s port.' },
+  },
+  output: { type: 'string', enum: LEARN_DESIGN_TOOL_NAMES.flatMap((t) => LEARN_DESIGN_TOOLS[t].values.map((v) => `${t}:${v}`)) },
+  run(inputs, ctx) {
+    const tool = argumentOf('use_tool', 'tool', LEARN_DESIGN_TOOL_NAMES, inputs.tool, ctx.signal) as LearnDesignTool;
+    const { port, values } = LEARN_DESIGN_TOOLS[tool];
+    const raw = inputs.argument;
+    if (typeof raw === 'string' && !values.includes(raw.trim().toLowerCase() as never)) {
+      throw new ToolError('BAD_INPUT', `${tool} takes ${port} ${values.join(' | ')}, not ${JSON.stringify(raw)}`, { tool: 'use_tool' });
+    }
+    return `${tool}:${argumentOf('use_tool', 'argument', values, raw, ctx.signal)}`;
+  },
+};
