@@ -45,29 +45,30 @@ export const weatherTool: Tool = learnDesignTool('weather');
 export const searchTool: Tool = learnDesignTool('search');
 export const mathTool: Tool = learnDesignTool('math');
 
-const ALL_ARGUMENTS = LEARN_DESIGN_TOOL_NAMES.flatMap((t) => [...LEARN_DESIGN_TOOLS[t].values]);
-
 /**
- * `use_tool`: runs the `learn-design` tool named by input `tool` with input `argument` (which
- * must be one of that tool's values). Output: that tool's text, e.g. `search:books`.
- * Errors (ToolError): `BAD_INPUT` (an unknown tool, or an argument the tool does not take, e.g.
- * `search` with `today`), `ABORTED`.
+ * `use_tool`: calls the `learn-design` tool named by input `tool` with the argument on that
+ * tool's port (`day`, `kind` or `op`; each optional, so a hand-wired workflow can route one
+ * argument node per tool and leave the others unrun, null). Output: that tool's text, e.g.
+ * `search:books`.
+ * Errors (ToolError): `BAD_INPUT` (an unknown tool; the chosen tool's port missing, null, or not
+ * one of its values), `ABORTED`.
  */
 export const useToolTool: Tool = {
   name: 'use_tool',
-  description: `Runs the tool named by "tool" (${LEARN_DESIGN_TOOL_NAMES.join(', ')}) with "argument". Returns its text, e.g. "weather:today".`,
+  description: `Calls the tool named by "tool" (${LEARN_DESIGN_TOOL_NAMES.join(', ')}) with the argument on its port. Returns its text, e.g. "weather:today".`,
   inputs: {
     tool: { type: 'string', enum: LEARN_DESIGN_TOOL_NAMES, description: `One of: ${LEARN_DESIGN_TOOL_NAMES.join(', ')}.` },
-    argument: { type: 'string', enum: ALL_ARGUMENTS, description: 'The value for the tool\'s port.' },
+    ...Object.fromEntries(LEARN_DESIGN_TOOL_NAMES.map((t) => {
+      const { port, values } = LEARN_DESIGN_TOOLS[t];
+      return [port, { type: 'string', optional: true, enum: values, description: `The ${t} tool's argument: ${values.join(', ')}.` }];
+    })),
   },
   output: { type: 'string', enum: LEARN_DESIGN_TOOL_NAMES.flatMap((t) => LEARN_DESIGN_TOOLS[t].values.map((v) => `${t}:${v}`)) },
   run(inputs, ctx) {
     const tool = argumentOf('use_tool', 'tool', LEARN_DESIGN_TOOL_NAMES, inputs.tool, ctx.signal) as LearnDesignTool;
     const { port, values } = LEARN_DESIGN_TOOLS[tool];
-    const raw = inputs.argument;
-    if (typeof raw === 'string' && !values.includes(raw.trim().toLowerCase() as never)) {
-      throw new ToolError('BAD_INPUT', `${tool} takes ${port} ${values.join(' | ')}, not ${JSON.stringify(raw)}`, { tool: 'use_tool' });
-    }
-    return `${tool}:${argumentOf('use_tool', 'argument', values, raw, ctx.signal)}`;
+    const raw = inputs[port];
+    if (raw === undefined || raw === null) throw new ToolError('BAD_INPUT', `${tool} needs input '${port}' (${values.join(', ')}), got ${raw === null ? 'null' : 'nothing'}`, { tool: 'use_tool' });
+    return `${tool}:${argumentOf('use_tool', port, values, raw, ctx.signal)}`;
   },
 };

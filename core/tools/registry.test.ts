@@ -69,15 +69,17 @@ describe('learn-design tools', () => {
     expect(reg.get('weather')!.inputs).toEqual({ day: { type: 'string', enum: ['today', 'tomorrow', 'now'], description: 'One of: today, tomorrow, now.' } });
     expect(reg.get('search')!.inputs.kind!.enum).toEqual(['story', 'word', 'books', 'facts']);
     expect(reg.get('math')!.inputs.op!.enum).toEqual(['add', 'multiply', 'subtract']);
-    expect(reg.get('use_tool')!.run({ tool: 'search', argument: 'facts' }, {})).toBe('search:facts');
+    expect(reg.get('use_tool')!.run({ tool: 'search', kind: 'facts', day: null, op: null }, {})).toBe('search:facts');
+    expect(Object.keys(reg.get('use_tool')!.inputs)).toEqual(['tool', 'day', 'kind', 'op']);
   });
 
   it('refuse a value outside the port enum, a missing one, an argument the tool does not take (BAD_INPUT)', () => {
     expect(() => reg.get('weather')!.run({ day: 'yesterday' }, {})).toThrow(/BAD_INPUT: input 'day' must be one of today, tomorrow, now, got "yesterday"/);
     expect(() => reg.get('math')!.run({}, {})).toThrow(expect.objectContaining({ code: 'BAD_INPUT', tool: 'math' }));
     expect(() => reg.get('search')!.run({ kind: 3 }, {})).toThrow(/must be a string, got number/);
-    expect(() => reg.get('use_tool')!.run({ tool: 'search', argument: 'today' }, {})).toThrow(/search takes kind story \| word \| books \| facts, not "today"/);
-    expect(() => reg.get('use_tool')!.run({ tool: 'map', argument: 'today' }, {})).toThrow(/input 'tool' must be one of weather, search, math/);
+    expect(() => reg.get('use_tool')!.run({ tool: 'search', day: 'today', kind: null }, {})).toThrow(/BAD_INPUT: search needs input 'kind' \(story, word, books, facts\), got null/);
+    expect(() => reg.get('use_tool')!.run({ tool: 'search', kind: 'today' }, {})).toThrow(/input 'kind' must be one of story, word, books, facts, got "today"/);
+    expect(() => reg.get('use_tool')!.run({ tool: 'map', day: 'today' }, {})).toThrow(/input 'tool' must be one of weather, search, math/);
     const controller = new AbortController();
     controller.abort();
     expect(() => reg.get('weather')!.run({ day: 'now' }, { signal: controller.signal })).toThrow(expect.objectContaining({ code: 'ABORTED' }));
