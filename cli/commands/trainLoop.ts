@@ -228,7 +228,7 @@ export function trainLoopJson(r: TrainLoopReport) {
         samples: x.samples,
         signalSamples: x.signalSamples,
         zeroSpreadGroups: x.zeroSpreadGroups,
-        step: x.step,
+        step: x.step ?? null,
         sftSequences: x.sftSequences ?? null,
         sftLoss: r4(x.sftLoss),
         wiringRootFailures: r4(x.wiringRootFailures),
@@ -250,7 +250,7 @@ export function trainLoopJson(r: TrainLoopReport) {
 }
 
 function heldoutJson(h: HeldoutResult) {
-  return { score: r4(h.score), accuracy: r4(h.accuracy), classAccuracy: r4(h.classAccuracy), constant: h.constant, classes: h.classes ?? null, wiringRootFailures: h.wiringRootFailures, samples: h.samples, roles: h.roles, experimentId: h.experimentId, examples: h.examples };
+  return { score: r4(h.score), accuracy: r4(h.accuracy), classAccuracy: r4(h.classAccuracy), constant: h.constant ?? null, classes: h.classes ?? null, wiringRootFailures: h.wiringRootFailures ?? null, samples: h.samples, roles: h.roles, experimentId: h.experimentId, examples: h.examples };
 }
 
 const SPARK = '▁▂▃▄▅▆▇█';
@@ -271,8 +271,9 @@ export function formatTrainLoop(r: TrainLoopReport): string {
       ...r.roles.flatMap((role) => {
         const x = m.roles[role]!;
         const rg = x.rungs;
-        const step = x.step === 'none' ? '-' : x.sftSequences !== undefined ? `${x.step} (${x.sftSequences})` : x.step;
-        return [x.reward.toFixed(3), [rg.format, rg.validity, rg.completion, rg.correctness, rg.credit].map((v) => v.toFixed(2)).join('/'), step, x.wiringRootFailures.toFixed(2), (x.kl ?? 0).toFixed(4), x.trainTokensPerSecond ? Math.round(x.trainTokensPerSecond) : '-'];
+        const kind = x.step ?? (x.loss !== undefined ? 'grpo' : 'none');
+        const step = kind === 'none' ? '-' : x.sftSequences !== undefined ? `${kind} (${x.sftSequences})` : kind;
+        return [x.reward.toFixed(3), [rg.format, rg.validity, rg.completion, rg.correctness, rg.credit].map((v) => v.toFixed(2)).join('/'), step, (x.wiringRootFailures ?? 0).toFixed(2), (x.kl ?? 0).toFixed(4), x.trainTokensPerSecond ? Math.round(x.trainTokensPerSecond) : '-'];
       }),
       Math.round(m.sampleTokensPerSecond),
       `${m.seconds.sampling.toFixed(2)}/${m.seconds.training.toFixed(2)}/${m.seconds.writeReload.toFixed(2)}`,
@@ -283,7 +284,7 @@ export function formatTrainLoop(r: TrainLoopReport): string {
   for (const role of r.roles) {
     const hs = r.iterations.map((m) => m.roles[role]!.reward);
     lines.push(`${role} h curve ${sparkline(hs, Math.min(...hs, 0), Math.max(...hs, 1))}  (${hs.map((h) => h.toFixed(2)).join(' ')})`);
-    const wf = r.iterations.map((m) => m.roles[role]!.wiringRootFailures);
+    const wf = r.iterations.map((m) => m.roles[role]!.wiringRootFailures ?? 0);
     if (wf.some((x) => x > 0)) lines.push(`${role} wiring root failures per run ${sparkline(wf, 0, Math.max(...wf, 1e-9))}  (${wf.map((x) => x.toFixed(2)).join(' ')})`);
   }
   if (r.iterations.length) {
@@ -294,16 +295,18 @@ export function formatTrainLoop(r: TrainLoopReport): string {
   if (r.heldout) {
     const { before, after } = r.heldout;
     lines.push(`Held-out mean reward: ${before.score.toFixed(3)} before -> ${after.score.toFixed(3)} after (${after.samples} samples, same seeds; flowlab compare ${before.experimentId} ${after.experimentId})`);
-    lines.push(`Held-out accuracy: ${before.accuracy.toFixed(3)} before -> ${after.accuracy.toFixed(3)} after; best constant policy (always ${JSON.stringify(after.constant.answer)}) ${after.constant.accuracy.toFixed(3)}`);
-    if (before.classes && after.classes) {
+    if (before.accuracy !== undefined && after.accuracy !== undefined && after.constant) {
+      lines.push(`Held-out accuracy: ${before.accuracy.toFixed(3)} before -> ${after.accuracy.toFixed(3)} after; best constant policy (always ${JSON.stringify(after.constant.answer)}) ${after.constant.accuracy.toFixed(3)}`);
+    }
+    if (before.classes && after.classes && after.constant) {
       const names = [...new Set([...Object.keys(before.classes), ...Object.keys(after.classes)])].sort();
       const pct = (x: number | undefined) => (x === undefined ? '-' : x.toFixed(2));
       lines.push(`Held-out right class: ${pct(before.classAccuracy)} before -> ${pct(after.classAccuracy)} after; best constant policy (always ${after.constant.class}) ${pct(after.constant.classAccuracy)}`);
       lines.push(`Held-out per class, right class / correct, before -> after (runs): ${names.map((c) => `${c} ${pct(before.classes![c]?.classRight)}/${pct(before.classes![c]?.accuracy)} -> ${pct(after.classes![c]?.classRight)}/${pct(after.classes![c]?.accuracy)} (${after.classes![c]?.runs ?? 0})`).join(', ')}`);
     }
     for (const role of r.roles) {
-      const b = before.wiringRootFailures[role] ?? 0;
-      const a = after.wiringRootFailures[role] ?? 0;
+      const b = before.wiringRootFailures?.[role] ?? 0;
+      const a = after.wiringRootFailures?.[role] ?? 0;
       if (b > 0 || a > 0) lines.push(`Held-out wiring root failures per run, ${role}: ${b.toFixed(3)} before -> ${a.toFixed(3)} after`);
     }
     for (const role of r.roles) {

@@ -177,9 +177,9 @@ export function rungMeans(runs: readonly RunRecord[], role: string): RungMeans {
 /**
  * One role's metrics of an iteration, before its version is written (`versionId` unset, `path`
  * the role's current file): reward and rungs over `runs`, the batch sizes, the groups with no
- * reward spread, the wiring root failures blamed on it per run, the policy step's loss and KL,
- * the SFT step's sequences and loss (`sft`, in SFT iterations), which steps it took, and the
- * tokens of both steps with their rate.
+ * reward spread, the policy step's loss and KL, in SFT iterations (`sft`) the SFT step's
+ * sequences and loss and which steps it took, and the tokens of both steps with their rate.
+ * (The loop adds `step` elsewhere and the wiring root failures per run: `roleRunFacts`.)
  */
 export function roleIterationMetrics(
   runs: readonly RunRecord[],
@@ -200,14 +200,13 @@ export function roleIterationMetrics(
     zeroSpreadGroups: summary.roles[role]?.zeroSpreadGroups ?? 0,
     trainTokens: tokens,
     path: currentPath,
-    step: stepKind(sft?.step, step),
-    wiringRootFailures: wiringRootFailures(runs, role),
   };
   if (step) {
     m.loss = step.loss;
     if (step.kl !== undefined) m.kl = step.kl;
   }
   if (sft) {
+    m.step = stepKind(sft.step, step);
     m.sftSequences = sft.sequences;
     if (sft.step) m.sftLoss = sft.step.loss;
   }
@@ -244,23 +243,34 @@ export function iterationMetrics(k: number, experimentId: string, runs: readonly
 }
 
 /**
- * A held-out evaluation's result: mean grader score over its runs, their number, the share
- * correct (and, given `classOf`, per class and the share whose answer is of the right class),
- * the best constant policy's accuracies (`constantBaseline`), each trained role's mean ladder
- * reward and wiring root failures per run, and the first three error-free completions of each role.
+ * A held-out evaluation's result: mean grader score over its runs, their number, each trained
+ * role's mean ladder reward, and the first three error-free completions of each role (the
+ * loop adds `heldoutAccuracy`).
  */
-export function heldoutResult(experimentId: string, runs: readonly RunRecord[], calls: readonly ExperimentCall[], roles: readonly string[], classOf?: (task: { expected: string }) => string): HeldoutResult {
-  const classes = classAccuracy(runs, classOf);
+export function heldoutResult(experimentId: string, runs: readonly RunRecord[], calls: readonly ExperimentCall[], roles: readonly string[]): HeldoutResult {
   return {
     experimentId,
     score: mean(runs.map((r) => r.score)),
     samples: runs.length,
-    accuracy: mean(runs.map((r) => (r.correct ? 1 : 0))),
-    ...(classes && { classes, classAccuracy: mean(runs.filter((r) => r.expected !== undefined).map((r) => (r.answer !== undefined && classOf!({ expected: r.answer }) === classOf!({ expected: r.expected! }) ? 1 : 0))) }),
-    constant: constantBaseline(runs, classOf),
-    wiringRootFailures: Object.fromEntries(roles.map((role) => [role, wiringRootFailures(runs, role)])),
     roles: Object.fromEntries(roles.map((role) => [role, roleReward(runs, role)])),
     examples: Object.fromEntries(roles.map((role) => [role, calls.filter((c) => c.role === role && !c.error).slice(0, 3).map((c) => c.completion)])),
+  };
+}
+
+/**
+ * What a held-out evaluation adds to `heldoutResult`: the share of runs correct; given
+ * `classOf`, accuracy per class (`classAccuracy`) and the share whose answer is of the right
+ * class; the best constant policy on the same runs (`constantBaseline`); and the wiring root
+ * failures blamed on each trained role, per run.
+ */
+export function heldoutAccuracy(runs: readonly RunRecord[], roles: readonly string[], classOf?: (task: { expected: string }) => string): Required<Pick<HeldoutResult, 'accuracy' | 'constant' | 'wiringRootFailures'>> & Pick<HeldoutResult, 'classes' | 'classAccuracy'> {
+  const classes = classAccuracy(runs, classOf);
+  const graded = runs.filter((r) => r.expected !== undefined);
+  return {
+    accuracy: mean(runs.map((r) => (r.correct ? 1 : 0))),
+    ...(classes && classOf && { classes, classAccuracy: mean(graded.map((r) => (r.answer !== undefined && classOf({ expected: r.answer }) === classOf({ expected: r.expected! }) ? 1 : 0))) }),
+    constant: constantBaseline(runs, classOf),
+    wiringRootFailures: Object.fromEntries(roles.map((role) => [role, wiringRootFailures(runs, role)])),
   };
 }
 

@@ -19,7 +19,7 @@
 import type { RoleName } from '../ids.ts';
 import type { ModelProvider } from '../model/provider.ts';
 import { TrainingError } from './errors.ts';
-import { iterationMetrics, iterationSteps, iterationTasks, mean, roleIterationMetrics, roleSftBatches, roleStepBatches, trainRef } from './iteration.ts';
+import { iterationMetrics, iterationSteps, iterationTasks, mean, roleIterationMetrics, roleSftBatches, roleStepBatches, stepKind, trainRef, wiringRootFailures } from './iteration.ts';
 import type { SftSequence, StepResult, TrainableModel } from './port.ts';
 import { applyPolicyStep, applySftStep, evaluateHeldout, modelsSnapshot, sampleGroup, scoreGroup, writeRoleVersion } from './steps.ts';
 import type { IterationMetrics, LoopHyper, LoopModels, LoopRun, RoleIterationMetrics, TrainedRole, TrainLoopOptions, TrainLoopReport } from './types.ts';
@@ -64,7 +64,7 @@ export function checkLoopOptions(o: Pick<TrainLoopOptions, 'roles' | 'graph' | '
 
 /** The loop's hyper-parameters as stored with every experiment and version. */
 export function loopHyper(o: TrainLoopOptions, loopId: string): LoopHyper {
-  return { lr: o.lr, kl: o.kl, temperature: o.temperature, group: o.group, tasksPerIteration: o.tasksPerIteration, maxGradNorm: o.maxGradNorm ?? null, seed: o.seed, dataset: o.dataset.name, loopId, sft: o.sft ?? null };
+  return { lr: o.lr, kl: o.kl, temperature: o.temperature, group: o.group, tasksPerIteration: o.tasksPerIteration, maxGradNorm: o.maxGradNorm ?? null, seed: o.seed, dataset: o.dataset.name, loopId, ...(o.sft && { sft: o.sft }) };
 }
 
 /**
@@ -140,6 +140,8 @@ export async function runTrainLoop(o: TrainLoopOptions): Promise<TrainLoopReport
         const step = steps.get(role);
         const sftStep = sftSteps.get(role);
         const m = roleIterationMetrics(runs, role, summary, batches.get(role)!, step, st.path, plans.get(role)!.sft ? { sequences: sftBatches.get(role)?.length ?? 0, step: sftStep } : undefined);
+        m.step = stepKind(sftStep, step);
+        m.wiringRootFailures = wiringRootFailures(runs, role);
         if (step || sftStep) {
           const version = await writeRoleVersion(run, role, st, k, sampled.experimentId, step, m, score, { sampling: (tSampled - t0) / 1000, training: (tTrained - tSampled) / 1000 });
           m.versionId = version.id;

@@ -16,7 +16,7 @@ import type { ExperimentCall } from '../store/types.ts';
 import type { WeightVersion } from '../store/weights.ts';
 import type { Task } from '../tasks/types.ts';
 import type { RunRecord } from '../results/index.ts';
-import { heldoutResult, sampledTaskList, trainRef, versionFile, type RoleBatch } from './iteration.ts';
+import { heldoutAccuracy, heldoutResult, sampledTaskList, trainRef, versionFile, type RoleBatch } from './iteration.ts';
 import { TrainingError } from './errors.ts';
 import type { SftSequence, StepResult } from './port.ts';
 import { chunks } from './samples.ts';
@@ -194,7 +194,8 @@ export async function evaluateHeldout(run: LoopRun, phase: 'before' | 'after'): 
     parallel: parallelOf(run, o.heldoutTasks.length * K), sampling: greedy ? { temperature: 0 } : { temperature: o.heldoutTemperature, topK: 0, topP: 1, minP: 0 },
   });
   finishExperiment(o.store, exp.id, res);
-  const result = heldoutResult(exp.id, o.store.listRuns(exp.id), o.store.getExperimentCalls(exp.id), o.roles, o.dataset.classOf);
+  const runs = o.store.listRuns(exp.id);
+  const result = { ...heldoutResult(exp.id, runs, o.store.getExperimentCalls(exp.id), o.roles), ...heldoutAccuracy(runs, o.roles, o.dataset.classOf) };
   o.onEvent?.({ type: 'heldout', phase, result });
   return result;
 }

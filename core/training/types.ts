@@ -128,13 +128,13 @@ export interface RoleIterationMetrics {
   /** The version written this iteration (absent when the role had no samples). */
   versionId?: string;
   path: string;
-  /** What the role's step was: `grpo` (policy step), `sft`, `sft+grpo`, or `none` (no data). */
-  step: RoleStepKind;
+  /** What the role's step was: `grpo` (policy step), `sft`, `sft+grpo`, or `none` (no data); set by the loop. */
+  step?: RoleStepKind;
   /** SFT iterations: the successful calls trained on, and the mean loss of their steps. */
   sftSequences?: number;
   sftLoss?: number;
-  /** Wiring root failures blamed on the role, per run (mean over the iteration's runs). */
-  wiringRootFailures: number;
+  /** Wiring root failures blamed on the role, per run (mean over the iteration's runs); set by the loop. */
+  wiringRootFailures?: number;
 }
 
 export type RoleStepKind = 'grpo' | 'sft' | 'sft+grpo' | 'none';
@@ -179,16 +179,16 @@ export interface HeldoutResult {
   samples: number;
   /** Mean ladder reward per role. */
   roles: Record<string, number>;
-  /** Share of runs correct, over every held-out sample. */
-  accuracy: number;
+  /** Share of runs correct, over every held-out sample (set by the loop, as the fields below). */
+  accuracy?: number;
   /** Accuracy per class of task, when the dataset has classes (Dataset.classOf). */
   classes?: Record<string, ClassAccuracy>;
   /** Share of runs whose answer is of the right class (datasets with classes). */
   classAccuracy?: number;
   /** The best constant policy on the same runs. */
-  constant: ConstantBaseline;
+  constant?: ConstantBaseline;
   /** Wiring root failures blamed on each trained role, per run. */
-  wiringRootFailures: Record<string, number>;
+  wiringRootFailures?: Record<string, number>;
   /** A few completions of each trained role (the first samples), to see the text stays fluent. */
   examples: Record<string, string[]>;
 }
@@ -219,8 +219,8 @@ export type LoopHyper = {
   seed: number;
   dataset: string;
   loopId: string;
-  /** The SFT schedule (SftSchedule), or null for policy steps only. */
-  sft: SftSchedule | null;
+  /** The SFT schedule (SftSchedule); absent for policy steps only. */
+  sft?: SftSchedule;
 };
 
 /** A trained role's own weights and lineage while the loop runs. */
