@@ -7,6 +7,7 @@ import { openStore, type WeightVersion } from '../../core/store/index.ts';
 import type { HeldoutResult, IterationMetrics, LoopEvent, TrainLoopReport } from '../../core/training/index.ts';
 import type { SftSchedule, Trainer } from '../../core/training/index.ts';
 import { startTrainLoop, trainableRoles } from '../../core/experiments/index.ts';
+import { learningRoles, parseMode } from '../../core/rollouts/index.ts';
 import type { ModelConfig } from '../../core/model/index.ts';
 import { fileModelPort, llamaProvider, loadTrainer } from '../../models/factory.ts';
 import { resolveModels } from '../../models/resolve.ts';
@@ -23,6 +24,7 @@ export interface TrainLoopDeps {
 
 interface TrainLoopFlags extends ModelFlagValues {
   roles?: string;
+  mode?: string;
   dataset: string;
   split: string;
   heldoutSplit: string;
@@ -63,6 +65,7 @@ export function define(cmd: Command, ctx: CommandContext, deps: TrainLoopDeps = 
     ].join('\n'))
     .argument('<workflow.yaml>', 'the workflow file')
     .option('--roles <a,b>', 'roles to train, each with its own weights (default: every role)')
+    .option('--mode <mode>', 'who learns, instead of --roles: single:<role>, upstream-downstream (the designer or planner with the executors), agent-skill, multi-agent')
     .addOption(new Option('--dataset <name>', 'e.g. learn-word, learn-team, learn').makeOptionMandatory())
     .option('--split <name>', 'training split', 'train')
     .option('--heldout-split <name>', 'held-out split', 'heldout')
@@ -104,7 +107,8 @@ async function trainLoopCommand(workflowFile: string, values: TrainLoopFlags, io
   const loaded = loadWorkflowArg(workflowFile);
   const { file, tools } = loaded;
   const workflow = { ...loaded.workflow, file };
-  const roles = asCliSync(() => trainableRoles(workflow, commaList(values.roles)));
+  if (values.roles && values.mode) throw new UsageError('use --roles or --mode, not both');
+  const roles = asCliSync(() => trainableRoles(workflow, values.mode ? learningRoles(workflow.graph, parseMode(values.mode)) : commaList(values.roles)));
   const request = modelRequestOf(values);
 
   const store = openStore(values.db);

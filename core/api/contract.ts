@@ -185,16 +185,125 @@ export type ExperimentSummary = Omit<StoreExperimentSummary, 'workflowYaml' | 'c
 /** One experiment in full: the stored row (workflow text, config) plus its progress and scores. */
 export type ExperimentDetail = StoreExperimentSummary;
 
-/** A run with all its node events (ordered by seq, each with its model calls). */
+/**
+ * A run with all its node events (ordered by seq, each with its model calls), the graph it ran and,
+ * for a designed workflow, its design (runTrace.ts builds it).
+ */
 export interface RunTrace {
   run: RunRecord;
   events: NodeEvent[];
+  /**
+   * The graph the run ran: the stored workflow compiled with the host's tools, with a designed
+   * run's design spliced in (core/design `runGraphOf`). Absent when the stored workflow does not
+   * compile here (`graphProblem` says why); the views then draw what its text outlines.
+   */
+  graph?: RunGraph;
+  graphProblem?: string;
+  /** The design record of a designed run (its design node's final attempt); absent otherwise. */
+  design?: RunDesign;
+  /** Why a design node's stored output could not be read as a design record (malformed). */
+  designProblem?: string;
 }
+
+/**
+ * Where a node of a run's graph comes from: the workflow document (`workflow`), the design stage
+ * (`design`: the design node, run by the designer), or the designer's design (`designed`).
+ */
+export type NodeOrigin = 'workflow' | 'design' | 'designed';
+
+/** One node of the graph a run ran, with its authors (FloWright: the wirer owns the wiring, the runner the run). */
+export interface RunGraphNode {
+  id: string;
+  kind: NodeKind;
+  role?: string;
+  tool?: string;
+  skill?: string;
+  /** The role (or `human`) that wired the node into the graph. */
+  wiredBy: string;
+  /** Further wirers when authorship is shared (blame is then ambiguous). */
+  sharedWiredBy?: string[];
+  /** The role that runs it (agent and skill nodes). */
+  runBy?: string;
+  origin: NodeOrigin;
+  /** Where the node is written: in the workflow document, or (designed nodes) in the design document. */
+  path: Array<string | number>;
+  /** A designed node the validator rejected: recorded failed (class wiring) without running. */
+  wiringFault?: { code: string; message: string };
+}
+
+export interface RunGraphEdge {
+  /** Unique within the graph: `<index>:<from>-><to>`. */
+  id: string;
+  from: string;
+  to: string;
+  type: EdgeType;
+  port?: string;
+  /** Loop back edges: how often the loop may re-enter `to`. */
+  maxIterations?: number;
+}
+
+/** The graph a run ran (see RunTrace.graph). */
+export interface RunGraph {
+  name: string;
+  notation: WorkflowSummary['notation'];
+  nodes: RunGraphNode[];
+  edges: RunGraphEdge[];
+  /** The answer node's id. */
+  answer: string;
+  /** The workflow's design stage: its node and the role that designs (the designer). */
+  design?: { nodeId: string; role: string };
+}
+
+/** A validation message of a design, located by its path inside the design document (core/design DesignIssue). */
+export interface RunDesignIssue {
+  /** A workflow issue code, or the node error code it became (DANGLING_EDGE, UNKNOWN_TOOL, ...). */
+  code: string;
+  path: Array<string | number>;
+  message: string;
+  /** The designed node that owns it (recorded as a wiring root failure); absent: a design-level problem. */
+  nodeId?: string;
+}
+
+/** What the designer wrote for one run and what the validator made of it (core/design DesignRecord). */
+export interface RunDesign {
+  /** The design node and the role that wrote the design. */
+  nodeId: string;
+  designer: string;
+  /** The attempt of the design node this record is from (its final one). */
+  attempt: number;
+  notation: 'steps' | 'graph' | 'states' | 'code';
+  /** The designer's completion as written. */
+  text: string;
+  /** The document compiled (the parsed completion, or its SIMULATED tampered copy); absent when it did not parse. */
+  document?: unknown;
+  /** False: nothing of the design could run; `problem` says why. */
+  usable: boolean;
+  problem?: string;
+  issues: RunDesignIssue[];
+  /** A SIMULATED wiring fault put into the design before it was compiled (core/faults). */
+  fault?: { kind: string; nodeId: string; simulated: true };
+}
+
+const DocPathSchema = z.array(z.union([z.string(), z.number()]));
+
+/**
+ * The stored design record read back (a node event's `output`, untrusted JSON): the fields the
+ * views use, checked; unknown fields are dropped.
+ */
+export const designRecordSchema = z.object({
+  notation: z.enum(['steps', 'graph', 'states', 'code']),
+  text: z.string(),
+  document: z.unknown().optional(),
+  usable: z.boolean(),
+  problem: z.string().optional(),
+  issues: z.array(z.object({ code: z.string(), path: DocPathSchema, message: z.string(), nodeId: z.string().optional() })),
+  fault: z.object({ kind: z.string(), nodeId: z.string(), simulated: z.literal(true) }).optional(),
+});
 
 /** The shape of a valid workflow, enough to draw it. */
 export interface WorkflowSummary {
   name: string;
-  notation: 'graph' | 'steps' | 'agents';
+  notation: 'graph' | 'steps' | 'agents' | 'states' | 'code';
   nodes: { id: string; kind: NodeKind; role?: string }[];
   edges: { from: string; to: string; type: EdgeType }[];
 }
@@ -225,7 +334,7 @@ export interface FlowlabApi extends LabApiAdditions, ImproveApiAdditions, Learni
   getExperiment(payload: GetExperimentPayload): ExperimentDetail;
   /** The stored runs of an experiment, in task order. Errors: `NOT_FOUND` (no such experiment). */
   listRuns(payload: ListRunsPayload): RunRecord[];
-  /** A run and its node events. Errors: `NOT_FOUND`. */
+  /** A run, its node events, the graph it ran (a designed run's design spliced in) and its design record. Errors: `NOT_FOUND`. */
   getRunTrace(payload: GetRunTracePayload): RunTrace;
   /** Parses and validates a workflow document with the built-in tools; reports issues as data. */
   validateWorkflow(payload: ValidateWorkflowPayload): ValidateWorkflowResult;

@@ -11,6 +11,7 @@ import { ApiError } from './errors.ts';
 import { buildCardEffect, buildRolloutsView, listLibraryCards } from './improveHandlers.ts';
 import type { LabHost } from './lab.ts';
 import { buildLearningCurves, listVersions } from './learningHandlers.ts';
+import { createRunTraceReader } from './runTrace.ts';
 
 /** What the handlers need: the open store, the app version, the lab host, and optionally the tool registry. */
 export interface HandlerDeps {
@@ -40,6 +41,7 @@ export function createHandlers(deps: HandlerDeps): FlowlabApi {
     if (!deps.lab) throw new ApiError('UNAVAILABLE', `${method}: this host cannot run the lab (no lab host); use the desktop app or \`flowlab serve\``, method);
     return deps.lab;
   };
+  const runTrace = createRunTraceReader(store, tools);
 
   const impl: { [M in ApiMethod]: (payload: ApiPayload<M>) => ReturnType<FlowlabApi[M]> } = {
     listExperiments: () => store.listExperiments().map(toSummary),
@@ -54,7 +56,7 @@ export function createHandlers(deps: HandlerDeps): FlowlabApi {
 
     listRuns: ({ experimentId }) => store.listRuns(experimentId),
 
-    getRunTrace: ({ runId }) => ({ run: store.getRun(runId), events: store.getRunEvents(runId) }),
+    getRunTrace: ({ runId }) => runTrace(runId),
 
     validateWorkflow: ({ text, file }) => {
       try {

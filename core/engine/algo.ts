@@ -63,6 +63,13 @@ export interface RunState {
   ready: ReadyQueue;
 }
 
+/** A node already finished before the run starts (its event recorded by the caller): see RunOptions.done. */
+export interface FinishedNode {
+  status: NodeStatus;
+  output?: unknown;
+  attempt?: number;
+}
+
 /** What to do with a pending node whose forward predecessors are all done. */
 export type NodeDecision =
   | { action: 'run'; inputs: Record<string, unknown> }
@@ -91,17 +98,23 @@ export function topologyOf(graph: Graph): Topology {
  * Every node pending at attempt 1, waiting on each of its forward in-edges; no loop taken, no
  * hop used; the nodes without forward in-edges queued as ready, in start order.
  */
-export function initialRunState(graph: Graph): RunState {
+export function initialRunState(graph: Graph, done?: ReadonlyMap<NodeId, FinishedNode>): RunState {
   const nodes = new Map<NodeId, NodeState>(graph.nodes.map((n) => [n.id, { node: n, phase: 'pending', attempt: 1, waiting: 0 }]));
   const successors = new Map<NodeId, NodeState[]>(graph.nodes.map((n) => [n.id, []]));
+  if (done) {
+    for (const [id, f] of done) {
+      const st = nodes.get(id);
+      if (st) Object.assign(st, { phase: 'done', status: f.status, output: f.output, attempt: f.attempt ?? 1 });
+    }
+  }
   for (const e of graph.edges) {
     if (e.maxIterations) continue;
     const to = nodes.get(e.to)!;
-    to.waiting++;
+    if (nodes.get(e.from)!.phase !== 'done') to.waiting++;
     successors.get(e.from)!.push(to);
   }
   const state: RunState = { nodes, loopCount: new Map(), loopValues: new Map(), hops: 0, successors, ready: newReadyQueue(graph.hops ?? graph.nodes.map((n) => n.id)) };
-  for (const st of nodes.values()) if (st.waiting === 0) enqueue(state.ready, st.node.id);
+  for (const st of nodes.values()) if (st.waiting === 0 && st.phase === 'pending') enqueue(state.ready, st.node.id);
   return state;
 }
 
@@ -169,10 +182,12 @@ export function readField(value: unknown, field: string): unknown {
  * its inputs gathered: loop ports read the value their loop edge carried (null on the first
  * pass), ports of failed or inactive optional edges read null, task ports read the task's field,
  * node ports the source's output (or its field `a.b`). A missing task field or output field on
- * a required port is a `wiring` failure (MISSING_INPUT, MISSING_FIELD) of the node.
+ * a required port is a `wiring` failure (MISSING_INPUT, MISSING_FIELD) of the node. A node the
+ * validator rejected (`wiringFault`, a designed node: core/design) is that wiring failure at once.
  */
 export function decideNode(topo: Topology, state: RunState, id: NodeId, taskInput: Record<string, unknown>): NodeDecision {
   const node = state.nodes.get(id)!.node;
+  if (node.wiringFault) return { action: 'wiring', inputs: {}, failure: wiring(node.wiringFault.code, node.wiringFault.message) };
   const causes: NodeId[] = [];
   const inactive: string[] = [];
   // Built only once an edge is not active: on the common path (every input active) a node

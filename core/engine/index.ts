@@ -27,5 +27,6 @@ export {
   type NodeDecision,
   type RunResult,
   type EventOutcome,
+  type FinishedNode,
 } from './algo.ts';
 export type { ReadyQueue } from './readyQueue.ts';

@@ -17,6 +17,7 @@ import {
   tokenTotals,
   topologyOf,
   type EventOutcome,
+  type FinishedNode,
   type NodeState,
 } from './algo.ts';
 import type { NodeFailure } from './failure.ts';
@@ -44,6 +45,12 @@ export interface RunOptions {
   sampling?: NodeContext['sampling'];
   /** Record the model's token ids of every call (see NodeContext.recordTokens). */
   recordTokens?: boolean;
+  /**
+   * Nodes already finished before this run starts, with their status and output; the caller
+   * recorded their events (the design stage runs its design node first: core/design/run.ts).
+   * They are not run or recorded again; their successors read them like any done node.
+   */
+  done?: ReadonlyMap<NodeId, FinishedNode>;
 }
 
 export interface RunOutcome {
@@ -85,7 +92,7 @@ export async function runWorkflow(graph: Graph, opts: RunOptions): Promise<RunOu
   const concurrency = graph.hops ? 1 : Math.max(1, opts.concurrency ?? graph.limits.concurrency);
   const maxHops = opts.maxHops ?? graph.limits.maxHops;
   const topo = topologyOf(graph);
-  const state = initialRunState(graph);
+  const state = initialRunState(graph, opts.done);
   const events: NodeEvent[] = [];
   let running = 0;
 

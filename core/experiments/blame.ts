@@ -9,7 +9,8 @@ import { FaultInjector, FaultSpecError, parseFaultSpec, TOOL_FAULT_KINDS, type F
 import type { NodeId } from '../ids.ts';
 import type { Store } from '../store/index.ts';
 import { CheckRegistry } from '../workflow/checks.ts';
-import type { Graph } from '../workflow/graph.ts';
+import type { Graph, ToolLookup } from '../workflow/index.ts';
+import { runGraphOf } from '../design/index.ts';
 import { ExperimentSpecError } from './spec.ts';
 
 /**
@@ -55,8 +56,14 @@ export function buildInjector(graph: Graph, specs: FaultSpec[], seed: number): F
   });
 }
 
-/** Scores every stored run of a blame evaluation against its injected ground truth (scoreBlame). */
-export function blameReportOf(store: Store, experimentId: string, graph: Graph): BlameReport {
-  const cg = creditGraphOf(graph);
-  return scoreBlame(store.listRuns(experimentId).filter((r) => r.credit).map((r) => ({ graph: cg, events: store.getRunEvents(r.runId), credit: r.credit! })));
+/**
+ * Scores every stored run of a blame evaluation against its injected ground truth (scoreBlame),
+ * each on the graph it ran (a designed run's own graph: core/design runGraphOf).
+ */
+export function blameReportOf(store: Store, experimentId: string, graph: Graph, tools: ToolLookup): BlameReport {
+  const cg = graph.designNode ? undefined : creditGraphOf(graph);
+  return scoreBlame(store.listRuns(experimentId).filter((r) => r.credit).map((r) => {
+    const events = store.getRunEvents(r.runId);
+    return { graph: cg ?? creditGraphOf(runGraphOf(graph, events, { tools })), events, credit: r.credit! };
+  }));
 }

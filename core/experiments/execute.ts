@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { asRunId, type ExperimentId, type RoleName, type RunId } from '../ids.ts';
-import { runWorkflow, type RunOptions, type ToolSource } from '../engine/index.ts';
+import type { RunOptions, ToolSource } from '../engine/index.ts';
+import { runGraph, type DesignFaultHook } from '../design/index.ts';
 import { deriveSeed } from '../engine/seeds.ts';
 import type { ModelProvider } from '../model/provider.ts';
 import type { Store } from '../store/index.ts';
@@ -45,6 +46,8 @@ export interface ExecuteOptions {
   sampling?: RunOptions['sampling'];
   /** Record every model call's token ids (on-policy training data; see RunOptions.recordTokens). */
   recordTokens?: boolean;
+  /** SIMULATED wiring faults put into designs (core/faults/design.ts; core/design/run.ts). */
+  designFault?: DesignFaultHook;
 }
 
 /** The id of the run of task `taskIndex` in an experiment: `<experimentId>/<taskIndex>`. */
@@ -78,7 +81,7 @@ export async function executePending(opts: ExecuteOptions): Promise<{ stored: nu
     const seed = runSeedOf(opts.seed, planned.taskIndex);
     const runId = runIdOf(experimentId, planned.taskIndex);
     const hints = opts.hints;
-    const outcome = await runWorkflow(opts.graph, {
+    const outcome = await runGraph(opts.graph, {
       runId,
       taskKey: String(planned.taskIndex),
       taskInput: task.input,
@@ -92,6 +95,7 @@ export async function executePending(opts: ExecuteOptions): Promise<{ stored: nu
       hints: hints && ((role) => hints(role, runId)),
       sampling: opts.sampling,
       recordTokens: opts.recordTokens,
+      designFault: opts.designFault,
     });
     if (outcome.status === 'cancelled') return { cancelled: true };
     const fatal = outcome.events.find((e) => e.failureClass === 'infrastructure' && HALTING.has(e.errorCode ?? ''));
@@ -106,7 +110,7 @@ export async function executePending(opts: ExecuteOptions): Promise<{ stored: nu
       }
     }
     const grade = outcome.status === 'completed' ? opts.grader.grade(outcome.answer, task) : undefined;
-    const { credit, ladder } = scoreRun(opts.graph, outcome.events, { completed: outcome.status === 'completed', score: grade?.score ?? 0, correct: grade?.correct ?? false });
+    const { credit, ladder } = scoreRun(outcome.graph, outcome.events, { completed: outcome.status === 'completed', score: grade?.score ?? 0, correct: grade?.correct ?? false });
     const run: RunRecord = {
       runId: outcome.runId,
       experimentId,
@@ -150,7 +154,7 @@ export async function executePending(opts: ExecuteOptions): Promise<{ stored: nu
   return { stored, cancelled: false };
 }
 
-/** Credit and the reward ladder of one run, from its graph, trace and grade (pure). */
+/** Credit and the reward ladder of one run, from the graph it ran (for a designed run: with its design spliced in), trace and grade (pure). */
 export function scoreRun(graph: Graph, events: readonly NodeEvent[], outcome: { completed: boolean; score: number; correct: boolean }) {
   const cg = creditGraphOf(graph);
   const credit = computeCredit(cg, events, { correct: outcome.correct });

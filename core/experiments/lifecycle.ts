@@ -129,7 +129,7 @@ export async function executeExperiment(p: Prepared, store: Store, signal: Abort
   if (error !== undefined) outcome.error = error;
   try {
     if (p.rollouts && !halted && error === undefined) outcome.rollouts = { config: p.rollouts, summary: storeAdvantages(store, experimentId, p.rollouts) };
-    if (p.faults && !halted && error === undefined) outcome.blame = { inject: p.faults.inject, report: blameReportOf(store, experimentId, p.graph) };
+    if (p.faults && !halted && error === undefined) outcome.blame = { inject: p.faults.inject, report: blameReportOf(store, experimentId, p.graph, p.tools) };
   } catch (err) {
     outcome.error ??= err;
     outcome.message ??= err instanceof Error ? err.message : String(err);

@@ -1,5 +1,6 @@
 import type { ExperimentId, RoleName, RunId } from '../ids.ts';
-import { runWorkflow, type ToolSource } from '../engine/index.ts';
+import type { ToolSource } from '../engine/index.ts';
+import { runGraph } from '../design/index.ts';
 import type { ModelProvider } from '../model/provider.ts';
 import type { Store } from '../store/index.ts';
 import type { NodeEvent } from '../trace/events.ts';
@@ -58,7 +59,7 @@ export async function replayExperiment(opts: {
     const recorded = store.getRunEvents(run.runId);
     const runId = runIdOf(experimentId, run.taskIndex);
     const hints = opts.hints;
-    const outcome = await runWorkflow(opts.graph, {
+    const outcome = await runGraph(opts.graph, {
       runId,
       taskKey: String(run.taskIndex),
       taskInput: taskOf(planned).input,

@@ -212,7 +212,7 @@ async function prepareResume(spec: ResumeSpec, deps: ServiceDeps, emit: (e: Expe
       report: summarizeRuns(exp.id, store.listRuns(exp.id), { tasksPlanned: total, wallSeconds: 0, status: exp.status }),
       nothingPending: true,
     };
-    if (exp.kind === 'blame-eval') outcome.blame = { inject: config.inject ?? [], report: blameReportOf(store, exp.id, graph) };
+    if (exp.kind === 'blame-eval') outcome.blame = { inject: config.inject ?? [], report: blameReportOf(store, exp.id, graph, tools) };
     return { outcome };
   }
   if (exp.status === 'running' && !spec.force) {

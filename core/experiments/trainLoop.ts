@@ -4,6 +4,7 @@
  * (loaded before use, reloaded after every write) and progress as the loop's events.
  */
 import type { RoleName } from '../ids.ts';
+import { rolesThatRun } from '../workflow/index.ts';
 import type { ModelConfig } from '../model/config.ts';
 import { loadedProvider, type ModelProvider } from '../model/provider.ts';
 import { getDataset } from '../tasks/registry.ts';
@@ -54,7 +55,7 @@ export interface TrainLoopHandle {
  */
 export function trainableRoles(workflow: WorkflowSource, roles?: readonly string[]): string[] {
   const { graph } = workflow;
-  const agents = [...new Set(graph.nodes.filter((n) => n.kind !== 'tool' && n.role).map((n) => n.role as string))];
+  const agents: string[] = rolesThatRun(graph);
   const picked = roles?.length ? [...roles] : agents;
   if (!picked.length) throw new ExperimentSpecError('NO_ROLE', 'roles', 'no role to train: the workflow has no agent node');
   const all = [...graph.roles.keys()] as string[];

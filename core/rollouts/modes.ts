@@ -1,12 +1,12 @@
 import type { RoleName } from '../ids.ts';
-import type { Graph } from '../workflow/graph.ts';
+import { rolesThatRun, type Graph } from '../workflow/graph.ts';
 import { FlowlabError } from '../errors.ts';
 
 /**
  * Co-evolution modes (FloWright, "co-evolution"): which roles learn from a group of rollouts.
  * - `single:<role>`: one role alone;
- * - `upstream-downstream`: the upstream designers (roles of kind generator, planner or
- *   orchestrator) together with the downstream executors (kind executor);
+ * - `upstream-downstream`: the upstream designers (a design stage's designer, and roles of kind
+ *   generator, planner or orchestrator) together with the downstream executors (kind executor);
  * - `agent-skill`: the roles running skill nodes together with the roles running agent nodes
  *   that feed or consume them;
  * - `multi-agent`: every role that runs an agent or skill node.
@@ -33,7 +33,7 @@ export function formatMode(m: CoevolutionMode): string {
 
 /** The roles that learn under a mode, in the workflow's role order. Throws ModeError when the mode does not fit the workflow. */
 export function learningRoles(graph: Graph, mode: CoevolutionMode): RoleName[] {
-  const runners = new Set(graph.nodes.filter((n) => n.kind !== 'tool' && n.role).map((n) => n.role!));
+  const runners = new Set(rolesThatRun(graph));
   const all = [...graph.roles.values()];
   let picked: RoleName[];
   switch (mode.kind) {
@@ -42,7 +42,9 @@ export function learningRoles(graph: Graph, mode: CoevolutionMode): RoleName[] {
       picked = [mode.role];
       break;
     case 'upstream-downstream': {
-      const up = all.filter((r) => ['generator', 'planner', 'orchestrator'].includes(r.kind)).map((r) => r.name);
+      // The design stage's designer is upstream whatever its kind: it wires what the executors run.
+      const designer = graph.nodes.find((n) => n.design)?.design?.role;
+      const up = all.filter((r) => r.name === designer || ['generator', 'planner', 'orchestrator'].includes(r.kind)).map((r) => r.name);
       const down = all.filter((r) => r.kind === 'executor').map((r) => r.name);
       if (!up.length || !down.length) throw new ModeError(`upstream-downstream needs an upstream role (generator, planner or orchestrator) and an executor role; this workflow has ${up.length ? 'no executor' : 'no upstream role'}`);
       picked = [...up, ...down];

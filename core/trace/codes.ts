@@ -15,12 +15,18 @@ export const ENGINE_ERROR_CODES = [
   'PORT_TYPE_MISMATCH',
   'INVALID_CONFIG',
   'HOP_LIMIT',
+  // wiring faults of a designed node the validator rejected (core/design)
+  'DANGLING_EDGE',
+  'UNBOUNDED_CYCLE',
+  'UNKNOWN_PORT',
   // execution: the node's own fault -> runBy
   'AGENT_ERROR',
   'UNPARSABLE_OUTPUT',
   'CONTRACT_VIOLATION',
   'TIMEOUT',
   'TOOL_ERROR',
+  // the designer's output parsed but no node of it can run (no nodes, no answer, over budget): core/design
+  'INVALID_DESIGN',
   // cascade
   'UPSTREAM_FAILED',
   // infrastructure: the harness's own fault, never blamed on a role

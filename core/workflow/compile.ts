@@ -7,15 +7,18 @@
  *   validate (compile/validate.ts) GraphDraft -> whole-graph checks, hops and answer
  *
  * Every stage reports located issues and the next one still runs, so one compile lists every
- * problem it can find (only a document without a single notation stops at parse).
+ * problem it can find (only a document without a single notation, or a code block that does not
+ * parse, stops at parse). Issues inside a code block carry their line:column in the code.
  */
 import type { SpecIssue } from './errors.ts';
 import { DEFAULT_LIMITS, type Graph } from './graph.ts';
 import type { WorkflowDoc } from './spec.ts';
 import { buildWorkflowGraph } from './compile/build.ts';
+import { placeInCode } from './compile/notations/code.ts';
 import { parseWorkflowDoc } from './compile/parse.ts';
 import type { CompileOptions } from './compile/types.ts';
 import { validateWorkflowGraph } from './compile/validate.ts';
+import { withDesignNode } from './compile/designStage.ts';
 
 export type { CompileOptions, ToolLookup, ToolShape } from './compile/types.ts';
 export { findCycle } from './compile/cycles.ts';
@@ -26,12 +29,24 @@ export { findCycle } from './compile/cycles.ts';
  * tool, ...) as located issues, in stage order. Returns `graph: null` when any issue was found.
  */
 export function compileWorkflow(doc: WorkflowDoc, opts: CompileOptions): { graph: Graph | null; issues: SpecIssue[] } {
+  if (doc.design) {
+    // A design stage: its node is compiled like any agent node, then marked (core/design runs it).
+    const staged = withDesignNode(doc, opts);
+    const out = compileWorkflow(staged.doc, opts);
+    const issues = [...staged.issues, ...out.issues];
+    if (!out.graph || staged.issues.length) return { graph: null, issues };
+    const id = doc.design.id ?? 'design';
+    const node = out.graph.nodes.find((n) => n.id === id)!;
+    node.design = staged.stage;
+    out.graph.designNode = node.id;
+    return { graph: out.graph, issues };
+  }
   const parse = parseWorkflowDoc(doc, opts);
   if (!parse.parsed) return { graph: null, issues: parse.issues };
   const parsed = parse.parsed;
   const build = buildWorkflowGraph(parsed);
   const check = validateWorkflowGraph(build.draft, parsed, opts.tools);
-  const issues = [...parse.issues, ...build.issues, ...check.issues];
+  const issues = [...parse.issues, ...placeInCode([...build.issues, ...check.issues], parsed.codePositions)];
   if (issues.length || !check.answer) return { graph: null, issues };
   const graph: Graph = {
     name: parsed.name,

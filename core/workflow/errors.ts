@@ -27,7 +27,16 @@ export type SpecIssueCode =
   | 'BAD_HOPS'
   | 'BAD_ANSWER'
   | 'INVALID_SCHEMA'
-  | 'SELF_LOOP';
+  | 'SELF_LOOP'
+  // Designs (core/design): more nodes or loops than the design stage's budget.
+  | 'OVER_BUDGET'
+  // State machines (core/workflow/compile/notations/states.ts).
+  | 'BAD_START'
+  | 'BAD_TERMINAL'
+  | 'UNREACHABLE_STATE'
+  // Code blocks (core/workflow/compile/notations/code.ts).
+  | 'CODE_SYNTAX'
+  | 'CODE_UNSUPPORTED';
 
 /** One located problem: file, path inside the document, line/column where known, and what is wrong. */
 export interface SpecIssue {
@@ -37,6 +46,8 @@ export interface SpecIssue {
   file?: string;
   line?: number;
   column?: number;
+  /** Code notation: the 1-based line and column inside the document's `code` text (also at the head of `message`). */
+  inCode?: { line: number; column: number };
 }
 
 /** Formats `file:line:col path: message [CODE]`. */

@@ -82,6 +82,45 @@ export interface GraphNode {
   stop?: string[];
   timeoutMs?: number;
   path: DocPath;
+  /** Set on the design node (a workflow's `design:` stage, core/design): what its role may design. */
+  design?: DesignStage;
+  /**
+   * Set on a designed node whose wiring the validator rejected (core/design): the engine records
+   * it failed with this wiring fault instead of running it, so it is a root failure blamed on its
+   * wirer (the designer) and the nodes it feeds cascade.
+   */
+  wiringFault?: { code: DesignWiringCode; message: string };
+}
+
+/** The notations a designer may write (the four of FloWright: step list, graph, state machine, code). */
+export type DesignNotation = 'steps' | 'graph' | 'states' | 'code';
+
+/** Node error codes a rejected designed node is recorded with (all of class `wiring`). */
+export type DesignWiringCode = 'DANGLING_EDGE' | 'UNBOUNDED_CYCLE' | 'UNKNOWN_TOOL' | 'MISSING_PORT' | 'UNKNOWN_PORT' | 'PORT_TYPE_MISMATCH' | 'INVALID_CONFIG';
+
+/**
+ * A workflow's design stage (`design:` in the document; docs/designer.md): the designer role
+ * writes the workflow for each task, in `notation`, from the catalogue, within the budget.
+ */
+export interface DesignStage {
+  role: RoleName;
+  notation: DesignNotation;
+  catalogue: {
+    tools: string[];
+    skills: string[];
+    roles: RoleName[];
+    checks: string[];
+    /** Task fields the design may read (`task.<field>`). */
+    inputs: string[];
+  };
+  budget: { maxNodes: number; maxLoops: number; maxIterations: number };
+  /** `fail`: an unusable design fails the run at the design node. */
+  onInvalid: 'fail';
+  /**
+   * The document's own entities (roles, skills, models, limits, name) a design is compiled
+   * with: a design is the node part of a workflow document in `notation`.
+   */
+  base: Record<string, unknown>;
 }
 
 export interface GraphEdge {
@@ -115,7 +154,9 @@ export interface Limits {
 export interface Graph {
   name: string;
   description?: string;
-  notation: 'graph' | 'steps' | 'agents';
+  notation: 'graph' | 'steps' | 'agents' | 'states' | 'code';
+  /** The design node's id, when the workflow has a design stage (its node carries `design`). */
+  designNode?: NodeId;
   roles: Map<RoleName, Role>;
   models: Map<string, ModelRef>;
   skills: Map<string, SkillDef>;
@@ -130,3 +171,16 @@ export interface Graph {
 
 export const DEFAULT_LIMITS: Limits = { maxHops: 64, concurrency: 4, nodeTimeoutMs: 60_000 };
 export const DEFAULT_MAX_TOKENS = 128;
+
+/**
+ * The roles that run nodes of a workflow: the roles of its agent and skill nodes, plus, with a
+ * design stage, the catalogue roles its designer may give the nodes it draws. In role order.
+ */
+export function rolesThatRun(graph: Pick<Graph, 'nodes' | 'roles'>): RoleName[] {
+  const runs = new Set<RoleName>();
+  for (const n of graph.nodes) {
+    if (n.kind !== 'tool' && n.role) runs.add(n.role);
+    for (const r of n.design?.catalogue.roles ?? []) runs.add(r);
+  }
+  return [...graph.roles.keys()].filter((r) => runs.has(r));
+}

@@ -5,7 +5,9 @@ export { compileWorkflow, findCycle, type ToolLookup, type ToolShape, type Compi
 export { parseWorkflowDoc } from './compile/parse.ts';
 export { buildWorkflowGraph, describeSource } from './compile/build.ts';
 export { validateWorkflowGraph } from './compile/validate.ts';
-export type { ParsedWorkflow, GraphDraft, DeclaredEdge, DocNotation } from './compile/types.ts';
+export type { ParsedWorkflow, GraphDraft, DeclaredEdge, DocNotation, NotationSource, CodePosition, RawNode } from './compile/types.ts';
+export { readStates } from './compile/notations/states.ts';
+export { readCode, placeInCode } from './compile/notations/code.ts';
 export { parseWorkflow, loadWorkflowFile, type LoadOptions, type LoadedWorkflow } from './load.ts';
 export { parseCondition, evalCondition, ConditionError, type Condition } from './condition.ts';
 export { renderTemplate, templateRefs, templateProblem } from './template.ts';

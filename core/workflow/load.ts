@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { isNode, LineCounter, parseDocument, type Document } from 'yaml';
+import { isNode, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import type { ZodError } from 'zod';
 import type { CheckRegistry } from './checks.ts';
 import { compileWorkflow, type ToolLookup } from './compile.ts';
@@ -30,7 +30,7 @@ export function parseWorkflow(text: string, opts: LoadOptions): LoadedWorkflow {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
   const locate = (issues: SpecIssue[]): SpecIssue[] =>
-    issues.map((i) => ({ ...i, file: opts.file, ...position(doc, lineCounter, i.path) }));
+    issues.map((i) => ({ ...i, file: opts.file, ...(codePosition(doc, lineCounter, text, i) ?? position(doc, lineCounter, i.path)) }));
 
   if (doc.errors.length) {
     throw new SpecError(
@@ -102,4 +102,22 @@ function position(doc: Document, lc: LineCounter, p: DocPath): { line?: number; 
     }
   }
   return {};
+}
+
+/**
+ * File line/column of an issue inside a code block (`inCode`) written as a YAML literal block
+ * (`code: |`): the block's lines follow its header line, each indented alike, so code line L,
+ * column C sits at file line header + L, column indent + C. Undefined for any other scalar
+ * (quoted, folded, JSON strings: escapes and folding move the text) or an explicit indentation
+ * indicator; then the code block's own position stands.
+ */
+function codePosition(doc: Document, lc: LineCounter, text: string, issue: SpecIssue): { line: number; column: number } | undefined {
+  if (!issue.inCode || issue.path[0] !== 'code') return undefined;
+  const node = doc.get('code', true);
+  if (!isScalar(node) || node.type !== 'BLOCK_LITERAL' || !node.range) return undefined;
+  const headerEnd = text.indexOf('\n', node.range[0]);
+  if (headerEnd < 0 || /\d/.test(text.slice(node.range[0], headerEnd).replace(/#.*/, ''))) return undefined;
+  const indent = /^( *)\S/m.exec(text.slice(headerEnd + 1, node.range[1]))?.[1]?.length;
+  if (indent === undefined) return undefined;
+  return { line: lc.linePos(node.range[0]).line + issue.inCode.line, column: indent + issue.inCode.column };
 }

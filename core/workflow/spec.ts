@@ -1,10 +1,13 @@
 import * as z from 'zod';
 
 /**
- * The workflow document (YAML or JSON), validated with zod. Three notations compile to one Graph:
+ * The workflow document (YAML or JSON), validated with zod. The notations compile to one Graph
+ * (docs/workflow-spec.md):
  *  - graph:   `nodes` (+ optional `edges`)
  *  - steps:   `steps` with `depends_on` (FloWright's step list)
  *  - agents:  `agents` + `flows` with `source`, `target`, `type`, `condition`, `max_iterations`
+ *  - states:  `states` + `transitions`, `start`, `terminal` (a state machine)
+ *  - code:    `code`, a restricted JavaScript text parsed by acorn, never evaluated
  * Field names are snake_case, as people write YAML. `scripts/write-schema.ts` emits the JSON Schema
  * for editors to `schema/workflow.schema.json`.
  */
@@ -78,7 +81,16 @@ const nodeFields = {
 };
 
 export const NodeSpec = z.object(nodeFields).strict();
-export const StepSpec = z.object({ ...nodeFields, depends_on: z.array(z.string().min(1)).optional() }).strict();
+/** A dependency written out: where a step's input (or loop feedback) comes from, with an edge's options. */
+export const DependsOnSpec = z
+  .object({
+    from: z.string().min(1),
+    port: z.string().min(1).optional(),
+    condition: z.string().min(1).optional(),
+    max_iterations: z.number().int().min(1).max(100).optional(),
+  })
+  .strict();
+export const StepSpec = z.object({ ...nodeFields, depends_on: z.array(z.union([z.string().min(1), DependsOnSpec])).optional() }).strict();
 export const AgentSpec = z.object({ ...nodeFields, id: Id.optional(), name: Id.optional() }).strict();
 
 const edgeTail = {
@@ -90,7 +102,50 @@ const edgeTail = {
 export const EdgeSpec = z.object({ from: z.string().min(1), to: z.string().min(1), ...edgeTail }).strict();
 export const FlowSpec = z.object({ source: z.string().min(1), target: z.string().min(1), ...edgeTail }).strict();
 
+/** A state machine's state: a node, written like one. */
+export const StateSpec = z.object(nodeFields).strict();
+export const TransitionSpec = z
+  .object({
+    from: z.string().min(1),
+    to: z.string().min(1),
+    port: z.string().min(1).optional().describe("The target's port for the source's output (default: the port reading from the source, else the source's id)"),
+    condition: z.string().min(1).optional(),
+    max_iterations: z.number().int().min(1).max(100).optional().describe('A loop (back) transition: how many times it may re-enter its target'),
+  })
+  .strict();
+
 export const SkillSpec = z.object({ prompt: z.string().min(1), output: ContractSpec.optional() }).strict();
+
+const names = z.array(z.string().min(1));
+export const DesignSpec = z
+  .object({
+    role: z.string().min(1).describe('The role that writes the design (kind generator)'),
+    id: Id.optional().describe('The design node\'s id (default `design`)'),
+    notation: z.enum(['steps', 'graph', 'states', 'code']).optional().describe('What the designer writes (default steps)'),
+    prompt: z.string().min(1).describe('The designer\'s prompt: {{task.<field>}} and {{catalogue}} (the rendered catalogue)'),
+    max_tokens: z.number().int().positive().max(32768).optional(),
+    temperature: z.number().min(0).max(5).optional(),
+    catalogue: z
+      .object({
+        tools: names.optional().describe('Tools the designer may wire'),
+        skills: names.optional().describe('Skills (from `skills`) it may wire'),
+        roles: names.optional().describe('Roles it may give the nodes it draws'),
+        checks: names.optional().describe('Named checks it may attach'),
+        inputs: names.optional().describe('Task fields it may read (task.<field>)'),
+      })
+      .strict(),
+    budget: z
+      .object({
+        max_nodes: z.number().int().min(1).max(64).optional(),
+        max_loops: z.number().int().min(0).max(16).optional(),
+        max_iterations: z.number().int().min(1).max(100).optional(),
+      })
+      .strict()
+      .optional(),
+    on_invalid: z.enum(['fail']).optional().describe('What an unusable design does: fail the run at the design node'),
+  })
+  .strict()
+  .describe('A design stage: a designer role writes and wires the workflow for each task (docs/designer.md)');
 
 export const WorkflowSpec = z
   .object({
@@ -106,7 +161,13 @@ export const WorkflowSpec = z
     edges: z.array(EdgeSpec).optional(),
     steps: z.array(StepSpec).optional(),
     agents: z.array(AgentSpec).optional(),
+    design: DesignSpec.optional(),
     flows: z.array(FlowSpec).optional(),
+    states: z.array(StateSpec).optional(),
+    transitions: z.array(TransitionSpec).optional(),
+    start: z.string().min(1).optional().describe('The start state (states notation)'),
+    terminal: z.array(z.string().min(1)).optional().describe('The terminal states (states notation)'),
+    code: z.string().min(1).optional().describe('A code block: restricted JavaScript, parsed and never evaluated (docs/workflow-spec.md)'),
     hops: z.array(z.string().min(1)).optional().describe('Explicit order in which nodes run'),
     answer: z.string().min(1).optional().describe('`<node>` or `<node>.<field>`: the run\'s answer; default: the only sink'),
     limits: z

@@ -5,7 +5,7 @@
 import type { ElementDefinition } from 'cytoscape';
 import { layeredLayout } from './layout.ts';
 import type { LiveNode, LiveNodeState } from './liveRun.ts';
-import { blameText, STATE_MARKER, type TraceModel } from './traceModel.ts';
+import { authorBadges, blameText, STATE_MARKER, type TraceModel } from './traceModel.ts';
 import type { DocGraph } from './workflowGraph.ts';
 
 export const LIVE_MARKER: Record<LiveNodeState, string> = { running: '●', ok: '✓', failed: '✗', cascade: '↓', skipped: '–' };
@@ -54,22 +54,32 @@ export function liveNodeLook(base: string, live: LiveNode | undefined): { label:
 /** Every class liveNodeLook may add (removed before applying new ones). */
 export const ALL_LIVE_CLASSES: readonly string[] = [...LIVE_CLASSES, 'simulated'];
 
-/** The trace graph of one run. */
+/**
+ * The trace graph of one run. In a designed run every node also carries its author marks in its
+ * label (authorBadges) and a class: `design-node` (the designer's design node, its own shape),
+ * `wired-designer` (drawn and wired by the designer: an outer dashed ring) or `wired-human`;
+ * such nodes are taller, so their rows are spaced wider.
+ */
 export function traceElements(model: TraceModel): ElementDefinition[] {
+  const designed = !!model.design;
   const layout = layeredLayout(
     model.nodes.map((n) => n.id),
     model.edges.map((e) => ({ from: e.from, to: e.to, loop: e.maxIterations !== undefined })),
+    designed ? { dx: 200, dy: 125 } : {},
   );
   const out: ElementDefinition[] = [];
   for (const n of model.nodes) {
-    const lines = [`${STATE_MARKER[n.state]} ${n.id}`, n.role ?? n.kind];
+    const badges = authorBadges(n, model.design);
+    const what = n.tool ? `tool ${n.tool}` : n.skill ? `skill ${n.skill}` : n.kind;
+    const lines = [`${STATE_MARKER[n.state]} ${n.id}`, designed ? what : (n.role ?? n.kind), ...badges.map((b) => b.text)];
     const blame = blameText(n);
     if (blame) lines.push(`⚑ ${blame}`);
     if (n.simulated) lines.push(`SIMULATED${n.fault ? ` ${n.fault}` : ''}`);
+    const author = badges[0]?.kind === 'design' ? ' design-node' : badges[0]?.kind === 'wired' ? ' wired-designer' : badges[0]?.kind === 'human' ? ' wired-human' : '';
     out.push({
       group: 'nodes',
-      data: { id: n.id, label: lines.join('\n') },
-      classes: `kind-${n.kind} st-${n.state}${n.simulated ? ' simulated' : ''}`,
+      data: { id: n.id, label: lines.join('\n'), ...(designed ? AUTHORED_HALF : {}) },
+      classes: `kind-${n.kind} st-${n.state}${n.simulated ? ' simulated' : ''}${designed ? ' with-author' : ''}${author}`,
       position: { ...(layout.positions.get(n.id) ?? { x: 0, y: 0 }) },
     });
   }
@@ -86,10 +96,13 @@ export function traceElements(model: TraceModel): ElementDefinition[] {
 /** Half the drawn size of a node, generous enough for the widest shape and thickest border. */
 const HALF_W = 70;
 const HALF_H = 38;
+/** Half the size of a designed run's node (graphStyle: `with-author`, 170×108 at most, with its outer ring): in its data, read by viewportToFit. */
+const AUTHORED_HALF = { halfW: 95, halfH: 62 } as const;
 
 /**
  * The zoom and pan that fit every positioned node into a `width`×`height` canvas, computed from
- * the preset positions in O(n) (no label measuring). Null when nothing is positioned.
+ * the preset positions in O(n) (no label measuring); a node may give its own half size
+ * (`data.halfW`, `data.halfH`) when drawn larger than the default. Null when nothing is positioned.
  */
 export function viewportToFit(
   elements: readonly ElementDefinition[],
@@ -101,9 +114,14 @@ export function viewportToFit(
   let minY = Infinity;
   let maxX = -Infinity;
   let maxY = -Infinity;
+  let halfW = HALF_W;
+  let halfH = HALF_H;
   for (const e of elements) {
     const p = e.position;
     if (!p) continue;
+    const d = e.data as { halfW?: number; halfH?: number };
+    if (d.halfW !== undefined && d.halfW > halfW) halfW = d.halfW;
+    if (d.halfH !== undefined && d.halfH > halfH) halfH = d.halfH;
     if (p.x < minX) minX = p.x;
     if (p.x > maxX) maxX = p.x;
     if (p.y < minY) minY = p.y;
@@ -111,8 +129,8 @@ export function viewportToFit(
   }
   if (minX === Infinity || width <= 0 || height <= 0) return null;
   const pad = opts.padding ?? 24;
-  const bw = maxX - minX + 2 * HALF_W;
-  const bh = maxY - minY + 2 * HALF_H;
+  const bw = maxX - minX + 2 * halfW;
+  const bh = maxY - minY + 2 * halfH;
   let zoom = Math.min((width - 2 * pad) / bw, (height - 2 * pad) / bh);
   zoom = Math.max(opts.minZoom ?? 0, Math.min(opts.maxZoom ?? Infinity, zoom));
   const cx = (minX + maxX) / 2;

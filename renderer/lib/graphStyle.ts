@@ -25,6 +25,8 @@ interface Palette {
   muted: string;
   busy: string;
   silent: string;
+  /** The designer's marks (outer ring of the nodes it wired). */
+  designer: string;
   select: string;
   labelBg: string;
 }
@@ -41,6 +43,7 @@ const PALETTE: Record<Theme, Palette> = {
     muted: '#7a828c',
     busy: '#1f5fbf',
     silent: '#6b3fa0',
+    designer: '#0b6e6e',
     select: '#1f5fbf',
     labelBg: '#ffffff',
   },
@@ -55,6 +58,7 @@ const PALETTE: Record<Theme, Palette> = {
     muted: '#8d96a1',
     busy: '#7fb0ff',
     silent: '#c9a4ff',
+    designer: '#5fd4cf',
     select: '#7fb0ff',
     labelBg: '#16181c',
   },
@@ -93,6 +97,11 @@ export function graphStyle(theme: Theme, large = false, labels = !large): Styles
     { selector: 'node.st-skipped', style: { 'border-color': p.muted, 'border-width': 2, 'border-style': 'dotted', opacity: 0.6 } },
     { selector: 'node.st-silent', style: { 'border-color': p.silent, 'border-width': 5, 'border-style': 'solid' } },
     { selector: 'node.simulated', style: { 'underlay-color': p.warn, 'underlay-opacity': 0.25, 'underlay-padding': 6 } },
+    // Authors in a designed run: label lines (authorBadges) plus shape and an outer ring; the border stays the state's.
+    { selector: 'node.with-author', style: { width: 170, height: 92, ...(labels ? { 'text-max-width': '160px' } : {}) } },
+    { selector: 'node.with-author.st-root', style: { height: 108 } },
+    { selector: 'node.wired-designer', style: { 'outline-width': 3, 'outline-style': 'dashed', 'outline-color': p.designer, 'outline-offset': 4 } },
+    { selector: 'node.design-node', style: { shape: 'cut-rectangle', 'outline-width': 4, 'outline-style': 'double', 'outline-color': p.designer, 'outline-offset': 4 } },
     // Live run states.
     { selector: 'node.live-running', style: { 'border-color': p.busy, 'border-width': 4, 'border-style': 'solid', 'underlay-color': p.busy, 'underlay-opacity': 0.2, 'underlay-padding': 8 } },
     { selector: 'node.live-ok', style: { 'border-color': p.ok, 'border-width': 3, 'border-style': 'solid' } },

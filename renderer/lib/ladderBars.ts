@@ -13,7 +13,23 @@ export const RUNG_SYMBOL: Record<RungKey, string> = { format: 'f', validity: 'v'
 /** What a bar needs of a role's ladder (a run's RoleLadder or an experiment's mean). */
 export interface LadderValues extends LadderScores {
   role: string;
+  /** Nodes the role ran and nodes it wired (a run's counts, or their means); absent when not recorded. */
+  nodesRun?: number;
+  nodesWired?: number;
 }
+
+/**
+ * What the validity rung v measures for a role (FloWright, "hierarchical reward ladder"): for a
+ * role that wired nodes (a designer), that its graph is well-formed: every node it wired passed
+ * validation (and every node it ran gave a valid output); for a role that only ran nodes, that its
+ * outputs were valid (parsed, met their contracts).
+ */
+export function validityMeaning(l: Pick<LadderValues, 'nodesWired'>): string {
+  return (l.nodesWired ?? 0) > 0 ? 'its graph well-formed: every node it wired passed validation' : 'its outputs valid: each node it ran met its contract';
+}
+
+/** Whether the role wired nodes of the run (a designer, or a hand-set wirer). */
+export const wiredNodes = (l: Pick<LadderValues, 'nodesWired'>): boolean => (l.nodesWired ?? 0) > 0;
 
 export interface BarSegment {
   rung: RungKey;
@@ -101,7 +117,11 @@ export function runLadders(run: Pick<RunRecord, 'ladder'>): LadderValues[] {
 }
 
 function fromRoleLadder(l: RoleLadder): LadderValues {
-  return { role: l.role, format: l.format, validity: l.validity, completion: l.completion, correctness: l.correctness, credit: l.credit, weights: l.weights, reward: l.reward, highestRung: l.highestRung };
+  return {
+    role: l.role, format: l.format, validity: l.validity, completion: l.completion, correctness: l.correctness, credit: l.credit, weights: l.weights, reward: l.reward, highestRung: l.highestRung,
+    ...(typeof l.nodesRun === 'number' ? { nodesRun: l.nodesRun } : {}),
+    ...(typeof l.nodesWired === 'number' ? { nodesWired: l.nodesWired } : {}),
+  };
 }
 
 export interface MeanLadder extends LadderValues {
@@ -112,8 +132,8 @@ export interface MeanLadder extends LadderValues {
 }
 
 /**
- * The mean ladder per role across runs (an experiment): each rung, the reward and the highest
- * rung averaged over the runs that scored the role. Weights are the first run's (one workflow).
+ * The mean ladder per role across runs (an experiment): each rung, the reward, the highest
+ * rung and the nodes run and wired averaged over the runs that scored the role. Weights are the first run's (one workflow).
  */
 export function meanLadders(runs: ReadonlyArray<Pick<RunRecord, 'ladder'>>): MeanLadder[] {
   const acc = new Map<string, MeanLadder>();
@@ -121,20 +141,25 @@ export function meanLadders(runs: ReadonlyArray<Pick<RunRecord, 'ladder'>>): Mea
     for (const l of Object.values(run.ladder ?? {})) {
       let m = acc.get(l.role);
       if (!m) {
-        m = { role: l.role, format: 0, validity: 0, completion: 0, correctness: 0, credit: 0, weights: l.weights, reward: 0, highestRung: 0, runs: 0, rungCounts: [0, 0, 0, 0, 0, 0] };
+        m = { role: l.role, format: 0, validity: 0, completion: 0, correctness: 0, credit: 0, weights: l.weights, reward: 0, highestRung: 0, nodesRun: 0, nodesWired: 0, runs: 0, rungCounts: [0, 0, 0, 0, 0, 0] };
         acc.set(l.role, m);
       }
       m.runs++;
       for (const rung of RUNG_KEYS) m[rung] += l[rung];
       m.reward += l.reward;
       m.highestRung += l.highestRung;
+      m.nodesRun! += l.nodesRun ?? 0;
+      m.nodesWired! += l.nodesWired ?? 0;
       const k = Math.max(0, Math.min(5, Math.round(l.highestRung)));
       m.rungCounts[k]!++;
     }
   }
   return [...acc.values()].map((m) => {
     const n = m.runs;
-    return { ...m, format: m.format / n, validity: m.validity / n, completion: m.completion / n, correctness: m.correctness / n, credit: m.credit / n, reward: m.reward / n, highestRung: m.highestRung / n };
+    return {
+      ...m, format: m.format / n, validity: m.validity / n, completion: m.completion / n, correctness: m.correctness / n, credit: m.credit / n, reward: m.reward / n, highestRung: m.highestRung / n,
+      nodesRun: m.nodesRun! / n, nodesWired: m.nodesWired! / n,
+    };
   });
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LoopCurve, WeightVersionView } from '../../core/api/client.ts';
-import { beforeAfter, chartSeries, currentLoop, hyperText, learningRoles, lineageRows, rungRows, signed } from './learning.ts';
+import { beforeAfter, chartSeries, coevolution, currentLoop, hyperText, learningRoles, lineageRows, rungRows, signed } from './learning.ts';
 
 const point = (iteration: number, reward: number | null, kl: number | null, over: Partial<LoopCurve['points'][number]> = {}): LoopCurve['points'][number] => ({
   iteration, versionId: `wv-${iteration}`, experimentId: `e${iteration}`, reward, score: null, rungs: null, kl, loss: null, tokensPerSecond: null,
@@ -56,5 +56,27 @@ describe('learning view model', () => {
     expect(beforeAfter(undefined)).toMatchObject({ before: null, after: null, deltaScore: null, note: 'no train loop yet' });
     expect(signed(0.6)).toBe('+0.60');
     expect(signed(-0.25)).toBe('−0.25');
+  });
+});
+
+describe('co-evolution of the roles of one train loop', () => {
+  const at = (id: string, role: string, loopId: string, iteration: number, createdAt: number): WeightVersionView => ({ ...v(id, role, undefined, iteration), hyper: { loopId }, createdAt });
+  it('puts every role of the newest loop on one axis, with gaps where a role has no point', () => {
+    const designer: LoopCurve = { ...loop, loopId: 'tl-2', points: [point(1, 0.1, null), point(2, 0.4, null), point(3, 0.8, null)] };
+    const executor: LoopCurve = { ...loop, loopId: 'tl-2', points: [point(1, 0.3, null), point(3, 0.9, null)] };
+    const curves = { roles: [{ role: 'executor', loops: [loop, executor] }, { role: 'designer', loops: [designer] }] };
+    const versions = [at('o', 'executor', 'tl-1', 1, 1), at('d3', 'designer', 'tl-2', 3, 9), at('e3', 'executor', 'tl-2', 3, 9)];
+    expect(coevolution(curves, versions)).toEqual({
+      loopId: 'tl-2',
+      labels: ['1', '2', '3'],
+      roles: [
+        { role: 'designer', reward: [0.1, 0.4, 0.8] },
+        { role: 'executor', reward: [0.3, null, 0.9] },
+      ],
+    });
+    // An older loop written last wins: the newest version decides.
+    expect(coevolution(curves, [...versions, at('late', 'executor', 'tl-1', 2, 10)])!.roles.map((r) => r.role)).toEqual(['executor']);
+    expect(coevolution(curves, [])).toBeNull();
+    expect(coevolution(undefined, versions)).toBeNull();
   });
 });

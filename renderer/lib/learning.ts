@@ -1,6 +1,7 @@
 /**
  * The Learning view's model (pure): a role's newest train loop as chart series, a rung table,
- * the role's weight versions as a lineage list, and the held-out before/after comparison.
+ * the role's weight versions as a lineage list, the held-out before/after comparison, and the
+ * newest loop's roles on one axis (co-evolution).
  */
 import type { HeldoutSide, LearningCurves, LoopCurve, RoleLearning, WeightVersionView } from '../../core/api/client.ts';
 
@@ -36,6 +37,38 @@ export interface ChartSeries {
 export function chartSeries(loop: LoopCurve | undefined): ChartSeries {
   const points = loop?.points ?? [];
   return { labels: points.map((p) => String(p.iteration)), reward: points.map((p) => p.reward), kl: points.map((p) => p.kl) };
+}
+
+/** Every role a train loop trained, on one iteration axis: the co-evolution of its roles. */
+export interface CoevolutionSeries {
+  loopId: string;
+  /** Iterations present for any of the roles, ascending. */
+  labels: string[];
+  /** Per role (sorted by name), its mean ladder reward at each label (null where it has no point). */
+  roles: Array<{ role: string; reward: Array<number | null> }>;
+}
+
+/**
+ * The newest train loop (the one whose weight version was written last) as one series per role
+ * it trained: how the roles' rewards move together (FloWright, "upstream-downstream
+ * co-evolution": the designer and the executors learn from one harness signal). Null when no
+ * version of a train loop is stored.
+ */
+export function coevolution(curves: LearningCurves | undefined, versions: readonly WeightVersionView[] | undefined): CoevolutionSeries | null {
+  let newest: WeightVersionView | undefined;
+  for (const v of versions ?? []) if (typeof v.hyper['loopId'] === 'string' && v.iteration !== undefined && (!newest || v.createdAt >= newest.createdAt)) newest = v;
+  if (!newest || !curves) return null;
+  const loopId = newest.hyper['loopId'] as string;
+  const loops = curves.roles.flatMap((r) => r.loops.filter((l) => l.loopId === loopId).map((l) => ({ role: r.role, loop: l })));
+  if (!loops.length) return null;
+  const iterations = [...new Set(loops.flatMap((x) => x.loop.points.map((p) => p.iteration)))].sort((a, b) => a - b);
+  return {
+    loopId,
+    labels: iterations.map(String),
+    roles: loops
+      .sort((a, b) => a.role.localeCompare(b.role))
+      .map(({ role, loop }) => ({ role, reward: iterations.map((it) => loop.points.find((p) => p.iteration === it)?.reward ?? null) })),
+  };
 }
 
 const fmt = (x: number | null | undefined, digits = 2) => (x === null || x === undefined ? '–' : x.toFixed(digits));

@@ -4,8 +4,21 @@
  * and the per-role blame summary. States are told apart by shape, border and a text marker,
  * never by colour alone.
  */
-import type { FailureClass, NodeEvent, RootFailure, RunRecord } from '../../core/api/client.ts';
-import type { DocGraph, EdgeType, NodeKind } from './workflowGraph.ts';
+import type { FailureClass, NodeEvent, NodeOrigin, RootFailure, RunRecord } from '../../core/api/client.ts';
+import type { EdgeType, NodeKind } from './workflowGraph.ts';
+
+/**
+ * The graph a trace is drawn on: the run's own graph from the API (`RunTrace.graph`, a designed
+ * run's design spliced in), or the outline of the workflow text (`DocGraph`) when the host could
+ * not compile it. Author fields are known only from the first.
+ */
+export interface TraceGraph {
+  nodes: ReadonlyArray<{ id: string; kind: NodeKind; role?: string; tool?: string; skill?: string; wiredBy?: string; runBy?: string; origin?: NodeOrigin; wiringFault?: { code: string; message: string } }>;
+  edges: ReadonlyArray<{ id: string; from: string; to: string; type: EdgeType; maxIterations?: number }>;
+  answer?: string;
+  /** The design stage of a designed workflow: its node and the designer role. */
+  design?: { nodeId: string; role: string };
+}
 
 /**
  * - `ok`: ran cleanly; `root`: a root failure (blamed on a role, the harness, or ambiguous);
@@ -22,6 +35,15 @@ export interface TraceNode {
   id: string;
   kind: NodeKind;
   role?: string;
+  tool?: string;
+  skill?: string;
+  /** Who wired the node in (`human` for a hand-written workflow's nodes) and who ran it. */
+  wiredBy?: string;
+  runBy?: string;
+  /** Where the node comes from (known from the run's graph): the workflow, the design stage, or the designer's design. */
+  origin?: NodeOrigin;
+  /** A designed node the validator rejected before it could run (a wiring root failure). */
+  wiringFault?: { code: string; message: string };
   state: TraceState;
   /** False when the node has no event (never reached). */
   ran: boolean;
@@ -69,13 +91,15 @@ export interface TraceModel {
   silent: boolean;
   /** Events grouped per node, in attempt order. */
   attempts: Map<string, NodeEvent[]>;
+  /** Set for a designed workflow's run: its design node and the designer role. */
+  design?: { nodeId: string; role: string };
 }
 
 /**
  * Builds the drawable trace of a run: the workflow's nodes and edges (when the workflow parsed)
  * plus any node that only appears in the events.
  */
-export function buildTraceModel(graph: DocGraph | null, run: Pick<RunRecord, 'credit' | 'correct' | 'status'>, events: readonly NodeEvent[]): TraceModel {
+export function buildTraceModel(graph: TraceGraph | null, run: Pick<RunRecord, 'credit' | 'correct' | 'status'>, events: readonly NodeEvent[]): TraceModel {
   const attempts = new Map<string, NodeEvent[]>();
   for (const e of events) {
     const list = attempts.get(e.nodeId);
@@ -93,7 +117,8 @@ export function buildTraceModel(graph: DocGraph | null, run: Pick<RunRecord, 'cr
   for (const a of credit?.ambiguous ?? []) ambiguous.set(a.nodeId, a.candidates);
   const silent = Boolean(credit?.silent);
 
-  const shapes: Array<{ id: string; kind: NodeKind; role?: string }> = graph ? graph.nodes.map((n) => ({ id: n.id, kind: n.kind, role: n.role })) : [];
+  type Shape = TraceGraph['nodes'][number];
+  const shapes: Shape[] = graph ? [...graph.nodes] : [];
   const known = new Set(shapes.map((s) => s.id));
   for (const e of events) {
     if (!known.has(e.nodeId)) {
@@ -101,6 +126,7 @@ export function buildTraceModel(graph: DocGraph | null, run: Pick<RunRecord, 'cr
       shapes.push({ id: e.nodeId, kind: e.kind, role: e.role });
     }
   }
+  const design = graph?.design;
 
   const nodes: TraceNode[] = shapes.map((shape) => {
     const list = attempts.get(shape.id) ?? [];
@@ -109,6 +135,12 @@ export function buildTraceModel(graph: DocGraph | null, run: Pick<RunRecord, 'cr
       id: shape.id,
       kind: final?.kind ?? shape.kind,
       role: final?.role ?? shape.role,
+      ...(shape.tool ? { tool: shape.tool } : {}),
+      ...(shape.skill ? { skill: shape.skill } : {}),
+      ...((final?.wiredBy ?? shape.wiredBy) ? { wiredBy: final?.wiredBy ?? shape.wiredBy } : {}),
+      ...((final ? final.runBy : shape.runBy) ? { runBy: final ? final.runBy : shape.runBy } : {}),
+      ...(shape.origin ? { origin: shape.origin } : design && shape.id === design.nodeId ? { origin: 'design' as const } : {}),
+      ...(shape.wiringFault ? { wiringFault: shape.wiringFault } : {}),
       state: 'skipped',
       ran: !!final,
       simulated: list.some((e) => e.simulated),
@@ -158,7 +190,32 @@ export function buildTraceModel(graph: DocGraph | null, run: Pick<RunRecord, 'cr
     infrastructure: [...(credit?.infrastructure ?? [])],
     silent,
     attempts,
+    ...(design ? { design: { ...design } } : {}),
   };
+}
+
+/** One author mark of a node: told apart by its text and symbol, not by colour. */
+export interface AuthorBadge {
+  /** `design`: the design node (the designer's own); `wired`: drawn and wired by the designer; `human`: hand-written wiring; `run`: the role that ran it. */
+  kind: 'design' | 'wired' | 'human' | 'run';
+  text: string;
+}
+
+/**
+ * The author marks of a node in a designed run (none for a hand-written workflow's run, whose
+ * every node is wired by a human): the design node is the designer's; a designed node is wired
+ * by the designer and run by its role (FloWright: the generator owns every node it wired, the
+ * executor the nodes it ran; docs/credit.md).
+ */
+export function authorBadges(node: Pick<TraceNode, 'id' | 'origin' | 'wiredBy' | 'runBy'>, design: TraceModel['design']): AuthorBadge[] {
+  if (!design) return [];
+  if (node.origin === 'design' || node.id === design.nodeId) return [{ kind: 'design', text: `✎ design node, run by ${design.role}` }];
+  const out: AuthorBadge[] = [];
+  const wirer = node.wiredBy ?? (node.origin === 'designed' ? design.role : undefined);
+  if (wirer === design.role) out.push({ kind: 'wired', text: `✎ wired by ${wirer}` });
+  else if (wirer) out.push({ kind: 'human', text: `wired by ${wirer}` });
+  if (node.runBy) out.push({ kind: 'run', text: `▶ run by ${node.runBy}` });
+  return out;
 }
 
 /** The blame line of a root failure: `blamed: solver`, `harness (infrastructure)`, `ambiguous: a | b`. */

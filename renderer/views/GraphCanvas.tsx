@@ -152,6 +152,9 @@ export const GraphCanvas = memo(function GraphCanvas(props: GraphCanvasProps) {
       cy.elements(':selected').unselect();
       target?.select();
     });
+    // What cytoscape has selected, for tests and assistive checks (the canvas itself is opaque).
+    const el = container.current;
+    if (el) el.dataset.selected = cy.$(':selected').map((e) => e.id()).join(' ');
     if (target?.nonempty() && target.isNode()) {
       const p = target.renderedPosition();
       const outside = p.x < 0 || p.y < 0 || p.x > cy.width() || p.y > cy.height();

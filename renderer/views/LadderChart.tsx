@@ -1,7 +1,8 @@
 /**
  * The reward ladder as stacked horizontal bars in plain SVG (math in lib/ladderBars.ts): per
  * role, rungs f v e a stacked right of zero and the credit rung c left of it, each segment
- * labelled with its symbol, the reward h and the highest rung k/5 as text beside the bar.
+ * labelled with its symbol, the reward h and the highest rung k/5 as text beside the bar. A
+ * role that wired nodes (a designer) is marked ✎ before its name.
  */
 import { ladderBar, ladderScale, RUNG_KEYS, rungLabel, toPixels, type LadderValues, type RungKey } from '../lib/ladderBars.ts';
 
@@ -42,7 +43,7 @@ export function LadderChart({ ladders, title, testId }: { ladders: LadderValues[
         return (
           <g key={l.role} data-testid={`ladder-role-${l.role}`}>
             <text className="role" x={LABEL_W - 8} y={y + ROW / 2} textAnchor="end" dominantBaseline="middle">
-              {l.role}
+              {(l.nodesWired ?? 0) > 0 ? `✎ ${l.role}` : l.role}
             </text>
             {bar.segments.map((s) => {
               const x0 = LABEL_W + toPixels(s.x0, scale, BAR_W);

@@ -1,12 +1,16 @@
 import { useMemo } from 'react';
-import { meanLadders, RUNG_KEYS, RUNG_SYMBOL, rungLabel, runLadders, type LadderValues } from '../lib/ladderBars.ts';
+import { meanLadders, RUNG_KEYS, RUNG_SYMBOL, rungLabel, runLadders, validityMeaning, wiredNodes, type LadderValues } from '../lib/ladderBars.ts';
 import { useLabPick } from '../useLab.ts';
 import { LadderChart, RungKeyLegend } from './LadderChart.tsx';
 import { RunPicker } from './RunPicker.tsx';
 import { LoadState } from './Status.tsx';
 import { TableHead } from './TableHead.tsx';
 
-/** The hierarchical reward ladder per role: for the chosen run, and the mean across its experiment. */
+/**
+ * The hierarchical reward ladder per role: for the chosen run, and the mean across its experiment.
+ * A role that wired nodes (a designer) stands beside the roles that ran them, marked ✎, with the
+ * nodes each ran and wired and what its validity rung means (its graph well-formed).
+ */
 export function LadderView() {
   const { selectedExperimentId: experimentId, runs, selectedRunId: runId, trace } = useLabPick('selectedExperimentId', 'runs', 'selectedRunId', 'trace');
   const run = trace.status === 'ready' && trace.data.run.runId === runId ? trace.data.run : runs.status === 'ready' ? runs.data.find((r) => r.runId === runId) : undefined;
@@ -86,33 +90,58 @@ export function LadderView() {
   );
 }
 
+/** Nodes a role ran and wired: counts for a run, means (one decimal) across an experiment. */
+const count = (x: number | undefined, mean: boolean) => (x === undefined ? '–' : mean && !Number.isInteger(x) ? x.toFixed(1) : String(x));
+
 function LadderTable({ ladders, mean = false }: { ladders: Array<LadderValues & { runs?: number; rungCounts?: number[] }>; mean?: boolean }) {
+  const wirers = ladders.filter(wiredNodes);
   return (
-    <table className="ladder-table">
-      <TableHead
-        columns={[
-          'Role',
-          ...RUNG_KEYS.map((r) => ({ key: r, num: true, title: r, label: <>{RUNG_SYMBOL[r]} <span className="muted small">{r} × weight</span></> })),
-          { label: 'h', num: true },
-          { label: mean ? 'Mean highest rung' : 'Highest rung', num: true },
-          mean && 'Runs stopping at rung 0…5',
-        ]}
-      />
-      <tbody>
-        {ladders.map((l) => (
-          <tr key={l.role}>
-            <td>{l.role}</td>
-            {RUNG_KEYS.map((r) => (
-              <td className="num" key={r}>
-                {l[r].toFixed(2)} <span className="muted small">× {l.weights[r]}</span>
+    <>
+      <table className="ladder-table">
+        <TableHead
+          columns={[
+            'Role',
+            { label: mean ? 'Nodes run · wired (mean)' : 'Nodes run · wired', num: true, title: 'nodes the role ran that executed · nodes it wired into the graph' },
+            ...RUNG_KEYS.map((r) => ({ key: r, num: true, title: r, label: <>{RUNG_SYMBOL[r]} <span className="muted small">{r} × weight</span></> })),
+            { label: 'h', num: true },
+            { label: mean ? 'Mean highest rung' : 'Highest rung', num: true },
+            mean && 'Runs stopping at rung 0…5',
+          ]}
+        />
+        <tbody>
+          {ladders.map((l) => (
+            <tr key={l.role} data-testid={`ladder-row-${l.role}`}>
+              <td>
+                {l.role}
+                {wiredNodes(l) && <span className="author author-wired" title="this role wired nodes into the graph (a designer)">✎ wired the graph</span>}
               </td>
-            ))}
-            <td className="num">{l.reward.toFixed(2)}</td>
-            <td className="num">{rungLabel(mean ? Math.round(l.highestRung * 10) / 10 : l.highestRung)}</td>
-            {mean && <td className="small">{l.rungCounts?.join(' · ')}</td>}
-          </tr>
+              <td className="num">
+                {count(l.nodesRun, mean)} · {count(l.nodesWired, mean)}
+              </td>
+              {RUNG_KEYS.map((r) => (
+                <td className="num" key={r}>
+                  {l[r].toFixed(2)} <span className="muted small">× {l.weights[r]}</span>
+                </td>
+              ))}
+              <td className="num">{l.reward.toFixed(2)}</td>
+              <td className="num">{rungLabel(mean ? Math.round(l.highestRung * 10) / 10 : l.highestRung)}</td>
+              {mean && <td className="small">{l.rungCounts?.join(' · ')}</td>}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <ul className="small validity-notes">
+        {wirers.map((l) => (
+          <li key={l.role} data-testid={`ladder-validity-${l.role}`}>
+            v for <strong>{l.role}</strong> (wired {count(l.nodesWired, mean)} node{l.nodesWired === 1 ? '' : 's'}): {validityMeaning(l)}.
+          </li>
         ))}
-      </tbody>
-    </table>
+        {ladders.length > wirers.length && (
+          <li className="muted">
+            v for {ladders.filter((l) => !wiredNodes(l)).map((l) => l.role).join(', ')}: {validityMeaning({ nodesWired: 0 })}.
+          </li>
+        )}
+      </ul>
+    </>
   );
 }

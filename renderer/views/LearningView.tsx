@@ -1,7 +1,7 @@
 import { useEffect, useMemo } from 'react';
-import { beforeAfter, chartSeries, currentLoop, hyperText, learningRoles, lineageRows, RUNG_COLUMNS, rungRows, signed, TRAIN_LOOP_COMMAND } from '../lib/learning.ts';
+import { beforeAfter, chartSeries, coevolution, currentLoop, hyperText, learningRoles, lineageRows, RUNG_COLUMNS, rungRows, signed, TRAIN_LOOP_COMMAND } from '../lib/learning.ts';
 import { useLabPick } from '../useLab.ts';
-import { LearningChart } from './lazy.tsx';
+import { CoevolutionChart, LearningChart } from './lazy.tsx';
 import { LoadState, RefreshButton } from './Status.tsx';
 import { TableHead } from './TableHead.tsx';
 
@@ -9,9 +9,10 @@ import { TableHead } from './TableHead.tsx';
 export const LEARNING_REFRESH_MS = 2000;
 
 /**
- * Learning: per role, the newest train loop's mean reward and KL per iteration (chart), its
- * rungs per iteration (table), the role's weight versions with their lineage, and the held-out
- * before/after comparison. Reloads every 2 s while shown.
+ * Learning: the newest train loop's roles on one chart when it trained several (co-evolution,
+ * e.g. a designer and its executors); per role, its newest train loop's mean reward and KL per
+ * iteration (chart), its rungs per iteration (table), its weight versions with their lineage, and
+ * the held-out before/after comparison. Reloads every 2 s while shown.
  */
 export function LearningView() {
   const { learning, weightVersions: versions, learningRole: chosen, setLearningRole: setRole, loadLearning, theme } = useLabPick(
@@ -35,6 +36,7 @@ export function LearningView() {
   const rows = rungRows(loop);
   const lineage = role && versionList ? lineageRows(versionList, role) : [];
   const ba = beforeAfter(loop);
+  const together = useMemo(() => coevolution(curves, versionList), [curves, versionList]);
 
   return (
     <section className="view learning-view" aria-labelledby="learning-title">
@@ -56,6 +58,14 @@ export function LearningView() {
           </pre>
         </div>
       )}
+      {together && together.roles.length > 1 && (
+        <section aria-labelledby="coevolution-title" className="coevolution">
+          <h3 id="coevolution-title">
+            Co-evolution: {together.roles.map((r) => r.role).join(' and ')} <span className="muted small">(loop <code>{together.loopId}</code>, each role its own weights, one harness signal)</span>
+          </h3>
+          <CoevolutionChart series={together} theme={theme} />
+        </section>
+      )}
       {role && (
         <>
           <div className="tabs learning-roles" role="tablist" aria-label="Roles">
@@ -72,7 +82,14 @@ export function LearningView() {
               </p>
               <LearningChart role={role} series={series} theme={theme} />
               <table className="learning-rungs" aria-label={`Rungs per iteration of ${role}`}>
-                <TableHead columns={['', 'mean score', `mean reward (${role})`, 'runs', 'experiment']} />
+                <TableHead
+                  columns={[
+                    'iter', 'reward',
+                    ...RUNG_COLUMNS.map(([name, short]) => ({ key: name, label: short, title: name })),
+                    'KL', 'tok/s',
+                    { label: 's sample / train / write', title: 'seconds: sampling / training / write+reload' },
+                  ]}
+                />
                 <tbody>
                   {rows.map((r) => (
                     <tr key={r.versionId}>
@@ -99,14 +116,7 @@ export function LearningView() {
             {ba.note && <p className="muted small">{ba.note}</p>}
             {(ba.before || ba.after) && (
               <table>
-                <TableHead
-                  columns={[
-                    'iter', 'reward',
-                    ...RUNG_COLUMNS.map(([name, short]) => ({ key: name, label: short, title: name })),
-                    'KL', 'tok/s',
-                    { label: 's sample / train / write', title: 'seconds: sampling / training / write+reload' },
-                  ]}
-                />
+                <TableHead columns={['', 'mean score', `mean reward (${role})`, 'runs', 'experiment']} />
                 <tbody>
                   {(['before', 'after'] as const).map((k) => {
                     const s = ba[k];

@@ -1,4 +1,4 @@
-/** Keys to the graphs: node kinds (colour and shape), edge types (line style), and states (marker and border). */
+/** Keys to the graphs: node kinds (colour and shape), edge types (line style), states (marker and border), and authors in a designed run (label, shape and ring). */
 import { LIVE_MARKER } from '../lib/elements.ts';
 import { STATE_MARKER, STATE_TEXT, type TraceState } from '../lib/traceModel.ts';
 
@@ -39,6 +39,18 @@ export function LiveLegend() {
           <span className={`swatch live live-${s}`} aria-hidden="true">{LIVE_MARKER[s]}</span> {s}
         </li>
       ))}
+    </ul>
+  );
+}
+
+/** Authors in a designed run: each told by a label line, and by shape or an outer ring (the border stays the state's). */
+export function AuthorLegend({ designer }: { designer: string }) {
+  return (
+    <ul className="legend" aria-label="Authors" data-testid="author-legend">
+      <li><span className="swatch author design-node" aria-hidden="true">✎</span> design node: {designer} writes the design (cut-corner box, double ring)</li>
+      <li><span className="swatch author wired-designer" aria-hidden="true">✎</span> ✎ wired by {designer} (dashed outer ring)</li>
+      <li><span className="swatch author wired-human" aria-hidden="true" /> wired by hand (no ring)</li>
+      <li><span className="swatch author" aria-hidden="true">▶</span> ▶ run by the role that ran it</li>
     </ul>
   );
 }

@@ -1,18 +1,22 @@
 import { useDeferredValue, useEffect, useMemo, useState } from 'react';
 import { traceElements } from '../lib/elements.ts';
 import { graphOf } from '../lib/graphEdits.ts';
-import { blameText, buildTraceModel, listOrder, STATE_MARKER, STATE_TEXT, type TraceModel } from '../lib/traceModel.ts';
+import { authorBadges, blameText, buildTraceModel, listOrder, STATE_MARKER, STATE_TEXT, type TraceModel } from '../lib/traceModel.ts';
 import { useLabPick } from '../useLab.ts';
 import { useShortcut } from '../useShortcut.ts';
 import { failureClassLabel } from './format.ts';
 import { GraphCanvas } from './lazy.tsx';
-import { KindLegend, StateLegend } from './Legend.tsx';
+import { DesignPanel } from './DesignPanel.tsx';
+import { AuthorLegend, KindLegend, StateLegend } from './Legend.tsx';
 import { NodeDetail } from './NodeDetail.tsx';
 import { RunPicker } from './RunPicker.tsx';
 import { LoadState } from './Status.tsx';
 import { TableHead } from './TableHead.tsx';
 
-/** A run's trace: the graph with blame, an accessible node list, the node panel, the blame summary. */
+/**
+ * A run's trace: the graph with blame, an accessible node list, the node panel, the blame summary;
+ * for a designed run also each node's authors and the design with its validation messages.
+ */
 export function TraceView() {
   const { experiments, setView } = useLabPick('experiments', 'setView');
   const noExperiments = experiments.status === 'ready' && experiments.data.length === 0;
@@ -47,7 +51,10 @@ function TraceBody() {
   );
 
   const yaml = experiment.status === 'ready' ? experiment.data.workflowYaml : null;
-  const graph = useMemo(() => (yaml ? graphOf(yaml) : null), [yaml]);
+  // The graph the run ran (the host compiled it, a design spliced in); else the outline of the workflow text.
+  const ran = trace.status === 'ready' ? trace.data.graph : undefined;
+  const graph = useMemo(() => ran ?? (yaml ? graphOf(yaml) : null), [ran, yaml]);
+  const [issue, setIssue] = useState<{ runId: string; index: number } | null>(null);
   const built = useMemo(() => {
     if (trace.status !== 'ready') return null;
     const t0 = performance.now();
@@ -74,8 +81,11 @@ function TraceBody() {
     );
   }
   if (trace.status !== 'ready' || !built) return <LoadState state={trace} what="the run's trace" />;
-  const { run } = trace.data;
+  const { run, design } = trace.data;
   const { model } = built;
+  const drawn = new Set(model.nodes.map((n) => n.id));
+  const selectedIssue = issue?.runId === runId ? issue.index : null;
+  const detail = traceNode && <NodeDetail model={model} />;
 
   return (
     <div className="trace-body">
@@ -100,7 +110,15 @@ function TraceBody() {
         </p>
       )}
       {!run.credit && <p className="note small">This run has no structural credit recorded; failed nodes are shown as roots without blame.</p>}
-      <div className="trace-main">
+      {trace.data.graphProblem && <p className="note small" data-testid="graph-problem">{trace.data.graphProblem}; the graph is drawn from the workflow text.</p>}
+      {trace.data.designProblem && <p className="banner warn small" data-testid="design-problem">{trace.data.designProblem}</p>}
+      {design && !design.usable && (
+        <p className="banner bad" role="note" data-testid="design-banner">
+          <strong>✗ The design cannot run:</strong> {design.problem ?? 'no node of it could run'}. The design node <code>{design.nodeId}</code> failed and no designed node
+          ran; blamed on the designer ({design.designer}).
+        </p>
+      )}
+      <div className={`trace-main${design ? ' with-design' : ''}`}>
         <div className="trace-graph">
           <GraphCanvas
             elements={built.elements}
@@ -112,8 +130,25 @@ function TraceBody() {
           />
           <StateLegend />
           <KindLegend />
+          {model.design && <AuthorLegend designer={model.design.role} />}
         </div>
-        {traceNode && <NodeDetail model={model} />}
+        {design ? (
+          <div className="trace-side">
+            <DesignPanel
+              design={design}
+              drawn={drawn}
+              selectedNode={traceNode}
+              selectedIssue={selectedIssue}
+              onSelectIssue={(index, nodeId) => {
+                setIssue(index === null ? null : { runId, index });
+                selectTraceNode(nodeId);
+              }}
+            />
+            {detail}
+          </div>
+        ) : (
+          detail
+        )}
       </div>
       <div className="trace-lower">
         <NodeList model={model} ordered={built.ordered} />
@@ -133,14 +168,7 @@ function NodeList({ model, ordered: latest }: { model: TraceModel; ordered: Trac
       <h3 id="trace-nodes-title">Nodes ({model.nodes.length}) — J / K to step</h3>
       <div className="scroll">
         <table>
-          <TableHead
-            columns={[
-              'Role',
-              { label: 'Root failures', num: true, title: '|F_ρ|: root failures blamed on the role' },
-              { label: 'Nodes authored', num: true, title: '|V_ρ|: nodes the role wired or ran' },
-              { label: <>c<sub>ρ</sub></>, num: true, title: 'c_ρ = −|F_ρ| / |V_ρ|' },
-            ]}
-          />
+          <TableHead columns={['State', 'Node', 'Role', 'Failure', 'Blame']} />
           <tbody>
             {ordered.map((n) => {
               const blame = blameText(n);
@@ -159,6 +187,11 @@ function NodeList({ model, ordered: latest }: { model: TraceModel; ordered: Trac
                     <span className="muted small">{n.kind}</span>
                     {n.attempts > 1 && <span className="muted small"> · {n.attempts} attempts</span>}
                     {n.simulated && <span className="tag sim">SIMULATED{n.fault ? ` ${n.fault}` : ''}</span>}
+                    {authorBadges(n, model.design).map((b) => (
+                      <span key={b.kind} className={`author author-${b.kind}`} data-testid={`author-${b.kind}-${n.id}`}>
+                        {b.text}
+                      </span>
+                    ))}
                   </td>
                   <td>{n.role ?? <span className="muted">–</span>}</td>
                   <td className="small">
@@ -202,7 +235,14 @@ function BlameSummary({ model }: { model: TraceModel }) {
         <p className="muted small">No structural credit recorded for this run.</p>
       ) : (
         <table>
-          <TableHead columns={['State', 'Node', 'Role', 'Failure', 'Blame']} />
+          <TableHead
+            columns={[
+              'Role',
+              { label: 'Root failures', num: true, title: '|F_ρ|: root failures blamed on the role' },
+              { label: 'Nodes authored', num: true, title: '|V_ρ|: nodes the role wired or ran' },
+              { label: <>c<sub>ρ</sub></>, num: true, title: 'c_ρ = −|F_ρ| / |V_ρ|' },
+            ]}
+          />
           <tbody>
             {model.blame.map((b) => (
               <tr key={b.role} data-testid={`blame-role-${b.role}`}>

@@ -8,7 +8,7 @@ import { lazy, Suspense, type ComponentType, type ReactNode } from 'react';
 import type { ExperimentPoint } from '../lib/experimentStats.ts';
 import type { Theme } from '../lib/graphStyle.ts';
 import type { GraphCanvasProps } from './GraphCanvas.tsx';
-import type { LearningChartProps } from './LearningChart.tsx';
+import type { CoevolutionChartProps, LearningChartProps } from './LearningChart.tsx';
 
 interface Chunk<P> {
   load(): Promise<ComponentType<P>>;
@@ -33,6 +33,7 @@ const graph = chunk<GraphCanvasProps>(() => import('./GraphCanvas.tsx').then((m)
 const chart = chunk<{ points: ExperimentPoint[]; theme: Theme }>(() => import('./ExperimentsChart.tsx').then((m) => m.ExperimentsChart));
 
 const learningChart = chunk<LearningChartProps>(() => import('./LearningChart.tsx').then((m) => m.LearningChart));
+const coevolutionChart = chunk<CoevolutionChartProps>(() => import('./LearningChart.tsx').then((m) => m.CoevolutionChart));
 
 /** Fetches and compiles the graph chunk ahead of need (the App calls it once the shell is up). */
 export function preloadGraph(): void {
@@ -58,3 +59,4 @@ function lazyComponent<P extends object>(c: Chunk<P>, fallback: ReactNode): (pro
 export const GraphCanvas = lazyComponent(graph, <div className="graph" role="status" aria-label="Loading the graph…" />);
 export const ExperimentsChart = lazyComponent(chart, <div className="chart-box" role="status" aria-label="Loading the chart…" />);
 export const LearningChart = lazyComponent(learningChart, <div className="chart-box" data-testid="learning-chart" role="status" aria-label="Loading the chart…" />);
+export const CoevolutionChart = lazyComponent(coevolutionChart, <div className="chart-box" data-testid="coevolution-chart" role="status" aria-label="Loading the chart…" />);

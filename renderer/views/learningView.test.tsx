@@ -48,4 +48,22 @@ describe('Learning view', () => {
     expect(html).toMatch(/<td>2<\/td><td>0\.70<\/td>/);
     expect(html).toContain('/v/iter-002.gguf');
   });
+
+  it('shows the co-evolution of a designer and an executor trained in one loop, with a legend per role', async () => {
+    const lab = createLabStore(
+      client((s) => {
+        const hyper = { loopId: 'tl-co' };
+        let t = 0;
+        for (const [role, rewards] of [['designer', [0.1, 0.5]], ['executor', [0.2, 0.6]]] as const) {
+          rewards.forEach((reward, i) => s.weights.save({ id: `wv-${role}-${i + 1}`, role, basePath: '/b.gguf', path: `/v/${role}-${i + 1}.gguf`, iteration: i + 1, hyper, metrics: { reward }, createdAt: ++t }));
+        }
+      }),
+    );
+    await lab.getState().loadLearning();
+    const html = render(lab);
+    expect(html).toContain('data-testid="coevolution-chart"');
+    expect(html).toContain('Co-evolution: designer and executor');
+    for (const r of ['designer', 'executor']) expect(html).toContain(`data-testid="learning-role-${r}"`);
+  });
 });
+

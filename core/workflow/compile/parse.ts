@@ -5,42 +5,40 @@
 import { jsonSchemaValidator } from '../jsonSchema.ts';
 import { asNodeId, asRoleName, HUMAN, type RoleName } from '../../ids.ts';
 import { CheckRegistry } from '../checks.ts';
-import type { SpecIssue } from '../errors.ts';
-import { DEFAULT_MAX_TOKENS, type Contract, type DocPath, type GraphNode, type InputPort, type ModelRef, type NodeKind, type PortType, type Role, type SkillDef } from '../graph.ts';
+import { formatPath, type SpecIssue } from '../errors.ts';
+import { DEFAULT_MAX_TOKENS, type Contract, type DocPath, type GraphNode, type InputPort, type ModelRef, type NodeKind, type Role, type SkillDef } from '../graph.ts';
 import type { WorkflowDoc } from '../spec.ts';
-import { issueList, type CompileOptions, type DeclaredEdge, type DocNotation, type ParsedWorkflow } from './types.ts';
+import { placeInCode, readCode } from './notations/code.ts';
+import { readStates } from './notations/states.ts';
+import { issueList, type CompileOptions, type DeclaredEdge, type DocNotation, type NotationSource, type ParsedWorkflow, type RawNode } from './types.ts';
 
-/** A node as any of the three notations writes it (the union of NodeSpec, StepSpec, AgentSpec). */
-type RawNode = {
-  id?: string;
-  name?: string;
-  kind?: NodeKind;
-  role?: string;
-  wired_by?: string | string[];
-  tool?: string;
-  skill?: string;
-  prompt?: string;
-  inputs?: Record<string, string | { from: string; type?: PortType; optional?: boolean }>;
-  output?: { schema?: Record<string, unknown>; checks?: string[] };
-  max_tokens?: number;
-  temperature?: number;
-  stop?: string[];
-  timeout_ms?: number;
-  depends_on?: string[];
-};
+/** The notations' document keys, in the order a mixed document names them. */
+const NOTATIONS = ['nodes', 'steps', 'agents', 'states', 'code'] as const;
+/** Keys that belong to one notation only, and what the others use instead. */
+const NOTATION_KEYS: Array<{ key: 'edges' | 'flows' | 'transitions' | 'start' | 'terminal'; owner: DocNotation; message: (n: DocNotation) => string }> = [
+  { key: 'edges', owner: 'nodes', message: (n) => (n === 'states' ? '`edges` belong to the `nodes` notation; a state machine uses `transitions`' : n === 'code' ? '`edges` belong to the `nodes` notation; code wires through names and loop(...)' : '`edges` belong to the `nodes` notation; use `depends_on` (steps) or `flows` (agents)') },
+  { key: 'flows', owner: 'agents', message: () => '`flows` belong to the `agents` notation' },
+  { key: 'transitions', owner: 'states', message: () => '`transitions` belong to the `states` notation' },
+  { key: 'start', owner: 'states', message: () => '`start` belongs to the `states` notation' },
+  { key: 'terminal', owner: 'states', message: () => '`terminal` belongs to the `states` notation' },
+];
 
 const ajv = jsonSchemaValidator;
 
 /**
  * Parse stage: reads a zod-valid document into a `ParsedWorkflow`.
  *
- * Picks the notation (exactly one of `nodes`, `steps`, `agents`), reads models, roles, skills and
- * nodes (defaults applied: kind from tool/skill, `wired_by` from the document, max tokens,
- * temperature 0), resolves each input port's `from` (`task.<field>`, `<node>`, `<node>.<field>`)
- * against the node ids, and lists the declared edges in one shape for all notations.
+ * Picks the notation (exactly one of `nodes`, `steps`, `agents`, `states`, `code`), reads models,
+ * roles, skills and nodes (defaults applied: kind from tool/skill, `wired_by` from the document,
+ * max tokens, temperature 0), resolves each input port's `from` (`task.<field>`, `<node>`,
+ * `<node>.<field>`) against the node ids, and lists the declared edges in one shape for all
+ * notations. A state machine is read by notations/states.ts, a code block by notations/code.ts
+ * (their own issues join these; each issue under `code` gets its line:column in the code).
  *
  * Issues (located by document path): NO_NODES and MIXED_NOTATION (then `parsed` is null: nothing
- * else can be read), MIXED_NOTATION for `edges`/`flows` of another notation, UNKNOWN_MODEL,
+ * else can be read; likewise a code block that does not parse), MIXED_NOTATION for `edges`,
+ * `flows`, `transitions`, `start`, `terminal` of another notation, BAD_ANSWER (`answer:` beside
+ * a code block's `return`), UNKNOWN_MODEL,
  * UNKNOWN_ROLE, MISSING_ROLE, SCHEMA (node without id, kind/tool/skill disagreeing),
  * DUPLICATE_ID, UNKNOWN_TOOL, UNKNOWN_SKILL, INVALID_SCHEMA, UNKNOWN_CHECK, UNKNOWN_NODE.
  * Entities with issues are still returned where they could be read, so later stages report
@@ -50,7 +48,7 @@ export function parseWorkflowDoc(doc: WorkflowDoc, opts: CompileOptions): { pars
   const { issues, add: issue } = issueList();
   const checks = opts.checks ?? new CheckRegistry();
 
-  const notations = (['nodes', 'steps', 'agents'] as const).filter((k) => doc[k] !== undefined);
+  const notations = NOTATIONS.filter((k) => doc[k] !== undefined);
   if (notations.length === 0) {
     issue('NO_NODES', [], 'the workflow has no `nodes`, `steps` or `agents`');
     return { parsed: null, issues };
@@ -60,8 +58,10 @@ export function parseWorkflowDoc(doc: WorkflowDoc, opts: CompileOptions): { pars
     return { parsed: null, issues };
   }
   const notation: DocNotation = notations[0]!;
-  if (doc.edges && notation !== 'nodes') issue('MIXED_NOTATION', ['edges'], '`edges` belong to the `nodes` notation; use `depends_on` (steps) or `flows` (agents)');
-  if (doc.flows && notation !== 'agents') issue('MIXED_NOTATION', ['flows'], '`flows` belong to the `agents` notation');
+  for (const { key, owner, message } of NOTATION_KEYS) if (doc[key] !== undefined && notation !== owner) issue('MIXED_NOTATION', [key], message(notation));
+  const source = readNotation(doc, notation);
+  issues.push(...source.issues);
+  if (source.fatal) return { parsed: null, issues };
 
   // Models and roles.
   const models = new Map<string, ModelRef>();
@@ -109,19 +109,17 @@ export function parseWorkflowDoc(doc: WorkflowDoc, opts: CompileOptions): { pars
   }
 
   // Nodes.
-  const rawNodes = (doc[notation] ?? []) as RawNode[];
   const nodes: GraphNode[] = [];
   const byId = new Map<string, GraphNode>();
   const pendingSources: Array<{ node: GraphNode; port: InputPort; raw: string }> = [];
-  rawNodes.forEach((raw, i) => {
-    const path: DocPath = [notation, i];
+  source.entries.forEach(({ raw, path }) => {
     const id = raw.id ?? raw.name;
     if (!id) {
       issue('SCHEMA', path, 'an agent needs an `id` or a `name`');
       return;
     }
     if (byId.has(id)) {
-      issue('DUPLICATE_ID', [...path, raw.id ? 'id' : 'name'], `duplicate node id "${id}" (first defined at ${notation}[${nodes.indexOf(byId.get(id)!)}])`);
+      issue('DUPLICATE_ID', [...path, raw.id ? 'id' : 'name'], `duplicate node id "${id}" (first defined at ${formatPath(byId.get(id)!.path)})`);
       return;
     }
     const kind: NodeKind = raw.kind ?? (raw.tool ? 'tool' : raw.skill ? 'skill' : 'agent');
@@ -187,6 +185,10 @@ export function parseWorkflowDoc(doc: WorkflowDoc, opts: CompileOptions): { pars
     }
   }
 
+  if (notation === 'code' && doc.answer !== undefined && source.answer !== undefined) {
+    issue('BAD_ANSWER', ['answer'], 'the code gives its answer by `return`: drop `answer:` or the `return`');
+  }
+
   return {
     parsed: {
       name: doc.name,
@@ -196,16 +198,29 @@ export function parseWorkflowDoc(doc: WorkflowDoc, opts: CompileOptions): { pars
       models,
       skills,
       nodes,
-      declaredEdges: declaredEdges(doc, notation, rawNodes),
+      declaredEdges: source.edges,
       hops: doc.hops,
-      answer: doc.answer,
+      answer: source.answer ?? doc.answer,
+      codePositions: source.positions,
     },
-    issues,
+    issues: placeInCode(issues, source.positions),
   };
 }
 
-/** The edges a document declares, in document order: `edges`, `flows`, or each step's `depends_on`. */
-function declaredEdges(doc: WorkflowDoc, notation: DocNotation, rawNodes: readonly RawNode[]): DeclaredEdge[] {
+/** The nodes (each with its document path) and the declared edges of the document's notation. */
+function readNotation(doc: WorkflowDoc, notation: DocNotation): NotationSource {
+  if (notation === 'states') return readStates(doc);
+  if (notation === 'code') return readCode(doc.code!);
+  const rawNodes = (doc[notation] ?? []) as RawNode[];
+  return { entries: rawNodes.map((raw, i) => ({ raw, path: [notation, i] })), edges: declaredEdges(doc, notation, rawNodes), issues: [] };
+}
+
+/**
+ * The edges a document declares, in document order: `edges`, `flows`, or each step's
+ * `depends_on` (a name, or `{ from, port?, condition?, max_iterations? }` for a conditional
+ * dependency or a loop back edge).
+ */
+function declaredEdges(doc: WorkflowDoc, notation: 'nodes' | 'steps' | 'agents', rawNodes: readonly RawNode[]): DeclaredEdge[] {
   const out: DeclaredEdge[] = [];
   if (notation === 'nodes') {
     (doc.edges ?? []).forEach((e, i) => {
@@ -220,7 +235,8 @@ function declaredEdges(doc: WorkflowDoc, notation: DocNotation, rawNodes: readon
   } else {
     rawNodes.forEach((s, i) => (s.depends_on ?? []).forEach((dep, j) => {
       const path: DocPath = ['steps', i, 'depends_on', j];
-      out.push({ from: dep, to: s.id ?? '', type: 'data', path, fromPath: path, toPath: path });
+      if (typeof dep === 'string') out.push({ from: dep, to: s.id ?? '', type: 'data', path, fromPath: path, toPath: path });
+      else out.push({ from: dep.from, to: s.id ?? '', type: 'data', port: dep.port, condition: dep.condition, maxIterations: dep.max_iterations, path, fromPath: [...path, 'from'], toPath: path });
     }));
   }
   return out;

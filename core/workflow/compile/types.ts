@@ -6,11 +6,11 @@ import type { RoleName } from '../../ids.ts';
 import type { JsonSchema } from '../../model/provider.ts';
 import type { CheckRegistry } from '../checks.ts';
 import type { SpecIssue, SpecIssueCode } from '../errors.ts';
-import type { DocPath, EdgeType, GraphEdge, GraphNode, ModelRef, PortType, Role, SkillDef } from '../graph.ts';
+import type { DocPath, EdgeType, GraphEdge, GraphNode, ModelRef, NodeKind, PortType, Role, SkillDef } from '../graph.ts';
 
 /** What validation needs to know of a tool: its ports and output schema (see core/tools). */
 export interface ToolShape {
-  inputs: Record<string, { type: PortType; optional?: boolean }>;
+  inputs: Record<string, { type: PortType; optional?: boolean; enum?: readonly string[] }>;
   output: JsonSchema;
 }
 export interface ToolLookup {
@@ -23,12 +23,55 @@ export interface CompileOptions {
   checks?: CheckRegistry;
 }
 
-/** The document key the nodes were written under: graph (`nodes`), `steps` or `agents`. */
-export type DocNotation = 'nodes' | 'steps' | 'agents';
+/**
+ * The document key the nodes were written under: graph (`nodes`), `steps`, `agents`, a state
+ * machine (`states`) or a code block (`code`).
+ */
+export type DocNotation = 'nodes' | 'steps' | 'agents' | 'states' | 'code';
+
+/** A node as any notation writes it (the union of NodeSpec, StepSpec, AgentSpec and a code call). */
+export type RawNode = {
+  id?: string;
+  name?: string;
+  kind?: NodeKind;
+  role?: string;
+  wired_by?: string | string[];
+  tool?: string;
+  skill?: string;
+  prompt?: string;
+  inputs?: Record<string, string | { from: string; type?: PortType; optional?: boolean }>;
+  output?: { schema?: Record<string, unknown>; checks?: string[] };
+  max_tokens?: number;
+  temperature?: number;
+  stop?: string[];
+  timeout_ms?: number;
+  depends_on?: Array<string | { from: string; port?: string; condition?: string; max_iterations?: number }>;
+};
+
+/** A 1-based line and column inside the document's `code` text. */
+export interface CodePosition {
+  line: number;
+  column: number;
+}
 
 /**
- * An edge as the document declared it, in one shape for all three notations: `edges[i]`,
- * `flows[i]` (`source`/`target`) or `steps[i].depends_on[j]`. `fromPath`/`toPath` locate each
+ * What a notation reader (core/workflow/compile/notations/) hands the parse stage: the nodes as
+ * written, each with its document path, the edges it declares, the answer it implies, its own
+ * issues, and (code notation) where each path sits in the code text (key: `formatPath(path)`).
+ * `fatal`: nothing could be read (the code does not parse); the parse stage stops.
+ */
+export interface NotationSource {
+  entries: Array<{ raw: RawNode; path: DocPath }>;
+  edges: DeclaredEdge[];
+  answer?: string;
+  issues: SpecIssue[];
+  positions?: ReadonlyMap<string, CodePosition>;
+  fatal?: boolean;
+}
+
+/**
+ * An edge as the document declared it, in one shape for all notations: `edges[i]`,
+ * `flows[i]` (`source`/`target`), `steps[i].depends_on[j]`, `transitions[i]` or a code `loop(...)`. `fromPath`/`toPath` locate each
  * endpoint (the edge's own path where the notation has no endpoint key, as in `depends_on`).
  */
 export interface DeclaredEdge {
@@ -58,9 +101,11 @@ export interface ParsedWorkflow {
   /** In document order; each node's `inputs` holds only the ports it declared. */
   nodes: GraphNode[];
   declaredEdges: DeclaredEdge[];
-  /** The document's `hops` and `answer` as written (checked by the validate stage). */
+  /** The document's `hops` and `answer` as written, or the answer the notation implies (checked by the validate stage). */
   hops?: string[];
   answer?: string;
+  /** Code notation: where each document path sits in the code text (see NotationSource). */
+  codePositions?: ReadonlyMap<string, CodePosition>;
 }
 
 /** Output of the build stage: nodes with every data edge wired into a port, and the edge list. */

@@ -91,6 +91,13 @@ export function validateWorkflowGraph(
       if (produced && wanted && !typesCompatible(produced, wanted)) {
         issue('PORT_TYPE_MISMATCH', port.path, `port "${port.name}" of "${node.id}" wants ${wanted} but ${port.source.node}${port.source.field ? '.' + port.source.field : ''} produces ${produced}`);
       }
+      // A tool port that accepts only some values, fed by a contract that names its values.
+      const accepts = tool?.inputs[port.name]?.enum;
+      const values = src && accepts ? outputEnum(src, port.source.field) : undefined;
+      const foreign = values?.filter((v) => !accepts!.includes(v as string));
+      if (foreign?.length) {
+        issue('PORT_TYPE_MISMATCH', port.path, `port "${port.name}" of tool "${node.tool}" accepts ${accepts!.join('|')}, but ${port.source.node}${port.source.field ? '.' + port.source.field : ''} hands back ${values!.join('|')} (${foreign.join(', ')} not accepted)`);
+      }
     }
     if (node.prompt !== undefined) {
       const problem = templateProblem(node.prompt);
@@ -136,6 +143,14 @@ export function validateWorkflowGraph(
     else issue('BAD_ANSWER', [], `the workflow has ${sinks.length} final nodes (${sinks.map((s) => s.id).join(', ')}); set \`answer: <node>\``);
   }
   return { hops, answer, issues };
+}
+
+/** The values a node's output (or its field) is limited to by its contract schema's `enum`, if any. */
+function outputEnum(node: GraphNode, field: string | undefined): unknown[] | undefined {
+  let s: unknown = node.contract?.schema;
+  for (const f of field ? field.split('.') : []) s = (s as { properties?: Record<string, unknown> } | undefined)?.properties?.[f];
+  const e = (s as { enum?: unknown } | undefined)?.enum;
+  return Array.isArray(e) ? e : undefined;
 }
 
 /** Port types agree when either is `any` or both are the same. */
