@@ -70,6 +70,9 @@ describe('the learn-design task family', () => {
     expect(readToolCalls({ text: 'no call here' })).toEqual([]);
     expect(readToolCalls('{"tool":"weather"}')).toEqual([]);
     expect(readToolCalls(7)).toEqual([]);
+    expect(readToolCalls('tomorrow')).toEqual([{ tool: '', argument: 'tomorrow' }]); // an args skill's answer: no tool called
+    expect(readToolCalls('"books"')).toEqual([{ tool: '', argument: 'books' }]);
+    expect(readToolCalls('yesterday')).toEqual([]);
   });
 
   it('grades per part: right tool, right argument (hand-computed scores)', () => {
@@ -80,6 +83,9 @@ describe('the learn-design task family', () => {
     expect(grade('', t)).toMatchObject({ score: 0, correct: false, extracted: null, reason: 'call 1: none, expected weather:tomorrow' });
     expect(grade(undefined, t)).toMatchObject({ score: 0, reason: 'there is no answer' });
     expect(grade({ tool: 'weather', argument: 'tomorrow' }, t)).toMatchObject({ score: 1, correct: true });
+    // The bare argument: the argument part without the tool part.
+    expect(grade('tomorrow', t)).toMatchObject({ score: 0.5, correct: false, extracted: 'tomorrow', reason: 'call 1: no tool called, expected weather:tomorrow' });
+    expect(grade('now', t)).toMatchObject({ score: 0, correct: false, reason: 'call 1: no tool called, argument now, expected weather:tomorrow' });
     // A call too many: 2 parts right of 2·2.
     expect(grade('weather:tomorrow math:add', t)).toMatchObject({ score: 0.5, correct: false, reason: '1 call(s) too many' });
     // Two expected calls in order: tool right + argument wrong on the first, both right on the second = 3/4.

@@ -104,10 +104,15 @@ export interface ToolCallText {
   argument: string;
 }
 
+/** Every argument value of the family's tools (they are distinct across tools). */
+const ARGUMENTS = new Set<string>(LEARN_DESIGN_TOOL_NAMES.flatMap((t) => [...LEARN_DESIGN_TOOLS[t].values]));
+
 /**
  * The tool calls an answer names, in order: every `<tool>:<argument>` (lower-case letters and
  * `_`) in its text; an object answer with a string `tool` field gives `{tool, argument}` from its
- * `argument`, `arg`, `day`, `kind` or `op` field; `{answer}` and `{text}` are read through.
+ * `argument`, `arg`, `day`, `kind` or `op` field; `{answer}` and `{text}` are read through. An
+ * answer that is only an argument value (`tomorrow`, as an args skill answers when no tool was
+ * called) reads as one call with no tool: `{tool: '', argument: 'tomorrow'}`.
  */
 export function readToolCalls(answer: unknown): ToolCallText[] {
   if (answer && typeof answer === 'object' && !Array.isArray(answer)) {
@@ -121,17 +126,22 @@ export function readToolCalls(answer: unknown): ToolCallText[] {
     return [];
   }
   if (typeof answer !== 'string') return [];
-  return [...answer.toLowerCase().matchAll(/([a-z_]+):([a-z_]+)/g)].map((m) => ({ tool: m[1]!, argument: m[2]! }));
+  const text = answer.toLowerCase();
+  const calls = [...text.matchAll(/([a-z_]+):([a-z_]+)/g)].map((m) => ({ tool: m[1]!, argument: m[2]! }));
+  if (calls.length) return calls;
+  const bare = text.replace(/["\s]/g, '');
+  return ARGUMENTS.has(bare) ? [{ tool: '', argument: bare }] : [];
 }
 
 /**
  * The `learn-design` grader, DataWright-style partial credit per sub-part. The expected calls
  * (`expected`, space-separated `<tool>:<argument>`) and the answer's calls (`readToolCalls`) are
  * compared position by position; each call has two parts, the right tool and the right argument
- * (the argument counts only with the right tool). score = parts right / (2 · max(expected calls,
- * answer calls)), so a call too many costs too; correct = every part right and no extra call.
- * E.g. expected `weather:tomorrow`: `weather:tomorrow` 1, `weather:now` 0.5, `search:story` 0,
- * nothing 0. Pure, never throws.
+ * (the argument values of different tools never coincide, so a wrong tool has a wrong argument).
+ * score = parts right / (2 · max(expected calls, answer calls)), so a call too many costs too;
+ * correct = every part right and no extra call. E.g. expected `weather:tomorrow`:
+ * `weather:tomorrow` 1, `weather:now` 0.5, the bare argument `tomorrow` (the args skill's answer,
+ * no tool called) 0.5, `search:story` 0, nothing 0. Pure, never throws.
  */
 export const learnDesignGrader: Grader = {
   grade(answer: unknown, task: Task): Grade {
@@ -139,16 +149,17 @@ export const learnDesignGrader: Grader = {
     const want = readToolCalls(expected);
     if (answer === undefined || answer === null) return { score: 0, correct: false, extracted: null, expected, reason: 'there is no answer' };
     const got = readToolCalls(answer);
-    const extracted = got.length ? got.map((c) => `${c.tool}:${c.argument}`).join(' ') : null;
+    const extracted = got.length ? got.map((c) => (c.tool ? `${c.tool}:${c.argument}` : c.argument)).join(' ') : null;
     if (!want.length) return { score: 0, correct: false, extracted, expected, reason: `task ${task.id} has no expected tool call` };
     let right = 0;
     const notes: string[] = [];
     want.forEach((w, i) => {
       const g = got[i];
       const tool = g?.tool === w.tool;
-      const arg = tool && g!.argument === w.argument;
+      const arg = g?.argument === w.argument;
       right += Number(tool) + Number(arg);
       if (!g) notes.push(`call ${i + 1}: none, expected ${w.tool}:${w.argument}`);
+      else if (!g.tool) notes.push(`call ${i + 1}: no tool called${arg ? '' : `, argument ${g.argument}`}, expected ${w.tool}:${w.argument}`);
       else if (!tool) notes.push(`call ${i + 1}: tool ${g.tool}, expected ${w.tool}`);
       else if (!arg) notes.push(`call ${i + 1}: ${w.tool} with ${g.argument || '(nothing)'}, expected ${w.argument}`);
     });
