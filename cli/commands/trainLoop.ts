@@ -66,7 +66,7 @@ export function define(cmd: Command, ctx: CommandContext, deps: TrainLoopDeps = 
     .argument('<workflow.yaml>', 'the workflow file')
     .option('--roles <a,b>', 'roles to train, each with its own weights (default: every role)')
     .option('--mode <mode>', 'who learns, instead of --roles: single:<role>, upstream-downstream (the designer or planner with the executors), agent-skill, multi-agent')
-    .addOption(new Option('--dataset <name>', 'e.g. learn-word, learn-team, learn').makeOptionMandatory())
+    .addOption(new Option('--dataset <name>', 'e.g. learn-word, learn-team, learn-design, learn').makeOptionMandatory())
     .option('--split <name>', 'training split', 'train')
     .option('--heldout-split <name>', 'held-out split', 'heldout')
     .addOption(intOption('--group <G>', 'rollouts per task', { min: 1, max: 64, default: 8 }))

@@ -4,7 +4,8 @@
  * and answering with the exact text `<tool>:<argument>` (e.g. `weather:tomorrow`) that the
  * family's grader reads. Deterministic stand-ins for real services: what is graded is which tool
  * a workflow calls and with what, not a forecast. `use_tool` runs one of them by name, for
- * hand-wired workflows where a model picks the tool (examples/learn-design-fixed.yaml).
+ * hand-wired workflows where a model picks the tool (examples/learn-design-fixed.yaml);
+ * `dispatch` calls the tool an argument value belongs to (examples/designer-team.yaml).
  */
 import { LEARN_DESIGN_TOOLS, LEARN_DESIGN_TOOL_NAMES, type LearnDesignTool } from '../tasks/learnDesign.ts';
 import { ToolError, typeName, type Tool } from './tool.ts';
@@ -70,5 +71,35 @@ export const useToolTool: Tool = {
     const raw = inputs[port];
     if (raw === undefined || raw === null) throw new ToolError('BAD_INPUT', `${tool} needs input '${port}' (${values.join(', ')}), got ${raw === null ? 'null' : 'nothing'}`, { tool: 'use_tool' });
     return `${tool}:${argumentOf('use_tool', port, values, raw, ctx.signal)}`;
+  },
+};
+
+const TOOL_OF_ARGUMENT = new Map<string, LearnDesignTool>(LEARN_DESIGN_TOOL_NAMES.flatMap((t) => LEARN_DESIGN_TOOLS[t].values.map((v) => [v, t] as const)));
+
+/**
+ * `dispatch`: input `call`, either an argument value of one of the `learn-design` tools (the
+ * values never coincide across tools, so the value names its tool) — then it calls that tool:
+ * `tomorrow` -> `weather:tomorrow` — or a tool's answer, `<tool>:<argument>`, passed through
+ * as it is. The fixed last node of examples/designer-team.yaml: whatever the designer wired, the
+ * run answers with a tool call.
+ * Errors (ToolError): `BAD_INPUT` (missing, not a string, neither an argument value nor a
+ * tool's answer), `ABORTED`.
+ */
+export const dispatchTool: Tool = {
+  name: 'dispatch',
+  description: `Calls the tool (${LEARN_DESIGN_TOOL_NAMES.join(', ')}) whose argument "call" is, e.g. "tomorrow" -> "weather:tomorrow"; a tool's answer ("search:books") passes through.`,
+  inputs: { call: { type: 'any', description: 'An argument value of one of the tools, or a tool\'s answer (a string).' } },
+  output: { type: 'string', enum: LEARN_DESIGN_TOOL_NAMES.flatMap((t) => LEARN_DESIGN_TOOLS[t].values.map((v) => `${t}:${v}`)) },
+  run(inputs, ctx) {
+    if (ctx.signal?.aborted) throw new ToolError('ABORTED', 'dispatch was cancelled before it ran', { tool: 'dispatch' });
+    const raw = inputs.call;
+    if (raw === undefined || raw === null) throw new ToolError('BAD_INPUT', "input 'call' is missing", { tool: 'dispatch' });
+    if (typeof raw !== 'string') throw new ToolError('BAD_INPUT', `input 'call' must be a string, got ${typeName(raw)}`, { tool: 'dispatch' });
+    const v = raw.trim().toLowerCase();
+    const [tool, arg] = v.split(':');
+    if (arg !== undefined && TOOL_OF_ARGUMENT.get(arg) === tool) return v;
+    const owner = TOOL_OF_ARGUMENT.get(v);
+    if (owner) return `${owner}:${v}`;
+    throw new ToolError('BAD_INPUT', `input 'call' must be an argument of ${LEARN_DESIGN_TOOL_NAMES.join(', ')} or a tool's answer, got ${JSON.stringify(raw)}`, { tool: 'dispatch' });
   },
 };

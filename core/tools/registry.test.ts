@@ -12,7 +12,7 @@ const echo: Tool = {
 describe('ToolRegistry', () => {
   it('holds the built-ins by default', () => {
     const reg = defaultTools();
-    expect(reg.list().map((t) => t.name)).toEqual(['calculator', 'extract_number', 'weather', 'search', 'math', 'use_tool']);
+    expect(reg.list().map((t) => t.name)).toEqual(['calculator', 'extract_number', 'weather', 'search', 'math', 'use_tool', 'dispatch']);
     expect(reg.has('calculator')).toBe(true);
     expect(reg.get('calculator')?.run({ expression: '2+3*4' }, {})).toEqual({ value: 14, expression: '2+3*4' });
     expect(reg.get('python')).toBeUndefined();
@@ -83,6 +83,18 @@ describe('learn-design tools', () => {
     const controller = new AbortController();
     controller.abort();
     expect(() => reg.get('weather')!.run({ day: 'now' }, { signal: controller.signal })).toThrow(expect.objectContaining({ code: 'ABORTED' }));
+  });
+
+  it('dispatch calls the tool an argument belongs to, passes a tool answer through, refuses anything else', () => {
+    const dispatch = reg.get('dispatch')!;
+    expect(dispatch.run({ call: 'tomorrow' }, {})).toBe('weather:tomorrow');
+    expect(dispatch.run({ call: ' Books' }, {})).toBe('search:books');
+    expect(dispatch.run({ call: 'subtract' }, {})).toBe('math:subtract');
+    expect(dispatch.run({ call: 'search:facts' }, {})).toBe('search:facts');
+    expect(() => dispatch.run({ call: 'search:today' }, {})).toThrow(/BAD_INPUT: input 'call' must be an argument of weather, search, math or a tool's answer, got "search:today"/);
+    expect(() => dispatch.run({ call: 'soon' }, {})).toThrow(expect.objectContaining({ code: 'BAD_INPUT', tool: 'dispatch' }));
+    expect(() => dispatch.run({ call: 3 }, {})).toThrow(/must be a string, got number/);
+    expect(() => dispatch.run({}, {})).toThrow(/input 'call' is missing/);
   });
 
   it('checkToolInputs reports a value outside a port enum as a type problem', () => {

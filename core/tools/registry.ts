@@ -1,6 +1,6 @@
 import { calculatorTool } from './calculator.ts';
 import { extractNumberTool } from './extractNumber.ts';
-import { mathTool, searchTool, useToolTool, weatherTool } from './learnDesign.ts';
+import { dispatchTool, mathTool, searchTool, useToolTool, weatherTool } from './learnDesign.ts';
 import { ToolError, type Tool } from './tool.ts';
 
 const TOOL_NAME = /^[a-z][a-z0-9_]*$/;
@@ -47,8 +47,8 @@ export class ToolRegistry {
 
 /**
  * A fresh registry with the built-in tools: `calculator`, `extract_number`, and the
- * `learn-design` family's `weather`, `search`, `math` and `use_tool` (core/tools/learnDesign.ts).
+ * `learn-design` family's `weather`, `search`, `math`, `use_tool` and `dispatch` (core/tools/learnDesign.ts).
  */
 export function defaultTools(): ToolRegistry {
-  return new ToolRegistry([calculatorTool, extractNumberTool, weatherTool, searchTool, mathTool, useToolTool]);
+  return new ToolRegistry([calculatorTool, extractNumberTool, weatherTool, searchTool, mathTool, useToolTool, dispatchTool]);
 }
