@@ -38,7 +38,7 @@ export function addModelOptions(cmd: Command, opts: { contextSize?: { min: numbe
  */
 export function addExperimentOptions(cmd: Command, limit: number, opts: { lora?: boolean; versions?: boolean } = {}): Command {
   cmd
-    .addOption(new Option('--dataset <name>', 'dataset (known: gsm8k, learn, learn-word, learn-json, learn-tool, learn-team)').makeOptionMandatory())
+    .addOption(new Option('--dataset <name>', 'dataset (known: gsm8k, learn, learn-word, learn-json, learn-tool, learn-team, learn-design)').makeOptionMandatory())
     .option('--split <name>', 'split (gsm8k: test, train, test_socratic)', 'test')
     .addOption(intOption('--limit <n>', 'number of tasks', { min: 1, default: limit }))
     .addOption(intOption('--offset <n>', 'skip the first n tasks', { default: 0 }));

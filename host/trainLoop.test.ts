@@ -60,6 +60,15 @@ afterEach(async () => {
 
 const req = (over: Partial<StartTrainLoopRequest> = {}): StartTrainLoopRequest => ({ workflowText: LEARN, dataset: 'learn-word', models: { default: model }, iterations: 2, group: 2, limit: 2, heldout: 0, ...over });
 const bad = (p: Promise<unknown>) => rejectionOf(ApiError, p);
+/** The error `f` throws (the test fails when it throws none). */
+const catching = (f: () => unknown): unknown => {
+  try {
+    f();
+  } catch (e) {
+    return e;
+  }
+  throw new Error('expected an error');
+};
 
 describe('startTrainLoop request errors name their field', () => {
   it.each<[string, Partial<StartTrainLoopRequest>, string, string, RegExp]>([
@@ -107,6 +116,20 @@ describe('the spec a request maps onto', () => {
     // The held-out temperature follows the sampling temperature unless given.
     expect(trainLoopSpecOf({ ...minimal, temperature: 0.7 }, graph, LEARN, resolved, store, getDataset('learn-word'), { versionsDir: '/v', dataDir: undefined }).heldoutTemperature).toBe(0.7);
     expect(trainLoopSpecOf({ ...minimal, temperature: 0.7, heldoutTemperature: 0 }, graph, LEARN, resolved, store, getDataset('learn-word'), { versionsDir: '/v', dataDir: undefined }).heldoutTemperature).toBe(0);
+  });
+
+  it('takes the SFT options of `flowlab train-loop` (defaults filled in), and refuses SFT options without a warm start or a mix', () => {
+    const { graph } = parseWorkflow(LEARN, { tools: defaultTools() });
+    const resolved = resolveModels(graph, { default: model, roles: {}, contextSize: 512 }, (id) => store.weights.find(id));
+    const of = (over: Partial<StartTrainLoopRequest>) => trainLoopSpecOf({ workflowText: LEARN, dataset: 'learn-word', models: { default: model }, ...over }, graph, LEARN, resolved, store, getDataset('learn-word'), { versionsDir: '/v', dataDir: undefined });
+    expect(of({}).sft).toBeUndefined();
+    expect(of({ warmStart: 4 }).sft).toEqual({ warmStart: 4, mix: false, steps: 2, lr: 1e-3, minScore: 1 });
+    expect(of({ sftMix: true, sftSteps: 3, sftLr: 5e-4, sftMinScore: { writer: 0.5 }, sftRoles: ['writer'] }).sft).toEqual({ warmStart: 0, mix: true, steps: 3, lr: 5e-4, minScore: { writer: 0.5 }, roles: ['writer'] });
+    for (const field of ['sftMinScore', 'sftRoles'] as const) {
+      const err = catching(() => of({ [field]: field === 'sftRoles' ? ['writer'] : 0.5 })) as ApiError;
+      expect(err).toBeInstanceOf(ApiError);
+      expect([err.code, err.field, err.message]).toEqual(['BAD_REQUEST', field, `startTrainLoop: ${field} needs warmStart > 0 or sftMix`]);
+    }
   });
 
   it('a start version is the role\'s lineage parent', () => {

@@ -8,7 +8,7 @@ import { ApiError, type StartTrainLoopRequest, type TrainLoopEvent, type TrainRo
 import type { TrainLoopSpec } from '../core/experiments/index.ts';
 import type { Store, WeightVersion } from '../core/store/index.ts';
 import type { Dataset } from '../core/tasks/index.ts';
-import type { LoopEvent } from '../core/training/index.ts';
+import type { LoopEvent, SftSchedule } from '../core/training/index.ts';
 import type { Graph } from '../core/workflow/index.ts';
 import type { ResolvedModels } from '../models/resolve.ts';
 
@@ -30,6 +30,10 @@ export const TRAIN_LOOP_DEFAULTS = {
   seed: 0,
   /** Context tokens per sequence (`--context-size`). */
   contextSize: 512,
+  warmStart: 0,
+  sftSteps: 2,
+  sftLr: 1e-3,
+  sftMinScore: 1,
 } as const;
 
 /** Where the lab's versions go and its data comes from (the runner's folders, never the request's). */
@@ -43,8 +47,9 @@ export interface TrainLoopPlace {
 /**
  * The spec `flowlab train-loop` would build for the same options: defaults filled in as the CLI
  * fills them (held-out temperature = sampling temperature), the resolved models, and each role's
- * start version (`roleVersions`) read from the store. Errors: BAD_REQUEST `split` /
- * `heldoutSplit` naming a split `dataset` does not have.
+ * start version (`roleVersions`) read from the store, and the SFT schedule when `warmStart` > 0
+ * or `sftMix`. Errors: BAD_REQUEST `split` / `heldoutSplit` naming a split `dataset` does not
+ * have; `sftMinScore` / `sftRoles` given without a warm start or mix.
  */
 export function trainLoopSpecOf(req: StartTrainLoopRequest, graph: Graph, text: string, resolved: ResolvedModels, store: Store, dataset: Dataset, place: TrainLoopPlace): TrainLoopSpec {
   const d = TRAIN_LOOP_DEFAULTS;
@@ -55,6 +60,15 @@ export function trainLoopSpecOf(req: StartTrainLoopRequest, graph: Graph, text: 
     if (!dataset.splits.includes(name)) throw new ApiError('BAD_REQUEST', `${M}: ${dataset.name} has no split "${name}" (splits: ${dataset.splits.join(', ')})`, M, field);
   }
   const temperature = req.temperature ?? d.temperature;
+  const warmStart = req.warmStart ?? d.warmStart;
+  const sft: SftSchedule | undefined = warmStart > 0 || req.sftMix
+    ? { warmStart, mix: req.sftMix ?? false, steps: req.sftSteps ?? d.sftSteps, lr: req.sftLr ?? d.sftLr, minScore: req.sftMinScore ?? d.sftMinScore, ...(req.sftRoles && { roles: req.sftRoles }) }
+    : undefined;
+  if (!sft) {
+    for (const field of ['sftMinScore', 'sftRoles'] as const) {
+      if (req[field] !== undefined) throw new ApiError('BAD_REQUEST', `${M}: ${field} needs warmStart > 0 or sftMix`, M, field);
+    }
+  }
   const startVersions: Record<string, WeightVersion> = Object.fromEntries(Object.entries(resolved.versions).map(([role, v]) => [role, store.weights.get(v!.id)]));
   return {
     workflow: { graph, text },
@@ -77,6 +91,7 @@ export function trainLoopSpecOf(req: StartTrainLoopRequest, graph: Graph, text: 
     models: resolved.config,
     startVersions,
     versionsDir: place.versionsDir,
+    ...(sft && { sft }),
   };
 }
 
@@ -96,11 +111,18 @@ export function trainLoopLabEvent(loopId: string, e: LoopEvent): TrainLoopEvent 
           ...(x.kl !== undefined && Number.isFinite(x.kl) && { kl: x.kl }),
           ...(x.loss !== undefined && Number.isFinite(x.loss) && { loss: x.loss }),
           ...(x.versionId !== undefined && { versionId: x.versionId }),
+          ...(x.step !== undefined && { step: x.step }),
+          ...(x.sftSequences !== undefined && { sftSequences: x.sftSequences }),
+          ...(x.wiringRootFailures !== undefined && { wiringRootFailures: x.wiringRootFailures }),
         };
       }
       return { type: 'trainIteration', loopId, iteration: m.iteration, experimentId: m.experimentId, score: m.score, sampledTokens: m.sampledTokens, seconds: m.seconds.total, roles };
     }
     case 'heldout':
-      return { type: 'trainHeldout', loopId, phase: e.phase, experimentId: e.result.experimentId, score: e.result.score, samples: e.result.samples, roles: { ...e.result.roles } };
+      return {
+        type: 'trainHeldout', loopId, phase: e.phase, experimentId: e.result.experimentId, score: e.result.score, samples: e.result.samples, roles: { ...e.result.roles },
+        ...(e.result.accuracy !== undefined && { accuracy: e.result.accuracy }),
+        ...(e.result.classes && { classes: Object.fromEntries(Object.entries(e.result.classes).map(([c, x]) => [c, x.accuracy])) }),
+      };
   }
 }

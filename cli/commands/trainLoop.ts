@@ -4,8 +4,8 @@ import Table from 'cli-table3';
 import { Option, type Command } from 'commander';
 import type { ModelProvider } from '../../core/model/index.ts';
 import { openStore, type WeightVersion } from '../../core/store/index.ts';
-import type { IterationMetrics, LoopEvent, TrainLoopReport } from '../../core/training/index.ts';
-import type { Trainer } from '../../core/training/index.ts';
+import type { HeldoutResult, IterationMetrics, LoopEvent, TrainLoopReport } from '../../core/training/index.ts';
+import type { SftSchedule, Trainer } from '../../core/training/index.ts';
 import { startTrainLoop, trainableRoles } from '../../core/experiments/index.ts';
 import { learningRoles, parseMode } from '../../core/rollouts/index.ts';
 import type { ModelConfig } from '../../core/model/index.ts';
@@ -38,6 +38,12 @@ interface TrainLoopFlags extends ModelFlagValues {
   heldout: number;
   heldoutSamples: number;
   heldoutTemperature?: string;
+  warmStart: number;
+  sftMix?: boolean;
+  sftSteps: number;
+  sftLr: string;
+  sftMinScore?: string;
+  sftRoles?: string;
   versionsDir?: string;
   seed: number;
   db: string;
@@ -60,7 +66,7 @@ export function define(cmd: Command, ctx: CommandContext, deps: TrainLoopDeps = 
     .argument('<workflow.yaml>', 'the workflow file')
     .option('--roles <a,b>', 'roles to train, each with its own weights (default: every role)')
     .option('--mode <mode>', 'who learns, instead of --roles: single:<role>, upstream-downstream (the designer or planner with the executors), agent-skill, multi-agent')
-    .addOption(new Option('--dataset <name>', 'e.g. learn-word, learn-team, learn').makeOptionMandatory())
+    .addOption(new Option('--dataset <name>', 'e.g. learn-word, learn-team, learn-design, learn').makeOptionMandatory())
     .option('--split <name>', 'training split', 'train')
     .option('--heldout-split <name>', 'held-out split', 'heldout')
     .addOption(intOption('--group <G>', 'rollouts per task', { min: 1, max: 64, default: 8 }))
@@ -72,7 +78,13 @@ export function define(cmd: Command, ctx: CommandContext, deps: TrainLoopDeps = 
     .option('--max-grad-norm <x>', 'clip the gradient norm (0 = off)', '1')
     .addOption(intOption('--heldout <n>', 'held-out tasks (0 = no held-out evaluation)', { default: 32 }))
     .addOption(intOption('--heldout-samples <k>', 'fixed-seed samples per held-out task', { min: 1, default: 4 }))
-    .option('--heldout-temperature <T>', 'held-out sampling temperature (0 = greedy) (default: --temperature)');
+    .option('--heldout-temperature <T>', 'held-out sampling temperature (0 = greedy) (default: --temperature)')
+    .addOption(intOption('--warm-start <k>', "iterations 1..k take SFT steps on each role's successful runs instead of policy steps (0 = none)", { min: 0, default: 0 }))
+    .option('--sft-mix', 'after the warm start, take the SFT step before the policy step every iteration')
+    .addOption(intOption('--sft-steps <n>', 'SFT passes over the successful calls per iteration', { min: 1, max: 100, default: 2 }))
+    .option('--sft-lr <x>', 'SFT learning rate', '1e-3')
+    .option('--sft-min-score <x|role=x,...>', "a run is a success for a role when its score is at least this (one number, or per role; others 1)")
+    .option('--sft-roles <a,b>', 'the trained roles that take SFT steps (default: every trained role)');
   addModelOptions(cmd, { versions: true, contextSize: { min: 64, default: 512, help: 'context tokens per sequence' } });
   cmd
     .option('--versions-dir <dir>', 'where versions are written (default: flowlab-versions/ next to --db)')
@@ -90,6 +102,7 @@ async function trainLoopCommand(workflowFile: string, values: TrainLoopFlags, io
   const temperature = numFlag(values.temperature, 'temperature', (x) => x > 0 && x <= 5);
   const maxGradNorm = numFlag(values.maxGradNorm, 'max-grad-norm', (x) => x >= 0);
   const heldoutTemperature = values.heldoutTemperature === undefined ? temperature : numFlag(values.heldoutTemperature, 'heldout-temperature', (x) => x >= 0 && x <= 5);
+  const sft = sftScheduleOf(values);
 
   const loaded = loadWorkflowArg(workflowFile);
   const { file, tools } = loaded;
@@ -106,6 +119,7 @@ async function trainLoopCommand(workflowFile: string, values: TrainLoopFlags, io
     const spec = {
       workflow, dataset: values.dataset, dataDir: values.dataDir, split: values.split, heldoutSplit: values.heldoutSplit, heldout: heldoutN, roles,
       group: G, iterations, tasksPerIteration: limit, lr, kl, temperature, maxGradNorm, heldoutSamples, heldoutTemperature, seed, models: resolved.config, startVersions, versionsDir,
+      ...(sft && { sft }),
     };
     const trainer = deps.trainer ?? (await loadTrainer());
 
@@ -153,6 +167,35 @@ async function trainLoopCommand(workflowFile: string, values: TrainLoopFlags, io
   }
 }
 
+/**
+ * The SFT schedule of `--warm-start`, `--sft-mix`, `--sft-steps`, `--sft-lr`, `--sft-min-score`
+ * (core/training/types.ts SftSchedule), or undefined when there is neither a warm start nor a mix.
+ * `--sft-min-score`: one number in (0, 1], or `role=x` pairs separated by commas.
+ * Errors: UsageError naming the flag.
+ */
+export function sftScheduleOf(v: Pick<TrainLoopFlags, 'warmStart' | 'sftMix' | 'sftSteps' | 'sftLr' | 'sftMinScore' | 'sftRoles'>): SftSchedule | undefined {
+  if (!v.warmStart && !v.sftMix) {
+    if (v.sftMinScore !== undefined || v.sftRoles !== undefined) throw new UsageError(`--${v.sftMinScore !== undefined ? 'sft-min-score' : 'sft-roles'} needs --warm-start <k> or --sft-mix`);
+    return undefined;
+  }
+  const lr = numFlag(v.sftLr, 'sft-lr', (x) => x > 0 && x < 1);
+  const score = (x: string) => numFlag(x, 'sft-min-score', (n) => n > 0 && n <= 1);
+  let minScore: SftSchedule['minScore'] = 1;
+  if (v.sftMinScore !== undefined) {
+    if (!v.sftMinScore.includes('=')) minScore = score(v.sftMinScore);
+    else {
+      const pairs = commaList(v.sftMinScore) ?? [];
+      minScore = Object.fromEntries(pairs.map((p) => {
+        const [role, x, ...rest] = p.split('=');
+        if (!role || x === undefined || rest.length) throw new UsageError(`--sft-min-score: "${p}" is not role=score`);
+        return [role, score(x)];
+      }));
+    }
+  }
+  const roles = commaList(v.sftRoles);
+  return { warmStart: v.warmStart, mix: Boolean(v.sftMix), steps: v.sftSteps, lr, minScore, ...(roles?.length && { roles }) };
+}
+
 /** A number flag `ok` accepts. Errors: UsageError `--<name>: bad value "<v>"`. */
 function numFlag(v: string, name: string, ok: (x: number) => boolean): number {
   const x = Number(v);
@@ -177,6 +220,7 @@ export function trainLoopJson(r: TrainLoopReport) {
       iteration: m.iteration,
       experimentId: m.experimentId,
       score: r4(m.score),
+      classes: m.classes ?? null,
       sampledTokens: m.sampledTokens,
       sampleTokensPerSecond: Math.round(m.sampleTokensPerSecond),
       seconds: { sampling: r4(m.seconds.sampling), training: r4(m.seconds.training), writeReload: r4(m.seconds.writeReload), total: r4(m.seconds.total) },
@@ -188,6 +232,10 @@ export function trainLoopJson(r: TrainLoopReport) {
         samples: x.samples,
         signalSamples: x.signalSamples,
         zeroSpreadGroups: x.zeroSpreadGroups,
+        step: x.step ?? null,
+        sftSequences: x.sftSequences ?? null,
+        sftLoss: r4(x.sftLoss),
+        wiringRootFailures: r4(x.wiringRootFailures),
         trainTokens: x.trainTokens,
         trainTokensPerSecond: x.trainTokensPerSecond === undefined ? null : Math.round(x.trainTokensPerSecond),
         versionId: x.versionId ?? null,
@@ -196,13 +244,17 @@ export function trainLoopJson(r: TrainLoopReport) {
     })),
     heldout: r.heldout
       ? {
-          before: { score: r4(r.heldout.before.score), samples: r.heldout.before.samples, roles: r.heldout.before.roles, experimentId: r.heldout.before.experimentId, examples: r.heldout.before.examples },
-          after: { score: r4(r.heldout.after.score), samples: r.heldout.after.samples, roles: r.heldout.after.roles, experimentId: r.heldout.after.experimentId, examples: r.heldout.after.examples },
+          before: heldoutJson(r.heldout.before),
+          after: heldoutJson(r.heldout.after),
         }
       : null,
     versions: r.versions,
     finalModels: r.finalModels,
   };
+}
+
+function heldoutJson(h: HeldoutResult) {
+  return { score: r4(h.score), accuracy: r4(h.accuracy), classAccuracy: r4(h.classAccuracy), constant: h.constant ?? null, classes: h.classes ?? null, wiringRootFailures: h.wiringRootFailures ?? null, samples: h.samples, roles: h.roles, experimentId: h.experimentId, examples: h.examples };
 }
 
 const SPARK = '▁▂▃▄▅▆▇█';
@@ -213,7 +265,7 @@ export function sparkline(xs: readonly number[], lo = 0, hi = 1): string {
 
 export function formatTrainLoop(r: TrainLoopReport): string {
   const t = new Table({
-    head: ['it', 'score', ...r.roles.flatMap((role) => [`${role} h`, 'rungs f/v/e/a/c', 'KL', 'train tok/s']), 'sample tok/s', 's sample/train/write'],
+    head: ['it', 'score', ...r.roles.flatMap((role) => [`${role} h`, 'rungs f/v/e/a/c', 'step', 'wiring/run', 'KL', 'train tok/s']), 'sample tok/s', 's sample/train/write'],
     style: { head: [], border: [], compact: true },
   });
   for (const m of r.iterations) {
@@ -223,7 +275,9 @@ export function formatTrainLoop(r: TrainLoopReport): string {
       ...r.roles.flatMap((role) => {
         const x = m.roles[role]!;
         const rg = x.rungs;
-        return [x.reward.toFixed(3), [rg.format, rg.validity, rg.completion, rg.correctness, rg.credit].map((v) => v.toFixed(2)).join('/'), (x.kl ?? 0).toFixed(4), x.trainTokensPerSecond ? Math.round(x.trainTokensPerSecond) : '-'];
+        const kind = x.step ?? (x.loss !== undefined ? 'grpo' : 'none');
+        const step = kind === 'none' ? '-' : x.sftSequences !== undefined ? `${kind} (${x.sftSequences})` : kind;
+        return [x.reward.toFixed(3), [rg.format, rg.validity, rg.completion, rg.correctness, rg.credit].map((v) => v.toFixed(2)).join('/'), step, (x.wiringRootFailures ?? 0).toFixed(2), (x.kl ?? 0).toFixed(4), x.trainTokensPerSecond ? Math.round(x.trainTokensPerSecond) : '-'];
       }),
       Math.round(m.sampleTokensPerSecond),
       `${m.seconds.sampling.toFixed(2)}/${m.seconds.training.toFixed(2)}/${m.seconds.writeReload.toFixed(2)}`,
@@ -234,6 +288,8 @@ export function formatTrainLoop(r: TrainLoopReport): string {
   for (const role of r.roles) {
     const hs = r.iterations.map((m) => m.roles[role]!.reward);
     lines.push(`${role} h curve ${sparkline(hs, Math.min(...hs, 0), Math.max(...hs, 1))}  (${hs.map((h) => h.toFixed(2)).join(' ')})`);
+    const wf = r.iterations.map((m) => m.roles[role]!.wiringRootFailures ?? 0);
+    if (wf.some((x) => x > 0)) lines.push(`${role} wiring root failures per run ${sparkline(wf, 0, Math.max(...wf, 1e-9))}  (${wf.map((x) => x.toFixed(2)).join(' ')})`);
   }
   if (r.iterations.length) {
     const n = r.iterations.length;
@@ -241,7 +297,22 @@ export function formatTrainLoop(r: TrainLoopReport): string {
     lines.push(`Seconds per iteration: ${avg((m) => m.seconds.total).toFixed(2)} (sampling ${avg((m) => m.seconds.sampling).toFixed(2)}, training ${avg((m) => m.seconds.training).toFixed(2)}, write+reload ${avg((m) => m.seconds.writeReload).toFixed(2)})`);
   }
   if (r.heldout) {
-    lines.push(`Held-out mean reward: ${r.heldout.before.score.toFixed(3)} before -> ${r.heldout.after.score.toFixed(3)} after (${r.heldout.after.samples} samples, same seeds; flowlab compare ${r.heldout.before.experimentId} ${r.heldout.after.experimentId})`);
+    const { before, after } = r.heldout;
+    lines.push(`Held-out mean reward: ${before.score.toFixed(3)} before -> ${after.score.toFixed(3)} after (${after.samples} samples, same seeds; flowlab compare ${before.experimentId} ${after.experimentId})`);
+    if (before.accuracy !== undefined && after.accuracy !== undefined && after.constant) {
+      lines.push(`Held-out accuracy: ${before.accuracy.toFixed(3)} before -> ${after.accuracy.toFixed(3)} after; best constant policy (always ${JSON.stringify(after.constant.answer)}) ${after.constant.accuracy.toFixed(3)}`);
+    }
+    if (before.classes && after.classes && after.constant) {
+      const names = [...new Set([...Object.keys(before.classes), ...Object.keys(after.classes)])].sort();
+      const pct = (x: number | undefined) => (x === undefined ? '-' : x.toFixed(2));
+      lines.push(`Held-out right class: ${pct(before.classAccuracy)} before -> ${pct(after.classAccuracy)} after; best constant policy (always ${after.constant.class}) ${pct(after.constant.classAccuracy)}`);
+      lines.push(`Held-out per class, right class / correct, before -> after (runs): ${names.map((c) => `${c} ${pct(before.classes![c]?.classRight)}/${pct(before.classes![c]?.accuracy)} -> ${pct(after.classes![c]?.classRight)}/${pct(after.classes![c]?.accuracy)} (${after.classes![c]?.runs ?? 0})`).join(', ')}`);
+    }
+    for (const role of r.roles) {
+      const b = before.wiringRootFailures?.[role] ?? 0;
+      const a = after.wiringRootFailures?.[role] ?? 0;
+      if (b > 0 || a > 0) lines.push(`Held-out wiring root failures per run, ${role}: ${b.toFixed(3)} before -> ${a.toFixed(3)} after`);
+    }
     for (const role of r.roles) {
       const ex = r.heldout.after.examples[role]?.[0];
       if (ex !== undefined) lines.push(`  ${role} after, e.g.: ${JSON.stringify(ex.slice(0, 160))}`);

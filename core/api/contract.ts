@@ -142,6 +142,17 @@ export const payloadSchemas = {
     heldoutSamples: Count(1, 64).optional(),
     heldoutTemperature: z.number().min(0, 'must be at least 0').max(5, 'must be at most 5').optional(),
     seed: Count(0, 0x7fffffff).optional(),
+    warmStart: Count(0, MAX_RUN_LIMIT).optional(),
+    sftMix: z.boolean().optional(),
+    sftSteps: Count(1, 100).optional(),
+    sftLr: z.number().gt(0, 'must be greater than 0').lt(1, 'must be less than 1').optional(),
+    sftMinScore: z
+      .union([
+        z.number().gt(0, 'must be greater than 0').max(1, 'must be at most 1'),
+        z.record(Name, z.number().gt(0, 'must be greater than 0').max(1, 'must be at most 1')).refine((r) => Object.keys(r).length <= MAX_ROLE_MODELS, `must name at most ${MAX_ROLE_MODELS} roles`),
+      ])
+      .optional(),
+    sftRoles: z.array(Name).min(1, 'must name at least one role').max(MAX_ROLE_MODELS, `must have at most ${MAX_ROLE_MODELS} entries`).optional(),
     models: z.strictObject({
       default: AbsolutePath.optional(),
       roles: z.record(Name, AbsolutePath).refine((r) => Object.keys(r).length <= MAX_ROLE_MODELS, `must name at most ${MAX_ROLE_MODELS} roles`).optional(),

@@ -89,14 +89,14 @@ describe('getRunTrace of a designed run (scripted, SIMULATED designer)', () => {
   });
 
   it('a stored workflow that no longer compiles gives graphProblem and no graph', () => {
-    const yaml = DESIGNED_YAML.replace('tools: [calculator]', 'tools: [weather]');
+    const yaml = DESIGNED_YAML.replace('tools: [calculator]', 'tools: [forecast]');
     const e2 = store.createExperiment(newExperiment({ workflowYaml: yaml, workflowHash: computeWorkflowHash(yaml) }));
     const r = runRecord(e2.id, 0);
     store.saveRun(r, nodeEvents(r));
     const t = api.getRunTrace({ runId: r.runId });
     expect(t.events).toHaveLength(2);
     expect(t.graph).toBeUndefined();
-    expect(t.graphProblem).toMatch(/^the stored workflow does not compile with this host's tools: .*catalogue tool "weather" is not a known tool/);
+    expect(t.graphProblem).toMatch(/^the stored workflow does not compile with this host's tools: .*catalogue tool "forecast" is not a known tool/);
   });
 
   it('a hand-written workflow: every node from the workflow, wired by human, no design', () => {

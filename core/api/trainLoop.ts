@@ -46,6 +46,18 @@ export interface StartTrainLoopRequest {
   heldoutTemperature?: number;
   /** `--seed`, 0..2^31-1. Default 0. */
   seed?: number;
+  /** `--warm-start`: iterations 1..k take SFT steps on each role's successful runs instead of policy steps, 0..10000. Default 0. */
+  warmStart?: number;
+  /** `--sft-mix`: after the warm start, the SFT step before the policy step every iteration. Default false. */
+  sftMix?: boolean;
+  /** `--sft-steps`: SFT passes over the successful calls per iteration, 1..100. Default 2. */
+  sftSteps?: number;
+  /** `--sft-lr`: SFT learning rate, in (0, 1). Default 1e-3. */
+  sftLr?: number;
+  /** `--sft-min-score`: a run is a success for a role when its score is at least this, in (0, 1]: one number, or per role (others 1). Default 1. */
+  sftMinScore?: number | Record<string, number>;
+  /** `--sft-roles`: the trained roles that take SFT steps. Default: every trained role. */
+  sftRoles?: string[];
   /** `--model`, `--role-model role=file`: absolute GGUF paths. */
   models: { default?: string; roles?: Record<string, string> };
   /** `--role-version role=id`: a role starts from a recorded weight version (its lineage parent). */
@@ -73,6 +85,12 @@ export interface TrainRoleMetrics {
   signalSamples: number;
   /** The version written this iteration (absent when the role had no samples). */
   versionId?: string;
+  /** The step the role took: `grpo`, `sft`, `sft+grpo` or `none`. */
+  step?: 'grpo' | 'sft' | 'sft+grpo' | 'none';
+  /** SFT iterations: the successful calls trained on. */
+  sftSequences?: number;
+  /** Wiring root failures blamed on the role, per run. */
+  wiringRootFailures?: number;
 }
 
 /**
@@ -84,7 +102,12 @@ export type TrainLoopEvent =
   | { type: 'trainLoop'; loopId: string; status: 'running' | 'completed' | 'cancelled' | 'failed'; roles: string[]; done: number; iterations: number; message?: string }
   | { type: 'trainRollout'; loopId: string; iteration: number; done: number; total: number }
   | { type: 'trainIteration'; loopId: string; iteration: number; experimentId: string; score: number; sampledTokens: number; seconds: number; roles: Record<string, TrainRoleMetrics> }
-  | { type: 'trainHeldout'; loopId: string; phase: 'before' | 'after'; experimentId: string; score: number; samples: number; roles: Record<string, number> };
+  | {
+      type: 'trainHeldout'; loopId: string; phase: 'before' | 'after'; experimentId: string; score: number; samples: number; roles: Record<string, number>;
+      /** Share of runs correct; per class (datasets with classes): the share correct. */
+      accuracy?: number;
+      classes?: Record<string, number>;
+    };
 
 const LOOP_STATUSES: readonly string[] = ['running', 'completed', 'cancelled', 'failed'];
 
@@ -114,12 +137,16 @@ export function isTrainLoopEvent(value: unknown): value is TrainLoopEvent {
           const m = x as Record<string, unknown>;
           return (
             m !== null && typeof m === 'object' && num(m['reward']) && optional(m['kl'], num) && optional(m['loss'], num) &&
-            Number.isInteger(m['samples']) && Number.isInteger(m['signalSamples']) && optional(m['versionId'], (v) => str('', v))
+            Number.isInteger(m['samples']) && Number.isInteger(m['signalSamples']) && optional(m['versionId'], (v) => str('', v)) &&
+            optional(m['step'], (v) => ['grpo', 'sft', 'sft+grpo', 'none'].includes(v as string)) && optional(m['sftSequences'], (v) => Number.isInteger(v)) && optional(m['wiringRootFailures'], num)
           );
         })
       );
     case 'trainHeldout':
-      return (e['phase'] === 'before' || e['phase'] === 'after') && str('experimentId') && num(e['score']) && count('samples') && record(e['roles'], num);
+      return (
+        (e['phase'] === 'before' || e['phase'] === 'after') && str('experimentId') && num(e['score']) && count('samples') && record(e['roles'], num) &&
+        optional(e['accuracy'], num) && optional(e['classes'], (v) => record(v, num))
+      );
     default:
       return false;
   }

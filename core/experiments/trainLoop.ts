@@ -91,11 +91,12 @@ export function startTrainLoop(spec: TrainLoopSpec, deps: ServiceDeps & { traine
     store: deps.store,
     graph: spec.workflow.graph,
     workflow: { yaml: spec.workflow.text, ...(spec.workflow.file !== undefined && { file: spec.workflow.file }) },
-    dataset: { name: dataset.name, grader: dataset.grader },
+    dataset: { name: dataset.name, grader: dataset.grader, ...(dataset.classOf && { classOf: dataset.classOf }) },
     trainTasks, heldoutTasks, tools: deps.tools ?? defaultTools(), trainer: deps.trainer, makeProvider,
     models: { models: base.models, roleModels: base.roleModels }, roles, startVersions: spec.startVersions ?? {},
     group: spec.group, iterations: spec.iterations, tasksPerIteration: spec.tasksPerIteration, lr: spec.lr, kl: spec.kl, temperature: spec.temperature,
     maxGradNorm: spec.maxGradNorm, heldoutSamples: spec.heldoutSamples, heldoutTemperature: spec.heldoutTemperature, seed: spec.seed, versionsDir: spec.versionsDir,
+    ...(spec.sft && { sft: spec.sft }),
     parallel, signal: controller.signal, loopId,
     config: { models: deps.models.fingerprint ? deps.models.fingerprint(base) : base, dataDir: spec.dataDir },
     onEvent: (e) => {

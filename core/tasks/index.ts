@@ -27,4 +27,19 @@ export {
   type LearnSplit,
   type LearnTool,
 } from './learn.ts';
+export {
+  LEARN_DESIGN_SEED,
+  LEARN_DESIGN_SIZES,
+  LEARN_DESIGN_SPLITS,
+  LEARN_DESIGN_TOOLS,
+  LEARN_DESIGN_TOOL_NAMES,
+  createLearnDesignDataset,
+  learnDesignClass,
+  learnDesignGrader,
+  learnDesignTask,
+  readToolCalls,
+  type LearnDesignSplit,
+  type LearnDesignTool,
+  type ToolCallText,
+} from './learnDesign.ts';
 export { datasetNames, describeDataset, getDataset, type DatasetLocation } from './registry.ts';

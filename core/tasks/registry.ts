@@ -1,6 +1,7 @@
 import { DatasetError } from './errors.ts';
 import { createGsm8kDataset } from './gsm8k.ts';
 import { createLearnDataset } from './learn.ts';
+import { createLearnDesignDataset } from './learnDesign.ts';
 import { resolveDataDir } from './paths.ts';
 import type { Dataset } from './types.ts';
 
@@ -20,6 +21,7 @@ const DATASETS: Record<string, { describe: string; create: (dataDir: string) => 
   'learn-json': { describe: 'Copy a number 1-9 into a JSON field', create: () => createLearnDataset('learn-json', ['json']) },
   'learn-tool': { describe: 'Pick the right tool name (calculator, weather, search) for a request', create: () => createLearnDataset('learn-tool', ['tool']) },
   'learn-team': { describe: 'Two roles: a story that says "happy" (planner) and the right tool (solver, graded)', create: () => createLearnDataset('learn-team', ['team']) },
+  'learn-design': { describe: 'Pick the tool a request needs (weather, search, math) and its argument; graded per part (tool, argument)', create: () => createLearnDesignDataset('learn-design') },
 };
 
 /** Names of the datasets `getDataset` knows, sorted. */

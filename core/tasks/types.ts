@@ -63,4 +63,9 @@ export interface Dataset {
    */
   load(opts: LoadOptions): Task[];
   grader: Grader;
+  /**
+   * A task's class, for accuracy per class (e.g. `learn-design`: the tool its request needs,
+   * `weather`). Absent: the dataset has no classes.
+   */
+  classOf?: (task: Pick<Task, 'expected'>) => string;
 }

@@ -12,3 +12,4 @@ export { ToolRegistry, defaultTools } from './registry.ts';
 export { MAX_EXPRESSION_LENGTH, evaluateExpression } from './expression.ts';
 export { calculatorTool, type CalculatorOutput } from './calculator.ts';
 export { extractNumberTool } from './extractNumber.ts';
+export { dispatchTool, learnDesignTool, mathTool, searchTool, useToolTool, weatherTool } from './learnDesign.ts';

@@ -12,7 +12,7 @@ const echo: Tool = {
 describe('ToolRegistry', () => {
   it('holds the built-ins by default', () => {
     const reg = defaultTools();
-    expect(reg.list().map((t) => t.name)).toEqual(['calculator', 'extract_number']);
+    expect(reg.list().map((t) => t.name)).toEqual(['calculator', 'extract_number', 'weather', 'search', 'math', 'use_tool', 'dispatch']);
     expect(reg.has('calculator')).toBe(true);
     expect(reg.get('calculator')?.run({ expression: '2+3*4' }, {})).toEqual({ value: 14, expression: '2+3*4' });
     expect(reg.get('python')).toBeUndefined();
@@ -57,5 +57,48 @@ describe('extract_number', () => {
       expect(() => run(bad), String(bad)).toThrow(expect.objectContaining({ code: 'BAD_INPUT' }));
     }
     expect(() => run('nothing')).toThrow(/no number found in "nothing"/);
+  });
+});
+
+describe('learn-design tools', () => {
+  const reg = defaultTools();
+  it('answer with the exact text <tool>:<argument>, the argument on an enum port', () => {
+    expect(reg.get('weather')!.run({ day: 'tomorrow' }, {})).toBe('weather:tomorrow');
+    expect(reg.get('search')!.run({ kind: ' Books ' }, {})).toBe('search:books');
+    expect(reg.get('math')!.run({ op: 'subtract' }, {})).toBe('math:subtract');
+    expect(reg.get('weather')!.inputs).toEqual({ day: { type: 'string', enum: ['today', 'tomorrow', 'now'], description: 'One of: today, tomorrow, now.' } });
+    expect(reg.get('search')!.inputs.kind!.enum).toEqual(['story', 'word', 'books', 'facts']);
+    expect(reg.get('math')!.inputs.op!.enum).toEqual(['add', 'multiply', 'subtract']);
+    expect(reg.get('use_tool')!.run({ tool: 'search', kind: 'facts', day: null, op: null }, {})).toBe('search:facts');
+    expect(Object.keys(reg.get('use_tool')!.inputs)).toEqual(['tool', 'day', 'kind', 'op']);
+  });
+
+  it('refuse a value outside the port enum, a missing one, an argument the tool does not take (BAD_INPUT)', () => {
+    expect(() => reg.get('weather')!.run({ day: 'yesterday' }, {})).toThrow(/BAD_INPUT: input 'day' must be one of today, tomorrow, now, got "yesterday"/);
+    expect(() => reg.get('math')!.run({}, {})).toThrow(expect.objectContaining({ code: 'BAD_INPUT', tool: 'math' }));
+    expect(() => reg.get('search')!.run({ kind: 3 }, {})).toThrow(/must be a string, got number/);
+    expect(() => reg.get('use_tool')!.run({ tool: 'search', day: 'today', kind: null }, {})).toThrow(/BAD_INPUT: search needs input 'kind' \(story, word, books, facts\), got null/);
+    expect(() => reg.get('use_tool')!.run({ tool: 'search', kind: 'today' }, {})).toThrow(/input 'kind' must be one of story, word, books, facts, got "today"/);
+    expect(() => reg.get('use_tool')!.run({ tool: 'map', day: 'today' }, {})).toThrow(/input 'tool' must be one of weather, search, math/);
+    const controller = new AbortController();
+    controller.abort();
+    expect(() => reg.get('weather')!.run({ day: 'now' }, { signal: controller.signal })).toThrow(expect.objectContaining({ code: 'ABORTED' }));
+  });
+
+  it('dispatch calls the tool an argument belongs to, passes a tool answer through, refuses anything else', () => {
+    const dispatch = reg.get('dispatch')!;
+    expect(dispatch.run({ call: 'tomorrow' }, {})).toBe('weather:tomorrow');
+    expect(dispatch.run({ call: ' Books' }, {})).toBe('search:books');
+    expect(dispatch.run({ call: 'subtract' }, {})).toBe('math:subtract');
+    expect(dispatch.run({ call: 'search:facts' }, {})).toBe('search:facts');
+    expect(() => dispatch.run({ call: 'search:today' }, {})).toThrow(/BAD_INPUT: input 'call' must be an argument of weather, search, math or a tool's answer, got "search:today"/);
+    expect(() => dispatch.run({ call: 'soon' }, {})).toThrow(expect.objectContaining({ code: 'BAD_INPUT', tool: 'dispatch' }));
+    expect(() => dispatch.run({ call: 3 }, {})).toThrow(/must be a string, got number/);
+    expect(() => dispatch.run({}, {})).toThrow(/input 'call' is missing/);
+  });
+
+  it('checkToolInputs reports a value outside a port enum as a type problem', () => {
+    expect(checkToolInputs(reg.get('weather')!, { day: 'now' })).toEqual([]);
+    expect(checkToolInputs(reg.get('weather')!, { day: 'soon' })).toEqual([{ port: 'day', kind: 'type', message: `tool 'weather' input 'day' must be one of today, tomorrow, now, got "soon"` }]);
   });
 });

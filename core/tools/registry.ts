@@ -1,5 +1,6 @@
 import { calculatorTool } from './calculator.ts';
 import { extractNumberTool } from './extractNumber.ts';
+import { dispatchTool, mathTool, searchTool, useToolTool, weatherTool } from './learnDesign.ts';
 import { ToolError, type Tool } from './tool.ts';
 
 const TOOL_NAME = /^[a-z][a-z0-9_]*$/;
@@ -44,7 +45,10 @@ export class ToolRegistry {
   }
 }
 
-/** A fresh registry with the built-in tools: `calculator`, `extract_number`. */
+/**
+ * A fresh registry with the built-in tools: `calculator`, `extract_number`, and the
+ * `learn-design` family's `weather`, `search`, `math`, `use_tool` and `dispatch` (core/tools/learnDesign.ts).
+ */
 export function defaultTools(): ToolRegistry {
-  return new ToolRegistry([calculatorTool, extractNumberTool]);
+  return new ToolRegistry([calculatorTool, extractNumberTool, weatherTool, searchTool, mathTool, useToolTool, dispatchTool]);
 }

@@ -10,6 +10,12 @@ export interface ToolInputSpec {
   /** When true the port may be left unwired/undefined. Default false. */
   optional?: boolean;
   description?: string;
+  /**
+   * The values the port accepts, when it takes one of a fixed set (a `string` port). A value
+   * outside it is a `type` problem (checkToolInputs); an upstream contract whose enum is not a
+   * subset of it is a wiring fault (PORT_TYPE_MISMATCH).
+   */
+  enum?: readonly string[];
 }
 
 /** What a tool run gets besides its inputs. */
@@ -81,7 +87,8 @@ export interface ToolInputProblem {
 
 /**
  * Checks `inputs` against `tool.inputs`: required ports present (not undefined), values of the
- * declared type (`number` must be finite; `object` is a non-array, non-null object), no ports the
+ * declared type (`number` must be finite; `object` is a non-array, non-null object) and, where
+ * the port declares an `enum`, one of its values; no ports the
  * tool does not declare. Pure; returns [] when all is well. The engine decides whose fault a
  * problem is (a missing or unknown port is usually wiring).
  */
@@ -95,6 +102,8 @@ export function checkToolInputs(tool: Pick<Tool, 'name' | 'inputs'>, inputs: Rec
     }
     if (!matchesType(value, spec.type)) {
       problems.push({ port, kind: 'type', message: `tool '${tool.name}' input '${port}' must be ${spec.type}, got ${typeName(value)}` });
+    } else if (spec.enum && !spec.enum.includes(value as string)) {
+      problems.push({ port, kind: 'type', message: `tool '${tool.name}' input '${port}' must be one of ${spec.enum.join(', ')}, got ${JSON.stringify(value)}` });
     }
   }
   for (const port of Object.keys(inputs)) {

@@ -7,6 +7,7 @@ import { FlowlabError } from '../errors.ts';
  * - `NO_TASKS`: no training tasks;
  * - `NEEDS_TEMPERATURE`: on-policy sampling needs a temperature above 0;
  * - `NO_MODEL_FILE`: a role to train has no model file;
+ * - `BAD_SFT`: the loop's SFT schedule is malformed (warm start, passes, learning rate, success scores);
  * - `HALTED`: an iteration's experiment halted (an infrastructure fault; the message says which);
  * - `NON_FINITE_STEP`: a step produced a non-finite loss or gradient norm (weights left unchanged);
  * - `DISPOSED`: a trainable model was used after `dispose()`;
@@ -19,6 +20,7 @@ export type TrainingErrorCode =
   | 'NO_TASKS'
   | 'NEEDS_TEMPERATURE'
   | 'NO_MODEL_FILE'
+  | 'BAD_SFT'
   | 'HALTED'
   | 'NON_FINITE_STEP'
   | 'DISPOSED'

@@ -9,10 +9,10 @@ import type { AdvantageRow } from '../store/improve.ts';
 import type { ExperimentCall } from '../store/types.ts';
 import type { Task } from '../tasks/types.ts';
 import type { RunRecord } from '../results/index.ts';
-import type { PolicySample, StepResult } from './port.ts';
+import type { PolicySample, SftSequence, StepResult } from './port.ts';
 import { TrainingError } from './errors.ts';
-import { policySamples } from './samples.ts';
-import type { HeldoutResult, IterationMetrics, RoleIterationMetrics, RungMeans } from './types.ts';
+import { policySamples, sftSequences } from './samples.ts';
+import type { ClassAccuracy, ConstantBaseline, HeldoutResult, IterationMetrics, RoleIterationMetrics, RoleStepKind, RungMeans, SftSchedule } from './types.ts';
 
 /** The ref a trained role's model goes by (each trained role has its own). */
 export const trainRef = (role: string) => `train:${role}`;
@@ -61,6 +61,100 @@ export function roleStepBatches(calls: readonly ExperimentCall[], rows: readonly
   return out;
 }
 
+/**
+ * What iteration `k` (1-based) does for a trained role (`role`; absent: any role the schedule
+ * covers) under `sft` (absent, or a role outside `sft.roles`: policy steps only): the SFT step
+ * alone during the warm start (k ≤ warmStart), then the policy step, with the SFT step before it
+ * when `mix` is set.
+ */
+export function iterationSteps(k: number, sft: SftSchedule | undefined, role?: string): { sft: boolean; policy: boolean } {
+  if (!sft || (role !== undefined && sft.roles && !sft.roles.includes(role))) return { sft: false, policy: true };
+  if (k <= sft.warmStart) return { sft: true, policy: false };
+  return { sft: sft.mix, policy: true };
+}
+
+/** A role's success threshold under `minScore` (a number for all, or per role; a role left out: 1). */
+export function minScoreOf(minScore: SftSchedule['minScore'], role: string): number {
+  return typeof minScore === 'number' ? minScore : (minScore[role] ?? 1);
+}
+
+/**
+ * Each trained role's SFT batch: its trainable calls (recorded token ids; see `sftSequences`)
+ * from the runs whose grader score is at least the role's threshold (`minScoreOf`) and above 0,
+ * each distinct sequence once. Keeping duplicates would weight a task by how often the current
+ * policy already solves it — the classes it favours — so a rare right answer (one success in a
+ * group) would count as little as 1/G of a common one; once per distinct success, every task
+ * the group solved weighs the same (as STaR keeps one rationale per solved problem, Zelikman et
+ * al. 2022, §3.1). Roles with no successful call get an empty batch.
+ */
+export function roleSftBatches(calls: readonly ExperimentCall[], runs: readonly RunRecord[], roles: readonly string[], minScore: SftSchedule['minScore']): Map<string, SftSequence[]> {
+  const out = new Map<string, SftSequence[]>();
+  for (const role of roles) {
+    const threshold = minScoreOf(minScore, role);
+    const kept = new Set(runs.filter((r) => r.score > 0 && r.score >= threshold).map((r) => r.runId as string));
+    const seen = new Set<string>();
+    out.set(role, sftSequences(calls, role, (id) => kept.has(id)).filter((q) => {
+      const key = q.tokens.join(',');
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    }));
+  }
+  return out;
+}
+
+/** The step kind a role took: `sft`, `grpo`, both, or `none` (neither step had data). */
+export function stepKind(sftStep: StepResult | undefined, policyStep: StepResult | undefined): RoleStepKind {
+  if (sftStep && policyStep) return 'sft+grpo';
+  return sftStep ? 'sft' : policyStep ? 'grpo' : 'none';
+}
+
+/** Wiring root failures blamed on `role`, per run (mean over `runs`; runs without credit count 0). */
+export function wiringRootFailures(runs: readonly RunRecord[], role: string): number {
+  return mean(runs.map((r) => (r.credit?.roots ?? []).filter((f) => f.failureClass === 'wiring' && f.blamed === role).length));
+}
+
+/**
+ * Accuracy per class: runs grouped by `classOf` of their expected answer (runs without one are
+ * left out), each class's run count, share correct, mean score, and share whose answer is of the
+ * class (`classOf` of the answer text: the right design, whatever its arguments); keys sorted.
+ * Undefined when there is no `classOf`.
+ */
+export function classAccuracy(runs: readonly RunRecord[], classOf: ((task: { expected: string }) => string) | undefined): Record<string, ClassAccuracy> | undefined {
+  if (!classOf) return undefined;
+  const by = new Map<string, RunRecord[]>();
+  for (const r of runs) {
+    if (r.expected === undefined) continue;
+    const c = classOf({ expected: r.expected });
+    by.set(c, [...(by.get(c) ?? []), r]);
+  }
+  const answerIs = (r: RunRecord, c: string) => (r.answer === undefined ? 0 : classOf({ expected: r.answer }) === c ? 1 : 0);
+  return Object.fromEntries([...by].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([c, rs]) => [c, {
+    runs: rs.length,
+    accuracy: mean(rs.map((r) => (r.correct ? 1 : 0))),
+    score: mean(rs.map((r) => r.score)),
+    classRight: mean(rs.map((r) => answerIs(r, c))),
+  }]));
+}
+
+/**
+ * The best constant policy on `runs`: always giving the most common expected answer (its share
+ * of the runs is that policy's accuracy) and, given `classOf`, always choosing the most common
+ * class (its share is that policy's class accuracy). Ties go to the first in sorted order.
+ */
+export function constantBaseline(runs: readonly RunRecord[], classOf?: (task: { expected: string }) => string): ConstantBaseline {
+  const top = (keys: string[]) => {
+    const counts = new Map<string, number>();
+    for (const k of keys) counts.set(k, (counts.get(k) ?? 0) + 1);
+    const [best] = [...counts].sort(([a, x], [b, y]) => y - x || (a < b ? -1 : a > b ? 1 : 0));
+    return best ? { value: best[0], share: best[1] / keys.length } : undefined;
+  };
+  const expected = runs.map((r) => r.expected).filter((e): e is string => e !== undefined);
+  const answer = top(expected);
+  const cls = classOf ? top(expected.map((e) => classOf({ expected: e }))) : undefined;
+  return { answer: answer?.value ?? null, accuracy: answer?.share ?? 0, ...(cls && { class: cls.value, classAccuracy: cls.share }) };
+}
+
 /** Where iteration `k`'s version of `role` is written: `<versionsDir>/<loopId>/<role>/iter-<kkk>.gguf` (role made file-safe). */
 export function versionFile(versionsDir: string, loopId: string, role: string, k: number): string {
   return path.join(versionsDir, loopId, safeName(role), `iter-${String(k).padStart(3, '0')}.gguf`);
@@ -83,23 +177,40 @@ export function rungMeans(runs: readonly RunRecord[], role: string): RungMeans {
 /**
  * One role's metrics of an iteration, before its version is written (`versionId` unset, `path`
  * the role's current file): reward and rungs over `runs`, the batch sizes, the groups with no
- * reward spread, and the step's loss, KL, tokens and tokens per second (when it stepped).
+ * reward spread, the policy step's loss and KL, in SFT iterations (`sft`) the SFT step's
+ * sequences and loss and which steps it took, and the tokens of both steps with their rate.
+ * (The loop adds `step` elsewhere and the wiring root failures per run: `roleRunFacts`.)
  */
-export function roleIterationMetrics(runs: readonly RunRecord[], role: string, summary: RolloutSummary, batch: RoleBatch, step: StepResult | undefined, currentPath: string): RoleIterationMetrics {
+export function roleIterationMetrics(
+  runs: readonly RunRecord[],
+  role: string,
+  summary: RolloutSummary,
+  batch: RoleBatch,
+  step: StepResult | undefined,
+  currentPath: string,
+  sft?: { sequences: number; step: StepResult | undefined },
+): RoleIterationMetrics {
+  const tokens = (step?.tokens ?? 0) + (sft?.step?.tokens ?? 0);
+  const ms = (step?.ms ?? 0) + (sft?.step?.ms ?? 0);
   const m: RoleIterationMetrics = {
     reward: roleReward(runs, role),
     rungs: rungMeans(runs, role),
     samples: batch.samples.length,
     signalSamples: batch.signal,
     zeroSpreadGroups: summary.roles[role]?.zeroSpreadGroups ?? 0,
-    trainTokens: step?.tokens ?? 0,
+    trainTokens: tokens,
     path: currentPath,
   };
   if (step) {
     m.loss = step.loss;
     if (step.kl !== undefined) m.kl = step.kl;
-    if (step.ms > 0) m.trainTokensPerSecond = step.tokens / (step.ms / 1000);
   }
+  if (sft) {
+    m.step = stepKind(sft.step, step);
+    m.sftSequences = sft.sequences;
+    if (sft.step) m.sftLoss = sft.step.loss;
+  }
+  if (ms > 0 && tokens > 0) m.trainTokensPerSecond = tokens / (ms / 1000);
   return m;
 }
 
@@ -112,17 +223,19 @@ export interface IterationClock {
 }
 
 /**
- * An iteration's metrics: mean grader score, the roles' metrics, completion tokens sampled (the
+ * An iteration's metrics: mean grader score (and accuracy per class, given `classOf`), the roles' metrics, completion tokens sampled (the
  * recorded ids, else the call's count) and their rate over the sampling seconds, and the
  * seconds of sampling, training, write + reload and in all.
  */
-export function iterationMetrics(k: number, experimentId: string, runs: readonly RunRecord[], calls: readonly ExperimentCall[], roles: Record<string, RoleIterationMetrics>, t: IterationClock): IterationMetrics {
+export function iterationMetrics(k: number, experimentId: string, runs: readonly RunRecord[], calls: readonly ExperimentCall[], roles: Record<string, RoleIterationMetrics>, t: IterationClock, classOf?: (task: { expected: string }) => string): IterationMetrics {
   const sampledTokens = calls.reduce((s, c) => s + (c.completionTokenIds?.length ?? c.completionTokens), 0);
+  const classes = classAccuracy(runs, classOf);
   return {
     iteration: k,
     experimentId,
     score: mean(runs.map((r) => r.score)),
     roles,
+    ...(classes && { classes }),
     sampledTokens,
     sampleTokensPerSecond: sampledTokens / Math.max(1e-9, (t.sampled - t.start) / 1000),
     seconds: { sampling: (t.sampled - t.start) / 1000, training: (t.trained - t.sampled) / 1000, writeReload: (t.end - t.trained) / 1000, total: (t.end - t.start) / 1000 },
@@ -131,7 +244,8 @@ export function iterationMetrics(k: number, experimentId: string, runs: readonly
 
 /**
  * A held-out evaluation's result: mean grader score over its runs, their number, each trained
- * role's mean ladder reward, and the first three error-free completions of each role.
+ * role's mean ladder reward, and the first three error-free completions of each role (the
+ * loop adds `heldoutAccuracy`).
  */
 export function heldoutResult(experimentId: string, runs: readonly RunRecord[], calls: readonly ExperimentCall[], roles: readonly string[]): HeldoutResult {
   return {
@@ -140,6 +254,23 @@ export function heldoutResult(experimentId: string, runs: readonly RunRecord[], 
     samples: runs.length,
     roles: Object.fromEntries(roles.map((role) => [role, roleReward(runs, role)])),
     examples: Object.fromEntries(roles.map((role) => [role, calls.filter((c) => c.role === role && !c.error).slice(0, 3).map((c) => c.completion)])),
+  };
+}
+
+/**
+ * What a held-out evaluation adds to `heldoutResult`: the share of runs correct; given
+ * `classOf`, accuracy per class (`classAccuracy`) and the share whose answer is of the right
+ * class; the best constant policy on the same runs (`constantBaseline`); and the wiring root
+ * failures blamed on each trained role, per run.
+ */
+export function heldoutAccuracy(runs: readonly RunRecord[], roles: readonly string[], classOf?: (task: { expected: string }) => string): Required<Pick<HeldoutResult, 'accuracy' | 'constant' | 'wiringRootFailures'>> & Pick<HeldoutResult, 'classes' | 'classAccuracy'> {
+  const classes = classAccuracy(runs, classOf);
+  const graded = runs.filter((r) => r.expected !== undefined);
+  return {
+    accuracy: mean(runs.map((r) => (r.correct ? 1 : 0))),
+    ...(classes && classOf && { classes, classAccuracy: mean(graded.map((r) => (r.answer !== undefined && classOf({ expected: r.answer }) === classOf({ expected: r.expected! }) ? 1 : 0))) }),
+    constant: constantBaseline(runs, classOf),
+    wiringRootFailures: Object.fromEntries(roles.map((role) => [role, wiringRootFailures(runs, role)])),
   };
 }
 

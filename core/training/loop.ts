@@ -19,9 +19,9 @@
 import type { RoleName } from '../ids.ts';
 import type { ModelProvider } from '../model/provider.ts';
 import { TrainingError } from './errors.ts';
-import { iterationMetrics, iterationTasks, mean, roleIterationMetrics, roleStepBatches, trainRef } from './iteration.ts';
-import type { StepResult, TrainableModel } from './port.ts';
-import { applyPolicyStep, evaluateHeldout, modelsSnapshot, sampleGroup, scoreGroup, writeRoleVersion } from './steps.ts';
+import { iterationMetrics, iterationSteps, iterationTasks, mean, roleIterationMetrics, roleSftBatches, roleStepBatches, stepKind, trainRef, wiringRootFailures } from './iteration.ts';
+import type { SftSequence, StepResult, TrainableModel } from './port.ts';
+import { applyPolicyStep, applySftStep, evaluateHeldout, modelsSnapshot, sampleGroup, scoreGroup, writeRoleVersion } from './steps.ts';
 import type { IterationMetrics, LoopHyper, LoopModels, LoopRun, RoleIterationMetrics, TrainedRole, TrainLoopOptions, TrainLoopReport } from './types.ts';
 
 export type { HeldoutResult, IterationMetrics, LoopEvent, LoopHyper, LoopModels, RoleIterationMetrics, TrainLoopOptions, TrainLoopReport } from './types.ts';
@@ -35,28 +35,44 @@ export function newLoopId(now = new Date()): string {
 
 /**
  * Checks the options before anything is loaded: at least one role, each a role of the workflow,
- * a sampling temperature > 0 (on-policy training samples), and training tasks. Throws naming
- * what is wrong.
+ * a sampling temperature > 0 (on-policy training samples), training tasks, and a well-formed SFT
+ * schedule (warm start >= 0, passes >= 1, lr in (0, 1), success scores in (0, 1] of trained
+ * roles). Throws TrainingError (NO_ROLE, NEEDS_TEMPERATURE, NO_TASKS, BAD_SFT) naming what is wrong.
  */
-export function checkLoopOptions(o: Pick<TrainLoopOptions, 'roles' | 'graph' | 'temperature' | 'trainTasks'>): void {
+export function checkLoopOptions(o: Pick<TrainLoopOptions, 'roles' | 'graph' | 'temperature' | 'trainTasks' | 'sft'>): void {
   if (!o.roles.length) throw new TrainingError('NO_ROLE', 'train-loop: no role to train');
   for (const role of o.roles) {
     if (!o.graph.roles.has(role as RoleName)) throw new TrainingError('NO_ROLE', `train-loop: the workflow has no role "${role}" (roles: ${[...o.graph.roles.keys()].join(', ')})`);
   }
   if (!(o.temperature > 0)) throw new TrainingError('NEEDS_TEMPERATURE', 'train-loop: on-policy training needs a sampling temperature > 0');
   if (!o.trainTasks.length) throw new TrainingError('NO_TASKS', 'train-loop: no training tasks');
+  const sft = o.sft;
+  if (sft) {
+    if (!(Number.isInteger(sft.warmStart) && sft.warmStart >= 0)) throw new TrainingError('BAD_SFT', `train-loop: the warm start must be a whole number of iterations >= 0, got ${String(sft.warmStart)}`);
+    if (!(Number.isInteger(sft.steps) && sft.steps >= 1)) throw new TrainingError('BAD_SFT', `train-loop: SFT passes must be a whole number >= 1, got ${String(sft.steps)}`);
+    if (!(sft.lr > 0 && sft.lr < 1)) throw new TrainingError('BAD_SFT', `train-loop: the SFT learning rate must be in (0, 1), got ${String(sft.lr)}`);
+    const scores = typeof sft.minScore === 'number' ? { '*': sft.minScore } : sft.minScore;
+    for (const [role, x] of Object.entries(scores)) {
+      if (!(x > 0 && x <= 1)) throw new TrainingError('BAD_SFT', `train-loop: the SFT success score${role === '*' ? '' : ` of role "${role}"`} must be in (0, 1], got ${String(x)}`);
+      if (role !== '*' && !o.roles.includes(role)) throw new TrainingError('BAD_SFT', `train-loop: an SFT success score names role "${role}", which is not trained (roles: ${o.roles.join(', ')})`);
+    }
+    for (const role of sft.roles ?? []) {
+      if (!o.roles.includes(role)) throw new TrainingError('BAD_SFT', `train-loop: the SFT roles name "${role}", which is not trained (roles: ${o.roles.join(', ')})`);
+    }
+  }
 }
 
 /** The loop's hyper-parameters as stored with every experiment and version. */
 export function loopHyper(o: TrainLoopOptions, loopId: string): LoopHyper {
-  return { lr: o.lr, kl: o.kl, temperature: o.temperature, group: o.group, tasksPerIteration: o.tasksPerIteration, maxGradNorm: o.maxGradNorm ?? null, seed: o.seed, dataset: o.dataset.name, loopId };
+  return { lr: o.lr, kl: o.kl, temperature: o.temperature, group: o.group, tasksPerIteration: o.tasksPerIteration, maxGradNorm: o.maxGradNorm ?? null, seed: o.seed, dataset: o.dataset.name, loopId, ...(o.sft && { sft: o.sft }) };
 }
 
 /**
  * Runs the loop: held-out before; then per iteration k = 1..iterations: sample a group (G
  * rollouts per task), score it (group advantages, stored), build each trained role's batch,
- * apply one policy step per role, write each stepped role's version and reload the provider
- * over the new files; held-out after. Cancellation (signal) stops between or within iterations
+ * apply one policy step per role — or, under `o.sft`, the SFT step on the role's successful
+ * calls instead (warm start) or before it (mix) — write each stepped role's version and reload
+ * the provider over the new files; held-out after. Cancellation (signal) stops between or within iterations
  * and skips the held-out after. The provider and every trainable model are disposed at the end.
  */
 export async function runTrainLoop(o: TrainLoopOptions): Promise<TrainLoopReport> {
@@ -101,10 +117,19 @@ export async function runTrainLoop(o: TrainLoopOptions): Promise<TrainLoopReport
       const { runs, calls, rows, summary } = scoreGroup(o.store, sampled.experimentId, o.group, o.roles);
       const tSampled = performance.now();
 
-      // One policy step per trained role, on the role's own calls and advantages.
+      // Per trained role: the SFT step on its successful calls (warm start, or mixed), then the
+      // policy step on its own calls and advantages (after the warm start).
+      const plans = new Map(o.roles.map((role) => [role, iterationSteps(k, o.sft, role)]));
       const batches = roleStepBatches(calls, rows, o.roles);
+      const sftRoles = o.roles.filter((role) => plans.get(role)!.sft);
+      const sftBatches = o.sft && sftRoles.length ? roleSftBatches(calls, runs, sftRoles, o.sft.minScore) : new Map<string, SftSequence[]>();
       const steps = new Map<string, StepResult | undefined>();
-      for (const role of o.roles) steps.set(role, await applyPolicyStep(run, state.get(role)!, batches.get(role)!));
+      const sftSteps = new Map<string, StepResult | undefined>();
+      for (const role of o.roles) {
+        const plan = plans.get(role)!;
+        if (plan.sft && o.sft) sftSteps.set(role, await applySftStep(run, state.get(role)!, sftBatches.get(role) ?? [], o.sft.steps, o.sft.lr));
+        if (plan.policy) steps.set(role, await applyPolicyStep(run, state.get(role)!, batches.get(role)!));
+      }
       const tTrained = performance.now();
 
       // Write each updated role's new version, record it, reload the provider with the new files.
@@ -113,20 +138,23 @@ export async function runTrainLoop(o: TrainLoopOptions): Promise<TrainLoopReport
       for (const role of o.roles) {
         const st = state.get(role)!;
         const step = steps.get(role);
-        const m = roleIterationMetrics(runs, role, summary, batches.get(role)!, step, st.path);
-        if (step) {
+        const sftStep = sftSteps.get(role);
+        const m = roleIterationMetrics(runs, role, summary, batches.get(role)!, step, st.path, plans.get(role)!.sft ? { sequences: sftBatches.get(role)?.length ?? 0, step: sftStep } : undefined);
+        m.step = stepKind(sftStep, step);
+        m.wiringRootFailures = wiringRootFailures(runs, role);
+        if (step || sftStep) {
           const version = await writeRoleVersion(run, role, st, k, sampled.experimentId, step, m, score, { sampling: (tSampled - t0) / 1000, training: (tTrained - tSampled) / 1000 });
           m.versionId = version.id;
           m.path = st.path;
         }
         roleMetrics[role] = m;
       }
-      if ([...steps.values()].some((s) => s)) {
+      if ([...steps.values(), ...sftSteps.values()].some((s) => s)) {
         await live.dispose();
         live = undefined;
         run.provider = live = await o.makeProvider(modelsSnapshot(models));
       }
-      const metrics = iterationMetrics(k, sampled.experimentId, runs, calls, roleMetrics, { start: t0, sampled: tSampled, trained: tTrained, end: performance.now() });
+      const metrics = iterationMetrics(k, sampled.experimentId, runs, calls, roleMetrics, { start: t0, sampled: tSampled, trained: tTrained, end: performance.now() }, o.dataset.classOf);
       iterations.push(metrics);
       o.onEvent?.({ type: 'iteration', metrics });
     }

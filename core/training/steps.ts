@@ -16,9 +16,10 @@ import type { ExperimentCall } from '../store/types.ts';
 import type { WeightVersion } from '../store/weights.ts';
 import type { Task } from '../tasks/types.ts';
 import type { RunRecord } from '../results/index.ts';
-import { heldoutResult, sampledTaskList, trainRef, versionFile, type RoleBatch } from './iteration.ts';
+import { heldoutAccuracy, heldoutResult, sampledTaskList, trainRef, versionFile, type RoleBatch } from './iteration.ts';
 import { TrainingError } from './errors.ts';
-import type { StepResult } from './port.ts';
+import type { SftSequence, StepResult } from './port.ts';
+import { chunks } from './samples.ts';
 import type { HeldoutResult, LoopModels, LoopRun, RoleIterationMetrics, TrainedRole } from './types.ts';
 
 /** The files in use now, copied (what a provider is built over). */
@@ -103,9 +104,31 @@ export async function applyPolicyStep(run: LoopRun, role: TrainedRole, batch: Ro
   return await role.model.policyStep(batch.samples, { lr: o.lr, kl: o.kl, temperature: o.temperature, ...(o.maxGradNorm !== undefined ? { maxGradNorm: o.maxGradNorm } : {}) });
 }
 
+/** Sequences per SFT optimiser step (as `flowlab train --mode sft`'s default batch). */
+export const SFT_BATCH = 32;
+
+/**
+ * Apply the SFT step: `passes` passes over a role's successful sequences, in batches of at most
+ * SFT_BATCH, each an Adam step at `lr` with the loop's gradient clip; none for an empty batch.
+ * Returns one StepResult: the mean loss of the batches, their tokens and milliseconds summed.
+ */
+export async function applySftStep(run: LoopRun, role: TrainedRole, seqs: readonly SftSequence[], passes: number, lr: number): Promise<StepResult | undefined> {
+  if (!seqs.length) return undefined;
+  const results: StepResult[] = [];
+  for (let p = 0; p < passes; p++) {
+    for (const b of chunks(seqs, SFT_BATCH)) results.push(await role.model.sftStep(b, { lr, ...(run.o.maxGradNorm !== undefined ? { maxGradNorm: run.o.maxGradNorm } : {}) }));
+  }
+  return {
+    loss: results.reduce((s, r) => s + r.loss, 0) / results.length,
+    tokens: results.reduce((s, r) => s + r.tokens, 0),
+    ms: results.reduce((s, r) => s + r.ms, 0),
+  };
+}
+
 /**
  * Write a version: the role's stepped weights as iteration `k`'s GGUF (`versionFile`), stored as
- * the child of the role's newest version with the iteration's metrics and seconds (sampling and
+ * the child of the role's newest version (`hyper.mode`: the step kind, `grpo`, `sft` or
+ * `sft+grpo`; `step`: the policy step, absent in an SFT-only iteration) with the iteration's metrics and seconds (sampling and
  * training of the iteration, and this write). Moves the role and its `train:<role>` ref to the
  * new file; the caller reloads the provider after every role is written.
  */
@@ -115,7 +138,7 @@ export async function writeRoleVersion(
   role: TrainedRole,
   k: number,
   experimentId: ExperimentId,
-  step: StepResult,
+  step: StepResult | undefined,
   m: RoleIterationMetrics,
   score: number,
   seconds: { sampling: number; training: number },
@@ -132,9 +155,10 @@ export async function writeRoleVersion(
     ...(role.parentId ? { parentId: role.parentId } : {}),
     experimentId,
     iteration: k,
-    hyper: { ...run.hyper, mode: 'grpo' },
+    hyper: { ...run.hyper, mode: m.step },
     metrics: {
-      reward: m.reward, score, loss: step.loss, kl: step.kl ?? null, samples: m.samples, signalSamples: m.signalSamples, tokens: step.tokens,
+      reward: m.reward, score, loss: step?.loss ?? null, kl: step?.kl ?? null, samples: m.samples, signalSamples: m.signalSamples, tokens: m.trainTokens,
+      ...(m.sftSequences !== undefined && { sftSequences: m.sftSequences, sftLoss: m.sftLoss ?? null }),
       rungs: m.rungs, trainTokensPerSecond: m.trainTokensPerSecond ?? null,
       seconds: { ...seconds, write: writeSeconds },
     },
@@ -170,7 +194,8 @@ export async function evaluateHeldout(run: LoopRun, phase: 'before' | 'after'): 
     parallel: parallelOf(run, o.heldoutTasks.length * K), sampling: greedy ? { temperature: 0 } : { temperature: o.heldoutTemperature, topK: 0, topP: 1, minP: 0 },
   });
   finishExperiment(o.store, exp.id, res);
-  const result = heldoutResult(exp.id, o.store.listRuns(exp.id), o.store.getExperimentCalls(exp.id), o.roles);
+  const runs = o.store.listRuns(exp.id);
+  const result = { ...heldoutResult(exp.id, runs, o.store.getExperimentCalls(exp.id), o.roles), ...heldoutAccuracy(runs, o.roles, o.dataset.classOf) };
   o.onEvent?.({ type: 'heldout', phase, result });
   return result;
 }

@@ -45,6 +45,34 @@ export interface TrainLoopSchedule {
   versionsDir: string;
   /** Versions the trained roles start from (`--role-version`): their files and the parents of the first new versions. */
   startVersions?: Readonly<Record<string, WeightVersion>>;
+  /** Supervised steps on the loop's own successful trajectories (absent: policy steps only). */
+  sft?: SftSchedule;
+}
+
+/**
+ * Rejection-sampling fine-tuning inside the loop (filtered behaviour cloning; RAFT, Dong et al.
+ * 2023, "Reward rAnked FineTuning", §3; the STaR loop, Zelikman et al. 2022): in an SFT
+ * iteration each trained role takes supervised steps — cross-entropy on completion tokens only —
+ * on its own calls of the iteration's successful runs, a run being a success for a role when
+ * its grader score reaches the role's `minScore`.
+ */
+export interface SftSchedule {
+  /** Iterations 1..warmStart take the SFT step instead of the policy step (the warm start). */
+  warmStart: number;
+  /** Iterations after the warm start take the SFT step too, before the policy step. */
+  mix: boolean;
+  /** Passes over the iteration's kept sequences (each in batches of at most 32). */
+  steps: number;
+  /** Adam learning rate of the SFT steps. */
+  lr: number;
+  /**
+   * A run is a success for a role when its score is at least this: a number for every role, or
+   * per role (roles left out: 1). With partial credit per part (learn-design: tool, argument), a
+   * role whose part comes first can take the score its part alone gives (0.5).
+   */
+  minScore: number | Readonly<Record<string, number>>;
+  /** The trained roles that take SFT steps (absent: every trained role); the others take policy steps only. */
+  roles?: readonly string[];
 }
 
 export interface TrainLoopOptions extends TrainLoopSchedule {
@@ -52,7 +80,7 @@ export interface TrainLoopOptions extends TrainLoopSchedule {
   graph: Graph;
   /** The workflow's source (stored with each experiment) and file, if any. */
   workflow: { yaml: string; file?: string };
-  dataset: { name: string; grader: Grader };
+  dataset: { name: string; grader: Grader; classOf?: (task: Pick<Task, 'expected'>) => string };
   /** Training tasks: iteration k takes the next `tasksPerIteration` of them (wrapping around). */
   trainTasks: readonly Task[];
   /** Held-out tasks evaluated before and after (none: no held-out evaluation). */
@@ -100,6 +128,34 @@ export interface RoleIterationMetrics {
   /** The version written this iteration (absent when the role had no samples). */
   versionId?: string;
   path: string;
+  /** What the role's step was: `grpo` (policy step), `sft`, `sft+grpo`, or `none` (no data); set by the loop. */
+  step?: RoleStepKind;
+  /** SFT iterations: the successful calls trained on, and the mean loss of their steps. */
+  sftSequences?: number;
+  sftLoss?: number;
+  /** Wiring root failures blamed on the role, per run (mean over the iteration's runs); set by the loop. */
+  wiringRootFailures?: number;
+}
+
+export type RoleStepKind = 'grpo' | 'sft' | 'sft+grpo' | 'none';
+
+/** Accuracy of one class of tasks (Dataset.classOf): runs, the share correct, the mean score. */
+export interface ClassAccuracy {
+  runs: number;
+  accuracy: number;
+  score: number;
+  /** Share of the runs whose answer is of this class (the right design, whatever its arguments). */
+  classRight: number;
+}
+
+/** The best constant policy on a set of runs (core/training/iteration.ts constantBaseline). */
+export interface ConstantBaseline {
+  /** The most common expected answer, and its share: the accuracy of always giving it. */
+  answer: string | null;
+  accuracy: number;
+  /** The most common class, and its share: the class accuracy of always choosing it (datasets with classes). */
+  class?: string;
+  classAccuracy?: number;
 }
 
 export interface IterationMetrics {
@@ -108,6 +164,8 @@ export interface IterationMetrics {
   /** Mean grader score (the outcome) over the iteration's rollouts. */
   score: number;
   roles: Record<string, RoleIterationMetrics>;
+  /** Accuracy per class of task, when the dataset has classes (Dataset.classOf). */
+  classes?: Record<string, ClassAccuracy>;
   /** Completion tokens sampled, and per second of sampling. */
   sampledTokens: number;
   sampleTokensPerSecond: number;
@@ -121,6 +179,16 @@ export interface HeldoutResult {
   samples: number;
   /** Mean ladder reward per role. */
   roles: Record<string, number>;
+  /** Share of runs correct, over every held-out sample (set by the loop, as the fields below). */
+  accuracy?: number;
+  /** Accuracy per class of task, when the dataset has classes (Dataset.classOf). */
+  classes?: Record<string, ClassAccuracy>;
+  /** Share of runs whose answer is of the right class (datasets with classes). */
+  classAccuracy?: number;
+  /** The best constant policy on the same runs. */
+  constant?: ConstantBaseline;
+  /** Wiring root failures blamed on each trained role, per run. */
+  wiringRootFailures?: Record<string, number>;
   /** A few completions of each trained role (the first samples), to see the text stays fluent. */
   examples: Record<string, string[]>;
 }
@@ -151,6 +219,8 @@ export type LoopHyper = {
   seed: number;
   dataset: string;
   loopId: string;
+  /** The SFT schedule (SftSchedule); absent for policy steps only. */
+  sft?: SftSchedule;
 };
 
 /** A trained role's own weights and lineage while the loop runs. */
