@@ -92,6 +92,12 @@ export interface ModelProvider {
    * nothing (replay, scripted) leave it out.
    */
   load?(ref?: string): Promise<unknown>;
+  /**
+   * Optional capability (token-level training): where each of `ids` starts in their detokenized
+   * text, as character offsets (`offsets[i]` = length of the text of `ids[0..i)`), under the
+   * tokenizer of the model behind `ref`. Providers without a tokenizer leave it out.
+   */
+  tokenOffsets?(ref: string, ids: readonly number[]): Promise<number[]>;
   dispose(): Promise<void>;
 }
 

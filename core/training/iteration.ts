@@ -11,7 +11,7 @@ import type { Task } from '../tasks/types.ts';
 import type { RunRecord } from '../results/index.ts';
 import type { PolicySample, SftSequence, StepResult } from './port.ts';
 import { TrainingError } from './errors.ts';
-import { policySamples, sftSequences } from './samples.ts';
+import { policySamples, sftSequences, type MaskOf } from './samples.ts';
 import type { ClassAccuracy, ConstantBaseline, HeldoutResult, IterationMetrics, RoleIterationMetrics, RoleStepKind, RungMeans, SftSchedule } from './types.ts';
 
 /** The ref a trained role's model goes by (each trained role has its own). */
@@ -51,11 +51,11 @@ export interface RoleBatch {
  * per-role ladder (GRPO) advantage from `rows`; calls of runs without one are left out
  * (see `policySamples`). Roles with no sample get an empty batch.
  */
-export function roleStepBatches(calls: readonly ExperimentCall[], rows: readonly AdvantageRow[], roles: readonly string[]): Map<string, RoleBatch> {
+export function roleStepBatches(calls: readonly ExperimentCall[], rows: readonly AdvantageRow[], roles: readonly string[], maskOf?: MaskOf): Map<string, RoleBatch> {
   const out = new Map<string, RoleBatch>();
   for (const role of roles) {
     const adv = new Map(rows.filter((r) => r.role === role && r.mode === 'ladder').map((r) => [r.runId, r.advantage]));
-    const samples = policySamples(calls, role, (runId) => adv.get(runId));
+    const samples = policySamples(calls, role, (runId) => adv.get(runId), maskOf);
     out.set(role, { samples, signal: samples.filter((s) => s.advantage !== 0).length });
   }
   return out;
@@ -87,13 +87,13 @@ export function minScoreOf(minScore: SftSchedule['minScore'], role: string): num
  * the group solved weighs the same (as STaR keeps one rationale per solved problem, Zelikman et
  * al. 2022, §3.1). Roles with no successful call get an empty batch.
  */
-export function roleSftBatches(calls: readonly ExperimentCall[], runs: readonly RunRecord[], roles: readonly string[], minScore: SftSchedule['minScore']): Map<string, SftSequence[]> {
+export function roleSftBatches(calls: readonly ExperimentCall[], runs: readonly RunRecord[], roles: readonly string[], minScore: SftSchedule['minScore'], maskOf?: MaskOf): Map<string, SftSequence[]> {
   const out = new Map<string, SftSequence[]>();
   for (const role of roles) {
     const threshold = minScoreOf(minScore, role);
     const kept = new Set(runs.filter((r) => r.score > 0 && r.score >= threshold).map((r) => r.runId as string));
     const seen = new Set<string>();
-    out.set(role, sftSequences(calls, role, (id) => kept.has(id)).filter((q) => {
+    out.set(role, sftSequences(calls, role, (id) => kept.has(id), maskOf).filter((q) => {
       const key = q.tokens.join(',');
       if (seen.has(key)) return false;
       seen.add(key);

@@ -18,6 +18,9 @@
  */
 import type { RoleName } from '../ids.ts';
 import type { ModelProvider } from '../model/provider.ts';
+import type { ExperimentCall } from '../store/types.ts';
+import { choiceMask } from './choiceMask.ts';
+import { isTrainable } from './samples.ts';
 import { TrainingError } from './errors.ts';
 import { iterationMetrics, iterationSteps, iterationTasks, mean, roleIterationMetrics, roleSftBatches, roleStepBatches, stepKind, trainRef, wiringRootFailures } from './iteration.ts';
 import type { SftSequence, StepResult, TrainableModel } from './port.ts';
@@ -120,9 +123,12 @@ export async function runTrainLoop(o: TrainLoopOptions): Promise<TrainLoopReport
       // Per trained role: the SFT step on its successful calls (warm start, or mixed), then the
       // policy step on its own calls and advantages (after the warm start).
       const plans = new Map(o.roles.map((role) => [role, iterationSteps(k, o.sft, role)]));
-      const batches = roleStepBatches(calls, rows, o.roles);
+      // Grammar-bound calls train on their chosen tokens only (core/training/choiceMask.ts).
+      const masks = await choiceMasks(live, calls.filter((c) => o.roles.includes(c.role)));
+      const maskOf = (c: (typeof calls)[number]) => masks.get(c);
+      const batches = roleStepBatches(calls, rows, o.roles, maskOf);
       const sftRoles = o.roles.filter((role) => plans.get(role)!.sft);
-      const sftBatches = o.sft && sftRoles.length ? roleSftBatches(calls, runs, sftRoles, o.sft.minScore) : new Map<string, SftSequence[]>();
+      const sftBatches = o.sft && sftRoles.length ? roleSftBatches(calls, runs, sftRoles, o.sft.minScore, maskOf) : new Map<string, SftSequence[]>();
       const steps = new Map<string, StepResult | undefined>();
       const sftSteps = new Map<string, StepResult | undefined>();
       for (const role of o.roles) {
@@ -173,4 +179,20 @@ export async function runTrainLoop(o: TrainLoopOptions): Promise<TrainLoopReport
     await live?.dispose();
     for (const m of trainables) m.dispose();
   }
+}
+
+/**
+ * The loss masks of the grammar-bound calls among `calls` (those with a JSON schema and recorded
+ * ids), from the provider's token offsets (ModelProvider.tokenOffsets); none when the provider
+ * cannot say where tokens start, or a call's text is not one JSON value (choiceMask).
+ */
+async function choiceMasks(provider: ModelProvider, calls: readonly ExperimentCall[]): Promise<Map<ExperimentCall, number[]>> {
+  const out = new Map<ExperimentCall, number[]>();
+  if (!provider.tokenOffsets) return out;
+  for (const c of calls) {
+    if (!c.jsonSchema || !isTrainable(c)) continue;
+    const mask = choiceMask(c.completion, c.jsonSchema, await provider.tokenOffsets(c.modelRef, c.completionTokenIds));
+    if (mask) out.set(c, mask);
+  }
+  return out;
 }

@@ -18,6 +18,11 @@ export interface PolicySample {
   advantage: number;
   /** Per-completion-token log-probabilities under the sampling policy, when samples are reused (ratio clip). */
   oldLogprobs?: number[];
+  /**
+   * Per completion token, 1 = in the loss (and the KL), 0 = not: a grammar-forced token
+   * (core/training/choiceMask.ts). Absent: every completion token. Same length as `completionTokens`.
+   */
+  completionMask?: number[];
 }
 
 export interface SftOptions {

@@ -15,28 +15,33 @@ export function isTrainable(c: ExperimentCall): c is ExperimentCall & { promptTo
  * (`advantageOf(runId)`; every call of the role in a run gets the same advantage — Flow-GRPO's
  * broadcast to turns). Calls of runs without an advantage are left out.
  */
-export function policySamples(calls: readonly ExperimentCall[], role: string, advantageOf: (runId: string) => number | undefined): PolicySample[] {
+export function policySamples(calls: readonly ExperimentCall[], role: string, advantageOf: (runId: string) => number | undefined, maskOf?: MaskOf): PolicySample[] {
   const out: PolicySample[] = [];
   for (const c of calls) {
     if (c.role !== role || !isTrainable(c)) continue;
     const advantage = advantageOf(c.runId);
     if (advantage === undefined || !Number.isFinite(advantage)) continue;
-    out.push({ promptTokens: c.promptTokenIds, completionTokens: c.completionTokenIds, advantage });
+    const mask = maskOf?.(c);
+    out.push({ promptTokens: c.promptTokenIds, completionTokens: c.completionTokenIds, advantage, ...(mask && { completionMask: mask }) });
   }
   return out;
 }
+
+/** The loss mask of a call's completion tokens (1 = chosen; core/training/choiceMask.ts), or undefined for all of them. */
+export type MaskOf = (call: ExperimentCall) => number[] | undefined;
 
 /**
  * SFT sequences of one role: prompt + completion ids with the loss on completion tokens only
  * (MASS's mask), from the calls of the runs `keep` accepts (e.g. correct runs).
  */
-export function sftSequences(calls: readonly ExperimentCall[], role: string, keep: (runId: string) => boolean): SftSequence[] {
+export function sftSequences(calls: readonly ExperimentCall[], role: string, keep: (runId: string) => boolean, maskOf?: MaskOf): SftSequence[] {
   const out: SftSequence[] = [];
   for (const c of calls) {
     if (c.role !== role || !isTrainable(c) || !keep(c.runId)) continue;
+    const mask = maskOf?.(c);
     out.push({
       tokens: [...c.promptTokenIds, ...c.completionTokenIds],
-      lossMask: [...c.promptTokenIds.map(() => 0), ...c.completionTokenIds.map(() => 1)],
+      lossMask: [...c.promptTokenIds.map(() => 0), ...(mask ?? c.completionTokenIds.map(() => 1))],
     });
   }
   return out;

@@ -24,6 +24,7 @@
  * `renderInput.ts`, signal linking in `signals.ts`, the token-recording sampler in
  * `tokenRecorder.ts`), LoRA checks (`loraAdapters.ts`) and the shared runtime (`runtime.ts`).
  */
+import type { Token } from 'node-llama-cpp';
 import type { GenerateRequest, GenerateResult, ModelProvider } from '../../core/model/index.ts';
 import type { LlamaProviderOptions, LoadedModelInfo } from './config.ts';
 import { generate } from './generate.ts';
@@ -97,6 +98,19 @@ export class LlamaProvider implements ModelProvider {
     const refs = ref === undefined ? Object.keys(this.options.models) : [ref];
     const loaded = await Promise.all(refs.map((r) => this.cache.entryForRef(r)));
     return [...new Set(loaded)].map((l) => l.summary);
+  }
+
+  /**
+   * Character offsets of each token in the detokenized text of `ids` under the model behind
+   * `ref` (`offsets[i]` = the length of `detokenize(ids[0..i))`, the same detokenizer that makes
+   * a recorded completion's text). O(n²) in characters; n is a completion (at most a few hundred).
+   * @throws ModelError as `load` does for the ref.
+   */
+  async tokenOffsets(ref: string, ids: readonly number[]): Promise<number[]> {
+    this.cache.assertOpen();
+    const { model } = await this.cache.entryForRef(ref);
+    const tokens = ids.map((t) => t as Token);
+    return tokens.map((_, i) => model.detokenize(tokens.slice(0, i)).length);
   }
 
   /** Number of distinct model files loaded so far (refs sharing a file count once). */

@@ -11,7 +11,8 @@
  *   `ρ_t = exp(log π(y_t) − old_t)`; minus `kl · k3_t`, where `k3_t = exp(d) − d − 1`,
  *   `d = log π_ref(y_t) − log π(y_t)` (Schulman's k3 estimator of KL(π‖π_ref), ≥ 0, 0 iff
  *   equal), and `π_ref` is the frozen copy of the weights taken at load. The objective is
- *   averaged over the completion tokens of each sample, then over samples (GRPO's
+ *   averaged over the completion tokens of each sample (those its `completionMask` keeps, when
+ *   given: a grammar's forced tokens are left out), then over samples (GRPO's
  *   "mean over tokens per sample then over samples"; samples with no completion tokens are
  *   skipped); the loss is its negative. Log-probabilities of policy and reference are taken at
  *   `opts.temperature` (logits / τ; default 1). `StepResult.kl` is the mean k3 over all
@@ -426,12 +427,16 @@ export class TfjsTrainableModel implements TrainableModel {
       this.checkTokens(seq, where);
       this.checkLength(seq.length);
       const p = s.promptTokens.length;
-      const nc = s.completionTokens.length;
+      if (s.completionMask && s.completionMask.length !== s.completionTokens.length) {
+        throw new RangeError(`${where}: ${s.completionTokens.length} completion tokens but ${s.completionMask.length} completionMask values`);
+      }
+      const mask = s.completionMask;
+      const nc = mask ? Math.max(1, mask.reduce((a, m) => a + (m ? 1 : 0), 0)) : s.completionTokens.length;
       for (let j = 0; j + 1 < seq.length; j++) {
         const at = i * t + j;
         ids[at] = seq[j]!;
         targets[at] = seq[j + 1]!;
-        if (j + 1 >= p) {
+        if (j + 1 >= p && (!mask || mask[j + 1 - p])) {
           weight[at] = 1 / (nc * kept.length);
           isCompletion[at] = 1;
           advantage[at] = s.advantage;

@@ -196,6 +196,21 @@ describe('tfjs LLaMA forward (synthetic models)', () => {
     await expect(model.greedy([1], 1)).rejects.toThrow(/disposed/);
   });
 
+  it('a completion mask keeps only the chosen tokens in the policy loss (grammar-forced ones out)', async () => {
+    const file = await fixture('mask.gguf', { seed: 23 });
+    const model = await new TfjsTrainer().load(file);
+    try {
+      const lp = await (model as unknown as { logprobs(p: number[], c: number[]): Promise<number[]> }).logprobs([1, 4, 5], [6, 7, 8]);
+      // REINFORCE with A = 1 and kl 0: loss = −mean over the kept tokens of log π; only token 7 kept.
+      const r = await model.policyStep([{ promptTokens: [1, 4, 5], completionTokens: [6, 7, 8], advantage: 1, completionMask: [0, 1, 0] }], { lr: 1e-3, kl: 0 });
+      expect(r.tokens).toBe(1);
+      expect(r.loss).toBeCloseTo(-lp[1]!, 5);
+      await expect(model.policyStep([{ promptTokens: [1], completionTokens: [2, 3], advantage: 1, completionMask: [1] }], { lr: 1e-3, kl: 0 })).rejects.toThrow(/2 completion tokens but 1 completionMask/);
+    } finally {
+      model.dispose();
+    }
+  });
+
   it('rejects bad input with clear errors', async () => {
     const file = await fixture('inputs.gguf', { seed: 19 });
     const model = await new TfjsTrainer().load(file);

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { choiceMask, chosenSpans } from './choiceMask.ts';
+
+const enumSchema = { enum: ['today', 'tomorrow', 'now'] };
+const design = {
+  type: 'object',
+  properties: {
+    steps: {
+      type: 'array',
+      items: {
+        oneOf: [
+          { type: 'object', properties: { id: { enum: ['a', 'b'] }, tool: { const: 'weather' }, inputs: { type: 'object', properties: { day: { enum: ['task.request', 'a', 'b'] } } } } },
+          { type: 'object', properties: { id: { enum: ['a', 'b'] }, skill: { const: 'sunny_day' }, role: { enum: ['executor'] }, inputs: { type: 'object', properties: { request: { enum: ['task.request', 'a', 'b'] } } } } },
+        ],
+      },
+    },
+  },
+};
+
+describe('choice mask (grammar-forced tokens left out of the loss)', () => {
+  it('an enum answer: the value inside the quotes is chosen, the quotes are forced', () => {
+    const text = '"tomorrow"';
+    expect(chosenSpans(text, enumSchema)).toEqual([[1, 9]]);
+    // tokens: `"` `tom` `orrow` `"` starting at 0, 1, 4, 9
+    expect(choiceMask(text, enumSchema, [0, 1, 4, 9])).toEqual([0, 1, 1, 0]);
+  });
+
+  it('a design: ids, sources and the key that picks the branch are chosen; const, one-member enum and structure are forced', () => {
+    const text = '{"steps":[{"id":"a","skill":"sunny_day","role":"executor","inputs":{"request":"task.request"}}]}';
+    const spans = chosenSpans(text, design)!.map(([a, b]) => text.slice(a, b));
+    expect(spans).toEqual(['skill', 'a', 'task.request']);
+    // One token per character: the chosen characters are exactly those of the three spans.
+    const offsets = Array.from(text, (_, i) => i);
+    const mask = choiceMask(text, design, offsets)!;
+    expect(mask.reduce((a, m) => a + m, 0)).toBe('skill'.length + 'a'.length + 'task.request'.length);
+  });
+
+  it('text that is not one JSON value, or nothing chosen: no mask (train on every token)', () => {
+    expect(choiceMask('{"steps": [', design, [0, 5])).toBeUndefined();
+    expect(choiceMask('"now"', { const: 'now' }, [0, 1, 4])).toBeUndefined();
+    // A token after the value (end of generation) is never chosen.
+    expect(choiceMask('"now"', enumSchema, [0, 1, 4, 5])).toEqual([0, 1, 0, 0]);
+  });
+});

@@ -1,0 +1,96 @@
+/**
+ * Which tokens of a grammar-bound completion were the model's choices (docs/laptop-rl.md,
+ * "Grammar-forced tokens"). Under a JSON-schema grammar most of a completion is forced — braces,
+ * keys, quotes, a `const` — and only some values are chosen (an enum member, an id, free text).
+ * The sampler draws from the grammar-masked distribution, where a forced token has probability 1
+ * and so contributes nothing to the policy gradient of that distribution; the trainer scores
+ * tokens under the unmasked model, where forced tokens would swamp the few chosen ones (a design
+ * of ~80 tokens with one or two that pick a skill). So the loss is taken on the chosen tokens only.
+ *
+ * Chosen: a scalar value whose schema leaves more than one possibility (an enum of two or more,
+ * a string/number/boolean without enum or const, or no schema), and the first key of an object
+ * matched against `oneOf` that not every branch has (it picks the branch: `"tool"` or `"skill"`).
+ * Forced: every other key, punctuation, whitespace, `const` values, one-member enums, and tokens
+ * after the JSON value (the end-of-generation token). Pure.
+ */
+import { isMap, isScalar, isSeq, parseDocument, type Node as YamlNode } from 'yaml';
+import type { JsonSchema } from '../model/provider.ts';
+
+type Schema = { enum?: unknown[]; const?: unknown; type?: unknown; oneOf?: Schema[]; anyOf?: Schema[]; properties?: Record<string, Schema>; items?: Schema };
+
+/** Character spans [start, end) of the chosen parts of `text` under `schema`; undefined when `text` is not one JSON value. */
+export function chosenSpans(text: string, schema: JsonSchema | undefined): Array<[number, number]> | undefined {
+  const doc = parseDocument(text, { uniqueKeys: false });
+  if (doc.errors.length || !doc.contents) return undefined;
+  const spans: Array<[number, number]> = [];
+  walk(doc.contents as YamlNode, schema as Schema | undefined, spans);
+  return spans;
+}
+
+function branches(s: Schema | undefined): Schema[] | undefined {
+  return s?.oneOf ?? s?.anyOf;
+}
+
+function walk(node: YamlNode, schema: Schema | undefined, spans: Array<[number, number]>): void {
+  const range = node.range;
+  if (isScalar(node)) {
+    if (!range || !chosen(schema)) return;
+    const quoted = node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE';
+    spans.push(quoted ? [range[0] + 1, range[1] - 1] : [range[0], range[1]]);
+    return;
+  }
+  if (isSeq(node)) {
+    for (const item of node.items) walk(item as YamlNode, branches(schema) ? undefined : schema?.items, spans);
+    return;
+  }
+  if (!isMap(node)) return;
+  const keys = node.items.map((p) => (isScalar(p.key) ? String(p.key.value) : ''));
+  let s = schema;
+  const alts = branches(schema);
+  if (alts) {
+    // The first key not every branch has picks the branch (later ones follow from it); then read on in the branch that fits.
+    for (const p of node.items) {
+      const k = isScalar(p.key) ? String(p.key.value) : '';
+      const r = (p.key as YamlNode | null)?.range;
+      if (r && !alts.every((b) => b.properties && Object.hasOwn(b.properties, k))) {
+        spans.push([r[0] + 1, r[1] - 1]);
+        break;
+      }
+    }
+    s = alts.find((b) => b.properties && keys.every((k) => Object.hasOwn(b.properties!, k)) && keys.every((k, i) => {
+      const c = b.properties![k]!.const;
+      const v = node.items[i]!.value;
+      return c === undefined || (isScalar(v) && v.value === c);
+    }));
+  }
+  for (const p of node.items) {
+    const k = isScalar(p.key) ? String(p.key.value) : '';
+    if (p.value) walk(p.value as YamlNode, s?.properties?.[k], spans);
+  }
+}
+
+/** Whether a scalar under `schema` was chosen (more than one value possible). */
+function chosen(schema: Schema | undefined): boolean {
+  if (!schema) return true;
+  if (schema.const !== undefined) return false;
+  if (Array.isArray(schema.enum)) return schema.enum.length > 1;
+  const alts = branches(schema);
+  if (alts) return alts.some((b) => chosen(b)) || alts.length > 1;
+  return true;
+}
+
+/**
+ * The per-token loss mask of a completion: 1 for a token whose characters overlap a chosen span.
+ * `offsets[i]` is where token i starts in `text` (ModelProvider.tokenOffsets); the last token
+ * ends at `text.length`. Undefined (train on every token) when the text is not one JSON value
+ * or no token is chosen.
+ */
+export function choiceMask(text: string, schema: JsonSchema | undefined, offsets: readonly number[]): number[] | undefined {
+  const spans = chosenSpans(text, schema);
+  if (!spans?.length) return undefined;
+  const mask = offsets.map((start, i) => {
+    const end = i + 1 < offsets.length ? offsets[i + 1]! : text.length;
+    return end > start && spans.some(([a, b]) => start < b && end > a) ? 1 : 0;
+  });
+  return mask.some((m) => m === 1) ? mask : undefined;
+}
