@@ -135,6 +135,28 @@ describe('OTLP/JSON round trip of stored runs', () => {
   });
 });
 
+describe('reading Flowlab traces back', () => {
+  it('a span whose Flowlab attribute is garbled fails naming the span and the attribute', () => {
+    const { experiment, runs } = storedRuns(source, team, tools);
+    const doc = JSON.parse(otlpJsonOf(runSpans(experiment, runs.slice(1, 2))));
+    const span = doc.resourceSpans[0].scopeSpans[0].spans[1];
+    span.attributes.find((a: { key: string }) => a.key === FL.status).value = { stringValue: 'broken' };
+    expect(() => readOtlpTraces(JSON.stringify(doc), 'x.json')).toThrow(
+      expect.objectContaining({ code: 'BAD_FLOWLAB_SPAN', message: `x.json: span "invoke_agent planner" (resourceSpans[0].scopeSpans[0].spans[1], span id ${span.spanId}): attribute flowlab.node.status must be one of ok, failed, cascade, skipped, got "broken"` }),
+    );
+  });
+
+  it('an imported experiment exports again to the same spans (its graphs are kept)', () => {
+    const { experiment, runs } = storedRuns(source, team, tools);
+    const text = otlpJsonOf(runSpans(experiment, runs));
+    const target = fresh();
+    const { experimentId } = importRuns(target, readOtlpTraces(text));
+    const again = storedRuns(target, experimentId, tools);
+    expect(again.runs.map((r) => r.graph)).toEqual(runs.map((r) => r.graph));
+    expect(again.runs.map((r) => r.run.credit)).toEqual(runs.map((r) => r.run.credit));
+  });
+});
+
 describe('the export against the OTLP protobuf definitions', () => {
   it('every field of the JSON is a field of its proto message with the JSON mapping type, and it equals the official protobuf encoding field for field', () => {
     const { experiment, runs } = storedRuns(source, team, tools);

@@ -139,7 +139,8 @@ function str(v: unknown, p: string, bad: (path: string, what: string) => never):
 
 /** A trace (16 bytes) or span (8 bytes) id: hex as OTLP/JSON writes it, or base64 as proto3 JSON does; lowercase hex out. */
 function id(v: unknown, bytes: number, p: string, bad: (path: string, what: string) => never, required: boolean): string | undefined {
-  if (v === undefined || v === null || v === '') return required ? bad(p, `missing (a ${bytes}-byte id as ${bytes * 2} hex digits)`) : undefined;
+  const an = bytes === 8 ? 'an' : 'a';
+  if (v === undefined || v === null || v === '') return required ? bad(p, `missing (${an} ${bytes}-byte id as ${bytes * 2} hex digits)`) : undefined;
   if (typeof v !== 'string') return bad(p, `expected a hex string, got ${JSON.stringify(v)}`);
   let hex: string | undefined;
   if (v.length === bytes * 2 && /^[0-9a-fA-F]+$/.test(v)) hex = v.toLowerCase();
@@ -147,7 +148,7 @@ function id(v: unknown, bytes: number, p: string, bad: (path: string, what: stri
     const raw = Buffer.from(v, 'base64');
     if (raw.length === bytes) hex = raw.toString('hex');
   }
-  if (!hex) return bad(p, `"${v}" is not a ${bytes}-byte id (${bytes * 2} hex digits)`);
+  if (!hex) return bad(p, `"${v}" is not ${an} ${bytes}-byte id (${bytes * 2} hex digits)`);
   if (/^0+$/.test(hex)) return bad(p, 'an all-zero id is invalid');
   return hex;
 }
