@@ -39,7 +39,9 @@ export type CommandErrorCode =
   /** The TCP port `serve` was asked for is taken. */
   | 'PORT_IN_USE'
   /** The experiment halted on an infrastructure fault (the message says which). */
-  | 'HALTED';
+  | 'HALTED'
+  /** An OTLP/HTTP collector refused the spans or could not be reached (export --format otlp-http). */
+  | 'EXPORT_FAILED';
 
 /** A command's own failure on arguments that parsed (exit 1, `[<CODE>]` tag; see the table above). */
 export class CommandError extends FlowlabError<CommandErrorCode> {
