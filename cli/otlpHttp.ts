@@ -27,7 +27,12 @@ export async function sendOtlpHttp(spans: readonly ReadableSpan[], opts: { url: 
   const batches: ReadableSpan[][] = [];
   let current: ReadableSpan[] = [];
   const byTrace = new Map<string, ReadableSpan[]>();
-  for (const s of spans) byTrace.set(s.spanContext().traceId, [...(byTrace.get(s.spanContext().traceId) ?? []), s]);
+  for (const s of spans) {
+    const id = s.spanContext().traceId;
+    const list = byTrace.get(id);
+    if (list) list.push(s);
+    else byTrace.set(id, [s]);
+  }
   for (const trace of byTrace.values()) {
     if (current.length && current.length + trace.length > SPANS_PER_REQUEST) {
       batches.push(current);

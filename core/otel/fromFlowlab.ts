@@ -11,7 +11,7 @@ import { isNodeErrorCode, type ModelCallRecord, type NodeEvent } from '../trace/
 import { FL, GEN_AI } from './attributes.ts';
 import { OtelError } from './errors.ts';
 import type { TraceGraph } from './graph.ts';
-import { messagesText, partsText, SpanAttrs, type ImportedRun } from './imported.ts';
+import { messagesText, partsText, push, SpanAttrs, type ImportedRun } from './imported.ts';
 import type { OtlpSpan } from './otlpJson.ts';
 
 const RUN_STATUS = ['completed', 'failed', 'cancelled'] as const;
@@ -31,7 +31,7 @@ export function flowlabRun(spans: readonly OtlpSpan[], file: string): ImportedRu
   const graph = readGraph(root);
   const nodeSpans = spans.filter((s) => s.parentSpanId === rootSpan.spanId && s.attributes[FL.nodeId] !== undefined);
   const callsOf = new Map<string, OtlpSpan[]>();
-  for (const s of spans) if (s.parentSpanId && s.attributes[FL.callIndex] !== undefined) callsOf.set(s.parentSpanId, [...(callsOf.get(s.parentSpanId) ?? []), s]);
+  for (const s of spans) if (s.parentSpanId && s.attributes[FL.callIndex] !== undefined) push(callsOf, s.parentSpanId, s);
   const content = root.has(FL.answer) || root.has(FL.taskInput) || nodeSpans.some((s) => s.attributes[FL.inputs] !== undefined);
 
   const events = nodeSpans.map((s) => nodeEvent(new SpanAttrs(s, file), (callsOf.get(s.spanId) ?? []).map((c) => new SpanAttrs(c, file)))).sort((a, b) => a.seq - b.seq);

@@ -29,8 +29,8 @@ import { asNodeId, asRoleName, asRunId, HUMAN, type RoleName } from '../ids.ts';
 import type { ModelCallRecord, NodeEvent } from '../trace/index.ts';
 import { GEN_AI, OI, OP } from './attributes.ts';
 import type { TraceGraph, TraceGraphEdge } from './graph.ts';
-import { messagesText, partsText, SpanAttrs, type ImportedRun } from './imported.ts';
-import type { OtlpSpan } from './otlpJson.ts';
+import { messagesText, partsText, push, SpanAttrs, type ImportedRun } from './imported.ts';
+import { msOf, type OtlpSpan } from './otlpJson.ts';
 
 const MODEL_OPS = new Set(['chat', 'text_completion', 'generate_content']);
 const AGENT_OPS = new Set(['invoke_agent', 'create_agent']);
@@ -87,10 +87,10 @@ export function foreignRun(spans: readonly OtlpSpan[], file: string): ImportedRu
   const kids = new Map<string, OtlpSpan[]>();
   const tops: OtlpSpan[] = [];
   for (const s of spans) {
-    if (s.parentSpanId && byId.has(s.parentSpanId)) kids.set(s.parentSpanId, [...(kids.get(s.parentSpanId) ?? []), s]);
+    if (s.parentSpanId && byId.has(s.parentSpanId)) push(kids, s.parentSpanId, s);
     else tops.push(s);
   }
-  const byStart = (x: OtlpSpan, y: OtlpSpan) => (x.startNs < y.startNs ? -1 : x.startNs > y.startNs ? 1 : 0);
+  const byStart = (x: OtlpSpan, y: OtlpSpan) => cmp(x.startNs, y.startNs);
   tops.sort(byStart);
   const kindCache = new Map<string, Kind>();
   const kind = (s: OtlpSpan): Kind => {
@@ -128,7 +128,7 @@ export function foreignRun(spans: readonly OtlpSpan[], file: string): ImportedRu
   for (const t of tops) walk(t, undefined);
 
   // Authorship: agents are wired by the agent above them; a tool's author is the last model call's node before it.
-  const calls = nodes.flatMap((n) => n.calls.map((c) => ({ node: n, end: c.end })));
+  const calls = nodes.flatMap((n) => n.calls.map((c) => ({ node: n, end: c.end }))).sort((x, y) => cmp(x.end, y.end));
   const agentAbove = (n: Node): Node | undefined => {
     for (let p = n.parent; p; p = p.parent) if (p.kind === 'agent') return p;
     return undefined;
@@ -139,8 +139,7 @@ export function foreignRun(spans: readonly OtlpSpan[], file: string): ImportedRu
       n.wiredBy = agentAbove(n)?.role ?? HUMAN;
       continue;
     }
-    let writer: (typeof calls)[number] | undefined;
-    for (const c of calls) if (c.end <= n.span.startNs && (!writer || c.end > writer.end)) writer = c;
+    const writer = calls[lastAtOrBefore(calls, (c) => c.end, n.span.startNs)];
     const author = writer?.node ?? agentAbove(n);
     n.writer = writer?.node;
     if (author?.role) {
@@ -160,16 +159,20 @@ export function foreignRun(spans: readonly OtlpSpan[], file: string): ImportedRu
       edges.push({ from: asNodeId(from.id), to: asNodeId(to.id) });
     }
   };
+  const siblings = new Map<Node | undefined, Node[]>();
+  for (const n of nodes) push(siblings, n.parent, n);
+  for (const list of siblings.values()) list.sort((x, y) => cmp(x.span.endNs, y.span.endNs));
   for (const n of nodes) {
     if (n.parent) edge(n, n.parent);
-    let prev: Node | undefined;
-    for (const m of nodes) if (m !== n && m.parent === n.parent && m.span.endNs <= n.span.startNs && (!prev || m.span.endNs > prev.span.endNs)) prev = m;
-    if (prev) edge(prev, n);
+    const list = siblings.get(n.parent)!;
+    let i = lastAtOrBefore(list, (m) => m.span.endNs, n.span.startNs);
+    while (i >= 0 && list[i] === n) i--; // a zero-length span ends where it starts: not its own predecessor
+    if (i >= 0) edge(list[i]!, n);
     if (n.writer && n.writer !== n.parent) edge(n.writer, n);
   }
 
   // Events, in order of completion.
-  const order = [...nodes].sort((x, y) => (x.span.endNs < y.span.endNs ? -1 : x.span.endNs > y.span.endNs ? 1 : byStart(x.span, y.span)));
+  const order = [...nodes].sort((x, y) => cmp(x.span.endNs, y.span.endNs) || byStart(x.span, y.span));
   let content = false;
   const events: NodeEvent[] = order.map((n, seq) => {
     const failed = n.span.status.code === 2 || n.a.has(GEN_AI.errorType);
@@ -224,13 +227,27 @@ export function foreignRun(spans: readonly OtlpSpan[], file: string): ImportedRu
       seed: 0,
       promptTokens: sum((c) => c.promptTokens),
       completionTokens: sum((c) => c.completionTokens),
-      startedAt: new SpanAttrs({ ...first, startNs: start }, file).startMs,
-      endedAt: new SpanAttrs({ ...first, endNs: end }, file).endMs,
+      startedAt: msOf(start),
+      endedAt: msOf(end),
       ...(answer !== undefined ? { answer } : {}),
     },
     events,
     graph,
   };
+}
+
+const cmp = (a: bigint, b: bigint): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** The index of the last item of `sorted` (ascending by `key`) whose key is at most `t`; -1 when none. Binary search. */
+function lastAtOrBefore<T>(sorted: readonly T[], key: (x: T) => bigint, t: bigint): number {
+  let lo = 0;
+  let hi = sorted.length; // first index with key > t
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (key(sorted[mid]!) <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo - 1;
 }
 
 /** JSON text parsed when it is JSON, else the value as is. */

@@ -14,7 +14,7 @@ import type { NodeEvent } from '../trace/index.ts';
 import { flowlabRun, isFlowlabTrace } from './fromFlowlab.ts';
 import { foreignRun } from './fromForeign.ts';
 import { creditGraphOfTrace, type TraceGraph } from './graph.ts';
-import type { ImportedRun } from './imported.ts';
+import { push, type ImportedRun } from './imported.ts';
 import { parseOtlpJson, type OtlpSpan } from './otlpJson.ts';
 
 /**
@@ -25,7 +25,7 @@ import { parseOtlpJson, type OtlpSpan } from './otlpJson.ts';
 export function readOtlpTraces(text: string, file?: string): ImportedRun[] {
   const where = file ?? 'the trace file';
   const traces = new Map<string, OtlpSpan[]>();
-  for (const s of parseOtlpJson(text, where)) traces.set(s.traceId, [...(traces.get(s.traceId) ?? []), s]);
+  for (const s of parseOtlpJson(text, where)) push(traces, s.traceId, s);
   const runs = [...traces.values()].map((spans) => (isFlowlabTrace(spans) ? flowlabRun(spans, where) : foreignRun(spans, where)));
   const taskIndex = (r: ImportedRun) => (r.producer === 'flowlab' ? Number(/\/(\d+)$/.exec(r.sourceRunId ?? '')?.[1] ?? NaN) : NaN);
   return runs

@@ -125,3 +125,10 @@ export function partsText(parts: unknown): string[] {
   if (!Array.isArray(parts)) return [];
   return parts.flatMap((p) => (p && typeof p === 'object' && typeof (p as { content?: unknown }).content === 'string' ? [(p as { content: string }).content] : []));
 }
+
+/** Appends `value` to the list under `key` (made on first use). */
+export function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
