@@ -41,7 +41,9 @@ export type CommandErrorCode =
   /** The experiment halted on an infrastructure fault (the message says which). */
   | 'HALTED'
   /** Two runs of differently named workflows (diff, without --force). */
-  | 'DIFFERENT_WORKFLOWS';
+  | 'DIFFERENT_WORKFLOWS'
+  /** An OTLP/HTTP collector refused the spans or could not be reached (export --format otlp-http). */
+  | 'EXPORT_FAILED';
 
 /** A command's own failure on arguments that parsed (exit 1, `[<CODE>]` tag; see the table above). */
 export class CommandError extends FlowlabError<CommandErrorCode> {

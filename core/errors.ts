@@ -5,7 +5,8 @@
  * (core/workflow), `NodeFailure` (core/engine, codes in core/trace), `ToolError` (core/tools),
  * `FaultSpecError` (core/faults), `ApiError` (core/api), `WhoAndWhenError` and
  * `AttributionError` (core/attribution), `ModeError` (core/rollouts), `DistillError` and
- * `CardsImportError` (core/distill), `TrainingError` (core/training), `GgufError` (models/gguf).
+ * `CardsImportError` (core/distill), `TrainingError` (core/training), `OtelError` (core/otel),
+ * `GgufError` (models/gguf).
  *
  * The message is complete on its own (it names what and where) and is what people read; `code`
  * is what programs and tests match; `location` repeats the where as fields when it is known.

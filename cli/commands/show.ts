@@ -31,7 +31,9 @@ async function showCommand(runId: string, values: { db: string; json?: boolean }
     const run = store.getRun(runId);
     const events = store.getRunEvents(run.runId);
     const exp = store.getExperiment(run.experimentId);
-    const { graph } = parseWorkflow(exp.workflowYaml, { tools: defaultTools() });
+    // An imported run is drawn on the graph it was imported with (it may have no workflow text).
+    const imported = exp.kind === 'import' ? (await import('../../core/otel/index.ts')).importedGraphOf(exp.config, run.runId) : undefined;
+    const graph = imported ? { nodes: imported.nodes, edges: imported.edges.map((e) => (e.loop ? { ...e, maxIterations: 1 } : e)) } : parseWorkflow(exp.workflowYaml, { tools: defaultTools() }).graph;
     if (values.json) io.stdout(JSON.stringify({ run, events }) + '\n');
     else io.stdout(formatRun(run, events, graph));
     return 0;
@@ -40,8 +42,11 @@ async function showCommand(runId: string, values: { db: string; json?: boolean }
   }
 }
 
+/** The parts of a graph the tree reads: node ids, and edges (loop edges have `maxIterations`). */
+type TreeGraph = { nodes: ReadonlyArray<Pick<Graph['nodes'][number], 'id'>>; edges: ReadonlyArray<Pick<Graph['edges'][number], 'from' | 'to' | 'maxIterations'>> };
+
 /** The run as a dependency tree with credit marks, then its ladder. */
-export function formatRun(run: RunRecord, events: readonly NodeEvent[], graph: Graph): string {
+export function formatRun(run: RunRecord, events: readonly NodeEvent[], graph: TreeGraph): string {
   const credit = run.credit;
   const lines: string[] = [];
   lines.push(`Run ${run.runId}  task ${run.taskId}  ${run.status}  answer ${run.answer ?? '-'}  expected ${run.expected ?? '-'}  ${run.correct ? 'correct' : 'wrong'}${run.simulated ? '  [SIMULATED faults injected]' : ''}`);
@@ -89,7 +94,7 @@ function describe(e: NodeEvent, credit?: CreditResult): string {
   const ms = `  ${e.endedAt - e.startedAt} ms`;
   switch (e.status) {
     case 'ok':
-      return `✓ ${who} ok  -> ${clip(JSON.stringify(e.output))}${tokens}${ms}${sim}`;
+      return `✓ ${who} ok  -> ${clip(JSON.stringify(e.output) ?? '(no output recorded)')}${tokens}${ms}${sim}`;
     case 'skipped':
       return `- ${who} skipped: ${e.message ?? ''}`;
     case 'cascade':

@@ -4,8 +4,12 @@ import type { ModelCallRecord } from '../trace/index.ts';
 /** Lifecycle of an experiment. `interrupted`: its process died while it was `running`. */
 export type ExperimentStatus = 'running' | 'completed' | 'interrupted' | 'cancelled' | 'failed';
 
-/** What an experiment is. Only `run` (conditions x tasks through one workflow) exists for now. */
-export type ExperimentKind = 'run' | 'blame-eval' | 'rollouts';
+/**
+ * What an experiment is: `run` (tasks through one workflow), `blame-eval` (with SIMULATED faults),
+ * `rollouts` (groups and advantages), `import` (traces read from a file, core/otel: nothing was run;
+ * `config.import` holds each run's graph). The column is plain text, so a new kind needs no migration.
+ */
+export type ExperimentKind = 'run' | 'blame-eval' | 'rollouts' | 'import';
 
 /** One planned task of an experiment, written when the experiment is created. */
 export interface PlannedTask {

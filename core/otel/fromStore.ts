@@ -1,0 +1,44 @@
+/**
+ * The runs to export, read from the store: an experiment's runs (or one run), each with its
+ * events and the graph it ran. The graph is the stored workflow compiled with `tools`, with a
+ * designed run's own design spliced in (graph.ts `runTraceGraph`); an imported experiment's runs
+ * keep the graph they were imported with (its config).
+ */
+import type { Store } from '../store/index.ts';
+import { parseWorkflow, type Graph, type ToolLookup } from '../workflow/index.ts';
+import { runTraceGraph } from './graph.ts';
+import { importedGraphOf } from './importTraces.ts';
+import type { OtelExperiment, OtelRun } from './toSpans.ts';
+
+/**
+ * `id`: an experiment id (all its runs, in task order) or a run id (that run). Errors: StoreError
+ * `NOT_FOUND` (neither), SpecError (the stored workflow no longer compiles with `tools`).
+ */
+export function storedRuns(store: Store, id: string, tools: ToolLookup): { experiment: OtelExperiment; runs: OtelRun[] } {
+  const found = store.findExperiment(id);
+  const exp = found ?? store.getExperiment(store.getRun(id).experimentId);
+  const records = found ? store.listRuns(exp.id) : [store.getRun(id)];
+  const inputs = new Map(store.listTasks(exp.id).map((t) => [t.taskIndex, t.input]));
+  let base: Graph | undefined;
+  const graphOf = (runId: string, events: Parameters<typeof runTraceGraph>[1]) => {
+    const imported = exp.kind === 'import' ? importedGraphOf(exp.config, runId) : undefined;
+    if (imported) return imported;
+    base ??= parseWorkflow(exp.workflowYaml, { tools }).graph;
+    return runTraceGraph(base, events, { tools });
+  };
+  const experiment: OtelExperiment = {
+    id: exp.id,
+    kind: exp.kind,
+    workflowName: exp.workflowName,
+    workflowHash: exp.workflowHash,
+    ...(exp.workflowYaml ? { workflowYaml: exp.workflowYaml } : {}),
+    dataset: exp.dataset,
+    split: exp.split,
+    seed: exp.seed,
+  };
+  const runs = records.map((run): OtelRun => {
+    const events = store.getRunEvents(run.runId);
+    return { run, events, graph: graphOf(run.runId, events), taskInput: inputs.get(run.taskIndex) };
+  });
+  return { experiment, runs };
+}
