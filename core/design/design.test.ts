@@ -62,11 +62,14 @@ describe('the design stage (core/design)', () => {
     expect(graph.designNode).toBe('design');
     expect([node.role, node.wiredBy, node.kind]).toEqual(['designer', 'human', 'agent']);
     expect(node.prompt).toBe('Tools: weather(day), search(kind)\nSkills: day_args(request), kind_args(request)\nRoles: executor\nInputs: task.request\nRequest: {{task.request}}\nDesign:');
-    const schema = node.contract!.schema as { properties: { steps: { maxItems: number; items: { oneOf: Array<{ properties: Record<string, { const?: string; enum?: string[] }> }> } } } };
+    type Variant = { properties: Record<string, { const?: string; enum?: string[]; properties?: Record<string, { enum?: string[] }> }> };
+    const schema = node.contract!.schema as { properties: { steps: { maxItems: number; prefixItems: Array<{ oneOf: Variant[] }> } } };
     expect(schema.properties.steps.maxItems).toBe(3);
-    const variants = schema.properties.steps.items.oneOf;
-    expect(variants.map((v) => v.properties.tool?.const ?? v.properties.skill?.const)).toEqual(['weather', 'search', 'day_args', 'kind_args']);
-    expect(variants[0]!.properties.id!.enum).toEqual(['a', 'b', 'c']);
+    // Step i has id a, b, c in turn; each may be any catalogue tool or skill, reading a task input or any step.
+    const positions = schema.properties.steps.prefixItems;
+    expect(positions.map((p) => p.oneOf[0]!.properties.id!.const)).toEqual(['a', 'b', 'c']);
+    expect(positions[1]!.oneOf.map((v) => v.properties.tool?.const ?? v.properties.skill?.const)).toEqual(['weather', 'search', 'day_args', 'kind_args']);
+    expect(positions[0]!.oneOf[0]!.properties.inputs!.properties!.day!.enum).toEqual(['task.request', 'a', 'b', 'c']);
   });
 
   it('runs a good design: designed nodes wired by the designer, run by the executor; the answer is the designed answer', async () => {

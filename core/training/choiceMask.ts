@@ -16,7 +16,7 @@
 import { isMap, isScalar, isSeq, parseDocument, type Node as YamlNode } from 'yaml';
 import type { JsonSchema } from '../model/provider.ts';
 
-type Schema = { enum?: unknown[]; const?: unknown; type?: unknown; oneOf?: Schema[]; anyOf?: Schema[]; properties?: Record<string, Schema>; items?: Schema };
+type Schema = { enum?: unknown[]; const?: unknown; type?: unknown; oneOf?: Schema[]; anyOf?: Schema[]; properties?: Record<string, Schema>; items?: Schema; prefixItems?: Schema[] };
 
 /** Character spans [start, end) of the chosen parts of `text` under `schema`; undefined when `text` is not one JSON value. */
 export function chosenSpans(text: string, schema: JsonSchema | undefined): Array<[number, number]> | undefined {
@@ -40,7 +40,7 @@ function walk(node: YamlNode, schema: Schema | undefined, spans: Array<[number, 
     return;
   }
   if (isSeq(node)) {
-    for (const item of node.items) walk(item as YamlNode, branches(schema) ? undefined : schema?.items, spans);
+    node.items.forEach((item, i) => walk(item as YamlNode, branches(schema) ? undefined : (schema?.prefixItems?.[i] ?? schema?.items), spans));
     return;
   }
   if (!isMap(node)) return;

@@ -114,12 +114,12 @@ export function catalogueText(stage: DesignStage, doc: WorkflowDoc, opts: Compil
 /**
  * The JSON schema the designer decodes under (also its node's contract), compiled from the
  * catalogue so that every design parses structurally: for `steps`, an object
- * `{ steps: [step, ...] }` of 1..max_nodes steps, each one of
+ * `{ steps: [step, ...] }` of 1..max_nodes steps (`prefixItems`: step i has the id
+ * `designIds(max_nodes)[i]`, so ids never repeat), each one of
  *  - a tool step `{ id, tool: <T>, inputs: { <port of T>: <source> ... } }` per catalogue tool;
  *  - a skill step `{ id, skill: <S>, role: <catalogue role>, inputs: { <port of S>: <source> } }`
  *    per catalogue skill;
- * ids from `designIds(max_nodes)`, sources from `task.<catalogue input>` and those ids, all as
- * enums. What the grammar cannot promise (a source naming a step that is not there or the step
+ * sources from `task.<catalogue input>` and the ids, all as enums. What the grammar cannot promise (a source naming a step that is not there or the step
  * itself, a skill whose contract does not fit the tool it feeds) is left to the validator: those
  * are the designer's wiring faults. `graph` and `states` get a JSON object; `code` no grammar.
  */
@@ -134,23 +134,28 @@ export function designGrammar(stage: DesignStage, doc: WorkflowDoc, opts: Compil
     required: ports,
     additionalProperties: false,
   });
-  const variants: JsonSchema[] = [];
-  for (const t of stage.catalogue.tools) {
-    const shape = opts.tools.get(t);
-    if (!shape) continue;
-    const ports = Object.entries(shape.inputs).filter(([, def]) => !def.optional).map(([p]) => p);
-    variants.push({ type: 'object', properties: { id: { enum: ids }, tool: { const: t }, inputs: inputsOf(ports) }, required: ['id', 'tool', 'inputs'], additionalProperties: false });
-  }
   const roles: RoleName[] = stage.catalogue.roles;
-  for (const s of stage.catalogue.skills) {
-    const skill = doc.skills?.[s];
-    if (!skill || !roles.length) continue;
-    variants.push({ type: 'object', properties: { id: { enum: ids }, skill: { const: s }, role: { enum: roles }, inputs: inputsOf(skillPorts(skill.prompt)) }, required: ['id', 'skill', 'role', 'inputs'], additionalProperties: false });
-  }
-  if (!variants.length) return { type: 'object' };
+  // The steps a design may hold at position i, each with the id `ids[i]`.
+  const stepsAt = (id: string): JsonSchema[] => {
+    const variants: JsonSchema[] = [];
+    for (const t of stage.catalogue.tools) {
+      const shape = opts.tools.get(t);
+      if (!shape) continue;
+      const ports = Object.entries(shape.inputs).filter(([, def]) => !def.optional).map(([p]) => p);
+      variants.push({ type: 'object', properties: { id: { const: id }, tool: { const: t }, inputs: inputsOf(ports) }, required: ['id', 'tool', 'inputs'], additionalProperties: false });
+    }
+    for (const s of stage.catalogue.skills) {
+      const skill = doc.skills?.[s];
+      if (!skill || !roles.length) continue;
+      variants.push({ type: 'object', properties: { id: { const: id }, skill: { const: s }, role: { enum: roles }, inputs: inputsOf(skillPorts(skill.prompt)) }, required: ['id', 'skill', 'role', 'inputs'], additionalProperties: false });
+    }
+    return variants;
+  };
+  const positions = ids.map(stepsAt);
+  if (!positions[0]!.length) return { type: 'object' };
   return {
     type: 'object',
-    properties: { steps: { type: 'array', items: variants.length === 1 ? variants[0]! : { oneOf: variants }, minItems: 1, maxItems: stage.budget.maxNodes } },
+    properties: { steps: { type: 'array', prefixItems: positions.map((v) => (v.length === 1 ? v[0]! : { oneOf: v })), minItems: 1, maxItems: stage.budget.maxNodes } },
     required: ['steps'],
     additionalProperties: false,
   };
