@@ -135,19 +135,20 @@ export function designGrammar(stage: DesignStage, doc: WorkflowDoc, opts: Compil
     additionalProperties: false,
   });
   const roles: RoleName[] = stage.catalogue.roles;
-  // The steps a design may hold at position i, each with the id `ids[i]`.
+  // The steps a design may hold at position i, each with the id `ids[i]`. The tool or skill comes
+  // first: the designer's choice is then written right after the request it depends on.
   const stepsAt = (id: string): JsonSchema[] => {
     const variants: JsonSchema[] = [];
     for (const t of stage.catalogue.tools) {
       const shape = opts.tools.get(t);
       if (!shape) continue;
       const ports = Object.entries(shape.inputs).filter(([, def]) => !def.optional).map(([p]) => p);
-      variants.push({ type: 'object', properties: { id: { const: id }, tool: { const: t }, inputs: inputsOf(ports) }, required: ['id', 'tool', 'inputs'], additionalProperties: false });
+      variants.push({ type: 'object', properties: { tool: { const: t }, id: { const: id }, inputs: inputsOf(ports) }, required: ['tool', 'id', 'inputs'], additionalProperties: false });
     }
     for (const s of stage.catalogue.skills) {
       const skill = doc.skills?.[s];
       if (!skill || !roles.length) continue;
-      variants.push({ type: 'object', properties: { id: { const: id }, skill: { const: s }, role: { enum: roles }, inputs: inputsOf(skillPorts(skill.prompt)) }, required: ['id', 'skill', 'role', 'inputs'], additionalProperties: false });
+      variants.push({ type: 'object', properties: { skill: { const: s }, id: { const: id }, role: { enum: roles }, inputs: inputsOf(skillPorts(skill.prompt)) }, required: ['skill', 'id', 'role', 'inputs'], additionalProperties: false });
     }
     return variants;
   };
