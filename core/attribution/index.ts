@@ -53,6 +53,7 @@ export {
   LLM_JUDGE_METHODS,
   NARROWED_JUDGE,
   parseJsonReply,
+  stepRanges,
   type JudgeCall,
   type JudgeCallRecord,
   type JudgeMethod,

@@ -275,13 +275,26 @@ const choice = (field: string, values: readonly string[]): JsonSchema => ({
   additionalProperties: false,
 });
 
+/** Sorted step numbers as ranges: `[1, 2, 3, 5, 7, 8]` -> `1–3, 5, 7–8`. */
+export function stepRanges(steps: readonly number[]): string {
+  const xs = [...steps].sort((a, b) => a - b);
+  const out: string[] = [];
+  for (let i = 0; i < xs.length; ) {
+    let j = i;
+    while (j + 1 < xs.length && xs[j + 1] === xs[j]! + 1) j++;
+    out.push(j > i ? `${xs[i]}–${xs[j]}` : String(xs[i]));
+    i = j + 1;
+  }
+  return out.join(', ');
+}
+
 async function allAtOnce(ctx: Ctx, view?: JudgeView): Promise<Prediction | null> {
   const { log } = ctx;
   const agents = view ? view.agents : ctx.agents;
   const candidateSteps = view ? view.candidateSteps : ctx.candidates.map((s) => s.index);
   const stepSet = new Set(candidateSteps);
   const head = view
-    ? `${intro(ctx, agents)}\n${view.note ? `${view.note}\n` : ''}Conversation log (steps 0–${view.steps.length - 1} of ${log.steps.length}; you may name steps ${candidateSteps.join(', ')}):`
+    ? `${intro(ctx, agents)}\n${view.note ? `${view.note}\n` : ''}Conversation log (steps 0–${view.steps.length - 1} of ${log.steps.length}; you may name steps ${stepRanges(candidateSteps)}):`
     : `${intro(ctx)}\nConversation log (${log.steps.length} steps):`;
   const tail =
     'Which agent made the decisive mistake (the error directly responsible for the failure), and at which step did it first make it? ' +

@@ -138,10 +138,13 @@ export const IMPOSSIBLE_INSTRUCTION_RULE = 'impossible-instruction';
 /** Options of the surfaced method. */
 export interface SurfacingOptions extends AuthorshipOptions {
   /**
-   * The class of a harness crash (`HARNESS_CRASH_RULE`). `infrastructure` (default): the harness's
-   * fault, blamed on nobody (FloWright: infrastructure faults are excluded from blame; docs/credit.md), so never predicted. `execution`: blamed on the agent whose
-   * message was being delivered (its content may have tripped the model API's content filter),
-   * a sensitivity variant.
+   * The class of a harness crash (`HARNESS_CRASH_RULE`). `infrastructure` (the default of these
+   * functions): the harness's fault, blamed on nobody (FloWright: infrastructure faults are
+   * excluded from blame; docs/credit.md), so never predicted. `execution`: blamed on the agent
+   * whose message was being delivered (its content may have tripped the model API's content
+   * filter). Every evaluation entry point (`evaluateAttribution`, `structural`, `hybrid`, the
+   * narrowed judge, `flowlab attribution-eval`) defaults to `execution` (`DEFAULT_HARNESS_CRASH`):
+   * on the Hand-Crafted logs 26 end in a crash block and the label names its speaker in 20.
    */
   harnessCrash?: 'infrastructure' | 'execution';
   /**
@@ -203,10 +206,10 @@ export interface LogTrace {
  *
  * - One node per history message, id `step-<i>`; sequential dependencies `step-(i-1) -> step-i`
  *   (each message is produced with the conversation so far as its input).
- * - Authorship: `runBy` = the speaking agent (normalised name); `wiredBy` = [`human`]: the
- *   multi-agent systems of Who&When (Magentic-One, AG2 teams) were designed by people, and no
- *   role wired a message in. Only execution and infrastructure faults are surfaced, so blame goes
- *   to `runBy` (execution) or nobody (infrastructure); `wiredBy` never receives blame here.
+ * - Authorship (`opts.authorship: 'speaker'`, the default): `runBy` = the speaking agent
+ *   (normalised name); `wiredBy` = [`human`]: the multi-agent systems of Who&When (Magentic-One,
+ *   AG2 teams) were designed by people. Only execution and infrastructure faults are surfaced, so
+ *   blame goes to `runBy` (execution) or nobody (infrastructure); `wiredBy` never receives blame.
  * - Each message is one attempt: `failed` (class and code from `surfaceFailure`, given the earlier
  *   `human` messages as quoted task text) or `ok`.
  *
