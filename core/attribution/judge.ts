@@ -1,6 +1,9 @@
 import { asRoleName } from '../ids.ts';
-import { ModelError, type JsonSchema, type ModelProvider } from '../model/index.ts';
+import { ModelError, type JsonSchema, type ModelProvider, type SamplingParams } from '../model/index.ts';
+import type { ModelCallRecord } from '../trace/index.ts';
 import { AttributionError } from './errors.ts';
+import { narrowedView, type JudgeView } from './narrowed.ts';
+import type { SurfacingOptions } from './surfaced.ts';
 import { agentKey, isHumanStep } from './whoAndWhen.ts';
 import type { AttributionRecord, LogStep, Prediction, WhoAndWhenLog } from './types.ts';
 
@@ -15,6 +18,16 @@ import type { AttributionRecord, LogStep, Prediction, WhoAndWhenLog } from './ty
  */
 export type JudgeMethod = 'all-at-once' | 'step-by-step' | 'binary-search';
 export const JUDGE_METHODS: readonly JudgeMethod[] = ['all-at-once', 'step-by-step', 'binary-search'];
+
+/**
+ * Flowlab's judge where structure is blind: all-at-once over the narrowed view of a log
+ * (`narrowedView`: the steps up to the first surfaced error, the author candidates structure
+ * cannot separate, and a line on what structure saw).
+ */
+export const NARROWED_JUDGE = 'narrowed-judge';
+/** Every LLM-judge method: the paper's three and the narrowed judge. */
+export type LlmJudgeMethod = JudgeMethod | typeof NARROWED_JUDGE;
+export const LLM_JUDGE_METHODS: readonly LlmJudgeMethod[] = [...JUDGE_METHODS, NARROWED_JUDGE];
 
 /** Options of the judges. */
 export interface JudgeOptions {
@@ -39,8 +52,10 @@ export interface JudgeOptions {
   /** Give the judge the task's correct answer (the paper's "with ground truth" setting). Default true. */
   withGroundTruth?: boolean;
   signal?: AbortSignal;
-  /** Sees every call (prompt and reply), e.g. for logging or tests. */
+  /** Sees every call (prompt and reply), e.g. for logging, recording (`judgeCallRecord`) or tests. */
   onCall?: (call: JudgeCall) => void;
+  /** The structure the narrowed judge narrows by (default `STRUCTURAL_OPTIONS`). */
+  surfacing?: SurfacingOptions;
 }
 
 /** Defaults of `JudgeOptions`. */
@@ -49,7 +64,7 @@ export const JUDGE_DEFAULTS = { model: 'default', role: 'judge', maxChars: 300, 
 /** One judge call as made. */
 export interface JudgeCall {
   logId: string;
-  method: JudgeMethod;
+  method: LlmJudgeMethod;
   callIndex: number;
   system: string;
   prompt: string;
@@ -58,7 +73,55 @@ export interface JudgeCall {
   text: string;
   /** The reply parsed and validated, or null when it is not a usable answer. */
   answer: unknown;
+  /** The request as sent: role, model reference, seed and sampling parameters (`request.key` is `{taskKey: logId, nodeId: 'judge', attempt: 1, callIndex}`). */
+  role: string;
+  modelRef: string;
+  seed: number;
+  params: SamplingParams;
+  /** The result: resolved model, token counts, wall time (ms), start (epoch ms) and stop reason. */
+  model: string;
+  tokens: { prompt: number; completion: number };
+  ms: number;
+  startedAt: number;
+  stopReason?: string;
 }
+
+/**
+ * A judge call as a recorded model call, the shape `ReplayProvider` (models/replay) answers from
+ * (`taskIndex`, `nodeId`, `attempt` and the `ModelCallRecord` fields), plus the log id and method.
+ * Replay maps `taskIndex` back to the log id (`taskKeyOf`), so a run replays without a model.
+ */
+export type JudgeCallRecord = ModelCallRecord & { taskIndex: number; nodeId: string; attempt: number; logId: string; method: LlmJudgeMethod };
+
+/** `call` as a `JudgeCallRecord`; `taskIndex` is the log's position in the evaluated list (any number unique per log). */
+export function judgeCallRecord(call: JudgeCall, taskIndex: number): JudgeCallRecord {
+  const rec: JudgeCallRecord = {
+    taskIndex,
+    nodeId: JUDGE_NODE,
+    attempt: 1,
+    callIndex: call.callIndex,
+    logId: call.logId,
+    method: call.method,
+    role: asRoleName(call.role),
+    system: call.system,
+    prompt: call.prompt,
+    params: call.params,
+    seed: call.seed,
+    jsonSchema: call.jsonSchema,
+    modelRef: call.modelRef,
+    model: call.model,
+    completion: call.text,
+    promptTokens: call.tokens.prompt,
+    completionTokens: call.tokens.completion,
+    ms: call.ms,
+    startedAt: call.startedAt,
+  };
+  if (call.stopReason !== undefined) rec.stopReason = call.stopReason;
+  return rec;
+}
+
+/** The `request.key.nodeId` of every judge call. */
+export const JUDGE_NODE = 'judge';
 
 /** What a judge concluded on one log. */
 export interface JudgeOutcome {
@@ -151,8 +214,8 @@ export function parseJsonReply(text: string): Record<string, unknown> | null {
 
 interface Ctx {
   log: WhoAndWhenLog;
-  method: JudgeMethod;
-  o: Required<Omit<JudgeOptions, 'signal' | 'onCall'>> & Pick<JudgeOptions, 'signal' | 'onCall'>;
+  method: LlmJudgeMethod;
+  o: Required<Omit<JudgeOptions, 'signal' | 'onCall' | 'surfacing'>> & Pick<JudgeOptions, 'signal' | 'onCall' | 'surfacing'>;
   calls: number;
   invalid: number;
   /** Candidate steps: every step not spoken by the task poser. */
@@ -160,11 +223,11 @@ interface Ctx {
   agents: string[];
 }
 
-function intro(ctx: Ctx): string {
+function intro(ctx: Ctx, agents: readonly string[] = ctx.agents): string {
   const { log, o } = ctx;
   const lines = ['A team of AI agents worked on the task below and failed.', `Task: ${cutText(log.question, o.maxChars)}`];
   if (o.withGroundTruth) lines.push(`Correct answer: ${cutText(log.groundTruth, o.maxChars)}`);
-  lines.push(`Agents: ${ctx.agents.join(', ')}`);
+  lines.push(`Agents: ${agents.join(', ')}`);
   return lines.join('\n');
 }
 
@@ -179,21 +242,29 @@ function buildPrompt(ctx: Ctx, head: string, steps: readonly LogStep[], tail: st
 
 async function ask(ctx: Ctx, prompt: string, jsonSchema: JsonSchema, validate: (v: Record<string, unknown>) => unknown): Promise<unknown> {
   const callIndex = ctx.calls++;
+  const params: SamplingParams = { temperature: 0, maxTokens: ctx.o.maxTokens };
+  const seed = ctx.o.seed + callIndex;
+  const startedAt = Date.now();
   const res = await ctx.o.provider.generate({
     role: asRoleName(ctx.o.role),
     model: ctx.o.model,
     system: SYSTEM,
     prompt,
-    params: { temperature: 0, maxTokens: ctx.o.maxTokens },
-    seed: ctx.o.seed + callIndex,
+    params,
+    seed,
     jsonSchema,
-    key: { taskKey: ctx.log.id, nodeId: 'judge', attempt: 1, callIndex },
+    key: { taskKey: ctx.log.id, nodeId: JUDGE_NODE, attempt: 1, callIndex },
     ...(ctx.o.signal ? { signal: ctx.o.signal } : {}),
   });
   const obj = parseJsonReply(res.text);
   const answer = obj ? validate(obj) : null;
   if (answer === null || answer === undefined) ctx.invalid++;
-  ctx.o.onCall?.({ logId: ctx.log.id, method: ctx.method, callIndex, system: SYSTEM, prompt, jsonSchema, text: res.text, answer: answer ?? null });
+  const call: JudgeCall = {
+    logId: ctx.log.id, method: ctx.method, callIndex, system: SYSTEM, prompt, jsonSchema, text: res.text, answer: answer ?? null,
+    role: ctx.o.role, modelRef: ctx.o.model, seed, params, model: res.model, tokens: res.tokens, ms: res.ms, startedAt,
+  };
+  if (res.stopReason) call.stopReason = res.stopReason;
+  ctx.o.onCall?.(call);
   return answer ?? null;
 }
 
@@ -204,20 +275,37 @@ const choice = (field: string, values: readonly string[]): JsonSchema => ({
   additionalProperties: false,
 });
 
-async function allAtOnce(ctx: Ctx): Promise<Prediction | null> {
-  const { log, candidates, agents } = ctx;
-  const stepSet = new Set(candidates.map((s) => s.index));
-  const head = `${intro(ctx)}\nConversation log (${log.steps.length} steps):`;
+/** Sorted step numbers as ranges: `[1, 2, 3, 5, 7, 8]` -> `1–3, 5, 7–8`. */
+export function stepRanges(steps: readonly number[]): string {
+  const xs = [...steps].sort((a, b) => a - b);
+  const out: string[] = [];
+  for (let i = 0; i < xs.length; ) {
+    let j = i;
+    while (j + 1 < xs.length && xs[j + 1] === xs[j]! + 1) j++;
+    out.push(j > i ? `${xs[i]}–${xs[j]}` : String(xs[i]));
+    i = j + 1;
+  }
+  return out.join(', ');
+}
+
+async function allAtOnce(ctx: Ctx, view?: JudgeView): Promise<Prediction | null> {
+  const { log } = ctx;
+  const agents = view ? view.agents : ctx.agents;
+  const candidateSteps = view ? view.candidateSteps : ctx.candidates.map((s) => s.index);
+  const stepSet = new Set(candidateSteps);
+  const head = view
+    ? `${intro(ctx, agents)}\n${view.note ? `${view.note}\n` : ''}Conversation log (steps 0–${view.steps.length - 1} of ${log.steps.length}; you may name steps ${stepRanges(candidateSteps)}):`
+    : `${intro(ctx)}\nConversation log (${log.steps.length} steps):`;
   const tail =
     'Which agent made the decisive mistake (the error directly responsible for the failure), and at which step did it first make it? ' +
     'Answer with JSON: {"agent": "<one of the agents>", "step": <step number>}';
   const schema: JsonSchema = {
     type: 'object',
-    properties: { agent: { enum: [...agents] }, step: { enum: candidates.map((s) => s.index) } },
+    properties: { agent: { enum: [...agents] }, step: { enum: [...candidateSteps] } },
     required: ['agent', 'step'],
     additionalProperties: false,
   };
-  const answer = await ask(ctx, buildPrompt(ctx, head, log.steps, tail), schema, (v) => {
+  const answer = await ask(ctx, buildPrompt(ctx, head, view ? view.steps : log.steps, tail), schema, (v) => {
     const agent = typeof v.agent === 'string' ? agents.find((a) => agentKey(a) === agentKey(v.agent as string)) : undefined;
     const step = typeof v.step === 'number' ? v.step : typeof v.step === 'string' && v.step.trim() !== '' ? Number(v.step) : NaN;
     return agent && Number.isInteger(step) && stepSet.has(step) ? { agent, step } : null;
@@ -280,11 +368,15 @@ async function binarySearch(ctx: Ctx): Promise<Prediction | null> {
  * and binary-search then give no prediction; step-by-step reads it as "not this step" and goes on.
  * Step-by-step with no "yes" gives no prediction. Nothing is ever guessed in place of the model.
  *
+ * `narrowed-judge` (`NARROWED_JUDGE`) asks as all-at-once, over `narrowedView(log, opts.surfacing)`:
+ * the steps up to the first surfaced error, the candidate agents and steps structure cannot
+ * separate (the schema allows only those), and a line on what structure saw.
+ *
  * A `GENERATION_FAILED` model error (e.g. a prompt that does not fit the model's context in
  * tokens) ends this log with no prediction and a note; other model errors are thrown.
  * @throws JudgeBudgetError when `maxPromptChars` cannot hold a prompt's fixed parts.
  */
-export async function judgeLog(log: WhoAndWhenLog, method: JudgeMethod, opts: JudgeOptions): Promise<JudgeOutcome> {
+export async function judgeLog(log: WhoAndWhenLog, method: LlmJudgeMethod, opts: JudgeOptions): Promise<JudgeOutcome> {
   const o = { ...JUDGE_DEFAULTS, ...stripUndefined(opts) } as Ctx['o'];
   const candidates = log.steps.filter((s) => !isHumanStep(s));
   const agents: string[] = [];
@@ -293,7 +385,8 @@ export async function judgeLog(log: WhoAndWhenLog, method: JudgeMethod, opts: Ju
   if (candidates.length === 0) return { prediction: null, calls: 0, invalidAnswers: 0, note: 'no agent step to judge' };
   let prediction: Prediction | null;
   try {
-    prediction = method === 'all-at-once' ? await allAtOnce(ctx) : method === 'step-by-step' ? await stepByStep(ctx) : await binarySearch(ctx);
+    if (method === NARROWED_JUDGE) prediction = await allAtOnce(ctx, narrowedView(log, opts.surfacing));
+    else prediction = method === 'all-at-once' ? await allAtOnce(ctx) : method === 'step-by-step' ? await stepByStep(ctx) : await binarySearch(ctx);
   } catch (e) {
     if (e instanceof ModelError && e.code === 'GENERATION_FAILED') {
       return { prediction: null, calls: ctx.calls, invalidAnswers: ctx.invalid, note: `model error: ${e.message}` };
@@ -306,9 +399,9 @@ export async function judgeLog(log: WhoAndWhenLog, method: JudgeMethod, opts: Ju
 }
 
 /** `judgeLog` as a scored record. */
-export async function judgeRecord(log: WhoAndWhenLog, method: JudgeMethod, opts: JudgeOptions): Promise<AttributionRecord> {
+export async function judgeRecord(log: WhoAndWhenLog, method: LlmJudgeMethod, opts: JudgeOptions): Promise<AttributionRecord> {
   const r = await judgeLog(log, method, opts);
-  const rec: AttributionRecord = { logId: log.id, label: { agent: log.label.agent, step: log.label.step }, prediction: r.prediction, calls: r.calls };
+  const rec: AttributionRecord = { logId: log.id, label: { agent: log.label.agent, step: log.label.step, rawAgent: log.label.rawAgent }, prediction: r.prediction, calls: r.calls };
   if (r.note) rec.note = r.note;
   else if (r.invalidAnswers) rec.note = `${r.invalidAnswers} unusable answer(s)`;
   return rec;

@@ -1,5 +1,5 @@
 import { agentKey } from './whoAndWhen.ts';
-import type { AgentConfusion, AttributionRecord, AttributionScore } from './types.ts';
+import type { AgentConfusion, AttributionRecord, AttributionScore, OfficialScore } from './types.ts';
 
 /** The `predictedAs` key of logs without a prediction. */
 export const NO_PREDICTION = '(none)';
@@ -53,4 +53,42 @@ export function scoreAttribution(records: readonly AttributionRecord[]): Attribu
   const frac = (hits: number) => ({ overAll: logs ? hits / logs : 0, overCovered: covered ? hits / covered : null });
   const perAgent = [...byAgent.values()].sort((a, b) => b.labelled - a.labelled || a.agent.localeCompare(b.agent));
   return { logs, covered, agentAccuracy: frac(agentHits), stepAccuracy: frac(stepHits), perAgent };
+}
+
+/**
+ * The official scorer's agent test (ag2ai/Agents_Failure_Attribution, `Automated_FA/evaluate.py`:
+ * `actual_agent in pred['predicted_agent']`): the label as written (`label.rawAgent`, else
+ * `label.agent`) is a case-sensitive substring of the predicted agent.
+ */
+export function agentCorrectOfficial(r: AttributionRecord): boolean {
+  return r.prediction !== null && r.prediction.agent.includes(r.label.rawAgent ?? r.label.agent);
+}
+
+/**
+ * The official scorer's step test (same file: `actual_step in pred['predicted_step']`): the
+ * labelled step's decimal text is a substring of the predicted step's, so gold 1 matches a
+ * predicted 10, 12 or 21. Looser than `stepCorrect` (integer equality).
+ */
+export function stepCorrectOfficial(r: AttributionRecord): boolean {
+  return r.prediction !== null && String(r.prediction.step).includes(String(r.label.step));
+}
+
+/**
+ * Agent and step accuracy as the official scorer counts them (`agentCorrectOfficial`,
+ * `stepCorrectOfficial`), over all logs (an abstention is wrong; the official script divides by
+ * every labelled file too) and over covered logs. Shapes as `scoreAttribution`.
+ */
+export function scoreOfficial(records: readonly AttributionRecord[]): OfficialScore {
+  let covered = 0;
+  let agentHits = 0;
+  let stepHits = 0;
+  for (const r of records) {
+    if (!r.prediction) continue;
+    covered++;
+    if (agentCorrectOfficial(r)) agentHits++;
+    if (stepCorrectOfficial(r)) stepHits++;
+  }
+  const logs = records.length;
+  const frac = (hits: number) => ({ overAll: logs ? hits / logs : 0, overCovered: covered ? hits / covered : null });
+  return { logs, covered, agentAccuracy: frac(agentHits), stepAccuracy: frac(stepHits) };
 }

@@ -5,7 +5,8 @@
  */
 import { computeCredit, type CreditEvent, type CreditGraph, type CreditResult } from '../credit/index.ts';
 import { asNodeId, asRoleName, HUMAN, type NodeId } from '../ids.ts';
-import { isHumanStep } from './whoAndWhen.ts';
+import { impossibleInstruction, teamAuthorship, type AuthorshipOptions, type StepAuthorship } from './authorship.ts';
+import { agentKey, HUMAN_SPEAKER, isHumanStep } from './whoAndWhen.ts';
 import type { AttributionRecord, LogStep, Prediction, WhoAndWhenLog } from './types.ts';
 
 /**
@@ -28,8 +29,12 @@ export interface SurfacedFailure {
   step: number;
   rule: string;
   errorCode: string;
-  /** `execution`: the speaking agent's fault; `infrastructure`: the harness crashed (blamed on nobody). */
-  failureClass: 'execution' | 'infrastructure';
+  /**
+   * `execution`: the author's fault (the speaking agent; with team authorship a terminal run's
+   * code writer); `infrastructure`: the harness crashed (blamed on nobody); `wiring` (team
+   * authorship only): the message was told to do the impossible, its wirer's fault.
+   */
+  failureClass: 'execution' | 'infrastructure' | 'wiring';
   /** The text that matched (at most 160 characters). */
   evidence: string;
 }
@@ -125,15 +130,30 @@ const MIN_QUOTED = 40;
 /** The rule id of a harness crash (failure class `infrastructure` unless asked otherwise). */
 export const HARNESS_CRASH_RULE = 'harness-crash';
 
+/** The rule id of a terminal run that found no code to execute (team authorship; wiring, the caller's). */
+export const NO_CODE_RULE = 'terminal-no-code';
+/** The rule id of a failure caused by an instruction naming a missing file, tool or agent (team authorship; wiring). */
+export const IMPOSSIBLE_INSTRUCTION_RULE = 'impossible-instruction';
+
 /** Options of the surfaced method. */
-export interface SurfacingOptions {
+export interface SurfacingOptions extends AuthorshipOptions {
   /**
-   * The class of a harness crash (`HARNESS_CRASH_RULE`). `infrastructure` (default): the harness's
-   * fault, blamed on nobody (FloWright: infrastructure faults are excluded from blame; docs/credit.md), so never predicted. `execution`: blamed on the agent whose
-   * message was being delivered (its content may have tripped the model API's content filter),
-   * a sensitivity variant.
+   * The class of a harness crash (`HARNESS_CRASH_RULE`). `infrastructure` (the default of these
+   * functions): the harness's fault, blamed on nobody (FloWright: infrastructure faults are
+   * excluded from blame; docs/credit.md), so never predicted. `execution`: blamed on the agent
+   * whose message was being delivered (its content may have tripped the model API's content
+   * filter). Every evaluation entry point (`evaluateAttribution`, `structural`, `hybrid`, the
+   * narrowed judge, `flowlab attribution-eval`) defaults to `execution` (`DEFAULT_HARNESS_CRASH`):
+   * on the Hand-Crafted logs 26 end in a crash block and the label names its speaker in 20.
    */
   harnessCrash?: 'infrastructure' | 'execution';
+  /**
+   * Who authored each message (see `logTrace`). `speaker` (default): every message is its
+   * speaker's. `team`: the authorship of core/attribution/authorship.ts — a terminal run is
+   * authored by the message whose code it ran and wired by its caller, an orchestrator's
+   * instruction wires the message that answers it.
+   */
+  authorship?: 'speaker' | 'team';
 }
 
 /**
@@ -177,6 +197,8 @@ export interface LogTrace {
   graph: CreditGraph;
   events: CreditEvent[];
   failures: SurfacedFailure[];
+  /** Team authorship per step (only with `authorship: 'team'`). */
+  authorship?: StepAuthorship[];
 }
 
 /**
@@ -184,23 +206,50 @@ export interface LogTrace {
  *
  * - One node per history message, id `step-<i>`; sequential dependencies `step-(i-1) -> step-i`
  *   (each message is produced with the conversation so far as its input).
- * - Authorship: `runBy` = the speaking agent (normalised name); `wiredBy` = [`human`]: the
- *   multi-agent systems of Who&When (Magentic-One, AG2 teams) were designed by people, and no
- *   role wired a message in. Only execution and infrastructure faults are surfaced, so blame goes
- *   to `runBy` (execution) or nobody (infrastructure); `wiredBy` never receives blame here.
+ * - Authorship (`opts.authorship: 'speaker'`, the default): `runBy` = the speaking agent
+ *   (normalised name); `wiredBy` = [`human`]: the multi-agent systems of Who&When (Magentic-One,
+ *   AG2 teams) were designed by people. Only execution and infrastructure faults are surfaced, so
+ *   blame goes to `runBy` (execution) or nobody (infrastructure); `wiredBy` never receives blame.
  * - Each message is one attempt: `failed` (class and code from `surfaceFailure`, given the earlier
  *   `human` messages as quoted task text) or `ok`.
+ *
+ * With `opts.authorship: 'team'` (see `teamAuthorship`), instead:
+ * - a message answering an orchestrator's instruction is wired by the instruction's speaker
+ *   (`wiredBy`), with an edge from the instruction;
+ * - a terminal run is run by no role: it executes what its author wrote (`argumentFrom` = the
+ *   message whose code it ran, else its caller's message, with an edge from it), and is wired by
+ *   its caller. Its execution failure is the author's (computeCredit), at the author's step;
+ * - a terminal run that found no code is a `wiring` failure (`NO_CODE`): the caller asked for a
+ *   run and gave nothing to run;
+ * - an execution failure naming a missing file, tool or agent that the message's instruction
+ *   named (`impossibleInstruction`) is a `wiring` failure of the instruction's speaker
+ *   (`MISSING_FILE`, `UNKNOWN_TOOL`, `UNKNOWN_AGENT`): it was told to do the impossible.
  */
 export function logTrace(log: WhoAndWhenLog, opts: SurfacingOptions = {}): LogTrace {
   const graph: CreditGraph = { nodes: [], edges: [] };
   const events: CreditEvent[] = [];
   const failures: SurfacedFailure[] = [];
   const quoted: string[] = [];
+  const team = opts.authorship === 'team' ? teamAuthorship(log, opts) : undefined;
   for (const step of log.steps) {
     const id = stepNodeId(step.index);
-    graph.nodes.push({ id, wiredBy: [HUMAN], runBy: asRoleName(step.agent) });
-    if (step.index > 0) graph.edges.push({ from: stepNodeId(step.index - 1), to: id });
-    const f = surfaceFailure(step, { ...opts, quoted });
+    const a = team?.[step.index];
+    let f = surfaceFailure(step, { ...opts, quoted });
+    if (!a) {
+      graph.nodes.push({ id, wiredBy: [HUMAN], runBy: asRoleName(step.agent) });
+      if (step.index > 0) graph.edges.push({ from: stepNodeId(step.index - 1), to: id });
+    } else {
+      const node: CreditGraph['nodes'][number] = { id, wiredBy: [a.wirer ? asRoleName(a.wirer) : HUMAN] };
+      if (a.terminal && a.authorStep !== step.index) node.argumentFrom = stepNodeId(a.authorStep);
+      else node.runBy = asRoleName(step.agent);
+      graph.nodes.push(node);
+      const from = new Set<number>();
+      if (step.index > 0) from.add(step.index - 1);
+      if (a.wiredAt !== null) from.add(a.wiredAt);
+      if (a.terminal && a.authorStep !== step.index) from.add(a.authorStep);
+      for (const k of [...from].sort((x, y) => x - y)) graph.edges.push({ from: stepNodeId(k), to: id });
+      f = teamFailure(step, a, log.steps, f);
+    }
     if (isHumanStep(step) && step.content.trim()) quoted.push(step.content.trim());
     if (f) {
       failures.push(f);
@@ -209,14 +258,29 @@ export function logTrace(log: WhoAndWhenLog, opts: SurfacingOptions = {}): LogTr
       events.push({ nodeId: id, attempt: 1, status: 'ok' });
     }
   }
-  return { graph, events, failures };
+  const trace: LogTrace = { graph, events, failures };
+  if (team) trace.authorship = team;
+  return trace;
+}
+
+/** The failure of one message under team authorship (see `logTrace`), from its speaker-view failure `f`. */
+function teamFailure(step: LogStep, a: StepAuthorship, steps: readonly LogStep[], f: SurfacedFailure | null): SurfacedFailure | null {
+  if (a.terminal && a.noCode) {
+    const m = /[^\n]*\bno code blocks?[^\n]*/i.exec(step.content);
+    return { step: step.index, rule: NO_CODE_RULE, errorCode: 'NO_CODE', failureClass: 'wiring', evidence: (m?.[0] ?? step.content).trim().slice(0, 160) };
+  }
+  if (f && f.failureClass === 'execution' && a.wiredAt !== null) {
+    const told = impossibleInstruction(steps[a.wiredAt]!.content, step.content);
+    if (told) return { step: step.index, rule: IMPOSSIBLE_INSTRUCTION_RULE, errorCode: told.errorCode, failureClass: 'wiring', evidence: `${told.kind} ${told.name} (named by step ${a.wiredAt}): ${f.evidence}`.slice(0, 160) };
+  }
+  return f;
 }
 
 /** The surfaced method's result for one log. */
 export interface SurfacedAttribution {
-  /** The earliest root failure blamed on an agent; null when none (the log is not covered). */
+  /** The root failure with the earliest decisive step blamed on an agent; null when none (the log is not covered). */
   prediction: Prediction | null;
-  /** The surfaced failure the prediction comes from. */
+  /** The surfaced failure the prediction comes from (at the message that surfaced it, maybe after the decisive step). */
   failure?: SurfacedFailure;
   trace: LogTrace;
   credit: CreditResult;
@@ -226,30 +290,41 @@ export interface SurfacedAttribution {
  * The "surfaced" attribution method: structure-aware credit (FloWright; `computeCredit`) over the
  * failures a log surfaces itself. No model, no labels.
  *
- * Prediction = the root failure with the smallest step index that is blamed on an agent
- * (`blamed` set: an execution fault): agent = its `runBy`, step = its index. Infrastructure roots
- * (harness crashes) are blamed on nobody and so never predicted. Cascades (a failed message right
- * after a failed one) are never predicted. No such root -> no prediction.
+ * Prediction = the root failure blamed on an agent (`blamed` set, never the human) with the
+ * smallest decisive step: agent = the role blamed, step = the decisive step. With speaker
+ * authorship the decisive step is the failed message itself (an execution fault, its `runBy`).
+ * With team authorship it is the author's message for an execution fault blamed through
+ * `authorNode` (the message whose code a terminal ran), and the wiring message (the instruction,
+ * the terminal's caller) for a wiring fault. Ties go to the earlier surfacing message.
+ * Infrastructure roots (harness crashes unless `harnessCrash: 'execution'`) are blamed on nobody
+ * and so never predicted. Cascades (a failed message right after a failed one) are never
+ * predicted. No such root -> no prediction.
  */
 export function attributeSurfaced(log: WhoAndWhenLog, opts: SurfacingOptions = {}): SurfacedAttribution {
   const trace = logTrace(log, opts);
   const credit = computeCredit(trace.graph, trace.events);
-  let best: { step: number; agent: string } | null = null;
+  const stepOf = (id: string) => Number(id.slice('step-'.length));
+  let best: { step: number; agent: string; at: number } | null = null;
   for (const r of credit.roots) {
-    if (r.blamed === null) continue;
-    const step = Number(r.nodeId.slice('step-'.length));
-    if (!best || step < best.step) best = { step, agent: r.blamed };
+    if (r.blamed === null || agentKey(r.blamed) === HUMAN_SPEAKER) continue;
+    const at = stepOf(r.nodeId);
+    const a = trace.authorship?.[at];
+    const step = r.authorNode !== undefined ? stepOf(r.authorNode) : r.failureClass === 'wiring' && a?.wiredAt != null ? a.wiredAt : at;
+    if (!best || step < best.step || (step === best.step && at < best.at)) best = { step, agent: r.blamed, at };
   }
-  const out: SurfacedAttribution = { prediction: best, trace, credit };
-  if (best) out.failure = trace.failures.find((f) => f.step === best.step);
+  const out: SurfacedAttribution = { prediction: best && { agent: best.agent, step: best.step }, trace, credit };
+  if (best) out.failure = trace.failures.find((f) => f.step === best.at);
   return out;
 }
 
 /** `attributeSurfaced` as a scored record. */
 export function surfacedRecord(log: WhoAndWhenLog, opts: SurfacingOptions = {}): AttributionRecord {
   const a = attributeSurfaced(log, opts);
-  const rec: AttributionRecord = { logId: log.id, label: { agent: log.label.agent, step: log.label.step }, prediction: a.prediction, calls: 0 };
-  if (a.failure) rec.note = `${a.failure.rule}: ${a.failure.evidence.replace(/\s+/g, ' ').slice(0, 80)}`;
+  const rec: AttributionRecord = { logId: log.id, label: { agent: log.label.agent, step: log.label.step, rawAgent: log.label.rawAgent }, prediction: a.prediction, calls: 0 };
+  if (a.failure) {
+    rec.note = `${a.failure.rule}: ${a.failure.evidence.replace(/\s+/g, ' ').slice(0, 80)}`;
+    if (a.prediction && a.prediction.step !== a.failure.step) rec.note += ` (surfaced at step ${a.failure.step})`;
+  }
   else if (a.trace.failures.length) rec.note = `only ${a.trace.failures.map((f) => f.rule).join(', ')} (not blamed on an agent)`;
   else rec.note = 'no surfaced failure';
   return rec;

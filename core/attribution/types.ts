@@ -49,6 +49,12 @@ export interface WhoAndWhenLog {
   /** Distinct normalised agents in order of first appearance (includes `human` when it speaks). */
   agents: string[];
   label: AttributionLabel;
+  /**
+   * Set when the label cannot be scored (imported with `badLabel: 'unscorable'`): why, e.g.
+   * `"mistake_step" "99" is not an integer in range 0..20`. `label.step` is then the number read
+   * (NaN when not a number) and `label.agent` may be empty. Methods skip such logs; reports count them.
+   */
+  unscorable?: string;
 }
 
 /** A method's answer for one log: who made the decisive mistake, and at which step. */
@@ -60,7 +66,8 @@ export interface Prediction {
 /** One log's outcome under one method. `prediction` null = not covered (the method gave no answer). */
 export interface AttributionRecord {
   logId: string;
-  label: { agent: string; step: number };
+  /** `rawAgent`: `mistake_agent` as written (the official scorer compares it unnormalised). */
+  label: { agent: string; step: number; rawAgent?: string };
   prediction: Prediction | null;
   /** Why there is no prediction, or what the method saw (a surfaced rule, a judge's parse failure). */
   note?: string;
@@ -95,4 +102,19 @@ export interface AttributionScore {
   stepAccuracy: Accuracy;
   /** Sorted by `labelled` descending, then name. */
   perAgent: AgentConfusion[];
+}
+
+/** Accuracies as the benchmark's own scorer counts them (see `scoreOfficial`). */
+export interface OfficialScore {
+  logs: number;
+  covered: number;
+  agentAccuracy: Accuracy;
+  stepAccuracy: Accuracy;
+}
+
+/** A log left out of scoring because its label cannot be scored. */
+export interface UnscorableLog {
+  logId: string;
+  file: string;
+  reason: string;
 }

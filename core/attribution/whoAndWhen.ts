@@ -63,12 +63,19 @@ export function isHumanStep(step: Pick<LogStep, 'agent'>): boolean {
  * `mistake_step` may be a string or a number; it must be an integer in `0..history.length-1`.
  * `content: null` reads as an empty message.
  * @param id the log id (file base name without `.json`).
+ * @param opts.badLabel what a label that cannot be scored does (missing `mistake_agent`, missing
+ *   `mistake_step`, or `mistake_step` not an integer in range): `throw` (default) a `BAD_LOG`;
+ *   `unscorable`: the log is returned with `unscorable` saying why (the history is still checked).
  * @throws WhoAndWhenError `BAD_JSON` (unparsable) or `BAD_LOG` (not an object, missing or empty
- *   `history`, a bad history entry, missing `mistake_agent` or `mistake_step`, `mistake_step` not an
- *   integer in range),
+ *   `history`, a bad history entry, and with `badLabel: 'throw'` a bad label as above),
  *   naming `file`.
  */
-export function parseWhoAndWhenLog(text: string, file: string, id = path.basename(file).replace(/\.json$/i, '')): WhoAndWhenLog {
+export function parseWhoAndWhenLog(
+  text: string,
+  file: string,
+  id = path.basename(file).replace(/\.json$/i, ''),
+  opts: { badLabel?: 'throw' | 'unscorable' } = {},
+): WhoAndWhenLog {
   let doc: unknown;
   try {
     doc = JSON.parse(text);
@@ -99,12 +106,18 @@ export function parseWhoAndWhenLog(text: string, file: string, id = path.basenam
     return step;
   });
 
-  if (typeof d.mistake_agent !== 'string' || !d.mistake_agent.trim()) throw bad('missing "mistake_agent"');
-  if (!('mistake_step' in d)) throw bad('missing "mistake_step"');
+  let unscorable: string | undefined;
+  const badLabel = (what: string) => {
+    if (opts.badLabel !== 'unscorable') throw bad(what);
+    unscorable ??= what;
+  };
+  const mistakeAgent = typeof d.mistake_agent === 'string' ? d.mistake_agent : '';
+  if (!mistakeAgent.trim()) badLabel('missing "mistake_agent"');
   const rawStep = d.mistake_step;
   const stepNum = typeof rawStep === 'string' && rawStep.trim() !== '' ? Number(rawStep) : typeof rawStep === 'number' ? rawStep : NaN;
-  if (!Number.isInteger(stepNum) || stepNum < 0 || stepNum >= steps.length) {
-    throw bad(`"mistake_step" ${JSON.stringify(rawStep)} is not an integer in range 0..${steps.length - 1}`);
+  if (!('mistake_step' in d)) badLabel('missing "mistake_step"');
+  else if (!Number.isInteger(stepNum) || stepNum < 0 || stepNum >= steps.length) {
+    badLabel(`"mistake_step" ${JSON.stringify(rawStep)} is not an integer in range 0..${steps.length - 1}`);
   }
 
   const agents: string[] = [];
@@ -128,12 +141,13 @@ export function parseWhoAndWhenLog(text: string, file: string, id = path.basenam
     steps,
     agents,
     label: {
-      agent: normalizeAgent(d.mistake_agent),
-      rawAgent: d.mistake_agent,
+      agent: mistakeAgent.trim() ? normalizeAgent(mistakeAgent) : '',
+      rawAgent: mistakeAgent,
       step: stepNum,
       reason: typeof d.mistake_reason === 'string' ? d.mistake_reason : '',
     },
   };
+  if (unscorable !== undefined) log.unscorable = unscorable;
   if (typeof d.question_ID === 'string') log.questionId = d.question_ID;
   if (typeof d.level === 'string' || typeof d.level === 'number') log.level = d.level;
   return log;
@@ -149,11 +163,13 @@ function naturalCompare(a: string, b: string): number {
  * in natural file-name order (`1.json`, `2.json`, …, `10.json`).
  * @param folder e.g. `<shared>/data/who_and_when/Hand-Crafted`.
  * @param opts.limit keep only the first `limit` files (after sorting); the rest are not read.
+ * @param opts.badLabel `throw` (default) or `unscorable`: a file whose label cannot be scored is
+ *   returned marked `unscorable` instead of ending the import (see `parseWhoAndWhenLog`).
  * @returns one log per file.
  * @throws WhoAndWhenError `FOLDER_NOT_FOUND` (missing or not a folder), `NO_LOGS` (no `*.json`),
  *   or the first bad file's `BAD_JSON` / `BAD_LOG`.
  */
-export function importWhoAndWhen(folder: string, opts: { limit?: number } = {}): WhoAndWhenLog[] {
+export function importWhoAndWhen(folder: string, opts: { limit?: number; badLabel?: 'throw' | 'unscorable' } = {}): WhoAndWhenLog[] {
   const dir = path.resolve(folder);
   let isDir = false;
   try {
@@ -167,6 +183,6 @@ export function importWhoAndWhen(folder: string, opts: { limit?: number } = {}):
   if (opts.limit !== undefined) names = names.slice(0, opts.limit);
   return names.map((n) => {
     const file = path.join(dir, n);
-    return parseWhoAndWhenLog(readFileSync(file, 'utf8'), file);
+    return parseWhoAndWhenLog(readFileSync(file, 'utf8'), file, undefined, opts.badLabel ? { badLabel: opts.badLabel } : {});
   });
 }

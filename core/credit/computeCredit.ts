@@ -16,9 +16,16 @@ import type { AmbiguousBlame, Cascade, CreditEvent, CreditGraph, CreditResult, R
  *   is in the node's own wiring, whatever its inputs were.
  * - A root is blamed on its author in the sense of its fault: `wiring` -> the roles that wired
  *   it (`wiredBy`), `execution` -> the role that ran it (`runBy`). `infrastructure` roots are the
- *   harness's and are blamed on nobody. Shared wiring (several `wiredBy`) or an execution fault in
- *   a node no role ran is reported as ambiguous with its candidates and counted for no role.
- * - Per role: F_ρ = unambiguous roots blamed on ρ, V_ρ = nodes ρ wired or ran,
+ *   harness's and are blamed on nobody. An execution fault in a node no role ran (a tool or a
+ *   terminal) whose argument's author is recorded (`argumentFrom`: a node a role ran, feeding it
+ *   by a required edge) and that has at most one wirer is blamed on that author, the root
+ *   naming the author's node (`authorNode`): the executor only carried out what the author wrote
+ *   (FloWright: a fault is the author's; Who&When: the decisive step of a failed code run is the
+ *   message that wrote the code). Shared wiring (several `wiredBy`), or an execution fault in a
+ *   node no role ran with no recorded author, is reported as ambiguous with its candidates and
+ *   counted for no role.
+ * - Per role: F_ρ = unambiguous roots blamed on ρ, V_ρ = nodes ρ wired or ran (or, through a
+ *   read `argumentFrom`, wrote the argument of),
  *   c_ρ = −|F_ρ| / |V_ρ|. `human` appears here too when human wiring is at fault; it is not a
  *   trainable role and has no ladder.
  * - `silent`: no node failed, yet the grade says wrong (structure cannot see it).
@@ -75,6 +82,20 @@ export function computeCredit(graph: CreditGraph, events: readonly CreditEvent[]
     inFrom[slot] = a;
     inOptional[slot] = raw < 0 ? 1 : 0;
     outTo[outFill[a]!++] = b;
+  }
+  // The argument's author of each node no role ran, where recorded and fed by a required edge (-1: none).
+  const argAuthor = new Int32Array(n).fill(-1);
+  for (let i = 0; i < n; i++) {
+    const node = graph.nodes[i]!;
+    if (node.runBy || node.argumentFrom === undefined) continue;
+    const a = index.get(node.argumentFrom);
+    if (a === undefined || a === i || !graph.nodes[a]!.runBy) continue;
+    for (let j = inStart[i]!; j < inStart[i + 1]!; j++) {
+      if (inFrom[j] === a && !inOptional[j]) {
+        argAuthor[i] = a;
+        break;
+      }
+    }
   }
   // Kahn's order; nodes left over (a cycle in a hand-built graph) are appended in given order.
   const order = new Int32Array(n);
@@ -136,9 +157,16 @@ export function computeCredit(graph: CreditGraph, events: readonly CreditEvent[]
       } else if (node.runBy) {
         candidates = [node.runBy];
         reason = '';
+      } else if (argAuthor[i]! >= 0 && new Set(node.wiredBy).size <= 1) {
+        // The node executed an argument one node wrote: the fault is that node's author's.
+        const author = graph.nodes[argAuthor[i]!]!;
+        candidates = [author.runBy!];
+        reason = '';
+        root.authorNode = author.id;
       } else {
-        // An execution fault in a node no role ran (a tool nobody called by name): its wirer
-        // chose it and its producers fed it valid inputs; structure cannot say which. Always ambiguous.
+        // An execution fault in a node no role ran (a tool nobody called by name) with no recorded
+        // author, or with shared wiring: its wirer chose it and its producers fed it valid inputs;
+        // structure cannot say which. Always ambiguous.
         const producers: RoleName[] = [];
         for (let j = inStart[i]!; j < inStart[i + 1]!; j++) {
           const r = graph.nodes[inFrom[j]!]!.runBy;
@@ -163,10 +191,14 @@ export function computeCredit(graph: CreditGraph, events: readonly CreditEvent[]
 
   const byRole: Record<string, RoleCredit> = {};
   const entry = (role: string) => (byRole[role] ??= { rootFailures: [], authored: [], credit: 0 });
-  for (const node of graph.nodes) {
+  for (let i = 0; i < n; i++) {
+    const node = graph.nodes[i]!;
     const w = node.wiredBy;
     for (let k = 0; k < w.length; k++) if (w.indexOf(w[k]!) === k) entry(w[k]!).authored.push(node.id);
     if (node.runBy && !w.includes(node.runBy)) entry(node.runBy).authored.push(node.id);
+    const a = argAuthor[i]!;
+    const by = a >= 0 ? graph.nodes[a]!.runBy! : undefined;
+    if (by && !w.includes(by)) entry(by).authored.push(node.id);
   }
   for (const [role, ids] of blamedOn) entry(role).rootFailures.push(...ids);
   for (const rc of Object.values(byRole)) rc.credit = rc.authored.length && rc.rootFailures.length ? -rc.rootFailures.length / rc.authored.length : 0;

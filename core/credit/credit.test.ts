@@ -118,6 +118,38 @@ describe('structure-aware credit on hand-built traces', () => {
     expect(rh.byRole.solver!.credit).toBe(0);
   });
 
+  it('an execution fault in a role-less node that ran an argument one agent wrote (argumentFrom) is that author\'s, naming its node', () => {
+    const withAuthor = (spec: Spec, tool: string, from: string): CreditGraph => {
+      const g = graph(spec);
+      g.nodes.find((x) => x.id === tool)!.argumentFrom = N(from);
+      return g;
+    };
+    // A human-wired terminal runs the code the coder wrote: the coder's fault, at the coder's node.
+    const g = withAuthor({ code: { runBy: 'coder' }, term: { after: ['code'] } }, 'term', 'code');
+    const r = computeCredit(g, events([['code', 'ok'], ['term', 'failed', 'execution', 'NONZERO_EXIT']]));
+    expect(r.roots).toEqual([{ nodeId: 'term', failureClass: 'execution', errorCode: 'NONZERO_EXIT', blamed: 'coder', authorNode: 'code' }]);
+    expect(r.ambiguous).toEqual([]);
+    expect(r.byRole.coder).toEqual({ rootFailures: ['term'], authored: ['code', 'term'], credit: -0.5 });
+    // Other producers besides the author (context) do not change whose argument it was.
+    const ctx = withAuthor({ plan: { runBy: 'planner' }, code: { runBy: 'coder', after: ['plan'] }, term: { after: ['plan', 'code'] } }, 'term', 'code');
+    expect(computeCredit(ctx, events([['plan', 'ok'], ['code', 'ok'], ['term', 'failed', 'execution', 'TOOL_ERROR']])).roots[0]!.blamed).toBe('coder');
+    // Shared wiring stays ambiguous: the author and every wirer are candidates.
+    const shared = withAuthor({ code: { runBy: 'coder' }, term: { wiredBy: ['gen', 'planner'], after: ['code'] } }, 'term', 'code');
+    const rs = computeCredit(shared, events([['code', 'ok'], ['term', 'failed', 'execution', 'TOOL_ERROR']]));
+    expect(rs.roots[0]).toMatchObject({ blamed: null, candidates: ['gen', 'planner', 'coder'] });
+    // An author with no edge to the node, an optional edge, or an author no role ran is not read.
+    const noEdge = withAuthor({ code: { runBy: 'coder' }, other: { runBy: 'x' }, term: { after: ['other'] } }, 'term', 'code');
+    expect(computeCredit(noEdge, events([['code', 'ok'], ['other', 'ok'], ['term', 'failed', 'execution', 'TOOL_ERROR']])).roots[0]).toMatchObject({ blamed: null, candidates: ['human', 'x'] });
+    const optional = withAuthor({ code: { runBy: 'coder' }, term: { optional: ['code'] } }, 'term', 'code');
+    expect(computeCredit(optional, events([['code', 'ok'], ['term', 'failed', 'execution', 'TOOL_ERROR']])).roots[0]!.blamed).toBeNull();
+    const roleless = withAuthor({ src: {}, term: { after: ['src'] } }, 'term', 'src');
+    expect(computeCredit(roleless, events([['src', 'ok'], ['term', 'failed', 'execution', 'TOOL_ERROR']])).roots[0]!.blamed).toBeNull();
+    // A wiring fault there is still the wirer's; a failed author makes the node a cascade.
+    const wired = withAuthor({ code: { runBy: 'coder' }, term: { wiredBy: 'orchestrator', after: ['code'] } }, 'term', 'code');
+    expect(computeCredit(wired, events([['code', 'ok'], ['term', 'failed', 'wiring', 'NO_CODE']])).roots[0]).toMatchObject({ blamed: 'orchestrator' });
+    expect(computeCredit(g, events([['code', 'failed', 'execution', 'AGENT_ERROR'], ['term', 'failed', 'execution', 'NONZERO_EXIT']])).cascades).toEqual([{ nodeId: 'term', status: 'failed', roots: ['code'] }]);
+  });
+
   it('a bounded loop: only the final attempt of each node counts', () => {
     const g = graph({ solve: { runBy: 's' }, check: { runBy: 'v', after: ['solve'] } });
     // Attempt 1 went through; the verifier sent it back; attempt 2 of solve failed.

@@ -9,6 +9,15 @@ export interface CreditGraph {
     wiredBy: RoleName[];
     /** The role that ran it (agent and skill nodes; tools only when a role calls them). */
     runBy?: RoleName;
+    /**
+     * The node that wrote what this node executes (the code a terminal runs, the expression a
+     * tool evaluates), when exactly one node wrote it: the argument's author. Read only for a
+     * node no role ran, and only when an edge (not optional) comes from that node. Graph builders
+     * set it where they know it: `creditGraphOf` for a role-less tool node whose required inputs
+     * all come from one node a role ran; the Who&When trace (core/attribution/surfaced.ts) for a
+     * terminal run and the message whose code it ran. An edge alone is never read as authorship.
+     */
+    argumentFrom?: NodeId;
   }>;
   /** Forward (non-loop) edges. `optional`: the target can run without this input. */
   edges: Array<{ from: NodeId; to: NodeId; optional?: boolean }>;
@@ -32,6 +41,11 @@ export interface RootFailure {
   blamed: RoleName | null;
   /** Set when authorship is shared or unknown: every role that could be to blame. */
   candidates?: RoleName[];
+  /**
+   * Set when an execution fault was blamed through the node's `argumentFrom`: the node that wrote
+   * the argument it executed (the decisive node: its author's message, not the executor's output).
+   */
+  authorNode?: NodeId;
   simulated?: boolean;
 }
 
@@ -53,7 +67,7 @@ export interface AmbiguousBlame {
 export interface RoleCredit {
   /** Root failures blamed on this role (unambiguous only). */
   rootFailures: NodeId[];
-  /** Nodes this role wired or ran. */
+  /** Nodes this role wired or ran, or wrote the argument of (`argumentFrom`, when it is read). */
   authored: NodeId[];
   /** c_ρ = −|F_ρ| / |V_ρ| (0 when the role authored nothing). */
   credit: number;
