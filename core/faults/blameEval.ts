@@ -86,6 +86,8 @@ export function scoreBlame(runs: readonly BlameRun[]): BlameReport {
     }
     const rootAt = new Map(run.credit.roots.map((r) => [r.nodeId as string, r]));
     const runner = new Map(run.graph.nodes.map((n) => [n.id as string, n.runBy as string | undefined]));
+    // A role-less tool running an argument one agent node wrote is that author's (core/credit argumentFrom).
+    for (const n of run.graph.nodes) if (!n.runBy && n.argumentFrom) runner.set(n.id, runner.get(n.argumentFrom));
     const wirer = new Map(run.graph.nodes.map((n) => [n.id as string, n.wiredBy.length === 1 ? (n.wiredBy[0] as string) : undefined]));
     // Design faults: the designed node named in the design node's record, owned by its wirer.
     const designAt = new Map<string, { kind: string; who: string }>();

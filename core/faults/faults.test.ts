@@ -134,4 +134,21 @@ describe('scoreBlame', () => {
     expect(b.natural.roots).toBe(2);
     expect(b.natural.byRole).toEqual({ solver: 1, planner: 1 });
   });
+
+  it('an injected tool fault in a role-less tool that runs one agent\'s argument is that author\'s (argumentFrom)', () => {
+    const cg = {
+      nodes: [{ id: 'w' as NodeId, wiredBy: ['human' as RoleName], runBy: 'writer' as RoleName }, { id: 't' as NodeId, wiredBy: ['human' as RoleName], argumentFrom: 'w' as NodeId }],
+      edges: [{ from: 'w' as NodeId, to: 't' as NodeId }],
+    };
+    const base = { runId: asRunId('r'), seq: 0, wiredBy: 'human' as RoleName, inputs: {}, calls: [], startedAt: 0, endedAt: 0, attempt: 1 };
+    const events = [
+      { ...base, nodeId: 'w' as NodeId, kind: 'agent' as const, role: 'writer' as RoleName, runBy: 'writer' as RoleName, status: 'ok' as const },
+      { ...base, seq: 1, nodeId: 't' as NodeId, kind: 'tool' as const, status: 'failed' as const, failureClass: 'execution' as const, errorCode: 'TOOL_ERROR' as const, simulated: true, fault: 'error' },
+    ];
+    const credit = computeCredit(cg, events);
+    expect(credit.roots.map((r) => [r.nodeId, r.blamed])).toEqual([['t', 'writer']]);
+    const b = scoreBlame([{ graph: cg, events, credit }]);
+    expect(b.byRole.writer).toEqual({ precision: 1, recall: 1, injected: 1, blamed: 1 });
+  });
 });
+
