@@ -86,20 +86,40 @@ export function minScoreOf(minScore: SftSchedule['minScore'], role: string): num
  * group) would count as little as 1/G of a common one; once per distinct success, every task
  * the group solved weighs the same (as STaR keeps one rationale per solved problem, Zelikman et
  * al. 2022, §3.1). Roles with no successful call get an empty batch.
+ *
+ * With `classOf` (the task class of a run: the dataset's `classOf` of its expected answer), the
+ * batch is balanced over classes: each class's distinct successes are repeated, in turn, up to
+ * the count of the class with most, so a class the policy already favours does not outweigh a
+ * rarely solved one — without it, SFT on a choosing role's own successes sharpens whatever it
+ * already picks most (docs/laptop-rl.md, "The designer team").
  */
-export function roleSftBatches(calls: readonly ExperimentCall[], runs: readonly RunRecord[], roles: readonly string[], minScore: SftSchedule['minScore'], maskOf?: MaskOf): Map<string, SftSequence[]> {
+export function roleSftBatches(calls: readonly ExperimentCall[], runs: readonly RunRecord[], roles: readonly string[], minScore: SftSchedule['minScore'], maskOf?: MaskOf, classOf?: (runId: string) => string | undefined): Map<string, SftSequence[]> {
   const out = new Map<string, SftSequence[]>();
   for (const role of roles) {
     const threshold = minScoreOf(minScore, role);
     const kept = new Set(runs.filter((r) => r.score > 0 && r.score >= threshold).map((r) => r.runId as string));
     const seen = new Set<string>();
-    out.set(role, sftSequences(calls, role, (id) => kept.has(id), maskOf).filter((q) => {
+    const byClass = new Map<string, SftSequence[]>();
+    for (const c of calls) {
+      if (c.role !== role || !kept.has(c.runId)) continue;
+      const [q] = sftSequences([c], role, () => true, maskOf);
+      if (!q) continue;
       const key = q.tokens.join(',');
-      if (seen.has(key)) return false;
+      if (seen.has(key)) continue;
       seen.add(key);
-      return true;
-    }));
+      const cls = classOf?.(c.runId) ?? '';
+      byClass.set(cls, [...(byClass.get(cls) ?? []), q]);
+    }
+    out.set(role, balanced(byClass));
   }
+  return out;
+}
+
+/** Every group's items repeated in turn up to the size of the largest group (one group: as is), in group order. */
+export function balanced<T>(groups: ReadonlyMap<string, readonly T[]>): T[] {
+  const most = Math.max(0, ...[...groups.values()].map((g) => g.length));
+  const out: T[] = [];
+  for (const g of groups.values()) for (let i = 0; i < (groups.size > 1 ? most : g.length); i++) out.push(g[i % g.length]!);
   return out;
 }
 

@@ -128,7 +128,9 @@ export async function runTrainLoop(o: TrainLoopOptions): Promise<TrainLoopReport
       const maskOf = (c: (typeof calls)[number]) => masks.get(c);
       const batches = roleStepBatches(calls, rows, o.roles, maskOf);
       const sftRoles = o.roles.filter((role) => plans.get(role)!.sft);
-      const sftBatches = o.sft && sftRoles.length ? roleSftBatches(calls, runs, sftRoles, o.sft.minScore, maskOf) : new Map<string, SftSequence[]>();
+      const expectedOf = new Map(runs.map((r) => [r.runId as string, r.expected]));
+      const classOf = o.dataset.classOf && ((id: string) => (expectedOf.has(id) ? o.dataset.classOf!({ expected: expectedOf.get(id)! }) : undefined));
+      const sftBatches = o.sft && sftRoles.length ? roleSftBatches(calls, runs, sftRoles, o.sft.minScore, maskOf, classOf) : new Map<string, SftSequence[]>();
       const steps = new Map<string, StepResult | undefined>();
       const sftSteps = new Map<string, StepResult | undefined>();
       for (const role of o.roles) {

@@ -15,7 +15,7 @@ import { openStore } from '../store/index.ts';
 import { getDataset, learnDesignClass } from '../tasks/index.ts';
 import { defaultTools } from '../tools/index.ts';
 import { parseWorkflow } from '../workflow/load.ts';
-import { classAccuracy, constantBaseline, heldoutAccuracy, iterationSteps, minScoreOf, roleSftBatches, stepKind, wiringRootFailures } from './iteration.ts';
+import { balanced, classAccuracy, constantBaseline, heldoutAccuracy, iterationSteps, minScoreOf, roleSftBatches, stepKind, wiringRootFailures } from './iteration.ts';
 import { checkLoopOptions, runTrainLoop, type LoopModels } from './loop.ts';
 import type { PolicySample, SftSequence, StepResult, TrainableModel, Trainer } from './port.ts';
 import type { SftSchedule } from './types.ts';
@@ -184,14 +184,21 @@ describe('the loop with an SFT warm start (fake trainer, fake provider)', () => 
       for (const [k, m] of report.iterations.slice(0, 2).entries()) {
         const runs = store.listRuns(m.experimentId);
         const calls = store.getExperimentCalls(m.experimentId);
-        // The picker learns from runs scoring >= 0.5 (its tool right), the executor from correct runs only; each distinct sequence once.
+        // The picker learns from runs scoring >= 0.5 (its tool right), the executor from correct runs only; each distinct
+        // sequence, balanced over the task classes (each class's repeated up to the largest class's count).
         for (const [role, model, min] of [['picker', picker, 0.5], ['executor', executor, 1]] as const) {
           const kept = new Set(runs.filter((r) => r.score >= min && r.score > 0).map((r) => r.runId as string));
           const expected = new Set(calls.filter((c) => c.role === role && kept.has(c.runId)).map((c) => [...c.promptTokenIds!, ...c.completionTokenIds!].join(',')));
           const steps = model.log.filter((s) => s.kind === 'sft').slice(2 * k, 2 * k + 2);
           const seen = steps[0] ? steps[0].batch.map((b) => (b as SftSequence).tokens.join(',')) : [];
           expect(new Set(seen), `${role} iteration ${k + 1}`).toEqual(expected);
-          expect(report.iterations[k]!.roles[role]!.sftSequences).toBe(expected.size);
+          const perClass = new Map<string, Set<string>>();
+          for (const c of calls.filter((c) => c.role === role && kept.has(c.runId))) {
+            const cls = ds.classOf!({ expected: runs.find((r) => r.runId === c.runId)!.expected });
+            perClass.set(cls, (perClass.get(cls) ?? new Set()).add([...c.promptTokenIds!, ...c.completionTokenIds!].join(',')));
+          }
+          const most = Math.max(0, ...[...perClass.values()].map((s) => s.size));
+          expect(report.iterations[k]!.roles[role]!.sftSequences).toBe(perClass.size > 1 ? most * perClass.size : expected.size);
           if (steps[0]) expect(steps[0]).toMatchObject({ kind: 'sft', lr: 1e-3 });
         }
       }
@@ -213,4 +220,11 @@ describe('the loop with an SFT warm start (fake trainer, fake provider)', () => 
       store.close();
     }
   });
+
+  it('balanced: each group repeated in turn up to the largest group', () => {
+    expect(balanced(new Map([['a', [1, 2, 3]], ['b', [4]], ['c', [5, 6]]]))).toEqual([1, 2, 3, 4, 4, 4, 5, 6, 5]);
+    expect(balanced(new Map([['only', [1, 2]]]))).toEqual([1, 2]);
+    expect(balanced(new Map())).toEqual([]);
+  });
 });
+
