@@ -59,7 +59,7 @@ const CRASH_RULE_METHODS: readonly AttributionMethod[] = ['surfaced', 'structura
 const ALL_MODEL_FREE: readonly PlanRow[] = [
   { id: 'surfaced-infrastructure', label: 'surfaced (crash = infrastructure)', method: 'surfaced', surfaced: { harnessCrash: 'infrastructure' } },
   { id: 'surfaced', label: 'surfaced + crash rule (crash = execution)', method: 'surfaced', surfaced: { harnessCrash: 'execution' } },
-  { id: 'structural', label: 'structural (team authorship + crash rule)', method: 'structural', crashRule: true },
+  { id: 'structural', label: 'structural (team authorship)', method: 'structural', crashRule: true },
   { id: 'hybrid', label: 'hybrid (structural, else first worker)', method: 'hybrid', crashRule: true },
   { id: 'first-worker', label: 'baseline: first worker message', method: 'first-worker' },
   { id: 'majority', label: 'baseline: majority agent', method: 'majority' },
@@ -233,7 +233,7 @@ async function attributionEvalCommand(values: AttributionFlags, io: Io): Promise
 function crashRuleNote(plan: readonly PlanRow[], harnessCrash: string, all: boolean): string {
   const users = plan.filter((p) => p.crashRule).map((p) => p.id);
   if (!users.length) return '';
-  const meaning = harnessCrash === 'execution' ? "the speaking agent's execution failure" : "infrastructure, nobody's failure";
+  const meaning = harnessCrash === 'execution' ? "the speaking agent's execution failure" : "the harness's fault, blamed on nobody";
   const setting = `--harness-crash ${harnessCrash}${harnessCrash === DEFAULT_HARNESS_CRASH ? ' (default)' : ''}`;
   return `End-of-run harness crash: ${setting}, ${meaning}; used by ${users.join(', ')}${all ? ' (the two surfaced rows show both classes)' : ''}.`;
 }

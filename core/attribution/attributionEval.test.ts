@@ -129,7 +129,7 @@ describe('flowlab attribution-eval', () => {
     const all = await json('--method', 'all', '--harness-crash', 'infrastructure');
     const row = (id: string) => all.rows.find((r: { id: string }) => r.id === id);
     expect(all.harnessCrash).toBe('infrastructure');
-    expect(row('structural')).toMatchObject({ covered: 0, label: 'structural (team authorship + crash rule), crash = infrastructure' });
+    expect(row('structural')).toMatchObject({ covered: 0, label: 'structural (team authorship), crash = infrastructure' });
     expect(row('hybrid')).toMatchObject({ agentAccuracy: { overAll: 0 } });
     // The two surfaced rows keep showing both classes.
     expect(row('surfaced')).toMatchObject({ covered: 1 });
@@ -138,7 +138,7 @@ describe('flowlab attribution-eval', () => {
     for (const method of ['all', 'structural', 'surfaced,hybrid']) {
       const r = await run('--dataset', 'who-and-when', '--path', dir, '--method', method, '--harness-crash', 'infrastructure');
       expect(r.code, method).toBe(0);
-      expect(r.out, method).toContain("End-of-run harness crash: --harness-crash infrastructure, infrastructure, nobody's failure; used by");
+      expect(r.out, method).toContain("End-of-run harness crash: --harness-crash infrastructure, the harness's fault, blamed on nobody; used by");
     }
     const d = await run('--dataset', 'who-and-when', '--path', dir, '--method', 'all');
     expect(d.out).toContain("End-of-run harness crash: --harness-crash execution (default), the speaking agent's execution failure; used by structural, hybrid (the two surfaced rows show both classes).");
