@@ -26,7 +26,7 @@ import { UsageError } from './args.ts';
 
 /** Why a command failed on input that parsed (exit 1): the codes `CommandError` carries. */
 export type CommandErrorCode =
-  /** The experiment is of another kind than the command needs (export of a non-rollouts experiment). */
+  /** The experiment is of another kind than the command needs (export of a non-rollouts experiment, diff --replay of an imported run). */
   | 'WRONG_KIND'
   /** Two experiments share no task (compare). */
   | 'NOTHING_TO_COMPARE'

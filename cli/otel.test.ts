@@ -76,6 +76,29 @@ describe('flowlab export --format otlp-json / flowlab import / flowlab show', ()
     expect(r.out).toContain('foreign  research  failed  1 nodes, 0 edges  root failures: Researcher (execution AGENT_ERROR) -> Researcher');
   });
 
+  it('an imported foreign run is shown ungraded; diff orders it by completion and --replay refuses it plainly', async () => {
+    const db3 = path.join(dir, 'agents-show.db');
+    const im = await cli(['import', 'core/otel/testdata/openai-agents.otlp.json', '--db', db3, '--json']);
+    expect(im.code, im.err).toBe(0);
+    const runId = (JSON.parse(im.out) as { runs: Array<{ runId: string }> }).runs[0]!.runId;
+    const show = await cli(['show', runId, '--db', db3]);
+    expect(show.code, show.err).toBe(0);
+    const head = show.out.split('\n')[0]!;
+    expect(head).toMatch(/expected -  ungraded \(no expected answer\)$/);
+    expect(head).not.toContain('wrong');
+    const json = await cli(['show', runId, '--db', db3, '--json']);
+    expect(JSON.parse(json.out)).toMatchObject({ graded: false });
+    const diff = await cli(['diff', runId, runId, '--db', db3]);
+    expect(diff.code, diff.err).toBe(0);
+    expect(diff.err).toBe(`flowlab diff: note: ${runId} is an imported run: ordered by completion (no workflow)\n`);
+    expect(diff.out).not.toContain('wrong');
+    const replay = await cli(['diff', runId, '--replay', '--db', db3]);
+    expect(replay.code).toBe(1);
+    expect(replay.err).toContain(`cannot replay ${runId}: an imported run has no workflow to replay`);
+    expect(replay.err).toContain('[WRONG_KIND]');
+    expect(replay.err).not.toContain('SCHEMA');
+  });
+
   it('exports tables as CSV and JSON lines', async () => {
     for (const format of ['csv', 'jsonl']) {
       const out = path.join(dir, `tables-${format}`);

@@ -43,12 +43,24 @@ interface AttributionFlags {
   json?: boolean;
 }
 
-/** The rows of `--method all`: every model-free method (surfaced in both crash classes), then, with a model or a recording, two judges. */
-const ALL_MODEL_FREE: ReadonlyArray<{ id: string; label: string; method: AttributionMethod; surfaced?: SurfacingOptions }> = [
+/** One row of the plan: a method, its label, and its structure's options (`crashRule`: takes `--harness-crash`). */
+interface PlanRow { id: string; label: string; method: AttributionMethod; surfaced?: SurfacingOptions; crashRule?: boolean }
+
+/**
+ * The methods whose structure classes the end-of-run harness crash (`--harness-crash`): surfaced,
+ * structural, hybrid (core/attribution/evaluate.ts) and the narrowed judge (core/attribution/narrowed.ts).
+ */
+const CRASH_RULE_METHODS: readonly AttributionMethod[] = ['surfaced', 'structural', 'hybrid', NARROWED_JUDGE];
+
+/**
+ * The rows of `--method all`: every model-free method (surfaced in both crash classes, the rest with
+ * `--harness-crash`), then, with a model or a recording, two judges.
+ */
+const ALL_MODEL_FREE: readonly PlanRow[] = [
   { id: 'surfaced-infrastructure', label: 'surfaced (crash = infrastructure)', method: 'surfaced', surfaced: { harnessCrash: 'infrastructure' } },
   { id: 'surfaced', label: 'surfaced + crash rule (crash = execution)', method: 'surfaced', surfaced: { harnessCrash: 'execution' } },
-  { id: 'structural', label: 'structural (team authorship + crash rule)', method: 'structural' },
-  { id: 'hybrid', label: 'hybrid (structural, else first worker)', method: 'hybrid' },
+  { id: 'structural', label: 'structural (team authorship)', method: 'structural', crashRule: true },
+  { id: 'hybrid', label: 'hybrid (structural, else first worker)', method: 'hybrid', crashRule: true },
   { id: 'first-worker', label: 'baseline: first worker message', method: 'first-worker' },
   { id: 'majority', label: 'baseline: majority agent', method: 'majority' },
 ];
@@ -91,7 +103,7 @@ export function define(cmd: Command, ctx: CommandContext): void {
     .addOption(intOption('--context-size <n>', 'judge model context, tokens', { min: 64, default: 4096 }))
     .addOption(intOption('--threads <n>', 'CPU threads for the judge model (default: 1 for files < 64 MB, else half the cores)', { min: 1 }))
     .addOption(intOption('--seed <n>', "seed of a log's first call (call i: seed + i)", { default: 0 }))
-    .option('--harness-crash <class>', 'execution | infrastructure: how surfaced treats the end-of-run crash of the logging harness ("Error processing publish message"): the speaking agent\'s execution failure, or nobody\'s', DEFAULT_HARNESS_CRASH)
+    .option('--harness-crash <class>', 'execution | infrastructure: how surfaced, structural, hybrid and narrowed-judge treat the end-of-run crash of the logging harness ("Error processing publish message"): the speaking agent\'s execution failure, or nobody\'s', DEFAULT_HARNESS_CRASH)
     .option('--record-calls <file.jsonl>', 'write every judge call (prompt, reply, seed, tokens) as one JSON line, replayable with --replay-calls')
     .option('--replay-calls <file.jsonl>', 'answer the judge calls from a recording instead of a model (no model is loaded)')
     .option('--json', 'print one JSON object instead of the tables')
@@ -159,11 +171,12 @@ async function attributionEvalCommand(values: AttributionFlags, io: Io): Promise
   if (!all && judged.length && !values.model && !values.replayCalls) throw new UsageError(`--method ${judged[0]} needs --model <file.gguf> (or --replay-calls <file.jsonl>)`);
 
   const folder = path.resolve(values.path ?? path.join(resolveSharedDir(), 'data', 'who_and_when', 'Hand-Crafted'));
-  const logs = importWhoAndWhen(folder, { badLabel: 'unscorable', ...(limit === undefined ? {} : { limit }) });
-  const surfacedOpts: SurfacingOptions = { harnessCrash };
-  const plan: Array<{ id: string; label: string; method: AttributionMethod; surfaced?: SurfacingOptions }> = all
-    ? [...ALL_MODEL_FREE, ...judged.map((m) => ({ id: m, label: `LLM judge: ${m}`, method: m }))]
-    : named.map((m) => ({ id: m, label: m, method: m, ...(m === 'surfaced' ? { surfaced: surfacedOpts } : {}) }));
+  const logs = importWhoAndWhen(folder, { badLabel: 'unscorable', badLog: 'unscorable', ...(limit === undefined ? {} : { limit }) });
+  const crashOpts: SurfacingOptions = { harnessCrash };
+  const withCrash = (r: PlanRow): PlanRow => (r.crashRule ? { ...r, label: `${r.label}, crash = ${harnessCrash}`, surfaced: crashOpts } : r);
+  const plan: PlanRow[] = all
+    ? [...ALL_MODEL_FREE, ...judged.map((m): PlanRow => ({ id: m, label: `LLM judge: ${m}`, method: m, crashRule: m === NARROWED_JUDGE }))].map(withCrash)
+    : named.map((m) => ({ id: m, label: m, method: m, ...(CRASH_RULE_METHODS.includes(m) ? { surfaced: crashOpts, crashRule: true } : {}) }));
 
   // The judge's model (or recording), loaded once for every judge row.
   let provider: ((m: LlmJudgeMethod) => ModelProvider) | undefined;
@@ -187,6 +200,7 @@ async function attributionEvalCommand(values: AttributionFlags, io: Io): Promise
         evaluation = await evaluateAttribution(logs, p.method, {
           judge: {
             provider: provider!(p.method), model: 'default', role: 'judge', maxChars, maxPromptChars, seed,
+            ...(p.surfaced ? { surfacing: p.surfaced } : {}),
             onCall: (c) => recorded.push(judgeCallRecord(c, taskIndex.get(c.logId) ?? -1)),
           },
           onRecord: (r, done, total) => {
@@ -208,16 +222,29 @@ async function attributionEvalCommand(values: AttributionFlags, io: Io): Promise
     io.stderr(`Recorded ${recorded.length} judge calls to ${path.resolve(values.recordCalls)}\n`);
   }
   const unscorable = rows[0]?.evaluation.unscorable ?? [];
-  return all || plan.length > 1 ? printComparison(rows, logs, folder, values, io, unscorable) : printOne(rows[0]!, logs, folder, values, io);
+  const crashNote = crashRuleNote(plan, harnessCrash, all);
+  return all || plan.length > 1 ? printComparison(rows, logs, folder, values, io, unscorable, crashNote) : printOne(rows[0]!, logs, folder, values, io, crashNote);
+}
+
+/**
+ * The line saying which crash class the methods that use it ran with; for `--method all` the two
+ * surfaced rows show both classes by design. Empty when no method of the plan uses the crash rule.
+ */
+function crashRuleNote(plan: readonly PlanRow[], harnessCrash: string, all: boolean): string {
+  const users = plan.filter((p) => p.crashRule).map((p) => p.id);
+  if (!users.length) return '';
+  const meaning = harnessCrash === 'execution' ? "the speaking agent's execution failure" : "the harness's fault, blamed on nobody";
+  const setting = `--harness-crash ${harnessCrash}${harnessCrash === DEFAULT_HARNESS_CRASH ? ' (default)' : ''}`;
+  return `End-of-run harness crash: ${setting}, ${meaning}; used by ${users.join(', ')}${all ? ' (the two surfaced rows show both classes)' : ''}.`;
 }
 
 const headline = (e: AttributionEvaluation) => ({ covered: e.score.covered, agentAccuracy: e.score.agentAccuracy, stepAccuracy: e.score.stepAccuracy, official: { agentAccuracy: e.official.agentAccuracy, stepAccuracy: e.official.stepAccuracy } });
 
-function printComparison(rows: AttributionRow[], logs: WhoAndWhenLog[], folder: string, values: AttributionFlags, io: Io, unscorable: AttributionEvaluation['unscorable']): number {
+function printComparison(rows: AttributionRow[], logs: WhoAndWhenLog[], folder: string, values: AttributionFlags, io: Io, unscorable: AttributionEvaluation['unscorable'], crashNote: string): number {
   const scored = rows[0]?.evaluation.score.logs ?? 0;
   if (values.json) {
     const out = {
-      dataset: 'who-and-when', path: folder, logs: logs.length, scored, unscorable,
+      dataset: 'who-and-when', path: folder, logs: logs.length, scored, unscorable, harnessCrash: values.harnessCrash,
       rows: rows.map((r) => ({ id: r.id, label: r.label, logs: r.evaluation.score.logs, ...headline(r.evaluation), calls: r.calls, wallSeconds: r.wallSeconds })),
     };
     io.stdout(JSON.stringify(out) + '\n');
@@ -225,7 +252,7 @@ function printComparison(rows: AttributionRow[], logs: WhoAndWhenLog[], folder: 
   }
   const notes: string[] = [];
   if (values.method === 'all' && !values.model && !values.replayCalls) notes.push('LLM-judge rows need --model <file.gguf> (or --replay-calls): not run.');
-  if (values.harnessCrash !== DEFAULT_HARNESS_CRASH && values.method !== 'all') notes.push(`surfaced ran with --harness-crash ${values.harnessCrash}.`);
+  if (crashNote) notes.push(crashNote);
   io.stdout(formatComparison(rows, `Who&When attribution on ${folder}: ${scored} logs scored, ${unscorable.length} unscorable`, notes, unscorable));
   return 0;
 }
@@ -241,7 +268,7 @@ async function baselines(logs: WhoAndWhenLog[]): Promise<Array<BaselineLine & { 
   ];
 }
 
-async function printOne(row: AttributionRow, logs: WhoAndWhenLog[], folder: string, values: AttributionFlags, io: Io): Promise<number> {
+async function printOne(row: AttributionRow, logs: WhoAndWhenLog[], folder: string, values: AttributionFlags, io: Io, crashNote: string): Promise<number> {
   const { score, official, unscorable } = row.evaluation;
   const base = await baselines(logs);
   if (values.json) {
@@ -252,6 +279,7 @@ async function printOne(row: AttributionRow, logs: WhoAndWhenLog[], folder: stri
       stepAccuracy: score.stepAccuracy,
       official: { agentAccuracy: official.agentAccuracy, stepAccuracy: official.stepAccuracy },
       method: row.id,
+      ...(crashNote ? { harnessCrash: values.harnessCrash } : {}),
       dataset: 'who-and-when',
       path: folder,
       unscorable,
@@ -261,7 +289,8 @@ async function printOne(row: AttributionRow, logs: WhoAndWhenLog[], folder: stri
     };
     io.stdout(JSON.stringify(out) + '\n');
   } else {
-    io.stdout(formatAttribution(score, `Who&When attribution: ${row.id} on ${folder} (${row.wallSeconds.toFixed(2)} s)`, { official, baselines: base, unscorable }));
+    const title = `Who&When attribution: ${row.id} on ${folder} (${row.wallSeconds.toFixed(2)} s)${crashNote ? `\n${crashNote}` : ''}`;
+    io.stdout(formatAttribution(score, title, { official, baselines: base, unscorable }));
   }
   return 0;
 }

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { runGraphOf } from '../../core/design/index.ts';
 import { replayHintsFor } from '../../core/distill/index.ts';
 import { replayDesignFaultsFor, replayRun } from '../../core/experiments/index.ts';
+import { importedRunGraded } from '../../core/otel/index.ts';
 import type { RunRecord } from '../../core/results/index.ts';
 import { openStore, StoreError, type ExperimentRow, type Store } from '../../core/store/index.ts';
 import { defaultTools } from '../../core/tools/index.ts';
@@ -119,7 +120,11 @@ function storedTasks(runs: readonly RunRecord[]): string {
   return `runs stored for task${idx.length > 1 ? 's' : ''} ${idx.length > 8 ? `${idx.slice(0, 8).join(', ')}, … (${idx.length} in all)` : idx.join(', ')}`;
 }
 
-function compile(exp: ExperimentRow, tools: ReturnType<typeof defaultTools>): { base?: Graph; problem?: string } {
+/** The note of an imported run that carries no workflow text (core/otel importRuns): nothing to compile. */
+const importedNote = (runId: string) => `${runId} is an imported run: ordered by completion (no workflow)`;
+
+function compile(exp: ExperimentRow, tools: ReturnType<typeof defaultTools>, runId: string): { base?: Graph; problem?: string } {
+  if (exp.kind === 'import' && !exp.workflowYaml.trim()) return { problem: importedNote(runId) };
   try {
     return { base: parseWorkflow(exp.workflowYaml, { tools }).graph };
   } catch (err) {
@@ -131,12 +136,15 @@ function compile(exp: ExperimentRow, tools: ReturnType<typeof defaultTools>): { 
 function loadSide(store: Store, run: RunRecord, tools: ReturnType<typeof defaultTools>): Side {
   const exp = store.getExperiment(run.experimentId);
   const events = store.getRunEvents(run.runId);
-  const { base, problem } = compile(exp, tools);
+  const { base, problem } = compile(exp, tools, run.runId);
   return { run, exp, events, ...(base ? { base, graph: runGraphOf(base, events, { tools }) } : {}), ...(problem ? { problem } : {}), label: run.runId };
 }
 
 /** Run A replayed from its experiment's recorded calls (core/experiments replayRun), as side B. */
 async function replaySide(store: Store, a: Side, tools: ReturnType<typeof defaultTools>): Promise<Side> {
+  if (!a.base && a.exp.kind === 'import') {
+    throw new CommandError('WRONG_KIND', `cannot replay ${a.run.runId}: an imported run has no workflow to replay (diff it with another run instead)`);
+  }
   if (!a.base) throw new CommandError('BAD_FILE', `cannot replay ${a.run.runId}: ${a.problem}`);
   const provider = new ReplayProvider(store.getExperimentCalls(a.exp.id));
   const outcome = await replayRun({
@@ -150,7 +158,8 @@ async function replaySide(store: Store, a: Side, tools: ReturnType<typeof defaul
 function summary(s: Side): DiffedRun {
   const base = { runId: s.label, experimentId: s.exp.id, workflow: s.exp.workflowName, taskIndex: s.run.taskIndex, taskId: s.run.taskId, seed: s.run.seed };
   if (s.replayed) return { ...base, ...s.replayed };
-  return { ...base, status: s.run.status, ...(s.run.answer === undefined ? {} : { answer: s.run.answer }), correct: s.run.correct };
+  const graded = s.exp.kind !== 'import' || importedRunGraded(s.exp.config, s.run.runId) !== false;
+  return { ...base, status: s.run.status, ...(s.run.answer === undefined ? {} : { answer: s.run.answer }), ...(graded ? { correct: s.run.correct } : {}) };
 }
 
 /** Every model call of the run decoded greedily (temperature 0: the seed changes nothing). */

@@ -32,10 +32,12 @@ async function showCommand(runId: string, values: { db: string; json?: boolean }
     const events = store.getRunEvents(run.runId);
     const exp = store.getExperiment(run.experimentId);
     // An imported run is drawn on the graph it was imported with (it may have no workflow text).
-    const imported = exp.kind === 'import' ? (await import('../../core/otel/index.ts')).importedGraphOf(exp.config, run.runId) : undefined;
+    const otel = exp.kind === 'import' ? await import('../../core/otel/index.ts') : undefined;
+    const imported = otel?.importedGraphOf(exp.config, run.runId);
+    const graded = otel?.importedRunGraded(exp.config, run.runId) ?? true;
     const graph = imported ? { nodes: imported.nodes, edges: imported.edges.map((e) => (e.loop ? { ...e, maxIterations: 1 } : e)) } : parseWorkflow(exp.workflowYaml, { tools: defaultTools() }).graph;
-    if (values.json) io.stdout(JSON.stringify({ run, events }) + '\n');
-    else io.stdout(formatRun(run, events, graph));
+    if (values.json) io.stdout(JSON.stringify({ run, events, ...(graded ? {} : { graded: false }) }) + '\n');
+    else io.stdout(formatRun(run, events, graph, { graded }));
     return 0;
   } finally {
     store.close();
@@ -45,11 +47,16 @@ async function showCommand(runId: string, values: { db: string; json?: boolean }
 /** The parts of a graph the tree reads: node ids, and edges (loop edges have `maxIterations`). */
 type TreeGraph = { nodes: ReadonlyArray<Pick<Graph['nodes'][number], 'id'>>; edges: ReadonlyArray<Pick<Graph['edges'][number], 'from' | 'to' | 'maxIterations'>> };
 
-/** The run as a dependency tree with credit marks, then its ladder. */
-export function formatRun(run: RunRecord, events: readonly NodeEvent[], graph: TreeGraph): string {
+/**
+ * The run as a dependency tree with credit marks, then its ladder. `opts.graded: false` (an
+ * imported trace that carried no expected answer, core/otel `importedRunGraded`): the grade reads
+ * `ungraded` instead of the stored `correct`, which is then no verdict.
+ */
+export function formatRun(run: RunRecord, events: readonly NodeEvent[], graph: TreeGraph, opts: { graded?: boolean } = {}): string {
   const credit = run.credit;
   const lines: string[] = [];
-  lines.push(`Run ${run.runId}  task ${run.taskId}  ${run.status}  answer ${run.answer ?? '-'}  expected ${run.expected ?? '-'}  ${run.correct ? 'correct' : 'wrong'}${run.simulated ? '  [SIMULATED faults injected]' : ''}`);
+  const grade = opts.graded === false ? 'ungraded (no expected answer)' : run.correct ? 'correct' : 'wrong';
+  lines.push(`Run ${run.runId}  task ${run.taskId}  ${run.status}  answer ${run.answer ?? '-'}  expected ${run.expected ?? '-'}  ${grade}${run.simulated ? '  [SIMULATED faults injected]' : ''}`);
   // Parent of each node in the tree: its first forward predecessor in document order.
   const parent = new Map<string, string>();
   for (const n of graph.nodes) {

@@ -51,16 +51,34 @@ describe('flowlab attribution-eval', () => {
     }
   });
 
-  it('a missing folder or a bad log: exit 1 with a clear message', async () => {
+  it('a missing folder: exit 1 with a clear message; a bad log: listed as unscorable with its reason, the rest scored', async () => {
     const missing = path.join(tmpdir(), 'flowlab-no-such-folder-xyz');
     let r = await run('--dataset', 'who-and-when', '--method', 'surfaced', '--path', missing);
     expect(r.code).toBe(1);
     expect(r.err).toContain(`Who&When folder not found: ${missing}`);
     const dir = craftedFolder();
     writeFileSync(path.join(dir, '3.json'), '{"history": "nope"}');
+    writeFileSync(path.join(dir, '4.json'), '{"history": [');
+    writeFileSync(path.join(dir, '5.json'), '{"history": [], "mistake_agent": "WebSurfer", "mistake_step": "0"}');
+    writeFileSync(path.join(dir, '6.json'), '[1, 2]');
     r = await run('--dataset', 'who-and-when', '--method', 'surfaced', '--path', dir);
-    expect(r.code).toBe(1);
-    expect(r.err).toContain(`${path.join(dir, '3.json')}: "history" is not an array`);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('Unscorable logs, left out of every accuracy (4):');
+    expect(r.out).toContain(`${path.join(dir, '3.json')}: "history" is not an array`);
+    expect(r.out).toContain(`${path.join(dir, '4.json')}: not valid JSON (`);
+    expect(r.out).toContain(`${path.join(dir, '5.json')}: "history" is empty`);
+    expect(r.out).toContain(`${path.join(dir, '6.json')}: expected a JSON object`);
+    r = await run('--dataset', 'who-and-when', '--method', 'all', '--path', dir, '--json');
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.out);
+    expect(j).toMatchObject({ logs: 6, scored: 2 });
+    expect(j.unscorable.map((u: { logId: string; reason: string }) => [u.logId, u.reason.slice(0, 15)])).toEqual([
+      ['3', '"history" is no'],
+      ['4', 'not valid JSON '],
+      ['5', '"history" is em'],
+      ['6', 'expected a JSON'],
+    ]);
+    expect(j.rows.find((x: { id: string }) => x.id === 'surfaced')).toMatchObject({ logs: 2, covered: 1 });
   });
 
   it('surfaced on a crafted folder: --json object and the table', async () => {
@@ -82,5 +100,49 @@ describe('flowlab attribution-eval', () => {
     expect(r.out).toContain('from the paper, for context: best LLM method');
     expect(r.out).toContain('agent 54%–55%, step <= 25.5%');
     expect(r.out).toContain('ComputerTerminal');
+  });
+
+  it('--harness-crash reaches structural and hybrid, and every method selection states it', async () => {
+    // One log: a worker answers, then the Orchestrator's last message ends in the harness crash block.
+    const dir = tempDir('attr-crash');
+    writeFileSync(path.join(dir, '1.json'), JSON.stringify({
+      question: 'q', ground_truth: 'g', is_corrected: false, mistake_reason: 'r', question_ID: 'x',
+      history: [
+        { role: 'human', content: 'task' },
+        { role: 'WebSurfer', content: 'a page' },
+        { role: 'Orchestrator (thought)', content: 'Done.\nError processing publish message\nTraceback (most recent call last):\n  File "x"' },
+      ],
+      mistake_agent: 'Orchestrator',
+      mistake_step: '2',
+    }));
+    const json = async (...argv: string[]) => {
+      const r = await run('--dataset', 'who-and-when', '--path', dir, '--json', ...argv);
+      expect(r.code, argv.join(' ')).toBe(0);
+      return JSON.parse(r.out);
+    };
+    // execution: the crash is the Orchestrator's (step 2); infrastructure: structure sees nothing.
+    expect(await json('--method', 'structural')).toMatchObject({ covered: 1, stepAccuracy: { overAll: 1 }, harnessCrash: 'execution' });
+    expect(await json('--method', 'structural', '--harness-crash', 'infrastructure')).toMatchObject({ covered: 0, harnessCrash: 'infrastructure' });
+    // hybrid falls back to the first worker (WebSurfer@1) when the crash is nobody's.
+    expect(await json('--method', 'hybrid', '--harness-crash', 'infrastructure')).toMatchObject({ covered: 1, agentAccuracy: { overAll: 0 } });
+    expect(await json('--method', 'hybrid')).toMatchObject({ agentAccuracy: { overAll: 1 }, stepAccuracy: { overAll: 1 } });
+    const all = await json('--method', 'all', '--harness-crash', 'infrastructure');
+    const row = (id: string) => all.rows.find((r: { id: string }) => r.id === id);
+    expect(all.harnessCrash).toBe('infrastructure');
+    expect(row('structural')).toMatchObject({ covered: 0, label: 'structural (team authorship), crash = infrastructure' });
+    expect(row('hybrid')).toMatchObject({ agentAccuracy: { overAll: 0 } });
+    // The two surfaced rows keep showing both classes.
+    expect(row('surfaced')).toMatchObject({ covered: 1 });
+    expect(row('surfaced-infrastructure')).toMatchObject({ covered: 0 });
+
+    for (const method of ['all', 'structural', 'surfaced,hybrid']) {
+      const r = await run('--dataset', 'who-and-when', '--path', dir, '--method', method, '--harness-crash', 'infrastructure');
+      expect(r.code, method).toBe(0);
+      expect(r.out, method).toContain("End-of-run harness crash: --harness-crash infrastructure, the harness's fault, blamed on nobody; used by");
+    }
+    const d = await run('--dataset', 'who-and-when', '--path', dir, '--method', 'all');
+    expect(d.out).toContain("End-of-run harness crash: --harness-crash execution (default), the speaking agent's execution failure; used by structural, hybrid (the two surfaced rows show both classes).");
+    const none = await run('--dataset', 'who-and-when', '--path', dir, '--method', 'first-worker');
+    expect(none.out).not.toContain('End-of-run harness crash');
   });
 });

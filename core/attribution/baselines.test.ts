@@ -80,6 +80,23 @@ describe('an out-of-range label is unscorable, not fatal', () => {
     expect(() => parseWhoAndWhenLog('{"history": []}', '/x/4.json', undefined, { badLabel: 'unscorable' })).toThrow('"history" is empty');
   });
 
+  it('import with badLog: a file that is not a log is recorded with its reason; the default still throws', () => {
+    const dir = tempDir('ww-badlog');
+    writeFileSync(path.join(dir, '1.json'), file(history, '1'));
+    writeFileSync(path.join(dir, '2.json'), 'not json');
+    writeFileSync(path.join(dir, '3.json'), '"a string"');
+    writeFileSync(path.join(dir, '4.json'), '{"history": []}');
+    expect(() => importWhoAndWhen(dir, { badLabel: 'unscorable' })).toThrow(WhoAndWhenError);
+    const logs = importWhoAndWhen(dir, { badLabel: 'unscorable', badLog: 'unscorable' });
+    expect(logs.map((l) => [l.id, l.steps.length, l.unscorable?.replace(/ \(.*/, ' (...)') ?? 'ok'])).toEqual([
+      ['1', 2, 'ok'],
+      ['2', 0, 'not valid JSON (...)'],
+      ['3', 0, 'expected a JSON object'],
+      ['4', 0, '"history" is empty'],
+    ]);
+    expect(logs[1]!.file).toBe(path.join(dir, '2.json'));
+  });
+
   it('evaluate and the CLI: every other log is scored, the bad one is listed', async () => {
     const dir = tempDir('ww-unscorable');
     writeFileSync(path.join(dir, '1.json'), file(history, '1'));

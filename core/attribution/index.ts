@@ -1,5 +1,5 @@
 export * from './types.ts';
-export { agentKey, HUMAN_SPEAKER, importWhoAndWhen, isHumanStep, normalizeAgent, parseWhoAndWhenLog, WhoAndWhenError, type WhoAndWhenErrorCode } from './whoAndWhen.ts';
+export { agentKey, HUMAN_SPEAKER, importWhoAndWhen, isHumanStep, normalizeAgent, parseWhoAndWhenLog, unreadableLog, WhoAndWhenError, type WhoAndWhenErrorCode } from './whoAndWhen.ts';
 export { AttributionError, type AttributionErrorCode } from './errors.ts';
 export {
   addresseeOf,

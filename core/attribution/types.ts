@@ -50,7 +50,8 @@ export interface WhoAndWhenLog {
   agents: string[];
   label: AttributionLabel;
   /**
-   * Set when the label cannot be scored (imported with `badLabel: 'unscorable'`): why, e.g.
+   * Set when the label cannot be scored (imported with `badLabel: 'unscorable'`), or the file is
+   * not a log at all (`badLog: 'unscorable'`, no steps; e.g. `not valid JSON (...)`): why, e.g.
    * `"mistake_step" "99" is not an integer in range 0..20`. `label.step` is then the number read
    * (NaN when not a number) and `label.agent` may be empty. Methods skip such logs; reports count them.
    */

@@ -165,11 +165,15 @@ function naturalCompare(a: string, b: string): number {
  * @param opts.limit keep only the first `limit` files (after sorting); the rest are not read.
  * @param opts.badLabel `throw` (default) or `unscorable`: a file whose label cannot be scored is
  *   returned marked `unscorable` instead of ending the import (see `parseWhoAndWhenLog`).
+ * @param opts.badLog `throw` (default) or `unscorable`: a file that is not a log at all (its
+ *   `BAD_JSON` / `BAD_LOG`: not valid JSON, not an object, missing or empty `history`, a bad
+ *   history entry) is returned as `unreadableLog` (no steps, `unscorable` = the reason) instead of
+ *   ending the import.
  * @returns one log per file.
  * @throws WhoAndWhenError `FOLDER_NOT_FOUND` (missing or not a folder), `NO_LOGS` (no `*.json`),
- *   or the first bad file's `BAD_JSON` / `BAD_LOG`.
+ *   or, unless `badLog: 'unscorable'`, the first bad file's `BAD_JSON` / `BAD_LOG`.
  */
-export function importWhoAndWhen(folder: string, opts: { limit?: number; badLabel?: 'throw' | 'unscorable' } = {}): WhoAndWhenLog[] {
+export function importWhoAndWhen(folder: string, opts: { limit?: number; badLabel?: 'throw' | 'unscorable'; badLog?: 'throw' | 'unscorable' } = {}): WhoAndWhenLog[] {
   const dir = path.resolve(folder);
   let isDir = false;
   try {
@@ -183,6 +187,32 @@ export function importWhoAndWhen(folder: string, opts: { limit?: number; badLabe
   if (opts.limit !== undefined) names = names.slice(0, opts.limit);
   return names.map((n) => {
     const file = path.join(dir, n);
-    return parseWhoAndWhenLog(readFileSync(file, 'utf8'), file, undefined, opts.badLabel ? { badLabel: opts.badLabel } : {});
+    try {
+      return parseWhoAndWhenLog(readFileSync(file, 'utf8'), file, undefined, opts.badLabel ? { badLabel: opts.badLabel } : {});
+    } catch (e) {
+      if (opts.badLog !== 'unscorable' || !(e instanceof WhoAndWhenError)) throw e;
+      return unreadableLog(file, e);
+    }
   });
+}
+
+/**
+ * The stand-in of a file that is not a Who&When log: no steps, no label, `unscorable` = the
+ * error's message without its leading `<file>: ` (e.g. `"history" is empty`), so every method
+ * skips it and reports list it with its file.
+ */
+export function unreadableLog(file: string, error: WhoAndWhenError): WhoAndWhenLog {
+  const reason = error.message.startsWith(`${file}: `) ? error.message.slice(file.length + 2) : error.message;
+  return {
+    id: path.basename(file).replace(/\.json$/i, ''),
+    file,
+    variant: 'hand-crafted',
+    question: '',
+    groundTruth: '',
+    isCorrect: null,
+    steps: [],
+    agents: [],
+    label: { agent: '', rawAgent: '', step: Number.NaN, reason: '' },
+    unscorable: reason,
+  };
 }

@@ -61,6 +61,8 @@ export interface ImportConfig {
     producer: ImportedRun['producer'];
     content: boolean;
     spans: number;
+    /** The trace carried a grade (`ImportedRun.run.graded`); false: the run's `correct` is no verdict. */
+    graded?: boolean;
     sourceRunId?: string;
     sourceExperimentId?: string;
     graph: TraceGraph;
@@ -91,6 +93,7 @@ export function importRuns(store: Store, runs: readonly ImportedRun[], opts: { e
       producer: r.producer,
       content: r.content,
       spans: r.spans,
+      graded: r.run.graded,
       ...(r.sourceRunId ? { sourceRunId: r.sourceRunId } : {}),
       ...(r.sourceExperimentId ? { sourceExperimentId: r.sourceExperimentId } : {}),
       graph: r.graph,
@@ -122,4 +125,16 @@ export function importRuns(store: Store, runs: readonly ImportedRun[], opts: { e
 export function importedGraphOf(config: unknown, runId: string): TraceGraph | undefined {
   const imp = (config as { import?: Partial<ImportConfig> } | null | undefined)?.import;
   return Array.isArray(imp?.runs) ? imp.runs.find((r) => r?.runId === runId)?.graph : undefined;
+}
+
+/**
+ * Whether an imported run was graded: `config.import.runs[i].graded`, else (imports stored before
+ * that field) true for a Flowlab trace and false for another framework's, whose spans carry no
+ * expected answer (fromForeign.ts). Undefined for a run the config does not list (not imported).
+ */
+export function importedRunGraded(config: unknown, runId: string): boolean | undefined {
+  const imp = (config as { import?: Partial<ImportConfig> } | null | undefined)?.import;
+  const r = Array.isArray(imp?.runs) ? imp.runs.find((x) => x?.runId === runId) : undefined;
+  if (!r) return undefined;
+  return typeof r.graded === 'boolean' ? r.graded : r.producer === 'flowlab';
 }

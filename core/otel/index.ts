@@ -10,7 +10,7 @@ export { OtelError, type OtelErrorCode } from './errors.ts';
 export { creditGraphOfTrace, runTraceGraph, traceGraphOf, type TraceGraph, type TraceGraphEdge, type TraceGraphNode } from './graph.ts';
 export { callSpanIdOf, nodeSpanIdOf, runSpanIdOf, traceIdOf } from './ids.ts';
 export type { ImportedRun } from './imported.ts';
-export { importedGraphOf, importedRecord, importRuns, readOtlpTraces, type ImportConfig } from './importTraces.ts';
+export { importedGraphOf, importedRecord, importedRunGraded, importRuns, readOtlpTraces, type ImportConfig } from './importTraces.ts';
 export { msOf, parseOtlpJson, type AttrValue, type OtlpSpan } from './otlpJson.ts';
 export { storedRuns } from './fromStore.ts';
 export { hrTimeOf, otlpJsonOf, runSpans, type OtelExperiment, type OtelRun, type SpanOptions } from './toSpans.ts';
