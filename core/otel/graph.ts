@@ -23,6 +23,8 @@ export interface TraceGraphNode {
   wiredBy: RoleName[];
   /** The role that ran it, as credit reads it (core/credit/fromGraph.ts: the node's role). */
   runBy?: RoleName;
+  /** A role-less tool's argument author (credit's `argumentFrom`): its execution fault is that node's role's. */
+  argumentFrom?: NodeId;
 }
 
 export interface TraceGraphEdge {
@@ -52,6 +54,7 @@ export function traceGraphOf(graph: Graph): TraceGraph {
       ...(n.skill ? { skill: n.skill } : {}),
       wiredBy: [...credit.nodes[i]!.wiredBy],
       ...(credit.nodes[i]!.runBy ? { runBy: credit.nodes[i]!.runBy } : {}),
+      ...(credit.nodes[i]!.argumentFrom ? { argumentFrom: credit.nodes[i]!.argumentFrom } : {}),
     })),
     edges: graph.edges.map((e) =>
       e.maxIterations
@@ -72,7 +75,7 @@ export function runTraceGraph(base: Graph, events: readonly NodeEvent[], opts: {
 /** What structural credit reads of a trace graph: authors per node, forward edges (core/credit). */
 export function creditGraphOfTrace(g: TraceGraph): CreditGraph {
   return {
-    nodes: g.nodes.map((n) => ({ id: n.id, wiredBy: [...n.wiredBy], ...(n.runBy ? { runBy: n.runBy } : {}) })),
+    nodes: g.nodes.map((n) => ({ id: n.id, wiredBy: [...n.wiredBy], ...(n.runBy ? { runBy: n.runBy } : {}), ...(n.argumentFrom ? { argumentFrom: n.argumentFrom } : {}) })),
     edges: g.edges.filter((e) => !e.loop).map((e) => ({ from: e.from, to: e.to, ...(e.optional ? { optional: true } : {}) })),
   };
 }

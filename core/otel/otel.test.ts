@@ -39,7 +39,7 @@ const shape = (events: readonly NodeEvent[]) =>
 function originalCreditGraph(expId: string, events: readonly NodeEvent[]) {
   const exp = source.getExperiment(expId);
   const g = creditGraphOf(runGraphOf(parseWorkflow(exp.workflowYaml, { tools }).graph, events, { tools }));
-  return { nodes: g.nodes.map((n) => ({ id: n.id, wiredBy: n.wiredBy, ...(n.runBy ? { runBy: n.runBy } : {}) })), edges: g.edges.map((e) => ({ from: e.from, to: e.to, ...(e.optional ? { optional: true } : {}) })) };
+  return { nodes: g.nodes.map((n) => ({ id: n.id, wiredBy: n.wiredBy, ...(n.runBy ? { runBy: n.runBy } : {}), ...(n.argumentFrom ? { argumentFrom: n.argumentFrom } : {}) })), edges: g.edges.map((e) => ({ from: e.from, to: e.to, ...(e.optional ? { optional: true } : {}) })) };
 }
 
 function roundTrip(expId: string, withContent: boolean) {

@@ -194,7 +194,7 @@ describe('the loop with an SFT warm start (fake trainer, fake provider)', () => 
           expect(new Set(seen), `${role} iteration ${k + 1}`).toEqual(expected);
           const perClass = new Map<string, Set<string>>();
           for (const c of calls.filter((c) => c.role === role && kept.has(c.runId))) {
-            const cls = ds.classOf!({ expected: runs.find((r) => r.runId === c.runId)!.expected });
+            const cls = ds.classOf!({ expected: runs.find((r) => r.runId === c.runId)!.expected ?? "" });
             perClass.set(cls, (perClass.get(cls) ?? new Set()).add([...c.promptTokenIds!, ...c.completionTokenIds!].join(',')));
           }
           const most = Math.max(0, ...[...perClass.values()].map((s) => s.size));
