@@ -4,7 +4,7 @@
  * and a compact table of the aligned node runs with what differs in each.
  */
 import Table from 'cli-table3';
-import type { AlignedNode, DiffAspect, Difference, Divergence, RunDiff } from '../core/trace/index.ts';
+import { DIFF_ASPECT_LABEL, differsText, type AlignedNode, type Difference, type Divergence, type RunDiff } from '../core/trace/index.ts';
 
 /** One side of a diff as printed. */
 export interface DiffedRun {
@@ -41,15 +41,6 @@ export function runDiffJson(r: RunDiffReport): string {
   return JSON.stringify(r) + '\n';
 }
 
-const ASPECT_TEXT: Record<DiffAspect, string> = {
-  presence: 'ran in one run only',
-  input: 'input',
-  prompt: 'prompt',
-  sampling: 'sampling',
-  completion: 'sampled text',
-  output: 'output',
-  status: 'status',
-};
 
 /** The report as text. */
 export function formatRunDiff(r: RunDiffReport): string {
@@ -87,7 +78,7 @@ function runLine(name: string, s: DiffedRun): string {
 
 function divergenceLine(diff: RunDiff, d: Divergence): string {
   const n = diff.nodes[d.index]!;
-  return `${d.nodeId}#${d.attempt} (${n.kind}${n.role ? ' ' + n.role : ''}): ${ASPECT_TEXT[d.aspect]} — ${d.difference.at}`;
+  return `${d.nodeId}#${d.attempt} (${n.kind}${n.role ? ' ' + n.role : ''}): ${DIFF_ASPECT_LABEL[d.aspect]} — ${d.difference.at}`;
 }
 
 /** Both values of a difference, clipped around the first differing character. */
@@ -102,12 +93,6 @@ function around(v: string, offset: number | undefined, width = 60): string {
   return (from > 0 ? '…' : '') + v.slice(from, from + width) + (v.length > from + width ? '…' : '');
 }
 
-/** What differs in a node run, grouped by aspect: `input (plan) · prompt (call 0 prompt)`. */
-export function differsText(n: AlignedNode): string {
-  if (n.in !== 'both') return `ran in ${n.in.toUpperCase()} only`;
-  const groups = new Map<DiffAspect, string[]>();
-  for (const d of n.differences) groups.set(d.aspect, [...(groups.get(d.aspect) ?? []), d.at.replace(/^input /, '')]);
-  return [...groups].map(([aspect, at]) => (aspect === 'output' ? 'output' : `${ASPECT_TEXT[aspect]} (${at.join(', ')})`)).join(' · ');
-}
+export { differsText };
 
 const clip = (s: string, n: number) => (s.length > n ? s.slice(0, n - 1) + '…' : s);

@@ -53,6 +53,25 @@ export type DiffAspect = 'presence' | 'input' | 'prompt' | 'sampling' | 'complet
 /** The aspects in data-flow order through a node run. */
 export const DIFF_ASPECTS: readonly DiffAspect[] = ['presence', 'input', 'prompt', 'sampling', 'completion', 'output', 'status'];
 
+/** Each aspect as people read it (the CLI's table and the lab's diff panel). */
+export const DIFF_ASPECT_LABEL: Readonly<Record<DiffAspect, string>> = {
+  presence: 'ran in one run only',
+  input: 'input',
+  prompt: 'prompt',
+  sampling: 'sampling',
+  completion: 'sampled text',
+  output: 'output',
+  status: 'status',
+};
+
+/** What differs in an aligned node run, grouped by aspect: `input (plan) · prompt (call 0 prompt)`; '' when nothing does. */
+export function differsText(n: AlignedNode): string {
+  if (n.in !== 'both') return `ran in ${n.in.toUpperCase()} only`;
+  const groups = new Map<DiffAspect, string[]>();
+  for (const d of n.differences) groups.set(d.aspect, [...(groups.get(d.aspect) ?? []), d.at.replace(/^input /, '')]);
+  return [...groups].map(([aspect, at]) => (aspect === 'output' ? 'output' : `${DIFF_ASPECT_LABEL[aspect]} (${at.join(', ')})`)).join(' · ');
+}
+
 /** One difference of an aligned node run. */
 export interface Difference {
   aspect: DiffAspect;

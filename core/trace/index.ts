@@ -4,6 +4,8 @@ export {
   canonicalJson,
   compareEvents,
   diffRuns,
+  differsText,
+  DIFF_ASPECT_LABEL,
   DIFF_ASPECTS,
   firstDifference,
   type AlignedNode,

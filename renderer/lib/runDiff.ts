@@ -3,19 +3,11 @@
  * runs a trace can be diffed with, each aligned node run's one-line summary, and values clipped
  * around the first character where they differ.
  */
-import type { AlignedNode, DiffAspect, Difference, ExperimentSummary, RunRecord } from '../../core/api/client.ts';
+import { DIFF_ASPECT_LABEL, differsText as differsTextOf, type AlignedNode, type Difference, type ExperimentSummary, type RunRecord } from '../../core/api/client.ts';
 import type { Loadable } from '../store/loadable.ts';
 
-/** Each aspect as the panel names it. */
-export const ASPECT_LABEL: Readonly<Record<DiffAspect, string>> = {
-  presence: 'ran in one run only',
-  input: 'input',
-  prompt: 'prompt',
-  sampling: 'sampling',
-  completion: 'sampled text',
-  output: 'output',
-  status: 'status',
-};
+/** Each aspect as the panel names it (core/trace's labels, shared with the CLI). */
+export const ASPECT_LABEL = DIFF_ASPECT_LABEL;
 
 /** A run the picker offers. */
 export interface DiffCandidate {
@@ -57,11 +49,7 @@ export function diffCandidates(
 
 /** What differs in a node run, grouped by aspect: `input (plan) · prompt (call 0 prompt)`; `same` when nothing does. */
 export function differsText(n: AlignedNode): string {
-  if (n.in !== 'both') return `ran in ${n.in.toUpperCase()} only`;
-  if (!n.differences.length) return 'same';
-  const groups = new Map<DiffAspect, string[]>();
-  for (const d of n.differences) groups.set(d.aspect, [...(groups.get(d.aspect) ?? []), d.at.replace(/^input /, '')]);
-  return [...groups].map(([aspect, at]) => (aspect === 'output' ? 'output' : `${ASPECT_LABEL[aspect]} (${at.join(', ')})`)).join(' · ');
+  return differsTextOf(n) || 'same';
 }
 
 /**
