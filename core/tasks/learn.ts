@@ -23,8 +23,8 @@
  * stories use other names, and held-out requests other cities, animals, words and numbers.
  */
 import { fnv1a32, mulberry32, type Rng } from '../random.ts';
-import { DatasetError } from './errors.ts';
 import type { Dataset, Grade, Grader, LoadOptions, Task } from './types.ts';
+import { loadProcedural, pick } from './procedural.ts';
 
 export type LearnKind = 'word' | 'json' | 'tool' | 'team';
 export const LEARN_SPLITS = ['train', 'heldout'] as const;
@@ -222,28 +222,11 @@ export function createLearnDataset(name: string, kinds: readonly LearnKind[]): D
     splits: [...LEARN_SPLITS],
     grader: learnGrader,
     load(opts: LoadOptions): Task[] {
-      const split = opts.split as LearnSplit;
-      if (!(LEARN_SPLITS as readonly string[]).includes(split)) {
-        throw new DatasetError('UNKNOWN_SPLIT', `${name} has no split '${opts.split}'; valid splits: ${LEARN_SPLITS.join(', ')}`, opts.split);
-      }
-      const offset = count('offset', opts.offset ?? 0);
-      const limit = opts.limit === undefined ? Infinity : count('limit', opts.limit);
-      const end = Math.min(LEARN_SIZES[split], offset + limit);
-      const tasks: Task[] = [];
-      for (let i = offset; i < end; i++) tasks.push(learnTask(kinds[i % kinds.length]!, split, i, name));
-      return tasks;
+      return loadProcedural(name, LEARN_SIZES, opts, (split, i) => learnTask(kinds[i % kinds.length]!, split, i, name));
     },
   };
 }
 
-function count(what: string, n: number): number {
-  if (!Number.isInteger(n) || n < 0) throw new DatasetError('BAD_OPTIONS', `${what} must be a non-negative integer, got ${String(n)}`);
-  return n;
-}
-
-function pick<T>(r: Rng, xs: readonly T[]): T {
-  return xs[Math.floor(r() * xs.length)]!;
-}
 function two<T>(r: Rng, xs: readonly T[]): [T, T] {
   const a = Math.floor(r() * xs.length);
   const b = (a + 1 + Math.floor(r() * (xs.length - 1))) % xs.length;

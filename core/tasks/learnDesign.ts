@@ -25,6 +25,7 @@
 import { fnv1a32, mulberry32, type Rng } from '../random.ts';
 import { DatasetError } from './errors.ts';
 import type { Dataset, Grade, Grader, LoadOptions, Task } from './types.ts';
+import { loadProcedural, pick } from './procedural.ts';
 
 /** The seed every `learn-design` task is generated from. */
 export const LEARN_DESIGN_SEED = 10;
@@ -178,27 +179,11 @@ export function createLearnDesignDataset(name = 'learn-design'): Dataset {
     grader: learnDesignGrader,
     classOf: learnDesignClass,
     load(opts: LoadOptions): Task[] {
-      const split = opts.split as LearnDesignSplit;
-      if (!(LEARN_DESIGN_SPLITS as readonly string[]).includes(split)) {
-        throw new DatasetError('UNKNOWN_SPLIT', `${name} has no split '${opts.split}'; valid splits: ${LEARN_DESIGN_SPLITS.join(', ')}`, opts.split);
-      }
-      const offset = count('offset', opts.offset ?? 0);
-      const limit = opts.limit === undefined ? Infinity : count('limit', opts.limit);
-      const end = Math.min(LEARN_DESIGN_SIZES[split], offset + limit);
-      const tasks: Task[] = [];
-      for (let i = offset; i < end; i++) tasks.push(learnDesignTask(split, i, name));
-      return tasks;
+      return loadProcedural(name, LEARN_DESIGN_SIZES, opts, (split, i) => learnDesignTask(split, i, name));
     },
   };
 }
 
-function count(what: string, n: number): number {
-  if (!Number.isInteger(n) || n < 0) throw new DatasetError('BAD_OPTIONS', `${what} must be a non-negative integer, got ${String(n)}`);
-  return n;
-}
-function pick<T>(r: Rng, xs: readonly T[]): T {
-  return xs[Math.floor(r() * xs.length)]!;
-}
 function num(r: Rng, f: Fill): number {
   const [lo, hi] = f.numbers;
   return lo + Math.floor(r() * (hi - lo + 1));
