@@ -30,10 +30,13 @@ export const PRODUCTION_CSP = PRODUCTION_DIRECTIVES.join('; ');
 
 /**
  * The policy under `electron-vite dev` only: the dev server's React Refresh preamble is an
- * inline module script and HMR talks over a localhost websocket. Never used in a build.
+ * inline module script, its CSS arrives as inline <style> elements and HMR talks over a
+ * localhost websocket. Never used in a build.
  */
 export const DEV_CSP = PRODUCTION_DIRECTIVES.map((d) => {
   if (d.startsWith('script-src')) return "script-src 'self' 'unsafe-inline'";
   if (d.startsWith('connect-src')) return "connect-src 'self' ws://localhost:* http://localhost:*";
+  // Vite's dev server injects each CSS module as a <style> element (and swaps it on HMR).
+  if (d.startsWith('style-src')) return "style-src 'self' 'unsafe-inline'";
   return d;
 }).join('; ');
