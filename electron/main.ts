@@ -13,27 +13,33 @@
  * folder is `$FLOWLAB_SHARED`, else `<userData>` when it has a `data/` folder.
  */
 import { existsSync, mkdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { app, BrowserWindow, dialog, ipcMain, session, utilityProcess } from 'electron';
+import { fileURLToPath } from 'node:url';
+import { app, BrowserWindow, dialog, ipcMain, protocol, session, utilityProcess } from 'electron';
 import { createHandlers, EVENT_CHANNEL, type LabEvent } from '../core/api/index.ts';
 import { openStore, type Store } from '../core/store/index.ts';
 import { registerIpc } from './ipc.ts';
 import { createLabRelay, type LabRelay, type WorkerConfig, type WorkerLink } from './relay.ts';
 import { DEV_CSP, PRODUCTION_CSP } from '../host/security.ts';
-import { isOwnPage, secureWebPreferences, type RendererOrigin } from './security.ts';
+import { APP_INDEX_URL, APP_SCHEME, contentTypeOf, isOwnPage, resolveAppFile, secureWebPreferences, type RendererOrigin } from './security.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url)); // out/main once built
 const PRELOAD_FILE = path.join(here, '../preload/index.cjs');
-const RENDERER_INDEX = path.join(here, '../renderer/index.html');
+/** The built page's folder, served as `app://flowlab/` (never as file URLs). */
+const RENDERER_DIR = path.join(here, '../renderer');
 /** The lab's utility process, built beside main (electron.vite.config.ts: main input `worker`). */
 const WORKER_FILE = path.join(here, 'worker.js');
 /** Set by `electron-vite dev` only; a packaged app always loads its own files. */
 const DEV_SERVER_URL = !app.isPackaged ? process.env['ELECTRON_RENDERER_URL'] : undefined;
 const ORIGIN: RendererOrigin = {
-  indexFileUrl: pathToFileURL(RENDERER_INDEX).href,
+  appIndexUrl: APP_INDEX_URL,
   ...(DEV_SERVER_URL ? { devServerUrl: DEV_SERVER_URL } : {}),
 };
+
+// Before the app is ready: `app:` is a standard, secure scheme (same-origin rules, fetch, a
+// secure context), so the page never needs file URLs and their extra privileges.
+protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true, codeCache: true } }]);
 
 let mainWindow: BrowserWindow | null = null;
 let store: Store | null = null;
@@ -87,10 +93,27 @@ function forwardEvent(event: LabEvent): void {
   if (win && !win.isDestroyed() && !win.webContents.isDestroyed()) win.webContents.send(EVENT_CHANNEL, event);
 }
 
+/**
+ * Serves the built page on `app://flowlab/`: only files inside out/renderer (decoded, normalised
+ * and confined by `resolveAppFile`), each with the CSP header; anything else is a 404.
+ */
+function serveApp(): void {
+  protocol.handle(APP_SCHEME, async (request) => {
+    const file = resolveAppFile(request.url, RENDERER_DIR);
+    if (!file) return new Response('Not found', { status: 404 });
+    try {
+      const body = await readFile(file);
+      return new Response(body, { status: 200, headers: { 'content-type': contentTypeOf(file), 'content-security-policy': PRODUCTION_CSP, 'x-content-type-options': 'nosniff' } });
+    } catch {
+      return new Response('Not found', { status: 404 });
+    }
+  });
+}
+
 /** Applies the session-wide guards: CSP header, no permissions, no navigation, no new windows. */
 function hardenSession(): void {
   const csp = DEV_SERVER_URL ? DEV_CSP : PRODUCTION_CSP;
-  // Covers http(s) responses (the dev server); file:// pages rely on the <meta> in index.html.
+  // Covers http(s) responses (the dev server); app:// responses carry it from serveApp.
   session.defaultSession.webRequest.onHeadersReceived((details, callback) => {
     callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [csp] } });
   });
@@ -98,7 +121,9 @@ function hardenSession(): void {
   session.defaultSession.setPermissionCheckHandler(() => false);
 
   app.on('web-contents-created', (_event, contents) => {
+    // The page is one document: no navigation of the window or of any frame in it.
     contents.on('will-navigate', (event) => event.preventDefault());
+    contents.on('will-frame-navigate', (event) => event.preventDefault());
     contents.on('will-redirect', (event) => event.preventDefault());
     contents.on('will-attach-webview', (event) => event.preventDefault());
     contents.setWindowOpenHandler(() => ({ action: 'deny' }));
@@ -128,7 +153,7 @@ function createWindow(): void {
   });
   mainWindow = win;
   if (DEV_SERVER_URL) void win.loadURL(DEV_SERVER_URL);
-  else void win.loadFile(RENDERER_INDEX);
+  else void win.loadURL(APP_INDEX_URL);
 }
 
 /** Opens the store and serves the API; on failure tells the user which file and why, then exits. */
@@ -199,6 +224,7 @@ if (!app.requestSingleInstanceLock()) {
 
   void app.whenReady().then(() => {
     hardenSession();
+    serveApp();
     if (!startLab()) {
       app.exit(1);
       return;
