@@ -9,7 +9,7 @@
  * tarball). So packaging runs on a user's machine with Node 22.13+:
  *
  *   npm i -D @electron-forge/cli@8 @electron-forge/maker-zip@8 @electron-forge/maker-deb@8 \
- *            @electron-forge/maker-dmg@8 @electron-forge/maker-squirrel@8
+ *            @electron-forge/maker-dmg@8 @electron-forge/maker-squirrel@8 @electron-forge/plugin-fuses@8 @electron/fuses
  *   npx electron-forge make
  *
  * Forge (7.8.1 and later) loads this .ts file itself (through jiti); the interfaces below
@@ -48,11 +48,54 @@ interface RebuildConfig {
   force?: boolean;
 }
 
+/** A plugin named by package, as Forge resolves it (`IForgeResolvablePlugin`). */
+interface ForgePluginRef {
+  name: string;
+  config: Record<string, unknown>;
+}
+
+/**
+ * The fuse wire of @electron/fuses (`FuseV1Options`: each fuse's index in the wire; the
+ * package's own enum, mirrored because it needs Node 22 to install). `FuseVersion.V1` is '1'.
+ */
+export const FUSE_V1 = {
+  RunAsNode: 0,
+  EnableCookieEncryption: 1,
+  EnableNodeOptionsEnvironmentVariable: 2,
+  EnableNodeCliInspectArguments: 3,
+  EnableEmbeddedAsarIntegrityValidation: 4,
+  OnlyLoadAppFromAsar: 5,
+  LoadBrowserProcessSpecificV8Snapshot: 6,
+  GrantFileProtocolExtraPrivileges: 7,
+} as const;
+
+/**
+ * The fuses flipped in the packaged binary (Electron's "Fuses" tutorial): no `ELECTRON_RUN_AS_NODE`
+ * (the lab's worker is a `utilityProcess`, not a forked Node), cookies encrypted, no
+ * `NODE_OPTIONS` and no `--inspect` flags, the asar's integrity checked and the app loaded only
+ * from it, and no extra privileges for `file://` (the page is served on `app://flowlab/`,
+ * electron/main.ts). To check on a packaged Linux build: node-llama-cpp tests its prebuilt
+ * binary in a forked process before loading it (`testBindingBinary`), which needs RunAsNode
+ * unless Electron's `utilityProcess.fork` is reachable; if loading a model fails there with a
+ * binary-test error, that is this fuse.
+ */
+export const FUSES: Readonly<Record<string, unknown>> = {
+  version: '1',
+  [FUSE_V1.RunAsNode]: false,
+  [FUSE_V1.EnableCookieEncryption]: true,
+  [FUSE_V1.EnableNodeOptionsEnvironmentVariable]: false,
+  [FUSE_V1.EnableNodeCliInspectArguments]: false,
+  [FUSE_V1.EnableEmbeddedAsarIntegrityValidation]: true,
+  [FUSE_V1.OnlyLoadAppFromAsar]: true,
+  [FUSE_V1.GrantFileProtocolExtraPrivileges]: false,
+};
+
 /** Forge's config shape, as far as this file uses it (mirrors `ForgeConfig` of @electron-forge/shared-types). */
 interface ForgeConfigLike {
   packagerConfig: PackagerConfig;
   rebuildConfig: RebuildConfig;
   makers: ForgeMakerRef[];
+  plugins: ForgePluginRef[];
   hooks: {
     /** Runs before packaging starts. */
     prePackage?: (forgeConfig: unknown, platform: string, arch: string) => Promise<void>;
@@ -100,6 +143,7 @@ const config = {
     { name: '@electron-forge/maker-dmg', platforms: ['darwin'], config: { format: 'ULFO' } },
     { name: '@electron-forge/maker-squirrel', platforms: ['win32'], config: { name: 'flowlab' } },
   ],
+  plugins: [{ name: '@electron-forge/plugin-fuses', config: FUSES }],
   hooks: {
     prePackage: async () => buildBundles(),
   },
