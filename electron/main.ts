@@ -22,6 +22,7 @@ import { openStore, type Store } from '../core/store/index.ts';
 import { registerIpc } from './ipc.ts';
 import { createLabRelay, type LabRelay, type WorkerConfig, type WorkerLink } from './relay.ts';
 import { DEV_CSP, PRODUCTION_CSP } from '../host/security.ts';
+import { electronSqliteBinding, explainAbiMismatch } from './native.ts';
 import { APP_INDEX_URL, APP_SCHEME, contentTypeOf, isOwnPage, resolveAppFile, secureWebPreferences, type RendererOrigin } from './security.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url)); // out/main once built
@@ -64,8 +65,19 @@ function modelFolder(): string {
   return dir;
 }
 
+/**
+ * The Electron build of better-sqlite3's addon that `npm start` / `npm run dev` put in place
+ * (electron/native.ts), when running from the project folder and it exists; a packaged app's
+ * addon is rebuilt in place by Forge (undefined).
+ */
+function sqliteBinding(): string | undefined {
+  if (app.isPackaged) return undefined;
+  const file = electronSqliteBinding(app.getAppPath(), { electron: process.versions.electron, platform: process.platform, arch: process.arch });
+  return existsSync(file) ? file : undefined;
+}
+
 /** Where the worker finds examples, models and datasets. */
-function workerConfig(dbFile: string): WorkerConfig {
+function workerConfig(dbFile: string, binding: string | undefined): WorkerConfig {
   const userData = app.getPath('userData');
   const shared = process.env['FLOWLAB_SHARED'] ? path.resolve(process.env['FLOWLAB_SHARED']) : existsSync(path.join(userData, 'data')) ? userData : undefined;
   return {
@@ -73,6 +85,7 @@ function workerConfig(dbFile: string): WorkerConfig {
     modelDir: modelFolder(),
     examplesDir: path.join(app.getAppPath(), 'examples'),
     ...(shared ? { sharedDir: shared } : {}),
+    ...(binding ? { sqliteBinding: binding } : {}),
   };
 }
 
@@ -159,16 +172,19 @@ function createWindow(): void {
 /** Opens the store and serves the API; on failure tells the user which file and why, then exits. */
 function startLab(): boolean {
   const file = databaseFile();
+  const binding = sqliteBinding();
   try {
-    store = openStore(file);
+    store = openStore(file, binding ? { nativeBinding: binding } : {});
   } catch (err) {
-    dialog.showErrorBox('Flowlab cannot open its database', `${file}\n\n${err instanceof Error ? err.message : String(err)}`);
+    // A wrong-ABI addon names both ABIs and the fix; anything else is shown as it is.
+    const why = explainAbiMismatch(err, { electron: process.versions.electron, modules: process.versions.modules }) ?? (err instanceof Error ? err.message : String(err));
+    dialog.showErrorBox('Flowlab cannot open its database', `${file}\n\n${why}`);
     return false;
   }
   const opened = store;
   relay = createLabRelay({
     spawn: spawnWorker,
-    config: workerConfig(file),
+    config: workerConfig(file, binding),
     onEvent: forwardEvent,
     // Experiments of a crashed worker are `running` under a dead pid: show them as interrupted.
     onUnexpectedExit: () => {

@@ -1,9 +1,24 @@
 /**
- * The packaged app's hardening as configured in forge.config.ts: the fuses flipped in the
- * Electron binary (values from Electron's "Fuses" tutorial and @electron/fuses' wire indices).
+ * The desktop app's start and packaging: the fuses flipped in the Electron binary
+ * (forge.config.ts; values from Electron's "Fuses" tutorial and @electron/fuses' wire indices),
+ * and the native-module step `npm start` / `npm run dev` run before launching Electron
+ * (electron/native.ts, scripts/electron-native.ts). The Electron build itself needs the internet
+ * (prebuild-install or node-gyp with Electron's headers), so it is not run here: the tests check
+ * that the step is wired in, what it plans, that it leaves the CLI's Node build alone, that the
+ * store opens through an explicit addon file, and the message a wrong-ABI addon gives.
  */
+import { execFileSync } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import config, { FUSE_V1, FUSES } from '../forge.config.ts';
+import { openStore } from '../core/store/index.ts';
+import { electronSqliteBinding, explainAbiMismatch, REBUILD_COMMAND } from './native.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
 
 describe('Electron fuses in the Forge config', () => {
   it('are handed to the fuses plugin', () => {
@@ -22,5 +37,65 @@ describe('Electron fuses in the Forge config', () => {
     expect(set(FUSE_V1.OnlyLoadAppFromAsar)).toBe(true);
     // The wire indices of @electron/fuses' FuseV1Options.
     expect([FUSE_V1.RunAsNode, FUSE_V1.EnableCookieEncryption, FUSE_V1.OnlyLoadAppFromAsar, FUSE_V1.GrantFileProtocolExtraPrivileges]).toEqual([0, 1, 5, 7]);
+  });
+});
+
+describe('native modules for Electron', () => {
+  const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const nodeBuild = path.join(path.dirname(require.resolve('better-sqlite3/package.json')), 'build/Release/better_sqlite3.node');
+
+  it('npm start and npm run dev put the Electron build in place before Electron launches', () => {
+    for (const script of ['start', 'dev']) {
+      const steps = pkg.scripts[script]!.split(' && ');
+      expect(steps.indexOf('tsx scripts/electron-native.ts'), script).toBeGreaterThan(steps.indexOf('node scripts/ensure-electron.js'));
+      expect(steps.findIndex((s) => s.startsWith('electron-vite')), script).toBe(steps.length - 1);
+    }
+    expect(pkg.scripts['rebuild:electron']).toBe('tsx scripts/electron-native.ts --force');
+    expect(REBUILD_COMMAND).toBe('npm run rebuild:electron');
+  });
+
+  it('plans an Electron-only addon for Electron 41 (ABI 145) and leaves the Node build (ABI 115) alone', () => {
+    const before = statSync(nodeBuild).mtimeMs;
+    const out = execFileSync(path.join(ROOT, 'node_modules/.bin/tsx'), ['scripts/electron-native.ts', '--check'], { cwd: ROOT, encoding: 'utf8' });
+    const plan = JSON.parse(out) as Record<string, unknown>;
+    const electron = (JSON.parse(readFileSync(require.resolve('electron/package.json'), 'utf8')) as { version: string }).version;
+    expect(plan['electron']).toBe(electron);
+    expect(plan['electronAbi']).toBe('145');
+    expect(plan['nodeAbi']).toBe(process.versions.modules);
+    expect(plan['binding']).toBe(electronSqliteBinding(ROOT, { electron, platform: process.platform, arch: process.arch }));
+    expect(plan['binding']).toBe(path.join(ROOT, 'node_modules/.flowlab-electron/better-sqlite3', `${electron}-${process.platform}-${process.arch}`, 'better_sqlite3.node'));
+    expect(plan['nodeBuild']).toBe(nodeBuild);
+    expect(plan['llamaPackage']).toBe(`@node-llama-cpp/${process.platform === 'darwin' ? 'mac' : process.platform === 'win32' ? 'win' : process.platform}-${process.arch}`);
+    expect(statSync(nodeBuild).mtimeMs).toBe(before);
+  });
+
+  it('the store opens through an explicit addon file, and a missing one is an error naming it', () => {
+    const store = openStore(':memory:', { nativeBinding: nodeBuild });
+    expect(store.listExperiments()).toEqual([]);
+    store.close();
+    expect(() => openStore(':memory:', { nativeBinding: '/nowhere/better_sqlite3.node' })).toThrow(/\/nowhere\/better_sqlite3\.node/);
+  });
+
+  it('a wrong-ABI addon names the file, both ABIs and the command that fixes it', () => {
+    // Node's own message for an addon of another ABI (src/node_binding.cc), as Electron 41 prints it for the Node 20 build.
+    const err = new Error(
+      "The module '/home/u/flowlab/node_modules/better-sqlite3/build/Release/better_sqlite3.node'\n" +
+        'was compiled against a different Node.js version using\nNODE_MODULE_VERSION 115. This version of Node.js requires\n' +
+        'NODE_MODULE_VERSION 145. Please try re-compiling or re-installing\nthe module (for instance, using `npm rebuild` or `npm install`).',
+    );
+    const text = explainAbiMismatch(err, { electron: '41.7.1', modules: '145' });
+    expect(text).toBe(
+      '/home/u/flowlab/node_modules/better-sqlite3/build/Release/better_sqlite3.node was built for ABI 115 (NODE_MODULE_VERSION 115, Node 20), ' +
+        'but Electron 41.7.1 needs ABI 145. Run `npm run rebuild:electron` in the project folder (it downloads or builds ' +
+        "Electron's better-sqlite3 once into node_modules/.flowlab-electron; needs the internet), then start Flowlab again.",
+    );
+    expect(explainAbiMismatch(new Error('SQLITE_CANTOPEN: unable to open database file'), { electron: '41.7.1', modules: '145' })).toBeUndefined();
+  });
+
+  it('main opens the store through that addon and shows the explained mismatch', () => {
+    const main = readFileSync(path.join(ROOT, 'electron/main.ts'), 'utf8');
+    expect(main).toContain('openStore(file, binding ? { nativeBinding: binding } : {})');
+    expect(main).toContain('explainAbiMismatch(err, { electron: process.versions.electron, modules: process.versions.modules })');
+    expect(readFileSync(path.join(ROOT, 'electron/worker.ts'), 'utf8')).toContain('nativeBinding: config.sqliteBinding');
   });
 });

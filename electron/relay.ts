@@ -37,6 +37,8 @@ export interface WorkerConfig {
   examplesDir: string;
   /** The shared folder whose `data/` holds the datasets; absent: core's default. */
   sharedDir?: string;
+  /** The Electron build of better-sqlite3's addon to open the store with (electron/native.ts); absent: the package's own. */
+  sqliteBinding?: string;
 }
 
 /** Messages from main to the worker. */

@@ -20,7 +20,7 @@ serveLab(
     onMessage: (listener) => parentPort.on('message', (event) => listener(event.data)),
   },
   (config, emit) => {
-    const store = openStore(config.dbFile);
+    const store = openStore(config.dbFile, config.sqliteBinding !== undefined ? { nativeBinding: config.sqliteBinding } : {});
     const lab = createLabHost({
       store,
       dbFile: config.dbFile,

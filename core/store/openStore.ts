@@ -13,6 +13,11 @@ export interface OpenStoreOptions {
   markInterrupted?: boolean;
   /** Refuse to create a new file: `NOT_FOUND` when `file` does not exist (for commands that only read or resume). */
   mustExist?: boolean;
+  /**
+   * better-sqlite3's addon file to load instead of the one next to the package (the Electron build
+   * of electron/native.ts under `npm start`; the CLI never sets it).
+   */
+  nativeBinding?: string;
   /** @internal tests only: the migration list to apply instead of the built-in one. */
   migrations?: readonly Migration[];
 }
@@ -32,7 +37,11 @@ export function openStore(file: string, options: OpenStoreOptions = {}): SqliteS
     throw new StoreError('NOT_FOUND', `database not found: ${file} (check --db)`, file);
   }
   try {
-    db = new Database(file, { timeout: options.busyTimeoutMs ?? 5000, fileMustExist: Boolean(options.mustExist) && file !== ':memory:' });
+    db = new Database(file, {
+      timeout: options.busyTimeoutMs ?? 5000,
+      fileMustExist: Boolean(options.mustExist) && file !== ':memory:',
+      ...(options.nativeBinding !== undefined ? { nativeBinding: options.nativeBinding } : {}),
+    });
   } catch (err) {
     throw openError(err, file);
   }
