@@ -16,6 +16,7 @@ import type { LlamaContext, LlamaModel, Token } from 'node-llama-cpp';
 import { ModelError } from '../../core/model/index.ts';
 import { isFloatTensorType, readGguf, readGgufTensors } from '../gguf/readGguf.ts';
 import { errorText } from './errorText.ts';
+import { readGgufInfo, type GgufInfo } from './ggufInfo.ts';
 
 /** Files up to this size (bytes) have their float tensors scanned value by value at load. */
 export const SCAN_LIMIT_BYTES = 256 * 1024 * 1024;
@@ -88,4 +89,16 @@ export async function probeFiniteLogits(model: LlamaModel, context: LlamaContext
       realFile,
     );
   }
+}
+
+/**
+ * The header check (`readGgufInfo`) followed by the float-tensor scan ({@link scanFiniteWeights}):
+ * what a host runs on a file a user adds or starts a run with, before any model loads.
+ *
+ * @throws ModelError `MODEL_NOT_FOUND`, `MODEL_INVALID` (see `readGgufInfo`; also a non-finite weight).
+ */
+export async function readCheckedGgufInfo(filePath: string): Promise<GgufInfo> {
+  const info = await readGgufInfo(filePath);
+  await scanFiniteWeights(filePath, info.sizeBytes);
+  return info;
 }
