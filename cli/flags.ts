@@ -12,6 +12,7 @@ import { defaultTools, type ToolRegistry } from '../core/tools/index.ts';
 import { loadWorkflowFile, type Graph, type LoadedWorkflow } from '../core/workflow/index.ts';
 import path from 'node:path';
 import { fileModelPort } from '../models/factory.ts';
+import { clampThreads } from '../models/resolve.ts';
 import { Option, type Command } from 'commander';
 import { commaList, dbOption, intOption, pairLists, pairRecord, parseLoraValue, LORA_SHAPE, rolePairOption, UsageError } from './args.ts';
 import { asCliSync } from './errors.ts';
@@ -80,14 +81,21 @@ export function gpuFlag(value: string | undefined): 'auto' | false {
   throw new UsageError(`--gpu takes auto or off, got "${value}"`);
 }
 
-/** The model flags as the resolver's input. */
-export function modelRequestOf(values: ModelFlagValues): ModelRequest {
+/**
+ * The model flags as the resolver's input. `--threads` above this machine's cores is lowered to
+ * them (`clampThreads`, models/resolve.ts), saying so on `io`'s stderr.
+ */
+export function modelRequestOf(values: ModelFlagValues, io?: Io): ModelRequest {
   const req: ModelRequest = { roles: pairRecord(values.roleModel), gpu: gpuFlag(values.gpu) };
   if (values.model !== undefined) req.default = values.model;
   const loras = pairLists(values.roleLora);
   if (Object.keys(loras).length) req.roleLora = loras;
   if (values.roleVersion?.length) req.roleVersions = pairRecord(values.roleVersion);
-  if (values.threads !== undefined) req.threads = values.threads;
+  if (values.threads !== undefined) {
+    const { threads, note } = clampThreads(values.threads);
+    if (note) io?.stderr(`Note: --${note}.\n`);
+    req.threads = threads;
+  }
   if (values.contextSize !== undefined) req.contextSize = values.contextSize;
   return req;
 }

@@ -60,6 +60,8 @@ interface Active {
   /** The model files this experiment holds (one experiment per model file at a time). */
   files: string[];
   finished: Promise<void>;
+  /** What the request's resolution changed (threads lowered to the cores): the `running` event's message. */
+  notes: readonly string[];
 }
 
 const M = 'startRun';
@@ -129,7 +131,7 @@ export class LabRunner {
     if (this.disposed) throw new ApiError('UNAVAILABLE', `${M}: the lab is shutting down`, M);
     const { store } = this.options;
     const graph = parseRequestWorkflow(req.workflowText, this.tools);
-    const { config, fieldOf } = resolveRequestModels(graph, req, store, this.options.modelDir);
+    const { config, fieldOf, notes } = resolveRequestModels(graph, req, store, this.options.modelDir);
     const cards = requestCards(graph, req, store);
     if (cards && (req.inject?.length || req.kind === 'rollouts')) throw new ApiError('BAD_REQUEST', `${M}: hint cards are for runs only (not with inject or rollouts)`, M, 'cards');
     if (req.kind === 'rollouts' && req.group === undefined) throw new ApiError('BAD_REQUEST', `${M}: a rollouts request needs group (rollouts per task)`, M, 'group');
@@ -147,7 +149,7 @@ export class LabRunner {
         ? { ...base, kind: 'rollouts', group: req.group!, temperature: req.temperature ?? 0.8, mode: req.mode ?? 'multi-agent', recordTokens: Boolean(req.recordTokens) }
         : { ...base, kind: 'run', ...(cards && { cards }), ...(req.roleVersions && Object.keys(req.roleVersions).length && { roleVersions: req.roleVersions }) };
 
-    return { experimentId: await this.launch(spec, files, M) };
+    return { experimentId: await this.launch(spec, files, M, undefined, notes) };
   }
 
   /**
@@ -184,13 +186,13 @@ export class LabRunner {
   }
 
   /** Claims `files`, starts `spec` through the service and follows it; resolves with the experiment id once it runs (or had nothing to do). */
-  private async launch(spec: ExperimentSpec, files: string[], method: string, also?: (e: ExperimentEvent) => void): Promise<string> {
+  private async launch(spec: ExperimentSpec, files: string[], method: string, also?: (e: ExperimentEvent) => void, notes: readonly string[] = []): Promise<string> {
     const { store } = this.options;
     const location = this.options.datasets ?? {};
     this.claim(files, method);
     let settle!: () => void;
     const finished = new Promise<void>((resolve) => (settle = resolve));
-    const active: Active = { experimentId: '', done: 0, total: 0, startedAt: Date.now(), controller: new AbortController(), files, finished };
+    const active: Active = { experimentId: '', done: 0, total: 0, startedAt: Date.now(), controller: new AbortController(), files, finished, notes };
     let handle: ExperimentHandle;
     let started = false;
     try {
@@ -363,7 +365,7 @@ export class LabRunner {
         active.total = e.total;
         this.active.set(e.experimentId, active);
         for (const file of active.files) this.claimed.set(file, `experiment ${e.experimentId}`);
-        this.emit({ type: 'experiment', experimentId: e.experimentId, status: 'running', done: e.done, total: e.total });
+        this.emit({ type: 'experiment', experimentId: e.experimentId, status: 'running', done: e.done, total: e.total, ...(active.notes.length > 0 && { message: active.notes.join('; ') }) });
         return;
       case 'node': {
         const { type: _t, ...rest } = e;

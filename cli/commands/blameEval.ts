@@ -36,7 +36,7 @@ export function define(cmd: Command, ctx: CommandContext): void {
 async function blameEvalCommand(workflowFile: string, values: BlameEvalFlags, io: Io): Promise<number> {
   const { limit, offset, seed } = values;
   const runs = values.runs ?? limit;
-  const request = modelRequestOf(values);
+  const request = modelRequestOf(values, io);
   const inject = values.inject.map(([role, fault]) => `${role}=${fault}`);
 
   const { file, tools, workflow } = loadWorkflowArg(workflowFile);

@@ -46,7 +46,7 @@ async function rolloutsCommand(workflowFile: string, values: RolloutsFlags, io: 
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
-  const request = modelRequestOf(values);
+  const request = modelRequestOf(values, io);
 
   const { file, tools, workflow } = loadWorkflowArg(workflowFile);
   const { config: models } = asCliSync(() => resolveModels(workflow.graph, request));

@@ -32,7 +32,7 @@ export function define(cmd: Command, ctx: CommandContext): void {
 
 async function runCommand(workflowFile: string, values: RunFlags, io: Io): Promise<number> {
   const { limit, offset, seed } = values;
-  const request = modelRequestOf(values);
+  const request = modelRequestOf(values, io);
 
   const { file, tools, workflow } = loadWorkflowArg(workflowFile);
   // Weight versions are looked up in the database before any dataset or model is read.

@@ -109,7 +109,7 @@ async function trainLoopCommand(workflowFile: string, values: TrainLoopFlags, io
   const workflow = { ...loaded.workflow, file };
   if (values.roles && values.mode) throw new UsageError('use --roles or --mode, not both');
   const roles = asCliSync(() => trainableRoles(workflow, values.mode ? learningRoles(workflow.graph, parseMode(values.mode)) : commaList(values.roles)));
-  const request = modelRequestOf(values);
+  const request = modelRequestOf(values, io);
 
   const store = openStore(values.db);
   try {
