@@ -26,11 +26,14 @@ function fnv1a(text: string): string {
  * device name); otherwise every other character becomes `_`, leading dots become `_`, it is cut
  * to length, and `-<8 hex>` (a hash of the original text) is appended so two different texts
  * never map to one name (`a/b` and `a_b`). Never empty, never contains a path separator.
+ * `unique: false` leaves the hash off (the mapped text alone, as train-loop version folders have
+ * always been named; `a/b` and `a_b` then share a name).
  *
  * @example safeFileName('solver') === 'solver'; safeFileName('../../escaped-role') === '___.._escaped-role-<hash>'
  */
-export function safeFileName(text: string): string {
+export function safeFileName(text: string, options: { unique?: boolean } = {}): string {
   if (/^[A-Za-z0-9_-][A-Za-z0-9_.-]*$/.test(text) && text.length <= MAX_NAME_PART && !RESERVED.test(text.split('.')[0]!)) return text;
-  const mapped = text.replace(/[^A-Za-z0-9_.-]/g, '_').replace(/^\.+/, (dots) => '_'.repeat(dots.length)).slice(0, MAX_NAME_PART);
-  return `${mapped || '_'}-${fnv1a(text)}`;
+  const mapped = text.replace(/[^A-Za-z0-9_.-]/g, '_').replace(/^\.+/, (dots) => '_'.repeat(dots.length)).slice(0, MAX_NAME_PART) || '_';
+  if (options.unique === false) return RESERVED.test(mapped.split('.')[0]!) ? `_${mapped}` : mapped;
+  return `${mapped}-${fnv1a(text)}`;
 }

@@ -112,7 +112,7 @@ async function trainCommand(values: TrainFlags, io: Io, deps: { trainer?: Traine
         else for (const b of chunks(data.batch, batch)) results.push(await model.policyStep(b, { lr, kl, temperature: temperature! }));
       }
       const id = newWeightVersionId();
-      out = path.resolve(values.out ?? path.join(defaultVersionsDir(store), 'offline', safeFileName(role), `${id}.gguf`));
+      out = path.resolve(values.out ?? path.join(defaultVersionsDir(store), 'offline', safeFileName(role, { unique: false }), `${id}.gguf`));
       mkdirSync(path.dirname(out), { recursive: true });
       await model.writeGguf(out);
       version = store.weights.save({

@@ -178,7 +178,7 @@ export function constantBaseline(runs: readonly RunRecord[], classOf?: (task: { 
 
 /** Where iteration `k`'s version of `role` is written: `<versionsDir>/<loopId>/<role>/iter-<kkk>.gguf` (role made file-safe). */
 export function versionFile(versionsDir: string, loopId: string, role: string, k: number): string {
-  return path.join(versionsDir, loopId, safeFileName(role), `iter-${String(k).padStart(3, '0')}.gguf`);
+  return path.join(versionsDir, loopId, safeFileName(role, { unique: false }), `iter-${String(k).padStart(3, '0')}.gguf`);
 }
 
 /** Mean of `xs`; 0 for none. */

@@ -47,6 +47,10 @@ describe('safeFileName', () => {
     expect(safeFileName('a/b')).not.toBe(safeFileName('a\\b'));
   });
 
+  it('unique: false maps without the hash (train-loop folders), still one plain name', () => {
+    expect(['a/b c', '..', '../x', 'CON', ''].map((t) => safeFileName(t, { unique: false }))).toEqual(['a_b_c', '__', '___x', '_CON', '_']);
+  });
+
   it("a train-loop version of role '..' stays in its loop's role folder", () => {
     const file = versionFile('/v', 'loop-1', '..', 1);
     expect(path.dirname(path.dirname(file))).toBe('/v/loop-1');
