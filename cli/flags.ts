@@ -9,7 +9,7 @@ import type { ServiceDeps } from '../core/experiments/index.ts';
 import type { ModelRequest } from '../core/model/index.ts';
 import { openStore, type Card, type Store } from '../core/store/index.ts';
 import { defaultTools, type ToolRegistry } from '../core/tools/index.ts';
-import { loadWorkflowFile, type Graph, type LoadedWorkflow } from '../core/workflow/index.ts';
+import { formatIssue, loadWorkflowFile, type Graph, type LoadedWorkflow } from '../core/workflow/index.ts';
 import path from 'node:path';
 import { fileModelPort } from '../models/factory.ts';
 import { clampThreads } from '../models/resolve.ts';
@@ -163,13 +163,17 @@ export function cliDeps(store: Store, tools = defaultTools()): ServiceDeps {
 
 /**
  * The `<workflow.yaml>` argument of an experiment command: the absolute file, the default tools
- * and the workflow loaded and validated against them. Errors: SpecError (file, line, column of
- * every issue) or the file error naming the path.
+ * and the workflow loaded and validated against them; its warnings (a YAML number that loses
+ * what was written, a schema keyword checked only after decoding) go to `io`'s stderr, one
+ * located line each. Errors: SpecError (file, line, column of every issue) or the file error
+ * naming the path.
  */
-export function loadWorkflowArg(workflowFile: string): { file: string; tools: ToolRegistry; workflow: LoadedWorkflow } {
+export function loadWorkflowArg(workflowFile: string, io?: Io): { file: string; tools: ToolRegistry; workflow: LoadedWorkflow } {
   const file = path.resolve(workflowFile);
   const tools = defaultTools();
-  return { file, tools, workflow: loadWorkflowFile(file, { tools }) };
+  const workflow = loadWorkflowFile(file, { tools });
+  for (const w of workflow.warnings) io?.stderr(`Warning: ${formatIssue(w)}\n`);
+  return { file, tools, workflow };
 }
 
 /** Where training writes weight versions by default: `flowlab-versions/` beside the database (the working folder for `:memory:`). */

@@ -39,7 +39,7 @@ async function blameEvalCommand(workflowFile: string, values: BlameEvalFlags, io
   const request = modelRequestOf(values, io);
   const inject = values.inject.map(([role, fault]) => `${role}=${fault}`);
 
-  const { file, tools, workflow } = loadWorkflowArg(workflowFile);
+  const { file, tools, workflow } = loadWorkflowArg(workflowFile, io);
   const { config: models } = asCliSync(() => resolveModels(workflow.graph, request));
 
   const store = openStore(values.db);

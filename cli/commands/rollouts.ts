@@ -48,7 +48,7 @@ async function rolloutsCommand(workflowFile: string, values: RolloutsFlags, io: 
   }
   const request = modelRequestOf(values, io);
 
-  const { file, tools, workflow } = loadWorkflowArg(workflowFile);
+  const { file, tools, workflow } = loadWorkflowArg(workflowFile, io);
   const { config: models } = asCliSync(() => resolveModels(workflow.graph, request));
   const store = openStore(values.db);
   try {

@@ -104,7 +104,7 @@ async function trainLoopCommand(workflowFile: string, values: TrainLoopFlags, io
   const heldoutTemperature = values.heldoutTemperature === undefined ? temperature : numFlag(values.heldoutTemperature, 'heldout-temperature', (x) => x >= 0 && x <= 5);
   const sft = sftScheduleOf(values);
 
-  const loaded = loadWorkflowArg(workflowFile);
+  const loaded = loadWorkflowArg(workflowFile, io);
   const { file, tools } = loaded;
   const workflow = { ...loaded.workflow, file };
   if (values.roles && values.mode) throw new UsageError('use --roles or --mode, not both');
