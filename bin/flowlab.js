@@ -113,18 +113,21 @@ const MAX_CACHE_FILES = 48;
 let saveVendorCache = () => {};
 
 let main;
+let installProcessGuards;
 if (await rerunWithMmapThreshold()) {
   main = undefined;
 } else if (bundleFresh()) {
   let vendor;
   globalThis[Symbol.for('flowlab.vendor')] = () => (vendor ??= loadVendor(process.argv[2]));
-  ({ main } = await import(bundle.href));
+  ({ main, installProcessGuards } = await import(bundle.href));
 } else {
   const { register } = await import('tsx/esm/api');
   register();
-  ({ main } = await import('../cli/main.ts'));
+  ({ main, installProcessGuards } = await import('../cli/main.ts'));
 }
 if (main) {
+  // A rejection nobody awaits records the experiments as interrupted, then ends the process (cli/guard.ts).
+  installProcessGuards?.(process.argv[2] ?? 'flowlab', { stdout: (s) => process.stdout.write(s), stderr: (s) => process.stderr.write(s), isTTY: false });
   process.exitCode = await main(process.argv.slice(2));
   saveVendorCache();
 }

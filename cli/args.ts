@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { CommanderError, InvalidArgumentError, Option, type Command } from 'commander';
 import { FlowlabError } from '../core/errors.ts';
+import { FLAG_MAXIMA } from '../core/limits.ts';
 import type { Io } from './io.ts';
 
 /** Bad command-line arguments: printed with the command's usage, exit code 2 (cli/errors.ts). */
@@ -19,14 +20,19 @@ export class UsageError extends FlowlabError<'USAGE'> {
 // ---------- the shared value parsers ----------
 
 /**
- * Parses an integer flag value in [min, max]. `flag` is the option's long name without `--`.
- * Errors: InvalidArgumentError `--<flag> must be an integer >= <min>, got "<value>"`, or
- * `--<flag> must be at most <max>, got <n>`.
+ * Parses an integer flag value in [min, max], written in decimal digits (an optional `-`). `flag`
+ * is the option's long name without `--`; `max` defaults to the flag's documented maximum
+ * (`FLAG_MAXIMA`, core/limits.ts), else `Number.MAX_SAFE_INTEGER`.
+ * Errors: InvalidArgumentError `--<flag> must be an integer >= <min>, got "<value>"` (not an
+ * integer, or below min), `... in decimal digits, got "<value>"` (`0x2`, `1e3`, ` 2`), or
+ * `--<flag> must be at most <max>, got <value>`.
  */
-export function parseIntInRange(value: string, flag: string, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+export function parseIntInRange(value: string, flag: string, min = 0, max = FLAG_MAXIMA[flag] ?? Number.MAX_SAFE_INTEGER): number {
   const n = Number(value);
   if (value.trim() === '' || !Number.isInteger(n) || n < min) throw new InvalidArgumentError(`--${flag} must be an integer >= ${min}, got "${value}"`);
-  if (n > max) throw new InvalidArgumentError(`--${flag} must be at most ${max}, got ${n}`);
+  // Number() also reads 0x2, 1e3, " 2" and 2.0: only plain decimal digits are a count.
+  if (!/^-?\d+$/.test(value)) throw new InvalidArgumentError(`--${flag} must be an integer >= ${min} in decimal digits, got "${value}"`);
+  if (n > max) throw new InvalidArgumentError(`--${flag} must be at most ${max}, got ${value}`);
   return n;
 }
 
@@ -37,7 +43,7 @@ export function parseIntInRange(value: string, flag: string, min = 0, max = Numb
 export function intOption(flags: string, description: string, opts: { min?: number; max?: number; default?: number } = {}): Option {
   const o = new Option(flags, description);
   const flag = o.long!.slice(2);
-  o.argParser((v: string) => parseIntInRange(v, flag, opts.min ?? 0, opts.max));
+  o.argParser((v: string) => parseIntInRange(v, flag, opts.min ?? 0, opts.max ?? FLAG_MAXIMA[flag]));
   return opts.default === undefined ? o : o.default(opts.default);
 }
 

@@ -43,7 +43,9 @@ export type CommandErrorCode =
   /** Two runs of differently named workflows (diff, without --force). */
   | 'DIFFERENT_WORKFLOWS'
   /** An OTLP/HTTP collector refused the spans or could not be reached (export --format otlp-http). */
-  | 'EXPORT_FAILED';
+  | 'EXPORT_FAILED'
+  /** `--out` cannot be used: a file where a folder is needed (or the reverse), or it cannot be created (cli/outPath.ts). */
+  | 'BAD_OUT';
 
 /** A command's own failure on arguments that parsed (exit 1, `[<CODE>]` tag; see the table above). */
 export class CommandError extends FlowlabError<CommandErrorCode> {

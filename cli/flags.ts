@@ -9,9 +9,10 @@ import type { ServiceDeps } from '../core/experiments/index.ts';
 import type { ModelRequest } from '../core/model/index.ts';
 import { openStore, type Card, type Store } from '../core/store/index.ts';
 import { defaultTools, type ToolRegistry } from '../core/tools/index.ts';
-import { loadWorkflowFile, type Graph, type LoadedWorkflow } from '../core/workflow/index.ts';
+import { formatIssue, loadWorkflowFile, type Graph, type LoadedWorkflow } from '../core/workflow/index.ts';
 import path from 'node:path';
 import { fileModelPort } from '../models/factory.ts';
+import { clampThreads } from '../models/resolve.ts';
 import { Option, type Command } from 'commander';
 import { commaList, dbOption, intOption, pairLists, pairRecord, parseLoraValue, LORA_SHAPE, rolePairOption, UsageError } from './args.ts';
 import { asCliSync } from './errors.ts';
@@ -80,14 +81,21 @@ export function gpuFlag(value: string | undefined): 'auto' | false {
   throw new UsageError(`--gpu takes auto or off, got "${value}"`);
 }
 
-/** The model flags as the resolver's input. */
-export function modelRequestOf(values: ModelFlagValues): ModelRequest {
+/**
+ * The model flags as the resolver's input. `--threads` above this machine's cores is lowered to
+ * them (`clampThreads`, models/resolve.ts), saying so on `io`'s stderr.
+ */
+export function modelRequestOf(values: ModelFlagValues, io?: Io): ModelRequest {
   const req: ModelRequest = { roles: pairRecord(values.roleModel), gpu: gpuFlag(values.gpu) };
   if (values.model !== undefined) req.default = values.model;
   const loras = pairLists(values.roleLora);
   if (Object.keys(loras).length) req.roleLora = loras;
   if (values.roleVersion?.length) req.roleVersions = pairRecord(values.roleVersion);
-  if (values.threads !== undefined) req.threads = values.threads;
+  if (values.threads !== undefined) {
+    const { threads, note } = clampThreads(values.threads);
+    if (note) io?.stderr(`Note: --${note}.\n`);
+    req.threads = threads;
+  }
   if (values.contextSize !== undefined) req.contextSize = values.contextSize;
   return req;
 }
@@ -155,13 +163,17 @@ export function cliDeps(store: Store, tools = defaultTools()): ServiceDeps {
 
 /**
  * The `<workflow.yaml>` argument of an experiment command: the absolute file, the default tools
- * and the workflow loaded and validated against them. Errors: SpecError (file, line, column of
- * every issue) or the file error naming the path.
+ * and the workflow loaded and validated against them; its warnings (a YAML number that loses
+ * what was written, a schema keyword checked only after decoding) go to `io`'s stderr, one
+ * located line each. Errors: SpecError (file, line, column of every issue) or the file error
+ * naming the path.
  */
-export function loadWorkflowArg(workflowFile: string): { file: string; tools: ToolRegistry; workflow: LoadedWorkflow } {
+export function loadWorkflowArg(workflowFile: string, io?: Io): { file: string; tools: ToolRegistry; workflow: LoadedWorkflow } {
   const file = path.resolve(workflowFile);
   const tools = defaultTools();
-  return { file, tools, workflow: loadWorkflowFile(file, { tools }) };
+  const workflow = loadWorkflowFile(file, { tools });
+  for (const w of workflow.warnings) io?.stderr(`Warning: ${formatIssue(w)}\n`);
+  return { file, tools, workflow };
 }
 
 /** Where training writes weight versions by default: `flowlab-versions/` beside the database (the working folder for `:memory:`). */

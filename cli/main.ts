@@ -2,6 +2,8 @@ import { Command } from 'commander';
 import { harden, type CommandContext, UsageError } from './args.ts';
 import { processIo, type Io } from './io.ts';
 
+export { installProcessGuards } from './guard.ts';
+
 /** What a command module exports: `define` adds its arguments, options, help text and action to its commander command. */
 export interface CommandModule {
   define(cmd: Command, ctx: CommandContext): void;

@@ -6,6 +6,7 @@
 export { createLabHost, DEFAULT_TEST_TOKENS, type LabHostHandle, type LabHostOptions } from './labHost.ts';
 export { LabRunner, type LabRunnerOptions, type LoadableProvider } from './runner.ts';
 export { ModelCatalog, readGgufHeader, testGeneration, type ModelCatalogOptions, type ModelHeader, type ReadModelHeader } from './models.ts';
+export { ModelPaths, type ModelPathRoots } from './modelPaths.ts';
 export { listExamples } from './examples.ts';
 export { listDatasets } from './datasets.ts';
 export { DEV_CSP, PRODUCTION_CSP } from './security.ts';

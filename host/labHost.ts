@@ -3,6 +3,7 @@ import type { LabEvent, LabHost } from '../core/api/index.ts';
 import type { Store } from '../core/store/index.ts';
 import { listDatasets } from './datasets.ts';
 import { listExamples } from './examples.ts';
+import { ModelPaths, type ModelPathRoots } from './modelPaths.ts';
 import { ModelCatalog, testGeneration, type ReadModelHeader } from './models.ts';
 import { LabRunner, type LabRunnerOptions, type LoadableProvider } from './runner.ts';
 import type { ModelConfig } from '../core/model/index.ts';
@@ -36,6 +37,14 @@ export interface LabHostOptions {
   loadTrainer?: LabRunnerOptions['loadTrainer'];
   /** @internal tests: the GGUF header reader of the catalogue. */
   readHeader?: ReadModelHeader;
+  /**
+   * Confines every model path a request names (`addModel`, `testModel`, `startRun`,
+   * `resumeRun`, `startTrainLoop`, a workflow's `models.<ref>.path`) to `modelDir`, the versions
+   * folder and these folders and files (host/modelPaths.ts); anything else is `FORBIDDEN`
+   * before it is read, and models added earlier outside them are not listed. `flowlab serve`
+   * always confines. Undefined: unconfined (the desktop app, whose user picks files).
+   */
+  modelRoots?: ModelPathRoots;
 }
 
 /** The lab host plus its lifecycle. */
@@ -61,7 +70,11 @@ export function createLabHost(options: LabHostOptions): LabHostHandle {
     ...(options.dbFile === ':memory:' || options.dbFile === '' ? {} : { addedFile: `${path.resolve(options.dbFile)}.models.json` }),
     ...(options.readHeader ? { readHeader: options.readHeader } : {}),
   });
+  const versionsDir = LabRunner.versionsDirOf(options.store, options.versionsDir);
+  const roots = options.modelRoots;
+  const paths = new ModelPaths(roots && { folders: [options.modelDir, versionsDir, ...roots.folders], files: roots.files ?? [] });
   const runner = new LabRunner({
+    modelPaths: paths,
     store: options.store,
     emit: options.emit,
     datasets,
@@ -75,9 +88,15 @@ export function createLabHost(options: LabHostOptions): LabHostHandle {
     runner,
     listExamples: () => listExamples(options.examplesDir),
     listDatasets: () => listDatasets(datasets),
-    listModels: () => catalog.list(),
-    addModel: ({ path: file }) => catalog.add(file),
-    testModel: ({ path: file, prompt, maxTokens }) => testGeneration(file, prompt, maxTokens ?? DEFAULT_TEST_TOKENS),
+    listModels: async () => (await catalog.list()).filter((m) => paths.allows(m.path)),
+    addModel: ({ path: file }) => {
+      paths.check(file, 'addModel', 'path');
+      return catalog.add(file);
+    },
+    testModel: ({ path: file, prompt, maxTokens }) => {
+      paths.check(file, 'testModel', 'path');
+      return testGeneration(file, prompt, maxTokens ?? DEFAULT_TEST_TOKENS);
+    },
     startRun: (req) => runner.start(req),
     cancelRun: ({ experimentId }) => runner.cancel(experimentId),
     resumeRun: (payload) => runner.resume(payload),

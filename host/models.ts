@@ -21,12 +21,24 @@ export interface ModelCatalogOptions {
   addedFile?: string;
   /** Header reader. Default: `readGgufInfo` from models/llama (loaded on first use). */
   readHeader?: ReadModelHeader;
+  /**
+   * The reader `add` uses: the header plus a check that the weights are finite, so a file that
+   * cannot generate is refused when it is added. Default: `readCheckedGgufInfo` when
+   * `readHeader` is not given, else `readHeader`.
+   */
+  readAdded?: ReadModelHeader;
 }
 
 /** `readGgufInfo`, imported lazily so listing nothing never loads node-llama-cpp. */
 export const readGgufHeader: ReadModelHeader = async (file) => {
   const { readGgufInfo } = await import('../models/llama/index.ts');
   return readGgufInfo(file);
+};
+
+/** `readCheckedGgufInfo`: the header, then every float weight tested finite (what `add` and a run's model check use). */
+export const readCheckedGgufHeader: ReadModelHeader = async (file) => {
+  const { readCheckedGgufInfo } = await import('../models/llama/index.ts');
+  return readCheckedGgufInfo(file);
 };
 
 interface Cached {
@@ -43,12 +55,14 @@ interface Cached {
 export class ModelCatalog {
   readonly modelDir: string;
   private readonly readHeader: ReadModelHeader;
+  private readonly readAdded: ReadModelHeader;
   private readonly cache = new Map<string, Cached>();
   private added: string[] | undefined;
 
   constructor(private readonly options: ModelCatalogOptions) {
     this.modelDir = path.resolve(options.modelDir);
     this.readHeader = options.readHeader ?? readGgufHeader;
+    this.readAdded = options.readAdded ?? options.readHeader ?? readCheckedGgufHeader;
   }
 
   /**
@@ -71,14 +85,14 @@ export class ModelCatalog {
 
   /**
    * Adds a model by absolute path and remembers it (a file already in the model folder is just
-   * returned). Errors: `BAD_REQUEST` (field `path`) when the file is missing or its GGUF header
-   * is unreadable; the message names the file.
+   * returned). Errors: `BAD_REQUEST` (field `path`) when the file is missing, its GGUF header
+   * is unreadable or a weight is not finite (`readAdded`); the message names the file.
    */
   async add(file: string): Promise<ModelEntry> {
     const abs = path.resolve(file);
     let header: ModelHeader;
     try {
-      header = await this.readHeader(abs);
+      header = await this.readAdded(abs);
     } catch (err) {
       throw new ApiError('BAD_REQUEST', `addModel: ${err instanceof Error ? err.message : String(err)}`, 'addModel', 'path', { cause: err });
     }
@@ -177,13 +191,14 @@ export interface TestGenerationOptions {
  * tokens greedily (seed 0) from `prompt` as a plain completion (or through the model's chat
  * template when it has one), and unloads it. `ms` is the generation's wall time in milliseconds
  * (the load is not counted).
- * Errors: `BAD_REQUEST` (field `path`) for a missing or invalid GGUF file, naming it; any
- * other failure (load, generation) propagates with its message.
+ * Errors: `BAD_REQUEST` (field `path`) for a missing or invalid GGUF file (non-finite weights
+ * included), naming it; any other failure (load, generation; `MODEL_INVALID` for logits that
+ * are not finite) propagates with its message.
  */
 export async function testGeneration(file: string, prompt: string, maxTokens: number, options: TestGenerationOptions = {}): Promise<TestGeneration> {
-  const { LlamaProvider, readGgufInfo } = await import('../models/llama/index.ts');
+  const { LlamaProvider, readCheckedGgufInfo } = await import('../models/llama/index.ts');
   try {
-    await readGgufInfo(file);
+    await readCheckedGgufInfo(file);
   } catch (err) {
     throw new ApiError('BAD_REQUEST', `testModel: ${err instanceof Error ? err.message : String(err)}`, 'testModel', 'path', { cause: err });
   }

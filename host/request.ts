@@ -105,7 +105,7 @@ export function apiErrorOf(err: unknown, method: string = M): unknown {
   if (err instanceof ExperimentSpecError) return new ApiError('BAD_REQUEST', `${method}: ${err.message}`, method, err.field, { cause: err.cause ?? err });
   if (err instanceof DatasetError) {
     const field = err.code === 'UNKNOWN_SPLIT' ? 'split' : err.code === 'BAD_OPTIONS' ? 'limit' : 'dataset';
-    const code = err.code === 'DATASET_NOT_FOUND' ? 'UNAVAILABLE' : err.code === 'BAD_LINE' ? 'INTERNAL' : 'BAD_REQUEST';
+    const code = err.code === 'DATASET_NOT_FOUND' ? 'UNAVAILABLE' : err.code === 'BAD_LINE' || err.code === 'EMPTY_FILE' || err.code === 'NOT_UTF8' ? 'INTERNAL' : 'BAD_REQUEST';
     return new ApiError(code, `${method}: ${err.message}`, method, field, { cause: err });
   }
   return err;

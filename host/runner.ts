@@ -9,6 +9,7 @@ import { defaultTools } from '../core/tools/index.ts';
 import { newLoopId, type Trainer } from '../core/training/index.ts';
 import { llamaProvider, loadTrainer } from '../models/factory.ts';
 import { ModelFileError, verifyModelFiles, withFingerprints } from '../models/resolve.ts';
+import type { ModelPaths } from './modelPaths.ts';
 import { apiErrorOf, apiFieldOf, parseRequestWorkflow, requestCards, resolveRequestModels } from './request.ts';
 import { TRAIN_LOOP_DEFAULTS, trainLoopLabEvent, trainLoopSpecOf } from './trainLoop.ts';
 
@@ -27,7 +28,7 @@ export interface LabRunnerOptions {
   modelDir: string;
   /** Builds the model provider of a run. Default: node-llama-cpp (`llamaProvider` of models/factory.ts). */
   createProvider?: (config: ModelConfig) => Promise<LoadableProvider>;
-  /** Checks a model file before anything loads; throws an Error naming the file. Default: `readGgufInfo`. */
+  /** Checks a model file before anything loads; throws an Error naming the file. Default: `readCheckedGgufInfo` (header, then finite weights). */
   checkModel?: (file: string) => Promise<unknown>;
   /**
    * Where train loops write their versions (`<versionsDir>/<loopId>/<role>/iter-<k>.gguf`).
@@ -37,6 +38,11 @@ export interface LabRunnerOptions {
   versionsDir?: string;
   /** Loads the trainer of train loops. Default: TensorFlow.js (`loadTrainer` of models/factory.ts). */
   loadTrainer?: () => Promise<Trainer>;
+  /**
+   * Where request model paths may point (host/modelPaths.ts); a path outside is refused with
+   * `FORBIDDEN` before anything reads it. Default: unconfined (the desktop app).
+   */
+  modelPaths?: ModelPaths;
 }
 
 interface ActiveLoop {
@@ -54,6 +60,8 @@ interface Active {
   /** The model files this experiment holds (one experiment per model file at a time). */
   files: string[];
   finished: Promise<void>;
+  /** What the request's resolution changed (threads lowered to the cores): the `running` event's message. */
+  notes: readonly string[];
 }
 
 const M = 'startRun';
@@ -88,11 +96,16 @@ export class LabRunner {
     this.checkModel =
       options.checkModel ??
       (async (file) => {
-        const { readGgufInfo } = await import('../models/llama/index.ts');
-        return readGgufInfo(file);
+        const { readCheckedGgufInfo } = await import('../models/llama/index.ts');
+        return readCheckedGgufInfo(file);
       });
-    const db = options.store.file;
-    this.versionsDir = path.resolve(options.versionsDir ?? path.join(db === ':memory:' || db === '' ? os.tmpdir() : path.dirname(path.resolve(db)), 'flowlab-versions'));
+    this.versionsDir = LabRunner.versionsDirOf(options.store, options.versionsDir);
+  }
+
+  /** The versions folder a runner over `store` uses (see `LabRunnerOptions.versionsDir`), absolute. */
+  static versionsDirOf(store: Store, versionsDir?: string): string {
+    const db = store.file;
+    return path.resolve(versionsDir ?? path.join(db === ':memory:' || db === '' ? os.tmpdir() : path.dirname(path.resolve(db)), 'flowlab-versions'));
   }
 
   /**
@@ -111,13 +124,14 @@ export class LabRunner {
    * role in `models.roles` / `roleLora` / `roleVersions`, an unknown weight version, an unknown
    * card, a missing or invalid model file (named), a rollouts request without `group`;
    * `UNAVAILABLE` when the dataset's files are absent or the runner is disposed; `BUSY` when a
-   * model file is in use.
+   * model file is in use; `FORBIDDEN` when a model or adapter path (request or workflow) lies
+   * outside a confined host's model folders (`modelPaths`).
    */
   async start(req: StartRunRequest): Promise<{ experimentId: string }> {
     if (this.disposed) throw new ApiError('UNAVAILABLE', `${M}: the lab is shutting down`, M);
     const { store } = this.options;
     const graph = parseRequestWorkflow(req.workflowText, this.tools);
-    const { config, fieldOf } = resolveRequestModels(graph, req, store, this.options.modelDir);
+    const { config, fieldOf, notes } = resolveRequestModels(graph, req, store, this.options.modelDir);
     const cards = requestCards(graph, req, store);
     if (cards && (req.inject?.length || req.kind === 'rollouts')) throw new ApiError('BAD_REQUEST', `${M}: hint cards are for runs only (not with inject or rollouts)`, M, 'cards');
     if (req.kind === 'rollouts' && req.group === undefined) throw new ApiError('BAD_REQUEST', `${M}: a rollouts request needs group (rollouts per task)`, M, 'group');
@@ -135,7 +149,7 @@ export class LabRunner {
         ? { ...base, kind: 'rollouts', group: req.group!, temperature: req.temperature ?? 0.8, mode: req.mode ?? 'multi-agent', recordTokens: Boolean(req.recordTokens) }
         : { ...base, kind: 'run', ...(cards && { cards }), ...(req.roleVersions && Object.keys(req.roleVersions).length && { roleVersions: req.roleVersions }) };
 
-    return { experimentId: await this.launch(spec, files, M) };
+    return { experimentId: await this.launch(spec, files, M, undefined, notes) };
   }
 
   /**
@@ -145,7 +159,8 @@ export class LabRunner {
    * with the tasks left (`pending: 0`: nothing to do, nothing started).
    * Errors (ApiError, method `resumeRun`): `BAD_REQUEST` (a model file missing or changed, a
    * hint card gone, a running experiment without `force`, a model that fails to load),
-   * `UNAVAILABLE` (disposed), `BUSY` (a model file in use, or the experiment runs here).
+   * `UNAVAILABLE` (disposed), `BUSY` (a model file in use, or the experiment runs here),
+   * `FORBIDDEN` (a given or recorded model file outside a confined host's model folders).
    */
   async resume(req: ResumeRunPayload): Promise<{ experimentId: string; pending: number }> {
     const R = 'resumeRun';
@@ -153,6 +168,13 @@ export class LabRunner {
     if (this.active.has(req.experimentId)) throw new ApiError('BUSY', `${R}: experiment ${req.experimentId} is running here`, R, 'experimentId');
     const exp = this.options.store.getExperiment(req.experimentId);
     const stored = (exp.config as { models?: ModelConfig } | null)?.models;
+    const paths = this.options.modelPaths;
+    if (paths) {
+      if (req.models?.default) paths.check(req.models.default, R, 'models.default');
+      for (const [role, file] of Object.entries(req.models?.roles ?? {})) paths.check(file, R, `models.roles.${role}`);
+      // The recorded files too: a database made elsewhere may name any path.
+      for (const file of Object.values(stored?.models ?? {})) paths.check(file, R, 'experimentId');
+    }
     const files = [...new Set([...Object.values(stored?.models ?? {}), ...(req.models?.default ? [req.models.default] : []), ...Object.values(req.models?.roles ?? {})])];
     const spec: ExperimentSpec = { kind: 'resume', experimentId: req.experimentId, ...(req.models && { models: req.models }), ...(req.force && { force: true }) };
     let total = 0;
@@ -164,13 +186,13 @@ export class LabRunner {
   }
 
   /** Claims `files`, starts `spec` through the service and follows it; resolves with the experiment id once it runs (or had nothing to do). */
-  private async launch(spec: ExperimentSpec, files: string[], method: string, also?: (e: ExperimentEvent) => void): Promise<string> {
+  private async launch(spec: ExperimentSpec, files: string[], method: string, also?: (e: ExperimentEvent) => void, notes: readonly string[] = []): Promise<string> {
     const { store } = this.options;
     const location = this.options.datasets ?? {};
     this.claim(files, method);
     let settle!: () => void;
     const finished = new Promise<void>((resolve) => (settle = resolve));
-    const active: Active = { experimentId: '', done: 0, total: 0, startedAt: Date.now(), controller: new AbortController(), files, finished };
+    const active: Active = { experimentId: '', done: 0, total: 0, startedAt: Date.now(), controller: new AbortController(), files, finished, notes };
     let handle: ExperimentHandle;
     let started = false;
     try {
@@ -343,7 +365,7 @@ export class LabRunner {
         active.total = e.total;
         this.active.set(e.experimentId, active);
         for (const file of active.files) this.claimed.set(file, `experiment ${e.experimentId}`);
-        this.emit({ type: 'experiment', experimentId: e.experimentId, status: 'running', done: e.done, total: e.total });
+        this.emit({ type: 'experiment', experimentId: e.experimentId, status: 'running', done: e.done, total: e.total, ...(active.notes.length > 0 && { message: active.notes.join('; ') }) });
         return;
       case 'node': {
         const { type: _t, ...rest } = e;
@@ -377,6 +399,18 @@ export class LabRunner {
    */
   private async checkFiles(config: ModelConfig, fieldOf: ReadonlyMap<string, { field: ModelRequestField; role?: string }>, method: string): Promise<string[]> {
     const files = [...new Set(Object.values(config.models))];
+    const paths = this.options.modelPaths;
+    if (paths) {
+      for (const file of files) {
+        const at = fieldOf.get(file);
+        if (at?.field === 'roleVersions') continue; // a version's file comes from the store, not the request
+        paths.check(file, method, at ? apiFieldOf(at.field, at.role) : 'models');
+      }
+      for (const [ref, adapters] of Object.entries(config.loras ?? {})) {
+        const role = Object.entries(config.roleModels ?? {}).find(([, r]) => r === ref)?.[0];
+        for (const a of adapters) paths.check(a.path, method, role ? `roleLora.${role}` : 'roleLora');
+      }
+    }
     for (const file of files) {
       try {
         await this.checkModel(file);

@@ -4,15 +4,19 @@
  *
  * Routes:
  * - `GET /?token=T` (or `/index.html?token=T`): the renderer page, with a strict CSP header.
- * - `GET /<asset>`: other files of the built renderer (public build output; no token needed).
+ *   Paths are decoded and normalised before routing (host/staticFiles.ts): every spelling of
+ *   the page (`/%69ndex.html`, `/index.html/`, `/assets/..%2findex.html`) needs the token.
+ * - `GET /<asset>`: other files of the built renderer (public build output; no token needed),
+ *   served only when the normalised path is exactly one of the folder's files (an allowlist).
  * - `POST /api/<method>` with a JSON body (the payload; empty = none): answers
  *   `{ok: true, result}` (200) or `{ok: false, error: {code, message, method?, field?}}` with
  *   400 BAD_REQUEST, 401 (no or wrong token), 403 FORBIDDEN, 404 NOT_FOUND (also an unknown
  *   method), 405, 409 BUSY, 413 (body over 8 MiB), 500 INTERNAL, 503 UNAVAILABLE.
  * - `GET /api/events?token=T`: `text/event-stream`; each LabEvent is one `data: <json>` message.
  *
- * Guards, in order: the `Host` header must be a loopback name when bound to loopback (against
- * DNS rebinding); a request carrying an `Origin` other than the server's own is refused (403);
+ * Guards, in order: the `Host` header must name this server (against DNS rebinding): a loopback
+ * name, or when bound to all interfaces one of the machine's own addresses (host/hostHeader.ts),
+ * always with the port; a request carrying an `Origin` other than the server's own is refused (403);
  * every API request and the page need the session token, as header `x-flowlab-token` or query
  * `?token=` (compared in constant time).
  */
@@ -24,7 +28,9 @@ import { networkInterfaces } from 'node:os';
 import path from 'node:path';
 import { ApiError, isApiMethod, toApiError, type ApiErrorCode, type FlowlabApi, type Subscribe } from '../core/api/index.ts';
 import { FlowlabError } from '../core/errors.ts';
+import { allowedHostHeaders } from './hostHeader.ts';
 import { PRODUCTION_CSP } from './security.ts';
+import { isPagePath, normaliseRequestPath, StaticFiles } from './staticFiles.ts';
 
 /** Largest request body accepted, in bytes (a 1 Mi-character workflow, JSON-escaped, fits). */
 export const MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -113,6 +119,7 @@ export async function startLabServer(options: LabServerOptions): Promise<LabServ
   const rendererDir = path.resolve(options.rendererDir);
   const heartbeatMs = options.heartbeatMs ?? 15_000;
   const streams = new Set<ServerResponse>();
+  const assets = new StaticFiles(rendererDir);
   let port = 0;
 
   const tokenOk = (given: string | undefined | null): boolean => {
@@ -131,8 +138,9 @@ export async function startLabServer(options: LabServerOptions): Promise<LabServ
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://flowlab.invalid');
     const hostHeader = req.headers.host ?? '';
-    if (isLoopback(host) && !isLoopbackHostHeader(hostHeader, port)) {
-      return sendError(res, 403, new ApiError('FORBIDDEN', `requests must name this server as 127.0.0.1:${port} or localhost:${port} (Host was "${hostHeader}")`));
+    if (!allowedHostHeaders(host, port).includes(hostHeader.toLowerCase())) {
+      const how = isLoopback(host) ? `127.0.0.1:${port} or localhost:${port}` : `one of this machine's addresses with port ${port}`;
+      return sendError(res, 403, new ApiError('FORBIDDEN', `requests must name this server as ${how} (Host was "${hostHeader.slice(0, 200)}")`));
     }
     const origin = req.headers.origin;
     if (origin !== undefined && origin !== `http://${hostHeader}`) {
@@ -176,13 +184,14 @@ export async function startLabServer(options: LabServerOptions): Promise<LabServ
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       return sendText(res, 405, 'Only GET and HEAD are served here.', { allow: 'GET, HEAD' });
     }
-    if (url.pathname === '/' || url.pathname === '/index.html') {
+    const rel = normaliseRequestPath(url.pathname);
+    if (rel !== undefined && isPagePath(rel)) {
       if (!authed) return sendText(res, 401, 'Flowlab: this page needs its session token. Open the URL that `flowlab serve` printed (it ends with ?token=...).');
       const index = path.join(rendererDir, 'index.html');
       if (!existsSync(index)) return sendText(res, 503, rendererMissingMessage(rendererDir));
       return sendFile(req, res, index, { 'content-security-policy': PRODUCTION_CSP, 'cache-control': 'no-store' });
     }
-    const file = staticPath(rendererDir, url.pathname);
+    const file = rel === undefined ? undefined : assets.lookup(rel);
     // Browsers ask for a favicon on their own; answer "none" rather than a 404 in the console.
     if (!file && url.pathname === '/favicon.ico') {
       res.writeHead(204, { ...BASE_HEADERS, 'cache-control': 'max-age=86400' });
@@ -250,30 +259,8 @@ export async function startLabServer(options: LabServerOptions): Promise<LabServ
   };
 }
 
-function isLoopbackHostHeader(hostHeader: string, port: number): boolean {
-  return [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`].includes(hostHeader.toLowerCase());
-}
-
 function headerValue(v: string | string[] | undefined): string | undefined {
   return Array.isArray(v) ? v[0] : v;
-}
-
-/** The file under `root` that `pathname` names, or undefined (outside root, not a file, bad encoding). */
-function staticPath(root: string, pathname: string): string | undefined {
-  let decoded: string;
-  try {
-    decoded = decodeURIComponent(pathname);
-  } catch {
-    return undefined;
-  }
-  if (decoded.includes('\0')) return undefined;
-  const file = path.resolve(root, '.' + decoded);
-  if (!file.startsWith(root + path.sep)) return undefined;
-  try {
-    return statSync(file).isFile() ? file : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** A request body over `MAX_BODY_BYTES`; answered with 413 and a `BAD_REQUEST` ApiError. */

@@ -4,17 +4,19 @@
  * generate (replay, show) never load the binding.
  */
 import { loadedProvider, type ModelConfig, type ModelPort, type ModelProvider } from '../core/model/index.ts';
-import { defaultThreads, verifyModelFiles, withFingerprints } from './resolve.ts';
+import { MAX_SEQUENCES } from '../core/limits.ts';
+import { defaultThreads, maxThreads, verifyModelFiles, withFingerprints } from './resolve.ts';
 
 /**
  * Builds (does not load) the node-llama-cpp provider of a config: one model entry per reference,
- * threads `defaultThreads(file)` unless the config gives them, LoRA adapters per reference.
+ * threads `defaultThreads(file)` unless the config gives them, never more than the machine's
+ * cores (a config recorded elsewhere, e.g. resumed, may name more), LoRA adapters per reference.
  */
 export async function llamaProvider(cfg: ModelConfig): Promise<ModelProvider> {
   const { LlamaProvider } = await import('./llama/index.ts');
   const models: Record<string, { path: string; threads: number; contextSize?: number; gpu: 'auto' | false; sequences?: number; batching?: 'mixed' | 'isolated'; exactAttention?: boolean; lora?: Array<{ path: string; scale?: number }> }> = {};
   for (const [ref, file] of Object.entries(cfg.models)) {
-    models[ref] = { path: file, threads: cfg.threads ?? defaultThreads(file), contextSize: cfg.contextSize, gpu: cfg.gpu, sequences: cfg.sequences, batching: cfg.batching, exactAttention: cfg.exactAttention };
+    models[ref] = { path: file, threads: Math.min(cfg.threads ?? defaultThreads(file), maxThreads()), contextSize: cfg.contextSize, gpu: cfg.gpu, sequences: cfg.sequences === undefined ? undefined : Math.min(cfg.sequences, MAX_SEQUENCES), batching: cfg.batching, exactAttention: cfg.exactAttention };
     const lora = cfg.loras?.[ref];
     if (lora?.length) models[ref].lora = lora;
   }

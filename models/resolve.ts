@@ -97,6 +97,8 @@ export interface VersionRef {
 /** The resolution of a ModelRequest. */
 export interface ResolvedModels {
   config: ModelConfig;
+  /** What the resolver changed and the faces should say (a thread count lowered to the machine's cores). */
+  notes: string[];
   /** Role -> the weight version it uses (from `roleVersions`). */
   versions: Record<string, VersionRef>;
   /** Model file -> the request field (and role) that chose it, for faces that locate file errors. */
@@ -182,10 +184,30 @@ export function resolveModels(graph: Graph, req: ModelRequest, lookupVersion?: (
     note(models[ref]!, fromDoc !== undefined ? 'workflow' : 'default');
   }
   const config: ModelConfig = { models, roleModels, gpu: req.gpu ?? false };
-  if (req.threads !== undefined) config.threads = req.threads;
+  const notes: string[] = [];
+  if (req.threads !== undefined) {
+    const clamped = clampThreads(req.threads);
+    config.threads = clamped.threads;
+    if (clamped.note) notes.push(clamped.note);
+  }
   if (req.contextSize !== undefined) config.contextSize = req.contextSize;
   if (Object.keys(loras).length) config.loras = loras;
-  return { config, versions, fieldOf };
+  return { config, versions, fieldOf, notes };
+}
+
+/** The most CPU threads one model gets: this machine's cores (`os.availableParallelism()`). */
+export function maxThreads(): number {
+  return Math.max(1, availableParallelism());
+}
+
+/**
+ * `threads` lowered to {@link maxThreads} when above it (more threads than cores only slow
+ * llama.cpp down: 16 to 256 threads on 2 cores did not finish 3 tiny tasks in 45 s), with the
+ * note that says so.
+ */
+export function clampThreads(threads: number, cores = maxThreads()): { threads: number; note?: string } {
+  if (threads <= cores) return { threads };
+  return { threads: cores, note: `threads ${threads} is more than this machine's ${cores} CPU core${cores === 1 ? '' : 's'}: using ${cores}` };
 }
 
 /**

@@ -36,10 +36,10 @@ export function define(cmd: Command, ctx: CommandContext): void {
 async function blameEvalCommand(workflowFile: string, values: BlameEvalFlags, io: Io): Promise<number> {
   const { limit, offset, seed } = values;
   const runs = values.runs ?? limit;
-  const request = modelRequestOf(values);
+  const request = modelRequestOf(values, io);
   const inject = values.inject.map(([role, fault]) => `${role}=${fault}`);
 
-  const { file, tools, workflow } = loadWorkflowArg(workflowFile);
+  const { file, tools, workflow } = loadWorkflowArg(workflowFile, io);
   const { config: models } = asCliSync(() => resolveModels(workflow.graph, request));
 
   const store = openStore(values.db);

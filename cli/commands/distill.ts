@@ -60,7 +60,7 @@ async function distillCommand(values: DistillFlags, io: Io): Promise<number> {
   const gpu = gpuFlag(values.gpu);
   const role = values.role;
 
-  const store = openStore(values.db, { mustExist: true });
+  const store = openStore(values.db, { mustExist: true, write: true });
   try {
     const exp = store.getExperiment(values.experiment);
     const { graph } = parseWorkflow(exp.workflowYaml, { tools: defaultTools() });

@@ -1,4 +1,5 @@
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { outFolder } from '../outPath.ts';
+import { renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { exportForTrl } from '../../core/rollouts/index.ts';
@@ -89,8 +90,7 @@ async function exportCommand(experimentId: string, values: ExportFlags, io: Io):
       format,
       sftFilter,
     });
-    const dir = path.resolve(out);
-    mkdirSync(dir, { recursive: true });
+    const dir = outFolder(out);
     for (const [name, text] of Object.entries(trl.files)) {
       const target = path.join(dir, name);
       writeFileSync(`${target}.tmp`, text);

@@ -3,7 +3,8 @@
  * OTLP/HTTP, or as CSV / JSON-lines tables. Loaded by export.ts only for these formats, so the
  * TRL export never loads the OpenTelemetry SDK.
  */
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { outFile, outFolder } from '../outPath.ts';
+import { renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { otlpJsonOf, runSpans, storedRuns } from '../../core/otel/index.ts';
 import { openStore } from '../../core/store/index.ts';
@@ -46,8 +47,7 @@ export async function exportTraces(id: string, values: TraceExportFlags, io: Io)
     const { experiment, runs } = storedRuns(store, id, defaultTools());
     const what = `${runs.length} run${runs.length === 1 ? '' : 's'} of ${experiment.id}`;
     if (values.format === 'csv' || values.format === 'jsonl') {
-      const dir = path.resolve(values.out!);
-      mkdirSync(dir, { recursive: true });
+      const dir = outFolder(values.out!);
       const t = traceTables(runs);
       const ext = values.format;
       const write = (name: string, rows: typeof t.runs, columns: readonly string[]) => writeAtomic(path.join(dir, `${name}.${ext}`), ext === 'csv' ? toCsv(rows, columns) : toJsonl(rows, columns));
@@ -60,8 +60,7 @@ export async function exportTraces(id: string, values: TraceExportFlags, io: Io)
       const spans = runSpans(experiment, runs, { withContent: values.withContent === true });
       const content = values.withContent ? 'with content' : 'no content (--with-content adds prompts, completions, inputs, outputs)';
       if (values.format === 'otlp-json') {
-        const file = path.resolve(values.out!);
-        mkdirSync(path.dirname(file), { recursive: true });
+        const file = outFile(values.out!);
         writeAtomic(file, otlpJsonOf(spans));
         report = { format: 'otlp-json', file, experimentId: experiment.id, runs: runs.length, spans: spans.length, content: values.withContent === true };
         line = `Exported ${what} as OTLP/JSON to ${file}: ${spans.length} spans in ${runs.length} traces, ${content}`;

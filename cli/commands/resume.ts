@@ -42,7 +42,7 @@ export function define(cmd: Command, ctx: CommandContext): void {
 
 async function resumeCommand(experimentId: string, values: ResumeFlags, io: Io): Promise<number> {
   const roles = Object.fromEntries(Object.entries(pairRecord(values.roleModel)).map(([r, f]) => [r, path.resolve(f)]));
-  const store = openStore(values.db, { mustExist: true });
+  const store = openStore(values.db, { mustExist: true, write: true });
   try {
     let started = false;
     const bar = progress(io, (e) => io.stderr(`Resuming ${e.experimentId}: ${e.total - e.done} task(s) left.\n`));

@@ -46,9 +46,9 @@ async function rolloutsCommand(workflowFile: string, values: RolloutsFlags, io: 
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
-  const request = modelRequestOf(values);
+  const request = modelRequestOf(values, io);
 
-  const { file, tools, workflow } = loadWorkflowArg(workflowFile);
+  const { file, tools, workflow } = loadWorkflowArg(workflowFile, io);
   const { config: models } = asCliSync(() => resolveModels(workflow.graph, request));
   const store = openStore(values.db);
   try {

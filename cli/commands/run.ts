@@ -32,9 +32,9 @@ export function define(cmd: Command, ctx: CommandContext): void {
 
 async function runCommand(workflowFile: string, values: RunFlags, io: Io): Promise<number> {
   const { limit, offset, seed } = values;
-  const request = modelRequestOf(values);
+  const request = modelRequestOf(values, io);
 
-  const { file, tools, workflow } = loadWorkflowArg(workflowFile);
+  const { file, tools, workflow } = loadWorkflowArg(workflowFile, io);
   // Weight versions are looked up in the database before any dataset or model is read.
   const resolved = asCliSync(() => (request.roleVersions ? withStore(values.db, (s) => resolveModels(workflow.graph, request, (id) => s.weights.find(id)), false) : resolveModels(workflow.graph, request)));
   const cards = cardsConfigFromFlags(values, workflow.graph, values.db, io);

@@ -1,11 +1,11 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { createHandlers } from '../../core/api/index.ts';
 import { openStore, type Store } from '../../core/store/index.ts';
 import { resolveSharedDir } from '../../core/tasks/index.ts';
-import { createEventHub, createLabHost, isLoopback, rendererMissingMessage, startLabServer, type LabHostHandle, type LabServer } from '../../host/index.ts';
+import { createEventHub, createLabHost, isLoopback, rendererMissingMessage, startLabServer, type LabHostHandle, type LabServer, type ModelPathRoots } from '../../host/index.ts';
 import { act, dbOption, harden, intOption, parseWith, UsageError, type CommandContext } from '../args.ts';
 import { CommandError } from '../errors.ts';
 import { processIo, type Io } from '../io.ts';
@@ -27,6 +27,7 @@ function serveOptions(cmd: Command): Command {
     .option('--host <addr>', 'interface: 127.0.0.1, localhost or ::1; 0.0.0.0 (or ::) shares the lab with your network (anyone with the URL and token)', '127.0.0.1')
     .addOption(dbOption())
     .option('--models <dir>', 'model folder (*.gguf) (default: $FLOWLAB_MODELS, else $FLOWLAB_SHARED/models or ../shared/models)')
+    .option('--allow-model <path>', 'another model file or folder requests may use (repeatable); every other path outside --models is refused', (v: string, prev: string[] = []) => [...prev, v])
     .option('--data-dir <dir>', 'dataset folder (default: $FLOWLAB_SHARED/data or ../shared/data)')
     .option('--renderer <dir>', 'built renderer (default: out/renderer, written by `npm run build`)');
 }
@@ -36,6 +37,7 @@ interface ServeFlags {
   host: string;
   db: string;
   models?: string;
+  allowModel?: string[];
   dataDir?: string;
   renderer?: string;
 }
@@ -51,6 +53,8 @@ export interface ServeOptions {
   host: string;
   db: string;
   models: string;
+  /** Model files or folders requests may use besides `models` (absolute). */
+  allowModels?: string[];
   dataDir?: string;
   renderer: string;
   examples?: string;
@@ -76,6 +80,7 @@ export async function startServe(opts: ServeOptions): Promise<RunningServe> {
     store,
     dbFile: opts.db,
     modelDir: opts.models,
+    modelRoots: allowedModelRoots(opts.allowModels ?? []),
     examplesDir: opts.examples ?? path.join(ROOT, 'examples'),
     ...(opts.dataDir !== undefined ? { dataDir: opts.dataDir } : {}),
     emit: hub.emit,
@@ -107,6 +112,25 @@ export async function startServe(opts: ServeOptions): Promise<RunningServe> {
   };
 }
 
+/**
+ * The browser host's model roots: `--models` is always one; each `--allow-model` is a folder
+ * when it is one, else a single file (host/modelPaths.ts).
+ */
+function allowedModelRoots(allowed: readonly string[]): ModelPathRoots {
+  const folders: string[] = [];
+  const files: string[] = [];
+  for (const p of allowed) (isDirectory(p) ? folders : files).push(p);
+  return { folders, files };
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /** Parses `flowlab serve` flags (UsageError on bad ones; argv without the command name). */
 export function parseServeArgs(argv: string[]): ServeOptions {
   const cmd = serveOptions(harden(new Command('serve'), processIo));
@@ -126,6 +150,7 @@ function serveOptionsOf(values: ServeFlags): ServeOptions {
     host,
     db: values.db,
     models: path.resolve(models),
+    ...(values.allowModel?.length ? { allowModels: values.allowModel.map((p) => path.resolve(p)) } : {}),
     ...(values.dataDir !== undefined ? { dataDir: values.dataDir } : {}),
     renderer: path.resolve(values.renderer ?? path.join(ROOT, 'out/renderer')),
   };

@@ -1,3 +1,4 @@
+import { safeFileName } from '../../core/fileNames.ts';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Table from 'cli-table3';
@@ -111,7 +112,7 @@ async function trainCommand(values: TrainFlags, io: Io, deps: { trainer?: Traine
         else for (const b of chunks(data.batch, batch)) results.push(await model.policyStep(b, { lr, kl, temperature: temperature! }));
       }
       const id = newWeightVersionId();
-      out = path.resolve(values.out ?? path.join(defaultVersionsDir(store), 'offline', role.replace(/[^A-Za-z0-9_.-]/g, '_'), `${id}.gguf`));
+      out = path.resolve(values.out ?? path.join(defaultVersionsDir(store), 'offline', safeFileName(role, { unique: false }), `${id}.gguf`));
       mkdirSync(path.dirname(out), { recursive: true });
       await model.writeGguf(out);
       version = store.weights.save({

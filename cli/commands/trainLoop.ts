@@ -104,12 +104,12 @@ async function trainLoopCommand(workflowFile: string, values: TrainLoopFlags, io
   const heldoutTemperature = values.heldoutTemperature === undefined ? temperature : numFlag(values.heldoutTemperature, 'heldout-temperature', (x) => x >= 0 && x <= 5);
   const sft = sftScheduleOf(values);
 
-  const loaded = loadWorkflowArg(workflowFile);
+  const loaded = loadWorkflowArg(workflowFile, io);
   const { file, tools } = loaded;
   const workflow = { ...loaded.workflow, file };
   if (values.roles && values.mode) throw new UsageError('use --roles or --mode, not both');
   const roles = asCliSync(() => trainableRoles(workflow, values.mode ? learningRoles(workflow.graph, parseMode(values.mode)) : commaList(values.roles)));
-  const request = modelRequestOf(values);
+  const request = modelRequestOf(values, io);
 
   const store = openStore(values.db);
   try {

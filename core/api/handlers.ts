@@ -177,7 +177,7 @@ export function toApiError(err: unknown, method: string): ApiError {
     return new ApiError('BAD_REQUEST', `${method}: invalid workflow: ${issues}`, method, undefined, { cause: err });
   }
   if (err instanceof DatasetError) {
-    const code = err.code === 'DATASET_NOT_FOUND' ? 'UNAVAILABLE' : err.code === 'BAD_LINE' ? 'INTERNAL' : 'BAD_REQUEST';
+    const code = err.code === 'DATASET_NOT_FOUND' ? 'UNAVAILABLE' : err.code === 'BAD_LINE' || err.code === 'EMPTY_FILE' || err.code === 'NOT_UTF8' ? 'INTERNAL' : 'BAD_REQUEST';
     return new ApiError(code, `${method}: ${err.message}`, method, undefined, { cause: err });
   }
   if (err instanceof FaultSpecError) {

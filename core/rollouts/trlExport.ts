@@ -1,12 +1,14 @@
 import type { AdvantageRow } from '../store/improve.ts';
 import type { NodeEvent } from '../trace/events.ts';
 import type { RunRecord } from '../results/index.ts';
+import { safeFileName } from '../fileNames.ts';
 
 /**
  * Training export for Hugging Face TRL (docs/training.md, "2. Export for TRL"): per learning role, JSONL files TRL reads as
  * they are (https://huggingface.co/docs/trl/dataset_formats):
  *
- * - `<role>.grpo.jsonl`: one record per model call (turn) of the role, in TRL's prompt-completion
+ * - `<role>.grpo.jsonl` (`<role>` made a safe file name, `safeFileName` in core/fileNames.ts;
+ *   the manifest's `roleFiles` maps each role to its files): one record per model call (turn) of the role, in TRL's prompt-completion
  *   type — conversational `{"prompt": [{"role","content"}...], "completion": [{"role": "assistant", ...}]}`
  *   or standard `{"prompt": "...", "completion": "..."}` — plus the columns `reward`, `advantage`
  *   and `group_id` for advantage-weighted policy gradient, and `label` (advantage > 0), which makes
@@ -62,6 +64,7 @@ export function exportForTrl(input: TrlExportInput): TrlExport {
   const adv = new Map(input.advantages.filter((a) => a.mode === input.advantageMode).map((a) => [`${a.runId}\u0000${a.role}`, a]));
   const files: Record<string, string> = {};
   const counts: Record<string, { grpo: number; sft: number; zeroAdvantage: number; groups: number }> = {};
+  const fileNames: Record<string, { grpo: string; sft: string }> = {};
   for (const role of input.roles) {
     const grpo: GrpoRecord[] = [];
     const sft: SftRecord[] = [];
@@ -87,8 +90,11 @@ export function exportForTrl(input: TrlExportInput): TrlExport {
         }
       }
     }
-    files[`${role}.grpo.jsonl`] = grpo.map((r) => JSON.stringify(r)).join('\n') + (grpo.length ? '\n' : '');
-    files[`${role}.sft.jsonl`] = sft.map((r) => JSON.stringify(r)).join('\n') + (sft.length ? '\n' : '');
+    // Role names are workflow (or imported trace) text: the file name is made safe (core/fileNames.ts).
+    const base = safeFileName(role);
+    files[`${base}.grpo.jsonl`] = grpo.map((r) => JSON.stringify(r)).join('\n') + (grpo.length ? '\n' : '');
+    files[`${base}.sft.jsonl`] = sft.map((r) => JSON.stringify(r)).join('\n') + (sft.length ? '\n' : '');
+    fileNames[role] = { grpo: `${base}.grpo.jsonl`, sft: `${base}.sft.jsonl` };
     counts[role] = { grpo: grpo.length, sft: sft.length, zeroAdvantage: grpo.filter((r) => r.advantage === 0).length, groups: groups.size };
   }
   const manifest = {
@@ -107,6 +113,7 @@ export function exportForTrl(input: TrlExportInput): TrlExport {
     format: input.format,
     sftFilter: input.sftFilter,
     counts,
+    roleFiles: fileNames,
     files: {
       grpo: `TRL prompt-completion (${input.format}) + reward, advantage, group_id; label = advantage > 0 makes it a KTOTrainer dataset as is`,
       sft: input.format === 'conversational' ? 'TRL conversational language modeling (messages); SFTConfig(assistant_only_loss=True)' : 'TRL standard prompt-completion (completion-only loss)',

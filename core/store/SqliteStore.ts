@@ -35,6 +35,17 @@ import type { ImproveRepo, RunWithEvents, Store, WeightsRepo } from './port.ts';
 import { SqliteWeightsRepo } from './weights.ts';
 import type { ExperimentCall, ExperimentRow, ExperimentStatus, ExperimentSummary, NewExperiment, PlannedTask } from './types.ts';
 
+/** Every store this process has open (see {@link openStores}). */
+const OPEN = new Set<SqliteStore>();
+
+/**
+ * The stores this process has open, oldest first: what a process-level guard marks `interrupted`
+ * before the process ends on a fault (`SqliteStore.interruptOwn`).
+ */
+export function openStores(): SqliteStore[] {
+  return [...OPEN];
+}
+
 /**
  * The store port (port.ts) over one SQLite connection through better-sqlite3. Create it with
  * `openStore`. All times are epoch ms. Every method throws `StoreError` (code `CLOSED`) after
@@ -56,6 +67,7 @@ export class SqliteStore implements Store {
     options: { markInterrupted?: boolean } = {},
   ) {
     this.st = prepareStatements(db);
+    OPEN.add(this);
     this.writeRuns = db.transaction((batch: readonly RunWithEvents[]) => {
       for (const { run, events } of batch) this.writeRun(run, events);
     });
@@ -271,6 +283,23 @@ export class SqliteStore implements Store {
       .immediate();
   }
 
+  /**
+   * Marks every experiment this process is running (`running`, pid = `process.pid`) as
+   * `interrupted` and returns their ids: a process-level guard calls it before the process ends
+   * on a fault, so `flowlab resume` can finish them. Returns `[]` once closed (never throws).
+   */
+  interruptOwn(): ExperimentId[] {
+    if (!this.db.open) return [];
+    const now = Date.now();
+    const marked: ExperimentId[] = [];
+    for (const r of this.st.runningExperiments.all() as { id: string; pid: number | null }[]) {
+      if (r.pid !== process.pid) continue;
+      this.st.setStatus.run('interrupted', now, r.id);
+      marked.push(asExperimentId(r.id));
+    }
+    return marked;
+  }
+
   private improveRepo?: SqliteImproveRepo;
   /** Rollout advantages and the prior library of hint cards (docs/hint-cards.md). */
   get improve(): ImproveRepo {
@@ -292,6 +321,7 @@ export class SqliteStore implements Store {
 
   /** Closes the connection (checkpointing the WAL). Idempotent. */
   close(): void {
+    OPEN.delete(this);
     if (this.db.open) this.db.close();
   }
 

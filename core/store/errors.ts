@@ -4,6 +4,7 @@ import { WhereError, type ErrorLocation } from '../errors.ts';
  * Stable codes for store failures. The CLI and UI print `message`; tests assert `code`.
  * - `NOT_A_DATABASE`: the file exists but is not a SQLite database (or is corrupt);
  * - `CANNOT_OPEN`: the file cannot be opened or created (missing folder, permissions);
+ * - `READ_ONLY`: the file (or its folder) is not writable and the command records results;
  * - `SCHEMA_TOO_NEW`: the database was written by a newer Flowlab (unknown migration versions);
  * - `MIGRATION_FAILED`: a migration threw; it was rolled back;
  * - `RUN_EXISTS`: a run for this (experiment, task index) or with this run id is already stored;
@@ -17,6 +18,7 @@ import { WhereError, type ErrorLocation } from '../errors.ts';
 export type StoreErrorCode =
   | 'NOT_A_DATABASE'
   | 'CANNOT_OPEN'
+  | 'READ_ONLY'
   | 'SCHEMA_TOO_NEW'
   | 'MIGRATION_FAILED'
   | 'RUN_EXISTS'

@@ -7,7 +7,7 @@
  */
 export { openStore, type OpenStoreOptions } from './openStore.ts';
 export type { ImproveRepo, RunWithEvents, Store, WeightsRepo } from './port.ts';
-export { SqliteStore } from './SqliteStore.ts';
+export { openStores, SqliteStore } from './SqliteStore.ts';
 export { StoreError, type StoreErrorCode } from './errors.ts';
 export { computeWorkflowHash, newExperimentId } from './ids.ts';
 export { isPidAlive } from './liveness.ts';

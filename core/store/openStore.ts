@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { accessSync, constants, existsSync } from 'node:fs';
+import path from 'node:path';
 import Database from 'better-sqlite3';
 import { sqliteCode, StoreError } from './errors.ts';
 import { migrate } from './migrate.ts';
@@ -18,6 +19,13 @@ export interface OpenStoreOptions {
    * of electron/native.ts under `npm start`; the CLI never sets it).
    */
   nativeBinding?: string;
+  /**
+   * The caller writes (records experiments, runs, cards, versions): an existing file, or its
+   * folder, that is not writable is refused at open with `READ_ONLY` naming it, instead of the
+   * first write failing with SQLite's bare "attempt to write a readonly database".
+   * Default: true unless `mustExist` (the commands that only read open with `mustExist`).
+   */
+  write?: boolean;
   /** @internal tests only: the migration list to apply instead of the built-in one. */
   migrations?: readonly Migration[];
 }
@@ -29,13 +37,15 @@ export interface OpenStoreOptions {
  * migrations, and marks interrupted experiments (see `SqliteStore.markInterrupted`; the ids are on
  * `store.interruptedOnOpen`).
  * Errors (`StoreError`): `NOT_A_DATABASE` (the file is not SQLite or is corrupt), `CANNOT_OPEN`
- * (missing folder, no permission), `SCHEMA_TOO_NEW`, `MIGRATION_FAILED`; each names the file.
+ * (missing folder, no permission), `READ_ONLY` (see `options.write`), `SCHEMA_TOO_NEW`,
+ * `MIGRATION_FAILED`; each names the file.
  */
 export function openStore(file: string, options: OpenStoreOptions = {}): SqliteStore {
   let db: Database.Database;
   if (options.mustExist && file !== ':memory:' && !existsSync(file)) {
     throw new StoreError('NOT_FOUND', `database not found: ${file} (check --db)`, file);
   }
+  if ((options.write ?? !options.mustExist) && file !== ':memory:') assertWritable(file);
   try {
     db = new Database(file, {
       timeout: options.busyTimeoutMs ?? 5000,
@@ -61,6 +71,27 @@ export function openStore(file: string, options: OpenStoreOptions = {}): SqliteS
 
 /** The connection's page cache limit, KiB: 32 MiB (SQLite's default is 2 MiB). */
 export const CACHE_KIB = 32 * 1024;
+
+/**
+ * @throws StoreError `READ_ONLY` when `file` exists and is not writable, or its folder is not
+ *   (SQLite writes `-wal` and `-shm` files beside it); nothing when `file` does not exist yet.
+ */
+function assertWritable(file: string): void {
+  if (!existsSync(file)) return;
+  for (const [what, target] of [['file', file], ['folder', path.dirname(path.resolve(file))]] as const) {
+    try {
+      accessSync(target, constants.W_OK);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? 'EACCES';
+      throw new StoreError(
+        'READ_ONLY',
+        `database ${file} is read-only (${what === 'file' ? 'the file' : `its folder ${target}`}: ${code}); this command records results and needs it writable (or pass another --db)`,
+        file,
+        { cause: err },
+      );
+    }
+  }
+}
 
 function openError(err: unknown, file: string): Error {
   if (err instanceof StoreError) return err;

@@ -4,6 +4,8 @@ import { WhereError } from '../errors.ts';
 export type DatasetErrorCode =
   | 'DATASET_NOT_FOUND' // the dataset's file is not where we looked
   | 'BAD_LINE' // a record cannot be read (bad JSON, missing field, no final answer)
+  | 'EMPTY_FILE' // the dataset's file holds no records at all
+  | 'NOT_UTF8' // the dataset's file is not UTF-8 text (where: file:line of the first bad byte)
   | 'UNKNOWN_SPLIT' // the split is not one of the dataset's
   | 'UNKNOWN_DATASET' // no dataset of that name
   | 'BAD_OPTIONS'; // limit/offset are not non-negative integers

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { decodeUtf8, utf8FaultMessage } from '../utf8.ts';
 import { DatasetError } from './errors.ts';
 import { formatNumber, locateFinalNumber, numbersEqual, parseNumber, type FinalNumberSource } from './numeric.ts';
 import type { Dataset, Grade, Grader, LoadOptions, Task } from './types.ts';
@@ -81,11 +82,20 @@ function loadGsm8k(dataDir: string, opts: LoadOptions): Task[] {
   const offset = checkCount('offset', opts.offset ?? 0);
   const limit = opts.limit === undefined ? Infinity : checkCount('limit', opts.limit);
   const file = findSplitFile(dataDir, split);
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = fs.readFileSync(file, 'utf8').replace(/^\uFEFF/, ''); // tolerate a UTF-8 byte-order mark
+    bytes = fs.readFileSync(file);
   } catch (cause) {
     throw new DatasetError('DATASET_NOT_FOUND', `cannot read gsm8k split '${split}' at ${file}: ${(cause as Error).message}`, file, { cause });
+  }
+  const decoded = decodeUtf8(bytes);
+  if ('fault' in decoded) {
+    const f = decoded.fault;
+    throw new DatasetError('NOT_UTF8', `${utf8FaultMessage(file, f)} (gsm8k split '${split}')`, `${file}:${f.line}`);
+  }
+  const text = decoded.text.replace(/^\uFEFF/, ''); // tolerate a UTF-8 byte-order mark
+  if (text.trim() === '') {
+    throw new DatasetError('EMPTY_FILE', `${file}: the gsm8k split '${split}' file is empty (no records); expected one JSON object {question, answer} per line`, file);
   }
 
   // Walk the file line by line and parse only the records asked for.

@@ -3,7 +3,9 @@
  *
  * Decisions (documented here once, relied on by graders and the `extract_number` tool):
  * - Thousands separators: `1,000` and `1,234,567.5` are one number. A comma counts only between
- *   a 1–3 digit head and groups of exactly 3 digits (`1,2,3` is three numbers: a list).
+ *   a 1–3 digit head and groups of exactly 3 digits (`1,2,3` is three numbers: a list). In a
+ *   final answer, LaTeX's spellings of the separator, `9{,}500` (a comma in braces, so TeX sets
+ *   no space after it) and `9\,500` (a thin space), read as `9,500` (`latexSeparators`).
  * - Currency: a leading `$`, `€` or `£` is ignored (`$1000`, `-$5`).
  * - Signs: a `-`, `+` or `−` (U+2212) directly before the number is its sign, unless it follows a
  *   letter, digit or closing bracket (`5-3` is 5 and 3, not 5 and -3).
@@ -158,7 +160,16 @@ function locate(answer: unknown, depth: number): FinalNumber | null {
   return null;
 }
 
-function locateInText(text: string, depth: number): FinalNumber | null {
+/**
+ * `text` with LaTeX thousands separators between digit groups written as plain commas:
+ * `9{,}500` and `9\,500` -> `9,500` (only before a group of exactly three digits).
+ */
+export function latexSeparators(text: string): string {
+  return text.replace(/(\d)(?:\{,\}|\\,)(?=\d{3}(?!\d))/g, '$1,');
+}
+
+function locateInText(raw: string, depth: number): FinalNumber | null {
+  const text = latexSeparators(raw);
   const json = parseAnswerJson(text);
   if (json !== undefined) {
     return viaAnswerField(locate(json, depth + 1));

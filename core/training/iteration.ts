@@ -2,6 +2,7 @@
  * The pure parts of one train-loop iteration (core/training/loop.ts): which tasks it samples,
  * each role's policy-step batch, where a version is written, and the numbers reported. No I/O.
  */
+import { safeFileName } from '../fileNames.ts';
 import path from 'node:path';
 import { RUNGS } from '../reward/ladder.ts';
 import { rolloutIndex, rolloutTaskId, type RolloutSummary } from '../rollouts/groups.ts';
@@ -177,7 +178,7 @@ export function constantBaseline(runs: readonly RunRecord[], classOf?: (task: { 
 
 /** Where iteration `k`'s version of `role` is written: `<versionsDir>/<loopId>/<role>/iter-<kkk>.gguf` (role made file-safe). */
 export function versionFile(versionsDir: string, loopId: string, role: string, k: number): string {
-  return path.join(versionsDir, loopId, safeName(role), `iter-${String(k).padStart(3, '0')}.gguf`);
+  return path.join(versionsDir, loopId, safeFileName(role, { unique: false }), `iter-${String(k).padStart(3, '0')}.gguf`);
 }
 
 /** Mean of `xs`; 0 for none. */
@@ -295,4 +296,3 @@ export function heldoutAccuracy(runs: readonly RunRecord[], roles: readonly stri
 }
 
 const isNum = (x: number | undefined): x is number => typeof x === 'number' && Number.isFinite(x);
-const safeName = (role: string) => role.replace(/[^A-Za-z0-9_.-]/g, '_');

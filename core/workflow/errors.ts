@@ -5,6 +5,10 @@ import { FlowlabError } from '../errors.ts';
 export type SpecIssueCode =
   | 'FILE_NOT_FOUND'
   | 'FILE_UNREADABLE'
+  // Not UTF-8 text: the first invalid byte's line, column and byte offset are given.
+  | 'NOT_UTF8'
+  // Nested deeper than MAX_NESTING_DEPTH (core/limits.ts).
+  | 'TOO_DEEP'
   | 'YAML_SYNTAX'
   | 'SCHEMA'
   | 'MIXED_NOTATION'
@@ -36,7 +40,11 @@ export type SpecIssueCode =
   | 'UNREACHABLE_STATE'
   // Code blocks (core/workflow/compile/notations/code.ts).
   | 'CODE_SYNTAX'
-  | 'CODE_UNSUPPORTED';
+  | 'CODE_UNSUPPORTED'
+  // Warnings (LoadedWorkflow.warnings), never errors: a YAML number that loses what was written
+  // (`1.10` reads as 1.1), a schema keyword checked only after decoding.
+  | 'LOSSY_NUMBER'
+  | 'UNENFORCED_KEYWORD';
 
 /** One located problem: file, path inside the document, line/column where known, and what is wrong. */
 export interface SpecIssue {

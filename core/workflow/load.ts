@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { isNode, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
+import { isNode, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Document } from 'yaml';
+import { bracketDepth, MAX_NESTING_DEPTH, nestingDepth } from '../limits.ts';
+import { decodeUtf8 } from '../utf8.ts';
+import { schemaWarnings } from './schemaSupport.ts';
 import type { ZodError } from 'zod';
 import type { CheckRegistry } from './checks.ts';
 import { compileWorkflow, type ToolLookup } from './compile.ts';
@@ -20,6 +23,11 @@ export interface LoadedWorkflow {
   /** The document text as given (stored with experiments so they can be resumed and replayed). */
   text: string;
   file?: string;
+  /**
+   * Located warnings (codes `LOSSY_NUMBER`, `UNENFORCED_KEYWORD`): the workflow loads, but
+   * something in it may not mean what was written. Faces print them (the CLI on stderr).
+   */
+  warnings: SpecIssue[];
 }
 
 /**
@@ -27,6 +35,9 @@ export interface LoadedWorkflow {
  * Throws `SpecError` listing every problem with file, line, column and document path.
  */
 export function parseWorkflow(text: string, opts: LoadOptions): LoadedWorkflow {
+  // The YAML parser recurses per nesting level: deep input is refused before it overflows the stack.
+  const deep = tooDeepAt(text);
+  if (deep) throw new SpecError([{ code: 'TOO_DEEP', path: [], file: opts.file, ...deep, message: `nested deeper than ${MAX_NESTING_DEPTH} levels, the most a workflow may have` }], opts.file);
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
   const locate = (issues: SpecIssue[]): SpecIssue[] =>
@@ -41,7 +52,9 @@ export function parseWorkflow(text: string, opts: LoadOptions): LoadedWorkflow {
           const key = /^\s*-?\s*["']?([^"':\n]+)/.exec(text.slice(e.pos[0]))?.[1]?.trim();
           if (key) message += `: "${key}" appears twice`;
         }
-        return { code: 'YAML_SYNTAX', path: [], message, file: opts.file, line: pos?.line, column: pos?.col };
+        const tooDeep = /Maximum call stack size exceeded/.test(message);
+        if (tooDeep) message = `nested deeper than the YAML parser can read (at most ${MAX_NESTING_DEPTH} levels are allowed)`;
+        return { code: tooDeep ? 'TOO_DEEP' : 'YAML_SYNTAX', path: [], message, file: opts.file, line: pos?.line, column: pos?.col };
       }),
       opts.file,
     );
@@ -51,6 +64,9 @@ export function parseWorkflow(text: string, opts: LoadOptions): LoadedWorkflow {
     raw = doc.toJS({ maxAliasCount: 100 });
   } catch (e) {
     throw new SpecError([{ code: 'YAML_SYNTAX', path: [], file: opts.file, message: `cannot expand the document: ${(e as Error).message}` }], opts.file);
+  }
+  if (nestingDepth(raw) > MAX_NESTING_DEPTH) {
+    throw new SpecError([{ code: 'TOO_DEEP', path: [], file: opts.file, message: `nested deeper than ${MAX_NESTING_DEPTH} levels, the most a workflow may have` }], opts.file);
   }
   // jitless: zod's compiled fast path (code generated with `new Function` on an object schema's
   // first parse) pays off over many parses; a process parses its workflow once or a few times,
@@ -64,21 +80,97 @@ export function parseWorkflow(text: string, opts: LoadOptions): LoadedWorkflow {
     const base = path.dirname(opts.file);
     for (const m of graph.models.values()) if (m.path && !path.isAbsolute(m.path)) m.path = path.resolve(base, m.path);
   }
-  return { graph, text, file: opts.file };
+  const warnings: SpecIssue[] = [...lossyNumbers(doc, lineCounter, text, opts.file)];
+  for (const node of graph.nodes.values()) {
+    const schema = node.contract?.schema;
+    if (!schema) continue;
+    const at = [...node.path, 'output', 'schema'];
+    for (const w of schemaWarnings(schema)) warnings.push({ code: 'UNENFORCED_KEYWORD', path: [...at, ...w.path], message: `output schema: ${w.message}`, file: opts.file, ...position(doc, lineCounter, [...at, ...w.path]) });
+  }
+  return { graph, text, file: opts.file, warnings };
+}
+
+/** The line and column where bracket nesting first passes MAX_NESTING_DEPTH (or indentation does), or undefined. */
+function tooDeepAt(text: string): { line: number; column: number } | undefined {
+  if (bracketDepth(text) <= MAX_NESTING_DEPTH && !deepIndentation(text)) return undefined;
+  let depth = 0;
+  let line = 1;
+  let col = 0;
+  for (const c of text) {
+    col++;
+    if (c === '\n') {
+      line++;
+      col = 0;
+    } else if (c === '{' || c === '[') {
+      if (++depth > MAX_NESTING_DEPTH) return { line, column: col };
+    } else if (c === '}' || c === ']') depth = Math.max(0, depth - 1);
+  }
+  const indented = deepIndentation(text);
+  return indented ? { line: indented, column: 1 } : { line: 1, column: 1 };
+}
+
+/** The first line whose indentation implies more than MAX_NESTING_DEPTH block levels (one level per 1+ spaces of indent gained), or 0. */
+function deepIndentation(text: string): number {
+  const stack: number[] = [];
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i]!;
+    if (l.trim() === '' || l.trimStart().startsWith('#')) continue;
+    const indent = l.length - l.trimStart().replace(/^(- )+/, '').length;
+    while (stack.length > 0 && stack[stack.length - 1]! >= indent) stack.pop();
+    stack.push(indent);
+    if (stack.length > MAX_NESTING_DEPTH + 1) return i + 1;
+  }
+  return 0;
+}
+
+/**
+ * Plain YAML scalars read as numbers that lose what was written: trailing zeros of a fraction
+ * (`1.10` is 1.1, `2.0` is 2), leading zeros (`007` is 7), or more digits than a double keeps
+ * (`12345678901234567890`). Quoting keeps such a value as text.
+ */
+function lossyNumbers(doc: Document, lc: LineCounter, text: string, file: string | undefined): SpecIssue[] {
+  const out: SpecIssue[] = [];
+  visit(doc, {
+    Scalar(_key, node, ancestors) {
+      if (typeof node.value !== 'number' || node.type !== 'PLAIN' || !node.range) return;
+      const src = text.slice(node.range[0], node.range[1]).trim();
+      const digits = src.replace(/^[+-]/, '').replace(/[eE].*$/, '').replace('.', '').replace(/^0+/, '');
+      const lossy = /\.\d*0$/.test(src) || /^[+-]?0\d/.test(src) || (/^[+-]?\d+(\.\d+)?$/.test(src) && digits.length > 15 && String(node.value) !== src);
+      if (!lossy) return;
+      const chain = [...ancestors, node];
+      const keyPath: Array<string | number> = [];
+      chain.forEach((a, i) => {
+        if (isPair(a) && isScalar(a.key)) keyPath.push(String(a.key.value));
+        else if (isSeq(a)) keyPath.push(a.items.indexOf(chain[i + 1] as never));
+      });
+      const { line, col } = lc.linePos(node.range[0]);
+      out.push({
+        code: 'LOSSY_NUMBER', path: keyPath, file, line, column: col,
+        message: `${src} reads as the number ${String(node.value)}, not as written; quote it (${JSON.stringify(src)}) to keep it as text`,
+      });
+    },
+  });
+  return out;
 }
 
 /** Reads a workflow file; a missing file is reported as a SpecError naming it. */
 export function loadWorkflowFile(file: string, opts: Omit<LoadOptions, 'file'>): LoadedWorkflow {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(file, 'utf8');
+    bytes = readFileSync(file);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     throw new SpecError([code === 'ENOENT'
       ? { code: 'FILE_NOT_FOUND', path: [], file, message: `workflow file not found: ${file}` }
       : { code: 'FILE_UNREADABLE', path: [], file, message: code === 'EISDIR' ? `${file} is a directory, not a workflow file` : `cannot read workflow file ${file}: ${(e as Error).message}` }], file);
   }
-  return parseWorkflow(text, { ...opts, file });
+  const decoded = decodeUtf8(bytes);
+  if ('fault' in decoded) {
+    const f = decoded.fault;
+    throw new SpecError([{ code: 'NOT_UTF8', path: [], file, line: f.line, column: f.column, message: `not UTF-8 text (byte 0x${f.byte} at byte offset ${f.offset}); save the workflow as UTF-8` }], file);
+  }
+  return parseWorkflow(decoded.text, { ...opts, file });
 }
 
 function zodIssues(err: ZodError): SpecIssue[] {

@@ -1,3 +1,4 @@
+import { MAX_CONTEXT_SIZE, MAX_THREADS_REQUEST } from '../limits.ts';
 import * as z from 'zod';
 
 /**
@@ -40,8 +41,8 @@ export const RoleSpec = z
 export const ModelSpec = z
   .object({
     path: z.string().min(1).optional().describe('GGUF file; relative paths resolve against the workflow file'),
-    context_size: z.number().int().positive().optional(),
-    threads: z.number().int().positive().optional(),
+    context_size: z.number().int().positive().max(MAX_CONTEXT_SIZE).optional(),
+    threads: z.number().int().positive().max(MAX_THREADS_REQUEST).optional(),
     gpu: z.union([z.literal('auto'), z.literal(false)]).optional(),
   })
   .strict();

@@ -23,8 +23,20 @@ export function templateRefs(template: string): TemplateRef[] {
   return refs;
 }
 
-/** Checks section tags are balanced; returns a message or null. */
+/**
+ * Checks the template: every `{{` opens a placeholder that is closed (`{{task.question` is an
+ * error, not text sent as is), every `{{...}}` is a placeholder name, and section tags are
+ * balanced. Returns a message naming the offset, or null.
+ */
 export function templateProblem(template: string): string | null {
+  const starts = new Set([...template.matchAll(TOKEN)].map((m) => m.index));
+  for (let at = template.indexOf('{{'); at >= 0; at = template.indexOf('{{', at + 2)) {
+    if (starts.has(at)) continue;
+    const close = template.indexOf('}}', at + 2);
+    const text = template.slice(at, close < 0 ? Math.min(template.length, at + 40) : close + 2);
+    if (close < 0) return `placeholder ${JSON.stringify(text)} at offset ${at} is never closed with }}`;
+    return `${JSON.stringify(text)} at offset ${at} is not a placeholder ({{name}} or {{name.field}}, letters, digits, _ and -)`;
+  }
   const stack: string[] = [];
   for (const m of template.matchAll(TOKEN)) {
     if (m[1] === '#') stack.push(m[2]!);

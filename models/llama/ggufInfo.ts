@@ -159,10 +159,10 @@ async function checkMagic(filePath: string, sizeBytes: number): Promise<void> {
     });
   }
   if (read < 4 || head.toString('latin1') !== GGUF_MAGIC) {
-    const found = read === 0 ? 'an empty file' : `bytes ${head.subarray(0, read).toString('hex')}`;
+    // The bytes found are not quoted: an error must never echo a file's contents.
     throw new ModelError(
       'MODEL_INVALID',
-      `Not a GGUF file: ${filePath} (expected the magic "GGUF" at the start, found ${found})`,
+      `Not a GGUF file: ${filePath} (expected the magic "GGUF" at the start${read === 0 ? ', found an empty file' : ''})`,
       filePath,
     );
   }

@@ -5,6 +5,7 @@
  *   a ref with different adapters gets a context of its own on the same model (node-llama-cpp
  *   applies adapters per context), so per-role adapters cost one context each, not one model each.
  * Every cache entry is a promise, removed again when it rejects, so a retry retries.
+ * A file is checked before its first use: non-finite weights or logits are `MODEL_INVALID` (`finiteCheck.ts`).
  */
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
@@ -13,6 +14,7 @@ import { ModelError, type JsonSchema } from '../../core/model/index.ts';
 import { DEFAULTS, type LlamaModelConfig, type LlamaProviderOptions, type LoadedModelInfo, type ResolvedSettings } from './config.ts';
 import { errorText } from './errorText.ts';
 import { checkGgufFile, type GgufInfo } from './ggufInfo.ts';
+import { probeFiniteLogits, scanFiniteWeights } from './finiteCheck.ts';
 import { createLlamaContext, openModelFile, type LoadedFile, type LoadedModel } from './loaders.ts';
 import { LogRing } from './logRing.ts';
 import { checkAdapters, contextKey, contextKeySync, realpathOrUndefined, type ResolvedLora } from './loraAdapters.ts';
@@ -152,6 +154,7 @@ export class ModelCache {
   }
 
   private async loadFile(realFile: string, info: GgufInfo): Promise<LoadedFile> {
+    await scanFiniteWeights(realFile, info.sizeBytes);
     const llama = await this.getLlamaOnce();
     this.assertOpen();
     const gpu = Object.values(this.options.models).some(
@@ -179,6 +182,12 @@ export class ModelCache {
     if (this.disposed) {
       await context.dispose().catch(() => {});
       throw new ModelError('GENERATION_FAILED', DISPOSED);
+    }
+    try {
+      await probeFiniteLogits(file.model, context, realFile);
+    } catch (err) {
+      await context.dispose().catch(() => {});
+      throw err;
     }
     this.contextCount++;
     const loaded: LoadedModel = {

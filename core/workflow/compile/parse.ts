@@ -3,6 +3,7 @@
  * graph's types, each checked against the names it refers to.
  */
 import { jsonSchemaValidator } from '../jsonSchema.ts';
+import { schemaProblems } from '../schemaSupport.ts';
 import { asNodeId, asRoleName, HUMAN, type RoleName } from '../../ids.ts';
 import { CheckRegistry } from '../checks.ts';
 import { formatPath, type SpecIssue } from '../errors.ts';
@@ -93,6 +94,8 @@ export function parseWorkflowDoc(doc: WorkflowDoc, opts: CompileOptions): { pars
     if (c.schema) {
       try {
         ajv.compile(c.schema);
+        // Valid JSON Schema; now what the decoding grammar can enforce, and self-contradictions.
+        for (const p of schemaProblems(c.schema)) issue('INVALID_SCHEMA', [...path, 'schema', ...p.path], `output schema: ${p.message}`);
       } catch (e) {
         issue('INVALID_SCHEMA', [...path, 'schema'], `output schema is not a valid JSON Schema: ${(e as Error).message}`);
       }
