@@ -11,6 +11,7 @@ import { openStore, type Card, type Store } from '../core/store/index.ts';
 import { defaultTools, type ToolRegistry } from '../core/tools/index.ts';
 import { loadWorkflowFile, type Graph, type LoadedWorkflow } from '../core/workflow/index.ts';
 import path from 'node:path';
+import { openCorpus } from '../models/corpus/index.ts';
 import { fileModelPort } from '../models/factory.ts';
 import { Option, type Command } from 'commander';
 import { commaList, dbOption, intOption, pairLists, pairRecord, parseLoraValue, LORA_SHAPE, rolePairOption, UsageError } from './args.ts';
@@ -38,7 +39,7 @@ export function addModelOptions(cmd: Command, opts: { contextSize?: { min: numbe
  */
 export function addExperimentOptions(cmd: Command, limit: number, opts: { lora?: boolean; versions?: boolean } = {}): Command {
   cmd
-    .addOption(new Option('--dataset <name>', 'dataset (known: gsm8k, learn, learn-word, learn-json, learn-tool, learn-team, learn-design)').makeOptionMandatory())
+    .addOption(new Option('--dataset <name>', 'dataset (known: gsm8k, learn, learn-word, learn-json, learn-tool, learn-team, learn-design, bamboogle, bamtwoogle, hotpotqa, musique, 2wikimultihopqa; datawright:<shared|paired|decoy>:<k>:<base> composes k sub-questions)').makeOptionMandatory())
     .option('--split <name>', 'split (gsm8k: test, train, test_socratic)', 'test')
     .addOption(intOption('--limit <n>', 'number of tasks', { min: 1, default: limit }))
     .addOption(intOption('--offset <n>', 'skip the first n tasks', { default: 0 }));
@@ -158,10 +159,28 @@ export function cliDeps(store: Store, tools = defaultTools()): ServiceDeps {
  * and the workflow loaded and validated against them. Errors: SpecError (file, line, column of
  * every issue) or the file error naming the path.
  */
-export function loadWorkflowArg(workflowFile: string): { file: string; tools: ToolRegistry; workflow: LoadedWorkflow } {
+export function loadWorkflowArg(workflowFile: string, tools: ToolRegistry = defaultTools()): { file: string; tools: ToolRegistry; workflow: LoadedWorkflow } {
   const file = path.resolve(workflowFile);
-  const tools = defaultTools();
   return { file, tools, workflow: loadWorkflowFile(file, { tools }) };
+}
+
+/** `--corpus <dir>`: the folder the `retrieve` tool searches (`run`, `rollouts`). */
+export function addCorpusOption(cmd: Command): Command {
+  return cmd.option('--corpus <dir>', "a folder of .txt, .md and .jsonl files the 'retrieve' tool searches (BM25; indexed once, cached in flowlab-cache/ beside the database)");
+}
+
+/**
+ * The default tools, with `retrieve` over the `--corpus` folder when one is given (models/corpus:
+ * indexed once, cached in `flowlab-cache/corpus/` beside the database `db`); notes the corpus on
+ * stderr. Errors: CorpusError (folder missing, bad JSONL line, empty, too large).
+ */
+export function toolsWithCorpus(corpus: string | undefined, db: string, io: Io): ToolRegistry {
+  if (corpus === undefined) return defaultTools();
+  const cacheDir = path.join(db === ':memory:' ? process.cwd() : path.dirname(path.resolve(db)), 'flowlab-cache', 'corpus');
+  const opened = openCorpus(corpus, { cacheDir });
+  const how = opened.from === 'built' ? `indexed in ${Math.round(opened.ms)} ms` : `from the ${opened.from === 'disk' ? 'cache' : 'memory'} in ${Math.round(opened.ms)} ms`;
+  io.stderr(`Corpus ${opened.root}: ${opened.passages} passages from ${opened.files} files (${how})${opened.skipped.length ? `; skipped links leaving the folder: ${opened.skipped.join(', ')}` : ''}\n`);
+  return defaultTools({ corpus: opened.index });
 }
 
 /** Where training writes weight versions by default: `flowlab-versions/` beside the database (the working folder for `:memory:`). */
