@@ -119,6 +119,18 @@ describe('composeDataset: k = 1..4, each strategy, mean scoring', () => {
   });
 });
 
+describe('composeDataset with a grader that answers with a promise (code tasks)', () => {
+  it('waits for every part and returns the mean', async () => {
+    const base = toy();
+    const asyncBase: Dataset = { ...base, grader: { grade: (a, t) => Promise.resolve(exact.grade(a, t)) as never } };
+    const ds = composeDataset(asyncBase, { strategy: 'shared', k: 4 });
+    const t = first(ds);
+    const g = ds.grader.grade(answerWith(t, [2, 3, 4]), t);
+    expect(typeof (g as unknown as Promise<unknown>).then).toBe('function');
+    expect((await g).score).toBe(0.75);
+  });
+});
+
 describe('splitAnswer', () => {
   it('numbered lines in many spellings; out-of-range numbers and decimals are not labels', () => {
     expect(splitAnswer('Part 2: b\n1) a\n3. c\n4: d', 3)).toEqual(['a', 'b', 'c']);

@@ -237,7 +237,19 @@ function gradeComposed(answer: unknown, task: Task, baseGrader: Grader, fallback
   const expected = task.expected;
   if (!parts?.length) return { score: 0, correct: false, extracted: null, expected, reason: `task ${task.id} is not a DataWright task (no parts in meta)` };
   const pieces = splitAnswer(answer, parts.length, fallback);
-  const grades = parts.map((p, j) => (p.source === 'arithmetic' ? gsm8kGrader : baseGrader).grade(pieces[j], p.task));
+  const graded: Array<Grade | PromiseLike<Grade>> = parts.map((p, j) => (p.source === 'arithmetic' ? gsm8kGrader : baseGrader).grade(pieces[j], p.task));
+  // A grader that runs code answers with a promise; the composed grade then waits for all parts
+  // (the one call site awaits what `grade` returns).
+  if (graded.some(isPromiseLike)) return Promise.all(graded).then((grades) => meanGrade(grades, expected)) as unknown as Grade;
+  return meanGrade(graded as Grade[], expected);
+}
+
+function isPromiseLike(x: unknown): x is PromiseLike<unknown> {
+  return typeof (x as PromiseLike<unknown> | null)?.then === 'function';
+}
+
+/** The mean of the parts' grades: score = mean score, correct = all correct, reason per part. */
+function meanGrade(grades: readonly Grade[], expected: string): Grade {
   const score = grades.reduce((s, g) => s + g.score, 0) / grades.length;
   const correct = grades.every((g) => g.correct);
   const extracted = grades.some((g) => g.extracted !== null) ? grades.map((g, j) => `${j + 1}: ${g.extracted ?? '-'}`).join('\n') : null;
