@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { cardsConfigFor, ONLINE_DEFAULTS, type CardsConfig, type CardsRequest } from '../core/distill/index.ts';
-import type { ServiceDeps } from '../core/experiments/index.ts';
+import type { CorpusRecord, ServiceDeps } from '../core/experiments/index.ts';
 import type { ModelRequest } from '../core/model/index.ts';
 import { openStore, type Card, type Store } from '../core/store/index.ts';
 import { defaultTools, type ToolRegistry } from '../core/tools/index.ts';
@@ -171,16 +171,30 @@ export function addCorpusOption(cmd: Command): Command {
 
 /**
  * The default tools, with `retrieve` over the `--corpus` folder when one is given (models/corpus:
- * indexed once, cached in `flowlab-cache/corpus/` beside the database `db`); notes the corpus on
- * stderr. Errors: CorpusError (folder missing, bad JSONL line, empty, too large).
+ * indexed once, cached in `flowlab-cache/corpus/` beside the database `db`), and the corpus as the
+ * experiment records it; notes the corpus on stderr. Errors: CorpusError (folder missing, bad
+ * JSONL line, empty, too large).
  */
-export function toolsWithCorpus(corpus: string | undefined, db: string, io: Io): ToolRegistry {
-  if (corpus === undefined) return defaultTools();
+export function toolsWithCorpus(corpus: string | undefined, db: string, io: Io): { tools: ToolRegistry; corpus?: CorpusRecord } {
+  if (corpus === undefined) return { tools: defaultTools() };
   const cacheDir = path.join(db === ':memory:' ? process.cwd() : path.dirname(path.resolve(db)), 'flowlab-cache', 'corpus');
   const opened = openCorpus(corpus, { cacheDir });
   const how = opened.from === 'built' ? `indexed in ${Math.round(opened.ms)} ms` : `from the ${opened.from === 'disk' ? 'cache' : 'memory'} in ${Math.round(opened.ms)} ms`;
   io.stderr(`Corpus ${opened.root}: ${opened.passages} passages from ${opened.files} files (${how})${opened.skipped.length ? `; skipped links leaving the folder: ${opened.skipped.join(', ')}` : ''}\n`);
-  return defaultTools({ corpus: opened.index });
+  return { tools: defaultTools({ corpus: opened.index }), corpus: { dir: opened.root, signature: opened.signature, passages: opened.passages } };
+}
+
+/**
+ * The tools of a stored experiment (`resume`, `replay`): with `retrieve` over the corpus its
+ * config recorded (`config.corpus`), opened again; a note on stderr when the folder's files
+ * changed since (its retrieve results may differ). Errors: CorpusError when the folder is gone.
+ */
+export function toolsOfExperiment(config: unknown, db: string, io: Io): ToolRegistry {
+  const recorded = (config as { corpus?: CorpusRecord } | null)?.corpus;
+  if (!recorded) return defaultTools();
+  const { tools, corpus } = toolsWithCorpus(recorded.dir, db, io);
+  if (corpus?.signature !== recorded.signature) io.stderr(`Note: the corpus ${recorded.dir} changed since the experiment started (files, sizes or times); retrieve may answer differently.\n`);
+  return tools;
 }
 
 /** Where training writes weight versions by default: `flowlab-versions/` beside the database (the working folder for `:memory:`). */

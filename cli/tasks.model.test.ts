@@ -1,6 +1,6 @@
 /**
  * The CLI on the studies' tasks with the real tiny model: the AgentFlow template on a multi-hop
- * dataset with a corpus folder the test writes, a DataWright composition on a hand-wired
+ * dataset with a corpus folder the test writes (recorded, and opened again by replay), a DataWright composition on a hand-wired
  * workflow, and the located errors of a bad corpus and a malformed DataWright name.
  */
 import fs from 'node:fs';
@@ -37,10 +37,18 @@ describe.skipIf(!haveShared)('flowlab run on multi-hop QA and DataWright tasks',
     expect(turns).toBeLessThanOrEqual(3);
     expect(events.at(-1)!.nodeId).toBe('generate');
     expect(events.filter((e) => e.nodeId === 'remember').at(-1)!.output).toMatchObject({ count: turns });
+    expect(store.getExperiment(report.experimentId).config).toMatchObject({ corpus: { dir: fs.realpathSync(path.join(dir, 'corpus')), signature: expect.stringMatching(/^[0-9a-f]{64}$/), passages: 2 } });
     store.close();
+    // replay opens the recorded corpus again: every node matches its recording
+    const replay = await cli(['replay', report.experimentId, '--db', db, '--json']);
+    expect(replay.code, replay.err).toBe(0);
+    expect(JSON.parse(replay.out)).toMatchObject({ mismatched: 0, modelsLoaded: 0 });
     // the second run reads the index from flowlab-cache/ beside the database
     const again = await cli(['run', 'examples/agentflow.yaml', '--dataset', 'bamboogle', '--limit', '1', '--corpus', path.join(dir, 'corpus'), '--model', model, '--threads', '1', '--db', db, '--json']);
     expect(again.err).toMatch(/2 passages from 2 files \(from the cache in \d+ ms\)/);
+    fs.rmSync(path.join(dir, 'corpus'), { recursive: true });
+    const gone = await cli(['replay', report.experimentId, '--db', db]);
+    expect([gone.code, gone.err]).toEqual([1, expect.stringMatching(/corpus folder .* cannot be read.*\[CORPUS_NOT_FOUND\]/)]);
   });
 
   it('runs learn-design-fixed on datawright:paired:2:learn-design; bad names and folders fail with their codes', async () => {

@@ -50,7 +50,8 @@ async function rolloutsCommand(workflowFile: string, values: RolloutsFlags, io: 
   }
   const request = modelRequestOf(values);
 
-  const { file, tools, workflow } = loadWorkflowArg(workflowFile, toolsWithCorpus(values.corpus, values.db, io));
+  const withCorpus = toolsWithCorpus(values.corpus, values.db, io);
+  const { file, tools, workflow } = loadWorkflowArg(workflowFile, withCorpus.tools);
   const { config: models } = asCliSync(() => resolveModels(workflow.graph, request));
   const store = openStore(values.db);
   try {
@@ -59,7 +60,7 @@ async function rolloutsCommand(workflowFile: string, values: RolloutsFlags, io: 
       io.stderr(`Rollouts ${e.experimentId}: ${e.total / G} tasks x G=${G} at temperature ${temperature}, learning roles ${ro.learningRoles.join(', ')} (${ro.mode})\n`);
     });
     const handle = await asCli(() => startExperiment({
-      kind: 'rollouts', workflow: { ...workflow, file }, dataset: values.dataset, split: values.split, limit, offset, seed, dataDir: values.dataDir, models,
+      kind: 'rollouts', workflow: { ...workflow, file }, dataset: values.dataset, split: values.split, limit, offset, seed, dataDir: values.dataDir, ...(withCorpus.corpus && { corpus: withCorpus.corpus }), models,
       group: G, temperature, mode: values.mode, recordTokens: Boolean(values.recordTokens),
     }, cliDeps(store, tools), { onEvent: bar.onEvent }), { offset });
     const outcome = settled(await bar.follow(handle));

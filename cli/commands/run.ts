@@ -36,7 +36,8 @@ async function runCommand(workflowFile: string, values: RunFlags, io: Io): Promi
   const { limit, offset, seed } = values;
   const request = modelRequestOf(values);
 
-  const { file, tools, workflow } = loadWorkflowArg(workflowFile, toolsWithCorpus(values.corpus, values.db, io));
+  const withCorpus = toolsWithCorpus(values.corpus, values.db, io);
+  const { file, tools, workflow } = loadWorkflowArg(workflowFile, withCorpus.tools);
   // Weight versions are looked up in the database before any dataset or model is read.
   const resolved = asCliSync(() => (request.roleVersions ? withStore(values.db, (s) => resolveModels(workflow.graph, request, (id) => s.weights.find(id)), false) : resolveModels(workflow.graph, request)));
   const cards = cardsConfigFromFlags(values, workflow.graph, values.db, io);
@@ -45,7 +46,7 @@ async function runCommand(workflowFile: string, values: RunFlags, io: Io): Promi
   try {
     const bar = progress(io, (e) => io.stderr(`Experiment ${e.experimentId}: ${workflow.graph.name} on ${e.total} ${store.getExperiment(e.experimentId).dataset}/${values.split} tasks -> ${store.file}\n`));
     const handle = await asCli(() => startExperiment({
-      kind: 'run', workflow: { ...workflow, file }, dataset: values.dataset, split: values.split, limit, offset, seed, dataDir: values.dataDir,
+      kind: 'run', workflow: { ...workflow, file }, dataset: values.dataset, split: values.split, limit, offset, seed, dataDir: values.dataDir, ...(withCorpus.corpus && { corpus: withCorpus.corpus }),
       models: resolved.config, ...(cards && { cards }), ...(request.roleVersions && { roleVersions: request.roleVersions }),
     }, cliDeps(store, tools), { onEvent: bar.onEvent }), { offset });
     const outcome = settled(await bar.follow(handle));
