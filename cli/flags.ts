@@ -164,7 +164,7 @@ export function loadWorkflowArg(workflowFile: string, tools: ToolRegistry = defa
   return { file, tools, workflow: loadWorkflowFile(file, { tools }) };
 }
 
-/** `--corpus <dir>`: the folder the `retrieve` tool searches (`run`, `rollouts`). */
+/** `--corpus <dir>`: the folder the `retrieve` tool searches (`run`, `rollouts`, `train-loop`). */
 export function addCorpusOption(cmd: Command): Command {
   return cmd.option('--corpus <dir>', "a folder of .txt, .md and .jsonl files the 'retrieve' tool searches (BM25; indexed once, cached in flowlab-cache/ beside the database)");
 }
