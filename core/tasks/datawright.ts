@@ -67,7 +67,8 @@ export interface DataWrightPart {
  * answer into k pieces (`splitAnswer`), grades piece j with part j's grader (the base's, or the
  * GSM8K number grader for arithmetic parts) and returns the mean score. `classOf` (only when the
  * base has one) is the parts' classes joined by `+`, e.g. `weather+search`.
- * The base split is loaded whole on the first `load` of that split and kept.
+ * The base split is loaded whole on the first `load` of that split and kept, indexed by class;
+ * each part is a uniform draw among the allowed tasks not drawn yet (O(k) per composed task).
  * @throws DatasetError `BAD_OPTIONS` (k not an integer in 1..8, an unknown strategy); on `load`,
  *   the base's errors, and `BAD_OPTIONS` when the split is too small for the draws or its tasks
  *   have no text port.
@@ -79,11 +80,11 @@ export function composeDataset(base: Dataset, opts: ComposeOptions): Dataset {
   if (!(DATAWRIGHT_STRATEGIES as readonly string[]).includes(strategy)) throw new DatasetError('BAD_OPTIONS', `datawright: unknown strategy '${String(strategy)}'; strategies: ${DATAWRIGHT_STRATEGIES.join(', ')}`);
   if (!Number.isInteger(seed)) throw new DatasetError('BAD_OPTIONS', `datawright: seed must be an integer, got ${String(seed)}`);
   const name = `datawright:${strategy}:${k}:${base.name}${seed ? `:${seed}` : ''}`;
-  const splits = new Map<string, Task[]>();
-  const baseTasks = (split: string) => {
-    let tasks = splits.get(split);
-    if (!tasks) splits.set(split, (tasks = base.load({ split })));
-    return tasks;
+  const splits = new Map<string, Pool>();
+  const poolFor = (split: string) => {
+    let pool = splits.get(split);
+    if (!pool) splits.set(split, (pool = poolOf(base.load({ split }), base.classOf)));
+    return pool;
   };
   const splitter = base.name.startsWith('learn-design') ? toolCallSplit : undefined;
   const grader: Grader = { grade: (answer, task) => gradeComposed(answer, task, base.grader, splitter) };
@@ -92,11 +93,11 @@ export function composeDataset(base: Dataset, opts: ComposeOptions): Dataset {
     splits: [...base.splits],
     grader,
     load(lo: LoadOptions): Task[] {
-      const tasks = baseTasks(lo.split);
+      const pool = poolFor(lo.split);
       const offset = count('offset', lo.offset ?? 0);
-      const end = lo.limit === undefined ? tasks.length : Math.min(tasks.length, offset + count('limit', lo.limit));
+      const end = lo.limit === undefined ? pool.tasks.length : Math.min(pool.tasks.length, offset + count('limit', lo.limit));
       const out: Task[] = [];
-      for (let i = offset; i < end; i++) out.push(composeTask({ name, strategy, k, seed, split: lo.split, index: i, pool: tasks, classOf: base.classOf }));
+      for (let i = offset; i < end; i++) out.push(composeTask({ name, strategy, k, seed, split: lo.split, index: i, pool }));
       return out;
     },
   };
@@ -110,6 +111,32 @@ export function composeDataset(base: Dataset, opts: ComposeOptions): Dataset {
   return dataset;
 }
 
+/** A base split indexed for the draws: all task indices, and per class (bases with classes). */
+interface Pool {
+  tasks: Task[];
+  all: number[];
+  /** Each task's class, when the base has classes. */
+  classes?: string[];
+  /** Classes in order of first appearance. */
+  order: string[];
+  byClass: Map<string, number[]>;
+  /** Per class, the indices of every other class. */
+  others: Map<string, number[]>;
+}
+
+function poolOf(tasks: Task[], classOf?: (task: Pick<Task, 'expected'>) => string): Pool {
+  const all = tasks.map((_, i) => i);
+  const classes = classOf ? tasks.map((t) => classOf(t)) : undefined;
+  const byClass = new Map<string, number[]>();
+  classes?.forEach((c, i) => {
+    if (!byClass.has(c)) byClass.set(c, []);
+    byClass.get(c)!.push(i);
+  });
+  const order = [...byClass.keys()];
+  const others = new Map(order.map((c) => [c, all.filter((i) => classes![i] !== c)]));
+  return { tasks, all, ...(classes && { classes }), order, byClass, others };
+}
+
 interface ComposeArgs {
   name: string;
   strategy: DataWrightStrategy;
@@ -117,37 +144,43 @@ interface ComposeArgs {
   seed: number;
   split: string;
   index: number;
-  pool: Task[];
-  classOf?: (task: Pick<Task, 'expected'>) => string;
+  pool: Pool;
 }
 
 /** Composed task `index` of a split (pure given the pool). */
 function composeTask(a: ComposeArgs): Task {
   const r = mulberry32(fnv1a32(`datawright/${a.strategy}/${a.k}/${a.seed}/${a.split}/${a.index}`));
-  const first = a.pool[a.index]!;
+  const { tasks, classes, order } = a.pool;
+  const first = tasks[a.index]!;
   const port = textPort(first, a.name);
   const used = new Set<number>([a.index]);
-  const classes = a.classOf ? a.pool.map((t) => a.classOf!(t)) : undefined;
-  const order = classes ? [...new Set(classes)] : [];
-  const draw = (want?: (c: string) => boolean): Task => {
-    const candidates: number[] = [];
-    for (let i = 0; i < a.pool.length; i++) if (!used.has(i) && (!want || !classes || want(classes[i]!))) candidates.push(i);
-    if (!candidates.length) throw new DatasetError('BAD_OPTIONS', `${a.name}: split '${a.split}' has too few tasks to draw the parts of task ${a.index} (k = ${a.k})`);
-    const i = candidates[Math.floor(r() * candidates.length)]!;
+  /** A uniform draw from `list` among the indices not used yet: by rejection (the used set holds at most k + 1), else by filtering. */
+  const draw = (list: readonly number[]): Task => {
+    let i: number | undefined;
+    for (let tries = 0; tries < 32 && list.length; tries++) {
+      const c = list[Math.floor(r() * list.length)]!;
+      if (!used.has(c)) { i = c; break; }
+    }
+    if (i === undefined) {
+      const free = list.filter((x) => !used.has(x));
+      if (!free.length) throw new DatasetError('BAD_OPTIONS', `${a.name}: split '${a.split}' has too few tasks to draw the parts of task ${a.index} (k = ${a.k})`);
+      i = free[Math.floor(r() * free.length)]!;
+    }
     used.add(i);
-    return a.pool[i]!;
+    return tasks[i]!;
   };
   const firstClass = classes?.[a.index];
+  const sameClass = firstClass === undefined ? a.pool.all : a.pool.byClass.get(firstClass)!;
   const parts: DataWrightPart[] = [{ source: 'base', task: first }];
   for (let j = 1; j < a.k; j++) {
     if (a.strategy === 'paired') {
-      if (classes) {
-        const c = order[(order.indexOf(firstClass!) + j) % order.length]!;
-        parts.push({ source: 'base', task: draw((x) => x === c) });
-      } else parts.push(j % 2 === 1 ? { source: 'arithmetic', task: arithmeticTask(r, `${a.name}/${a.split}/${a.index}/arithmetic/${j}`, j, port) } : { source: 'base', task: draw() });
-    } else parts.push({ source: 'base', task: draw(classes ? (x) => x === firstClass : undefined) });
+      if (firstClass !== undefined) {
+        const c = order[(order.indexOf(firstClass) + j) % order.length]!;
+        parts.push({ source: 'base', task: draw(a.pool.byClass.get(c)!) });
+      } else parts.push(j % 2 === 1 ? { source: 'arithmetic', task: arithmeticTask(r, `${a.name}/${a.split}/${a.index}/arithmetic/${j}`, j, port) } : { source: 'base', task: draw(a.pool.all) });
+    } else parts.push({ source: 'base', task: draw(sameClass) });
   }
-  const decoy = a.strategy === 'decoy' ? draw(classes && order.length > 1 ? (x) => x !== firstClass : undefined) : undefined;
+  const decoy = a.strategy === 'decoy' ? draw(firstClass !== undefined && order.length > 1 ? a.pool.others.get(firstClass)! : a.pool.all) : undefined;
   const decoyAt = decoy ? Math.floor(r() * (a.k + 1)) : -1;
   const texts = parts.map((p) => String(p.task.input[port]));
   let text: string;
