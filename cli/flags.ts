@@ -5,12 +5,13 @@
  */
 import { existsSync } from 'node:fs';
 import { cardsConfigFor, ONLINE_DEFAULTS, type CardsConfig, type CardsRequest } from '../core/distill/index.ts';
-import type { ServiceDeps } from '../core/experiments/index.ts';
+import type { CorpusRecord, ServiceDeps } from '../core/experiments/index.ts';
 import type { ModelRequest } from '../core/model/index.ts';
 import { openStore, type Card, type Store } from '../core/store/index.ts';
 import { defaultTools, type ToolRegistry } from '../core/tools/index.ts';
 import { formatIssue, loadWorkflowFile, type Graph, type LoadedWorkflow } from '../core/workflow/index.ts';
 import path from 'node:path';
+import { openCorpus } from '../models/corpus/index.ts';
 import { fileModelPort } from '../models/factory.ts';
 import { clampThreads } from '../models/resolve.ts';
 import { Option, type Command } from 'commander';
@@ -39,7 +40,7 @@ export function addModelOptions(cmd: Command, opts: { contextSize?: { min: numbe
  */
 export function addExperimentOptions(cmd: Command, limit: number, opts: { lora?: boolean; versions?: boolean } = {}): Command {
   cmd
-    .addOption(new Option('--dataset <name>', 'dataset (known: gsm8k, learn, learn-word, learn-json, learn-tool, learn-team, learn-design)').makeOptionMandatory())
+    .addOption(new Option('--dataset <name>', 'dataset (known: gsm8k, learn, learn-word, learn-json, learn-tool, learn-team, learn-design, bamboogle, bamtwoogle, hotpotqa, musique, 2wikimultihopqa; datawright:<shared|paired|decoy>:<k>:<base> composes k sub-questions)').makeOptionMandatory())
     .option('--split <name>', 'split (gsm8k: test, train, test_socratic)', 'test')
     .addOption(intOption('--limit <n>', 'number of tasks', { min: 1, default: limit }))
     .addOption(intOption('--offset <n>', 'skip the first n tasks', { default: 0 }));
@@ -162,18 +163,50 @@ export function cliDeps(store: Store, tools = defaultTools()): ServiceDeps {
 }
 
 /**
- * The `<workflow.yaml>` argument of an experiment command: the absolute file, the default tools
- * and the workflow loaded and validated against them; its warnings (a YAML number that loses
- * what was written, a schema keyword checked only after decoding) go to `io`'s stderr, one
- * located line each. Errors: SpecError (file, line, column of every issue) or the file error
+ * The `<workflow.yaml>` argument of an experiment command: the absolute file, the tools (`tools`,
+ * default: the built-in ones) and the workflow loaded and validated against them; its warnings
+ * (a YAML number that loses what was written, a schema keyword checked only after decoding) go to
+ * `io`'s stderr, one located line each. Errors: SpecError (file, line, column of every issue) or the file error
  * naming the path.
  */
-export function loadWorkflowArg(workflowFile: string, io?: Io): { file: string; tools: ToolRegistry; workflow: LoadedWorkflow } {
+export function loadWorkflowArg(workflowFile: string, io?: Io, tools: ToolRegistry = defaultTools()): { file: string; tools: ToolRegistry; workflow: LoadedWorkflow } {
   const file = path.resolve(workflowFile);
-  const tools = defaultTools();
   const workflow = loadWorkflowFile(file, { tools });
   for (const w of workflow.warnings) io?.stderr(`Warning: ${formatIssue(w)}\n`);
   return { file, tools, workflow };
+}
+
+/** `--corpus <dir>`: the folder the `retrieve` tool searches (`run`, `rollouts`, `train-loop`). */
+export function addCorpusOption(cmd: Command): Command {
+  return cmd.option('--corpus <dir>', "a folder of .txt, .md and .jsonl files the 'retrieve' tool searches (BM25; indexed once, cached in flowlab-cache/ beside the database)");
+}
+
+/**
+ * The default tools, with `retrieve` over the `--corpus` folder when one is given (models/corpus:
+ * indexed once, cached in `flowlab-cache/corpus/` beside the database `db`), and the corpus as the
+ * experiment records it; notes the corpus on stderr. Errors: CorpusError (folder missing, bad
+ * JSONL line, empty, too large).
+ */
+export function toolsWithCorpus(corpus: string | undefined, db: string, io: Io): { tools: ToolRegistry; corpus?: CorpusRecord } {
+  if (corpus === undefined) return { tools: defaultTools() };
+  const cacheDir = path.join(db === ':memory:' ? process.cwd() : path.dirname(path.resolve(db)), 'flowlab-cache', 'corpus');
+  const opened = openCorpus(corpus, { cacheDir });
+  const how = opened.from === 'built' ? `indexed in ${Math.round(opened.ms)} ms` : `from the ${opened.from === 'disk' ? 'cache' : 'memory'} in ${Math.round(opened.ms)} ms`;
+  io.stderr(`Corpus ${opened.root}: ${opened.passages} passages from ${opened.files} files (${how})${opened.skipped.length ? `; skipped links leaving the folder: ${opened.skipped.join(', ')}` : ''}\n`);
+  return { tools: defaultTools({ corpus: opened.index }), corpus: { dir: opened.root, signature: opened.signature, passages: opened.passages } };
+}
+
+/**
+ * The tools of a stored experiment (`resume`, `replay`): with `retrieve` over the corpus its
+ * config recorded (`config.corpus`), opened again; a note on stderr when the folder's files
+ * changed since (its retrieve results may differ). Errors: CorpusError when the folder is gone.
+ */
+export function toolsOfExperiment(config: unknown, db: string, io: Io): ToolRegistry {
+  const recorded = (config as { corpus?: CorpusRecord } | null)?.corpus;
+  if (!recorded) return defaultTools();
+  const { tools, corpus } = toolsWithCorpus(recorded.dir, db, io);
+  if (corpus?.signature !== recorded.signature) io.stderr(`Note: the corpus ${recorded.dir} changed since the experiment started (files, sizes or times); retrieve may answer differently.\n`);
+  return tools;
 }
 
 /** Where training writes weight versions by default: `flowlab-versions/` beside the database (the working folder for `:memory:`). */

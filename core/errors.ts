@@ -2,7 +2,7 @@
  * The one base of Flowlab's typed errors. Every area has its own subclass and a closed union of
  * codes (the table is in docs/architecture.md): `StoreError` (core/store/errors.ts),
  * `DatasetError` (core/tasks), `ModelError` (core/model), `SpecError` and `ConditionError`
- * (core/workflow), `NodeFailure` (core/engine, codes in core/trace), `ToolError` (core/tools),
+ * (core/workflow), `NodeFailure` (core/engine, codes in core/trace), `ToolError` and `CorpusError` (core/tools),
  * `FaultSpecError` (core/faults), `ApiError` (core/api), `WhoAndWhenError` and
  * `AttributionError` (core/attribution), `ModeError` (core/rollouts), `DistillError` and
  * `CardsImportError` (core/distill), `TrainingError` (core/training), `OtelError` (core/otel),

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import { replayDesignFaultsFor, replayExperiment } from '../../core/experiments/index.ts';
 import { openStore } from '../../core/store/index.ts';
-import { defaultTools } from '../../core/tools/index.ts';
 import { parseWorkflow } from '../../core/workflow/index.ts';
 import { ReplayProvider } from '../../models/replay/index.ts';
 import { act, dbOption, type CommandContext } from '../args.ts';
+import { toolsOfExperiment } from '../flags.ts';
 import { formatReplay } from '../format.ts';
 import type { Io } from '../io.ts';
 import { replayHintsFor } from '../../core/distill/index.ts';
@@ -24,7 +24,7 @@ async function replayCommand(experimentId: string, values: { db: string; json?: 
   const store = openStore(values.db, { mustExist: true });
   try {
     const exp = store.getExperiment(experimentId);
-    const tools = defaultTools();
+    const tools = toolsOfExperiment(exp.config, values.db, io);
     const { graph } = parseWorkflow(exp.workflowYaml, { tools });
     const provider = new ReplayProvider(store.getExperimentCalls(exp.id));
     const designFault = replayDesignFaultsFor(exp, graph, tools);

@@ -3,8 +3,8 @@ import type { Command } from 'commander';
 import { startExperiment, type ExperimentOutcome } from '../../core/experiments/index.ts';
 import { openStore } from '../../core/store/index.ts';
 import { act, dbOption, pairRecord, rolePairOption, type CommandContext } from '../args.ts';
-import { asCli } from '../errors.ts';
-import { cliDeps } from '../flags.ts';
+import { asCli, asCliSync } from '../errors.ts';
+import { cliDeps, toolsOfExperiment } from '../flags.ts';
 import { formatReport, reportJson } from '../format.ts';
 import { formatBlame, formatRollouts } from '../formatExperiments.ts';
 import type { Io } from '../io.ts';
@@ -46,9 +46,10 @@ async function resumeCommand(experimentId: string, values: ResumeFlags, io: Io):
   try {
     let started = false;
     const bar = progress(io, (e) => io.stderr(`Resuming ${e.experimentId}: ${e.total - e.done} task(s) left.\n`));
+    const tools = asCliSync(() => toolsOfExperiment(store.getExperiment(experimentId).config, values.db, io));
     const handle = await asCli(() => startExperiment({
       kind: 'resume', experimentId, force: Boolean(values.force), models: { ...(values.model && { default: path.resolve(values.model) }), roles },
-    }, cliDeps(store), { onEvent: (e) => { started ||= e.type === 'started'; bar.onEvent(e); } }));
+    }, cliDeps(store, tools), { onEvent: (e) => { started ||= e.type === 'started'; bar.onEvent(e); } }));
     if (!started) {
       // Nothing pending: nothing was started, the outcome is there already.
       const o = await handle.done;

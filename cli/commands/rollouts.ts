@@ -5,7 +5,7 @@ import { openStore } from '../../core/store/index.ts';
 import { resolveModels } from '../../models/resolve.ts';
 import { act, intOption, UsageError, type CommandContext } from '../args.ts';
 import { asCli, asCliSync } from '../errors.ts';
-import { addExperimentOptions, cliDeps, modelRequestOf, loadWorkflowArg, type ExperimentFlagValues } from '../flags.ts';
+import { addExperimentOptions, cliDeps, modelRequestOf, loadWorkflowArg, toolsWithCorpus, addCorpusOption, type ExperimentFlagValues } from '../flags.ts';
 import { formatRollouts } from '../formatExperiments.ts';
 import type { Io } from '../io.ts';
 import { exitOf, progress, settled } from '../progress.ts';
@@ -15,6 +15,7 @@ interface RolloutsFlags extends ExperimentFlagValues {
   temperature: string;
   mode: string;
   recordTokens?: boolean;
+  corpus?: string;
 }
 
 /** `flowlab rollouts <workflow.yaml>`. */
@@ -34,6 +35,7 @@ export function define(cmd: Command, ctx: CommandContext): void {
     .option('--mode <mode>', 'who learns: single:<role>, upstream-downstream, agent-skill, multi-agent', 'multi-agent')
     .option('--record-tokens', "record each call's token ids (for `flowlab train`)");
   addExperimentOptions(cmd, 5);
+  addCorpusOption(cmd);
   cmd.action(act(ctx, (file: string, o: RolloutsFlags) => rolloutsCommand(file, o, ctx.io)));
 }
 
@@ -48,7 +50,8 @@ async function rolloutsCommand(workflowFile: string, values: RolloutsFlags, io: 
   }
   const request = modelRequestOf(values, io);
 
-  const { file, tools, workflow } = loadWorkflowArg(workflowFile, io);
+  const withCorpus = toolsWithCorpus(values.corpus, values.db, io);
+  const { file, tools, workflow } = loadWorkflowArg(workflowFile, io, withCorpus.tools);
   const { config: models } = asCliSync(() => resolveModels(workflow.graph, request));
   const store = openStore(values.db);
   try {
@@ -57,7 +60,7 @@ async function rolloutsCommand(workflowFile: string, values: RolloutsFlags, io: 
       io.stderr(`Rollouts ${e.experimentId}: ${e.total / G} tasks x G=${G} at temperature ${temperature}, learning roles ${ro.learningRoles.join(', ')} (${ro.mode})\n`);
     });
     const handle = await asCli(() => startExperiment({
-      kind: 'rollouts', workflow: { ...workflow, file }, dataset: values.dataset, split: values.split, limit, offset, seed, dataDir: values.dataDir, models,
+      kind: 'rollouts', workflow: { ...workflow, file }, dataset: values.dataset, split: values.split, limit, offset, seed, dataDir: values.dataDir, ...(withCorpus.corpus && { corpus: withCorpus.corpus }), models,
       group: G, temperature, mode: values.mode, recordTokens: Boolean(values.recordTokens),
     }, cliDeps(store, tools), { onEvent: bar.onEvent }), { offset });
     const outcome = settled(await bar.follow(handle));

@@ -4,7 +4,7 @@ import { openStore } from '../../core/store/index.ts';
 import { resolveModels } from '../../models/resolve.ts';
 import { act, type CommandContext } from '../args.ts';
 import { asCli, asCliSync } from '../errors.ts';
-import { addCardOptions, addExperimentOptions, cardsConfigFromFlags, cliDeps, modelRequestOf, loadWorkflowArg, withStore, type ExperimentFlagValues } from '../flags.ts';
+import { addCardOptions, addExperimentOptions, cardsConfigFromFlags, cliDeps, modelRequestOf, loadWorkflowArg, toolsWithCorpus, addCorpusOption, withStore, type ExperimentFlagValues } from '../flags.ts';
 import { formatReport, reportJson } from '../format.ts';
 import type { Io } from '../io.ts';
 import { exitOf, progress, settled } from '../progress.ts';
@@ -17,6 +17,7 @@ interface RunFlags extends ExperimentFlagValues {
   distillShots?: number;
   distillRoles?: string;
   distillWithFailures?: boolean;
+  corpus?: string;
 }
 
 /** `flowlab run <workflow.yaml>`: its options, then the experiment service with a progress bar. */
@@ -27,6 +28,7 @@ export function define(cmd: Command, ctx: CommandContext): void {
     .argument('<workflow.yaml>', 'the workflow file');
   addExperimentOptions(cmd, 10, { lora: true, versions: true });
   addCardOptions(cmd);
+  addCorpusOption(cmd);
   cmd.action(act(ctx, (file: string, o: RunFlags) => runCommand(file, o, ctx.io)));
 }
 
@@ -34,7 +36,8 @@ async function runCommand(workflowFile: string, values: RunFlags, io: Io): Promi
   const { limit, offset, seed } = values;
   const request = modelRequestOf(values, io);
 
-  const { file, tools, workflow } = loadWorkflowArg(workflowFile, io);
+  const withCorpus = toolsWithCorpus(values.corpus, values.db, io);
+  const { file, tools, workflow } = loadWorkflowArg(workflowFile, io, withCorpus.tools);
   // Weight versions are looked up in the database before any dataset or model is read.
   const resolved = asCliSync(() => (request.roleVersions ? withStore(values.db, (s) => resolveModels(workflow.graph, request, (id) => s.weights.find(id)), false) : resolveModels(workflow.graph, request)));
   const cards = cardsConfigFromFlags(values, workflow.graph, values.db, io);
@@ -43,7 +46,7 @@ async function runCommand(workflowFile: string, values: RunFlags, io: Io): Promi
   try {
     const bar = progress(io, (e) => io.stderr(`Experiment ${e.experimentId}: ${workflow.graph.name} on ${e.total} ${store.getExperiment(e.experimentId).dataset}/${values.split} tasks -> ${store.file}\n`));
     const handle = await asCli(() => startExperiment({
-      kind: 'run', workflow: { ...workflow, file }, dataset: values.dataset, split: values.split, limit, offset, seed, dataDir: values.dataDir,
+      kind: 'run', workflow: { ...workflow, file }, dataset: values.dataset, split: values.split, limit, offset, seed, dataDir: values.dataDir, ...(withCorpus.corpus && { corpus: withCorpus.corpus }),
       models: resolved.config, ...(cards && { cards }), ...(request.roleVersions && { roleVersions: request.roleVersions }),
     }, cliDeps(store, tools), { onEvent: bar.onEvent }), { offset });
     const outcome = settled(await bar.follow(handle));

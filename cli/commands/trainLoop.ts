@@ -13,7 +13,7 @@ import { fileModelPort, llamaProvider, loadTrainer } from '../../models/factory.
 import { resolveModels } from '../../models/resolve.ts';
 import { act, commaList, dbOption, intOption, UsageError, type CommandContext } from '../args.ts';
 import { asCliSync } from '../errors.ts';
-import { addModelOptions, defaultVersionsDir, modelRequestOf, loadWorkflowArg, type ModelFlagValues } from '../flags.ts';
+import { addCorpusOption, addModelOptions, defaultVersionsDir, modelRequestOf, loadWorkflowArg, toolsWithCorpus, type ModelFlagValues } from '../flags.ts';
 import type { Io } from '../io.ts';
 
 /** What the command needs from outside (tests inject fakes). */
@@ -49,6 +49,7 @@ interface TrainLoopFlags extends ModelFlagValues {
   db: string;
   dataDir?: string;
   json?: boolean;
+  corpus?: string;
 }
 
 /** `flowlab train-loop <workflow.yaml> --dataset <name>`. */
@@ -91,7 +92,8 @@ export function define(cmd: Command, ctx: CommandContext, deps: TrainLoopDeps = 
     .addOption(intOption('--seed <n>', 'experiment seed', { default: 0 }))
     .addOption(dbOption())
     .option('--data-dir <dir>', 'dataset folder (default: $FLOWLAB_SHARED/data or ../shared/data)')
-    .option('--json', 'print one JSON object (per-iteration metrics, held-out before/after)')
+    .option('--json', 'print one JSON object (per-iteration metrics, held-out before/after)');
+  addCorpusOption(cmd)
     .action(act(ctx, (file: string, o: TrainLoopFlags) => trainLoopCommand(file, o, ctx.io, deps)));
 }
 
@@ -104,7 +106,7 @@ async function trainLoopCommand(workflowFile: string, values: TrainLoopFlags, io
   const heldoutTemperature = values.heldoutTemperature === undefined ? temperature : numFlag(values.heldoutTemperature, 'heldout-temperature', (x) => x >= 0 && x <= 5);
   const sft = sftScheduleOf(values);
 
-  const loaded = loadWorkflowArg(workflowFile, io);
+  const loaded = loadWorkflowArg(workflowFile, io, toolsWithCorpus(values.corpus, values.db, io).tools);
   const { file, tools } = loaded;
   const workflow = { ...loaded.workflow, file };
   if (values.roles && values.mode) throw new UsageError('use --roles or --mode, not both');

@@ -16,5 +16,6 @@ export {
   type ExperimentHandle,
   type ExperimentStatusEnd,
   type WorkflowSource,
+  type CorpusRecord,
 } from './spec.ts';
 export { startTrainLoop, trainableRoles, type TrainLoopSpec, type TrainLoopHandle } from './trainLoop.ts';

@@ -54,7 +54,7 @@ interface StoredConfig {
  * rejects). Events emitted before this resolves reach `options.onEvent` only.
  *
  * Recorded config (the shape `resume` and `replay` read): `{workflowFile?, offset, dataDir?,
- * models: ModelConfig with fingerprints, source?}` plus `cards?`, `roleVersions?` (`role=id`
+ * models: ModelConfig with fingerprints, source?, corpus?}` plus `cards?`, `roleVersions?` (`role=id`
  * strings) for `run`, `{inject, simulated: true}` for `blame-eval`, `rollouts` for `rollouts`.
  *
  * Errors (before anything is recorded): ExperimentSpecError (NO_TASKS, BAD_FAULT, UNKNOWN_ROLE,
@@ -156,6 +156,7 @@ async function prepareNew(spec: Exclude<ExperimentSpec, ResumeSpec>, deps: Servi
     planned = tasks.flatMap((t, ti) => Array.from({ length: G }, (_, g) => ({ taskIndex: rolloutIndex(ti, g, G), taskId: rolloutTaskId(t.id, g), input: t.input, expected: t.expected })));
   }
   if (spec.source !== undefined) config.source = spec.source;
+  if (spec.corpus !== undefined) config.corpus = spec.corpus;
 
   let exp: ExperimentRow;
   try {

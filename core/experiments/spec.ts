@@ -42,6 +42,15 @@ export interface NewExperimentSpec {
   models: ModelConfig;
   /** Who started it, stored as `config.source` (the lab writes `lab`; the CLI none). */
   source?: string;
+  /** The `retrieve` tool's corpus folder (`--corpus`), stored as `config.corpus`; resume and replay open it again. */
+  corpus?: CorpusRecord;
+}
+
+/** A corpus folder as an experiment records it: the folder, its file signature (models/corpus) and its size. */
+export interface CorpusRecord {
+  dir: string;
+  signature: string;
+  passages: number;
 }
 
 /**

@@ -43,3 +43,16 @@ export {
   type ToolCallText,
 } from './learnDesign.ts';
 export { datasetNames, describeDataset, getDataset, type DatasetLocation } from './registry.ts';
+export { answerText, answerTokens, exactMatch, normalizeAnswer, qaGrader, tokenF1 } from './qa.ts';
+export { MULTIHOP_FILES, MULTIHOP_SPLITS, createMultihopDataset, type MultihopName } from './multihop.ts';
+export {
+  DATAWRIGHT_MAX_K,
+  DATAWRIGHT_STRATEGIES,
+  DATAWRIGHT_TEXT_PORTS,
+  composeDataset,
+  parseDataWrightName,
+  splitAnswer,
+  type ComposeOptions,
+  type DataWrightPart,
+  type DataWrightStrategy,
+} from './datawright.ts';

@@ -1,7 +1,9 @@
+import { composeDataset, parseDataWrightName } from './datawright.ts';
 import { DatasetError } from './errors.ts';
 import { createGsm8kDataset } from './gsm8k.ts';
 import { createLearnDataset } from './learn.ts';
 import { createLearnDesignDataset } from './learnDesign.ts';
+import { createMultihopDataset } from './multihop.ts';
 import { resolveDataDir } from './paths.ts';
 import type { Dataset } from './types.ts';
 
@@ -13,7 +15,7 @@ export interface DatasetLocation {
   sharedDir?: string;
 }
 
-/** One entry per dataset; adding mbpp, humaneval or multihop QA is one line here. */
+/** One entry per dataset; adding one is one line here. */
 const DATASETS: Record<string, { describe: string; create: (dataDir: string) => Dataset }> = {
   gsm8k: { describe: 'GSM8K grade-school math (numeric final answer)', create: createGsm8kDataset },
   learn: { describe: 'Laptop RL family, mixed: say the word, copy a number into JSON, pick the tool (procedural, exact)', create: () => createLearnDataset('learn', ['word', 'json', 'tool']) },
@@ -22,6 +24,11 @@ const DATASETS: Record<string, { describe: string; create: (dataDir: string) => 
   'learn-tool': { describe: 'Pick the right tool name (calculator, weather, search) for a request', create: () => createLearnDataset('learn-tool', ['tool']) },
   'learn-team': { describe: 'Two roles: a story that says "happy" (planner) and the right tool (solver, graded)', create: () => createLearnDataset('learn-team', ['team']) },
   'learn-design': { describe: 'Pick the tool a request needs (weather, search, math) and its argument; graded per part (tool, argument)', create: () => createLearnDesignDataset('learn-design') },
+  bamboogle: { describe: 'Bamboogle: 125 two-hop questions (exact match; score = token F1)', create: (d) => createMultihopDataset('bamboogle', d) },
+  bamtwoogle: { describe: 'BamTwoogle: 100 handcrafted 2-4-hop questions (exact match; score = token F1)', create: (d) => createMultihopDataset('bamtwoogle', d) },
+  hotpotqa: { describe: 'HotpotQA dev: 7,405 multi-hop questions (exact match; score = token F1)', create: (d) => createMultihopDataset('hotpotqa', d) },
+  musique: { describe: 'MuSiQue-Ans dev: 2,417 2-4-hop questions (exact match; score = token F1)', create: (d) => createMultihopDataset('musique', d) },
+  '2wikimultihopqa': { describe: '2WikiMultihopQA dev: 12,576 multi-hop questions (exact match; score = token F1)', create: (d) => createMultihopDataset('2wikimultihopqa', d) },
 };
 
 /** Names of the datasets `getDataset` knows, sorted. */
@@ -29,17 +36,32 @@ export function datasetNames(): string[] {
   return Object.keys(DATASETS).sort();
 }
 
-/** A dataset's one-line description (e.g. for a picker), or undefined for an unknown name. */
+/**
+ * A dataset's one-line description (e.g. for a picker), or undefined for an unknown name; a
+ * DataWright name (`datawright:paired:2:learn-design`) is described when its base is known.
+ */
 export function describeDataset(name: string): string | undefined {
+  let dw: ReturnType<typeof parseDataWrightName>;
+  try {
+    dw = parseDataWrightName(name);
+  } catch {
+    return undefined;
+  }
+  if (dw) return describeDataset(dw.base) && `DataWright ${dw.strategy}, k = ${dw.k} sub-questions per task, over ${dw.base.toLowerCase()} (score = mean over the parts)`;
   return Object.hasOwn(DATASETS, name.toLowerCase()) ? DATASETS[name.toLowerCase()]!.describe : undefined;
 }
 
 /**
- * A dataset by name (case-insensitive), reading from `resolveDataDir(opts)`.
+ * A dataset by name (case-insensitive), reading from `resolveDataDir(opts)`. A name
+ * `datawright:<strategy>:<k>:<base>[:<seed>]` is the base dataset composed by DataWright
+ * (core/tasks/datawright.ts), e.g. `datawright:decoy:3:gsm8k`.
  * Files are not touched until `load`.
- * @throws DatasetError `UNKNOWN_DATASET` (the message lists the known names).
+ * @throws DatasetError `UNKNOWN_DATASET` (the message lists the known names, or shows the
+ *   DataWright form for a malformed one).
  */
 export function getDataset(name: string, opts: DatasetLocation = {}): Dataset {
+  const dw = parseDataWrightName(name);
+  if (dw) return composeDataset(getDataset(dw.base, opts), { strategy: dw.strategy, k: dw.k, seed: dw.seed });
   const entry = Object.hasOwn(DATASETS, name.toLowerCase()) ? DATASETS[name.toLowerCase()] : undefined;
   if (!entry) {
     throw new DatasetError('UNKNOWN_DATASET', `unknown dataset '${name}'; known datasets: ${datasetNames().join(', ')}`, name);

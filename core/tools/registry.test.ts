@@ -12,7 +12,7 @@ const echo: Tool = {
 describe('ToolRegistry', () => {
   it('holds the built-ins by default', () => {
     const reg = defaultTools();
-    expect(reg.list().map((t) => t.name)).toEqual(['calculator', 'extract_number', 'weather', 'search', 'math', 'use_tool', 'dispatch']);
+    expect(reg.list().map((t) => t.name)).toEqual(['calculator', 'extract_number', 'weather', 'search', 'math', 'use_tool', 'dispatch', 'retrieve', 'call_tool', 'memory_recall', 'memory_append']);
     expect(reg.has('calculator')).toBe(true);
     expect(reg.get('calculator')?.run({ expression: '2+3*4' }, {})).toEqual({ value: 14, expression: '2+3*4' });
     expect(reg.get('python')).toBeUndefined();

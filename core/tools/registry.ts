@@ -1,6 +1,8 @@
+import { callToolTool, memoryAppendTool, memoryRecallTool } from './agentflow.ts';
 import { calculatorTool } from './calculator.ts';
 import { extractNumberTool } from './extractNumber.ts';
 import { dispatchTool, mathTool, searchTool, useToolTool, weatherTool } from './learnDesign.ts';
+import { retrieveTool, type RetrieveIndex } from './retrieve.ts';
 import { ToolError, type Tool } from './tool.ts';
 
 const TOOL_NAME = /^[a-z][a-z0-9_]*$/;
@@ -45,10 +47,19 @@ export class ToolRegistry {
   }
 }
 
+/** What the built-in tools may be given by a composition root (the adapters that feed them). */
+export interface ToolDeps {
+  /** The BM25 index of the user's corpus for `retrieve` (models/corpus builds it from `--corpus`). Absent: `retrieve` answers NO_CORPUS. */
+  corpus?: RetrieveIndex;
+}
+
 /**
- * A fresh registry with the built-in tools: `calculator`, `extract_number`, and the
- * `learn-design` family's `weather`, `search`, `math`, `use_tool` and `dispatch` (core/tools/learnDesign.ts).
+ * A fresh registry with the built-in tools: `calculator`, `extract_number`, the `learn-design`
+ * family's `weather`, `search`, `math`, `use_tool` and `dispatch` (core/tools/learnDesign.ts),
+ * `retrieve` over `deps.corpus` (core/tools/retrieve.ts), and the AgentFlow template's
+ * `call_tool` (over this registry), `memory_recall` and `memory_append` (core/tools/agentflow.ts).
  */
-export function defaultTools(): ToolRegistry {
-  return new ToolRegistry([calculatorTool, extractNumberTool, weatherTool, searchTool, mathTool, useToolTool, dispatchTool]);
+export function defaultTools(deps: ToolDeps = {}): ToolRegistry {
+  const registry = new ToolRegistry([calculatorTool, extractNumberTool, weatherTool, searchTool, mathTool, useToolTool, dispatchTool, retrieveTool(deps.corpus)]);
+  return registry.register(callToolTool(registry)).register(memoryRecallTool).register(memoryAppendTool);
 }

@@ -43,7 +43,7 @@ export interface Tool {
 
 /**
  * Stable tool error codes. Run-time (execution faults): `BAD_INPUT`, `PARSE_ERROR`,
- * `DIVISION_BY_ZERO`, `NOT_FINITE`, `ABORTED`. Registration (programming errors, raised by
+ * `DIVISION_BY_ZERO`, `NOT_FINITE`, `ABORTED`, `NO_CORPUS`. Registration (programming errors, raised by
  * `ToolRegistry.register`): `DUPLICATE_TOOL`, `BAD_TOOL`.
  */
 export type ToolErrorCode =
@@ -52,6 +52,7 @@ export type ToolErrorCode =
   | 'DIVISION_BY_ZERO' // `/` or `%` by zero (column given)
   | 'NOT_FINITE' // a result overflowed to Infinity or is NaN (column given)
   | 'ABORTED' // the run was cancelled through its signal
+  | 'NO_CORPUS' // `retrieve` was called with no corpus loaded (--corpus)
   | 'DUPLICATE_TOOL' // a registry already has a tool of that name
   | 'BAD_TOOL'; // a tool definition is malformed (e.g. its name)
 

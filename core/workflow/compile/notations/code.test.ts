@@ -142,7 +142,7 @@ describe('code blocks: malformed, each with its code, path, line:column in the c
     {
       name: 'an unknown tool',
       code: ["const look = tool('websearch', { q: task.q });"],
-      issues: [['UNKNOWN_TOOL', 'code.look.tool', 'code 1:19: unknown tool "websearch" (known: calculator, extract_number, weather, search, math, use_tool, dispatch)']],
+      issues: [['UNKNOWN_TOOL', 'code.look.tool', 'code 1:19: unknown tool "websearch" (known: calculator, extract_number, weather, search, math, use_tool, dispatch, retrieve, call_tool, memory_recall, memory_append)']],
     },
     {
       name: 'an input from a name that is no node',
