@@ -42,4 +42,5 @@ export {
   type LearnDesignTool,
   type ToolCallText,
 } from './learnDesign.ts';
+export { LEARN_ZONE_SIZES, createLearnZoneDataset, learnZoneTask, type LearnZone } from './learnDesignZones.ts';
 export { datasetNames, describeDataset, getDataset, type DatasetLocation } from './registry.ts';

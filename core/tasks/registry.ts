@@ -2,6 +2,7 @@ import { DatasetError } from './errors.ts';
 import { createGsm8kDataset } from './gsm8k.ts';
 import { createLearnDataset } from './learn.ts';
 import { createLearnDesignDataset } from './learnDesign.ts';
+import { createLearnZoneDataset } from './learnDesignZones.ts';
 import { resolveDataDir } from './paths.ts';
 import type { Dataset } from './types.ts';
 
@@ -22,6 +23,8 @@ const DATASETS: Record<string, { describe: string; create: (dataDir: string) => 
   'learn-tool': { describe: 'Pick the right tool name (calculator, weather, search) for a request', create: () => createLearnDataset('learn-tool', ['tool']) },
   'learn-team': { describe: 'Two roles: a story that says "happy" (planner) and the right tool (solver, graded)', create: () => createLearnDataset('learn-team', ['team']) },
   'learn-design': { describe: 'Pick the tool a request needs (weather, search, math) and its argument; graded per part (tool, argument)', create: () => createLearnDesignDataset('learn-design') },
+  'learn-design-ood': { describe: 'learn-design out of distribution: the same tools and grader, requests in wordings no learn-design split uses (split test)', create: () => createLearnZoneDataset('ood') },
+  'learn-errand': { describe: 'Out of domain for learn-design: everyday situations that imply the tool and argument (split test; same tools and grader)', create: () => createLearnZoneDataset('errand') },
 };
 
 /** Names of the datasets `getDataset` knows, sorted. */
