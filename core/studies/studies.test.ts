@@ -4,17 +4,13 @@
  * nothing twice (scripted provider, toy dataset, in-memory store).
  */
 import { describe, expect, it } from 'vitest';
-import { ScriptedProvider, type Script } from '../model/scripted.ts';
-import type { ModelConfig, ModelPort } from '../model/config.ts';
 import { openStore } from '../store/index.ts';
-import type { Dataset, Grader } from '../tasks/types.ts';
-import { defaultTools } from '../tools/index.ts';
-import { parseWorkflow } from '../workflow/load.ts';
 import { studyCells, studyIdOf, trainingUnits } from './cells.ts';
 import { estimateStudy, formatSeconds, type StudySpeeds } from './estimate.ts';
 import { studyReportHtml } from './html.ts';
 import { parseStudyPlan, StudyError } from './plan.ts';
-import { runStudy, type StudyDeps } from './run.ts';
+import { runStudy } from './run.ts';
+import { toyStudy } from './study.fixture.ts';
 import { accuracyText, buildStudyTable, deltaText, studyTableCsv, type StudyRun } from './table.ts';
 
 const PLAN = `name: toy
@@ -55,7 +51,7 @@ describe('study plans', () => {
       { path: 'models[0]', message: 'unknown field(s): gpu', line: 10, column: 5 },
     ]);
     expect(issuesOf(PLAN.replace('kind: out-of-domain', 'kind: elsewhere'))[0]).toMatchObject({ path: 'zones[1].kind', line: 8 });
-    expect(issuesOf('name: [unclosed\n')[0]!.line).toBe(1);
+    expect(issuesOf('name: a\nname: b\n')[0]).toMatchObject({ path: '', line: 2, message: expect.stringMatching(/unique/) });
   });
 
   it('checks the cross-field rules', () => {
@@ -148,45 +144,15 @@ describe('the dry run arithmetic', () => {
 });
 
 describe('runStudy', () => {
-  const YAML = (name: string) => `
-name: ${name}
-roles: { s: { kind: executor } }
-nodes:
-  - { id: solve, role: s, prompt: "{{q}}", inputs: { q: task.question }, output: { schema: { type: object, properties: { answer: { type: number } }, required: [answer] } } }
-answer: solve.answer
-`;
-  const grader: Grader = { grade: (a, t) => ({ score: Number(a) === Number(t.expected) ? 1 : 0, correct: Number(a) === Number(t.expected), extracted: String(a), expected: t.expected }) };
-  const toy: Dataset = { name: 'toy', splits: ['test'], grader, load: ({ limit, offset = 0 }) => Array.from({ length: 6 }, (_, i) => ({ id: `toy/test/${i}`, index: i, input: { question: `${i}+1` }, expected: String(i + 1) })).slice(offset, offset + (limit ?? 6)) };
-  // Workflow a answers right for even i; workflow b always right (the prompt is the same: the model file tells them apart).
-  const script = (always: boolean): Script => (r) => {
-    const i = Number(r.prompt.split('+')[0]);
-    return JSON.stringify({ answer: always || i % 2 === 0 ? i + 1 : 0 });
-  };
-  function setup() {
-    const store = openStore(':memory:');
-    const tools = defaultTools();
-    const plan = parseStudyPlan(PLAN);
-    let calls = 0;
-    const port: ModelPort = { create: async (cfg) => new ScriptedProvider((r) => (calls++, script(cfg.models.default === '/m/b.gguf')(r))) };
-    const workflows = Object.fromEntries(['base', 'better'].map((c) => [c, { ...parseWorkflow(YAML(c), { tools }), text: YAML(c) }]));
-    const deps: StudyDeps = {
-      store, models: port, tools, datasets: () => toy, trainer: () => Promise.reject(new Error('no training here')), workflows, versionsDir: '/tmp/none',
-      resolve: (c): ModelConfig => ({ models: { default: c === 'better' ? '/m/b.gguf' : '/m/a.gguf' }, roleModels: { s: 'default' }, gpu: false }),
-    };
-    const id = studyIdOf(plan);
-    store.studies.create({ id, name: plan.name, plan });
-    return { store, plan, deps, id, calls: () => calls };
-  }
-
   it('runs every cell once; a study stopped by its budget resumes without duplicating a run', async () => {
-    const { store, plan, deps, id, calls } = setup();
-    // 10 tokens per run (the scripted provider counts characters / 4): stop after the first 5 runs.
+    const store = openStore(':memory:');
+    const { plan, deps, id, calls } = toyStudy(store);
+    // A budget of 1 token: the first run spends more, so the study stops after it.
     const first = await runStudy(plan, id, deps, { budgetTokens: 1 });
     expect(first.status).toBe('stopped');
     expect(first.message).toMatch(/token budget reached/);
     expect(store.studies.get(id).status).toBe('stopped');
-    const ran = calls();
-    expect(ran).toBe(1);
+    expect(calls()).toBe(1);
     const second = await runStudy(plan, id, deps);
     expect(second.status).toBe('completed');
     const cellIds = studyCells(plan, id).map((c) => c.experimentId);
@@ -202,5 +168,17 @@ answer: solve.answer
     expect(third.table).toEqual(second.table);
     expect(store.studies.get(id).state.wallSeconds).toHaveLength(3);
     expect(store.getExperiment(cellIds[0]!).config).toMatchObject({ source: `study ${id}` });
+    store.close();
+  });
+
+  it('stops on a minute budget between runs', async () => {
+    const store = openStore(':memory:');
+    const { plan, deps, id, calls } = toyStudy(store);
+    let t = 0;
+    const out = await runStudy(plan, id, deps, { budgetMinutes: 1, now: () => (t += 20_000) });
+    expect(out.status).toBe('stopped');
+    expect(out.message).toMatch(/time budget reached/);
+    expect(calls()).toBeLessThan(12);
+    store.close();
   });
 });
