@@ -70,8 +70,8 @@ export async function calibrateStudy(plan: StudyPlan, deps: CalibrateDeps, opts:
     for (const c of plan.conditions.filter((x) => x.train)) {
       const t = c.train!;
       opts.onNote?.(`calibrating ${c.id}'s train loop on ${model.id}: 1 iteration of ${t.limit} tasks x G ${t.group}`);
+      const start = now(); // the trainer's first load counts, as it does in the study
       const trainer = await deps.trainer();
-      const start = now();
       const loop = startTrainLoop({
         workflow: deps.workflows[c.id]!, dataset: plan.train!.dataset, split: plan.train!.split, heldoutSplit: plan.train!.split, heldout: 0, roles: t.roles,
         group: t.group, iterations: 1, tasksPerIteration: t.limit, lr: t.lr, kl: t.kl, temperature: t.temperature, maxGradNorm: t.maxGradNorm, heldoutSamples: 1, heldoutTemperature: 0,
