@@ -10,7 +10,7 @@ import {
   accuracyText, calibrateStudy, deltaText, estimateRecord, estimateStudy, formatSeconds, parseStudyPlan, pendingRuns, planError, runStudy, studyCells, studyIdOf,
   studyReportHtml, studyTableCsv, trainingUnits, StudyError, type StudyDeps, type StudyEstimate, type StudyEvent, type StudyPlan, type StudyState, type StudyTable,
 } from '../../core/studies/index.ts';
-import { datasetNames, resolveSharedDir } from '../../core/tasks/index.ts';
+import { DatasetError, datasetNames, getDataset, resolveSharedDir } from '../../core/tasks/index.ts';
 import type { Trainer } from '../../core/training/index.ts';
 import { computeWorkflowHash } from '../../core/store/index.ts';
 import { fileModelPort, loadTrainer } from '../../models/factory.ts';
@@ -52,7 +52,7 @@ export function define(cmd: Command, ctx: CommandContext): void {
     .addOption(intOption('--threads <n>', "every plan model's threads", { min: 1, max: 256 }))
     .addOption(intOption('--budget-tokens <n>', 'stop cleanly once this many tokens were spent (resumable)', { min: 1 }))
     .option('--budget-minutes <m>', 'stop cleanly after this many minutes (resumable)')
-    .addOption(intOption('--calibration-tasks <n>', 'tasks per workflow and model in the dry run\'s calibration', { min: 1, max: 64, default: 3 }))
+    .addOption(intOption('--calibration-tasks <n>', 'tasks per workflow and model in the dry run\'s calibration', { min: 1, max: 64, default: 6 }))
     .option('--out <dir>', 'where the CSV and HTML go (default: flowlab-studies/<study-id>/ next to --db)')
     .addOption(dbOption())
     .option('--data-dir <dir>', 'dataset folder (default: $FLOWLAB_SHARED/data or ../shared/data)')
@@ -75,7 +75,7 @@ interface Loaded {
 }
 
 /** Reads, validates and resolves a plan: workflows loaded, models resolved, zones checked. Errors: StudyError BAD_PLAN (located), SpecError of a workflow. */
-export function loadPlan(file: string, flags: Pick<StudyFlags, 'model' | 'threads'>): Loaded {
+export function loadPlan(file: string, flags: Pick<StudyFlags, 'model' | 'threads'>, dataDir?: string): Loaded {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -86,16 +86,30 @@ export function loadPlan(file: string, flags: Pick<StudyFlags, 'model' | 'thread
   const dir = path.dirname(path.resolve(file));
   const problems: Array<{ path: Array<string | number>; message: string }> = [];
   const notes: string[] = [];
-  const known = new Set(datasetNames());
+  const known = datasetNames().join(', ');
+  const splitsOf = (name: string): string[] | undefined => {
+    try {
+      return getDataset(name, { ...(dataDir !== undefined && { dataDir }) }).splits;
+    } catch (err) {
+      if (err instanceof DatasetError && err.code === 'UNKNOWN_DATASET') return undefined;
+      throw err;
+    }
+  };
   const skipZones = new Set<string>();
   plan.zones.forEach((z, i) => {
-    if (known.has(z.dataset.toLowerCase())) return;
+    const splits = splitsOf(z.dataset);
+    if (splits && !splits.includes(z.split)) problems.push({ path: ['zones', i, 'split'], message: `${z.dataset} has no split "${z.split}" (splits: ${splits.join(', ')})` });
+    if (splits) return;
     if (z.optional) {
       skipZones.add(z.id);
-      notes.push(`zone ${z.id} skipped: dataset "${z.dataset}" is not in this build (known: ${[...known].join(', ')})`);
-    } else problems.push({ path: ['zones', i, 'dataset'], message: `unknown dataset "${z.dataset}" (known: ${[...known].join(', ')}); mark the zone "optional: true" to skip it where it is missing` });
+      notes.push(`zone ${z.id} skipped: dataset "${z.dataset}" is not in this build (known: ${known})`);
+    } else problems.push({ path: ['zones', i, 'dataset'], message: `unknown dataset "${z.dataset}" (known: ${known}); mark the zone "optional: true" to skip it where it is missing` });
   });
-  if (plan.train && !known.has(plan.train.dataset.toLowerCase())) problems.push({ path: ['train', 'dataset'], message: `unknown dataset "${plan.train.dataset}"` });
+  if (plan.train) {
+    const splits = splitsOf(plan.train.dataset);
+    if (!splits) problems.push({ path: ['train', 'dataset'], message: `unknown dataset "${plan.train.dataset}" (known: ${known})` });
+    else if (!splits.includes(plan.train.split)) problems.push({ path: ['train', 'split'], message: `${plan.train.dataset} has no split "${plan.train.split}" (splits: ${splits.join(', ')})` });
+  }
   const workflows: Record<string, WorkflowSource> = {};
   plan.conditions.forEach((c, i) => {
     const wfFile = path.resolve(dir, c.workflow);
@@ -137,7 +151,7 @@ function depsFor(store: Store, loaded: Loaded, dataDir: string | undefined): Stu
 async function studyCommand(file: string, flags: StudyFlags, io: Io): Promise<number> {
   const budgetMinutes = flags.budgetMinutes === undefined ? undefined : Number(flags.budgetMinutes);
   if (budgetMinutes !== undefined && !(budgetMinutes > 0)) throw new UsageError(`--budget-minutes: bad value "${flags.budgetMinutes}"`);
-  const loaded = loadPlan(file, flags);
+  const loaded = loadPlan(file, flags, flags.dataDir);
   const { plan, studyId } = loaded;
   for (const n of loaded.notes) io.stderr(`Note: ${n}\n`);
   const store = openStore(flags.db);

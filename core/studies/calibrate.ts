@@ -1,11 +1,12 @@
 /**
  * The dry run's quick calibration: measured speeds for the estimate (estimate.ts). Each distinct
  * (workflow, model) of the plan runs `tasks` tasks of the plan's first zone through the experiment
- * service on a scratch store (time to load, seconds, calls and tokens per run); each training
- * condition runs one iteration of its train loop (same roles, tasks per iteration, G and SFT
- * schedule; no held-out) on the scratch store (seconds, calls and tokens per iteration; what the
- * loop spends outside its iteration: trainer and model load). Nothing is written to the study's
- * store.
+ * service on a scratch store (time to load, seconds, calls and tokens per run; the first load of
+ * the process, which starts the runtime, is kept apart as `startSeconds`); each training
+ * condition runs two iterations of its train loop (same roles, tasks per iteration, G and SFT
+ * schedule; no held-out) on the scratch store (the mean seconds, calls and tokens of the two
+ * iterations; what the loop spends outside them: trainer and model load). Nothing is written to
+ * the study's store.
  */
 import { startExperiment } from '../experiments/service.ts';
 import { startTrainLoop } from '../experiments/trainLoop.ts';
@@ -24,12 +25,12 @@ export interface CalibrateDeps extends Omit<StudyDeps, 'store' | 'versionsDir'> 
 
 /**
  * Measures the speeds of every condition and model of `plan` (see the file's comment). Zones
- * in `skipZones` are not used. `tasks`: runs per workflow and model (default 3).
+ * in `skipZones` are not used. `tasks`: runs per workflow and model (default 6).
  * Errors: those of the experiment service and the train loop (a model that does not load).
  */
 export async function calibrateStudy(plan: StudyPlan, deps: CalibrateDeps, opts: { tasks?: number; skipZones?: ReadonlySet<string>; now?: () => number; onNote?: (m: string) => void } = {}): Promise<StudySpeeds> {
   const now = opts.now ?? (() => performance.now());
-  const k = opts.tasks ?? 3;
+  const k = opts.tasks ?? 6;
   const zone = plan.zones.find((z) => !opts.skipZones?.has(z.id)) ?? plan.zones[0]!;
   const t0 = now();
   const runs: Record<string, RunSpeed> = {};
@@ -37,6 +38,7 @@ export async function calibrateStudy(plan: StudyPlan, deps: CalibrateDeps, opts:
   const byWorkflow = new Map<string, RunSpeed>();
   const serviceDeps = { store: deps.scratch, models: deps.models, ...(deps.tools && { tools: deps.tools }), ...(deps.datasets && { datasets: deps.datasets }) };
   let n = 0;
+  const loads: number[] = [];
   for (const model of plan.models) {
     for (const c of plan.conditions) {
       const wf = deps.workflows[c.id]!;
@@ -53,6 +55,7 @@ export async function calibrateStudy(plan: StudyPlan, deps: CalibrateDeps, opts:
         experimentId: `calibration-${n++}-${Date.now().toString(36)}`, ...(deps.dataDir !== undefined && { dataDir: deps.dataDir }),
       }, serviceDeps);
       const loaded = now();
+      loads.push((loaded - start) / 1000);
       const outcome = await handle.done;
       const end = now();
       const stored = deps.scratch.listRuns(outcome.experimentId);
@@ -74,22 +77,26 @@ export async function calibrateStudy(plan: StudyPlan, deps: CalibrateDeps, opts:
       const trainer = await deps.trainer();
       const loop = startTrainLoop({
         workflow: deps.workflows[c.id]!, dataset: plan.train!.dataset, split: plan.train!.split, heldoutSplit: plan.train!.split, heldout: 0, roles: t.roles,
-        group: t.group, iterations: 1, tasksPerIteration: t.limit, lr: t.lr, kl: t.kl, temperature: t.temperature, maxGradNorm: t.maxGradNorm, heldoutSamples: 1, heldoutTemperature: 0,
+        group: t.group, iterations: 2, tasksPerIteration: t.limit, lr: t.lr, kl: t.kl, temperature: t.temperature, maxGradNorm: t.maxGradNorm, heldoutSamples: 1, heldoutTemperature: 0,
         seed: plan.seeds[0]!, models: deps.resolve(c.id, model), startVersions: {}, versionsDir: deps.scratchVersionsDir, ...(deps.dataDir !== undefined && { dataDir: deps.dataDir }),
         ...(t.sft && { sft: { warmStart: t.sft.warmStart, mix: t.sft.mix, steps: t.sft.steps, lr: t.sft.lr, minScore: t.sft.minScore, ...(t.sft.roles && { roles: t.sft.roles }) } }),
       }, { ...serviceDeps, trainer });
       const report = await loop.done;
       const wall = (now() - start) / 1000;
-      const it = report.iterations[0];
-      const iterSeconds = it?.seconds.total ?? wall;
-      const calls = it ? deps.scratch.getExperimentCalls(it.experimentId) : [];
+      const its = report.iterations;
+      const k = Math.max(1, its.length);
+      const iterSeconds = its.length ? its.reduce((s, m) => s + m.seconds.total, 0) : wall;
+      const calls = its.flatMap((m) => deps.scratch.getExperimentCalls(m.experimentId));
       training[speedKey(c.id, model.id)] = {
-        secondsPerIteration: iterSeconds,
-        callsPerIteration: calls.length,
-        tokensPerIteration: calls.reduce((s, x) => s + x.promptTokens + x.completionTokens, 0),
+        secondsPerIteration: iterSeconds / k,
+        callsPerIteration: calls.length / k,
+        tokensPerIteration: calls.reduce((s, x) => s + x.promptTokens + x.completionTokens, 0) / k,
         overheadSeconds: Math.max(0, wall - iterSeconds),
       };
     }
   }
-  return { runs, training, calibrationSeconds: (now() - t0) / 1000 };
+  // Loads after the first are warm (the runtime is up): every cell pays the warm load, the study once the difference.
+  const warm = loads.length > 1 ? Math.min(...loads.slice(1)) : (loads[0] ?? 0);
+  for (const s of Object.values(runs)) s.loadSeconds = Math.min(s.loadSeconds, warm);
+  return { runs, training, startSeconds: Math.max(0, (loads[0] ?? 0) - warm), calibrationSeconds: (now() - t0) / 1000 };
 }

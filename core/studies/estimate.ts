@@ -5,7 +5,7 @@
  *
  * Time of an evaluation cell = load + pending runs × seconds per run; of a training unit =
  * overhead (trainer and model load, reloads outside the iterations) + iterations × seconds per
- * iteration. Calls and tokens scale the same way (a training iteration samples limit × G runs).
+ * iteration; plus, once when anything is left, the runtime's start (`startSeconds`). Calls and tokens scale the same way (a training iteration samples limit × G runs).
  */
 import type { StudyCell, TrainingUnit } from './cells.ts';
 
@@ -32,6 +32,8 @@ export interface TrainSpeed {
 export interface StudySpeeds {
   runs: Record<string, RunSpeed>;
   training: Record<string, TrainSpeed>;
+  /** Seconds the first model load of a process costs over a warm one (runtime start), paid once. */
+  startSeconds?: number;
   /** Wall seconds the measuring took. */
   calibrationSeconds: number;
 }
@@ -77,10 +79,11 @@ export function estimateStudy(cells: readonly StudyCell[], units: readonly Train
   });
   const sum = (xs: CellEstimate[], f: (e: CellEstimate) => number) => xs.reduce((a, e) => a + f(e), 0);
   const all = [...cellEst, ...unitEst];
+  const start = all.some((e) => e.runs > 0) ? (speeds.startSeconds ?? 0) : 0;
   return {
     cells: cellEst,
     units: unitEst,
-    total: { cells: cellEst.filter((c) => c.runs > 0).length, units: unitEst.filter((u) => u.runs > 0).length, runs: sum(all, (e) => e.runs), calls: sum(all, (e) => e.calls), tokens: sum(all, (e) => e.tokens), seconds: sum(all, (e) => e.seconds) },
+    total: { cells: cellEst.filter((c) => c.runs > 0).length, units: unitEst.filter((u) => u.runs > 0).length, runs: sum(all, (e) => e.runs), calls: sum(all, (e) => e.calls), tokens: sum(all, (e) => e.tokens), seconds: start + sum(all, (e) => e.seconds) },
   };
 }
 

@@ -136,8 +136,10 @@ describe('the dry run arithmetic', () => {
     expect(e.cells.map((c) => c.seconds)).toEqual([3, 2, 3, 2.5]);
     expect(e.units).toEqual([{ key: 'better/s0/m', runs: 24, calls: 24, tokens: 480, seconds: 35 }]);
     expect(e.total).toEqual({ cells: 4, units: 1, runs: 12 + 24, calls: 8 + 4 + 4 + 2 + 24, tokens: 160 + 80 + 80 + 40 + 480, seconds: 45.5 });
+    expect(estimateStudy(cells, trainingUnits(p), { ...speeds, startSeconds: 4 }).total.seconds).toBe(49.5);
     const resumed = estimateStudy(cells, trainingUnits(p), speeds, { pendingRuns: (c) => (c.key === 'base/id/s0/m' ? 0 : c.key === 'base/far/s0/m' ? 1 : c.zone.limit), unitDone: () => true });
     expect(resumed.total).toMatchObject({ cells: 3, units: 0, seconds: 0 + 1.5 + 3 + 2.5 });
+    expect(estimateStudy(cells, trainingUnits(p), { ...speeds, startSeconds: 4 }, { pendingRuns: () => 0, unitDone: () => true }).total.seconds).toBe(0);
     expect(() => estimateStudy(cells, [], { ...speeds, runs: {} })).toThrow(/no measured speed for base\/m/);
     expect(formatSeconds(65.4)).toBe('1 m 05 s');
   });
