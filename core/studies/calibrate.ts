@@ -72,7 +72,7 @@ export async function calibrateStudy(plan: StudyPlan, deps: CalibrateDeps, opts:
     }
     for (const c of plan.conditions.filter((x) => x.train)) {
       const t = c.train!;
-      opts.onNote?.(`calibrating ${c.id}'s train loop on ${model.id}: 1 iteration of ${t.limit} tasks x G ${t.group}`);
+      opts.onNote?.(`calibrating ${c.id}'s train loop on ${model.id}: 2 iterations of ${t.limit} tasks x G ${t.group}`);
       const start = now(); // the trainer's first load counts, as it does in the study
       const trainer = await deps.trainer();
       const loop = startTrainLoop({

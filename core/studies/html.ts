@@ -18,14 +18,27 @@ const fin = (x: number) => (Number.isFinite(x) ? x : 0);
  * percent).
  */
 export function barChartSvg(t: StudyTable, model: string, title: string, value: (e: StudyTableEntry) => [number, number, number] | undefined, lo: number, hi: number): string {
-  const W = 760;
-  const H = 300;
-  const m = { l: 48, r: 12, t: 28, b: 64 };
+  const W = 900;
+  const conds = t.conditions;
+  // The legend: as many entries per row as fit (about 6.2 px per character at 11 px).
+  const legend: Array<{ x: number; row: number }> = [];
+  let lx = 48;
+  let row = 0;
+  for (const c of conds) {
+    const w = 22 + c.label.length * 6.2;
+    if (lx + w > W - 12 && lx > 48) {
+      lx = 48;
+      row++;
+    }
+    legend.push({ x: lx, row });
+    lx += w;
+  }
+  const H = 286 + 16 * row;
+  const m = { l: 48, r: 12, t: 28, b: 64 + 16 * row };
   const pw = W - m.l - m.r;
   const ph = H - m.t - m.b;
   const y = (v: number) => m.t + ph - ((Math.min(hi, Math.max(lo, v)) - lo) / (hi - lo)) * ph;
   const gw = pw / Math.max(1, t.zones.length);
-  const conds = t.conditions;
   const bw = Math.min(28, (gw - 16) / Math.max(1, conds.length));
   const parts: string[] = [`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${esc(title)}" font-family="system-ui, sans-serif" font-size="11">`, `<text x="${m.l}" y="16" font-size="13" font-weight="600">${esc(title)}</text>`];
   for (let i = 0; i <= 4; i++) {
@@ -49,10 +62,10 @@ export function barChartSvg(t: StudyTable, model: string, title: string, value: 
     });
     parts.push(`<text x="${m.l + zi * gw + gw / 2}" y="${H - m.b + 16}" text-anchor="middle" font-weight="600">${esc(z.label)}</text><text x="${m.l + zi * gw + gw / 2}" y="${H - m.b + 30}" text-anchor="middle" fill="#666">${esc(`${z.dataset}/${z.split}`)}</text>`);
   });
-  let lx = m.l;
   conds.forEach((c, ci) => {
-    parts.push(`<rect x="${lx}" y="${H - 18}" width="10" height="10" fill="${CONDITION_COLOURS[ci % CONDITION_COLOURS.length]}"/><text x="${lx + 14}" y="${H - 9}">${esc(c.label)}</text>`);
-    lx += 22 + c.label.length * 6.2;
+    const { x, row: r } = legend[ci]!;
+    const ly = H - 18 - 16 * (row - r);
+    parts.push(`<rect x="${x}" y="${ly}" width="10" height="10" fill="${CONDITION_COLOURS[ci % CONDITION_COLOURS.length]}"/><text x="${x + 14}" y="${ly + 9}">${esc(c.label)}</text>`);
   });
   parts.push('</svg>');
   return parts.join('');

@@ -14,11 +14,7 @@ import { FlowlabError } from '../errors.ts';
 
 export type StudyErrorCode =
   /** The plan does not parse or does not validate (`issues` lists every problem). */
-  | 'BAD_PLAN'
-  /** A study id that the store does not hold. */
-  | 'UNKNOWN_STUDY'
-  /** A study was stopped by its token or minute budget (resumable). */
-  | 'BUDGET';
+  'BAD_PLAN';
 
 /** One located problem of a plan. */
 export interface PlanIssue {
@@ -29,7 +25,7 @@ export interface PlanIssue {
   column?: number;
 }
 
-/** An error of a study: a bad plan (with located issues), an unknown study, a budget stop. */
+/** An error of a study plan: it does not parse or validate (with located issues). A budget stop is no error: the study's status is `stopped`. */
 export class StudyError extends FlowlabError<StudyErrorCode> {
   override readonly name = 'StudyError';
   constructor(code: StudyErrorCode, message: string, readonly issues: PlanIssue[] = [], file?: string) {

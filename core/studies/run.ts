@@ -67,7 +67,7 @@ export type StudyEvent =
   | { type: 'budget'; message: string };
 
 export interface StudyRunOptions {
-  /** Stop once this many tokens (prompt + completion of stored runs, sampled tokens of train loops) were spent in this invocation. */
+  /** Stop once this many tokens (prompt + completion of the model calls of stored runs and train-loop rollouts) were spent in this invocation. */
   budgetTokens?: number;
   /** Stop once this many minutes of wall time have passed in this invocation. */
   budgetMinutes?: number;
@@ -168,7 +168,7 @@ export async function runStudy(plan: StudyPlan, studyId: string, deps: StudyDeps
       }, { ...serviceDeps, trainer }, {
         onEvent: (e) => {
           if (e.type !== 'iteration') return;
-          tokens += e.metrics.sampledTokens;
+          tokens += store.getExperimentCalls(e.metrics.experimentId).reduce((n, c) => n + c.promptTokens + c.completionTokens, 0);
           emit({ type: 'unit', unit: u.key, phase: 'iteration', iteration: e.metrics.iteration, iterations: t.iterations });
           stopped ??= overBudget();
           if (stopped || opts.signal?.aborted) loop.cancel();
