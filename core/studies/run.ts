@@ -7,6 +7,7 @@
  * is duplicated. A token or minute budget stops it cleanly: the run in flight is dropped (not
  * stored) and the cell stays resumable; a train loop stopped midway trains again on resume.
  */
+import { cardsConfigFor } from '../distill/hooks.ts';
 import type { ToolSource } from '../engine/index.ts';
 import { startExperiment } from '../experiments/service.ts';
 import type { ServiceDeps, WorkflowSource } from '../experiments/spec.ts';
@@ -201,7 +202,7 @@ export async function runStudy(plan: StudyPlan, studyId: string, deps: StudyDeps
             kind: 'run', workflow: deps.workflows[c.id]!, dataset: cell.zone.dataset, split: cell.zone.split, limit: cell.zone.limit, offset: cell.zone.offset, seed: cell.seed,
             ...(deps.dataDir !== undefined && { dataDir: deps.dataDir }), models: deps.resolve(c.id, cell.model, roleVersions), source: `study ${studyId}`, experimentId: cell.experimentId,
             ...(roleVersions && { roleVersions }),
-            ...(c.cards && { cards: { selection: c.cards, ids: c.cards, budgetTokens: c.cardBudget ?? 256 } }),
+            ...(c.cards && { cards: cardsConfigFor({ selection: c.cards, budgetTokens: c.cardBudget ?? 256 }, deps.workflows[c.id]!.graph, store.improve.listCards()).config }),
           }, serviceDeps);
       emit({ type: 'cell', cell: cell.key, experimentId: cell.experimentId, phase: 'started', done: total - store.pendingTasks(cell.experimentId).length, total, resumed: Boolean(existing) });
       const onAbort = () => handle.cancel();

@@ -10,20 +10,10 @@ import { estimateStudy, formatSeconds, type StudySpeeds } from './estimate.ts';
 import { studyReportHtml } from './html.ts';
 import { parseStudyPlan, StudyError } from './plan.ts';
 import { runStudy } from './run.ts';
-import { toyStudy } from './study.fixture.ts';
+import { TOY_PLAN, toyStudy } from './study.fixture.ts';
 import { accuracyText, buildStudyTable, deltaText, studyTableCsv, type StudyRun } from './table.ts';
 
-const PLAN = `name: toy
-baseline: base
-conditions:
-  - { id: base, kind: workflow, workflow: a.yaml }
-  - { id: better, label: better workflow, kind: workflow, workflow: b.yaml }
-zones:
-  - { id: id, kind: in-distribution, dataset: toy, split: test, limit: 4 }
-  - { id: far, kind: out-of-domain, dataset: toy, split: test, limit: 2, offset: 4 }
-models:
-  - { id: m, model: /m/toy.gguf, threads: 1 }
-`;
+const PLAN = TOY_PLAN;
 
 function issuesOf(text: string) {
   try {
@@ -181,6 +171,24 @@ describe('runStudy', () => {
     expect(out.status).toBe('stopped');
     expect(out.message).toMatch(/time budget reached/);
     expect(calls()).toBeLessThan(12);
+    store.close();
+  });
+});
+
+describe('extension points', () => {
+  it('a hint-cards condition runs its workflow with the library cards it names (recorded with each cell)', async () => {
+    const store = openStore(':memory:');
+    const { plan: base, deps } = toyStudy(store);
+    store.improve.saveCard({ id: 'card-1', role: 's', title: 'Add one', appliesWhen: 'always', advice: 'The answer is the number plus one.', sourceRuns: [], teacher: 'scripted (simulated)', shots: 1, onlySuccesses: true, simulated: true, createdAt: 1 });
+    const plan = parseStudyPlan(TOY_PLAN.replace('kind: workflow, workflow: b.yaml', 'kind: hint-cards, workflow: b.yaml, cards: [card-1], cardBudget: 64'));
+    expect(plan.conditions[1]).toMatchObject({ kind: 'hint-cards', cards: ['card-1'], cardBudget: 64 });
+    const id = studyIdOf(plan);
+    expect(id).not.toBe(studyIdOf(base));
+    store.studies.create({ id, name: plan.name, plan });
+    const out = await runStudy(plan, id, deps);
+    expect(out.status).toBe('completed');
+    expect(store.getExperiment(`${id}.better.id.s0.m`).config).toMatchObject({ cards: { ids: ['card-1'], budgetTokens: 64 } });
+    expect(store.getExperiment(`${id}.base.id.s0.m`).config).not.toHaveProperty('cards');
     store.close();
   });
 });
