@@ -12,7 +12,7 @@ import { startExperiment } from '../experiments/service.ts';
 import { startTrainLoop } from '../experiments/trainLoop.ts';
 import { computeWorkflowHash } from '../store/ids.ts';
 import type { Store } from '../store/port.ts';
-import type { StudyDeps } from './run.ts';
+import { inContext, type StudyDeps } from './run.ts';
 import { speedKey, type RunSpeed, type StudySpeeds, type TrainSpeed } from './estimate.ts';
 import type { StudyPlan } from './plan.ts';
 
@@ -81,7 +81,9 @@ export async function calibrateStudy(plan: StudyPlan, deps: CalibrateDeps, opts:
         seed: plan.seeds[0]!, models: deps.resolve(c.id, model), startVersions: {}, versionsDir: deps.scratchVersionsDir, ...(deps.dataDir !== undefined && { dataDir: deps.dataDir }),
         ...(t.sft && { sft: { warmStart: t.sft.warmStart, mix: t.sft.mix, steps: t.sft.steps, lr: t.sft.lr, minScore: t.sft.minScore, ...(t.sft.roles && { roles: t.sft.roles }) } }),
       }, { ...serviceDeps, trainer });
-      const report = await loop.done;
+      const report = await loop.done.catch((err: unknown) => {
+        throw inContext(`calibrating ${c.id}'s train loop on ${model.id}`, err);
+      });
       const wall = (now() - start) / 1000;
       const its = report.iterations;
       const k = Math.max(1, its.length);

@@ -8,6 +8,7 @@
  * stored) and the cell stays resumable; a train loop stopped midway trains again on resume.
  */
 import { cardsConfigFor } from '../distill/hooks.ts';
+import { FlowlabError } from '../errors.ts';
 import type { ToolSource } from '../engine/index.ts';
 import { startExperiment } from '../experiments/service.ts';
 import type { ServiceDeps, WorkflowSource } from '../experiments/spec.ts';
@@ -177,7 +178,9 @@ export async function runStudy(plan: StudyPlan, studyId: string, deps: StudyDeps
       });
       const onAbort = () => loop.cancel();
       opts.signal?.addEventListener('abort', onAbort, { once: true });
-      const report = await loop.done.finally(() => opts.signal?.removeEventListener('abort', onAbort));
+      const report = await loop.done.catch((err: unknown) => {
+        throw inContext(`train loop ${u.key}`, err);
+      }).finally(() => opts.signal?.removeEventListener('abort', onAbort));
       if (report.cancelled) return false;
       const versions = Object.fromEntries(report.roles.map((role) => [role, report.versions[role]?.at(-1)]).filter(([, v]) => v !== undefined)) as Record<string, string>;
       const result: UnitResult = { loopId: report.loopId, versions, seconds: (now() - started) / 1000, sampledTokens: report.iterations.reduce((s, m) => s + m.sampledTokens, 0) };
@@ -251,6 +254,16 @@ export async function runStudy(plan: StudyPlan, studyId: string, deps: StudyDeps
     throw Object.assign(err instanceof Error ? err : new Error(message), { studyOutcome: out });
   }
   return finish();
+}
+
+/**
+ * `err` with where it happened: a Flowlab error (which says what and where itself) as it is;
+ * anything else (a runtime's own error, e.g. WebAssembly's "memory access out of bounds") as an
+ * Error whose message starts with `what` and whose `cause` is the original.
+ */
+export function inContext(what: string, err: unknown): unknown {
+  if (err instanceof FlowlabError) return err;
+  return new Error(`${what}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
 }
 
 /** The estimate a dry run stores (whole study, before anything ran). */

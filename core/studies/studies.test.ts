@@ -9,7 +9,7 @@ import { studyCells, studyIdOf, trainingUnits } from './cells.ts';
 import { estimateStudy, formatSeconds, type StudySpeeds } from './estimate.ts';
 import { studyReportHtml } from './html.ts';
 import { parseStudyPlan, StudyError } from './plan.ts';
-import { runStudy } from './run.ts';
+import { inContext, runStudy } from './run.ts';
 import { TOY_PLAN, toyStudy } from './study.fixture.ts';
 import { accuracyText, buildStudyTable, deltaText, studyTableCsv, type StudyRun } from './table.ts';
 
@@ -190,5 +190,16 @@ describe('extension points', () => {
     expect(store.getExperiment(`${id}.better.id.s0.m`).config).toMatchObject({ cards: { ids: ['card-1'], budgetTokens: 64 } });
     expect(store.getExperiment(`${id}.base.id.s0.m`).config).not.toHaveProperty('cards');
     store.close();
+  });
+});
+
+describe('inContext', () => {
+  it('prefixes a runtime error with where it happened and keeps a Flowlab error as it is', () => {
+    const wasm = new Error('memory access out of bounds');
+    const e = inContext('train loop rl/s0/m', wasm) as Error;
+    expect(e.message).toBe('train loop rl/s0/m: memory access out of bounds');
+    expect(e.cause).toBe(wasm);
+    const own = new StudyError('BAD_PLAN', 'bad');
+    expect(inContext('x', own)).toBe(own);
   });
 });
