@@ -244,7 +244,7 @@ export function formatEstimate(studyId: string, plan: StudyPlan, e: StudyEstimat
   ].join('\n');
 }
 
-const speedKeys = (plan: StudyPlan) => `${plan.conditions.length} conditions x ${plan.models.length} models: ${plan.models.map((m) => `${m.id} = ${path.basename(m.model)} (${m.threads} thread${m.threads === 1 ? "" : "s"})`).join(', ')}`;
+const speedKeys = (plan: StudyPlan) => `${plan.conditions.length} conditions x ${plan.models.length} models: ${plan.models.map((m) => `${m.id} = ${path.basename(m.model)} (${m.threads} thread${m.threads === 1 ? '' : 's'})`).join(', ')}`;
 
 /** The seed-style terminal table: a row per condition (per model), accuracy [95% CI] and delta per zone, tokens and seconds per task. */
 export function formatStudyTable(t: StudyTable): string {
