@@ -22,3 +22,17 @@ describe('the studies API', () => {
     store.close();
   });
 });
+
+describe('a study whose process died', () => {
+  it('lists as interrupted', async () => {
+    const store = openStore(':memory:');
+    const out = await runToyStudy(store);
+    store.studies.update(out.studyId, { status: 'running' });
+    const api = createHandlers({ store, version: 'test' });
+    expect(api.listStudies()[0]!.status).toBe('running'); // this process is alive
+    const db = (store as unknown as { db: { prepare(sql: string): { run(...a: unknown[]): void } } }).db;
+    db.prepare('UPDATE studies SET pid = ? WHERE id = ?').run(2 ** 22 + 12345, out.studyId);
+    expect(api.listStudies()[0]!.status).toBe('interrupted');
+    store.close();
+  });
+});

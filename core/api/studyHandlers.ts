@@ -6,7 +6,7 @@
 import { studyCells, trainingUnits } from '../studies/cells.ts';
 import { PlanSchema, type StudyPlan } from '../studies/plan.ts';
 import { studyTableNow, type StudyState } from '../studies/run.ts';
-import type { Store } from '../store/index.ts';
+import { isPidAlive, type Store } from '../store/index.ts';
 import type { StudyRow } from '../store/studies.ts';
 import type { StudyCellView, StudyDetail, StudySummaryView, StudyUnitView } from './studies.ts';
 
@@ -26,7 +26,7 @@ function cellViews(store: Store, row: StudyRow, plan: StudyPlan): StudyCellView[
 
 function summaryOf(row: StudyRow, cells: readonly StudyCellView[]): StudySummaryView {
   return {
-    id: row.id, name: row.name, status: row.status, planFile: row.planFile ?? null, createdAt: row.createdAt, updatedAt: row.updatedAt,
+    id: row.id, name: row.name, status: row.status === 'running' && row.pid !== undefined && !isPidAlive(row.pid) ? 'interrupted' : row.status, planFile: row.planFile ?? null, createdAt: row.createdAt, updatedAt: row.updatedAt,
     cells: cells.length, cellsDone: cells.filter((c) => c.done >= c.total).length, runsDone: cells.reduce((s, c) => s + c.done, 0), runsPlanned: cells.reduce((s, c) => s + c.total, 0),
   };
 }
