@@ -249,8 +249,8 @@ describe('examples, datasets and the model catalogue', () => {
   it('lists datasets with availability', async () => {
     const all = await t.api.listDatasets();
     expect(all[0]).toEqual({ name: 'gsm8k', splits: ['test', 'train', 'test_socratic'], describe: 'GSM8K grade-school math (numeric final answer)', available: true });
-    // The procedural learn families (core/tasks/learn.ts, core/tasks/learnDesign.ts) need no files.
-    expect(all.slice(1).map((d) => [d.name, d.available])).toEqual(['learn', 'learn-design', 'learn-json', 'learn-team', 'learn-tool', 'learn-word'].map((n) => [n, true]));
+    // The procedural learn families (core/tasks/learn.ts, learnDesign.ts, learnDesignZones.ts) need no files.
+    expect(all.slice(1).map((d) => [d.name, d.available])).toEqual(['learn', 'learn-design', 'learn-design-ood', 'learn-errand', 'learn-json', 'learn-team', 'learn-tool', 'learn-word'].map((n) => [n, true]));
     makeLab(answer4, { dataDir: path.join(t.dir, 'nodata') });
     const [gsm, learn] = await t.api.listDatasets();
     expect(gsm!.available).toBe(false);
