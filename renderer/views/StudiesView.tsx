@@ -16,8 +16,21 @@ const signed = (x: number) => (Number.isFinite(x) ? `${x >= 0 ? '+' : ''}${(100 
 /** Accuracy per zone as grouped bars with 95% interval whiskers (one group per zone, a bar per condition). */
 export function StudyChart({ table, model }: { table: StudyTable; model: string }) {
   const W = 640;
-  const H = 240;
-  const m = { l: 40, r: 8, t: 10, b: 40 };
+  // Legend entries laid out in rows, about 6 px per character at 10 px.
+  const legend: Array<{ x: number; row: number }> = [];
+  let lx = 40;
+  let rows = 0;
+  for (const c of table.conditions) {
+    const w = 20 + c.label.length * 6;
+    if (lx + w > W - 8 && lx > 40) {
+      lx = 40;
+      rows++;
+    }
+    legend.push({ x: lx, row: rows });
+    lx += w;
+  }
+  const H = 240 + 14 * rows;
+  const m = { l: 40, r: 8, t: 10, b: 40 + 14 * rows };
   const ph = H - m.t - m.b;
   const gw = (W - m.l - m.r) / Math.max(1, table.zones.length);
   const bw = Math.min(26, (gw - 16) / Math.max(1, table.conditions.length));
@@ -54,7 +67,7 @@ export function StudyChart({ table, model }: { table: StudyTable; model: string 
         );
       })}
       {table.conditions.map((c, ci) => (
-        <g key={c.id} transform={`translate(${m.l + ci * ((W - m.l) / table.conditions.length)}, ${H - 12})`}>
+        <g key={c.id} transform={`translate(${legend[ci]!.x}, ${H - 12 - 14 * (rows - legend[ci]!.row)})`}>
           <rect width={9} height={9} y={-8} fill={COLOURS[ci % COLOURS.length]} />
           <text x={12} fontSize={10} fill="currentColor">{c.label}</text>
         </g>
