@@ -251,8 +251,8 @@ describe('examples, datasets and the model catalogue', () => {
     const named = (list: typeof all, name: string) => list.find((d) => d.name === name);
     expect(all.map((d) => d.name)).toEqual([...all.map((d) => d.name)].sort());
     expect(named(all, 'gsm8k')).toEqual({ name: 'gsm8k', splits: ['test', 'train', 'test_socratic'], describe: 'GSM8K grade-school math (numeric final answer)', available: true });
-    // The procedural learn families (core/tasks/learn.ts, core/tasks/learnDesign.ts) need no files.
-    expect(all.filter((d) => d.name.startsWith('learn')).map((d) => [d.name, d.available])).toEqual(['learn', 'learn-design', 'learn-json', 'learn-team', 'learn-tool', 'learn-word'].map((n) => [n, true]));
+    // The procedural learn families (core/tasks/learn.ts, learnDesign.ts, learnDesignZones.ts) need no files.
+    expect(all.filter((d) => d.name.startsWith('learn')).map((d) => [d.name, d.available])).toEqual(['learn', 'learn-design', 'learn-design-ood', 'learn-errand', 'learn-json', 'learn-team', 'learn-tool', 'learn-word'].map((n) => [n, true]));
     makeLab(answer4, { dataDir: path.join(t.dir, 'nodata') });
     const nodata = await t.api.listDatasets();
     const [gsm, learn] = [named(nodata, 'gsm8k'), named(nodata, 'learn')];

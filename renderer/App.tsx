@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { isFinished } from './lib/liveRun.ts';
-import { shortcutFor, SHORTCUTS, VIEW_TITLES, VIEWS } from './lib/shortcuts.ts';
+import { ALL_VIEWS, shortcutFor, SHORTCUTS, VIEW_TITLES } from './lib/shortcuts.ts';
 import { useLabPick, useLabStore } from './useLab.ts';
 import { dispatchShortcut } from './useShortcut.ts';
 import { CardsView } from './views/CardsView.tsx';
@@ -11,6 +11,7 @@ import { LearningView } from './views/LearningView.tsx';
 import { ModelsView } from './views/ModelsView.tsx';
 import { RolloutsView } from './views/RolloutsView.tsx';
 import { RunView } from './views/RunView.tsx';
+import { StudiesView } from './views/StudiesView.tsx';
 import { TraceView } from './views/TraceView.tsx';
 import { preloadGraph } from './views/lazy.tsx';
 
@@ -76,8 +77,8 @@ export function App() {
       <header className="app-head">
         <h1>Flowlab</h1>
         <nav className="tabs" aria-label="Views">
-          {VIEWS.map((v, i) => (
-            <button key={v} type="button" data-testid={`nav-${v}`} aria-current={v === view ? 'page' : undefined} onClick={() => setView(v)} title={`${VIEW_TITLES[v]} (Alt+${i + 1})`}>
+          {ALL_VIEWS.map((v, i) => (
+            <button key={v} type="button" data-testid={`nav-${v}`} aria-current={v === view ? 'page' : undefined} onClick={() => setView(v)} title={i < 9 ? `${VIEW_TITLES[v]} (Alt+${i + 1})` : VIEW_TITLES[v]}>
               {VIEW_TITLES[v]}
               {v === 'run' && running && (
                 <span className="live-dot" aria-label="running">
@@ -119,6 +120,7 @@ export function App() {
         {view === 'rollouts' && <RolloutsView />}
         {view === 'cards' && <CardsView />}
         {view === 'learning' && <LearningView />}
+        {view === 'studies' && <StudiesView />}
       </main>
       {helpOpen && (
         <div className="help" role="dialog" aria-label="Keyboard shortcuts" data-testid="help">

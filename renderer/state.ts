@@ -14,6 +14,7 @@ import { createEditorSlice } from './store/editor.ts';
 import { createImproveSlice } from './store/improve.ts';
 import { createLearningSlice } from './store/learning.ts';
 import { createRunSlice } from './store/run.ts';
+import { createStudiesSlice } from './store/studies.ts';
 import { NODE_DEPS, type LabState, type SliceContext, type StoreDeps } from './store/types.ts';
 import { createUiSlice } from './store/ui.ts';
 
@@ -39,6 +40,7 @@ export function createLabStore(api: LabClient, deps: StoreDeps = NODE_DEPS): Sto
       ...createImproveSlice(ctx),
       ...createLearningSlice(ctx),
       ...createDiffSlice(ctx),
+      ...createStudiesSlice(ctx),
     };
   });
 }

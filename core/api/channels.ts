@@ -42,6 +42,9 @@ export const API_METHODS = [
   'getLearningCurves',
   // Two runs aligned node by node (a store read; see diff.ts).
   'diffRuns',
+  // Studies: plan, cell progress and the table (store reads; see studies.ts).
+  'listStudies',
+  'getStudy',
 ] as const;
 
 /** The name of one API method. */

@@ -56,6 +56,7 @@ export type {
   RolloutsView,
 } from './improve.ts';
 export type { DiffApiAdditions, DiffRunsPayload, RunDiffSide, RunDiffView } from './diff.ts';
+export type { StudiesApiAdditions, StudyCellView, StudyDelta, StudyDetail, StudySummaryView, StudyTable, StudyTableEntry, StudyUnitView } from './studies.ts';
 export type {
   CurvePoint,
   HeldoutSide,

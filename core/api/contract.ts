@@ -14,6 +14,7 @@ import type { DiffApiAdditions } from './diff.ts';
 import type { ImproveApiAdditions } from './improve.ts';
 import type { LabApiAdditions, Subscribe } from './lab.ts';
 import type { LearningApiAdditions } from './learning.ts';
+import type { StudiesApiAdditions } from './studies.ts';
 
 /** Longest id accepted in a payload. */
 export const MAX_ID_LENGTH = 200;
@@ -168,6 +169,8 @@ export const payloadSchemas = {
   listWeightVersions: z.strictObject({ role: Name.optional() }).optional(),
   getLearningCurves: z.strictObject({ role: Name.optional() }).optional(),
   diffRuns: z.strictObject({ a: Id, b: Id }),
+  listStudies: z.strictObject({}).optional(),
+  getStudy: z.strictObject({ studyId: Id }),
 } as const satisfies Record<ApiMethod, z.ZodType>;
 
 /** The validated payload type of a method. */
@@ -331,7 +334,7 @@ export interface AppInfo {
  * synchronously; the lab methods (`LabApiAdditions`, lab.ts) return
  * Promises and reject with the same ApiErrors (a bad payload included).
  */
-export interface FlowlabApi extends LabApiAdditions, ImproveApiAdditions, LearningApiAdditions, DiffApiAdditions {
+export interface FlowlabApi extends LabApiAdditions, ImproveApiAdditions, LearningApiAdditions, DiffApiAdditions, StudiesApiAdditions {
   /** All experiments, newest first, with progress and scores. */
   listExperiments(payload?: ApiPayload<'listExperiments'>): ExperimentSummary[];
   /** One experiment with its workflow text and config. Errors: `NOT_FOUND`. */

@@ -12,6 +12,7 @@ import { buildRunDiff } from './diffHandlers.ts';
 import { buildCardEffect, buildRolloutsView, listLibraryCards } from './improveHandlers.ts';
 import type { LabHost } from './lab.ts';
 import { buildLearningCurves, listVersions } from './learningHandlers.ts';
+import { buildStudyDetail, listStudyViews } from './studyHandlers.ts';
 import { createRunTraceReader } from './runTrace.ts';
 
 /** What the handlers need: the open store, the app version, the lab host, and optionally the tool registry. */
@@ -111,6 +112,8 @@ export function createHandlers(deps: HandlerDeps): FlowlabApi {
     listWeightVersions: (payload) => listVersions(store, payload?.role),
     getLearningCurves: (payload) => buildLearningCurves(store, payload?.role),
     diffRuns: ({ a, b }) => buildRunDiff(store, runTrace, a, b),
+    listStudies: () => listStudyViews(store),
+    getStudy: ({ studyId }) => buildStudyDetail(store, studyId),
   };
 
   const api = {} as Record<ApiMethod, (payload?: unknown) => unknown>;

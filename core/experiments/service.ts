@@ -161,6 +161,7 @@ async function prepareNew(spec: Exclude<ExperimentSpec, ResumeSpec>, deps: Servi
   let exp: ExperimentRow;
   try {
     exp = deps.store.createExperiment({
+      ...(spec.experimentId !== undefined && { id: spec.experimentId }),
       kind: spec.kind,
       workflowName: graph.name,
       workflowYaml: spec.workflow.text,

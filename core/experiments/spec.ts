@@ -40,8 +40,10 @@ export interface NewExperimentSpec {
   dataDir?: string;
   /** The resolved models (models/resolve.ts resolveModels); fingerprinted by the model port when stored. */
   models: ModelConfig;
-  /** Who started it, stored as `config.source` (the lab writes `lab`; the CLI none). */
+  /** Who started it, stored as `config.source` (the lab writes `lab`; the CLI none; a study `study <id>`). */
   source?: string;
+  /** The experiment's id (default: a fresh one); a study's cells use ids derived from the study's (core/studies/cells.ts). */
+  experimentId?: string;
   /** The `retrieve` tool's corpus folder (`--corpus`), stored as `config.corpus`; resume and replay open it again. */
   corpus?: CorpusRecord;
 }

@@ -31,8 +31,9 @@ import { isPidAlive } from './liveness.ts';
 import type { MigrationReport } from './migrate.ts';
 import { MANY_ROWS, prepareStatements, type Statements } from './statements.ts';
 import { SqliteImproveRepo } from './improve.ts';
-import type { ImproveRepo, RunWithEvents, Store, WeightsRepo } from './port.ts';
+import type { ImproveRepo, RunWithEvents, Store, StudiesRepo, WeightsRepo } from './port.ts';
 import { SqliteWeightsRepo } from './weights.ts';
+import { SqliteStudiesRepo } from './studies.ts';
 import type { ExperimentCall, ExperimentRow, ExperimentStatus, ExperimentSummary, NewExperiment, PlannedTask } from './types.ts';
 
 /** Every store this process has open (see {@link openStores}). */
@@ -312,6 +313,13 @@ export class SqliteStore implements Store {
   get weights(): WeightsRepo {
     this.live();
     return (this.weightsRepo ??= new SqliteWeightsRepo(this.db, this.file));
+  }
+
+  private studiesRepo?: SqliteStudiesRepo;
+  /** Studies (core/studies; docs/studies.md). */
+  get studies(): StudiesRepo {
+    this.live();
+    return (this.studiesRepo ??= new SqliteStudiesRepo(this.db, this.file));
   }
 
   /** Whether `close()` has been called. */

@@ -6,7 +6,7 @@
  * schema_migrations. See schema.ts for the layout.
  */
 export { openStore, type OpenStoreOptions } from './openStore.ts';
-export type { ImproveRepo, RunWithEvents, Store, WeightsRepo } from './port.ts';
+export type { ImproveRepo, RunWithEvents, Store, StudiesRepo, WeightsRepo } from './port.ts';
 export { openStores, SqliteStore } from './SqliteStore.ts';
 export { StoreError, type StoreErrorCode } from './errors.ts';
 export { computeWorkflowHash, newExperimentId } from './ids.ts';
@@ -24,3 +24,4 @@ export type {
 } from './types.ts';
 export { SqliteImproveRepo, type AdvantageRow, type Card } from './improve.ts';
 export { SqliteWeightsRepo, newWeightVersionId, type WeightVersion, type NewWeightVersion } from './weights.ts';
+export { SqliteStudiesRepo, type StudyRow, type StudyStatus } from './studies.ts';

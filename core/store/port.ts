@@ -13,6 +13,7 @@ import type { NodeEvent } from '../trace/index.ts';
 import type { AdvantageRow, Card } from './improve.ts';
 import type { ExperimentCall, ExperimentRow, ExperimentStatus, ExperimentSummary, NewExperiment, PlannedTask } from './types.ts';
 import type { NewWeightVersion, WeightVersion } from './weights.ts';
+import type { StudyRow, StudyStatus } from './studies.ts';
 
 /** One run with all its node events (each with its model calls), as `saveRuns` takes them. */
 export interface RunWithEvents {
@@ -41,6 +42,19 @@ export interface ImproveRepo {
 }
 
 /** Weight versions written by training (core/training), with their lineage. */
+/** Studies: the plan and state of each (core/store/studies.ts has the row's fields). */
+export interface StudiesRepo {
+  /** Errors: `EXPERIMENT_EXISTS` (id taken), `INVALID_RECORD`. */
+  create(input: { id: string; name: string; plan: unknown; planFile?: string; status?: StudyStatus; state?: Record<string, unknown> }): StudyRow;
+  find(id: string): StudyRow | undefined;
+  /** Errors: `NOT_FOUND`. */
+  get(id: string): StudyRow;
+  /** Newest first. */
+  list(): StudyRow[];
+  /** Sets the status and/or merges top-level `state` keys. Errors: `NOT_FOUND`, `INVALID_RECORD`. */
+  update(id: string, change: { status?: StudyStatus; state?: Record<string, unknown> }): StudyRow;
+}
+
 export interface WeightsRepo {
   /** Stores a version and returns it as stored. Errors: `RUN_EXISTS` (id taken), `NOT_FOUND` (no parent), `INVALID_RECORD`. */
   save(v: NewWeightVersion): WeightVersion;
@@ -94,6 +108,8 @@ export interface Store {
   readonly improve: ImproveRepo;
   /** Weight versions. */
   readonly weights: WeightsRepo;
+  /** Studies (core/studies). */
+  readonly studies: StudiesRepo;
   /** Whether `close()` has been called. */
   readonly closed: boolean;
   /** Releases the store; idempotent. */

@@ -219,12 +219,28 @@ export function withoutChecks(sql: string): string {
   return sql.replace(/\s*CHECK\s*\((?:[^()]|\([^()]*\))*\)/gi, '');
 }
 
+/** Studies (core/studies): a plan of cells, each a `run` experiment whose id derives from the study's. */
+const STUDIES = /* sql */ `
+CREATE TABLE studies (
+  id          TEXT PRIMARY KEY,             -- st-<name>-<8 hex>
+  name        TEXT NOT NULL,
+  plan_json   TEXT NOT NULL,                -- the validated plan, paths resolved
+  plan_file   TEXT,
+  pid         INTEGER,                      -- the process that runs (or last ran) it
+  status      TEXT NOT NULL CHECK (status IN ('planned','running','completed','stopped','interrupted','failed')),
+  state_json  TEXT NOT NULL,                -- finished train loops, speeds, estimate, wall seconds
+  created_at  INTEGER NOT NULL,             -- epoch ms
+  updated_at  INTEGER NOT NULL
+);
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial', up: INITIAL },
   { version: 2, name: 'credit-and-ladder', up: CREDIT },
   { version: 3, name: 'advantages-and-cards', up: IMPROVE },
   { version: 4, name: 'token-ids-and-weight-versions', up: TRAINING },
   { version: 5, name: 'lean-trace-writes', up: leanTraceWrites },
+  { version: 6, name: 'studies', up: STUDIES },
 ];
 
 /** The newest schema version this code knows. */

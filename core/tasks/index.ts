@@ -42,6 +42,7 @@ export {
   type LearnDesignTool,
   type ToolCallText,
 } from './learnDesign.ts';
+export { LEARN_ZONE_SIZES, createLearnZoneDataset, learnZoneTask, type LearnZone } from './learnDesignZones.ts';
 export { datasetNames, describeDataset, getDataset, type DatasetLocation } from './registry.ts';
 export { answerText, answerTokens, exactMatch, normalizeAnswer, qaGrader, tokenF1 } from './qa.ts';
 export { MULTIHOP_FILES, MULTIHOP_SPLITS, createMultihopDataset, type MultihopName } from './multihop.ts';

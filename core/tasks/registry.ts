@@ -4,6 +4,7 @@ import { createGsm8kDataset } from './gsm8k.ts';
 import { createLearnDataset } from './learn.ts';
 import { createLearnDesignDataset } from './learnDesign.ts';
 import { createMultihopDataset } from './multihop.ts';
+import { createLearnZoneDataset } from './learnDesignZones.ts';
 import { resolveDataDir } from './paths.ts';
 import type { Dataset } from './types.ts';
 
@@ -29,6 +30,8 @@ const DATASETS: Record<string, { describe: string; create: (dataDir: string) => 
   hotpotqa: { describe: 'HotpotQA dev: 7,405 multi-hop questions (exact match; score = token F1)', create: (d) => createMultihopDataset('hotpotqa', d) },
   musique: { describe: 'MuSiQue-Ans dev: 2,417 2-4-hop questions (exact match; score = token F1)', create: (d) => createMultihopDataset('musique', d) },
   '2wikimultihopqa': { describe: '2WikiMultihopQA dev: 12,576 multi-hop questions (exact match; score = token F1)', create: (d) => createMultihopDataset('2wikimultihopqa', d) },
+  'learn-design-ood': { describe: 'learn-design out of distribution: the same tools and grader, requests in wordings no learn-design split uses (split test)', create: () => createLearnZoneDataset('ood') },
+  'learn-errand': { describe: 'Out of domain for learn-design: everyday situations that imply the tool and argument (split test; same tools and grader)', create: () => createLearnZoneDataset('errand') },
 };
 
 /** Names of the datasets `getDataset` knows, sorted. */

@@ -4,7 +4,9 @@
  */
 
 export const VIEWS = ['editor', 'run', 'trace', 'ladder', 'experiments', 'models', 'rollouts', 'cards', 'learning'] as const;
-export type View = (typeof VIEWS)[number];
+/** Every view, as the tabs show them: VIEWS (Alt+1 … Alt+9), then those without a digit. */
+export const ALL_VIEWS = [...VIEWS, 'studies'] as const;
+export type View = (typeof ALL_VIEWS)[number];
 
 export type ShortcutAction =
   | { type: 'view'; view: View }
@@ -43,6 +45,7 @@ export const VIEW_TITLES: Readonly<Record<View, string>> = {
   rollouts: 'Rollouts',
   cards: 'Prior library',
   learning: 'Learning',
+  studies: 'Studies',
 };
 
 /** An Alt+letter shortcut: its key (`KeyboardEvent.code`), action, the one view it works in (absent: any) and help line. */
