@@ -12,7 +12,7 @@ if (!haveModel) noteSkip('designer.model.test', 'the designed-workflow run and r
 describe.skipIf(!haveModel)('a designed workflow with the real tiny model (examples/designer-team.yaml)', () => {
   it('runs: the design node is the designer\'s, every designed node is wired by it; replay gives every node identical with no model loaded', async () => {
     const db = path.join(tempDir('designer'), 'd.db');
-    const run = await cli(['run', 'examples/designer-team.yaml', '--dataset', 'learn-design', '--split', 'train', '--limit', '4', '--model', model, '--db', db, '--threads', '2', '--json']);
+    const run = await cli(['run', 'examples/designer-team.yaml', '--dataset', 'learn-design', '--split', 'train', '--limit', '4', '--model', model, '--db', db, '--threads', '1', '--json']);
     expect(run.code, run.err).toBe(0);
     const report = JSON.parse(run.out);
     expect(report.runs).toBe(4);
