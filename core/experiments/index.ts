@@ -18,3 +18,5 @@ export {
   type WorkflowSource,
 } from './spec.ts';
 export { startTrainLoop, trainableRoles, type TrainLoopSpec, type TrainLoopHandle } from './trainLoop.ts';
+export { resumeTrainLoop, trainLoopOf, type ResumeTrainLoopSpec } from './trainLoopResume.ts';
+export type { TrainLoopPlan } from './trainLoop.ts';
