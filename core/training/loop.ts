@@ -99,12 +99,11 @@ export async function runTrainLoop(o: TrainLoopOptions): Promise<TrainLoopReport
   const hyper = loopHyper(o, loopId);
   const loops = o.store.trainLoops;
   let state: TrainLoopState;
+  let claimedDir: string | undefined;
   if (o.resume) {
     const row = loops.claim(loopId);
     state = row.state as unknown as TrainLoopState;
-    const missing = o.roles.filter((r) => !state.roles?.[r]);
-    if (missing.length) throw new TrainingError('NO_ROLE', `train-loop: loop ${loopId} has no stored lineage for role(s) ${missing.join(', ')}`);
-    sweepLoopFolder(row.versionsDir, loopId, recordedFiles(o, loopId));
+    claimedDir = row.versionsDir;
   } else {
     sweepStaleLoops(o);
     state = { roles: {}, iterations: [] };
@@ -118,6 +117,12 @@ export async function runTrainLoop(o: TrainLoopOptions): Promise<TrainLoopReport
   }
   let status: 'completed' | 'cancelled' | 'failed' = 'failed';
   try {
+    if (claimedDir !== undefined) {
+      // Claimed: from here on a failure marks the loop failed (resumable), never leaves it running.
+      const missing = o.roles.filter((r) => !state.roles?.[r]);
+      if (missing.length) throw new TrainingError('NO_ROLE', `train-loop: loop ${loopId} has no stored lineage for role(s) ${missing.join(', ')}`);
+      sweepLoopFolder(claimedDir, loopId, recordedFiles(o, loopId));
+    }
     const report = await runLoop(o, loopId, hyper, state);
     status = report.cancelled ? 'cancelled' : 'completed';
     return report;

@@ -1,11 +1,15 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../store/index.ts';
 import { loopDebris } from './recover.ts';
-import { stepsOf } from './killed.fixture.ts';
+import { getDataset } from '../tasks/index.ts';
+import { defaultTools } from '../tools/index.ts';
+import { parseWorkflow } from '../workflow/load.ts';
+import { FakeTrainer, SeedProvider, stepsOf, WORKSHOP_FILE } from './killed.fixture.ts';
+import { runTrainLoop } from './loop.ts';
 
 /**
  * Kills of a real train-loop process at chosen points (FLOWLAB_TEST_KILL_AT, core/killPoint.ts)
@@ -183,6 +187,30 @@ describe('commitIteration', () => {
       expect(store.trainLoops.get('tl-x')).toMatchObject({ done: 1, state: { n: 1 } });
       expect(() => store.trainLoops.commitIteration('tl-x', 1, [], {})).toThrow(expect.objectContaining({ code: 'RUN_EXISTS' }));
       expect(() => store.trainLoops.commitIteration('tl-x', 3, [], {})).toThrow(expect.objectContaining({ code: 'INVALID_RECORD' }));
+    } finally {
+      store.close();
+    }
+  });
+});
+
+describe('a resume that cannot go on', () => {
+  it('marks the claimed loop failed (resumable later), never leaves it running', async () => {
+    const store = openStore(':memory:');
+    try {
+      store.trainLoops.create({ id: 'tl-y', iterations: 2, versionsDir: tmpdir(), plan: {}, state: { roles: { planner: { basePath: '/b', startPath: '/b', path: '/b', versions: [] } }, iterations: [] } });
+      store.trainLoops.finish('tl-y', 'interrupted'); // as if its process had died
+      const text = readFileSync(WORKSHOP_FILE, 'utf8');
+      const ds = getDataset('learn-team');
+      const run = runTrainLoop({
+        store, graph: parseWorkflow(text, { tools: defaultTools() }).graph, workflow: { yaml: text }, dataset: { name: ds.name, grader: ds.grader },
+        trainTasks: ds.load({ split: 'train', limit: 2 }), heldoutTasks: [], tools: defaultTools(), trainer: new FakeTrainer(),
+        makeProvider: async (m) => new SeedProvider(m), models: { models: { default: '/b' }, roleModels: { planner: 'default', solver: 'default' } },
+        roles: ['solver'], group: 2, iterations: 2, tasksPerIteration: 1, lr: 1e-4, kl: 0, temperature: 1, heldoutSamples: 1, heldoutTemperature: 0, seed: 1,
+        versionsDir: tmpdir(), loopId: 'tl-y', resume: true,
+      });
+      await expect(run).rejects.toMatchObject({ code: 'NO_ROLE', message: 'train-loop: loop tl-y has no stored lineage for role(s) solver' });
+      expect(store.trainLoops.get('tl-y').status).toBe('failed');
+      expect(store.trainLoops.isLive('tl-y')).toBe(false);
     } finally {
       store.close();
     }
