@@ -304,6 +304,7 @@ async function main(): Promise<number> {
     t.tried++;
     const killMs = Math.round(100 + rand() * window[scenario]);
     let killed = false;
+    let how: string | undefined;
     if (scenario === 'serve') {
       const host = await serve(db);
       const loop = i % 8 === 0; // every other serve try (they come every 4th) starts a train loop
@@ -332,6 +333,7 @@ async function main(): Promise<number> {
       const fromStart = rand() < 0.2;
       const r = await follow(flowlab(CLI_ARGS[scenario](db), point ? { FLOWLAB_TEST_KILL_AT: point } : {}), point ? undefined : killMs, fromStart ? undefined : () => hasRecords(db));
       killed = r.killed;
+      if (point) how = `killed at ${point}`;
       if (!killed && !point) window[scenario] = Math.max(300, r.armedMs * 0.9); // it ended first: aim earlier next time
       if (!killed && r.code !== 0) problems.push(`${scenario}: exited ${r.code} without a kill: ${r.err.slice(-400)}`);
       if (killed && !point && !leftToResume(db).length && hasRecords(db)) window[scenario] = Math.max(300, window[scenario] * 0.7); // it had just ended: aim earlier
@@ -343,6 +345,7 @@ async function main(): Promise<number> {
         for (const id of left) {
           const res = await follow(flowlab(['resume', id, '--db', db]), killAgain ? Math.round(1000 + rand() * window[scenario]) : undefined);
           if (res.killed) {
+            how = `${how ?? `killed at ${killMs} ms`}, its resume killed again`;
             kills++;
             t.killed++;
             t.tried++;
@@ -369,7 +372,7 @@ async function main(): Promise<number> {
         store.close();
       }
     }
-    log(`soak ${String(i).padStart(3)} ${scenario.padEnd(10)} ${killed ? `killed at ${killMs} ms` : 'ended before the kill'}; ${kills}/${o.kills} kills, ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+    log(`soak ${String(i).padStart(3)} ${scenario.padEnd(10)} ${killed ? (how ?? `killed at ${killMs} ms`) : 'ended before the kill'}; ${kills}/${o.kills} kills, ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   }
   const seconds = (Date.now() - t0) / 1000;
   const total = SCENARIOS.reduce((a, s) => ({ tried: a.tried + tally[s].tried, killed: a.killed + tally[s].killed, resumed: a.resumed + tally[s].resumed, lost: a.lost + tally[s].lost, duplicated: a.duplicated + tally[s].duplicated, orphans: a.orphans + tally[s].orphans }), { tried: 0, killed: 0, resumed: 0, lost: 0, duplicated: 0, orphans: 0 });
