@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { ApiError, type ActiveRun, type LabEvent, type ResumeRunPayload, type StartRunRequest, type StartTrainLoopRequest } from '../core/api/index.ts';
-import { startExperiment, startTrainLoop, trainableRoles, type ExperimentEvent, type ExperimentHandle, type ExperimentSpec, type TrainLoopHandle } from '../core/experiments/index.ts';
+import { resumeTrainLoop, startExperiment, startTrainLoop, trainableRoles, trainLoopOf, type ExperimentEvent, type ExperimentHandle, type ExperimentSpec, type TrainLoopHandle } from '../core/experiments/index.ts';
 import type { ModelConfig, ModelProvider, ModelRequestField } from '../core/model/index.ts';
 import { StoreError, type Store } from '../core/store/index.ts';
 import { getDataset, resolveDataDir, type DatasetLocation } from '../core/tasks/index.ts';
@@ -162,9 +162,10 @@ export class LabRunner {
    * `UNAVAILABLE` (disposed), `BUSY` (a model file in use, or the experiment runs here),
    * `FORBIDDEN` (a given or recorded model file outside a confined host's model folders).
    */
-  async resume(req: ResumeRunPayload): Promise<{ experimentId: string; pending: number }> {
+  async resume(req: ResumeRunPayload): Promise<{ experimentId: string; pending: number; loopId?: string }> {
     const R = 'resumeRun';
     if (this.disposed) throw new ApiError('UNAVAILABLE', `${R}: the lab is shutting down`, R);
+    if (trainLoopOf(this.options.store, req.experimentId)) return this.resumeTrainLoop(req);
     if (this.active.has(req.experimentId)) throw new ApiError('BUSY', `${R}: experiment ${req.experimentId} is running here`, R, 'experimentId');
     const exp = this.options.store.getExperiment(req.experimentId);
     const stored = (exp.config as { models?: ModelConfig } | null)?.models;
@@ -287,17 +288,85 @@ export class LabRunner {
       this.release(files);
       throw apiErrorOf(err, T);
     }
-    const base = { type: 'trainLoop' as const, loopId, roles, iterations: spec.iterations };
+    this.follow(handle, files, roles, spec.iterations, 0, () => done);
+    return { loopId };
+  }
+
+  /**
+   * Resumes a stored train loop in the background (`resumeRun` given the loop's id or the id of
+   * one of its experiments), as `flowlab resume` does (core/experiments/trainLoopResume.ts): from
+   * its last complete iteration, same loop id, lineage and numbering, its stored rollouts used
+   * again; versions under the loop's own folder. Emits `trainLoop` `running` (with the
+   * iterations done) before it resolves, then the loop's events as for `startTrainLoop`.
+   * Resolves with `pending`: iterations left (0: it completed, nothing started).
+   * Errors (ApiError, method `resumeRun`): `BAD_REQUEST` (a starting model file missing or
+   * changed, a loop running in another live process without `force`), `UNAVAILABLE` (no
+   * trainer, disposed), `BUSY` (it runs here, or a model file is in use).
+   */
+  private async resumeTrainLoop(req: ResumeRunPayload): Promise<{ experimentId: string; pending: number; loopId: string }> {
+    const R = 'resumeRun';
+    const { store } = this.options;
+    const row = trainLoopOf(store, req.experimentId)!;
+    if (this.loops.has(row.id)) throw new ApiError('BUSY', `${R}: train loop ${row.id} is running here`, R, 'experimentId');
+    if (row.status === 'completed') return { experimentId: req.experimentId, pending: 0, loopId: row.id };
+    const plan = row.plan as { models?: ModelConfig; roles?: string[] };
+    const files = [...new Set([...Object.values(plan.models?.models ?? {}), ...(req.models?.default ? [req.models.default] : []), ...Object.values(req.models?.roles ?? {})])];
+    this.claim(files, R, `train loop ${row.id}`);
+    const location = this.options.datasets ?? {};
+    let handle: TrainLoopHandle;
+    let done = row.done;
+    try {
+      let trainer: Trainer;
+      try {
+        trainer = await (this.options.loadTrainer ?? loadTrainer)();
+      } catch (err) {
+        throw new ApiError('UNAVAILABLE', `${R}: the trainer cannot load: ${err instanceof Error ? err.message : String(err)}`, R, undefined, { cause: err });
+      }
+      if (this.disposed) throw new ApiError('UNAVAILABLE', `${R}: the lab is shutting down`, R);
+      let started;
+      try {
+        started = resumeTrainLoop({ id: row.id, ...(req.models && { models: req.models }), ...(req.force && { force: true }) }, {
+          store,
+          models: { create: this.createProvider, fingerprint: withFingerprints, verify: verifyModelFiles },
+          tools: this.tools,
+          trainer,
+          datasets: (name, dataDir) => getDataset(name, dataDir === undefined ? location : { dataDir }),
+        }, {
+          onEvent: (e) => {
+            if (e.type === 'iteration') done = e.metrics.iteration;
+            this.emit(trainLoopLabEvent(row.id, e));
+          },
+        });
+      } catch (err) {
+        if (err instanceof ApiError || err instanceof StoreError) throw err;
+        throw new ApiError('BAD_REQUEST', `${R}: ${err instanceof Error ? err.message : String(err)}`, R, err instanceof ModelFileError ? 'models' : 'experimentId', { cause: err });
+      }
+      if (started.nothing) {
+        this.release(files);
+        return { experimentId: req.experimentId, pending: 0, loopId: row.id };
+      }
+      handle = started.handle;
+    } catch (err) {
+      this.release(files);
+      throw apiErrorOf(err, R);
+    }
+    this.follow(handle, files, plan.roles ?? [], row.iterations, row.done, () => done);
+    return { experimentId: req.experimentId, pending: row.iterations - row.done, loopId: row.id };
+  }
+
+  /** Tracks a started loop: its closing `trainLoop` event, the files released, the loop forgotten; emits `trainLoop` running. */
+  private follow(handle: TrainLoopHandle, files: string[], roles: string[], iterations: number, doneBefore: number, doneNow: () => number = () => doneBefore): void {
+    const loopId = handle.loopId;
+    const base = { type: 'trainLoop' as const, loopId, roles, iterations };
     const finished = handle.done.then(
       (report) => this.emit({ ...base, status: report.cancelled ? 'cancelled' : 'completed', done: report.iterations.length }),
-      (err: unknown) => this.emit({ ...base, status: 'failed', done, message: err instanceof Error ? err.message : String(err) }),
+      (err: unknown) => this.emit({ ...base, status: 'failed', done: doneNow(), message: err instanceof Error ? err.message : String(err) }),
     ).finally(() => {
       this.release(files);
       this.loops.delete(loopId);
     });
     this.loops.set(loopId, { handle, files, finished });
-    this.emit({ ...base, status: 'running', done: 0 });
-    return { loopId };
+    this.emit({ ...base, status: 'running', done: doneBefore });
   }
 
   /**

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Command } from 'commander';
-import { startExperiment, type ExperimentOutcome } from '../../core/experiments/index.ts';
+import { startExperiment, trainLoopOf, type ExperimentOutcome } from '../../core/experiments/index.ts';
 import { openStore } from '../../core/store/index.ts';
 import { act, dbOption, pairRecord, rolePairOption, type CommandContext } from '../args.ts';
 import { asCli, asCliSync } from '../errors.ts';
@@ -21,8 +21,11 @@ interface ResumeFlags {
 /** `flowlab resume <experiment-id>`. */
 export function define(cmd: Command, ctx: CommandContext): void {
   cmd
-    .usage('<experiment-id> [--db file] [--model file] [--role-model role=file] [--force] [--json]')
+    .usage('<experiment-id | loop-id> [--db file] [--model file] [--role-model role=file] [--force] [--json]')
     .description([
+      'A train loop (its loop id, or the id of any of its experiments) is continued from its last',
+      'complete iteration with the same loop id, lineage, iteration numbers, tasks and seeds; an',
+      "iteration whose rollouts are stored is trained from them, not sampled again (docs/laptop-rl.md).",
       'Finishes an interrupted, cancelled or halted experiment: runs only the tasks with no stored run,',
       'with the same workflow text, models, seeds (and, for blame-eval, the same SIMULATED faults).',
       'Finished runs are never redone or duplicated. Model files are checked against the fingerprint',
@@ -31,7 +34,7 @@ export function define(cmd: Command, ctx: CommandContext): void {
       'to a live process (a reused pid after a crash). LoRA adapters (--role-lora) are applied again',
       'from the stored config, and must be the same files.',
     ].join('\n'))
-    .argument('<experiment-id>', 'the experiment to finish')
+    .argument('<experiment-id>', 'the experiment to finish, or the train loop to continue')
     .addOption(dbOption())
     .option('--model <file.gguf>', 'the "default" model file again, if it moved')
     .addOption(rolePairOption('--role-model <role=file>', "a role's model file again, if it moved (repeatable)"))
@@ -44,6 +47,10 @@ async function resumeCommand(experimentId: string, values: ResumeFlags, io: Io):
   const roles = Object.fromEntries(Object.entries(pairRecord(values.roleModel)).map(([r, f]) => [r, path.resolve(f)]));
   const store = openStore(values.db, { mustExist: true, write: true });
   try {
+    if (trainLoopOf(store, experimentId)) {
+      const { resumeTrainLoopCommand } = await import('./resumeTrainLoop.ts');
+      return await resumeTrainLoopCommand(store, experimentId, { models: { ...(values.model && { default: path.resolve(values.model) }), roles }, force: Boolean(values.force), json: Boolean(values.json) }, io);
+    }
     let started = false;
     const bar = progress(io, (e) => io.stderr(`Resuming ${e.experimentId}: ${e.total - e.done} task(s) left.\n`));
     const tools = asCliSync(() => toolsOfExperiment(store.getExperiment(experimentId).config, values.db, io));

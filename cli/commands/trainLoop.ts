@@ -154,6 +154,7 @@ async function trainLoopCommand(workflowFile: string, values: TrainLoopFlags, io
     };
     process.once('SIGINT', onSigint);
     io.stderr(`Train loop on ${values.dataset}: roles ${roles.join(', ')}; ${limit} tasks x G=${G} per iteration, ${iterations} iterations, lr ${lr}, kl ${kl}, T ${temperature} -> ${versionsDir}\n`);
+    io.stderr(`Loop id ${loop.loopId}: if it is interrupted, continue it with flowlab resume ${loop.loopId}\n`);
     let report: TrainLoopReport;
     try {
       report = await loop.done;

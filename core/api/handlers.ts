@@ -89,7 +89,7 @@ export function createHandlers(deps: HandlerDeps): FlowlabApi {
       return lab('cancelRun').cancelRun(payload);
     },
     resumeRun: async (payload) => {
-      store.getExperiment(payload.experimentId); // NOT_FOUND for an unknown id
+      if (!store.trainLoops.find(payload.experimentId)) store.getExperiment(payload.experimentId); // NOT_FOUND for an unknown id (a loop id resumes the loop)
       const host = lab('resumeRun');
       if (!host.resumeRun) throw new ApiError('UNAVAILABLE', 'resumeRun: this host cannot resume experiments', 'resumeRun');
       return host.resumeRun(payload);

@@ -157,12 +157,23 @@ export interface TestModelPayload {
 /**
  * `resumeRun`'s payload (`flowlab resume`): the experiment, moved model files given again
  * (absolute paths; they must be the same files), and `force` to take over an experiment marked
- * running by a live pid.
+ * running by a live pid. A train loop's id, or the id of one of its experiments, resumes the
+ * train loop (the result's `loopId`; `pending` counts its iterations left).
  */
 export interface ResumeRunPayload {
   experimentId: string;
   models?: { default?: string; roles?: Record<string, string> };
   force?: boolean;
+}
+
+/**
+ * `resumeRun`'s result: the id resumed and its tasks left (0: nothing to do, nothing started);
+ * for a train loop, `loopId` and its iterations left, its progress as `TrainLoopEvent`s.
+ */
+export interface ResumeRunResult {
+  experimentId: string;
+  pending: number;
+  loopId?: string;
 }
 
 /** `cancelRun`'s payload. */
@@ -216,7 +227,7 @@ export interface LabApiAdditions {
    * `BAD_REQUEST` (a model file missing or changed, a card gone, a running experiment without
    * `force`), `BUSY`.
    */
-  resumeRun(payload: ResumeRunPayload): Promise<{ experimentId: string; pending: number }>;
+  resumeRun(payload: ResumeRunPayload): Promise<ResumeRunResult>;
   /** Experiments running in this host now, oldest first. */
   activeRuns(payload?: NoPayload): Promise<ActiveRun[]>;
   /**
@@ -253,7 +264,7 @@ export interface LabHost {
   startRun(payload: StartRunRequest): Awaitable<{ experimentId: string }>;
   cancelRun(payload: CancelRunPayload): Awaitable<{ cancelled: boolean }>;
   /** Optional: hosts without it answer `resumeRun` with UNAVAILABLE. */
-  resumeRun?(payload: ResumeRunPayload): Awaitable<{ experimentId: string; pending: number }>;
+  resumeRun?(payload: ResumeRunPayload): Awaitable<ResumeRunResult>;
   activeRuns(): Awaitable<ActiveRun[]>;
   /** Optional: hosts without it answer `startTrainLoop` / `cancelTrainLoop` with UNAVAILABLE. */
   startTrainLoop?(payload: StartTrainLoopRequest): Awaitable<{ loopId: string }>;

@@ -19,3 +19,5 @@ export {
   type CorpusRecord,
 } from './spec.ts';
 export { startTrainLoop, trainableRoles, type TrainLoopSpec, type TrainLoopHandle } from './trainLoop.ts';
+export { resumeTrainLoop, trainLoopOf, type ResumeTrainLoopSpec } from './trainLoopResume.ts';
+export type { TrainLoopPlan } from './trainLoop.ts';

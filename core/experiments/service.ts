@@ -181,7 +181,7 @@ async function prepareNew(spec: Exclude<ExperimentSpec, ResumeSpec>, deps: Servi
 }
 
 /** Points model references at new paths (a moved file); the model port's `verify` checks they are the same files. */
-function overrideModels(cfg: ModelConfig, over: ResumeSpec['models']): ModelConfig {
+export function overrideModels(cfg: ModelConfig, over: ResumeSpec['models']): ModelConfig {
   const models = { ...cfg.models };
   if (over?.default) {
     if (!('default' in models)) throw new ExperimentSpecError('NO_DEFAULT_REF', 'models.default', 'this experiment has no "default" model reference');

@@ -73,6 +73,22 @@ export function trainableRoles(workflow: WorkflowSource, roles?: readonly string
  * trainableRoles, NO_TASKS (field `split`) for an empty training split, DatasetError.
  */
 export function startTrainLoop(spec: TrainLoopSpec, deps: ServiceDeps & { trainer: Trainer }, options: { onEvent?: (e: LoopEvent) => void; signal?: AbortSignal } = {}): TrainLoopHandle {
+  return launchTrainLoop(spec, deps, options, false);
+}
+
+/**
+ * What a stored train loop's plan holds (store.trainLoops `plan`): its spec as data — the
+ * workflow's text and file instead of the graph, each start version's id, the starting models
+ * with fingerprints (checked again on resume), the roles as resolved.
+ */
+export interface TrainLoopPlan extends Omit<TrainLoopSpec, 'workflow' | 'startVersions' | 'roles' | 'versionsDir' | 'loopId'> {
+  workflow: { text: string; file?: string };
+  roles: string[];
+  startVersions: Record<string, string>;
+}
+
+/** Starts (`resume` false) or resumes (`spec.loopId`'s stored loop) a train loop; see startTrainLoop. */
+export function launchTrainLoop(spec: TrainLoopSpec, deps: ServiceDeps & { trainer: Trainer }, options: { onEvent?: (e: LoopEvent) => void; signal?: AbortSignal }, resume: boolean): TrainLoopHandle {
   const roles = trainableRoles(spec.workflow, spec.roles);
   const dataset = (deps.datasets ?? ((n, d) => getDataset(n, { dataDir: d })))(spec.dataset, spec.dataDir);
   const trainTasks = dataset.load({ split: spec.split, limit: spec.tasksPerIteration * spec.iterations });
@@ -85,6 +101,12 @@ export function startTrainLoop(spec: TrainLoopSpec, deps: ServiceDeps & { traine
   const loopId = spec.loopId ?? newLoopId();
   const parallel = Math.min(64, spec.tasksPerIteration * spec.group);
   const base = spec.models;
+  const recorded = deps.models.fingerprint ? deps.models.fingerprint(base) : base;
+  const { workflow: _w, startVersions: sv, versionsDir: _v, loopId: _l, ...rest } = spec;
+  const plan: TrainLoopPlan = {
+    ...rest, workflow: { text: spec.workflow.text, ...(spec.workflow.file !== undefined && { file: spec.workflow.file }) }, roles, models: recorded,
+    startVersions: Object.fromEntries(Object.entries(sv ?? {}).map(([role, v]) => [role, v.id])),
+  };
   const cfgOf = (m: LoopModels): ModelConfig => ({ ...base, models: m.models, roleModels: m.roleModels, sequences: Math.max(4, parallel), batching: 'mixed', exactAttention: true });
   const makeProvider = (m: LoopModels): Promise<ModelProvider> => loadedProvider(deps.models.create, cfgOf(m));
   const done = runTrainLoop({
@@ -97,8 +119,8 @@ export function startTrainLoop(spec: TrainLoopSpec, deps: ServiceDeps & { traine
     group: spec.group, iterations: spec.iterations, tasksPerIteration: spec.tasksPerIteration, lr: spec.lr, kl: spec.kl, temperature: spec.temperature,
     maxGradNorm: spec.maxGradNorm, heldoutSamples: spec.heldoutSamples, heldoutTemperature: spec.heldoutTemperature, seed: spec.seed, versionsDir: spec.versionsDir,
     ...(spec.sft && { sft: spec.sft }),
-    parallel, signal: controller.signal, loopId,
-    config: { models: deps.models.fingerprint ? deps.models.fingerprint(base) : base, dataDir: spec.dataDir },
+    parallel, signal: controller.signal, loopId, resume, plan: JSON.parse(JSON.stringify(plan)) as Record<string, unknown>,
+    config: { models: recorded, dataDir: spec.dataDir },
     onEvent: (e) => {
       for (const l of [...listeners]) {
         try {

@@ -31,7 +31,8 @@ import { isPidAlive } from './liveness.ts';
 import type { MigrationReport } from './migrate.ts';
 import { MANY_ROWS, prepareStatements, type Statements } from './statements.ts';
 import { SqliteImproveRepo } from './improve.ts';
-import type { ImproveRepo, RunWithEvents, Store, StudiesRepo, WeightsRepo } from './port.ts';
+import type { ImproveRepo, RunWithEvents, Store, StudiesRepo, TrainLoopsRepo, WeightsRepo } from './port.ts';
+import { SqliteTrainLoopsRepo } from './trainLoops.ts';
 import { SqliteWeightsRepo } from './weights.ts';
 import { SqliteStudiesRepo } from './studies.ts';
 import type { ExperimentCall, ExperimentRow, ExperimentStatus, ExperimentSummary, NewExperiment, PlannedTask } from './types.ts';
@@ -72,7 +73,11 @@ export class SqliteStore implements Store {
     this.writeRuns = db.transaction((batch: readonly RunWithEvents[]) => {
       for (const { run, events } of batch) this.writeRun(run, events);
     });
-    if (options.markInterrupted ?? true) this.interruptedOnOpen.push(...this.markInterrupted());
+    if (options.markInterrupted ?? true) {
+      this.interruptedOnOpen.push(...this.markInterrupted());
+      // (a store opened with an older migration list, in tests, has no train_loops table)
+      if (db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'train_loops'`).get()) this.trainLoops.markInterrupted();
+    }
   }
 
   /**
@@ -320,6 +325,13 @@ export class SqliteStore implements Store {
   get studies(): StudiesRepo {
     this.live();
     return (this.studiesRepo ??= new SqliteStudiesRepo(this.db, this.file));
+  }
+
+  private trainLoopsRepo?: SqliteTrainLoopsRepo;
+  /** Train loops: plan, progress and status, for `resume` (core/training/loop.ts). */
+  get trainLoops(): TrainLoopsRepo {
+    this.live();
+    return (this.trainLoopsRepo ??= new SqliteTrainLoopsRepo(this.db, this.file, this.weights as SqliteWeightsRepo));
   }
 
   /** Whether `close()` has been called. */

@@ -12,6 +12,7 @@ import type { RunRecord } from '../results/index.ts';
 import type { NodeEvent } from '../trace/index.ts';
 import type { AdvantageRow, Card } from './improve.ts';
 import type { ExperimentCall, ExperimentRow, ExperimentStatus, ExperimentSummary, NewExperiment, PlannedTask } from './types.ts';
+import type { NewTrainLoop, TrainLoopExperiment, TrainLoopRow, TrainLoopStatus } from './trainLoops.ts';
 import type { NewWeightVersion, WeightVersion } from './weights.ts';
 import type { StudyRow, StudyStatus } from './studies.ts';
 
@@ -69,6 +70,31 @@ export interface WeightsRepo {
   lineage(id: string): WeightVersion[];
 }
 
+/** Train loops (core/training/loop.ts): their plan, progress and status, for `resume`. */
+export interface TrainLoopsRepo {
+  /** Stores a new loop (running, this process, 0 done). Errors: `EXPERIMENT_EXISTS` (id taken), `INVALID_RECORD`. */
+  create(l: NewTrainLoop): TrainLoopRow;
+  /** Errors: `NOT_FOUND`. */
+  get(id: string): TrainLoopRow;
+  find(id: string): TrainLoopRow | undefined;
+  /** Every loop, newest first. */
+  list(): TrainLoopRow[];
+  /** Whether it runs now in a live process (this one included). */
+  isLive(id: string): boolean;
+  /** Takes a loop over for this process. Errors: `NOT_FOUND`, `EXPERIMENT_BUSY` (running in a live process). */
+  claim(id: string): TrainLoopRow;
+  /** Errors: `NOT_FOUND`, `INVALID_RECORD`. */
+  saveState(id: string, state: Record<string, unknown>): void;
+  /** Iteration k's versions, `done = k` and the state, all or nothing. Errors: `NOT_FOUND`, `RUN_EXISTS` (k recorded), `INVALID_RECORD` (k is not done + 1), `WeightsRepo.save`'s. */
+  commitIteration(id: string, k: number, versions: readonly NewWeightVersion[], state: Record<string, unknown>): WeightVersion[];
+  /** Errors: `NOT_FOUND`. */
+  finish(id: string, status: Exclude<TrainLoopStatus, 'running'>): void;
+  /** Marks running loops of dead processes `interrupted`; returns their ids. */
+  markInterrupted(): string[];
+  /** The loop's experiments (by `config.trainLoop.loopId`), oldest first. */
+  experimentsOf(id: string): TrainLoopExperiment[];
+}
+
 /** Experiments with their planned tasks, runs, node events and model calls. */
 export interface Store {
   /** Where the store lives (a file path, or `:memory:`); error messages name it. */
@@ -110,6 +136,8 @@ export interface Store {
   readonly weights: WeightsRepo;
   /** Studies (core/studies). */
   readonly studies: StudiesRepo;
+  /** Train loops. */
+  readonly trainLoops: TrainLoopsRepo;
   /** Whether `close()` has been called. */
   readonly closed: boolean;
   /** Releases the store; idempotent. */

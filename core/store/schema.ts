@@ -234,6 +234,26 @@ CREATE TABLE studies (
 );
 `;
 
+/**
+ * Train loops (core/training/loop.ts), so an interrupted one can be resumed: the plan it was
+ * started with, how many iterations are complete (their versions recorded with `done` in one
+ * transaction) and its progress; status and pid as an experiment's.
+ */
+const TRAIN_LOOPS = /* sql */ `
+CREATE TABLE train_loops (
+  id            TEXT PRIMARY KEY,            -- tl-<time>-<rand>
+  created_at    INTEGER NOT NULL,            -- epoch ms
+  updated_at    INTEGER NOT NULL,            -- epoch ms
+  status        TEXT NOT NULL,               -- running | completed | cancelled | failed | interrupted
+  pid           INTEGER,                     -- the process that runs (or last ran) it
+  iterations    INTEGER NOT NULL,            -- planned
+  done          INTEGER NOT NULL DEFAULT 0,  -- iterations 1..done are complete
+  versions_dir  TEXT NOT NULL,               -- its files are under <versions_dir>/<id>/
+  plan_json     TEXT NOT NULL,               -- what a resume rebuilds the loop from
+  state_json    TEXT NOT NULL                -- per-role lineage, iteration metrics, held-out before
+);
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial', up: INITIAL },
   { version: 2, name: 'credit-and-ladder', up: CREDIT },
@@ -241,6 +261,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 4, name: 'token-ids-and-weight-versions', up: TRAINING },
   { version: 5, name: 'lean-trace-writes', up: leanTraceWrites },
   { version: 6, name: 'studies', up: STUDIES },
+  { version: 7, name: 'train-loops', up: TRAIN_LOOPS },
 ];
 
 /** The newest schema version this code knows. */

@@ -16,18 +16,23 @@
  * group, score it, apply a step, write a version, evaluate held-out) over the pure parts in
  * core/training/iteration.ts (tasks of an iteration, per-role batches, metrics).
  */
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
 import type { RoleName } from '../ids.ts';
+import { killPoint } from '../killPoint.ts';
 import type { ModelProvider } from '../model/provider.ts';
 import type { ExperimentCall } from '../store/types.ts';
+import { newWeightVersionId, type NewWeightVersion } from '../store/weights.ts';
 import { choiceMask } from './choiceMask.ts';
 import { isTrainable } from './samples.ts';
 import { TrainingError } from './errors.ts';
 import { iterationMetrics, iterationSteps, iterationTasks, mean, roleIterationMetrics, roleSftBatches, roleStepBatches, stepKind, trainRef, wiringRootFailures } from './iteration.ts';
 import type { SftSequence, StepResult, TrainableModel } from './port.ts';
-import { applyPolicyStep, applySftStep, evaluateHeldout, modelsSnapshot, sampleGroup, scoreGroup, writeRoleVersion } from './steps.ts';
-import type { IterationMetrics, LoopHyper, LoopModels, LoopRun, RoleIterationMetrics, TrainedRole, TrainLoopOptions, TrainLoopReport } from './types.ts';
+import { sweepLoopFolder } from './recover.ts';
+import { adoptVersion, applyPolicyStep, applySftStep, evaluateHeldout, modelsSnapshot, sampleGroup, scoreGroup, versionRecord, writeRoleFile } from './steps.ts';
+import type { HeldoutResult, IterationMetrics, LoopHyper, LoopModels, LoopRun, RoleIterationMetrics, TrainedRole, TrainLoopOptions, TrainLoopReport, TrainLoopState } from './types.ts';
 
-export type { HeldoutResult, IterationMetrics, LoopEvent, LoopHyper, LoopModels, RoleIterationMetrics, TrainLoopOptions, TrainLoopReport } from './types.ts';
+export type { HeldoutResult, IterationMetrics, LoopEvent, TrainLoopState, LoopHyper, LoopModels, RoleIterationMetrics, TrainLoopOptions, TrainLoopReport } from './types.ts';
 export { trainRef };
 
 /** A fresh loop id, `tl-<yyyymmdd>-<hhmmss>-<4 base-36 chars>` (UTC time, random suffix). */
@@ -74,39 +79,114 @@ export function loopHyper(o: TrainLoopOptions, loopId: string): LoopHyper {
  * Runs the loop: held-out before; then per iteration k = 1..iterations: sample a group (G
  * rollouts per task), score it (group advantages, stored), build each trained role's batch,
  * apply one policy step per role — or, under `o.sft`, the SFT step on the role's successful
- * calls instead (warm start) or before it (mix) — write each stepped role's version and reload
- * the provider over the new files; held-out after. Cancellation (signal) stops between or within iterations
- * and skips the held-out after. The provider and every trainable model are disposed at the end.
+ * calls instead (warm start) or before it (mix) — write each stepped role's version file, record
+ * the iteration's versions together (one transaction, with the loop's progress:
+ * store.trainLoops.commitIteration) and reload the provider over the new files; held-out after.
+ * Cancellation (signal) stops between or within iterations and skips the held-out after. The
+ * provider and every trainable model are disposed at the end; the stored loop is marked
+ * completed, cancelled or failed (a killed process leaves it running until the store marks it
+ * interrupted).
+ *
+ * A resume (`o.resume`) claims the stored loop, sweeps its versions folder (core/training/recover.ts:
+ * temp files and unrecorded version files removed), loads each role from its newest recorded
+ * version (KL reference: the file the loop started it from) and continues at the first
+ * iteration not recorded, using that iteration's stored rollouts when it has them. A new loop
+ * first sweeps the folders of the other loops under `versionsDir` that are stored and not running.
  */
 export async function runTrainLoop(o: TrainLoopOptions): Promise<TrainLoopReport> {
   checkLoopOptions(o);
   const loopId = o.loopId ?? newLoopId();
   const hyper = loopHyper(o, loopId);
-
-  // Each trained role: its own ref, file, trainable model and lineage.
-  const models: LoopModels = modelsSnapshot(o.models);
-  const state = new Map<string, TrainedRole>();
-  const trainables: TrainableModel[] = [];
-  let live: ModelProvider | undefined;
-  try {
+  const loops = o.store.trainLoops;
+  let state: TrainLoopState;
+  let claimedDir: string | undefined;
+  if (o.resume) {
+    const row = loops.claim(loopId);
+    state = row.state as unknown as TrainLoopState;
+    claimedDir = row.versionsDir;
+  } else {
+    sweepStaleLoops(o);
+    state = { roles: {}, iterations: [] };
     for (const role of o.roles) {
       const start = o.startVersions?.[role];
       const file = start?.path ?? o.models.models[o.models.roleModels[role] ?? 'default'];
       if (!file) throw new TrainingError('NO_MODEL_FILE', `train-loop: role "${role}" has no model file`);
-      const model = await o.trainer.load(file);
+      state.roles[role] = { basePath: start?.basePath ?? file, startPath: file, path: file, ...(start ? { parentId: start.id } : {}), versions: [] };
+    }
+    loops.create({ id: loopId, iterations: o.iterations, versionsDir: path.resolve(o.versionsDir), plan: o.plan ?? {}, state: state as unknown as Record<string, unknown> });
+  }
+  let status: 'completed' | 'cancelled' | 'failed' = 'failed';
+  try {
+    if (claimedDir !== undefined) {
+      // Claimed: from here on a failure marks the loop failed (resumable), never leaves it running.
+      const missing = o.roles.filter((r) => !state.roles?.[r]);
+      if (missing.length) throw new TrainingError('NO_ROLE', `train-loop: loop ${loopId} has no stored lineage for role(s) ${missing.join(', ')}`);
+      sweepLoopFolder(claimedDir, loopId, recordedFiles(o, loopId));
+    }
+    const report = await runLoop(o, loopId, hyper, state);
+    status = report.cancelled ? 'cancelled' : 'completed';
+    return report;
+  } finally {
+    try {
+      loops.finish(loopId, status);
+    } catch {
+      // the store is closed or gone: the loop reads as interrupted on the next open
+    }
+  }
+}
+
+/** Absolute paths of every version file recorded for loop `loopId` (hyper.loopId). */
+function recordedFiles(o: TrainLoopOptions, loopId: string): Set<string> {
+  return new Set(o.store.weights.list().filter((v) => v.hyper['loopId'] === loopId).map((v) => path.resolve(v.path)));
+}
+
+/** Sweeps the folders under `versionsDir` of stored loops that are not running now (a new loop's start). */
+function sweepStaleLoops(o: TrainLoopOptions): void {
+  let names: string[];
+  try {
+    names = readdirSync(o.versionsDir);
+  } catch {
+    return; // no folder yet
+  }
+  for (const name of names) {
+    const row = o.store.trainLoops.find(name);
+    if (!row || path.resolve(row.versionsDir) !== path.resolve(o.versionsDir) || o.store.trainLoops.isLive(name)) continue;
+    sweepLoopFolder(o.versionsDir, name, recordedFiles(o, name));
+  }
+}
+
+async function runLoop(o: TrainLoopOptions, loopId: string, hyper: LoopHyper, state: TrainLoopState): Promise<TrainLoopReport> {
+  // Each trained role: its own ref, file, trainable model and lineage.
+  const models: LoopModels = modelsSnapshot(o.models);
+  const roles = new Map<string, TrainedRole>();
+  const trainables: TrainableModel[] = [];
+  let live: ModelProvider | undefined;
+  try {
+    for (const role of o.roles) {
+      const s = state.roles[role]!;
+      const model = await o.trainer.load(s.path, s.path === s.startPath ? {} : { reference: s.startPath });
       trainables.push(model);
-      state.set(role, { model, basePath: start?.basePath ?? file, path: file, ...(start ? { parentId: start.id } : {}), versions: [] });
-      models.models[trainRef(role)] = file;
+      roles.set(role, { model, basePath: s.basePath, startPath: s.startPath, path: s.path, ...(s.parentId ? { parentId: s.parentId } : {}), versions: [...s.versions] });
+      models.models[trainRef(role)] = s.path;
       models.roleModels[role] = trainRef(role);
     }
     live = await o.makeProvider(modelsSnapshot(models));
     const run: LoopRun = { o, loopId, hyper, models, provider: live };
+    const stateOf = (iterations: IterationMetrics[], heldoutBefore: HeldoutResult | undefined): TrainLoopState => ({
+      roles: Object.fromEntries([...roles].map(([role, r]) => [role, { basePath: r.basePath, startPath: r.startPath, path: r.path, ...(r.parentId ? { parentId: r.parentId } : {}), versions: [...r.versions] }])),
+      iterations,
+      ...(heldoutBefore && { heldoutBefore }),
+    });
 
-    const before = await evaluateHeldout(run, 'before');
-    const iterations: IterationMetrics[] = [];
+    const iterations: IterationMetrics[] = [...state.iterations];
+    let before = state.heldoutBefore;
+    if (!before && iterations.length === 0) {
+      before = await evaluateHeldout(run, 'before');
+      if (before) o.store.trainLoops.saveState(loopId, stateOf(iterations, before) as unknown as Record<string, unknown>);
+    }
     let cancelled = false;
     const perIteration = Math.max(1, o.tasksPerIteration);
-    for (let k = 1; k <= o.iterations; k++) {
+    for (let k = iterations.length + 1; k <= o.iterations; k++) {
       if (o.signal?.aborted) {
         cancelled = true;
         break;
@@ -117,6 +197,7 @@ export async function runTrainLoop(o: TrainLoopOptions): Promise<TrainLoopReport
         cancelled = true;
         break;
       }
+      killPoint('rollouts-done');
       const { runs, calls, rows, summary } = scoreGroup(o.store, sampled.experimentId, o.group, o.roles);
       const tSampled = performance.now();
 
@@ -135,35 +216,49 @@ export async function runTrainLoop(o: TrainLoopOptions): Promise<TrainLoopReport
       const sftSteps = new Map<string, StepResult | undefined>();
       for (const role of o.roles) {
         const plan = plans.get(role)!;
-        if (plan.sft && o.sft) sftSteps.set(role, await applySftStep(run, state.get(role)!, sftBatches.get(role) ?? [], o.sft.steps, o.sft.lr));
-        if (plan.policy) steps.set(role, await applyPolicyStep(run, state.get(role)!, batches.get(role)!));
+        if (plan.sft && o.sft) sftSteps.set(role, await applySftStep(run, roles.get(role)!, sftBatches.get(role) ?? [], o.sft.steps, o.sft.lr));
+        if (plan.policy) steps.set(role, await applyPolicyStep(run, roles.get(role)!, batches.get(role)!));
       }
       const tTrained = performance.now();
 
-      // Write each updated role's new version, record it, reload the provider with the new files.
+      // Write each updated role's version file, then record the iteration's versions together
+      // with the loop's progress (all or nothing), then reload the provider with the new files.
       const score = mean(runs.map((r) => r.score));
       const roleMetrics: Record<string, RoleIterationMetrics> = {};
+      const records: Array<{ role: string; record: NewWeightVersion }> = [];
       for (const role of o.roles) {
-        const st = state.get(role)!;
+        const st = roles.get(role)!;
         const step = steps.get(role);
         const sftStep = sftSteps.get(role);
         const m = roleIterationMetrics(runs, role, summary, batches.get(role)!, step, st.path, plans.get(role)!.sft ? { sequences: sftBatches.get(role)?.length ?? 0, step: sftStep } : undefined);
         m.step = stepKind(sftStep, step);
         m.wiringRootFailures = wiringRootFailures(runs, role);
         if (step || sftStep) {
-          const version = await writeRoleVersion(run, role, st, k, sampled.experimentId, step, m, score, { sampling: (tSampled - t0) / 1000, training: (tTrained - tSampled) / 1000 });
-          m.versionId = version.id;
-          m.path = st.path;
+          const written = await writeRoleFile(run, role, st, k);
+          const record = { ...versionRecord(run, role, st, k, sampled.experimentId, step, m, score, { sampling: (tSampled - t0) / 1000, training: (tTrained - tSampled) / 1000, write: written.seconds }, written.file), id: newWeightVersionId() };
+          records.push({ role, record });
+          m.versionId = record.id;
+          m.path = written.file;
         }
         roleMetrics[role] = m;
       }
-      if ([...steps.values(), ...sftSteps.values()].some((s) => s)) {
+      const draft = iterationMetrics(k, sampled.experimentId, runs, calls, roleMetrics, { start: t0, sampled: tSampled, trained: tTrained, end: performance.now() }, o.dataset.classOf);
+      const next = stateOf([...iterations, draft], before);
+      for (const { role, record } of records) {
+        const r = next.roles[role]!;
+        next.roles[role] = { ...r, path: record.path, parentId: record.id!, versions: [...r.versions, record.id!] };
+      }
+      const saved = o.store.trainLoops.commitIteration(loopId, k, records.map((r) => r.record), next as unknown as Record<string, unknown>);
+      records.forEach((r, i) => adoptVersion(run, r.role, roles.get(r.role)!, saved[i]!));
+      killPoint('iteration-committed');
+      if (records.length) {
         await live.dispose();
         live = undefined;
         run.provider = live = await o.makeProvider(modelsSnapshot(models));
       }
       const metrics = iterationMetrics(k, sampled.experimentId, runs, calls, roleMetrics, { start: t0, sampled: tSampled, trained: tTrained, end: performance.now() }, o.dataset.classOf);
       iterations.push(metrics);
+      if (records.length) o.store.trainLoops.saveState(loopId, stateOf(iterations, before) as unknown as Record<string, unknown>); // the seconds with the reload
       o.onEvent?.({ type: 'iteration', metrics });
     }
     const after = before && !cancelled ? await evaluateHeldout(run, 'after') : undefined;
@@ -172,8 +267,8 @@ export async function runTrainLoop(o: TrainLoopOptions): Promise<TrainLoopReport
       roles: [...o.roles],
       iterations,
       ...(before && after ? { heldout: { before, after } } : {}),
-      versions: Object.fromEntries([...state].map(([role, s]) => [role, s.versions])),
-      finalModels: Object.fromEntries([...state].map(([role, s]) => [role, s.path])),
+      versions: Object.fromEntries([...roles].map(([role, r]) => [role, r.versions])),
+      finalModels: Object.fromEntries([...roles].map(([role, r]) => [role, r.path])),
       cancelled,
       hyper,
     };

@@ -60,12 +60,26 @@ export interface TrainableModel {
   greedy(promptTokens: readonly number[], maxTokens: number): Promise<number[]>;
   /** Next-token probabilities after each prefix position: [positions][vocab]. */
   probabilities(tokens: readonly number[]): Promise<number[][]>;
-  /** Writes the current weights as a new GGUF (the source file with tensor payloads replaced), atomically. */
+  /**
+   * Writes the current weights as a new GGUF (the source file with tensor payloads replaced),
+   * atomically: through a temp file named `*.tmp` in the destination's folder, renamed into place
+   * (core/training/recover.ts removes such temp files left by a killed process).
+   */
   writeGguf(outPath: string): Promise<void>;
   dispose(): void;
 }
 
+/** Options of `Trainer.load`. */
+export interface LoadOptions {
+  /**
+   * The GGUF whose weights are the frozen KL reference (same architecture and shapes); absent:
+   * the loaded file's own weights. A resumed train loop loads its newest version with the file
+   * it started from as the reference.
+   */
+  reference?: string;
+}
+
 export interface Trainer {
-  /** Loads a GGUF for training. Throws a clear error naming unsupported architectures or tensor types. */
-  load(ggufPath: string): Promise<TrainableModel>;
+  /** Loads a GGUF for training. Throws a clear error naming unsupported architectures or tensor types, or a reference of other shapes. */
+  load(ggufPath: string, options?: LoadOptions): Promise<TrainableModel>;
 }

@@ -6,6 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { ExperimentId, RoleName } from '../ids.ts';
+import { killPoint } from '../killPoint.ts';
 import { deriveSeed } from '../random.ts';
 import { executePending } from '../experiments/execute.ts';
 import { groupRollouts, type RolloutSummary } from '../rollouts/groups.ts';
@@ -13,7 +14,7 @@ import type { AdvantageRow } from '../store/improve.ts';
 import { computeWorkflowHash } from '../store/ids.ts';
 import type { Store } from '../store/index.ts';
 import type { ExperimentCall } from '../store/types.ts';
-import type { WeightVersion } from '../store/weights.ts';
+import type { NewWeightVersion, WeightVersion } from '../store/weights.ts';
 import type { Task } from '../tasks/types.ts';
 import type { RunRecord } from '../results/index.ts';
 import { heldoutAccuracy, heldoutResult, sampledTaskList, trainRef, versionFile, type RoleBatch } from './iteration.ts';
@@ -57,16 +58,34 @@ export function finishExperiment(store: Store, id: ExperimentId, res: { cancelle
 }
 
 /**
+ * The loop's stored experiment for iteration `k` (rollouts) or a held-out phase, when one was
+ * created before (a resumed loop): runs its pending tasks again under this process, or nothing
+ * when it completed. Undefined when there is none.
+ */
+function storedExperiment(run: LoopRun, match: { iteration?: number; phase?: string }): { id: ExperimentId; completed: boolean } | undefined {
+  const e = run.o.store.trainLoops.experimentsOf(run.loopId).find((x) => (match.iteration !== undefined ? x.iteration === match.iteration && x.phase === undefined : x.phase === match.phase));
+  if (!e) return undefined;
+  const pending = run.o.store.pendingTasks(e.id).length;
+  if (pending === 0 && e.status === 'completed') return { id: e.id, completed: true };
+  run.o.store.claimExperiment(e.id);
+  return { id: e.id, completed: false };
+}
+
+/**
  * Sample a group: stores iteration `k`'s `rollouts` experiment (each task G times, seed derived
  * from the loop seed and k) and runs it on-policy with the current provider: sampling at the
  * loop's temperature with no top-k/top-p/min-p truncation, token ids recorded. Reports each
- * finished rollout through `onEvent`.
+ * finished rollout through `onEvent`. When the loop already stored iteration k's experiment
+ * (a resume), it is used again: its stored rollouts are kept and only its pending tasks run
+ * (`reused`: none had to).
  */
-export async function sampleGroup(run: LoopRun, k: number, tasks: readonly Task[]): Promise<{ experimentId: ExperimentId; cancelled: boolean }> {
+export async function sampleGroup(run: LoopRun, k: number, tasks: readonly Task[]): Promise<{ experimentId: ExperimentId; cancelled: boolean; reused: boolean }> {
   const { o } = run;
   const G = o.group;
   const seed = deriveSeed(o.seed, 'iteration', k);
-  const exp = o.store.createExperiment({
+  const stored = storedExperiment(run, { iteration: k });
+  if (stored?.completed) return { experimentId: stored.id, cancelled: false, reused: true };
+  const id = stored?.id ?? o.store.createExperiment({
     kind: 'rollouts',
     ...experimentBase(run, 'train', tasks.length),
     seed,
@@ -78,14 +97,17 @@ export async function sampleGroup(run: LoopRun, k: number, tasks: readonly Task[
       trainLoop: { loopId: run.loopId, iteration: k, hyper: run.hyper },
     },
     tasks: sampledTaskList(tasks, G),
-  });
+  }).id;
   const res = await executePending({
-    store: o.store, experimentId: exp.id, graph: o.graph, grader: o.dataset.grader, provider: run.provider, tools: o.tools, seed, signal: o.signal, modelFor: modelFor(run),
+    store: o.store, experimentId: id, graph: o.graph, grader: o.dataset.grader, provider: run.provider, tools: o.tools, seed, signal: o.signal, modelFor: modelFor(run),
     parallel: parallelOf(run, tasks.length * G), sampling: { temperature: o.temperature, topK: 0, topP: 1, minP: 0 }, recordTokens: true,
-    onRun: (_run, done, total) => o.onEvent?.({ type: 'rollout', iteration: k, done, total }),
+    onRun: (_run, done, total) => {
+      killPoint('rollout-stored');
+      o.onEvent?.({ type: 'rollout', iteration: k, done, total });
+    },
   });
-  finishExperiment(o.store, exp.id, res);
-  return { experimentId: exp.id, cancelled: res.cancelled };
+  finishExperiment(o.store, id, res);
+  return { experimentId: id, cancelled: res.cancelled, reused: false };
 }
 
 /** Score a group: the experiment's runs and calls, their group advantages (core/rollouts/groups.ts), stored. */
@@ -126,11 +148,66 @@ export async function applySftStep(run: LoopRun, role: TrainedRole, seqs: readon
 }
 
 /**
- * Write a version: the role's stepped weights as iteration `k`'s GGUF (`versionFile`), stored as
- * the child of the role's newest version (`hyper.mode`: the step kind, `grpo`, `sft` or
- * `sft+grpo`; `step`: the policy step, absent in an SFT-only iteration) with the iteration's metrics and seconds (sampling and
- * training of the iteration, and this write). Moves the role and its `train:<role>` ref to the
- * new file; the caller reloads the provider after every role is written.
+ * Write a version's file: the role's stepped weights as iteration `k`'s GGUF (`versionFile`,
+ * written by the trainer through a temp file and a rename). Returns the file and the seconds the
+ * write took. Nothing is recorded: the loop records every role's version of an iteration at
+ * once (`versionRecord`, `store.trainLoops.commitIteration`).
+ */
+export async function writeRoleFile(run: LoopRun, roleName: string, role: TrainedRole, k: number): Promise<{ file: string; seconds: number }> {
+  const file = versionFile(run.o.versionsDir, run.loopId, roleName, k);
+  mkdirSync(path.dirname(file), { recursive: true });
+  const t0 = performance.now();
+  await role.model.writeGguf(file);
+  killPoint('version-file-written');
+  return { file, seconds: (performance.now() - t0) / 1000 };
+}
+
+/**
+ * A version's record: the role's file of iteration `k` as the child of the role's newest
+ * version (`hyper.mode`: the step kind, `grpo`, `sft` or `sft+grpo`; `step`: the policy step,
+ * absent in an SFT-only iteration) with the iteration's metrics and seconds (sampling and
+ * training of the iteration, and the write).
+ */
+export function versionRecord(
+  run: LoopRun,
+  roleName: string,
+  role: TrainedRole,
+  k: number,
+  experimentId: ExperimentId,
+  step: StepResult | undefined,
+  m: RoleIterationMetrics,
+  score: number,
+  seconds: { sampling: number; training: number; write: number },
+  file: string,
+): NewWeightVersion {
+  return {
+    role: roleName,
+    basePath: role.basePath,
+    path: file,
+    ...(role.parentId ? { parentId: role.parentId } : {}),
+    experimentId,
+    iteration: k,
+    hyper: { ...run.hyper, mode: m.step },
+    metrics: {
+      reward: m.reward, score, loss: step?.loss ?? null, kl: step?.kl ?? null, samples: m.samples, signalSamples: m.signalSamples, tokens: m.trainTokens,
+      ...(m.sftSequences !== undefined && { sftSequences: m.sftSequences, sftLoss: m.sftLoss ?? null }),
+      rungs: m.rungs, trainTokensPerSecond: m.trainTokensPerSecond ?? null,
+      seconds,
+    },
+  };
+}
+
+/** After a version is recorded: moves the role and its `train:<role>` ref to its file (the caller reloads the provider). */
+export function adoptVersion(run: LoopRun, roleName: string, role: TrainedRole, version: WeightVersion): void {
+  role.parentId = version.id;
+  role.path = version.path;
+  role.versions.push(version.id);
+  run.models.models[trainRef(roleName)] = version.path;
+}
+
+/**
+ * Write a version: `writeRoleFile`, then records it alone (`WeightsRepo.save`) and adopts it.
+ * For one role outside a loop's iteration; the loop records an iteration's roles together.
  */
 export async function writeRoleVersion(
   run: LoopRun,
@@ -143,30 +220,9 @@ export async function writeRoleVersion(
   score: number,
   seconds: { sampling: number; training: number },
 ): Promise<WeightVersion> {
-  const file = versionFile(run.o.versionsDir, run.loopId, roleName, k);
-  mkdirSync(path.dirname(file), { recursive: true });
-  const tWrite = performance.now();
-  await role.model.writeGguf(file);
-  const writeSeconds = (performance.now() - tWrite) / 1000;
-  const version = run.o.store.weights.save({
-    role: roleName,
-    basePath: role.basePath,
-    path: file,
-    ...(role.parentId ? { parentId: role.parentId } : {}),
-    experimentId,
-    iteration: k,
-    hyper: { ...run.hyper, mode: m.step },
-    metrics: {
-      reward: m.reward, score, loss: step?.loss ?? null, kl: step?.kl ?? null, samples: m.samples, signalSamples: m.signalSamples, tokens: m.trainTokens,
-      ...(m.sftSequences !== undefined && { sftSequences: m.sftSequences, sftLoss: m.sftLoss ?? null }),
-      rungs: m.rungs, trainTokensPerSecond: m.trainTokensPerSecond ?? null,
-      seconds: { ...seconds, write: writeSeconds },
-    },
-  });
-  role.parentId = version.id;
-  role.path = file;
-  role.versions.push(version.id);
-  run.models.models[trainRef(roleName)] = file;
+  const { file, seconds: write } = await writeRoleFile(run, roleName, role, k);
+  const version = run.o.store.weights.save(versionRecord(run, roleName, role, k, experimentId, step, m, score, { ...seconds, write }, file));
+  adoptVersion(run, roleName, role, version);
   return version;
 }
 
@@ -182,20 +238,23 @@ export async function evaluateHeldout(run: LoopRun, phase: 'before' | 'after'): 
   const greedy = !(o.heldoutTemperature > 0);
   const K = greedy ? 1 : Math.max(1, o.heldoutSamples);
   const seed = deriveSeed(o.seed, 'heldout');
-  const exp = o.store.createExperiment({
+  const stored = storedExperiment(run, { phase: `heldout-${phase}` });
+  const id = stored?.id ?? o.store.createExperiment({
     kind: 'run',
     ...experimentBase(run, 'heldout', o.heldoutTasks.length),
     seed,
     config: { ...o.config, workflowFile: o.workflow.file, models: modelsConfig(run), trainLoop: { loopId: run.loopId, phase: `heldout-${phase}`, samples: K, temperature: greedy ? 0 : o.heldoutTemperature } },
     tasks: sampledTaskList(o.heldoutTasks, K, true),
-  });
-  const res = await executePending({
-    store: o.store, experimentId: exp.id, graph: o.graph, grader: o.dataset.grader, provider: run.provider, tools: o.tools, seed, signal: o.signal, modelFor: modelFor(run),
-    parallel: parallelOf(run, o.heldoutTasks.length * K), sampling: greedy ? { temperature: 0 } : { temperature: o.heldoutTemperature, topK: 0, topP: 1, minP: 0 },
-  });
-  finishExperiment(o.store, exp.id, res);
-  const runs = o.store.listRuns(exp.id);
-  const result = { ...heldoutResult(exp.id, runs, o.store.getExperimentCalls(exp.id), o.roles), ...heldoutAccuracy(runs, o.roles, o.dataset.classOf) };
+  }).id;
+  if (!stored?.completed) {
+    const res = await executePending({
+      store: o.store, experimentId: id, graph: o.graph, grader: o.dataset.grader, provider: run.provider, tools: o.tools, seed, signal: o.signal, modelFor: modelFor(run),
+      parallel: parallelOf(run, o.heldoutTasks.length * K), sampling: greedy ? { temperature: 0 } : { temperature: o.heldoutTemperature, topK: 0, topP: 1, minP: 0 },
+    });
+    finishExperiment(o.store, id, res);
+  }
+  const runs = o.store.listRuns(id);
+  const result = { ...heldoutResult(id, runs, o.store.getExperimentCalls(id), o.roles), ...heldoutAccuracy(runs, o.roles, o.dataset.classOf) };
   o.onEvent?.({ type: 'heldout', phase, result });
   return result;
 }

@@ -102,6 +102,25 @@ export interface TrainLoopOptions extends TrainLoopSchedule {
   config?: Record<string, unknown>;
   /** A loop id (default `tl-<time>-<rand>`). */
   loopId?: string;
+  /**
+   * Continue the stored loop `loopId` (store.trainLoops) from its last complete iteration
+   * instead of starting one: same lineage, numbering, tasks and seeds; an iteration's stored
+   * rollouts are used again. The options must be those it was started with (the experiment
+   * service rebuilds them from the stored plan, core/experiments/trainLoop.ts).
+   */
+  resume?: boolean;
+  /** Stored with a new loop as its plan: what a later resume rebuilds these options from. */
+  plan?: Record<string, unknown>;
+}
+
+/**
+ * A loop's progress as stored with it (store.trainLoops state) after each complete iteration:
+ * every trained role's lineage, the metrics of the iterations done, the held-out result before.
+ */
+export interface TrainLoopState {
+  roles: Record<string, { basePath: string; startPath: string; path: string; parentId?: string; versions: string[] }>;
+  iterations: IterationMetrics[];
+  heldoutBefore?: HeldoutResult;
 }
 
 export type LoopEvent =
@@ -228,6 +247,8 @@ export interface TrainedRole {
   model: TrainableModel;
   /** The file the lineage started from (recorded on every version). */
   basePath: string;
+  /** The file this loop started the role from (its KL reference, also after a resume). */
+  startPath: string;
   /** The role's current file (the newest version, or where it started). */
   path: string;
   /** The newest version's id: the parent of the next. */

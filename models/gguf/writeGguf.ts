@@ -30,6 +30,7 @@ import {
 import { randomBytes } from 'node:crypto';
 import { open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { killPoint } from '../../core/killPoint.ts';
 
 /** Scalar metadata types by name. */
 export type GgufScalarType = 'u8' | 'i8' | 'u16' | 'i16' | 'u32' | 'i32' | 'u64' | 'i64' | 'f32' | 'f64' | 'bool' | 'string';
@@ -231,6 +232,7 @@ export async function writeAtomically(file: string, bytes: Uint8Array): Promise<
     } finally {
       await fh.close();
     }
+    killPoint('gguf-temp-written');
     await rename(tmp, file);
   } catch (err) {
     await rm(tmp, { force: true }).catch(() => {});

@@ -22,6 +22,7 @@
  *   steps share one Adam state.
  */
 import type {
+  LoadOptions,
   PolicyOptions,
   PolicySample,
   SftOptions,
@@ -31,7 +32,7 @@ import type {
   Trainer,
 } from '../../core/training/index.ts';
 import { TrainingError } from '../../core/training/index.ts';
-import { readGguf, readGgufTensors, type GgufFile } from '../gguf/readGguf.ts';
+import { GgufError, readGguf, readGgufTensors, type GgufFile } from '../gguf/readGguf.ts';
 import { rewriteGguf, type RewriteStats } from '../gguf/rewriteGguf.ts';
 import { llamaConfigFromGguf, type LlamaConfig } from './llamaConfig.ts';
 import { LlamaForward, isTransposedMatrix } from './llamaForward.ts';
@@ -67,8 +68,8 @@ export class TfjsTrainer implements Trainer {
    *   unsupported version, architecture other than `llama`, quantised tensor types (named), or a
    *   tensor/setting the forward pass does not implement.
    */
-  async load(ggufPath: string): Promise<TfjsTrainableModel> {
-    return TfjsTrainableModel.load(ggufPath);
+  async load(ggufPath: string, options: LoadOptions = {}): Promise<TfjsTrainableModel> {
+    return TfjsTrainableModel.load(ggufPath, options);
   }
 }
 
@@ -104,10 +105,11 @@ export class TfjsTrainableModel implements TrainableModel {
     readonly gguf: GgufFile,
     specs: ParamSpec[],
     params: T[],
+    reference?: T[],
   ) {
     this.specs = specs;
     this.params = params;
-    this.reference = params.map((p) => tf.keep(tf.clone(p)));
+    this.reference = reference ?? params.map((p) => tf.keep(tf.clone(p)));
     this.adamM = params.map((p) => tf.keep(tf.zerosLike(p)));
     this.adamV = params.map((p) => tf.keep(tf.zerosLike(p)));
     this.parameters = specs.reduce((a, s) => a + s.dims.reduce((x, y) => x * y, 1), 0);
@@ -115,28 +117,27 @@ export class TfjsTrainableModel implements TrainableModel {
     this.index = new Map(specs.map((s, i) => [s.name, i]));
   }
 
-  /** See {@link TfjsTrainer.load}. */
-  static async load(ggufPath: string): Promise<TfjsTrainableModel> {
+  /**
+   * See {@link TfjsTrainer.load}. With `options.reference`, the frozen KL reference is that
+   * file's weights (a resumed train loop: its newest version, referenced to where it started).
+   * @throws GgufError `GGUF_CORRUPT` when the reference's tensors differ in name or shape.
+   */
+  static async load(ggufPath: string, options: LoadOptions = {}): Promise<TfjsTrainableModel> {
     const file = await readGguf(ggufPath);
     const config = llamaConfigFromGguf(file);
-    const data = await readGgufTensors(file);
     await initTfjs();
-    const specs: ParamSpec[] = [];
-    const params: T[] = [];
-    for (const t of file.tensors) {
-      const values = data.get(t.name)!;
-      const transposed = isTransposedMatrix(t.name, t.dims);
-      specs.push({ name: t.name, dims: t.dims, transposed });
-      params.push(
-        tf.tidy(() => {
-          if (t.dims.length === 1) return tf.tensor1d(values);
-          // ne = [ne0, ne1] is row-major [ne1][ne0].
-          const m = tf.tensor2d(values, [t.dims[1]!, t.dims[0]!]);
-          return transposed ? tf.transpose(m) : m;
-        }),
-      );
+    const { specs, params } = await tensorsOf(file);
+    let reference: T[] | undefined;
+    if (options.reference !== undefined) {
+      const ref = await tensorsOf(await readGguf(options.reference));
+      const same = ref.specs.length === specs.length && ref.specs.every((s, i) => s.name === specs[i]!.name && s.dims.join() === specs[i]!.dims.join());
+      if (!same) {
+        for (const t of [...params, ...ref.params]) t.dispose();
+        throw new GgufError('GGUF_CORRUPT', `${options.reference}: the KL reference's tensors differ from those of ${ggufPath} (another model?)`, options.reference);
+      }
+      reference = ref.params.map((p) => tf.keep(p));
     }
-    return new TfjsTrainableModel(ggufPath, config, file, specs, params);
+    return new TfjsTrainableModel(ggufPath, config, file, specs, params, reference);
   }
 
   // ---- inference --------------------------------------------------------------------------------
@@ -547,4 +548,25 @@ function pick(logp: T, targets: Int32Array, vocab: number): T {
 
 function checkLr(lr: number): void {
   if (!(lr > 0) || !Number.isFinite(lr)) throw new RangeError(`learning rate must be a positive number, got ${lr}`);
+}
+
+/** A GGUF's tensors as tfjs parameters (matrices transposed where the forward pass wants them). */
+async function tensorsOf(file: GgufFile): Promise<{ specs: ParamSpec[]; params: T[] }> {
+  const data = await readGgufTensors(file);
+  const specs: ParamSpec[] = [];
+  const params: T[] = [];
+  for (const t of file.tensors) {
+    const values = data.get(t.name)!;
+    const transposed = isTransposedMatrix(t.name, t.dims);
+    specs.push({ name: t.name, dims: t.dims, transposed });
+    params.push(
+      tf.tidy(() => {
+        if (t.dims.length === 1) return tf.tensor1d(values);
+        // ne = [ne0, ne1] is row-major [ne1][ne0].
+        const m = tf.tensor2d(values, [t.dims[1]!, t.dims[0]!]);
+        return transposed ? tf.transpose(m) : m;
+      }),
+    );
+  }
+  return { specs, params };
 }
