@@ -1,0 +1,1 @@
+export { PyodideSandbox, pyodidePackageDir, workerArgs, type PyodideSandboxOptions } from './pool.ts';
