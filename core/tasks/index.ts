@@ -1,4 +1,4 @@
-export type { Dataset, Grade, Grader, LoadOptions, Task } from './types.ts';
+export type { Dataset, Grade, Grader, LoadOptions, SyncGrader, Task } from './types.ts';
 export { DatasetError, type DatasetErrorCode } from './errors.ts';
 export { resolveDataDir, resolveSharedDir } from './paths.ts';
 export {
@@ -42,4 +42,17 @@ export {
   type LearnDesignTool,
   type ToolCallText,
 } from './learnDesign.ts';
-export { datasetNames, describeDataset, getDataset, type DatasetLocation } from './registry.ts';
+export { datasetNames, datasetNeedsSandbox, describeDataset, getDataset, type DatasetLocation } from './registry.ts';
+export {
+  CODE_GRADE_TIMEOUT_MS,
+  HUMANEVAL_SPLITS,
+  MBPP_SPLITS,
+  createHumanEvalDataset,
+  createMbppDataset,
+  describeRun,
+  extractCode,
+  humanEvalProgram,
+  mbppProgram,
+  mbppQuestion,
+  sandboxGrader,
+} from './code.ts';

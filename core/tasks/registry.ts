@@ -1,3 +1,5 @@
+import type { CodeSandbox } from '../sandbox/index.ts';
+import { createHumanEvalDataset, createMbppDataset } from './code.ts';
 import { DatasetError } from './errors.ts';
 import { createGsm8kDataset } from './gsm8k.ts';
 import { createLearnDataset } from './learn.ts';
@@ -11,10 +13,15 @@ export interface DatasetLocation {
   dataDir?: string;
   /** The shared folder; its `data/` is used when `dataDir` is not given. */
   sharedDir?: string;
+  /**
+   * Where graded code runs, for datasets graded by running tests (`datasetNeedsSandbox`). The
+   * composition root creates it (models/sandbox) and closes it.
+   */
+  sandbox?: CodeSandbox;
 }
 
 /** One entry per dataset; adding mbpp, humaneval or multihop QA is one line here. */
-const DATASETS: Record<string, { describe: string; create: (dataDir: string) => Dataset }> = {
+const DATASETS: Record<string, { describe: string; create: (dataDir: string, loc: DatasetLocation) => Dataset; sandbox?: true }> = {
   gsm8k: { describe: 'GSM8K grade-school math (numeric final answer)', create: createGsm8kDataset },
   learn: { describe: 'Laptop RL family, mixed: say the word, copy a number into JSON, pick the tool (procedural, exact)', create: () => createLearnDataset('learn', ['word', 'json', 'tool']) },
   'learn-word': { describe: 'Say the word: a story continuation that says "happy" (the toy reward)', create: () => createLearnDataset('learn-word', ['word']) },
@@ -22,6 +29,8 @@ const DATASETS: Record<string, { describe: string; create: (dataDir: string) => 
   'learn-tool': { describe: 'Pick the right tool name (calculator, weather, search) for a request', create: () => createLearnDataset('learn-tool', ['tool']) },
   'learn-team': { describe: 'Two roles: a story that says "happy" (planner) and the right tool (solver, graded)', create: () => createLearnDataset('learn-team', ['team']) },
   'learn-design': { describe: 'Pick the tool a request needs (weather, search, math) and its argument; graded per part (tool, argument)', create: () => createLearnDesignDataset('learn-design') },
+  humaneval: { describe: 'HumanEval: 164 Python functions from docstrings, graded by running their tests in the sandbox', create: (dir, loc) => createHumanEvalDataset(dir, loc.sandbox), sandbox: true },
+  mbpp: { describe: 'MBPP (sanitized, 427): basic Python tasks, graded by running their asserts in the sandbox', create: (dir, loc) => createMbppDataset(dir, loc.sandbox), sandbox: true },
 };
 
 /** Names of the datasets `getDataset` knows, sorted. */
@@ -34,6 +43,11 @@ export function describeDataset(name: string): string | undefined {
   return Object.hasOwn(DATASETS, name.toLowerCase()) ? DATASETS[name.toLowerCase()]!.describe : undefined;
 }
 
+/** Whether grading the dataset runs code, so `getDataset` needs `DatasetLocation.sandbox` (false for unknown names). */
+export function datasetNeedsSandbox(name: string): boolean {
+  return Object.hasOwn(DATASETS, name.toLowerCase()) && DATASETS[name.toLowerCase()]!.sandbox === true;
+}
+
 /**
  * A dataset by name (case-insensitive), reading from `resolveDataDir(opts)`.
  * Files are not touched until `load`.
@@ -44,5 +58,5 @@ export function getDataset(name: string, opts: DatasetLocation = {}): Dataset {
   if (!entry) {
     throw new DatasetError('UNKNOWN_DATASET', `unknown dataset '${name}'; known datasets: ${datasetNames().join(', ')}`, name);
   }
-  return entry.create(resolveDataDir(opts));
+  return entry.create(resolveDataDir(opts), opts);
 }
