@@ -8,10 +8,13 @@ import { cardsConfigFor, ONLINE_DEFAULTS, type CardsConfig, type CardsRequest } 
 import type { ServiceDeps } from '../core/experiments/index.ts';
 import type { ModelRequest } from '../core/model/index.ts';
 import { openStore, type Card, type Store } from '../core/store/index.ts';
+import type { CodeSandbox } from '../core/sandbox/index.ts';
+import { getDataset, type Dataset } from '../core/tasks/index.ts';
 import { defaultTools, type ToolRegistry } from '../core/tools/index.ts';
 import { loadWorkflowFile, type Graph, type LoadedWorkflow } from '../core/workflow/index.ts';
 import path from 'node:path';
 import { fileModelPort } from '../models/factory.ts';
+import { PyodideSandbox } from '../models/sandbox/index.ts';
 import { Option, type Command } from 'commander';
 import { commaList, dbOption, intOption, pairLists, pairRecord, parseLoraValue, LORA_SHAPE, rolePairOption, UsageError } from './args.ts';
 import { asCliSync } from './errors.ts';
@@ -148,9 +151,34 @@ export function withStore<T>(file: string, fn: (store: Store) => T, mustExist = 
   }
 }
 
-/** The experiment service's ports for a command: the open store, node-llama-cpp over local files, the default tools. */
-export function cliDeps(store: Store, tools = defaultTools()): ServiceDeps {
-  return { store, models: fileModelPort(), tools };
+let sandbox: PyodideSandbox | undefined;
+
+/**
+ * The command's code sandbox (models/sandbox: Pyodide in permission-restricted processes), one
+ * per CLI process, made on first use; it starts no interpreter until code runs (HumanEval and
+ * MBPP grading, the `code_runner` tool). Its workers exit with the CLI (they leave when the IPC
+ * channel closes); `closeCliSandbox` stops them sooner.
+ */
+export function cliSandbox(): CodeSandbox {
+  sandbox ??= new PyodideSandbox();
+  return sandbox;
+}
+
+/** Closes the command's code sandbox if one was made. */
+export async function closeCliSandbox(): Promise<void> {
+  const s = sandbox;
+  sandbox = undefined;
+  await s?.close();
+}
+
+/** A dataset by name for the experiment service, with the command's code sandbox for code datasets. */
+export function cliDatasets(name: string, dataDir?: string): Dataset {
+  return getDataset(name, { dataDir, sandbox: cliSandbox() });
+}
+
+/** The experiment service's ports for a command: the open store, node-llama-cpp over local files, the default tools (with `code_runner`), datasets with the code sandbox. */
+export function cliDeps(store: Store, tools = defaultTools({ sandbox: cliSandbox() })): ServiceDeps {
+  return { store, models: fileModelPort(), tools, datasets: cliDatasets };
 }
 
 /**
@@ -160,7 +188,7 @@ export function cliDeps(store: Store, tools = defaultTools()): ServiceDeps {
  */
 export function loadWorkflowArg(workflowFile: string): { file: string; tools: ToolRegistry; workflow: LoadedWorkflow } {
   const file = path.resolve(workflowFile);
-  const tools = defaultTools();
+  const tools = defaultTools({ sandbox: cliSandbox() });
   return { file, tools, workflow: loadWorkflowFile(file, { tools }) };
 }
 

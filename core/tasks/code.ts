@@ -71,8 +71,10 @@ export function mbppProgram(task: Task, code: string): string {
  * A grader that runs `program(task, code)` in the sandbox: score 1 when the run ends `ok`
  * (every test passed), else 0 with the run's status and exception in `reason`. Without a
  * sandbox it throws `DatasetError` `NO_SANDBOX` (a set-up error, not a wrong answer).
+ * `withMeta` gives a task its `meta` (the tests) when it comes back from the store without it
+ * (experiments store only a task's id, input and expected answer).
  */
-export function sandboxGrader(name: string, sandbox: CodeSandbox | undefined, program: (task: Task, code: string) => string): Grader {
+export function sandboxGrader(name: string, sandbox: CodeSandbox | undefined, program: (task: Task, code: string) => string, withMeta: (task: Task) => Task = (t) => t): Grader {
   return {
     async grade(answer: unknown, task: Task): Promise<Grade> {
       const expected = task.expected;
@@ -81,7 +83,7 @@ export function sandboxGrader(name: string, sandbox: CodeSandbox | undefined, pr
       if (!sandbox) {
         throw new DatasetError('NO_SANDBOX', `${name} is graded by running code, but no code sandbox was given (DatasetLocation.sandbox)`, task.id);
       }
-      const result = await sandbox.run({ code: program(task, code), timeoutMs: CODE_GRADE_TIMEOUT_MS });
+      const result = await sandbox.run({ code: program(withMeta(task), code), timeoutMs: CODE_GRADE_TIMEOUT_MS });
       const correct = result.status === 'ok';
       return { score: correct ? 1 : 0, correct, extracted: code, expected, reason: describeRun(result) };
     },
@@ -101,7 +103,7 @@ export function createHumanEvalDataset(dataDir: string, sandbox?: CodeSandbox): 
   return {
     name: 'humaneval',
     splits: [...HUMANEVAL_SPLITS],
-    grader: sandboxGrader('humaneval', sandbox, humanEvalProgram),
+    grader: sandboxGrader('humaneval', sandbox, humanEvalProgram, metaLookup('humaneval', () => readHumanEval(dataDir))),
     load: (opts) => slice('humaneval', HUMANEVAL_SPLITS, opts, () => readHumanEval(dataDir)),
   };
 }
@@ -111,8 +113,29 @@ export function createMbppDataset(dataDir: string, sandbox?: CodeSandbox): Datas
   return {
     name: 'mbpp',
     splits: [...MBPP_SPLITS],
-    grader: sandboxGrader('mbpp', sandbox, mbppProgram),
+    grader: sandboxGrader('mbpp', sandbox, mbppProgram, metaLookup('mbpp', (split) => readMbpp(dataDir, split))),
     load: (opts) => slice('mbpp', MBPP_SPLITS, opts, () => readMbpp(dataDir, opts.split)),
+  };
+}
+
+/**
+ * A task with its `meta`: as given when it has one, else the dataset's task of the same id
+ * (`<name>/<split>/<index>`), read from the file once per split.
+ * @throws DatasetError `BAD_LINE` when the id is not one of the dataset's.
+ */
+function metaLookup(name: string, read: (split: string) => Task[]): (task: Task) => Task {
+  const bySplit = new Map<string, Map<string, Task>>();
+  return (task) => {
+    if (task.meta) return task;
+    const split = task.id.split('/')[1] ?? '';
+    let byId = bySplit.get(split);
+    if (!byId) {
+      byId = new Map(read(split).map((t) => [t.id, t]));
+      bySplit.set(split, byId);
+    }
+    const found = byId.get(task.id);
+    if (!found) throw new DatasetError('BAD_LINE', `${name} has no task with id '${task.id}'`, task.id);
+    return { ...task, meta: found.meta };
   };
 }
 
@@ -209,7 +232,9 @@ function readMbpp(dataDir: string, split: string): Task[] {
     throw new DatasetError('BAD_LINE', `${file}: not valid JSON (${(cause as Error).message})`, file, { cause });
   }
   if (!Array.isArray(records)) throw new DatasetError('BAD_LINE', `${file}: expected a JSON array of problems`, file);
-  const [lo, hi] = MBPP_RANGES[split]!;
+  const range = MBPP_RANGES[split];
+  if (!range) return [];
+  const [lo, hi] = range;
   const tasks: Task[] = [];
   records.forEach((raw, i) => {
     const where = `${file}#${i}`;

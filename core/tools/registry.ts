@@ -1,4 +1,6 @@
+import type { CodeSandbox } from '../sandbox/index.ts';
 import { calculatorTool } from './calculator.ts';
+import { codeRunnerTool } from './codeRunner.ts';
 import { extractNumberTool } from './extractNumber.ts';
 import { dispatchTool, mathTool, searchTool, useToolTool, weatherTool } from './learnDesign.ts';
 import { ToolError, type Tool } from './tool.ts';
@@ -45,10 +47,19 @@ export class ToolRegistry {
   }
 }
 
+/** What some built-in tools need from the composition root. */
+export interface ToolDeps {
+  /** Where `code_runner` runs code; without it the registry has no `code_runner`. */
+  sandbox?: CodeSandbox;
+}
+
 /**
  * A fresh registry with the built-in tools: `calculator`, `extract_number`, and the
- * `learn-design` family's `weather`, `search`, `math`, `use_tool` and `dispatch` (core/tools/learnDesign.ts).
+ * `learn-design` family's `weather`, `search`, `math`, `use_tool` and `dispatch` (core/tools/learnDesign.ts);
+ * with `deps.sandbox`, also `code_runner` (core/tools/codeRunner.ts).
  */
-export function defaultTools(): ToolRegistry {
-  return new ToolRegistry([calculatorTool, extractNumberTool, weatherTool, searchTool, mathTool, useToolTool, dispatchTool]);
+export function defaultTools(deps: ToolDeps = {}): ToolRegistry {
+  const registry = new ToolRegistry([calculatorTool, extractNumberTool, weatherTool, searchTool, mathTool, useToolTool, dispatchTool]);
+  if (deps.sandbox) registry.register(codeRunnerTool(deps.sandbox));
+  return registry;
 }

@@ -53,7 +53,8 @@ export type ToolErrorCode =
   | 'NOT_FINITE' // a result overflowed to Infinity or is NaN (column given)
   | 'ABORTED' // the run was cancelled through its signal
   | 'DUPLICATE_TOOL' // a registry already has a tool of that name
-  | 'BAD_TOOL'; // a tool definition is malformed (e.g. its name)
+  | 'BAD_TOOL' // a tool definition is malformed (e.g. its name)
+  | 'NO_SANDBOX'; // code_runner was built without a code sandbox
 
 /**
  * A tool failure. `message` is `"<CODE>: <detail>"`, e.g.

@@ -114,7 +114,7 @@ export class PyodideSandbox implements CodeSandbox {
   private readonly recycleHeapMb: number;
   private readonly jsHeapMb: number;
   private readonly startTimeoutMs: number;
-  private readonly pyodideDir: string;
+  private pyodideDirOpt: string | undefined;
   private readonly workers: Worker[] = [];
   private readonly queue: Queued[] = [];
   private closed = false;
@@ -131,7 +131,7 @@ export class PyodideSandbox implements CodeSandbox {
     this.recycleHeapMb = opts.recycleHeapMb ?? 256;
     this.jsHeapMb = opts.jsHeapMb ?? 256;
     this.startTimeoutMs = opts.startTimeoutMs ?? 120_000;
-    this.pyodideDir = opts.pyodideDir ?? pyodidePackageDir();
+    this.pyodideDirOpt = opts.pyodideDir;
   }
 
   /** Starts the pool's workers now and resolves when all are ready. */
@@ -267,6 +267,12 @@ export class PyodideSandbox implements CodeSandbox {
 
   private failAll(err: unknown): void {
     for (const q of this.queue.splice(0)) q.reject(err);
+  }
+
+  /** The pyodide folder, resolved on the first start (so constructing a sandbox touches nothing). */
+  private get pyodideDir(): string {
+    this.pyodideDirOpt ??= pyodidePackageDir();
+    return this.pyodideDirOpt;
   }
 
   private startWorker(): Worker {
