@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -25,6 +26,12 @@ export interface PyodideSandboxOptions {
   startTimeoutMs?: number;
   /** The pyodide package folder. Default: resolved from this module (`pyodide/package.json`). */
   pyodideDir?: string;
+  /**
+   * Folder caching the interpreter's memory snapshot between processes (`<key>.snapshot`, key =
+   * sha256 of the pyodide version and the worker program), or false for no file. Default
+   * `<os temp>/flowlab-sandbox-<uid>` (made 0700; a file not owned by this user is ignored).
+   */
+  snapshotDir?: string | false;
 }
 
 /** A started worker process and what the pool knows of it. */
@@ -52,6 +59,7 @@ interface WorkerMessage {
   heapMb?: number;
   tainted?: boolean;
   loadMs?: number;
+  bytes?: Uint8Array;
 }
 
 interface Queued {
@@ -122,8 +130,12 @@ export class PyodideSandbox implements CodeSandbox {
   private startFailures = 0;
   /** Workers started so far (the first `size` plus replacements). */
   started = 0;
-  /** Milliseconds each worker took to load, in start order. */
+  /** Milliseconds each worker took to load, in ready order. */
   readonly loadMs: number[] = [];
+  /** How each worker started, in ready order: `cold` (made the snapshot) or `snapshot`. */
+  readonly starts: ('cold' | 'snapshot')[] = [];
+  private snapshot: Uint8Array | undefined;
+  private readonly snapshotDir: string | false;
 
   constructor(opts: PyodideSandboxOptions = {}) {
     this.size = Math.max(1, opts.size ?? Math.min(2, os.availableParallelism?.() ?? os.cpus().length));
@@ -132,6 +144,7 @@ export class PyodideSandbox implements CodeSandbox {
     this.jsHeapMb = opts.jsHeapMb ?? 256;
     this.startTimeoutMs = opts.startTimeoutMs ?? 120_000;
     this.pyodideDirOpt = opts.pyodideDir;
+    this.snapshotDir = opts.snapshotDir ?? path.join(os.tmpdir(), `flowlab-sandbox-${process.getuid?.() ?? 'user'}`);
   }
 
   /** Starts the pool's workers now and resolves when all are ready. */
@@ -250,6 +263,31 @@ export class PyodideSandbox implements CodeSandbox {
     w.child.send({ type: 'run', id, code: req.code, memoryMb: req.memoryMb, outputBytes: req.outputBytes });
   }
 
+  /** The cached snapshot, when a file of ours is there; undefined otherwise (never throws). */
+  private readSnapshot(): Uint8Array | undefined {
+    if (this.snapshotDir === false) return undefined;
+    try {
+      const file = snapshotFile(this.snapshotDir, this.pyodideDir);
+      const st = fs.statSync(file);
+      if (process.getuid && st.uid !== process.getuid()) return undefined;
+      return fs.readFileSync(file);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Caches a snapshot for later processes (best effort: a failure only costs the next start). */
+  private writeSnapshot(bytes: Uint8Array): void {
+    if (this.snapshotDir === false) return;
+    try {
+      fs.mkdirSync(this.snapshotDir, { recursive: true, mode: 0o700 });
+      const file = snapshotFile(this.snapshotDir, this.pyodideDir);
+      const tmp = `${file}.${process.pid}.tmp`;
+      fs.writeFileSync(tmp, bytes, { mode: 0o600 });
+      fs.renameSync(tmp, file);
+    } catch { /* best effort */ }
+  }
+
   /** Kills a worker and puts a fresh one in its place. */
   private replace(w: Worker): void {
     this.kill(w, 'replaced');
@@ -279,8 +317,11 @@ export class PyodideSandbox implements CodeSandbox {
     this.started++;
     const env: Record<string, string> = { FLOWLAB_PYODIDE_URL: pathToFileURL(path.join(this.pyodideDir, 'pyodide.mjs')).href };
     if (process.versions.electron) env.ELECTRON_RUN_AS_NODE = '1';
+    this.snapshot ??= this.readSnapshot();
+    const fromSnapshot = this.snapshot !== undefined;
     const child = spawn(process.execPath, workerArgs(this.pyodideDir, this.jsHeapMb), {
       stdio: ['pipe', 'ignore', 'pipe', 'ipc'],
+      serialization: 'advanced',
       env,
       cwd: this.pyodideDir,
       windowsHide: true,
@@ -290,6 +331,7 @@ export class PyodideSandbox implements CodeSandbox {
     child.stderr?.on('data', (s: string) => { w.stderrTail = (w.stderrTail + s).slice(-4000); });
     child.stdin?.on('error', () => {});
     child.stdin?.end(WORKER_SOURCE);
+    child.send({ type: 'init', snapshot: this.snapshot ?? null });
     child.unref();
     (child as unknown as { channel?: { unref(): void } }).channel?.unref();
     w.ready = new Promise<void>((resolve, reject) => {
@@ -302,8 +344,12 @@ export class PyodideSandbox implements CodeSandbox {
         if (msg?.type === 'ready') {
           clearTimeout(timer);
           this.loadMs.push(msg.loadMs ?? 0);
+          this.starts.push(fromSnapshot ? 'snapshot' : 'cold');
           w.heapMb = msg.heapMb ?? 0;
           resolve();
+        } else if (msg?.type === 'snapshot' && msg.bytes instanceof Uint8Array) {
+          this.snapshot ??= msg.bytes;
+          this.writeSnapshot(msg.bytes);
         } else if (msg?.type === 'result') {
           w.onResult?.(msg);
         }
@@ -329,6 +375,16 @@ export class PyodideSandbox implements CodeSandbox {
     w.ready.catch(() => {});
     return w;
   }
+}
+
+/** The snapshot file of this pyodide and worker program, under `dir`. */
+function snapshotFile(dir: string, pyodideDir: string): string {
+  let version = '?';
+  try {
+    version = (JSON.parse(fs.readFileSync(path.join(pyodideDir, 'package.json'), 'utf8')) as { version?: string }).version ?? '?';
+  } catch { /* an unreadable package.json keys as '?' */ }
+  const key = createHash('sha256').update(`${version}\0${WORKER_SOURCE}`).digest('hex').slice(0, 16);
+  return path.join(dir, `pyodide-${version}-${key}.snapshot`);
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

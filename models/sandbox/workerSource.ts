@@ -1,10 +1,25 @@
+/** Standard-library modules imported before the memory snapshot (the warm baseline every run starts from). */
+const WARM_IMPORTS = String.raw`
+for _name in ('math', 're', 'string', 'collections', 'collections.abc', 'itertools', 'functools',
+              'heapq', 'bisect', 'typing', 'operator', 'random', 'statistics', 'fractions',
+              'decimal', 'copy', 'hashlib', 'datetime', 'cmath', 'array', 'struct', 'enum',
+              'dataclasses', 'textwrap', 'unicodedata', 'numbers', 'json', 'traceback', 'io'):
+    try:
+        __import__(_name)
+    except Exception:
+        pass
+del _name
+`;
+
 /**
- * The Python half of the worker, run once after Pyodide loads. Defines `_flowlab_run(code) ->
+ * The Python half of the worker, run once after Pyodide loads (from a snapshot or not).
+ * Defines `_flowlab_run(code) ->
  * (status, error_type | None, error_message | None, tainted)`; see `WORKER_SOURCE` step 5-6.
  */
 const PYTHON_PRELUDE = String.raw`
 def _flowlab_setup():
     import sys, builtins, traceback, gc
+    from types import ModuleType
     blocked = frozenset({'js', 'pyodide_js', 'pyodide', '_pyodide', '_pyodide_core', 'micropip', 'ctypes', '_ctypes', 'pyodide_http'})
 
     class SandboxImportGuard:
@@ -19,14 +34,6 @@ def _flowlab_setup():
     for name in list(sys.modules):
         if name.partition('.')[0] in blocked:
             del sys.modules[name]
-    for name in ('math', 're', 'string', 'collections', 'collections.abc', 'itertools', 'functools',
-                 'heapq', 'bisect', 'typing', 'operator', 'random', 'statistics', 'fractions',
-                 'decimal', 'copy', 'hashlib', 'datetime', 'cmath', 'array', 'struct', 'enum',
-                 'dataclasses', 'textwrap', 'unicodedata', 'numbers', 'json', 'traceback', 'io'):
-        try:
-            __import__(name)
-        except Exception:
-            pass
     gc.collect()
 
     def snapshot(mod):
@@ -64,6 +71,15 @@ def _flowlab_setup():
         sys.stdout, sys.stderr, sys.stdin = base['std']
         ns = base['ns']
         for name, mod in modules.items():
+            now = snapshot(mod)
+            if now == ns[name]:
+                continue
+            # Importing a submodule (urllib.request) binds it on its package: undo that, it is no taint.
+            d = mod.__dict__
+            for key in [k for k in now if k not in ns[name]]:
+                v = d.get(key)
+                if type(v) is ModuleType and getattr(v, '__name__', None) == name + '.' + key and v.__name__ not in modules:
+                    del d[key]
             if snapshot(mod) != ns[name]:
                 tainted = True
                 break
@@ -166,9 +182,21 @@ function writer(key) {
   };
 }
 
+// The parent's first message: a memory snapshot of an interpreter that has loaded and imported
+// the warm baseline (Pyodide's makeMemorySnapshot), or none, in which case this worker makes one.
+const init = await new Promise((resolve) => on('message', function first(msg) {
+  if (msg && msg.type === 'init') { process.off('message', first); resolve(msg); }
+}));
 const t0 = Date.now();
 const { loadPyodide } = await import(pyodideUrl);
-const pyodide = await loadPyodide({ jsglobals: Object.create(null), stdout: () => {}, stderr: () => {} });
+const options = { jsglobals: Object.create(null), stdout: () => {}, stderr: () => {} };
+const pyodide = init.snapshot
+  ? await loadPyodide({ ...options, _loadSnapshot: init.snapshot })
+  : await loadPyodide({ ...options, _makeSnapshot: true });
+if (!init.snapshot) {
+  pyodide.runPython(${JSON.stringify(WARM_IMPORTS)});
+  send({ type: 'snapshot', bytes: pyodide.makeMemorySnapshot() });
+}
 pyodide.setStdout(writer('stdout'));
 pyodide.setStderr(writer('stderr'));
 
