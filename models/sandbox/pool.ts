@@ -155,7 +155,11 @@ export class PyodideSandbox implements CodeSandbox {
 
   run(request: SandboxRequest, signal?: AbortSignal): Promise<SandboxResult> {
     if (this.closed) return Promise.reject(new SandboxError('CLOSED', 'the sandbox is closed'));
-    checkSandboxRequest(request);
+    try {
+      checkSandboxRequest(request);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     if (signal?.aborted) return Promise.reject(new SandboxError('ABORTED', 'the sandbox run was cancelled before it started'));
     const req = { ...this.defaults, ...stripUndefined(request) } as Required<SandboxRequest>;
     return new Promise((resolve, reject) => {

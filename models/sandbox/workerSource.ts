@@ -110,6 +110,14 @@ def _flowlab_setup():
 
 _flowlab_run = _flowlab_setup()
 del _flowlab_setup
+
+def _flowlab_flush():
+    import sys
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:
+            pass
 `;
 
 /**
@@ -167,11 +175,14 @@ WebAssembly.Memory.prototype.grow = function grow(pages) {
   return originalGrow.call(this, pages);
 };
 
-const out = { stdout: [], stderr: [], bytes: 0, over: false };
+const out = { stdout: [], stderr: [], bytes: 0, over: false, draining: false };
 function writer(key) {
   return {
     write(buffer) {
-      if (out.over) throw new Error('sandbox output cap reached');
+      if (out.over) {
+        if (out.draining) return buffer.length; // after the run: drop what Python still buffers
+        throw new Error('sandbox output cap reached');
+      }
       const room = limits.outputBytes - out.bytes;
       const take = buffer.length <= room ? buffer : buffer.subarray(0, Math.max(0, room));
       out[key].push(Buffer.from(take));
@@ -226,6 +237,7 @@ pyodide.runPython(${JSON.stringify(PYTHON_PRELUDE)});
 pyodide.unregisterJsModule('js');
 pyodide.unregisterJsModule('pyodide_js');
 const runOne = pyodide.globals.get('_flowlab_run');
+const flushStd = pyodide.globals.get('_flowlab_flush');
 const baselineHeap = pyodide._module.HEAP8.length;
 send({ type: 'ready', loadMs: Date.now() - t0, heapMb: baselineHeap / MB });
 
@@ -233,12 +245,15 @@ onMessage((msg) => {
   if (!msg || msg.type !== 'run') return;
   limits.heapBytes = Math.max(baselineHeap, (msg.memoryMb ?? 512) * MB);
   limits.outputBytes = msg.outputBytes ?? (1 << 20);
-  out.stdout = []; out.stderr = []; out.bytes = 0; out.over = false; refusedGrowth = false;
+  out.stdout = []; out.stderr = []; out.bytes = 0; out.over = false; out.draining = false; refusedGrowth = false;
   let status = 'ok', error, tainted = false;
   try {
     const r = runOne(msg.code).toJs();
     status = r[0]; tainted = r[3];
-    if (r[1] !== null) error = { type: r[1], message: r[2] };
+    if (r[1] != null) error = { type: r[1], message: r[2] ?? r[1] };
+    // What print() left in Python's buffers belongs to this run; past the cap it is dropped.
+    try { flushStd(); } catch {}
+    if (out.over) { out.draining = true; try { flushStd(); } catch {} }
   } catch (e) {
     status = 'crashed'; tainted = true;
     error = { type: 'FatalError', message: String(e && e.message || e).slice(0, 2000) };
