@@ -107,11 +107,11 @@ export const ESCAPES: EscapeAttempt[] = [
   },
   {
     id: 'socket-connect', kind: 'socket', route: 'socket.create_connection to a host port',
-    code: 'import socket\ns = socket.create_connection(("127.0.0.1", {{PORT}}), timeout=2)\nprint("ESCAPED")', status: ['error', 'timeout'], error: /OSError|unreachable|timed out|killed after/i, stoppedBy: 'Pyodide (no socket backend in Node)',
+    code: 'import socket\ns = socket.create_connection(("127.0.0.1", {{PORT}}), timeout=2)\nprint("ESCAPED")', status: ['error', 'timeout'], error: /OSError|unreachable|timed out|killed after/i, stoppedBy: "permission model (Pyodide's Node sockets need the ws package); JS hardening (net connect refused)",
   },
   {
     id: 'urllib', kind: 'socket', route: 'urllib.request.urlopen of a host port',
-    code: 'import urllib.request\nurllib.request.urlopen("http://127.0.0.1:{{PORT}}/", timeout=2)\nprint("ESCAPED")', status: ['error', 'timeout'], error: /URLError|OSError|killed after/, stoppedBy: 'Pyodide (no socket backend in Node)',
+    code: 'import urllib.request\nurllib.request.urlopen("http://127.0.0.1:{{PORT}}/", timeout=2)\nprint("ESCAPED")', status: ['error', 'timeout'], error: /URLError|OSError|killed after/, stoppedBy: 'permission model; JS hardening',
   },
   {
     id: 'memory-bytes', kind: 'memory', route: 'one 2 GB bytearray',
@@ -119,7 +119,7 @@ export const ESCAPES: EscapeAttempt[] = [
   },
   {
     id: 'memory-grow', kind: 'memory', route: 'a list growing by 1 MB strings',
-    code: 'a = []\nwhile True:\n    a.append(" " * 10**6)', status: ['memory'], error: /MemoryError/, stoppedBy: 'wasm heap cap (WebAssembly.Memory.grow refused)',
+    code: 'a = []\nwhile True:\n    a.append(" " * 10**6)', status: ['memory', 'timeout'], error: /MemoryError|killed after/, stoppedBy: 'wasm heap cap (WebAssembly.Memory.grow refused); on a loaded machine the wall clock may come first',
   },
   {
     id: 'huge-product', kind: 'memory', route: 'an enormous product (10**10**8)',

@@ -75,3 +75,22 @@ describe('the escape corpus is contained and the host is untouched', () => {
     expect(r).toMatchObject({ status: 'ok', stdout: '2 4.0\n' });
   });
 });
+
+describe('the corpus can fail: with every layer off, an attempt really escapes', () => {
+  it('import js writes the host sentinel when the layers are switched off (measurement only)', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'flowlab-escape-off-'));
+    const file = path.join(dir, 'sentinel.txt');
+    writeFileSync(file, 'untouched');
+    const off = { permission: false, noCodeGen: false, jsHardening: false, emptyJsGlobals: false, unregisterJs: false, importGuard: false };
+    const sb = new PyodideSandbox({ size: 1, layers: off });
+    try {
+      const attempt = ESCAPES.find((a) => a.id === 'import-js-fs')!;
+      const r = await sb.run({ code: attempt.code.replaceAll('{{FILE}}', file) });
+      expect(r).toMatchObject({ status: 'ok', stdout: 'ESCAPED\n' });
+      expect(readFileSync(file, 'utf8')).toBe('pwned');
+    } finally {
+      await sb.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});

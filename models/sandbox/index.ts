@@ -1,1 +1,1 @@
-export { PyodideSandbox, pyodidePackageDir, workerArgs, type PyodideSandboxOptions } from './pool.ts';
+export { ALL_LAYERS, PyodideSandbox, pyodidePackageDir, workerArgs, type PyodideSandboxOptions, type SandboxLayers } from './pool.ts';

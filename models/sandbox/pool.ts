@@ -8,6 +8,28 @@ import { pathToFileURL } from 'node:url';
 import { SandboxError, checkSandboxRequest, type CodeSandbox, type SandboxRequest, type SandboxResult, type SandboxStatus } from '../../core/sandbox/index.ts';
 import { WORKER_SOURCE } from './workerSource.ts';
 
+/**
+ * The isolation layers (docs/sandbox.md). All on by default; switching one off is for measuring
+ * what the others stop (bench/sandboxLayers.ts), never for running untrusted code.
+ */
+export interface SandboxLayers {
+  /** Node's permission model: read the pyodide folder only; no writes, child processes, workers, addons. */
+  permission: boolean;
+  /** V8 `--disallow-code-generation-from-strings`: no `eval` / `Function` in the worker. */
+  noCodeGen: boolean;
+  /** The worker's socket entry points replaced; `process`, `fetch`, `WebSocket` removed from its globals. */
+  jsHardening: boolean;
+  /** `jsglobals` an empty object (what `import js` sees) instead of the worker's `globalThis`. */
+  emptyJsGlobals: boolean;
+  /** `js` and `pyodide_js` unregistered from Pyodide's JsFinder. */
+  unregisterJs: boolean;
+  /** The Python import guard (js, pyodide*, _pyodide*, ctypes, micropip refused) and those modules purged from sys.modules. */
+  importGuard: boolean;
+}
+
+/** Every layer on. */
+export const ALL_LAYERS: SandboxLayers = { permission: true, noCodeGen: true, jsHardening: true, emptyJsGlobals: true, unregisterJs: true, importGuard: true };
+
 /** Options of `PyodideSandbox`. Every limit is a default for requests that leave it out. */
 export interface PyodideSandboxOptions {
   /** Interpreter processes kept warm (each ~60-100 MB resident). Default min(2, CPU count). */
@@ -28,10 +50,12 @@ export interface PyodideSandboxOptions {
   pyodideDir?: string;
   /**
    * Folder caching the interpreter's memory snapshot between processes (`<key>.snapshot`, key =
-   * sha256 of the pyodide version and the worker program), or false for no file. Default
+   * sha256 of the pyodide version, Node version, CPU architecture and the worker program), or false for no file. Default
    * `<os temp>/flowlab-sandbox-<uid>` (made 0700; a file not owned by this user is ignored).
    */
   snapshotDir?: string | false;
+  /** Layers to switch off, for measurement only (see `SandboxLayers`). Default: all on. */
+  layers?: Partial<SandboxLayers>;
 }
 
 /** A started worker process and what the pool knows of it. */
@@ -84,12 +108,11 @@ export function pyodidePackageDir(): string {
  * a V8 heap cap; the program itself read from stdin (`-`).
  * Reference: Node.js "Permissions" documentation (process-based permissions).
  */
-export function workerArgs(pyodideDir: string, jsHeapMb: number, nodeVersion = process.versions.node): string[] {
+export function workerArgs(pyodideDir: string, jsHeapMb: number, nodeVersion = process.versions.node, layers: SandboxLayers = ALL_LAYERS): string[] {
   const major = Number(nodeVersion.split('.')[0]);
   return [
-    major >= 23 ? '--permission' : '--experimental-permission',
-    `--allow-fs-read=${pyodideDir}${path.sep}`,
-    '--disallow-code-generation-from-strings',
+    ...(layers.permission ? [major >= 23 ? '--permission' : '--experimental-permission', `--allow-fs-read=${pyodideDir}${path.sep}`] : []),
+    ...(layers.noCodeGen ? ['--disallow-code-generation-from-strings'] : []),
     `--max-old-space-size=${jsHeapMb}`,
     '--no-warnings',
     '--input-type=module',
@@ -135,7 +158,11 @@ export class PyodideSandbox implements CodeSandbox {
   /** How each worker started, in ready order: `cold` (made the snapshot) or `snapshot`. */
   readonly starts: ('cold' | 'snapshot')[] = [];
   private snapshot: Uint8Array | undefined;
-  private readonly snapshotDir: string | false;
+  private snapshotDir: string | false;
+  private snapshotBroken = false;
+  private pending = 0;
+  private keepAlive: ReturnType<typeof setInterval> | undefined;
+  private readonly layers: SandboxLayers;
 
   constructor(opts: PyodideSandboxOptions = {}) {
     this.size = Math.max(1, opts.size ?? Math.min(2, os.availableParallelism?.() ?? os.cpus().length));
@@ -144,13 +171,31 @@ export class PyodideSandbox implements CodeSandbox {
     this.jsHeapMb = opts.jsHeapMb ?? 256;
     this.startTimeoutMs = opts.startTimeoutMs ?? 120_000;
     this.pyodideDirOpt = opts.pyodideDir;
+    this.layers = { ...ALL_LAYERS, ...opts.layers };
+    // A pool with a layer off keeps its snapshot to itself (it was taken under other settings).
+    if (Object.values(this.layers).includes(false)) this.snapshotDir = false;
     this.snapshotDir = opts.snapshotDir ?? path.join(os.tmpdir(), `flowlab-sandbox-${process.getuid?.() ?? 'user'}`);
   }
 
   /** Starts the pool's workers now and resolves when all are ready. */
   async warm(): Promise<void> {
     while (this.workers.length < this.size) this.workers.push(this.startWorker());
-    await Promise.all(this.workers.map((w) => w.ready));
+    this.hold(+1);
+    try {
+      await Promise.all(this.workers.map((w) => w.ready));
+    } finally {
+      this.hold(-1);
+    }
+  }
+
+  /**
+   * Workers and their IPC channels are unref'd (an idle pool never holds its parent open); while
+   * a run waits or runs, or `warm` waits, one interval handle keeps the parent's event loop alive.
+   */
+  private hold(delta: 1 | -1): void {
+    this.pending += delta;
+    if (delta === 1 && this.pending === 1) this.keepAlive = setInterval(() => {}, 60_000);
+    if (this.pending === 0) clearInterval(this.keepAlive);
   }
 
   run(request: SandboxRequest, signal?: AbortSignal): Promise<SandboxResult> {
@@ -161,11 +206,17 @@ export class PyodideSandbox implements CodeSandbox {
       return Promise.reject(err);
     }
     if (signal?.aborted) return Promise.reject(new SandboxError('ABORTED', 'the sandbox run was cancelled before it started'));
+    try {
+      void this.pyodideDir;
+    } catch (cause) {
+      return Promise.reject(new SandboxError('START_FAILED', `cannot find the pyodide package: ${(cause as Error).message}`, {}, { cause }));
+    }
     const req = { ...this.defaults, ...stripUndefined(request) } as Required<SandboxRequest>;
-    return new Promise((resolve, reject) => {
+    this.hold(+1);
+    return new Promise<SandboxResult>((resolve, reject) => {
       this.queue.push({ req, signal, resolve, reject });
       this.pump();
-    });
+    }).finally(() => this.hold(-1));
   }
 
   async close(): Promise<void> {
@@ -321,9 +372,11 @@ export class PyodideSandbox implements CodeSandbox {
     this.started++;
     const env: Record<string, string> = { FLOWLAB_PYODIDE_URL: pathToFileURL(path.join(this.pyodideDir, 'pyodide.mjs')).href };
     if (process.versions.electron) env.ELECTRON_RUN_AS_NODE = '1';
-    this.snapshot ??= this.readSnapshot();
+    if (this.snapshotBroken) this.snapshot = undefined;
+    else this.snapshot ??= this.readSnapshot();
     const fromSnapshot = this.snapshot !== undefined;
-    const child = spawn(process.execPath, workerArgs(this.pyodideDir, this.jsHeapMb), {
+    let started = false;
+    const child = spawn(process.execPath, workerArgs(this.pyodideDir, this.jsHeapMb, process.versions.node, this.layers), {
       stdio: ['pipe', 'ignore', 'pipe', 'ipc'],
       serialization: 'advanced',
       env,
@@ -335,7 +388,7 @@ export class PyodideSandbox implements CodeSandbox {
     child.stderr?.on('data', (s: string) => { w.stderrTail = (w.stderrTail + s).slice(-4000); });
     child.stdin?.on('error', () => {});
     child.stdin?.end(WORKER_SOURCE);
-    child.send({ type: 'init', snapshot: this.snapshot ?? null });
+    child.send({ type: 'init', snapshot: this.snapshot ?? null, layers: this.layers });
     child.unref();
     (child as unknown as { channel?: { unref(): void } }).channel?.unref();
     w.ready = new Promise<void>((resolve, reject) => {
@@ -347,13 +400,17 @@ export class PyodideSandbox implements CodeSandbox {
       child.on('message', (msg: WorkerMessage) => {
         if (msg?.type === 'ready') {
           clearTimeout(timer);
+          started = true;
           this.loadMs.push(msg.loadMs ?? 0);
           this.starts.push(fromSnapshot ? 'snapshot' : 'cold');
           w.heapMb = msg.heapMb ?? 0;
           resolve();
         } else if (msg?.type === 'snapshot' && msg.bytes instanceof Uint8Array) {
-          this.snapshot ??= msg.bytes;
-          this.writeSnapshot(msg.bytes);
+          if (this.snapshot === undefined || this.snapshotBroken) {
+            this.snapshot = msg.bytes;
+            this.snapshotBroken = false;
+            this.writeSnapshot(msg.bytes);
+          }
         } else if (msg?.type === 'result') {
           w.onResult?.(msg);
         }
@@ -367,6 +424,8 @@ export class PyodideSandbox implements CodeSandbox {
         const why = `the sandbox worker exited (${sig ?? `status ${code}`})${w.stderrTail ? `: ${w.stderrTail.trim().slice(-600)}` : ''}`;
         const wasDead = w.dead;
         w.dead = true;
+        // A snapshot this Node cannot load is not used again (the next worker starts cold).
+        if (fromSnapshot && !started) this.snapshotBroken = true;
         reject(new SandboxError('START_FAILED', why));
         if (!wasDead) {
           w.onExit?.(why);
@@ -387,7 +446,7 @@ function snapshotFile(dir: string, pyodideDir: string): string {
   try {
     version = (JSON.parse(fs.readFileSync(path.join(pyodideDir, 'package.json'), 'utf8')) as { version?: string }).version ?? '?';
   } catch { /* an unreadable package.json keys as '?' */ }
-  const key = createHash('sha256').update(`${version}\0${WORKER_SOURCE}`).digest('hex').slice(0, 16);
+  const key = createHash('sha256').update(`${version}\0${process.versions.node}\0${process.arch}\0${WORKER_SOURCE}`).digest('hex').slice(0, 16);
   return path.join(dir, `pyodide-${version}-${key}.snapshot`);
 }
 

@@ -29,11 +29,11 @@ def _flowlab_setup():
                 raise ImportError("import of '%s' is blocked in the sandbox" % name, name=name)
             return None
 
-    guard = SandboxImportGuard()
-    sys.meta_path.insert(0, guard)
-    for name in list(sys.modules):
-        if name.partition('.')[0] in blocked:
-            del sys.modules[name]
+    if _flowlab_guard:
+        sys.meta_path.insert(0, SandboxImportGuard())
+        for name in list(sys.modules):
+            if name.partition('.')[0] in blocked:
+                del sys.modules[name]
     gc.collect()
 
     def snapshot(mod):
@@ -109,7 +109,7 @@ def _flowlab_setup():
     return run
 
 _flowlab_run = _flowlab_setup()
-del _flowlab_setup
+del _flowlab_setup, _flowlab_guard
 
 def _flowlab_flush():
     import sys
@@ -141,6 +141,8 @@ def _flowlab_flush():
  * 5. In Python: an import guard first on `sys.meta_path` refusing `js`, `pyodide_js`, `pyodide`,
  *    `_pyodide`, `_pyodide_core`, `micropip`, `ctypes`, `_ctypes`; those modules removed from
  *    `sys.modules`; common standard-library modules imported once (the warm baseline).
+ * Each layer but the V8 heap cap can be switched off for measurement (`SandboxLayers`, sent in the
+ * parent's first message); docs/sandbox.md shows what each one alone stops.
  * 6. Serves runs over the IPC channel: `{type:'run', id, code, memoryMb, outputBytes}` ->
  *    `{type:'result', id, status, stdout, stderr, error?, heapMb, tainted}`. Each run executes in
  *    fresh globals; afterwards modules it imported are dropped, builtins and `sys` hooks are
@@ -200,7 +202,8 @@ const init = await new Promise((resolve) => on('message', function first(msg) {
 }));
 const t0 = Date.now();
 const { loadPyodide } = await import(pyodideUrl);
-const options = { jsglobals: Object.create(null), stdout: () => {}, stderr: () => {} };
+const layers = init.layers;
+const options = { jsglobals: layers.emptyJsGlobals ? Object.create(null) : globalThis, stdout: () => {}, stderr: () => {} };
 const pyodide = init.snapshot
   ? await loadPyodide({ ...options, _loadSnapshot: init.snapshot })
   : await loadPyodide({ ...options, _makeSnapshot: true });
@@ -212,6 +215,7 @@ pyodide.setStdout(writer('stdout'));
 pyodide.setStderr(writer('stderr'));
 
 // Sockets: Node 20's permission model does not cover the network.
+if (layers.jsHardening) {
 const refuse = (what) => function refused() { throw new Error(what + ' is disabled in the sandbox'); };
 const net = process.getBuiltinModule('net');
 const dgram = process.getBuiltinModule('dgram');
@@ -230,12 +234,16 @@ process.getBuiltinModule('module').syncBuiltinESMExports();
 for (const name of ['fetch', 'WebSocket', 'EventSource', 'process', 'require']) {
   try { delete globalThis[name]; } catch {}
 }
+}
 
+pyodide.globals.set('_flowlab_guard', layers.importGuard);
 pyodide.runPython(${JSON.stringify(PYTHON_PRELUDE)});
 // 'import js' and 'import pyodide_js' are served by Pyodide's JsFinder from this registry; with
 // them unregistered, removing the Python guard from sys.meta_path still does not reach them.
-pyodide.unregisterJsModule('js');
-pyodide.unregisterJsModule('pyodide_js');
+if (layers.unregisterJs) {
+  pyodide.unregisterJsModule('js');
+  pyodide.unregisterJsModule('pyodide_js');
+}
 const runOne = pyodide.globals.get('_flowlab_run');
 const flushStd = pyodide.globals.get('_flowlab_flush');
 const baselineHeap = pyodide._module.HEAP8.length;
