@@ -133,22 +133,26 @@ def _flowlab_flush():
  *    throws `ERR_ACCESS_DENIED` for it, which stops Pyodide from loading).
  * 2. Caps WebAssembly memory: `WebAssembly.Memory.prototype.grow` refuses growth past the
  *    run's `memoryMb`, so Python's allocator fails and the program sees `MemoryError`.
- * 3. Loads Pyodide with `jsglobals` an empty object with no prototype (what `import js` would see).
+ * 3. Waits for the parent's first message `{type:'init', snapshot, layers}` and loads Pyodide with
+ *    `jsglobals` an empty object with no prototype (what `import js` would see): from the memory
+ *    snapshot when one is given (Pyodide's `_loadSnapshot`), else cold, importing the warm
+ *    standard-library baseline (`WARM_IMPORTS`) and sending `{type:'snapshot', bytes}` back
+ *    (`makeMemorySnapshot`) so later workers start from it.
  * 4. Replaces the socket entry points of `net`, `dgram`, `tls` and `dns` with functions that throw,
  *    removes `fetch`, `WebSocket`, `EventSource` and `process` from the global object (Node's
  *    permission model of Node 20 covers files, child processes, workers and native addons, not
  *    the network).
  * 5. In Python: an import guard first on `sys.meta_path` refusing `js`, `pyodide_js`, `pyodide`,
  *    `_pyodide`, `_pyodide_core`, `micropip`, `ctypes`, `_ctypes`; those modules removed from
- *    `sys.modules`; common standard-library modules imported once (the warm baseline).
- * Each layer but the V8 heap cap can be switched off for measurement (`SandboxLayers`, sent in the
- * parent's first message); docs/sandbox.md shows what each one alone stops.
+ *    `sys.modules`; `js` and `pyodide_js` unregistered from Pyodide's JsFinder.
  * 6. Serves runs over the IPC channel: `{type:'run', id, code, memoryMb, outputBytes}` ->
  *    `{type:'result', id, status, stdout, stderr, error?, heapMb, tainted}`. Each run executes in
  *    fresh globals; afterwards modules it imported are dropped, builtins and `sys` hooks are
  *    restored, and if a standard module's namespace was changed the worker reports `tainted`
  *    (the pool retires it, so no run can change what a later run sees).
  *
+ * Each layer but the heap caps can be switched off for measurement (`SandboxLayers`, sent in the
+ * parent's first message); docs/sandbox.md shows what each one alone stops.
  * The program is plain JavaScript (ES2022) with no imports but `pyodide` itself.
  */
 export const WORKER_SOURCE = String.raw`
