@@ -7,7 +7,8 @@
  * < 0.2 ms per node on a 1,000-node graph; store > 50,000 node events/s and >= 0.8 of the bare
  * better-sqlite3 loop; credit over a 100,000-node trace < 100 ms, scaling linearly; a G = 8
  * rollout group batched through Flowlab >= 90% of raw node-llama-cpp; peak resident memory of
- * the main job and of the 30-iteration workshop train-loop under 400 MB. Figures are printed,
+ * the main job and of the 30-iteration workshop train-loop under 400 MB; HumanEval's 164
+ * canonical solutions checked in the code sandbox under 60 s on 2 cores (bench/sandbox.ts). Figures are printed,
  * not asserted. FLOWLAB_BENCH_TRAIN_ITERATIONS sets the train-loop's iterations (default 30).
  */
 import { existsSync } from 'node:fs';
@@ -74,6 +75,22 @@ console.log(`credit   computeCredit over a layered trace (1% failed nodes, ${cre
 console.log(`  100,000 nodes     ${fmt(credit.ms100k, 1)} ms   target < 100   ${credit.ms100k < 100 ? 'OK' : 'MISSED'}`);
 console.log(`  10,000 nodes      ${fmt(credit.ms10k, 2)} ms   (baseline)`);
 console.log(`  ratio 100k/10k    ${fmt(credit.ratio, 1)}   (linear is about 10; the 10k trace fits in CPU cache, so the ratio reads high)`);
+
+// The code sandbox: HumanEval's 164 canonical solutions in the warm Pyodide pool, beside a fresh
+// interpreter per task (a few tasks measured, extrapolated to 164).
+{
+  const { benchSandbox } = await import('./sandbox.ts');
+  if (!existsSync(`${sharedDir}/data/humaneval/HumanEval.jsonl`)) {
+    console.log('sandbox  skipped (HumanEval.jsonl not found; set FLOWLAB_SHARED)');
+  } else {
+    const b = await benchSandbox({ sharedDir });
+    const s = (ms: number) => `${fmt(ms / 1000, 1).padStart(6)} s`;
+    console.log(`sandbox  HumanEval canonical check, ${b.tasks} tasks, 2 warm Pyodide interpreters (models/sandbox), ${b.passed}/${b.tasks} pass`);
+    console.log(`  pool, whole check ${s(b.totalMs)}   (start ${fmt(b.warmMs / 1000, 1)} s + runs ${fmt(b.checkMs / 1000, 1)} s, ${fmt(b.checkMs / b.tasks, 0)} ms/task)   goal < 60 s on 2 cores   ${ok(b.totalMs < 60_000)}`);
+    console.log(`  cold per task     ${s(b.coldPerTaskMs * b.tasks)}   (baseline, EXTRAPOLATED: ${fmt(b.coldPerTaskMs, 0)} ms/task measured on ${b.sampled} tasks x ${b.tasks}; a fresh interpreter loading Pyodide each time)`);
+    console.log(`  snapshot per task ${s(b.snapshotPerTaskMs * b.tasks)}   (baseline, EXTRAPOLATED: ${fmt(b.snapshotPerTaskMs, 0)} ms/task on ${b.sampled} tasks x ${b.tasks}; a fresh interpreter from the memory snapshot)`);
+  }
+}
 
 // Issue 5: a rollout group of G = 8 decoded together vs one after another, raw node-llama-cpp
 // beside Flowlab (target: Flowlab's batched group reaches >= 90% of raw batched throughput).

@@ -8,12 +8,15 @@ import { cardsConfigFor, ONLINE_DEFAULTS, type CardsConfig, type CardsRequest } 
 import type { CorpusRecord, ServiceDeps } from '../core/experiments/index.ts';
 import type { ModelRequest } from '../core/model/index.ts';
 import { openStore, type Card, type Store } from '../core/store/index.ts';
+import type { CodeSandbox } from '../core/sandbox/index.ts';
+import { getDataset, type Dataset } from '../core/tasks/index.ts';
 import { defaultTools, type ToolRegistry } from '../core/tools/index.ts';
 import { formatIssue, loadWorkflowFile, type Graph, type LoadedWorkflow } from '../core/workflow/index.ts';
 import path from 'node:path';
 import { openCorpus } from '../models/corpus/index.ts';
 import { fileModelPort } from '../models/factory.ts';
 import { clampThreads } from '../models/resolve.ts';
+import { PyodideSandbox } from '../models/sandbox/index.ts';
 import { Option, type Command } from 'commander';
 import { commaList, dbOption, intOption, pairLists, pairRecord, parseLoraValue, LORA_SHAPE, rolePairOption, UsageError } from './args.ts';
 import { asCliSync } from './errors.ts';
@@ -157,9 +160,34 @@ export function withStore<T>(file: string, fn: (store: Store) => T, mustExist = 
   }
 }
 
-/** The experiment service's ports for a command: the open store, node-llama-cpp over local files, the default tools. */
-export function cliDeps(store: Store, tools = defaultTools()): ServiceDeps {
-  return { store, models: fileModelPort(), tools };
+let sandbox: PyodideSandbox | undefined;
+
+/**
+ * The command's code sandbox (models/sandbox: Pyodide in permission-restricted processes), one
+ * per CLI process, made on first use; it starts no interpreter until code runs (HumanEval and
+ * MBPP grading, the `code_runner` tool). Its workers exit with the CLI (they leave when the IPC
+ * channel closes); `closeCliSandbox` stops them sooner.
+ */
+export function cliSandbox(): CodeSandbox {
+  sandbox ??= new PyodideSandbox();
+  return sandbox;
+}
+
+/** Closes the command's code sandbox if one was made. */
+export async function closeCliSandbox(): Promise<void> {
+  const s = sandbox;
+  sandbox = undefined;
+  await s?.close();
+}
+
+/** A dataset by name for the experiment service, with the command's code sandbox for code datasets. */
+export function cliDatasets(name: string, dataDir?: string): Dataset {
+  return getDataset(name, { dataDir, sandbox: cliSandbox() });
+}
+
+/** The experiment service's ports for a command: the open store, node-llama-cpp over local files, the default tools (with `code_runner`), datasets with the code sandbox. */
+export function cliDeps(store: Store, tools = defaultTools({ sandbox: cliSandbox() })): ServiceDeps {
+  return { store, models: fileModelPort(), tools, datasets: cliDatasets };
 }
 
 /**
@@ -169,7 +197,7 @@ export function cliDeps(store: Store, tools = defaultTools()): ServiceDeps {
  * `io`'s stderr, one located line each. Errors: SpecError (file, line, column of every issue) or the file error
  * naming the path.
  */
-export function loadWorkflowArg(workflowFile: string, io?: Io, tools: ToolRegistry = defaultTools()): { file: string; tools: ToolRegistry; workflow: LoadedWorkflow } {
+export function loadWorkflowArg(workflowFile: string, io?: Io, tools: ToolRegistry = defaultTools({ sandbox: cliSandbox() })): { file: string; tools: ToolRegistry; workflow: LoadedWorkflow } {
   const file = path.resolve(workflowFile);
   const workflow = loadWorkflowFile(file, { tools });
   for (const w of workflow.warnings) io?.stderr(`Warning: ${formatIssue(w)}\n`);
@@ -188,12 +216,12 @@ export function addCorpusOption(cmd: Command): Command {
  * JSONL line, empty, too large).
  */
 export function toolsWithCorpus(corpus: string | undefined, db: string, io: Io): { tools: ToolRegistry; corpus?: CorpusRecord } {
-  if (corpus === undefined) return { tools: defaultTools() };
+  if (corpus === undefined) return { tools: defaultTools({ sandbox: cliSandbox() }) };
   const cacheDir = path.join(db === ':memory:' ? process.cwd() : path.dirname(path.resolve(db)), 'flowlab-cache', 'corpus');
   const opened = openCorpus(corpus, { cacheDir });
   const how = opened.from === 'built' ? `indexed in ${Math.round(opened.ms)} ms` : `from the ${opened.from === 'disk' ? 'cache' : 'memory'} in ${Math.round(opened.ms)} ms`;
   io.stderr(`Corpus ${opened.root}: ${opened.passages} passages from ${opened.files} files (${how})${opened.skipped.length ? `; skipped links leaving the folder: ${opened.skipped.join(', ')}` : ''}\n`);
-  return { tools: defaultTools({ corpus: opened.index }), corpus: { dir: opened.root, signature: opened.signature, passages: opened.passages } };
+  return { tools: defaultTools({ corpus: opened.index, sandbox: cliSandbox() }), corpus: { dir: opened.root, signature: opened.signature, passages: opened.passages } };
 }
 
 /**
@@ -203,7 +231,7 @@ export function toolsWithCorpus(corpus: string | undefined, db: string, io: Io):
  */
 export function toolsOfExperiment(config: unknown, db: string, io: Io): ToolRegistry {
   const recorded = (config as { corpus?: CorpusRecord } | null)?.corpus;
-  if (!recorded) return defaultTools();
+  if (!recorded) return defaultTools({ sandbox: cliSandbox() });
   const { tools, corpus } = toolsWithCorpus(recorded.dir, db, io);
   if (corpus?.signature !== recorded.signature) io.stderr(`Note: the corpus ${recorded.dir} changed since the experiment started (files, sizes or times); retrieve may answer differently.\n`);
   return tools;

@@ -5,7 +5,9 @@ import { resumeTrainLoop, startExperiment, startTrainLoop, trainableRoles, train
 import type { ModelConfig, ModelProvider, ModelRequestField } from '../core/model/index.ts';
 import { StoreError, type Store } from '../core/store/index.ts';
 import { getDataset, resolveDataDir, type DatasetLocation } from '../core/tasks/index.ts';
-import { defaultTools } from '../core/tools/index.ts';
+import { defaultTools, type ToolRegistry } from '../core/tools/index.ts';
+import type { CodeSandbox } from '../core/sandbox/index.ts';
+import { PyodideSandbox } from '../models/sandbox/index.ts';
 import { newLoopId, type Trainer } from '../core/training/index.ts';
 import { llamaProvider, loadTrainer } from '../models/factory.ts';
 import { ModelFileError, verifyModelFiles, withFingerprints } from '../models/resolve.ts';
@@ -24,6 +26,8 @@ export interface LabRunnerOptions {
   emit: (event: LabEvent) => void;
   /** Where datasets are read (`dataDir`, else `<sharedDir>/data`; see core/tasks `resolveDataDir`). */
   datasets?: DatasetLocation;
+  /** The code sandbox for code datasets and `code_runner`. Default: a `PyodideSandbox` (models/sandbox), closed by `dispose`. */
+  sandbox?: CodeSandbox;
   /** Relative `models.<ref>.path` entries of a workflow resolve against this folder. */
   modelDir: string;
   /** Builds the model provider of a run. Default: node-llama-cpp (`llamaProvider` of models/factory.ts). */
@@ -84,7 +88,9 @@ export class LabRunner {
   private readonly loops = new Map<string, ActiveLoop>();
   /** Model files claimed by experiments and train loops being started or running -> holder label. */
   private readonly claimed = new Map<string, string>();
-  private readonly tools = defaultTools();
+  /** Where HumanEval/MBPP grading and `code_runner` run code; its interpreters start on first use. */
+  private readonly sandbox: CodeSandbox;
+  private readonly tools: ToolRegistry;
   private readonly createProvider: (config: ModelConfig) => Promise<LoadableProvider>;
   private readonly checkModel: (file: string) => Promise<unknown>;
   private disposed = false;
@@ -92,6 +98,8 @@ export class LabRunner {
   readonly versionsDir: string;
 
   constructor(private readonly options: LabRunnerOptions) {
+    this.sandbox = options.sandbox ?? new PyodideSandbox();
+    this.tools = defaultTools({ sandbox: this.sandbox });
     this.createProvider = options.createProvider ?? llamaProvider;
     this.checkModel =
       options.checkModel ??
@@ -201,7 +209,7 @@ export class LabRunner {
         store,
         models: { create: this.createProvider, fingerprint: withFingerprints, verify: verifyModelFiles },
         tools: this.tools,
-        datasets: (name, dataDir) => getDataset(name, dataDir === undefined ? location : { dataDir }),
+        datasets: (name, dataDir) => getDataset(name, dataDir === undefined ? { ...location, sandbox: this.sandbox } : { dataDir, sandbox: this.sandbox }),
       }, {
         onEvent: (e) => {
           started ||= e.type === 'started';
@@ -253,7 +261,7 @@ export class LabRunner {
     let roles: string[];
     try {
       roles = trainableRoles({ graph, text: req.workflowText }, req.roles);
-      dataset = getDataset(req.dataset, location);
+      dataset = getDataset(req.dataset, { ...location, sandbox: this.sandbox });
     } catch (err) {
       throw apiErrorOf(err, T);
     }
@@ -277,7 +285,7 @@ export class LabRunner {
         models: { create: this.createProvider, fingerprint: withFingerprints },
         tools: this.tools,
         trainer,
-        datasets: (name, dataDir) => getDataset(name, dataDir === undefined ? location : { dataDir }),
+        datasets: (name, dataDir) => getDataset(name, dataDir === undefined ? { ...location, sandbox: this.sandbox } : { dataDir, sandbox: this.sandbox }),
       }, {
         onEvent: (e) => {
           if (e.type === 'iteration') done = e.metrics.iteration;
@@ -423,6 +431,7 @@ export class LabRunner {
     const loops = [...this.loops.values()];
     for (const l of loops) l.handle.cancel();
     await Promise.all([...all, ...loops].map((a) => a.finished));
+    await this.sandbox.close();
   }
 
   /** The service's events as LabEvents; the experiment's bookkeeping (active list, claimed files) follows them. */

@@ -4,7 +4,7 @@ import { openStore } from '../../core/store/index.ts';
 import { resolveModels } from '../../models/resolve.ts';
 import { act, type CommandContext } from '../args.ts';
 import { asCli, asCliSync } from '../errors.ts';
-import { addCardOptions, addExperimentOptions, cardsConfigFromFlags, cliDeps, modelRequestOf, loadWorkflowArg, toolsWithCorpus, addCorpusOption, withStore, type ExperimentFlagValues } from '../flags.ts';
+import { addCardOptions, addExperimentOptions, cardsConfigFromFlags, cliDeps, closeCliSandbox, modelRequestOf, loadWorkflowArg, toolsWithCorpus, addCorpusOption, withStore, type ExperimentFlagValues } from '../flags.ts';
 import { formatReport, reportJson } from '../format.ts';
 import type { Io } from '../io.ts';
 import { exitOf, progress, settled } from '../progress.ts';
@@ -55,5 +55,6 @@ async function runCommand(workflowFile: string, values: RunFlags, io: Io): Promi
     return exitOf(outcome);
   } finally {
     store.close();
+    await closeCliSandbox();
   }
 }

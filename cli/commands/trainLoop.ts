@@ -13,7 +13,7 @@ import { fileModelPort, llamaProvider, loadTrainer } from '../../models/factory.
 import { resolveModels } from '../../models/resolve.ts';
 import { act, commaList, dbOption, intOption, UsageError, type CommandContext } from '../args.ts';
 import { asCliSync } from '../errors.ts';
-import { addCorpusOption, addModelOptions, defaultVersionsDir, modelRequestOf, loadWorkflowArg, toolsWithCorpus, type ModelFlagValues } from '../flags.ts';
+import { addCorpusOption, addModelOptions, cliDatasets, defaultVersionsDir, modelRequestOf, loadWorkflowArg, toolsWithCorpus, type ModelFlagValues } from '../flags.ts';
 import type { Io } from '../io.ts';
 
 /** What the command needs from outside (tests inject fakes). */
@@ -147,7 +147,7 @@ async function trainLoopCommand(workflowFile: string, values: TrainLoopFlags, io
       }
     };
     const models = { ...fileModelPort(deps.makeProvider ?? llamaProvider), verify: undefined };
-    const loop = asCliSync(() => startTrainLoop(spec, { store, models, tools, trainer }, { onEvent }));
+    const loop = asCliSync(() => startTrainLoop(spec, { store, models, tools, trainer, datasets: cliDatasets }, { onEvent }));
     const onSigint = () => {
       io.stderr('\nStopping after this iteration: the versions written so far are recorded.\n');
       loop.cancel();

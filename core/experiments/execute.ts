@@ -109,7 +109,7 @@ export async function executePending(opts: ExecuteOptions): Promise<{ stored: nu
         if (kind) { e.simulated = true; e.fault = kind; }
       }
     }
-    const grade = outcome.status === 'completed' ? opts.grader.grade(outcome.answer, task) : undefined;
+    const grade = outcome.status === 'completed' ? await opts.grader.grade(outcome.answer, task) : undefined;
     const { credit, ladder } = scoreRun(outcome.graph, outcome.events, { completed: outcome.status === 'completed', score: grade?.score ?? 0, correct: grade?.correct ?? false });
     const run: RunRecord = {
       runId: outcome.runId,

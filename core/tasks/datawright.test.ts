@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { DATAWRIGHT_STRATEGIES, DatasetError, composeDataset, getDataset, parseDataWrightName, splitAnswer, type DataWrightPart, type Dataset, type Grader, type Task } from './index.ts';
+import type { Grade } from './types.ts';
+
+/** A grade the dataset's (synchronous) grader gave; these families' graders never answer with a promise. */
+function now(g: Grade | Promise<Grade>): Grade {
+  if (g instanceof Promise) throw new Error('expected a synchronous grade');
+  return g;
+}
 
 /** Exact grader of the toy bases: the trimmed text must equal `expected`. */
 const exact: Grader = {
@@ -39,14 +46,14 @@ describe('composeDataset: k = 1..4, each strategy, mean scoring', () => {
         expect(new Set(parts.map((p) => p.task.id)).size).toBe(k);
         expect(t.meta).toMatchObject({ k, difficulty: k, strategy });
         expect(t.expected).toBe(parts.map((p, j) => `${j + 1}: ${p.task.expected}`).join('\n'));
-        expect(ds.grader.grade(t.expected, t)).toMatchObject({ score: 1, correct: true });
+        expect(now(ds.grader.grade(t.expected, t))).toMatchObject({ score: 1, correct: true });
         // only part 1 right: 1/k (1, 0.5, 0.333..., 0.25)
-        const one = ds.grader.grade(answerWith(t, [1]), t);
+        const one = now(ds.grader.grade(answerWith(t, [1]), t));
         expect(one.score).toBeCloseTo([1, 0.5, 1 / 3, 0.25][k - 1]!, 12);
         expect(one.correct).toBe(k === 1);
-        if (k === 4) expect(ds.grader.grade(answerWith(t, [1, 3]), t).score).toBe(0.5);
-        if (k === 3) expect(ds.grader.grade(answerWith(t, [2, 3]), t).score).toBeCloseTo(2 / 3, 12);
-        expect(ds.grader.grade(undefined, t)).toMatchObject({ score: 0, correct: false });
+        if (k === 4) expect(now(ds.grader.grade(answerWith(t, [1, 3]), t)).score).toBe(0.5);
+        if (k === 3) expect(now(ds.grader.grade(answerWith(t, [2, 3]), t)).score).toBeCloseTo(2 / 3, 12);
+        expect(now(ds.grader.grade(undefined, t))).toMatchObject({ score: 0, correct: false });
       });
     }
   }
@@ -72,7 +79,7 @@ describe('composeDataset: k = 1..4, each strategy, mean scoring', () => {
     const ds = composeDataset(toy(12, false), { strategy: 'paired', k: 2 });
     const t2 = first(ds);
     const arith = partsOf(t2)[1]!.task.expected;
-    expect(ds.grader.grade(`1: ${partsOf(t2)[0]!.task.expected}\n2: = ${arith}.0`, t2).score).toBe(1);
+    expect(now(ds.grader.grade(`1: ${partsOf(t2)[0]!.task.expected}\n2: = ${arith}.0`, t2)).score).toBe(1);
   });
 
   it('decoy: one unnumbered aside from another class; answering it changes nothing', () => {
@@ -86,7 +93,7 @@ describe('composeDataset: k = 1..4, each strategy, mean scoring', () => {
     expect(text.split('\n').filter((l) => l.startsWith('Part '))).toHaveLength(2);
     expect(text.split('\n')[1 + (t.meta!.decoyAt as number)]).toMatch(/^Aside/);
     const withDecoy = `${t.expected}\n3: ${decoy.expected}`;
-    expect(ds.grader.grade(withDecoy, t).score).toBe(1);
+    expect(now(ds.grader.grade(withDecoy, t)).score).toBe(1);
   });
 
   it('keeps the base ports: the text port carries the composed text, the others are copied, k is added', () => {
@@ -97,7 +104,7 @@ describe('composeDataset: k = 1..4, each strategy, mean scoring', () => {
     // k = 1 without a decoy is the base task's own text, graded as the base grades it
     const one = first(composeDataset(toy(), { strategy: 'shared', k: 1 }));
     expect(one.input.question).toBe('Q0');
-    expect(composeDataset(toy(), { strategy: 'shared', k: 1 }).grader.grade('x0', one).score).toBe(1);
+    expect(now(composeDataset(toy(), { strategy: 'shared', k: 1 }).grader.grade('x0', one)).score).toBe(1);
   });
 
   it('is reproducible from the seed; another seed draws other parts', () => {
@@ -125,7 +132,7 @@ describe('composeDataset with a grader that answers with a promise (code tasks)'
     const asyncBase: Dataset = { ...base, grader: { grade: (a, t) => Promise.resolve(exact.grade(a, t)) as never } };
     const ds = composeDataset(asyncBase, { strategy: 'shared', k: 4 });
     const t = first(ds);
-    const g = ds.grader.grade(answerWith(t, [2, 3, 4]), t);
+    const g = now(ds.grader.grade(answerWith(t, [2, 3, 4]), t));
     expect(typeof (g as unknown as Promise<unknown>).then).toBe('function');
     expect((await g).score).toBe(0.75);
   });
@@ -156,9 +163,9 @@ describe('the registry name datawright:<strategy>:<k>:<base>', () => {
     const [a, b] = partsOf(t!).map((p) => p.task.expected) as [string, string];
     expect(ds.classOf!(t!)).toBe('weather+search');
     expect(t!.input).toMatchObject({ kind: 'design', k: 2 });
-    expect(ds.grader.grade(`${a} ${b}`, t!).score).toBe(1);
-    expect(ds.grader.grade(`${a}`, t!).score).toBe(0.5);
-    expect(ds.grader.grade(`${a.split(':')[0]}:wrong ${b}`, t!).score).toBe(0.75); // part 1 half right (tool), part 2 right
+    expect(now(ds.grader.grade(`${a} ${b}`, t!)).score).toBe(1);
+    expect(now(ds.grader.grade(`${a}`, t!)).score).toBe(0.5);
+    expect(now(ds.grader.grade(`${a.split(':')[0]}:wrong ${b}`, t!)).score).toBe(0.75); // part 1 half right (tool), part 2 right
   });
 
   it('parses the name and its optional seed; malformed names are UNKNOWN_DATASET showing the form', () => {

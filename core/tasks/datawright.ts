@@ -265,7 +265,7 @@ function toolCallSplit(text: string): string[] | undefined {
 }
 
 /** The composed grade: the mean of the parts' grades (see composeDataset). */
-function gradeComposed(answer: unknown, task: Task, baseGrader: Grader, fallback?: (text: string) => string[] | undefined): Grade {
+function gradeComposed(answer: unknown, task: Task, baseGrader: Grader, fallback?: (text: string) => string[] | undefined): Grade | Promise<Grade> {
   const parts = task.meta?.parts as DataWrightPart[] | undefined;
   const expected = task.expected;
   if (!parts?.length) return { score: 0, correct: false, extracted: null, expected, reason: `task ${task.id} is not a DataWright task (no parts in meta)` };
@@ -273,7 +273,7 @@ function gradeComposed(answer: unknown, task: Task, baseGrader: Grader, fallback
   const graded: Array<Grade | PromiseLike<Grade>> = parts.map((p, j) => (p.source === 'arithmetic' ? gsm8kGrader : baseGrader).grade(pieces[j], p.task));
   // A grader that runs code answers with a promise; the composed grade then waits for all parts
   // (the one call site awaits what `grade` returns).
-  if (graded.some(isPromiseLike)) return Promise.all(graded).then((grades) => meanGrade(grades, expected)) as unknown as Grade;
+  if (graded.some(isPromiseLike)) return Promise.all(graded).then((grades) => meanGrade(grades, expected));
   return meanGrade(graded as Grade[], expected);
 }
 

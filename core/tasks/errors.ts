@@ -8,7 +8,8 @@ export type DatasetErrorCode =
   | 'NOT_UTF8' // the dataset's file is not UTF-8 text (where: file:line of the first bad byte)
   | 'UNKNOWN_SPLIT' // the split is not one of the dataset's
   | 'UNKNOWN_DATASET' // no dataset of that name
-  | 'BAD_OPTIONS'; // limit/offset are not non-negative integers
+  | 'BAD_OPTIONS' // limit/offset are not non-negative integers
+  | 'NO_SANDBOX'; // a code dataset is graded without a code sandbox (DatasetLocation.sandbox)
 
 /**
  * A dataset error. `where` names the place concerned: a file path, or `file:line` (1-based line)

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { decodeUtf8, utf8FaultMessage } from '../utf8.ts';
 import { DatasetError } from './errors.ts';
 import { formatNumber, locateFinalNumber, numbersEqual, parseNumber, type FinalNumberSource } from './numeric.ts';
-import type { Dataset, Grade, Grader, LoadOptions, Task } from './types.ts';
+import type { Dataset, Grade, LoadOptions, SyncGrader, Task } from './types.ts';
 
 /** GSM8K splits we ship (`<dataDir>/gsm8k/<split>.jsonl`). */
 export const GSM8K_SPLITS = ['test', 'train', 'test_socratic'] as const;
@@ -23,7 +23,7 @@ export function extractGsm8kAnswer(solution: string): string | null {
  * `answer` field, `\boxed{}`, else the last number) and compares it with the gold number
  * within 1e-6. Score 1 or 0. Never throws.
  */
-export const gsm8kGrader: Grader = {
+export const gsm8kGrader: SyncGrader = {
   grade(answer: unknown, task: Task): Grade {
     const expected = task.expected;
     const gold = parseNumber(expected);

@@ -1,4 +1,4 @@
-export type { Dataset, Grade, Grader, LoadOptions, Task } from './types.ts';
+export type { Dataset, Grade, Grader, LoadOptions, SyncGrader, Task } from './types.ts';
 export { DatasetError, type DatasetErrorCode } from './errors.ts';
 export { resolveDataDir, resolveSharedDir } from './paths.ts';
 export {
@@ -43,7 +43,7 @@ export {
   type ToolCallText,
 } from './learnDesign.ts';
 export { LEARN_ZONE_SIZES, createLearnZoneDataset, learnZoneTask, type LearnZone } from './learnDesignZones.ts';
-export { datasetNames, describeDataset, getDataset, type DatasetLocation } from './registry.ts';
+export { datasetNames, datasetNeedsSandbox, describeDataset, getDataset, type DatasetLocation } from './registry.ts';
 export { answerText, answerTokens, exactMatch, normalizeAnswer, qaGrader, tokenF1 } from './qa.ts';
 export { MULTIHOP_FILES, MULTIHOP_SPLITS, createMultihopDataset, type MultihopName } from './multihop.ts';
 export {
@@ -57,3 +57,16 @@ export {
   type DataWrightPart,
   type DataWrightStrategy,
 } from './datawright.ts';
+export {
+  CODE_GRADE_TIMEOUT_MS,
+  HUMANEVAL_SPLITS,
+  MBPP_SPLITS,
+  createHumanEvalDataset,
+  createMbppDataset,
+  describeRun,
+  extractCode,
+  humanEvalProgram,
+  mbppProgram,
+  mbppQuestion,
+  sandboxGrader,
+} from './code.ts';

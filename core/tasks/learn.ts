@@ -23,7 +23,7 @@
  * stories use other names, and held-out requests other cities, animals, words and numbers.
  */
 import { fnv1a32, mulberry32, type Rng } from '../random.ts';
-import type { Dataset, Grade, Grader, LoadOptions, Task } from './types.ts';
+import type { Dataset, Grade, LoadOptions, SyncGrader, Task } from './types.ts';
 import { loadProcedural, pick } from './procedural.ts';
 
 export type LearnKind = 'word' | 'json' | 'tool' | 'team';
@@ -125,7 +125,7 @@ export function learnTask(kind: LearnKind, split: LearnSplit, index: number, dat
  * The `learn` graders, by the task's `input.kind` (see this module's header). Pure, never throws;
  * score 1 or 0.
  */
-export const learnGrader: Grader = {
+export const learnGrader: SyncGrader = {
   grade(answer: unknown, task: Task): Grade {
     const kind = (task.input as { kind?: unknown }).kind;
     const expected = task.expected;

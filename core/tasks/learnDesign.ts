@@ -24,7 +24,7 @@
  */
 import { fnv1a32, mulberry32, type Rng } from '../random.ts';
 import { DatasetError } from './errors.ts';
-import type { Dataset, Grade, Grader, LoadOptions, Task } from './types.ts';
+import type { Dataset, Grade, LoadOptions, SyncGrader, Task } from './types.ts';
 import { loadProcedural, pick } from './procedural.ts';
 
 /** The seed every `learn-design` task is generated from. */
@@ -144,7 +144,7 @@ export function readToolCalls(answer: unknown): ToolCallText[] {
  * `weather:tomorrow` 1, `weather:now` 0.5, the bare argument `tomorrow` (the args skill's answer,
  * no tool called) 0.5, `search:story` 0, nothing 0. Pure, never throws.
  */
-export const learnDesignGrader: Grader = {
+export const learnDesignGrader: SyncGrader = {
   grade(answer: unknown, task: Task): Grade {
     const expected = task.expected;
     const want = readToolCalls(expected);

@@ -3,6 +3,13 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../test/fixtures.ts';
 import { DatasetError, createMultihopDataset, getDataset } from './index.ts';
+import type { Grade } from './types.ts';
+
+/** A grade the dataset's (synchronous) grader gave; these families' graders never answer with a promise. */
+function now(g: Grade | Promise<Grade>): Grade {
+  if (g instanceof Promise) throw new Error('expected a synchronous grade');
+  return g;
+}
 
 const shared = process.env.FLOWLAB_SHARED;
 let tmp: string | undefined;
@@ -47,8 +54,8 @@ describe.runIf(shared)('the shared multi-hop QA files', () => {
     const ds = getDataset('musique');
     const [t] = ds.load({ split: 'test', offset: 4, limit: 1 });
     expect(t).toMatchObject({ id: 'musique/test/4', expected: 'Bombardier Inc.' });
-    expect(ds.grader.grade('bombardier inc', t!)).toMatchObject({ correct: true, score: 1 });
-    expect(ds.grader.grade('Bombardier', t!).score).toBeCloseTo(2 / 3, 12); // P 1, R 1/2
+    expect(now(ds.grader.grade('bombardier inc', t!))).toMatchObject({ correct: true, score: 1 });
+    expect(now(ds.grader.grade('Bombardier', t!)).score).toBeCloseTo(2 / 3, 12); // P 1, R 1/2
   });
 });
 

@@ -15,7 +15,7 @@
  * "!!!") keeps it, so it does not normalise to "" either. A non-empty answer never normalises to
  * the empty string; an answer of whitespace only does.
  */
-import type { Grade, Grader, Task } from './types.ts';
+import type { Grade, SyncGrader, Task } from './types.ts';
 
 const PUNCTUATION = /[!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]/g;
 /** The articles as whole words; word characters as Python 3's `\w` (letters, digits, `_`, Unicode-aware). */
@@ -95,7 +95,7 @@ export function answerText(answer: unknown): string | null {
  * answer's normal form. The reason states both, e.g. `EM 0, F1 0.8 ("james madison" vs
  * "president james madison")`. Pure; never throws (no answer scores 0).
  */
-export const qaGrader: Grader = {
+export const qaGrader: SyncGrader = {
   grade(answer: unknown, task: Task): Grade {
     const expected = task.expected;
     const text = answerText(answer);

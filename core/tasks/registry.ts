@@ -1,4 +1,6 @@
 import { composeDataset, parseDataWrightName } from './datawright.ts';
+import type { CodeSandbox } from '../sandbox/index.ts';
+import { createHumanEvalDataset, createMbppDataset } from './code.ts';
 import { DatasetError } from './errors.ts';
 import { createGsm8kDataset } from './gsm8k.ts';
 import { createLearnDataset } from './learn.ts';
@@ -14,10 +16,15 @@ export interface DatasetLocation {
   dataDir?: string;
   /** The shared folder; its `data/` is used when `dataDir` is not given. */
   sharedDir?: string;
+  /**
+   * Where graded code runs, for datasets graded by running tests (`datasetNeedsSandbox`). The
+   * composition root creates it (models/sandbox) and closes it.
+   */
+  sandbox?: CodeSandbox;
 }
 
 /** One entry per dataset; adding one is one line here. */
-const DATASETS: Record<string, { describe: string; create: (dataDir: string) => Dataset }> = {
+const DATASETS: Record<string, { describe: string; create: (dataDir: string, loc: DatasetLocation) => Dataset; sandbox?: true }> = {
   gsm8k: { describe: 'GSM8K grade-school math (numeric final answer)', create: createGsm8kDataset },
   learn: { describe: 'Laptop RL family, mixed: say the word, copy a number into JSON, pick the tool (procedural, exact)', create: () => createLearnDataset('learn', ['word', 'json', 'tool']) },
   'learn-word': { describe: 'Say the word: a story continuation that says "happy" (the toy reward)', create: () => createLearnDataset('learn-word', ['word']) },
@@ -32,6 +39,8 @@ const DATASETS: Record<string, { describe: string; create: (dataDir: string) => 
   '2wikimultihopqa': { describe: '2WikiMultihopQA dev: 12,576 multi-hop questions (exact match; score = token F1)', create: (d) => createMultihopDataset('2wikimultihopqa', d) },
   'learn-design-ood': { describe: 'learn-design out of distribution: the same tools and grader, requests in wordings no learn-design split uses (split test)', create: () => createLearnZoneDataset('ood') },
   'learn-errand': { describe: 'Out of domain for learn-design: everyday situations that imply the tool and argument (split test; same tools and grader)', create: () => createLearnZoneDataset('errand') },
+  humaneval: { describe: 'HumanEval: 164 Python functions from docstrings, graded by running their tests in the sandbox', create: (dir, loc) => createHumanEvalDataset(dir, loc.sandbox), sandbox: true },
+  mbpp: { describe: 'MBPP (sanitized, 427): basic Python tasks, graded by running their asserts in the sandbox', create: (dir, loc) => createMbppDataset(dir, loc.sandbox), sandbox: true },
 };
 
 /** Names of the datasets `getDataset` knows, sorted. */
@@ -54,6 +63,11 @@ export function describeDataset(name: string): string | undefined {
   return Object.hasOwn(DATASETS, name.toLowerCase()) ? DATASETS[name.toLowerCase()]!.describe : undefined;
 }
 
+/** Whether grading the dataset runs code, so `getDataset` needs `DatasetLocation.sandbox` (false for unknown names). */
+export function datasetNeedsSandbox(name: string): boolean {
+  return Object.hasOwn(DATASETS, name.toLowerCase()) && DATASETS[name.toLowerCase()]!.sandbox === true;
+}
+
 /**
  * A dataset by name (case-insensitive), reading from `resolveDataDir(opts)`. A name
  * `datawright:<strategy>:<k>:<base>[:<seed>]` is the base dataset composed by DataWright
@@ -69,5 +83,5 @@ export function getDataset(name: string, opts: DatasetLocation = {}): Dataset {
   if (!entry) {
     throw new DatasetError('UNKNOWN_DATASET', `unknown dataset '${name}'; known datasets: ${datasetNames().join(', ')}`, name);
   }
-  return entry.create(resolveDataDir(opts));
+  return entry.create(resolveDataDir(opts), opts);
 }

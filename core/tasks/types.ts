@@ -33,12 +33,20 @@ export interface Grade {
   reason?: string;
 }
 
-/** Scores an answer for a task. Pure and deterministic; never throws on a bad answer (it scores 0). */
+/**
+ * Scores an answer for a task. Deterministic; never throws on a bad answer (it scores 0).
+ * A grader that runs code (HumanEval, MBPP: core/tasks/code.ts) answers asynchronously.
+ */
 export interface Grader {
   /**
    * @param answer the workflow's final answer: a number, a string, or an object with an
    *   `answer` field (the answer node's output).
    */
+  grade(answer: unknown, task: Task): Grade | Promise<Grade>;
+}
+
+/** A grader that answers at once (pure): GSM8K, the procedural families. */
+export interface SyncGrader extends Grader {
   grade(answer: unknown, task: Task): Grade;
 }
 

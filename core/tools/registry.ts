@@ -1,5 +1,7 @@
 import { callToolTool, memoryAppendTool, memoryRecallTool } from './agentflow.ts';
+import type { CodeSandbox } from '../sandbox/index.ts';
 import { calculatorTool } from './calculator.ts';
+import { codeRunnerTool } from './codeRunner.ts';
 import { extractNumberTool } from './extractNumber.ts';
 import { dispatchTool, mathTool, searchTool, useToolTool, weatherTool } from './learnDesign.ts';
 import { retrieveTool, type RetrieveIndex } from './retrieve.ts';
@@ -51,15 +53,19 @@ export class ToolRegistry {
 export interface ToolDeps {
   /** The BM25 index of the user's corpus for `retrieve` (models/corpus builds it from `--corpus`). Absent: `retrieve` answers NO_CORPUS. */
   corpus?: RetrieveIndex;
+  /** Where `code_runner` runs code (models/sandbox); without it the registry has no `code_runner`. */
+  sandbox?: CodeSandbox;
 }
 
 /**
  * A fresh registry with the built-in tools: `calculator`, `extract_number`, the `learn-design`
  * family's `weather`, `search`, `math`, `use_tool` and `dispatch` (core/tools/learnDesign.ts),
- * `retrieve` over `deps.corpus` (core/tools/retrieve.ts), and the AgentFlow template's
- * `call_tool` (over this registry), `memory_recall` and `memory_append` (core/tools/agentflow.ts).
+ * `retrieve` over `deps.corpus` (core/tools/retrieve.ts), with `deps.sandbox` also `code_runner`
+ * (core/tools/codeRunner.ts), and the AgentFlow template's `call_tool` (over this registry),
+ * `memory_recall` and `memory_append` (core/tools/agentflow.ts).
  */
 export function defaultTools(deps: ToolDeps = {}): ToolRegistry {
   const registry = new ToolRegistry([calculatorTool, extractNumberTool, weatherTool, searchTool, mathTool, useToolTool, dispatchTool, retrieveTool(deps.corpus)]);
+  if (deps.sandbox) registry.register(codeRunnerTool(deps.sandbox));
   return registry.register(callToolTool(registry)).register(memoryRecallTool).register(memoryAppendTool);
 }

@@ -54,7 +54,8 @@ export type ToolErrorCode =
   | 'ABORTED' // the run was cancelled through its signal
   | 'NO_CORPUS' // `retrieve` was called with no corpus loaded (--corpus)
   | 'DUPLICATE_TOOL' // a registry already has a tool of that name
-  | 'BAD_TOOL'; // a tool definition is malformed (e.g. its name)
+  | 'BAD_TOOL' // a tool definition is malformed (e.g. its name)
+  | 'NO_SANDBOX'; // code_runner was built without a code sandbox
 
 /**
  * A tool failure. `message` is `"<CODE>: <detail>"`, e.g.
