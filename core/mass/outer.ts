@@ -25,6 +25,7 @@ import type { Task } from '../tasks/types.ts';
 import { bradleyTerry, rankPlayers } from './bradleyTerry.ts';
 import { environmentAfter, prepareEnvironment, reportedScore, simulatedTamper, type TamperAct, type TamperMode } from './environment.ts';
 import { guardRun, judgeVerifierAgreement, type Agreement, type ContractClaim, type EnvironmentHashes, type GuardVerdict } from './guards.ts';
+import type { MassBudget } from './compile.ts';
 import { judgePair } from './judge.ts';
 import { runMass } from './run.ts';
 import { matchesOf, ringPairs, runTournament, type JudgedPair } from './tournament.ts';
@@ -67,6 +68,8 @@ export interface OuterOptions {
   sampling: Partial<Pick<SamplingParams, 'temperature' | 'topK' | 'topP' | 'minP'>>;
   /** The SIMULATED tamperer on the first round(share · runs) runs of the task. */
   tamperer?: { mode: TamperMode; share: number };
+  /** Token budgets of the compiled nodes (default MASS_BUDGET, core/mass/compile.ts). */
+  budget?: MassBudget;
 }
 
 export const OUTER_DEFAULTS = { runs: 18, neighbours: 3, iterations: 500, train: 15, validation: 1, verifierMin: 1 } as const;
@@ -188,6 +191,7 @@ export async function rankTask(task: Task, taskIndex: number, deps: OuterDeps, o
       version: o.version ?? (o.design ? 0 : null),
       seed: deriveSeed(o.seed, task.id, 'run', j),
       about: { outer: o.prefix, task: task.id, run: j },
+      ...(o.budget && { budget: o.budget }),
     });
     const verified = ws.grade.score;
     if (!rec.guard) {

@@ -280,20 +280,39 @@ export async function runRsi(deps: RsiDeps, o: RsiOptions): Promise<RsiReport> {
   }
 }
 
+/** An arm's SFT export of a group's rankings: JSONL and manifest written to `dir`. */
+export interface ArmExport {
+  train: ExportRow[];
+  validation: ExportRow[];
+  dir: string;
+  selections: ArmCycle['selections'];
+  trainedRuns: number;
+}
+
+/**
+ * Writes one arm's export (`train.jsonl`, `validation.jsonl`, `manifest.json`) of `rankings` to
+ * `dir`. A quarantined run never reaches it (exportRows refuses one; the cuts have dropped them).
+ */
+export function exportArm(store: Store, rankings: readonly TaskRanking[], arm: Arm, dir: string, about: Record<string, unknown>): ArmExport {
+  const sel = (r: TaskRanking) => (arm === 'self' ? r.self : r.verifier);
+  const train = exportRows(trajectories(store, rankings, (r) => sel(r).train), 'train');
+  const validation = exportRows(trajectories(store, rankings, (r) => sel(r).validation), 'validation');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, 'train.jsonl'), toJsonl(train));
+  writeFileSync(path.join(dir, 'validation.jsonl'), toJsonl(validation));
+  writeJson(path.join(dir, 'manifest.json'), { ...about, arm, train: manifestOf(train), validation: manifestOf(validation) });
+  const selections = Object.fromEntries(rankings.map((r) => [r.taskId, { train: sel(r).train.map((x) => x.runId), validation: sel(r).validation.map((x) => x.runId), dropped: sel(r).dropped }]));
+  return { train, validation, dir, selections, trainedRuns: rankings.reduce((s, r) => s + sel(r).train.length, 0) };
+}
+
 /** Export and train one arm of a cycle (a version found by its id is not trained again). */
 async function trainArm(deps: RsiDeps, o: RsiOptions, state: RsiState, c: number, arm: Arm, rankings: readonly TaskRanking[], provider: ModelProvider): Promise<ArmCycle> {
   deps.onEvent?.({ type: 'stage', cycle: c, arm, stage: 'SFT export and training' });
   const sel = (r: TaskRanking) => (arm === 'self' ? r.self : r.verifier);
-  const train = exportRows(trajectories(deps.store, rankings, (r) => sel(r).train), 'train');
-  const validation = exportRows(trajectories(deps.store, rankings, (r) => sel(r).validation), 'validation');
-  const dir = path.join(o.outDir, `cycle-${c}`, arm);
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, 'train.jsonl'), toJsonl(train));
-  writeFileSync(path.join(dir, 'validation.jsonl'), toJsonl(validation));
-  writeJson(path.join(dir, 'manifest.json'), { loopId: o.loopId, cycle: c, arm, train: manifestOf(train), validation: manifestOf(validation) });
-  const selections = Object.fromEntries(rankings.map((r) => [r.taskId, { train: sel(r).train.map((x) => x.runId), validation: sel(r).validation.map((x) => x.runId), dropped: sel(r).dropped }]));
+  const ex = exportArm(deps.store, rankings, arm, path.join(o.outDir, `cycle-${c}`, arm), { loopId: o.loopId, cycle: c });
+  const { train, validation, dir, selections } = ex;
   const from = state.arms[arm];
-  const out: ArmCycle = { arm, model: from.model, exported: { train: train.length, validation: validation.length, dir }, trainedRuns: rankings.reduce((s, r) => s + sel(r).train.length, 0), selections };
+  const out: ArmCycle = { arm, model: from.model, exported: { train: train.length, validation: validation.length, dir }, trainedRuns: ex.trainedRuns, selections };
   const versionId = `wv-${o.loopId}-c${c}-${arm}`;
   const file = path.join(o.outDir, 'versions', `c${c}-${arm}.gguf`);
   const stored = deps.store.weights.find(versionId);
@@ -323,7 +342,7 @@ async function heldoutRuns(deps: RsiDeps, o: RsiOptions, provider: ModelProvider
   for (const [i, task] of deps.heldoutTasks.entries()) {
     for (let k = 0; k < o.heldoutSamples; k++) {
       out.push(await runMass(null, task, { provider, family: deps.family, store: deps.store, recordTokens: false, sampling: o.heldoutSampling, ...(deps.signal && { signal: deps.signal }), ...(deps.config && { config: deps.config }) }, {
-        experimentId: `${prefix}-t${i}-s${k}`, seed: deriveSeed(o.outer.seed, 'heldout', task.id, k), about: { heldout: prefix, task: task.id, sample: k },
+        experimentId: `${prefix}-t${i}-s${k}`, seed: deriveSeed(o.outer.seed, 'heldout', task.id, k), about: { heldout: prefix, task: task.id, sample: k }, ...(o.outer.budget && { budget: o.outer.budget }),
       }));
       deps.onEvent?.({ type: 'progress', cycle: c, arm, what: 'held-out runs', done: out.length, total });
     }
