@@ -3,8 +3,8 @@ import path from 'node:path';
 import { Option, type Command } from 'commander';
 import type { ModelProvider } from '../../core/model/index.ts';
 import {
-  massFamily, parseMassDesign, runRsi, TAMPER_MODES, DEFAULT_THRESHOLDS, OUTER_DEFAULTS,
-  type MassDesign, type RsiOptions, type RsiReport, type TamperMode,
+  massFamily, parseMassDesign, runRsi, TAMPER_MODES, DEFAULT_THRESHOLDS, OUTER_DEFAULTS, ARMS,
+  type Arm, type MassDesign, type RsiOptions, type RsiReport, type TamperMode,
 } from '../../core/mass/index.ts';
 import { openStore } from '../../core/store/index.ts';
 import { getDataset } from '../../core/tasks/index.ts';
@@ -46,6 +46,7 @@ export interface RsiFlags {
   maxQuarantined: string;
   minAgreement: string;
   loopId?: string;
+  arms?: string;
   out?: string;
   threads?: number;
   contextSize: number;
@@ -111,6 +112,7 @@ export function define(cmd: Command, ctx: CommandContext, deps: RsiCommandDeps =
     .addOption(intOption('--sft-passes <n>', 'SFT passes over the exported training sequences (the best by validation loss is kept)', { min: 1, default: 4 }))
     .option('--sft-lr <x>', 'SFT Adam learning rate', '1e-3')
     .addOption(intOption('--sft-batch <n>', 'sequences per SFT step', { min: 1, default: 32 }))
+    .option('--arms <list>', 'the selection arms to run: self,verifier (default both)')
     .action(act(ctx, (o: RsiFlags) => rsiCommand(o, ctx.io, deps)));
 }
 
@@ -144,7 +146,16 @@ export function rsiOptionsOf(v: RsiFlags, family: ReturnType<typeof massFamily>,
     sft: { passes: v.sftPasses ?? 4, lr: num(v.sftLr ?? '1e-3', 'sft-lr', (x) => x > 0 && x < 1), batch: v.sftBatch ?? 32 },
     heldoutSampling: { temperature: num(v.heldoutTemperature ?? '0', 'heldout-temperature', (x) => x >= 0 && x <= 5), topK: 0, topP: 1, minP: 0 },
     heldoutSamples: v.heldoutSamples ?? 1,
+    ...(v.arms !== undefined && { arms: armsOf(v.arms) }),
   };
+}
+
+/** `--arms a,b`: known arms, at least one. Errors: UsageError. */
+function armsOf(v: string): Arm[] {
+  const list = v.split(',').map((x) => x.trim()).filter(Boolean);
+  const bad = list.find((a) => !(ARMS as readonly string[]).includes(a));
+  if (bad !== undefined || !list.length) throw new UsageError(`--arms takes ${ARMS.join(', ')} (comma-separated), got "${v}"`);
+  return [...new Set(list)] as Arm[];
 }
 
 /** The provider over one file with the command's threads and context. */

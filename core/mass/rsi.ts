@@ -72,6 +72,8 @@ export interface RsiOptions {
   /** Sampling of the held-out runs (default greedy) and samples per held-out task. */
   heldoutSampling: Partial<Pick<SamplingParams, 'temperature' | 'topK' | 'topP' | 'minP'>>;
   heldoutSamples: number;
+  /** The arms to run (default both). */
+  arms?: readonly Arm[];
 }
 
 /** One arm's held-out comparison with the base on the same tasks and seeds. */
@@ -231,9 +233,10 @@ export async function runRsi(deps: RsiDeps, o: RsiOptions): Promise<RsiReport> {
       const cycle: CycleReport = { cycle: c, groups: [], arms: {} };
       // Arms on the same model share its runs and verdicts.
       const groups = new Map<string, Arm[]>();
-      for (const arm of ARMS) groups.set(state.arms[arm].model, [...(groups.get(state.arms[arm].model) ?? []), arm]);
+      for (const arm of o.arms ?? ARMS) groups.set(state.arms[arm].model, [...(groups.get(state.arms[arm].model) ?? []), arm]);
       for (const [model, arms] of groups) {
-        const label: Arm | 'shared' = arms.length > 1 ? 'shared' : arms[0]!;
+        // The base model's runs are shared by whichever arms run on it (cycle 1); a trained model's are its arm's.
+        const label: Arm | 'shared' = model === o.baseModel ? 'shared' : arms[0]!;
         const prefix = `${o.loopId}-c${c}-${label}`;
         const provider = await providerOf(model);
         const rankings: TaskRanking[] = [];
@@ -264,7 +267,7 @@ export async function runRsi(deps: RsiDeps, o: RsiOptions): Promise<RsiReport> {
         }
         for (const arm of arms) cycle.arms[arm] = await trainArm(deps, o, state, c, arm, rankings, provider);
       }
-      for (const arm of ARMS) {
+      for (const arm of o.arms ?? ARMS) {
         const a = cycle.arms[arm]!;
         if (a.file && a.versionId) state.arms[arm] = { model: a.file, versionId: a.versionId };
         deps.onEvent?.({ type: 'stage', cycle: c, arm, stage: 'held-out evaluation against the base' });

@@ -11,7 +11,7 @@ const traj = (runId: string, rank: number, quarantined = false): ExportTrajector
   orchestratorRole: 'orchestrator',
   quarantined,
   calls: [
-    { role: 'orchestrator', system: 'You lead a team.', prompt: `Say the number 7.${workflow}`, completion: 'planner: think', promptTokenIds: [1, 50, 51, 52, 99], completionTokenIds: [60, 61, 2] },
+    { role: 'orchestrator', system: 'You lead a team.', prompt: `Say the number 7.\n${workflow}\n\nPlan:`, completion: 'planner: think', promptTokenIds: [1, 50, 51, 52, 99], completionTokenIds: [60, 61, 2] },
     { role: 'planner', prompt: 'Plan: say 7', completion: 'the answer is 7', promptTokenIds: [1, 70], completionTokenIds: [71, 72, 2] },
     { role: 'solver', prompt: 'Solve', completion: '', error: 'TIMEOUT' },
     { role: 'orchestrator', prompt: `Team replied.${workflow}\nFinal?`, completion: '7', promptTokenIds: [1, 80], completionTokenIds: [81, 2] },
@@ -33,7 +33,7 @@ describe('SFT export', () => {
     expect(rows.map((r) => r.agent)).toEqual(['orchestrator', 'planner', 'orchestrator']);
     expect(rows[0]!.messages).toEqual([
       { role: 'system', content: 'You lead a team.' },
-      { role: 'user', content: 'Say the number 7.' },
+      { role: 'user', content: 'Say the number 7.\n\nPlan:' },
       { role: 'assistant', content: 'planner: think' },
     ]);
     expect(rows[0]!.stripped).toBe(true);
@@ -57,6 +57,10 @@ describe('SFT export', () => {
   it('never exports a quarantined trajectory', () => {
     expect(() => exportRows([traj('r1', 1), traj('bad', 2, true)], 'train')).toThrow(/run bad \(task toy\/train\/0\) is quarantined and is never exported/);
     expect(() => exportRows([{ ...traj('r1', 1), orchestratorRole: 'boss' }], 'train')).toThrow(/no call of the orchestrator role "boss"/);
+    expect(() => exportRows([{ ...traj('r1', 1), bareTask: 'Say 8.' }], 'train')).toThrow(/does not hold the bare task/);
+    // A bare-task run (no workflow) keeps its recorded prompts and ids.
+    const bare = exportRows([{ ...traj('r1', 1), workflowText: undefined, calls: [{ role: 'orchestrator', prompt: 'Say the number 7.\nDelegate?', completion: 'no', promptTokenIds: [1, 5], completionTokenIds: [6, 2] }] }], 'train');
+    expect(bare[0]).toMatchObject({ stripped: false, promptTokenIds: [1, 5], prompt: 'Say the number 7.\nDelegate?' });
   });
 
   it('loss mask on assistant tokens only; a rewritten prompt is re-tokenized', async () => {
@@ -67,10 +71,10 @@ describe('SFT export', () => {
       return [1, 50, 51];
     });
     expect(skipped).toBe(0);
-    expect(asked).toEqual([{ system: 'You lead a team.', prompt: 'Say the number 7.' }, { prompt: 'Team replied.\nFinal?' }]);
+    expect(asked).toEqual([{ system: 'You lead a team.', prompt: 'Say the number 7.\n\nPlan:' }, { prompt: 'Team replied.\nFinal?' }]);
     expect(sequences[0]).toEqual({ tokens: [1, 50, 51, 60, 61, 2], lossMask: [0, 0, 0, 1, 1, 1] });
     expect(sequences[1]).toEqual({ tokens: [1, 70, 71, 72, 2], lossMask: [0, 0, 1, 1, 1] });
-    const noIds = exportRows([{ ...traj('r1', 1), calls: [{ role: 'orchestrator', prompt: 'x', completion: 'y' }] }], 'train');
+    const noIds = exportRows([{ ...traj('r1', 1), calls: [{ role: 'orchestrator', prompt: 'Say the number 7. x', completion: 'y' }] }], 'train');
     expect(await sftSequencesOf(noIds, async () => [1])).toEqual({ sequences: [], skipped: 1 });
   });
 });

@@ -3,9 +3,10 @@
  * task are cut by rank — ranks 1..15 train, rank 16 validation (the rest unused) — and each
  * run's model calls become supervised data:
  *
- * - the orchestrator's first prompt is replaced by the **bare task** (the workflow stripped), so
- *   the model learns to organise the team without being told how; the workflow text is removed
- *   from the orchestrator's later prompts too;
+ * - the orchestrator's first prompt becomes the **bare task**: the workflow text appended to it
+ *   is removed (the node's own cue, e.g. `Plan:`, stays), so the model learns to organise the
+ *   team without being told how; the workflow text is removed from the orchestrator's later
+ *   prompts too. A bare-task run's prompts are already bare and stay as recorded;
  * - the orchestrator's and every sub-agent's calls are exported, one conversation per call in
  *   TRL's conversational format (`{"messages": [{role, content}, ...]}`: system, user, assistant),
  *   since a Flowlab call is one self-contained prompt and completion;
@@ -34,7 +35,7 @@ export interface ExportTrajectory {
   runId: string;
   taskId: string;
   rank: number;
-  /** What the orchestrator's first prompt becomes. */
+  /** The bare task prompt (what the orchestrator's first prompt holds once the workflow is removed). */
   bareTask: string;
   /** The workflow text the run's orchestrator prompts carried (removed from its later prompts); absent for a bare run. */
   workflowText?: string;
@@ -90,11 +91,11 @@ export function exportRows(trajectories: readonly ExportTrajectory[], split: 'tr
     if (!t.bareTask.trim()) throw new MassRankError('BAD_EXPORT', `SFT export: run ${t.runId} has an empty bare task`);
     const first = t.calls.findIndex((c) => c.role === t.orchestratorRole);
     if (first < 0) throw new MassRankError('BAD_EXPORT', `SFT export: run ${t.runId} has no call of the orchestrator role "${t.orchestratorRole}"`);
+    if (!t.calls[first]!.prompt.includes(t.bareTask)) throw new MassRankError('BAD_EXPORT', `SFT export: the orchestrator's first prompt in run ${t.runId} does not hold the bare task`);
     t.calls.forEach((c, i) => {
       if (c.error) return;
       let prompt = c.prompt;
-      if (i === first) prompt = t.bareTask;
-      else if (c.role === t.orchestratorRole && t.workflowText && prompt.includes(t.workflowText)) prompt = prompt.split(t.workflowText).join('');
+      if (c.role === t.orchestratorRole && t.workflowText && prompt.includes(t.workflowText)) prompt = prompt.split(t.workflowText).join('').replace(/\n{3,}/g, '\n\n');
       const stripped = prompt !== c.prompt;
       const messages: TrlMessage[] = [...(c.system ? [{ role: 'system' as const, content: c.system }] : []), { role: 'user', content: prompt }, { role: 'assistant', content: c.completion }];
       rows.push({
