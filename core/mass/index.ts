@@ -11,3 +11,6 @@ export { massFamily, massFamilyNames, massChecks, MASS_CHECKS } from './family.t
 export { runStep, type StepDeps, type StepSpec, type StepResult } from './stored.ts';
 export { runMass, workspaceOf, type MassRunDeps, type MassRunOptions } from './run.ts';
 export { judgePair, judgeWorkflow, evidenceOf, VERDICT_SCHEMA, EVIDENCE_CHARS, type JudgeOptions } from './judge.ts';
+export { optimize, optimizerPrompt, optimizerSchema, takeaways, PROPOSAL_FIELDS, type HistoryEntry, type OptimizerInput, type Optimized } from './optimizer.ts';
+export { evolve, settingsOf, summaryOf, EVOLVE_DEFAULTS, type EvolveSpec, type EvolveDeps, type EvolveEvent, type EvolveReport, type EvolveTaskResult, type EvolutionSettings } from './inner.ts';
+export { replayEvolution, type EvolutionReplay } from './replay.ts';
