@@ -34,7 +34,7 @@ import { MASS_RUBRIC, type ChampionRule, type MassDesign, type MassFamily, type 
 import type { MassBudget } from './compile.ts';
 
 /** Defaults of the inner loop (MASS public config: 11 iterations). */
-export const EVOLVE_DEFAULTS = { iterations: 11, rule: 'baseline' as ChampionRule, seed: 1, judgeTokens: 64, optimizerTokens: 320 };
+export const EVOLVE_DEFAULTS = { iterations: 11, rule: 'baseline' as ChampionRule, seed: 1, judgeTokens: 64, optimizerTokens: 1000, optimizerTemperature: 0.9 };
 
 export interface EvolveSpec {
   /** The evolution's id; every step and record is named after it. */
@@ -53,6 +53,8 @@ export interface EvolveSpec {
   budget?: MassBudget;
   judgeTokens?: number;
   optimizerTokens?: number;
+  /** The optimizer's sampling temperature (default 0.9: each iteration's call, with its own seed, proposes anew). */
+  optimizerTemperature?: number;
 }
 
 /** Progress of the loop, as it happens (also when a stored step is read back: `reused`). */
@@ -102,6 +104,7 @@ export interface EvolutionSettings {
   budget?: MassBudget;
   judgeTokens: number;
   optimizerTokens: number;
+  optimizerTemperature: number;
 }
 
 export function settingsOf(spec: EvolveSpec): EvolutionSettings {
@@ -116,6 +119,7 @@ export function settingsOf(spec: EvolveSpec): EvolutionSettings {
     catalogue: { checks: [...spec.catalogue.checks], ...(spec.catalogue.models ? { models: [...spec.catalogue.models] } : {}) },
     judgeTokens: spec.judgeTokens ?? EVOLVE_DEFAULTS.judgeTokens,
     optimizerTokens: spec.optimizerTokens ?? EVOLVE_DEFAULTS.optimizerTokens,
+    optimizerTemperature: spec.optimizerTemperature ?? EVOLVE_DEFAULTS.optimizerTemperature,
   };
   if (spec.limits) s.limits = spec.limits;
   if (spec.budget) s.budget = spec.budget;
@@ -197,7 +201,7 @@ async function evolveTask(spec: EvolveSpec, s: EvolutionSettings, deps: EvolveDe
         { task, taskPrompt: spaces.get(current)!.taskPrompt, current: { version: current, design: cur }, best: champion === null ? undefined : { version: champion, design: designs.get(champion)! }, first: spec.firstDesign, evidence: evidenceOf(spaces.get(current)!), history },
         spec.family,
         deps,
-        { experimentId: id(`i${iteration}.optimizer`), seed: deriveSeed(s.seed, 'optimizer', t, iteration), maxTokens: s.optimizerTokens, catalogue: s.catalogue, limits: s.limits, about: about({ iteration }) },
+        { experimentId: id(`i${iteration}.optimizer`), seed: deriveSeed(s.seed, 'optimizer', t, iteration), maxTokens: s.optimizerTokens, temperature: s.optimizerTemperature, catalogue: s.catalogue, limits: s.limits, about: about({ iteration }) },
       );
       const same = opt.design && [...designs.values()].find((d) => designJson(d) === designJson(opt.design!));
       const issues = opt.design ? (same ? [{ code: 'UNCHANGED', path: '', message: 'the proposal repeats a design already tried' }] : []) : opt.issues;

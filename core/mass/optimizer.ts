@@ -17,22 +17,37 @@ import type { MassDesign, MassDesignIssue, MassFamily, OptimizerProposal } from 
 /** The six fields of the optimizer's reply, in order. */
 export const PROPOSAL_FIELDS = ['improved_multi_agent_design', 'changes_from_previous', 'why_it_should_improve', 'evidence_used', 'expected_impact', 'verification_checks'] as const;
 
-/** The grammar of the optimizer's reply: the six fields, the design in version-1 form, bounded by `limits`. */
-export function optimizerSchema(catalogue: DesignCatalogue, limits: DesignLimits = DESIGN_LIMITS, textChars = 60): Record<string, unknown> {
+/** Agent ids the optimizer may use besides those of the designs it reads. */
+export const AGENT_ID_POOL = ['planner', 'solver', 'reviewer'] as const;
+/** Contract field and artefact names the optimizer may use besides those of the designs it reads. */
+export const FIELD_POOL = ['tool', 'reply', 'reason', 'plan', 'check', 'note'] as const;
+
+/**
+ * The grammar of the optimizer's reply: the six fields, the design in version-1 form. Its bounds
+ * are tighter than the validator's limits (`limits` caps them) so a whole reply fits a small
+ * model's context: at most 2 agents and 3 hops, short texts, checks named from the catalogue,
+ * agent ids (and the ids hops call and read) from `vocab.agents`, contract field and artefact
+ * names from `vocab.fields` (a grammar has no regular expressions; free-text names from a 260K
+ * model are never valid names). The validator still checks
+ * everything the grammar cannot: a hop calling an agent the design does not define, reading one
+ * not called before, a duplicate id.
+ */
+export function optimizerSchema(catalogue: DesignCatalogue, limits: DesignLimits = DESIGN_LIMITS, vocab: { agents: readonly string[]; fields: readonly string[] } = { agents: AGENT_ID_POOL, fields: FIELD_POOL }, textChars = 24): Record<string, unknown> {
   const str = (max: number) => ({ type: 'string', minLength: 1, maxLength: max });
-  const names = (max: number) => ({ type: 'array', items: { type: 'string', minLength: 1, maxLength: 16 }, maxItems: max });
+  const names = (max: number) => ({ type: 'array', items: { enum: [...new Set(vocab.fields)] }, maxItems: max });
+  const id = { enum: [...new Set(vocab.agents)] };
   const agent = {
     type: 'object',
     properties: {
-      agent_id: { type: 'string', minLength: 1, maxLength: 16 },
-      role: str(Math.min(limits.maxRole, 40)),
-      instruction: str(Math.min(limits.maxInstruction, 80)),
-      contract: { type: 'object', properties: { fields: { ...names(limits.maxContractFields), minItems: 1 }, artefacts: names(1), checks: { type: 'array', items: { enum: [...catalogue.checks] }, maxItems: 2 } }, required: ['fields', 'artefacts', 'checks'] },
+      agent_id: id,
+      role: str(Math.min(limits.maxRole, 20)),
+      instruction: str(Math.min(limits.maxInstruction, 40)),
+      contract: { type: 'object', properties: { fields: { ...names(Math.min(limits.maxContractFields, 2)), minItems: 1 }, artefacts: names(1), checks: { type: 'array', items: { enum: [...catalogue.checks] }, maxItems: 2 } }, required: ['fields', 'artefacts', 'checks'] },
     },
     required: ['agent_id', 'role', 'instruction', 'contract'],
   };
-  const hop = { type: 'object', properties: { agent_id: { type: 'string', minLength: 1, maxLength: 16 }, reads: names(2) }, required: ['agent_id', 'reads'] };
-  const design = { type: 'object', properties: { agents: { type: 'array', items: agent, minItems: 1, maxItems: limits.maxAgents }, hops: { type: 'array', items: hop, minItems: 1, maxItems: limits.maxHops } }, required: ['agents', 'hops'] };
+  const hop = { type: 'object', properties: { agent_id: id, reads: { type: 'array', items: id, maxItems: 1 } }, required: ['agent_id', 'reads'] };
+  const design = { type: 'object', properties: { agents: { type: 'array', items: agent, minItems: 1, maxItems: Math.min(limits.maxAgents, 2) }, hops: { type: 'array', items: hop, minItems: 1, maxItems: Math.min(limits.maxHops, 3) } }, required: ['agents', 'hops'] };
   return {
     type: 'object',
     properties: Object.fromEntries(PROPOSAL_FIELDS.map((f) => [f, f === 'improved_multi_agent_design' ? design : str(textChars)])),
@@ -78,14 +93,14 @@ const clip = (s: string, n: number) => (s.length > n ? s.slice(0, n - 3) + '...'
  * current/best/first designs (canonical JSON), evidence, then the most recent history entries
  * that fit, each with its takeaways and diff. Deterministic.
  */
-export function optimizerPrompt(input: OptimizerInput, catalogue: DesignCatalogue, maxChars = 1800): string {
+export function optimizerPrompt(input: OptimizerInput, catalogue: DesignCatalogue, maxChars = 1100): string {
   const head = [
     `Improve the team design from v${input.current.version} to v${input.current.version + 1}. Strengthen contracts and hops first (what each agent returns, its checks, the call order and who reads whom), then roles and instructions.`,
     `Task: ${input.taskPrompt}`,
-    `Current v${input.current.version}: ${clip(designJson(input.current.design), 420)}`,
+    `Current v${input.current.version}: ${clip(designJson(input.current.design), 360)}`,
   ];
-  if (input.best && input.best.version !== input.current.version) head.push(`Best v${input.best.version}: ${clip(designJson(input.best.design), 300)}`);
-  if (input.current.version !== 0 && input.best?.version !== 0) head.push(`First v0: ${clip(designJson(input.first), 240)}`);
+  if (input.best && input.best.version !== input.current.version) head.push(`Best v${input.best.version}: ${clip(designJson(input.best.design), 200)}`);
+  if (input.current.version !== 0 && input.best?.version !== 0) head.push(`First v0: ${clip(designJson(input.first), 160)}`);
   head.push(`Evidence v${input.current.version}: ${input.evidence}`);
   const tail = [`Checks: ${catalogue.checks.join(', ')}.`, 'JSON:'];
   let used = [...head, ...tail].join('\n').length + 9;
@@ -112,6 +127,15 @@ export interface Optimized {
   issues: MassDesignIssue[];
 }
 
+/** The agent ids and contract names of the designs the optimizer reads, then AGENT_ID_POOL and FIELD_POOL. */
+export function vocabularyOf(input: Pick<OptimizerInput, 'current' | 'best' | 'first'>): { agents: string[]; fields: string[] } {
+  const ds = [input.current.design, input.best?.design, input.first].filter((d): d is MassDesign => !!d);
+  return {
+    agents: [...new Set([...ds.flatMap((d) => d.agents.map((a) => a.agent_id)), ...AGENT_ID_POOL])],
+    fields: [...new Set([...ds.flatMap((d) => d.agents.flatMap((a) => [...a.contract.fields, ...a.contract.artefacts])), ...FIELD_POOL])],
+  };
+}
+
 function readProposal(answer: unknown): OptimizerProposal | undefined {
   let v = answer;
   if (typeof v === 'string') {
@@ -131,7 +155,7 @@ function readProposal(answer: unknown): OptimizerProposal | undefined {
  * Asks the optimizer once (one stored `mass` step) and validates its design against `catalogue`.
  * The step's grade is 1 when the design passed the validator, else 0. Errors: those of `runStep`.
  */
-export async function optimize(input: OptimizerInput, family: MassFamily, deps: StepDeps, opts: { experimentId: string; seed: number; maxTokens?: number; catalogue: DesignCatalogue; limits?: DesignLimits; about?: Record<string, unknown> }): Promise<Optimized> {
+export async function optimize(input: OptimizerInput, family: MassFamily, deps: StepDeps, opts: { experimentId: string; seed: number; maxTokens?: number; temperature?: number; catalogue: DesignCatalogue; limits?: DesignLimits; about?: Record<string, unknown> }): Promise<Optimized> {
   const limits = opts.limits ?? DESIGN_LIMITS;
   const validate = (answer: unknown) => {
     const p = readProposal(answer);
@@ -148,7 +172,7 @@ export async function optimize(input: OptimizerInput, family: MassFamily, deps: 
     name: 'mass-optimizer',
     description: 'MASS optimizer: proposes the next team design from the feedback history',
     roles: { optimizer: { kind: 'planner', instructions: 'You improve the design of an agent team from evidence.' } },
-    nodes: [{ id: 'optimizer', role: 'optimizer', inputs: { brief: 'task.optimizer_prompt' }, prompt: '{{brief}}', max_tokens: opts.maxTokens ?? 320, output: { schema: optimizerSchema(opts.catalogue, limits) } }],
+    nodes: [{ id: 'optimizer', role: 'optimizer', inputs: { brief: 'task.optimizer_prompt' }, prompt: '{{brief}}', max_tokens: opts.maxTokens ?? 1000, temperature: opts.temperature ?? 0.9, output: { schema: optimizerSchema(opts.catalogue, limits, vocabularyOf(input)) } }],
     answer: 'optimizer',
   };
   const step = await runStep(deps, {

@@ -49,7 +49,7 @@ export async function replayEvolution(store: Store, evolutionId: string, deps: {
   const used: ModelProvider[] = [];
   try {
     await evolve(
-      { evolutionId, family: deps.family, tasks: s.tasks, firstDesign: first.design, iterations: s.iterations, rule: s.rule, seed: s.seed, rubric: s.rubric, catalogue: s.catalogue, limits: s.limits, budget: s.budget, judgeTokens: s.judgeTokens, optimizerTokens: s.optimizerTokens },
+      { evolutionId, family: deps.family, tasks: s.tasks, firstDesign: first.design, iterations: s.iterations, rule: s.rule, seed: s.seed, rubric: s.rubric, catalogue: s.catalogue, limits: s.limits, budget: s.budget, judgeTokens: s.judgeTokens, optimizerTokens: s.optimizerTokens, optimizerTemperature: s.optimizerTemperature },
       {
         store: scratch,
         provider: noModel,
