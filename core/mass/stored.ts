@@ -11,7 +11,7 @@ import type { ToolSource } from '../engine/index.ts';
 import { executePending } from '../experiments/execute.ts';
 import { asExperimentId } from '../ids.ts';
 import type { RoleName } from '../ids.ts';
-import type { ModelProvider } from '../model/provider.ts';
+import type { ModelProvider, SamplingParams } from '../model/provider.ts';
 import type { RunRecord } from '../results/index.ts';
 import { computeWorkflowHash, type Store } from '../store/index.ts';
 import type { Grader, Task } from '../tasks/types.ts';
@@ -33,6 +33,10 @@ export interface StepDeps {
   modelFor?: (role: RoleName) => string;
   /** Extra config recorded with every step (e.g. the model files and their fingerprints). */
   config?: Record<string, unknown>;
+  /** Record every call's token ids (training data: the outer loop's SFT export). */
+  recordTokens?: boolean;
+  /** Sampling over every agent node's own (the outer loop samples its N runs; nodes default to greedy). */
+  sampling?: Partial<Pick<SamplingParams, 'temperature' | 'topK' | 'topP' | 'minP'>>;
 }
 
 export interface StepSpec {
@@ -87,7 +91,7 @@ export async function runStep(deps: StepDeps, spec: StepSpec): Promise<StepResul
     });
   }
   const provider = deps.providerFor?.(id) ?? deps.provider;
-  const res = await executePending({ store, experimentId: id, graph, grader: spec.grader, provider, tools: deps.tools, checks: spec.checks, seed: spec.seed, signal: deps.signal, modelFor: deps.modelFor });
+  const res = await executePending({ store, experimentId: id, graph, grader: spec.grader, provider, tools: deps.tools, checks: spec.checks, seed: spec.seed, signal: deps.signal, modelFor: deps.modelFor, recordTokens: deps.recordTokens, sampling: deps.sampling });
   if (res.cancelled) {
     store.finishExperiment(id, 'cancelled');
     throw deps.signal?.reason ?? new DOMException('cancelled', 'AbortError');
