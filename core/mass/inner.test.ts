@@ -38,7 +38,7 @@ describe('evolve (scripted team, judge and optimizer: SIMULATED)', () => {
     // Rejected proposals are recorded with the validator's located issues; the loop went on.
     const proposals = values(store, 'e', 'proposal');
     expect(proposals.map((p) => p.accepted)).toEqual([true, true, true, false, false]);
-    expect(proposals[3]!.issues).toEqual([{ code: 'UNKNOWN_AGENT', path: 'hops[0].agent_id', message: expect.stringContaining('ghost') }]);
+    expect(proposals[3]!.issues).toEqual([{ code: 'UNKNOWN_AGENT', path: 'hops[0].agent_id', message: expect.stringContaining('reviewer') }]);
     expect(values(store, 'e', 'iteration').map((i) => `${i.iteration}:${i.version}:${i.champion}`)).toEqual(['0:0:0', '1:1:0', '2:2:2', '3:3:2', '4:null:2', '5:null:2']);
     // Every design stored with its diff from its parent.
     const designs = values(store, 'e', 'design');

@@ -5,7 +5,7 @@
  *
  * The judge prefers the side whose evidence shows the higher preference mark `P<n>` (the
  * baseline shows none: 0). The optimizer proposes v(k+1) with mark PREF[k+1] while it has marks
- * left, then a design calling an agent it does not define (rejected by the validator).
+ * left, then a design calling an agent (reviewer) it does not define (rejected by the validator).
  */
 import { ScriptedProvider } from '../model/scripted.ts';
 import { openStore } from '../store/index.ts';
@@ -48,7 +48,7 @@ export function scripted(delayMs = 0): ScriptedProvider {
       const from = Number(/from v(\d+) to/.exec(r.prompt)![1]);
       const next = PREF[from + 1];
       const design = next === undefined
-        ? { agents: [{ agent_id: 'picker', role: 'Picker', instruction: 'Name it.', contract: { fields: ['tool'], artefacts: [], checks: [] } }], hops: [{ agent_id: 'ghost', reads: [] }] }
+        ? { agents: [{ agent_id: 'picker', role: 'Picker', instruction: 'Name it.', contract: { fields: ['tool'], artefacts: [], checks: [] } }], hops: [{ agent_id: 'reviewer', reads: [] }] }
         : { agents: [{ agent_id: 'picker', role: `Picker P${next}`, instruction: 'Name the tool.', contract: { fields: ['tool'], artefacts: [], checks: ['names_a_tool'] } }], hops: [{ agent_id: 'picker', reads: [] }] };
       return JSON.stringify({ improved_multi_agent_design: design, changes_from_previous: 'new mark', why_it_should_improve: 'marks', evidence_used: 'history', expected_impact: 'wins', verification_checks: 'judge' });
     }
