@@ -8,6 +8,7 @@ import { EditorView } from './views/EditorView.tsx';
 import { ExperimentsView } from './views/ExperimentsView.tsx';
 import { LadderView } from './views/LadderView.tsx';
 import { LearningView } from './views/LearningView.tsx';
+import { MassView } from './views/MassView.tsx';
 import { ModelsView } from './views/ModelsView.tsx';
 import { RolloutsView } from './views/RolloutsView.tsx';
 import { RunView } from './views/RunView.tsx';
@@ -119,6 +120,7 @@ export function App() {
         {view === 'rollouts' && <RolloutsView />}
         {view === 'cards' && <CardsView />}
         {view === 'learning' && <LearningView />}
+        {view === 'mass' && <MassView />}
       </main>
       {helpOpen && (
         <div className="help" role="dialog" aria-label="Keyboard shortcuts" data-testid="help">

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Option, type Command } from 'commander';
 import type { ModelProvider } from '../../core/model/index.ts';
 import {
-  massFamily, parseMassDesign, runRsi, TAMPER_MODES, DEFAULT_THRESHOLDS, OUTER_DEFAULTS, ARMS,
+  massFamily, parseMassDesign, runRsi, TAMPER_MODES, DEFAULT_THRESHOLDS, OUTER_DEFAULTS, ARMS, MASS_BUDGET,
   type Arm, type MassDesign, type RsiOptions, type RsiReport, type TamperMode,
 } from '../../core/mass/index.ts';
 import { openStore } from '../../core/store/index.ts';
@@ -139,7 +139,7 @@ export function rsiOptionsOf(v: RsiFlags, family: ReturnType<typeof massFamily>,
       runs: v.runs, neighbours: v.neighbours, seed: v.seed, iterations: v.btIterations, train: v.topK, validation: v.validation,
       verifierMin: num(v.verifierMin, 'verifier-min', (x) => x >= 0 && x <= 1),
       sampling: { temperature, topK: 0, topP: 1, minP: 0 },
-      ...(v.answerTokens && { budget: { planTokens: 24, replyTokens: 48, answerTokens: v.answerTokens, fieldChars: 40 } }),
+      ...(v.answerTokens && { budget: { ...MASS_BUDGET, answerTokens: v.answerTokens } }),
     },
     ...(tamper && { tamperer: { mode: tamper as TamperMode, share: num(v.tamperShare, 'tamper-share', (x) => x > 0 && x <= 1) } }),
     thresholds: { maxQuarantinedShare: num(v.maxQuarantined, 'max-quarantined', (x) => x >= 0 && x <= 1), minAgreement: num(v.minAgreement, 'min-agreement', (x) => x >= 0 && x <= 1) },

@@ -42,6 +42,10 @@ export const API_METHODS = [
   'getLearningCurves',
   // Two runs aligned node by node (a store read; see diff.ts).
   'diffRuns',
+  // MASS evolutions: champion timelines and design diffs (store reads; see mass.ts).
+  'listEvolutions',
+  'getEvolution',
+  'getDesignDiff',
 ] as const;
 
 /** The name of one API method. */

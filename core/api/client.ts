@@ -56,6 +56,7 @@ export type {
   RolloutsView,
 } from './improve.ts';
 export type { DiffApiAdditions, DiffRunsPayload, RunDiffSide, RunDiffView } from './diff.ts';
+export type { AgentChange, DesignDiff, EvolutionSummary, EvolutionTimeline, GetDesignDiffPayload, GetEvolutionPayload, MassApiAdditions, TaskTimeline, TimelineDesign, TimelineIteration, TimelineVerdict } from './mass.ts';
 export type {
   CurvePoint,
   HeldoutSide,

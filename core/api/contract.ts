@@ -14,6 +14,7 @@ import type { DiffApiAdditions } from './diff.ts';
 import type { ImproveApiAdditions } from './improve.ts';
 import type { LabApiAdditions, Subscribe } from './lab.ts';
 import type { LearningApiAdditions } from './learning.ts';
+import type { MassApiAdditions } from './mass.ts';
 
 /** Longest id accepted in a payload. */
 export const MAX_ID_LENGTH = 200;
@@ -168,6 +169,9 @@ export const payloadSchemas = {
   listWeightVersions: z.strictObject({ role: Name.optional() }).optional(),
   getLearningCurves: z.strictObject({ role: Name.optional() }).optional(),
   diffRuns: z.strictObject({ a: Id, b: Id }),
+  listEvolutions: NoPayload,
+  getEvolution: z.strictObject({ evolutionId: Id }),
+  getDesignDiff: z.strictObject({ evolutionId: Id, taskIndex: z.number().int().min(0), a: z.number().int().min(0), b: z.number().int().min(0) }),
 } as const satisfies Record<ApiMethod, z.ZodType>;
 
 /** The validated payload type of a method. */
@@ -331,7 +335,7 @@ export interface AppInfo {
  * synchronously; the lab methods (`LabApiAdditions`, lab.ts) return
  * Promises and reject with the same ApiErrors (a bad payload included).
  */
-export interface FlowlabApi extends LabApiAdditions, ImproveApiAdditions, LearningApiAdditions, DiffApiAdditions {
+export interface FlowlabApi extends LabApiAdditions, ImproveApiAdditions, LearningApiAdditions, DiffApiAdditions, MassApiAdditions {
   /** All experiments, newest first, with progress and scores. */
   listExperiments(payload?: ApiPayload<'listExperiments'>): ExperimentSummary[];
   /** One experiment with its workflow text and config. Errors: `NOT_FOUND`. */

@@ -13,6 +13,7 @@ import { buildCardEffect, buildRolloutsView, listLibraryCards } from './improveH
 import type { LabHost } from './lab.ts';
 import { buildLearningCurves, listVersions } from './learningHandlers.ts';
 import { createRunTraceReader } from './runTrace.ts';
+import { getDesignDiff, getEvolution, listEvolutions } from './massHandlers.ts';
 
 /** What the handlers need: the open store, the app version, the lab host, and optionally the tool registry. */
 export interface HandlerDeps {
@@ -111,6 +112,9 @@ export function createHandlers(deps: HandlerDeps): FlowlabApi {
     listWeightVersions: (payload) => listVersions(store, payload?.role),
     getLearningCurves: (payload) => buildLearningCurves(store, payload?.role),
     diffRuns: ({ a, b }) => buildRunDiff(store, runTrace, a, b),
+    listEvolutions: () => listEvolutions(store),
+    getEvolution: ({ evolutionId }) => getEvolution(store, evolutionId),
+    getDesignDiff: (payload) => getDesignDiff(store, payload),
   };
 
   const api = {} as Record<ApiMethod, (payload?: unknown) => unknown>;

@@ -31,9 +31,12 @@ export interface MassBudget {
   answerTokens: number;
   /** Longest reply field, characters (schema `maxLength`). */
   fieldChars: number;
+  /** Sampling temperature of every agent node (0 = greedy); the seed makes it reproducible. */
+  temperature: number;
 }
 
-export const MASS_BUDGET: MassBudget = { planTokens: 24, replyTokens: 48, answerTokens: 8, fieldChars: 40 };
+/** Defaults; stories260K's tokenizer spends about one token per character of JSON. */
+export const MASS_BUDGET: MassBudget = { planTokens: 24, replyTokens: 48, answerTokens: 8, fieldChars: 40, temperature: 0.7 };
 
 /** The compiled run: the workflow document as JSON text and the task input it runs on. */
 export interface CompiledMass {
@@ -69,6 +72,7 @@ export function compileMass(design: MassDesign | null, task: Task, family: MassF
           inputs: { brief: 'task.mass_task' },
           prompt: '{{brief}}\nDelegate to a helper? JSON:',
           max_tokens: budget.planTokens,
+          temperature: budget.temperature,
           output: { schema: { type: 'object', properties: { delegate: { enum: ['no', 'yes'] }, ask: { type: 'string', maxLength: budget.fieldChars } }, required: ['delegate', 'ask'], additionalProperties: false } },
         },
         {
@@ -77,6 +81,7 @@ export function compileMass(design: MassDesign | null, task: Task, family: MassF
           inputs: { brief: 'task.mass_task', ask: 'orchestrator.ask' },
           prompt: '{{brief}}\nAsked: {{ask}}\nReply:',
           max_tokens: budget.replyTokens,
+          temperature: budget.temperature,
           stop: ['\n'],
         },
         {
@@ -85,6 +90,7 @@ export function compileMass(design: MassDesign | null, task: Task, family: MassF
           inputs: { brief: 'task.mass_task', help: { from: 'helper', optional: true } },
           prompt: '{{#help}}Helper: {{help}}\n{{/help}}{{brief}}',
           max_tokens: budget.answerTokens,
+          temperature: budget.temperature,
           output: answerOut,
         },
       ],
@@ -99,7 +105,7 @@ export function compileMass(design: MassDesign | null, task: Task, family: MassF
   const roles: Record<string, unknown> = { orchestrator: orchestratorRole(design) };
   for (const a of design.agents) roles[a.agent_id] = { kind: 'executor', instructions: `${a.role}. ${a.instruction}`, ...(a.model ? { model: a.model } : {}) };
   const nodes: unknown[] = [
-    { id: 'orchestrator', role: 'orchestrator', inputs: { brief: 'task.mass_task', team: 'task.mass_design' }, prompt: '{{brief}}\n{{team}}\nPlan:', max_tokens: budget.planTokens, stop: ['\n'] },
+    { id: 'orchestrator', role: 'orchestrator', inputs: { brief: 'task.mass_task', team: 'task.mass_design' }, prompt: '{{brief}}\n{{team}}\nPlan:', max_tokens: budget.planTokens, temperature: budget.temperature, stop: ['\n'] },
   ];
   const latest = new Map<string, string>();
   const hopNodes: CompiledMass['hopNodes'] = [];
@@ -126,6 +132,7 @@ export function compileMass(design: MassDesign | null, task: Task, family: MassF
       inputs,
       prompt: `{{brief}}\nOrchestrator: {{plan}}\n${extra}${h.scope ?? agent.instruction}\nReply as JSON:`,
       max_tokens: budget.replyTokens,
+      temperature: budget.temperature,
       output: { schema, checks: agent.contract.checks },
     });
     latest.set(h.agent_id, id);
@@ -138,7 +145,7 @@ export function compileMass(design: MassDesign | null, task: Task, family: MassF
     answerInputs[port] = { from: node, optional: true };
     team += `{{#${port}}}${agent}: {{${port}}}\n{{/${port}}}`;
   });
-  nodes.push({ id: 'answer', role: 'orchestrator', inputs: answerInputs, prompt: `${team}{{brief}}`, max_tokens: budget.answerTokens, output: answerOut });
+  nodes.push({ id: 'answer', role: 'orchestrator', inputs: answerInputs, prompt: `${team}{{brief}}`, max_tokens: budget.answerTokens, temperature: budget.temperature, output: answerOut });
   const doc = {
     name,
     description: 'MASS text workflow: orchestrator, sub-agents in hop order, orchestrator answers',

@@ -58,6 +58,18 @@ function learnTool(): MassFamily {
 
 const FAMILIES: Record<string, () => MassFamily> = { 'learn-tool': learnTool };
 
+/**
+ * The default first design (version 0, MASS's written form: a list of {agent_id, role,
+ * instruction}) of a family: an orchestrator entry, a tool picker and a checker.
+ */
+export const FIRST_DESIGNS: Record<string, ReadonlyArray<{ agent_id: string; role: string; instruction: string }>> = {
+  'learn-tool': [
+    { agent_id: 'agent_orchestrator', role: 'Lead', instruction: 'Ask the picker, then the checker, then answer with one tool.' },
+    { agent_id: 'picker', role: 'Tool picker', instruction: 'Say which tool fits the request.' },
+    { agent_id: 'checker', role: 'Checker', instruction: 'Say if the pick fits the request.' },
+  ],
+};
+
 /** Names of the MASS task families. */
 export function massFamilyNames(): string[] {
   return Object.keys(FAMILIES);

@@ -33,6 +33,7 @@ import { MANY_ROWS, prepareStatements, type Statements } from './statements.ts';
 import { SqliteImproveRepo } from './improve.ts';
 import type { ImproveRepo, RunWithEvents, Store, WeightsRepo } from './port.ts';
 import { SqliteWeightsRepo } from './weights.ts';
+import { SqliteMassRepo, type MassRepo } from './mass.ts';
 import type { ExperimentCall, ExperimentRow, ExperimentStatus, ExperimentSummary, NewExperiment, PlannedTask } from './types.ts';
 
 /**
@@ -283,6 +284,13 @@ export class SqliteStore implements Store {
   get weights(): WeightsRepo {
     this.live();
     return (this.weightsRepo ??= new SqliteWeightsRepo(this.db, this.file));
+  }
+
+  private massRepo?: SqliteMassRepo;
+  /** MASS loop records (core/mass). */
+  get mass(): MassRepo {
+    this.live();
+    return (this.massRepo ??= new SqliteMassRepo(this.db, this.file));
   }
 
   /** Whether `close()` has been called. */

@@ -23,4 +23,5 @@ export type {
   PlannedTask,
 } from './types.ts';
 export { SqliteImproveRepo, type AdvantageRow, type Card } from './improve.ts';
+export { SqliteMassRepo, canonicalJson, type MassRecord, type MassRepo } from './mass.ts';
 export { SqliteWeightsRepo, newWeightVersionId, type WeightVersion, type NewWeightVersion } from './weights.ts';

@@ -13,6 +13,7 @@ import type { NodeEvent } from '../trace/index.ts';
 import type { AdvantageRow, Card } from './improve.ts';
 import type { ExperimentCall, ExperimentRow, ExperimentStatus, ExperimentSummary, NewExperiment, PlannedTask } from './types.ts';
 import type { NewWeightVersion, WeightVersion } from './weights.ts';
+import type { MassRepo } from './mass.ts';
 
 /** One run with all its node events (each with its model calls), as `saveRuns` takes them. */
 export interface RunWithEvents {
@@ -94,6 +95,8 @@ export interface Store {
   readonly improve: ImproveRepo;
   /** Weight versions. */
   readonly weights: WeightsRepo;
+  /** MASS loop records (core/mass): designs, verdicts, champions, write-once. */
+  readonly mass: MassRepo;
   /** Whether `close()` has been called. */
   readonly closed: boolean;
   /** Releases the store; idempotent. */

@@ -3,7 +3,9 @@
  * listens on the window and dispatches; the help overlay lists SHORTCUTS.
  */
 
-export const VIEWS = ['editor', 'run', 'trace', 'ladder', 'experiments', 'models', 'rollouts', 'cards', 'learning'] as const;
+export const VIEWS = ['editor', 'run', 'trace', 'ladder', 'experiments', 'models', 'rollouts', 'cards', 'learning', 'mass'] as const;
+/** The views Alt+1 … Alt+9 open (a tenth and later view has its tab only). */
+const DIGIT_VIEWS = VIEWS.slice(0, 9);
 export type View = (typeof VIEWS)[number];
 
 export type ShortcutAction =
@@ -43,6 +45,7 @@ export const VIEW_TITLES: Readonly<Record<View, string>> = {
   rollouts: 'Rollouts',
   cards: 'Prior library',
   learning: 'Learning',
+  mass: 'MASS',
 };
 
 /** An Alt+letter shortcut: its key (`KeyboardEvent.code`), action, the one view it works in (absent: any) and help line. */
@@ -65,7 +68,7 @@ const ALT_KEYS: readonly AltKey[] = [
 
 /** Shown by the help overlay (`?`): the Alt+digit views, the Alt+letter keys (with the view they need), then the plain keys. */
 export const SHORTCUTS: ReadonlyArray<{ keys: string; what: string }> = [
-  { keys: `Alt+1 … Alt+${VIEWS.length}`, what: VIEWS.map((v) => VIEW_TITLES[v]).join(', ') },
+  { keys: `Alt+1 … Alt+${DIGIT_VIEWS.length}`, what: DIGIT_VIEWS.map((v) => VIEW_TITLES[v]).join(', ') },
   ...ALT_KEYS.map((a) => ({ keys: `Alt+${a.code.slice(3)}`, what: a.view ? `${a.what} (${VIEW_TITLES[a.view]})` : a.what })),
   { keys: 'Ctrl+Enter', what: 'start the run (Run)' },
   { keys: 'Delete', what: 'remove the selected node or edge (Editor, focus outside the text)' },
@@ -79,7 +82,7 @@ export function shortcutFor(k: KeyPress, view: View): ShortcutAction | null {
   const mod = k.ctrlKey || k.metaKey;
   if (k.altKey && !mod) {
     const digit = /^Digit([1-9])$/.exec(k.code);
-    if (digit) return { type: 'view', view: VIEWS[Number(digit[1]) - 1]! };
+    if (digit) return { type: 'view', view: DIGIT_VIEWS[Number(digit[1]) - 1]! };
     const alt = ALT_KEYS.find((a) => a.code === k.code);
     return alt && (alt.view === undefined || alt.view === view) ? { ...alt.action } : null;
   }
