@@ -66,7 +66,7 @@ function num(v: string, name: string, ok: (x: number) => boolean): number {
 export function addOuterOptions(cmd: Command): Command {
   return cmd
     .addOption(new Option('--model <file.gguf>', 'the base model: solver, self-judge and optimizer').makeOptionMandatory())
-    .option('--dataset <name>', 'MASS task family (learn-tool)', 'learn-tool')
+    .option('--dataset <name>', 'MASS task family (learn-tool, learn-word)', 'learn-tool')
     .addOption(intOption('--tasks <n>', 'training tasks (the train split, from the start)', { min: 1, default: 4 }))
     .addOption(intOption('--runs <N>', 'runs of the champion per task', { min: 2, default: OUTER_DEFAULTS.runs }))
     .addOption(intOption('--neighbours <k>', 'ring tournament: each run meets its next k runs', { min: 1, default: OUTER_DEFAULTS.neighbours }))
@@ -82,7 +82,7 @@ export function addOuterOptions(cmd: Command): Command {
     .option('--max-quarantined <x>', 'halt when more than this share of a cycle\'s runs is quarantined', String(DEFAULT_THRESHOLDS.maxQuarantinedShare))
     .option('--min-agreement <x>', 'halt when the self-judge agrees with the verifier less than this (0 = off)', String(DEFAULT_THRESHOLDS.minAgreement))
     .addOption(intOption('--threads <n>', 'CPU threads (1 or 2 on a shared laptop)', { min: 1, default: 1 }))
-    .addOption(intOption('--context-size <n>', 'context tokens', { min: 64, default: 512 }))
+    .addOption(intOption('--context-size <n>', 'context tokens (the judge reads two workspaces: about 600 tokens)', { min: 64, default: 1024 }))
     .addOption(intOption('--seed <n>', 'seed of the shuffles, orientations and runs', { default: 0 }))
     .option('--loop-id <id>', 'the loop id; give the same one to resume (default: rsi-<time>)')
     .option('--out <dir>', 'state, environments, exports and versions (default: flowlab-mass/<loop-id> next to --db)')

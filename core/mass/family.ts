@@ -56,7 +56,27 @@ function learnTool(): MassFamily {
   };
 }
 
-const FAMILIES: Record<string, () => MassFamily> = { 'learn-tool': learnTool };
+/** The words a `learn-word` answer is decoded among (the grammar); the grader wants `happy`. */
+export const WORD_CHOICES = ['happy', 'sad', 'tired', 'scared', 'angry'] as const;
+
+/**
+ * `learn-word` (core/tasks/learn.ts, "say the word") as a MASS family: the story start is
+ * followed by `They felt`, the answer is decoded among WORD_CHOICES, and the exact grader scores 1
+ * when it says `happy`. stories260K picks `happy` in about 13% of runs at T 1 and 1 in 10 held-out
+ * tasks greedily: a family whose right answers its own runs find, so SFT on them can raise it.
+ */
+function learnWord(): MassFamily {
+  const ds = createLearnDataset('learn-word', ['word']);
+  return {
+    dataset: 'learn-word',
+    prompt: (task: Task) => `${String(task.input.prompt)} They felt`,
+    answerSchema: { enum: [...WORD_CHOICES] },
+    grader: ds.grader,
+    checks: massChecks(),
+  };
+}
+
+const FAMILIES: Record<string, () => MassFamily> = { 'learn-tool': learnTool, 'learn-word': learnWord };
 
 /**
  * The default first design (version 0, MASS's written form: a list of {agent_id, role,
