@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { massFamily, runRank } from '../../core/mass/index.ts';
 import { openStore } from '../../core/store/index.ts';
 import { getDataset } from '../../core/tasks/index.ts';
-import { act, type CommandContext } from '../args.ts';
+import { act, UsageError, type CommandContext } from '../args.ts';
 import type { Io } from '../io.ts';
 import { addOuterOptions, providerMaker, rsiOptionsOf, type RsiCommandDeps, type RsiFlags } from './rsi.ts';
 import { formatHalt, formatRank, formatTamper } from './rsiFormat.ts';
@@ -24,6 +24,7 @@ export function define(cmd: Command, ctx: CommandContext, deps: RsiCommandDeps =
 
 async function rankCommand(v: RsiFlags, io: Io, deps: RsiCommandDeps): Promise<number> {
   const family = massFamily(v.dataset);
+  if (v.champions) throw new UsageError('rank runs one design for every task (--design); --champions is for rsi');
   const o = rsiOptionsOf({ ...v, loopId: v.loopId ?? `rank-${new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14)}` }, family, v.db);
   const store = openStore(v.db);
   const provider = await providerMaker(v, deps)(o.baseModel);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Option, type Command } from 'commander';
 import type { ModelProvider } from '../../core/model/index.ts';
 import {
-  massFamily, parseMassDesign, runRsi, TAMPER_MODES, DEFAULT_THRESHOLDS, OUTER_DEFAULTS, ARMS, MASS_BUDGET,
+  championOf, massFamily, parseMassDesign, runRsi, TAMPER_MODES, DEFAULT_THRESHOLDS, OUTER_DEFAULTS, ARMS, MASS_BUDGET,
   type Arm, type MassDesign, type RsiOptions, type RsiReport, type TamperMode,
 } from '../../core/mass/index.ts';
 import { openStore } from '../../core/store/index.ts';
@@ -35,6 +35,7 @@ export interface RsiFlags {
   temperature: string;
   answerTokens?: number;
   design?: string;
+  champions?: string;
   heldout: number;
   heldoutSamples: number;
   heldoutTemperature: string;
@@ -77,6 +78,7 @@ export function addOuterOptions(cmd: Command): Command {
     .option('--temperature <T>', 'sampling temperature of the runs (> 0; topK 0, topP 1, minP 0)', '1')
     .addOption(intOption('--answer-tokens <n>', "the orchestrator's answer budget (default: MASS_BUDGET's)", { min: 1 }))
     .option('--design <file.json>', 'the champion design (a MASS design, version 0 or 1); default: the bare task')
+    .option('--champions <evolution-id>', "each task's champion from a stored inner loop (flowlab evolve on the same tasks), instead of --design")
     .option('--simulate-tamperer <mode>', `run the SIMULATED tamperer on some runs: ${TAMPER_MODES.join(' | ')}`)
     .option('--tamper-share <x>', 'share of each task\'s runs the SIMULATED tamperer edits', '0.5')
     .option('--max-quarantined <x>', 'halt when more than this share of a cycle\'s runs is quarantined', String(DEFAULT_THRESHOLDS.maxQuarantinedShare))
@@ -122,6 +124,7 @@ export function rsiOptionsOf(v: RsiFlags, family: ReturnType<typeof massFamily>,
   const tamper = v.simulateTamperer;
   if (tamper !== undefined && !TAMPER_MODES.includes(tamper as TamperMode)) throw new UsageError(`--simulate-tamperer takes ${TAMPER_MODES.join(' or ')}, got "${tamper}"`);
   let design: MassDesign | null = null;
+  if (v.design && v.champions) throw new UsageError('give --design or --champions, not both');
   if (v.design) {
     const parsed = parseMassDesign(readFileSync(v.design, 'utf8'), { checks: family.checks.names() });
     if (!parsed.ok) throw new CommandError('BAD_FILE', `${v.design}: not a MASS design:\n${parsed.issues.map((i) => `  ${i.path || '(top)'}: ${i.message} [${i.code}]`).join('\n')}`);
@@ -180,6 +183,7 @@ async function rsiCommand(v: RsiFlags, io: Io, deps: RsiCommandDeps): Promise<nu
     const report: RsiReport = await runRsi({
       store, trainer, makeProvider: providerMaker(v, deps), family,
       trainTasks: ds.load({ split: 'train', limit: v.tasks }), heldoutTasks: ds.load({ split: 'heldout', limit: v.heldout }),
+      ...(v.champions && { champion: async (task, _provider, c) => championOf(store, v.champions!, c.taskIndex, task) }),
       signal: ctrl.signal, config: { mass: { loopId: o.loopId } },
       onEvent: (e) => {
         const line = e.type === 'stage' ? `cycle ${e.cycle} [${e.arm}] ${e.stage}` : `cycle ${e.cycle} [${e.arm}] ${e.what} ${e.done}/${e.total}`;

@@ -26,3 +26,4 @@ export { rankTask, recheckContracts, OUTER_DEFAULTS, type OuterDeps, type OuterO
 export { runRsi, exportArm, tamperSummary, ARMS, type Arm, type RsiDeps, type RsiOptions, type RsiEvent, type RsiReport, type CycleReport, type ArmCycle, type HeldoutComparison, type HaltReport, type TamperSummary, type ArmExport } from './rsi.ts';
 export { MassRankError, type MassRankErrorCode } from './rankErrors.ts';
 export { runRank, type RankDeps, type RankResult } from './rank.ts';
+export { championOf } from './champions.ts';

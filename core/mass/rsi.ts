@@ -48,7 +48,7 @@ export interface RsiDeps {
   trainTasks: readonly Task[];
   heldoutTasks: readonly Task[];
   /** The inner loop: the champion design of a task under a model; absent: `design` for every task. */
-  champion?: (task: Task, provider: ModelProvider, ctx: { cycle: number; arm: Arm | 'shared'; prefix: string }) => Promise<{ design: MassDesign | null; version: number | null }>;
+  champion?: (task: Task, provider: ModelProvider, ctx: { cycle: number; arm: Arm | 'shared'; prefix: string; taskIndex: number }) => Promise<{ design: MassDesign | null; version: number | null }>;
   signal?: AbortSignal;
   onEvent?: (e: RsiEvent) => void;
   config?: Record<string, unknown>;
@@ -242,7 +242,7 @@ export async function runRsi(deps: RsiDeps, o: RsiOptions): Promise<RsiReport> {
         const rankings: TaskRanking[] = [];
         for (const [i, task] of deps.trainTasks.entries()) {
           deps.onEvent?.({ type: 'stage', cycle: c, arm: label, stage: `task ${task.id}: champion, ${o.outer.runs} runs, tournament` });
-          const champ = deps.champion ? await deps.champion(task, provider, { cycle: c, arm: label, prefix }) : { design: o.design, version: o.design ? 0 : null };
+          const champ = deps.champion ? await deps.champion(task, provider, { cycle: c, arm: label, prefix, taskIndex: i }) : { design: o.design, version: o.design ? 0 : null };
           rankings.push(await rankTask(task, i, {
             store: deps.store, provider, family: deps.family, envRoot: path.join(o.outDir, 'env'), ...(deps.signal && { signal: deps.signal }), ...(deps.config && { config: deps.config }),
             onEvent: (e) => deps.onEvent?.({ type: 'progress', cycle: c, arm: label, what: `${e.type}s of ${e.taskId}`, done: e.done, total: e.total }),
