@@ -28,6 +28,7 @@ import { guardRun, judgeVerifierAgreement, type Agreement, type ContractClaim, t
 import type { MassBudget } from './compile.ts';
 import { judgePair } from './judge.ts';
 import { runMass } from './run.ts';
+import { MassRankError } from './rankErrors.ts';
 import { matchesOf, ringPairs, runTournament, type JudgedPair } from './tournament.ts';
 import { MASS_RUBRIC, type MassDesign, type MassFamily, type Workspace } from './types.ts';
 
@@ -222,6 +223,9 @@ export async function rankTask(task: Task, taskIndex: number, deps: OuterDeps, o
       seed: deriveSeed(o.seed, task.id, 'pair', p.index),
       about: { outer: o.prefix, task: task.id, pair: p.index, a: p.a, b: p.b },
     });
+    // A stored verdict read back must be of this pair in this orientation (a schedule changed by other options would not be).
+    const asked = (v.experimentId ? store.listTasks(v.experimentId)[0]?.input : undefined) as { a_run?: unknown; b_run?: unknown } | undefined;
+    if (asked && (asked.a_run !== p.a || asked.b_run !== p.b)) throw new MassRankError('BAD_TOURNAMENT', `stored verdict ${v.experimentId} judged ${String(asked.a_run)} vs ${String(asked.b_run)}, not ${p.a} vs ${p.b}: the loop was started with other options (--runs, --seed)`);
     deps.onEvent?.({ type: 'pair', taskId: task.id, done: ++judgedCount, total: schedule.length });
     return { winner: v.winner, rationale: v.rationale };
   }, { signal: deps.signal });
