@@ -48,7 +48,7 @@ export function formatRsi(r: RsiReport): string {
         h ? `${h.delegated}/${h.pairs}` : '-', h?.tokensPerPoint ? h.tokensPerPoint.toFixed(0) : '-',
       ]);
     }
-    out.push(t.toString());
+    if (Object.keys(c.arms).length) out.push(t.toString());
     for (const a of Object.values(c.arms)) {
       if (a.sft) out.push(`  ${a.arm}: SFT ${a.sft.sequences} sequences, train loss ${a.sft.trainLoss.map((x) => x.toFixed(3)).join(' -> ')}, validation loss ${a.sft.validationLoss.map((x) => (Number.isNaN(x) ? '-' : x.toFixed(3))).join(' -> ')} (kept pass ${a.sft.bestPass}), ${a.sft.seconds.toFixed(1)} s; export ${a.exported.dir}`);
     }
