@@ -17,6 +17,10 @@
  * bare task as a single agent; here the orchestrator is free to delegate so delegation can be
  * counted (the outer loop's "unprompted delegation").
  *
+ * Authorship: the nodes a design draws are wired by its author (`author`: `human` for a design a
+ * person gave, `optimizer` for one the MASS optimizer wrote, which is then a role of the workflow
+ * that runs no node), so structural credit and the trace say who designed the team.
+ *
  * The task prompt and the design text reach the prompts as task fields (`mass_task`,
  * `mass_design`), so the stored task input holds both and a replay sends the same prompts.
  */
@@ -55,7 +59,7 @@ const orchestratorRole = (design: MassDesign | null) => ({
  * Compiles `design` (null: the bare task) for `task` of `family` into a workflow document (pure).
  * The document validates by construction for any design `parseMassDesign` accepted.
  */
-export function compileMass(design: MassDesign | null, task: Task, family: MassFamily, budget: MassBudget = MASS_BUDGET, name = 'mass'): CompiledMass {
+export function compileMass(design: MassDesign | null, task: Task, family: MassFamily, budget: MassBudget = MASS_BUDGET, name = 'mass', author: 'human' | 'optimizer' = 'human'): CompiledMass {
   const taskPrompt = family.prompt(task);
   const designText = design ? renderMassDesign(design) : '';
   const input = { ...task.input, mass_task: taskPrompt, mass_design: designText };
@@ -103,6 +107,7 @@ export function compileMass(design: MassDesign | null, task: Task, family: MassF
   }
 
   const roles: Record<string, unknown> = { orchestrator: orchestratorRole(design) };
+  if (author !== 'human') roles[author] = { kind: 'planner', instructions: 'Wrote this team design (the MASS optimizer); runs no node of it.' };
   for (const a of design.agents) roles[a.agent_id] = { kind: 'executor', instructions: `${a.role}. ${a.instruction}`, ...(a.model ? { model: a.model } : {}) };
   const nodes: unknown[] = [
     { id: 'orchestrator', role: 'orchestrator', inputs: { brief: 'task.mass_task', team: 'task.mass_design' }, prompt: '{{brief}}\n{{team}}\nPlan:', max_tokens: budget.planTokens, temperature: budget.temperature, stop: ['\n'] },
@@ -149,6 +154,7 @@ export function compileMass(design: MassDesign | null, task: Task, family: MassF
   const doc = {
     name,
     description: 'MASS text workflow: orchestrator, sub-agents in hop order, orchestrator answers',
+    ...(author !== 'human' ? { wired_by: author } : {}),
     roles,
     nodes,
     hops: ['orchestrator', ...hopNodes.map((h) => h.nodeId), 'answer'],

@@ -80,6 +80,7 @@ describe('parseMassDesign', () => {
     expect(parseMassDesign('the team is great', catalogue).issues[0]!.code).toBe('NOT_JSON');
     expect(parseMassDesign('[{"agent_id": "x"', catalogue).issues[0]!.code).toBe('NOT_JSON');
     expect(parseMassDesign([V0[0]], catalogue).issues.map((i) => i.code)).toEqual(['NO_AGENTS']);
+    expect(parseMassDesign([{ agent_id: 'judge', role: 'r', instruction: 'i' }], catalogue).issues.map((i) => `${i.code} ${i.path}`)).toEqual(['RESERVED_ID [0].agent_id']);
     const many = Array.from({ length: 5 }, (_, i) => ({ agent_id: `a${i}`, role: 'r', instruction: 'i' }));
     expect(parseMassDesign(many, catalogue).issues.map((i) => i.code)).toEqual(['OVER_LIMIT']);
     expect(parseMassDesign({ agents: [V0[1]], hops: [{ agent_id: 'picker', reads: ['picker'] }] }, catalogue).issues.map((i) => i.code)).toEqual(['READS_LATER']);
@@ -89,21 +90,21 @@ describe('parseMassDesign', () => {
 describe('diffMassDesigns', () => {
   it('names agents added, removed and changed field by field, the hop change and the line diff', () => {
     const a = parseMassDesign(V0, catalogue);
-    const b = parseMassDesign({ agents: [{ ...V0[1], contract: { fields: ['tool'], checks: ['names_a_tool'] } }, { agent_id: 'judge', role: 'Judge', instruction: 'Judge.' }], hops: ['picker', 'judge'] }, catalogue);
+    const b = parseMassDesign({ agents: [{ ...V0[1], contract: { fields: ['tool'], checks: ['names_a_tool'] } }, { agent_id: 'referee', role: 'Referee', instruction: 'Judge.' }], hops: ['picker', 'referee'] }, catalogue);
     if (!a.ok || !b.ok) throw new Error('fixtures must parse');
     const d = diffMassDesigns(a.design, b.design);
     expect(d.identical).toBe(false);
     expect(d.agents).toEqual({
-      added: ['judge'],
+      added: ['referee'],
       removed: ['checker'],
       changed: [
         { agent_id: 'picker', field: 'contract.fields', from: 'reply', to: 'tool' },
         { agent_id: 'picker', field: 'contract.checks', from: '', to: 'names_a_tool' },
       ],
     });
-    expect(d.hops).toEqual({ from: ['picker', 'checker reads picker'], to: ['picker', 'judge'] });
+    expect(d.hops).toEqual({ from: ['picker', 'checker reads picker'], to: ['picker', 'referee'] });
     expect(d.orchestrator).toEqual({ from: 'Lead. Coordinate the team.', to: '' });
-    expect(diffText(d)).toContain('+- judge: Judge. Judge. Returns: reply.');
+    expect(diffText(d)).toContain('+- referee: Referee. Judge. Returns: reply.');
     expect(diffMassDesigns(a.design, a.design)).toMatchObject({ identical: true, lines: expect.any(Array) });
     expect(diffText(diffMassDesigns(a.design, a.design))).toBe('(designs are identical)');
     expect(diffMassDesigns(null, a.design).lines.every((l) => l.op === '+')).toBe(true);

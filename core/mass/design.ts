@@ -41,6 +41,8 @@ export interface DesignCatalogue {
 
 const ID = /^[A-Za-z_][A-Za-z0-9_-]{0,31}$/;
 const FIELD = /^[a-z_][a-z0-9_]{0,23}$/;
+/** Agent ids the compiled workflow uses for its own roles (the bare task's helper, the judge, the optimizer as author). */
+const RESERVED_IDS = new Set(['helper', 'judge', 'optimizer']);
 /** Field names the compiled reply schema reserves. */
 const RESERVED_FIELDS = new Set(['answer']);
 
@@ -50,7 +52,7 @@ export type ParseResult = { ok: true; design: MassDesign; issues: [] } | { ok: f
  * Reads a design from its JSON text or parsed value (either form above), validates it against
  * `catalogue` and `limits`, and returns it normalized (version 1, defaults filled) or every issue
  * found, each with a code and the path of the field at fault (e.g. `agents[1].contract.checks[0]`).
- * Codes: NOT_JSON, BAD_SHAPE, MISSING_FIELD, BAD_ID, DUPLICATE_AGENT, UNKNOWN_AGENT, UNKNOWN_CHECK,
+ * Codes: NOT_JSON, BAD_SHAPE, MISSING_FIELD, BAD_ID, RESERVED_ID, DUPLICATE_AGENT, UNKNOWN_AGENT, UNKNOWN_CHECK,
  * UNKNOWN_MODEL, BAD_FIELD_NAME, DUPLICATE_FIELD, READS_LATER, NO_AGENTS, OVER_LIMIT, EMPTY_TEXT. Pure.
  */
 export function parseMassDesign(input: unknown, catalogue: DesignCatalogue, limits: DesignLimits = DESIGN_LIMITS): ParseResult {
@@ -104,6 +106,7 @@ export function parseMassDesign(input: unknown, catalogue: DesignCatalogue, limi
     const id = a.agent_id;
     if (typeof id !== 'string') return issue('MISSING_FIELD', `${path}.agent_id`, 'agent_id must be text');
     if (!ID.test(id)) return issue('BAD_ID', `${path}.agent_id`, `agent_id "${id}" must start with a letter or _ and use letters, digits, _ or - (at most 32)`);
+    if (RESERVED_IDS.has(id)) return issue('RESERVED_ID', `${path}.agent_id`, `agent_id "${id}" is reserved (${[...RESERVED_IDS].join(', ')})`);
     const text = readText(a, path, issue, limits);
     if (!text) return;
     if (/orchestrator/i.test(id)) {

@@ -34,7 +34,7 @@ import { MASS_RUBRIC, type ChampionRule, type MassDesign, type MassFamily, type 
 import type { MassBudget } from './compile.ts';
 
 /** Defaults of the inner loop (MASS public config: 11 iterations). */
-export const EVOLVE_DEFAULTS = { iterations: 11, rule: 'baseline' as ChampionRule, seed: 1, judgeTokens: 64, optimizerTokens: 1000, optimizerTemperature: 0.9 };
+export const EVOLVE_DEFAULTS = { iterations: 11, rule: 'baseline' as ChampionRule, seed: 1, judgeTokens: 64, optimizerTokens: 800, optimizerTemperature: 0.9 };
 
 export interface EvolveSpec {
   /** The evolution's id; every step and record is named after it. */
@@ -162,7 +162,7 @@ async function evolveTask(spec: EvolveSpec, s: EvolutionSettings, deps: EvolveDe
   const workspace = async (design: MassDesign | null, version: number | null, iteration: number): Promise<Workspace> => {
     const experimentId = id(version === null ? 'baseline' : `v${version}`);
     const reused = !!deps.store.findExperiment(experimentId) && deps.store.listRuns(experimentId).length > 0;
-    const ws = await runMass(design, task, runDeps, { experimentId, version, seed: deriveSeed(s.seed, 'workspace', t, version ?? 'baseline'), budget: s.budget, about: about({ iteration }) });
+    const ws = await runMass(design, task, runDeps, { experimentId, version, seed: deriveSeed(s.seed, 'workspace', t, version ?? 'baseline'), budget: s.budget, about: about({ iteration }), author: version ? 'optimizer' : 'human' });
     put('workspace', `t${t}/${version === null ? 'baseline' : `v${version}`}`, summaryOf(ws), t);
     emit({ type: 'workspace', taskIndex: t, iteration, version, score: ws.grade.score, reused });
     return ws;

@@ -45,7 +45,7 @@ export function scripted(delayMs = 0): ScriptedProvider {
       return JSON.stringify(a === b ? { winner: 'tie', rationale: 'Both are the same.' } : { winner: a > b ? 'A' : 'B', rationale: `${a > b ? 'B' : 'A'} is weak: its pick is not checked.` });
     }
     if (node === 'optimizer') {
-      const from = Number(/from v(\d+) to/.exec(r.prompt)![1]);
+      const from = Number(/design v(\d+) ->/.exec(r.prompt)![1]);
       const next = PREF[from + 1];
       const design = next === undefined
         ? { agents: [{ agent_id: 'picker', role: 'Picker', instruction: 'Name it.', contract: { fields: ['tool'], artefacts: [], checks: [] } }], hops: [{ agent_id: 'reviewer', reads: [] }] }

@@ -89,30 +89,32 @@ export function takeaways(rationale: string, max = 2): string[] {
 const clip = (s: string, n: number) => (s.length > n ? s.slice(0, n - 3) + '...' : s);
 
 /**
- * The optimizer's prompt, within `maxChars` (the model's context is short): instructions, task,
- * current/best/first designs (canonical JSON), evidence, then the most recent history entries
- * that fit, each with its takeaways and diff. Deterministic.
+ * The optimizer's prompt (deterministic): instructions, task, current/best/first designs
+ * (canonical JSON, clipped: 300/160/120 characters), evidence, then the most recent history
+ * entries that fit in `historyChars` (at least one entry's worth is always kept: the history is
+ * what the optimizer learns from), each with its takeaways and diff. About 1,450 characters at
+ * most (stories260K spends about 0.8 tokens per character here; its reply up to 800).
  */
-export function optimizerPrompt(input: OptimizerInput, catalogue: DesignCatalogue, maxChars = 1100): string {
+export function optimizerPrompt(input: OptimizerInput, historyChars = 450): string {
+  const { current, best } = input;
   const head = [
-    `Improve the team design from v${input.current.version} to v${input.current.version + 1}. Strengthen contracts and hops first (what each agent returns, its checks, the call order and who reads whom), then roles and instructions.`,
+    `Improve the team design v${current.version} -> v${current.version + 1}. Strengthen contracts and hops first (returns, checks, call order, who reads whom), then roles and instructions.`,
     `Task: ${input.taskPrompt}`,
-    `Current v${input.current.version}: ${clip(designJson(input.current.design), 360)}`,
+    `Current v${current.version}: ${clip(designJson(current.design), 300)}`,
   ];
-  if (input.best && input.best.version !== input.current.version) head.push(`Best v${input.best.version}: ${clip(designJson(input.best.design), 200)}`);
-  if (input.current.version !== 0 && input.best?.version !== 0) head.push(`First v0: ${clip(designJson(input.first), 160)}`);
-  head.push(`Evidence v${input.current.version}: ${input.evidence}`);
-  const tail = [`Checks: ${catalogue.checks.join(', ')}.`, 'JSON:'];
-  let used = [...head, ...tail].join('\n').length + 9;
+  if (best && best.version !== current.version) head.push(`Best v${best.version}: ${clip(designJson(best.design), 160)}`);
+  if (current.version !== 0 && best?.version !== 0) head.push(`First v0: ${clip(designJson(input.first), 120)}`);
+  head.push(`Evidence v${current.version}: ${input.evidence}`);
   const lines: string[] = [];
+  let used = 0;
   for (const h of [...input.history].reverse()) {
     const t = takeaways(h.rationale);
-    const line = `- ${h.key}: ${h.outcome}. "${clip(h.rationale, 100)}"${t.length ? ` Fix: ${t.map((x) => clip(x, 60)).join(' ')}` : ''}${h.diff ? ` Diff: ${clip(h.diff.replace(/\n/g, ' | '), 120)}` : ''}`;
-    if (used + line.length + 1 > maxChars) break;
+    const line = `- ${h.key}: ${h.outcome}. "${clip(h.rationale, 80)}"${t.length ? ` Fix: ${t.map((x) => clip(x, 50)).join(' ')}` : ''}${h.diff ? ` Diff: ${clip(h.diff.replace(/\n/g, ' | '), 100)}` : ''}`;
+    if (lines.length && used + line.length + 1 > historyChars) break;
     lines.unshift(line);
     used += line.length + 1;
   }
-  return [...head, `History:\n${lines.length ? lines.join('\n') : '- none yet'}`, ...tail].join('\n');
+  return [...head, `History (oldest first):\n${lines.length ? lines.join('\n') : '- none yet'}`, 'JSON:'].join('\n');
 }
 
 /** The result of one optimizer call. */
@@ -172,14 +174,14 @@ export async function optimize(input: OptimizerInput, family: MassFamily, deps: 
     name: 'mass-optimizer',
     description: 'MASS optimizer: proposes the next team design from the feedback history',
     roles: { optimizer: { kind: 'planner', instructions: 'You improve the design of an agent team from evidence.' } },
-    nodes: [{ id: 'optimizer', role: 'optimizer', inputs: { brief: 'task.optimizer_prompt' }, prompt: '{{brief}}', max_tokens: opts.maxTokens ?? 1000, temperature: opts.temperature ?? 0.9, output: { schema: optimizerSchema(opts.catalogue, limits, vocabularyOf(input)) } }],
+    nodes: [{ id: 'optimizer', role: 'optimizer', inputs: { brief: 'task.optimizer_prompt' }, prompt: '{{brief}}', max_tokens: opts.maxTokens ?? 800, temperature: opts.temperature ?? 0.9, output: { schema: optimizerSchema(opts.catalogue, limits, vocabularyOf(input)) } }],
     answer: 'optimizer',
   };
   const step = await runStep(deps, {
     experimentId: opts.experimentId,
     workflowText: JSON.stringify(doc, null, 1),
     task: input.task,
-    input: { optimizer_prompt: optimizerPrompt(input, opts.catalogue) },
+    input: { optimizer_prompt: optimizerPrompt(input) },
     grader,
     checks: family.checks,
     seed: opts.seed,

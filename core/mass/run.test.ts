@@ -44,6 +44,16 @@ describe('runMass', () => {
     store.close();
   });
 
+  it('records who designed the team: the optimizer wires the nodes of a design it wrote, a person those of one given', async () => {
+    const store = openStore(':memory:');
+    await runMass(design, task, { provider: team(task.expected, task.expected), family, store }, { experimentId: 'by-opt', version: 1, author: 'optimizer' });
+    await runMass(design, task, { provider: team(task.expected, task.expected), family, store }, { experimentId: 'by-human' });
+    const wirers = (id: string) => [...new Set(store.getRunEvents(`${id}/0`).map((e) => e.wiredBy))];
+    expect(wirers('by-opt')).toEqual(['optimizer']);
+    expect(wirers('by-human')).toEqual(['human']);
+    store.close();
+  });
+
   it('records a reply that breaks its contract as that agent’s failure and goes on', async () => {
     const ws = await runMass(design, task, { provider: team('hammer', 'search'), family });
     expect(ws.contractFailures).toEqual([{ nodeId: 'h1_picker', agent: 'picker', code: 'CONTRACT_VIOLATION', message: expect.stringContaining('names_a_tool') }]);

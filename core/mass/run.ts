@@ -32,6 +32,8 @@ export interface MassRunOptions {
   budget?: MassBudget;
   /** Recorded in the step's config (`config.mass`), e.g. the evolution, task and iteration. */
   about?: Record<string, unknown>;
+  /** Who wrote the design: its nodes are wired by `human` (default) or by the `optimizer` role. */
+  author?: 'human' | 'optimizer';
 }
 
 /**
@@ -42,7 +44,7 @@ export interface MassRunOptions {
  */
 export async function runMass(design: MassDesign | null, task: Task, deps: MassRunDeps, opts: MassRunOptions = {}): Promise<Workspace> {
   const seed = opts.seed ?? 1;
-  const compiled = compileMass(design, task, deps.family, opts.budget ?? MASS_BUDGET);
+  const compiled = compileMass(design, task, deps.family, opts.budget ?? MASS_BUDGET, 'mass', opts.author);
   const experimentId = opts.experimentId ?? `mass-${task.id.replace(/\//g, '-')}-${design ? `v${opts.version ?? 0}` : 'bare'}-${seed}`;
   const own = deps.store ? undefined : openStore(':memory:');
   const store = deps.store ?? own!;
