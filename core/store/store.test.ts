@@ -130,7 +130,7 @@ describe('opening and migrations', () => {
     const rows = db.prepare('SELECT version, COUNT(*) AS n FROM schema_migrations GROUP BY version ORDER BY version').all();
     expect(rows).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => ({ version: i + 1, n: 1 })));
     const tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).pluck().all();
-    expect(tables).toEqual(['advantages', 'card_uses', 'cards', 'experiment_tasks', 'experiments', 'model_calls', 'node_events', 'runs', 'schema_migrations', 'weight_versions']);
+    expect(tables).toEqual(['advantages', 'card_uses', 'cards', 'experiment_tasks', 'experiments', 'mass_records', 'model_calls', 'node_events', 'runs', 'schema_migrations', 'weight_versions']);
     db.close();
   });
 
@@ -194,7 +194,7 @@ describe('opening and migrations', () => {
     expect(tableSql(db, 'node_events')).toContain(`CHECK (kind IN ('agent','tool','skill'))`);
     db.close();
 
-    const s = open(file);
+    const s = stores.open(file, { migrations: MIGRATIONS.slice(0, 5) });
     expect(s.migration).toEqual({ from: 4, to: 5, applied: [5] });
     expect(dump()).toEqual(before);
     expect(s.getRunEvents(r0.runId)).toEqual(events(r0));
