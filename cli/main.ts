@@ -39,7 +39,10 @@ const COMMANDS: Record<string, Entry> = {
   'train-loop': { term: 'train-loop <workflow>', summary: 'laptop RL: rollouts -> ladder -> per-role policy step -> new GGUF version, repeated', load: () => import('./commands/trainLoop.ts') },
   train: { term: 'train --mode sft|grpo', summary: 'one offline training step set for a role from a stored experiment', load: () => import('./commands/train.ts') },
   study: { term: 'study <plan.yaml>', summary: 'a study: conditions x zones x seeds x models -> table with bootstrap CIs, paired deltas, CSV, HTML', load: () => import('./commands/study.ts') },
+  evolve: { term: 'evolve <dataset>', summary: 'MASS inner loop: evolve a text workflow with the model as judge and optimizer (resumable, replayable)', load: () => import('./commands/evolve.ts') },
   versions: { term: 'versions', summary: 'the weight versions training wrote, per role, with their lineage', load: async () => ({ define: (await import('./commands/train.ts')).defineVersions }) },
+  rank: { term: 'rank', summary: "MASS outer loop: champion runs, ring tournament, Bradley-Terry, guards, SFT export (no training)", load: () => import('./commands/rank.ts') },
+  rsi: { term: 'rsi', summary: 'MASS whole cycles: outer loop -> SFT per arm (self-judge | verifier) -> new version, held-out paired test', load: () => import('./commands/rsi.ts') },
 };
 
 /** The `flowlab` program, hardened (cli/args.ts); its subcommands are listed for the help only. */

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDesignedExperiment } from '../core/api/designedRun.fixture.ts';
 import { openStore } from '../core/store/index.ts';
 import { PRODUCTION_CSP } from '../host/security.ts';
-import { VIEWS } from '../renderer/lib/shortcuts.ts';
+import { ALL_VIEWS } from '../renderer/lib/shortcuts.ts';
 import { browserMissing, createWorkspace, ensureRendererBuilt, launchBrowser, REQUIRED, startServe, type ServeProcess, type Workspace } from './harness.ts';
 
 const noBrowser = browserMissing();
@@ -79,7 +79,7 @@ describe.skipIf(!!noBrowser)('the page under its CSP in Chromium against flowlab
     await page.click(tid('pick-run-0'), WAIT);
     await page.locator(`${tid('graph')}[data-nodes="3"][data-ready="true"]`).waitFor(WAIT);
     await page.click(tid('trace-row-b'));
-    for (const view of VIEWS) {
+    for (const view of ALL_VIEWS) {
       await page.click(tid(`nav-${view}`));
       await page.waitForTimeout(300);
     }

@@ -8,6 +8,7 @@ import { EditorView } from './views/EditorView.tsx';
 import { ExperimentsView } from './views/ExperimentsView.tsx';
 import { LadderView } from './views/LadderView.tsx';
 import { LearningView } from './views/LearningView.tsx';
+import { MassView } from './views/MassView.tsx';
 import { ModelsView } from './views/ModelsView.tsx';
 import { RolloutsView } from './views/RolloutsView.tsx';
 import { RunView } from './views/RunView.tsx';
@@ -121,6 +122,7 @@ export function App() {
         {view === 'cards' && <CardsView />}
         {view === 'learning' && <LearningView />}
         {view === 'studies' && <StudiesView />}
+        {view === 'mass' && <MassView />}
       </main>
       {helpOpen && (
         <div className="help" role="dialog" aria-label="Keyboard shortcuts" data-testid="help">

@@ -3,7 +3,7 @@
  * lives in useLab.ts). It is composed of slices, one file each under store/: ui (view, theme),
  * browse (experiments, runs, trace), editor (workflow text and graph), run (form and live
  * progress), catalog (examples, datasets, models) and improve (rollout groups, the prior library
- * of hint cards), learning (curves and weight versions) and diff (two runs aligned, opened from the Trace view). Every action that fetches drops a late answer for a selection the user has left.
+ * of hint cards), learning (curves and weight versions), diff (two runs aligned, opened from the Trace view) and mass (MASS evolutions: champion timelines, design diffs). Every action that fetches drops a late answer for a selection the user has left.
  */
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { LabClient } from './client.ts';
@@ -13,6 +13,7 @@ import { createDiffSlice } from './store/diff.ts';
 import { createEditorSlice } from './store/editor.ts';
 import { createImproveSlice } from './store/improve.ts';
 import { createLearningSlice } from './store/learning.ts';
+import { createMassSlice } from './store/mass.ts';
 import { createRunSlice } from './store/run.ts';
 import { createStudiesSlice } from './store/studies.ts';
 import { NODE_DEPS, type LabState, type SliceContext, type StoreDeps } from './store/types.ts';
@@ -41,6 +42,7 @@ export function createLabStore(api: LabClient, deps: StoreDeps = NODE_DEPS): Sto
       ...createLearningSlice(ctx),
       ...createDiffSlice(ctx),
       ...createStudiesSlice(ctx),
+      ...createMassSlice(ctx),
     };
   });
 }

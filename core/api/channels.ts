@@ -45,6 +45,10 @@ export const API_METHODS = [
   // Studies: plan, cell progress and the table (store reads; see studies.ts).
   'listStudies',
   'getStudy',
+  // MASS evolutions: champion timelines and design diffs (store reads; see mass.ts).
+  'listEvolutions',
+  'getEvolution',
+  'getDesignDiff',
 ] as const;
 
 /** The name of one API method. */

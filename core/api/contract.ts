@@ -15,6 +15,7 @@ import type { ImproveApiAdditions } from './improve.ts';
 import type { LabApiAdditions, Subscribe } from './lab.ts';
 import type { LearningApiAdditions } from './learning.ts';
 import type { StudiesApiAdditions } from './studies.ts';
+import type { MassApiAdditions } from './mass.ts';
 
 /** Longest id accepted in a payload. */
 export const MAX_ID_LENGTH = 200;
@@ -171,6 +172,9 @@ export const payloadSchemas = {
   diffRuns: z.strictObject({ a: Id, b: Id }),
   listStudies: z.strictObject({}).optional(),
   getStudy: z.strictObject({ studyId: Id }),
+  listEvolutions: NoPayload,
+  getEvolution: z.strictObject({ evolutionId: Id }),
+  getDesignDiff: z.strictObject({ evolutionId: Id, taskIndex: z.number().int().min(0), a: z.number().int().min(0), b: z.number().int().min(0) }),
 } as const satisfies Record<ApiMethod, z.ZodType>;
 
 /** The validated payload type of a method. */
@@ -334,7 +338,7 @@ export interface AppInfo {
  * synchronously; the lab methods (`LabApiAdditions`, lab.ts) return
  * Promises and reject with the same ApiErrors (a bad payload included).
  */
-export interface FlowlabApi extends LabApiAdditions, ImproveApiAdditions, LearningApiAdditions, DiffApiAdditions, StudiesApiAdditions {
+export interface FlowlabApi extends LabApiAdditions, ImproveApiAdditions, LearningApiAdditions, DiffApiAdditions, StudiesApiAdditions, MassApiAdditions {
   /** All experiments, newest first, with progress and scores. */
   listExperiments(payload?: ApiPayload<'listExperiments'>): ExperimentSummary[];
   /** One experiment with its workflow text and config. Errors: `NOT_FOUND`. */

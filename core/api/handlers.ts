@@ -14,6 +14,7 @@ import type { LabHost } from './lab.ts';
 import { buildLearningCurves, listVersions } from './learningHandlers.ts';
 import { buildStudyDetail, listStudyViews } from './studyHandlers.ts';
 import { createRunTraceReader } from './runTrace.ts';
+import { getDesignDiff, getEvolution, listEvolutions } from './massHandlers.ts';
 
 /** What the handlers need: the open store, the app version, the lab host, and optionally the tool registry. */
 export interface HandlerDeps {
@@ -114,6 +115,9 @@ export function createHandlers(deps: HandlerDeps): FlowlabApi {
     diffRuns: ({ a, b }) => buildRunDiff(store, runTrace, a, b),
     listStudies: () => listStudyViews(store),
     getStudy: ({ studyId }) => buildStudyDetail(store, studyId),
+    listEvolutions: () => listEvolutions(store),
+    getEvolution: ({ evolutionId }) => getEvolution(store, evolutionId),
+    getDesignDiff: (payload) => getDesignDiff(store, payload),
   };
 
   const api = {} as Record<ApiMethod, (payload?: unknown) => unknown>;

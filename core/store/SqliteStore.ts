@@ -35,6 +35,7 @@ import type { ImproveRepo, RunWithEvents, Store, StudiesRepo, TrainLoopsRepo, We
 import { SqliteTrainLoopsRepo } from './trainLoops.ts';
 import { SqliteWeightsRepo } from './weights.ts';
 import { SqliteStudiesRepo } from './studies.ts';
+import { SqliteMassRepo, type MassRepo } from './mass.ts';
 import type { ExperimentCall, ExperimentRow, ExperimentStatus, ExperimentSummary, NewExperiment, PlannedTask } from './types.ts';
 
 /** Every store this process has open (see {@link openStores}). */
@@ -332,6 +333,13 @@ export class SqliteStore implements Store {
   get trainLoops(): TrainLoopsRepo {
     this.live();
     return (this.trainLoopsRepo ??= new SqliteTrainLoopsRepo(this.db, this.file, this.weights as SqliteWeightsRepo));
+  }
+
+  private massRepo?: SqliteMassRepo;
+  /** MASS loop records (core/mass). */
+  get mass(): MassRepo {
+    this.live();
+    return (this.massRepo ??= new SqliteMassRepo(this.db, this.file));
   }
 
   /** Whether `close()` has been called. */

@@ -24,5 +24,6 @@ export type {
   PlannedTask,
 } from './types.ts';
 export { SqliteImproveRepo, type AdvantageRow, type Card } from './improve.ts';
+export { SqliteMassRepo, canonicalJson, type MassRecord, type MassRepo } from './mass.ts';
 export { SqliteWeightsRepo, newWeightVersionId, type WeightVersion, type NewWeightVersion } from './weights.ts';
 export { SqliteStudiesRepo, type StudyRow, type StudyStatus } from './studies.ts';

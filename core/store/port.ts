@@ -15,6 +15,7 @@ import type { ExperimentCall, ExperimentRow, ExperimentStatus, ExperimentSummary
 import type { NewTrainLoop, TrainLoopExperiment, TrainLoopRow, TrainLoopStatus } from './trainLoops.ts';
 import type { NewWeightVersion, WeightVersion } from './weights.ts';
 import type { StudyRow, StudyStatus } from './studies.ts';
+import type { MassRepo } from './mass.ts';
 
 /** One run with all its node events (each with its model calls), as `saveRuns` takes them. */
 export interface RunWithEvents {
@@ -138,6 +139,8 @@ export interface Store {
   readonly studies: StudiesRepo;
   /** Train loops. */
   readonly trainLoops: TrainLoopsRepo;
+  /** MASS loop records (core/mass): designs, verdicts, champions, write-once. */
+  readonly mass: MassRepo;
   /** Whether `close()` has been called. */
   readonly closed: boolean;
   /** Releases the store; idempotent. */

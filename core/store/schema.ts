@@ -254,6 +254,21 @@ CREATE TABLE train_loops (
 );
 `;
 
+/** MASS loop records (core/mass; core/store/mass.ts): write-once, keyed by (evolution, kind, key). */
+const MASS = /* sql */ `
+CREATE TABLE mass_records (
+  evolution_id TEXT NOT NULL,
+  kind         TEXT NOT NULL,               -- evolution, design, proposal, workspace, verdict, champion
+  key          TEXT NOT NULL,               -- unique within (evolution, kind), e.g. 't0/v3'
+  task_index   INTEGER,
+  seq          INTEGER NOT NULL,            -- order of writing within the evolution
+  json         TEXT NOT NULL,               -- canonical JSON (sorted keys)
+  created_at   INTEGER NOT NULL,            -- epoch ms
+  PRIMARY KEY (evolution_id, kind, key)
+) WITHOUT ROWID;
+CREATE INDEX mass_records_seq ON mass_records(evolution_id, seq);
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial', up: INITIAL },
   { version: 2, name: 'credit-and-ladder', up: CREDIT },
@@ -262,6 +277,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 5, name: 'lean-trace-writes', up: leanTraceWrites },
   { version: 6, name: 'studies', up: STUDIES },
   { version: 7, name: 'train-loops', up: TRAIN_LOOPS },
+  { version: 8, name: 'mass-records', up: MASS },
 ];
 
 /** The newest schema version this code knows. */

@@ -5,7 +5,7 @@
 
 export const VIEWS = ['editor', 'run', 'trace', 'ladder', 'experiments', 'models', 'rollouts', 'cards', 'learning'] as const;
 /** Every view, as the tabs show them: VIEWS (Alt+1 … Alt+9), then those without a digit. */
-export const ALL_VIEWS = [...VIEWS, 'studies'] as const;
+export const ALL_VIEWS = [...VIEWS, 'studies', 'mass'] as const;
 export type View = (typeof ALL_VIEWS)[number];
 
 export type ShortcutAction =
@@ -46,6 +46,7 @@ export const VIEW_TITLES: Readonly<Record<View, string>> = {
   cards: 'Prior library',
   learning: 'Learning',
   studies: 'Studies',
+  mass: 'MASS',
 };
 
 /** An Alt+letter shortcut: its key (`KeyboardEvent.code`), action, the one view it works in (absent: any) and help line. */

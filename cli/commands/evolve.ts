@@ -1,0 +1,220 @@
+import { readFileSync } from 'node:fs';
+import { Option, type Command } from 'commander';
+import {
+  designDiffOf,
+  diffText,
+  evolve,
+  FIRST_DESIGNS,
+  massFamily,
+  massFamilyNames,
+  parseMassDesign,
+  replayEvolution,
+  timelineOf,
+  type EvolutionTimeline,
+  type EvolveEvent,
+  type EvolveReport,
+} from '../../core/mass/index.ts';
+import type { ModelConfig, ModelProvider } from '../../core/model/index.ts';
+import { openStore, type Store } from '../../core/store/index.ts';
+import { getDataset } from '../../core/tasks/index.ts';
+import { defaultTools } from '../../core/tools/index.ts';
+import { llamaProvider } from '../../models/factory.ts';
+import { ReplayProvider } from '../../models/replay/index.ts';
+import { verifyModelFiles, withFingerprints } from '../../models/resolve.ts';
+import { act, dbOption, intOption, pairRecord, UsageError, type CommandContext } from '../args.ts';
+import { CommandError } from '../errors.ts';
+import { addModelOptions, gpuFlag, type ModelFlagValues } from '../flags.ts';
+import type { Io } from '../io.ts';
+import path from 'node:path';
+
+interface EvolveFlags extends ModelFlagValues {
+  split: string;
+  limit: number;
+  offset: number;
+  iterations: number;
+  rule: string;
+  design?: string;
+  id?: string;
+  seed: number;
+  db: string;
+  replay?: string;
+  timeline?: string;
+  diff?: string;
+  json?: boolean;
+}
+
+/** What the command needs from outside (tests inject a provider). */
+export interface EvolveCommandDeps {
+  makeProvider?: (cfg: ModelConfig) => Promise<ModelProvider>;
+}
+
+/** `flowlab evolve <dataset>`: MASS's inner loop; `--replay`, `--timeline`, `--diff` read a stored one. */
+export function define(cmd: Command, ctx: CommandContext, deps: EvolveCommandDeps = {}): void {
+  cmd
+    .usage('<dataset> --model <file.gguf> [options] | --replay <id> | --timeline <id> [--diff t:a..b]')
+    .description([
+      'MASS inner loop (weights frozen, per task): run a text workflow to a workspace, let the same',
+      'model judge it pairwise against a fixed bare-task baseline (or, with --rule direct, against the',
+      'champion), keep the champion, and ask the model for the next workflow; invalid designs are',
+      'rejected by the validator and recorded. Every run, verdict, design and diff is stored; the same',
+      '--id resumes a killed loop; --replay re-derives it from the recorded calls without the model.',
+    ].join('\n'))
+    .argument('[dataset]', `task family (known: ${massFamilyNames().join(', ')})`)
+    .option('--split <name>', 'split', 'train')
+    .addOption(intOption('--limit <n>', 'tasks (each evolved on its own)', { min: 1, default: 1 }))
+    .addOption(intOption('--offset <n>', 'skip the first n tasks', { default: 0 }))
+    .addOption(intOption('--iterations <n>', 'iterations per task (iteration 0 runs the first design; each later one asks the optimizer once)', { min: 1, max: 100, default: 11 }))
+    .addOption(new Option('--rule <rule>', 'champion rule: baseline (public code: beat the bare task, then the champion in arbitration) or direct (paper: candidate vs champion)').choices(['baseline', 'direct']).default('baseline'))
+    .option('--design <file.json>', 'the first design (version 0 list of {agent_id, role, instruction}, or a version-1 object); default: the family\'s');
+  addModelOptions(cmd, { contextSize: { min: 256, default: 2048, help: 'context tokens per model (default: 2048: the optimizer reads and writes about 1,700 tokens of stories260K)' } });
+  cmd
+    .option('--id <evolution-id>', 'the evolution id; an existing one is resumed (default: evo-<dataset>-<seed>-<rule>)')
+    .addOption(intOption('--seed <n>', 'seed', { default: 1 }))
+    .addOption(dbOption())
+    .option('--replay <evolution-id>', 're-run a stored evolution from its recorded calls (no model) and compare every record')
+    .option('--timeline <evolution-id>', 'print the champion timeline of a stored evolution')
+    .option('--diff <t:a..b>', 'with --timeline: the design diff of task t from version a to b (e.g. 0:0..2)')
+    .option('--json', 'print one JSON object')
+    .action(act(ctx, (dataset: string | undefined, o: EvolveFlags) => evolveCommand(dataset, o, ctx.io, deps)));
+}
+
+async function evolveCommand(dataset: string | undefined, o: EvolveFlags, io: Io, deps: EvolveCommandDeps): Promise<number> {
+  if (o.replay) return replayCommand(o.replay, o, io);
+  if (o.timeline) return timelineCommand(o.timeline, o, io);
+  if (!dataset) throw new UsageError('missing <dataset> (or --replay / --timeline <evolution-id>)');
+  if (!o.model) throw new UsageError('missing --model <file.gguf>');
+  const family = massFamily(dataset);
+  const tasks = getDataset(dataset).load({ split: o.split, limit: o.limit, offset: o.offset });
+  const catalogue = { checks: family.checks.names() };
+  const first = parseMassDesign(o.design ? readFileSync(o.design, 'utf8') : FIRST_DESIGNS[dataset], catalogue);
+  if (!first.ok) throw new CommandError('BAD_FILE', `${o.design ?? 'the default design'}: the design does not validate:\n${first.issues.map((i) => `  ${i.code} ${i.path || '(design)'}: ${i.message}`).join('\n')}`);
+  const rule = o.rule as 'baseline' | 'direct';
+  const evolutionId = o.id ?? `evo-${dataset}-${o.seed}-${rule}`;
+  const cfg = modelConfigOf(o);
+  const store = openStore(o.db);
+  const controller = new AbortController();
+  const onSigint = () => {
+    io.stderr('\nStopping: what is stored stays; run the same command to resume.\n');
+    controller.abort();
+  };
+  let provider: ModelProvider | undefined;
+  try {
+    checkModelFiles(store, evolutionId, cfg);
+    provider = await (deps.makeProvider ?? llamaProvider)(cfg);
+    await provider.load?.();
+    process.once('SIGINT', onSigint);
+    io.stderr(`MASS inner loop ${evolutionId}: ${tasks.length} task(s) of ${dataset}/${o.split}, ${o.iterations} iterations, rule ${rule}, model ${path.basename(o.model)}\n`);
+    const roleRefs = new Map(Object.keys(cfg.roleModels).map((r) => [r, cfg.roleModels[r]!]));
+    const report = await evolve(
+      { evolutionId, family, tasks, firstDesign: first.design, iterations: o.iterations, rule, seed: o.seed, catalogue },
+      {
+        store,
+        provider,
+        tools: defaultTools(),
+        signal: controller.signal,
+        config: { models: cfg },
+        ...(roleRefs.size ? { modelFor: (role: string) => roleRefs.get(role) ?? 'default' } : {}),
+        onEvent: (e) => io.stderr(eventLine(e)),
+      },
+    );
+    const timeline = timelineOf(evolutionId, store.mass.list(evolutionId));
+    io.stdout(o.json ? JSON.stringify({ ...report, timeline }) + '\n' : formatReport(report, timeline));
+    return 0;
+  } finally {
+    process.off('SIGINT', onSigint);
+    await provider?.dispose().catch(() => {});
+    store.close();
+  }
+}
+
+/** The models of the run: `--model` for every role, `--role-model role=file` for one (orchestrator, judge, optimizer, helper, or an agent id). */
+function modelConfigOf(o: EvolveFlags): ModelConfig {
+  const models: Record<string, string> = { default: path.resolve(o.model!) };
+  const roleModels: Record<string, string> = {};
+  for (const [role, file] of Object.entries(pairRecord(o.roleModel))) {
+    models[`role:${role}`] = path.resolve(file);
+    roleModels[role] = `role:${role}`;
+  }
+  const cfg: ModelConfig = { models, roleModels, gpu: gpuFlag(o.gpu), contextSize: o.contextSize ?? 2048 };
+  if (o.threads !== undefined) cfg.threads = o.threads;
+  return withFingerprints(cfg);
+}
+
+/** A resumed evolution must use the same model files (their fingerprints), as `flowlab resume` does. */
+function checkModelFiles(store: Store, evolutionId: string, cfg: ModelConfig): void {
+  const step = store.listExperiments().find((x) => x.id.startsWith(`${evolutionId}.`));
+  const recorded = (step?.config as { models?: ModelConfig } | undefined)?.models;
+  if (recorded) verifyModelFiles(recorded, cfg);
+}
+
+function eventLine(e: EvolveEvent): string {
+  const at = `task ${e.taskIndex}${'iteration' in e ? ` it ${e.iteration}` : ''}`;
+  switch (e.type) {
+    case 'workspace':
+      return `${at}: ${e.version === null ? 'baseline' : `v${e.version}`} ran, external score ${e.score.toFixed(2)}${e.reused ? ' (stored)' : ''}\n`;
+    case 'rejected':
+      return `${at}: proposal rejected: ${e.issues.slice(0, 3).join('; ')}${e.issues.length > 3 ? ` (+${e.issues.length - 3})` : ''}\n`;
+    case 'verdict':
+      return `${at}: judge v${e.version} vs ${e.against}: ${e.valid ? e.winner : 'no valid verdict'} -> ${e.candidateWon ? 'candidate wins' : 'candidate does not win'}\n`;
+    case 'champion':
+      return `${at}: champion v${e.version}${e.previous === null ? '' : ` (was v${e.previous})`}\n`;
+    case 'task-done':
+      return `task ${e.taskIndex}: done, ${e.versions} version(s), champion ${e.champion === null ? 'none' : `v${e.champion}`}\n`;
+    default:
+      return e satisfies never;
+  }
+}
+
+async function replayCommand(id: string, o: EvolveFlags, io: Io): Promise<number> {
+  const store = openStore(o.db, { mustExist: true });
+  try {
+    const settings = store.mass.get(id, 'evolution', 'settings')?.value as { dataset: string } | undefined;
+    if (!settings) throw new CommandError('NOT_FOUND', `no evolution ${id} in ${o.db}`);
+    const report = await replayEvolution(store, id, { family: massFamily(settings.dataset), tools: defaultTools(), providerFor: (exp) => new ReplayProvider(store.getExperimentCalls(exp)) });
+    if (o.json) io.stdout(JSON.stringify(report) + '\n');
+    else io.stdout(`Replay of ${id} without the model: ${report.matched}/${report.records} records identical${report.mismatches.length ? `; ${report.mismatches.length} differ:\n${report.mismatches.slice(0, 20).map((m) => `  ${m}`).join('\n')}` : ''}; models loaded ${report.modelsLoaded}; ${report.wallSeconds.toFixed(2)} s\n`);
+    return report.mismatches.length ? 1 : 0;
+  } finally {
+    store.close();
+  }
+}
+
+function timelineCommand(id: string, o: EvolveFlags, io: Io): Promise<number> {
+  const store = openStore(o.db, { mustExist: true });
+  try {
+    const records = store.mass.list(id);
+    const timeline = timelineOf(id, records);
+    if (o.diff) {
+      const m = /^(\d+):(\d+)\.\.(\d+)$/.exec(o.diff);
+      if (!m) throw new UsageError(`--diff takes t:a..b (task, from version, to version), got "${o.diff}"`);
+      const diff = designDiffOf(records, Number(m[1]), Number(m[2]), Number(m[3]));
+      io.stdout(o.json ? JSON.stringify(diff) + '\n' : `${diffText(diff)}\n`);
+      return Promise.resolve(0);
+    }
+    io.stdout(o.json ? JSON.stringify(timeline) + '\n' : formatTimeline(timeline));
+    return Promise.resolve(0);
+  } finally {
+    store.close();
+  }
+}
+
+function formatTimeline(t: EvolutionTimeline): string {
+  const out = [`Evolution ${t.evolutionId} (${t.dataset}, rule ${t.rule}, ${t.iterations} iterations)`];
+  for (const task of t.tasks) {
+    out.push(`Task ${task.taskIndex} ${task.taskId}: champion ${task.champion === null ? 'none' : `v${task.champion}`}${task.baselineScore === null ? '' : `, baseline external score ${task.baselineScore.toFixed(2)}`}`);
+    for (const it of task.iterations) {
+      if (it.version === null) {
+        out.push(`  it ${it.iteration}: rejected: ${(it.rejected ?? []).slice(0, 2).join('; ')}`);
+        continue;
+      }
+      const v = it.verdicts.map((x) => `vs ${x.against}: ${x.valid ? x.winner : 'invalid'} (candidate ${x.candidateSide}) ${x.candidateWon ? 'WIN' : 'no'} "${x.rationale.slice(0, 60)}"`).join(' | ');
+      out.push(`  it ${it.iteration}: v${it.version} score ${it.score?.toFixed(2) ?? '-'}; ${v || 'no verdict'}; champion ${it.champion === null ? 'none' : `v${it.champion}`}${it.championChanged ? ' *' : ''}`);
+    }
+  }
+  return out.join('\n') + '\n';
+}
+
+function formatReport(r: EvolveReport, t: EvolutionTimeline): string {
+  const lines = r.tasks.map((x) => `  task ${x.taskIndex} ${x.taskId}: champion ${x.champion === null ? 'none' : `v${x.champion}`} (external score ${x.championScore?.toFixed(2) ?? '-'}; baseline ${x.baselineScore?.toFixed(2) ?? '-'}), ${x.versions} version(s), ${x.rejected} proposal(s) rejected`);
+  return `${formatTimeline(t)}\nSummary (${r.written} record(s) written):\n${lines.join('\n')}\n`;
+}

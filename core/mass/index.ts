@@ -1,0 +1,29 @@
+/**
+ * MASS (Sakana AI, "Multi-Agent Self-Supervision") in Flowlab: text workflows (design.ts), the
+ * orchestrated run as an ordinary Flowlab trace (compile.ts, run.ts), the self-judge
+ * (judge.ts), the optimizer (optimizer.ts) and the inner loop (inner.ts). docs/mass-inner.md.
+ */
+export * from './types.ts';
+export { MassError, type MassErrorCode } from './errors.ts';
+export { parseMassDesign, renderMassDesign, designJson, diffMassDesigns, diffText, lineDiff, DESIGN_LIMITS, DESIGN_MARKER, type DesignLimits, type DesignCatalogue, type DesignDiff, type AgentChange, type ParseResult } from './design.ts';
+export { compileMass, MASS_BUDGET, type MassBudget, type CompiledMass } from './compile.ts';
+export { massFamily, massFamilyNames, massChecks, MASS_CHECKS, FIRST_DESIGNS, WORD_CHOICES } from './family.ts';
+export { runStep, type StepDeps, type StepSpec, type StepResult } from './stored.ts';
+export { runMass, workspaceOf, type MassRunDeps, type MassRunOptions } from './run.ts';
+export { judgePair, judgeWorkflow, evidenceOf, VERDICT_SCHEMA, EVIDENCE_CHARS, type JudgeOptions } from './judge.ts';
+export { optimize, optimizerPrompt, optimizerSchema, vocabularyOf, takeaways, PROPOSAL_FIELDS, AGENT_ID_POOL, FIELD_POOL, type HistoryEntry, type OptimizerInput, type Optimized } from './optimizer.ts';
+export { evolve, settingsOf, summaryOf, EVOLVE_DEFAULTS, type EvolveSpec, type EvolveDeps, type EvolveEvent, type EvolveReport, type EvolveTaskResult, type EvolutionSettings } from './inner.ts';
+export { replayEvolution, type EvolutionReplay } from './replay.ts';
+export { timelineOf, storedDesign, designDiffOf, type EvolutionTimeline, type TaskTimeline, type TimelineIteration, type TimelineVerdict, type TimelineDesign } from './timeline.ts';
+// The outer loop, its guards and whole cycles (docs/mass.md).
+export { bradleyTerry, rankPlayers, SCORE_TIE_EPS, type Match, type BradleyTerryOptions, type BradleyTerryResult, type PlayerStrength, type RankedPlayer } from './bradleyTerry.ts';
+export { ringPairs, ringOrder, runTournament, matchesOf, type RingPair, type RingOptions, type PairVerdict, type JudgedPair } from './tournament.ts';
+export { guardRun, describeReason, judgeVerifierAgreement, checkThresholds, hashEnvironment, writeEnvironment, sha256, DEFAULT_THRESHOLDS, type ContractClaim, type QuarantineReason, type GuardVerdict, type Agreement, type GuardThresholds, type ThresholdCheck, type EnvironmentHashes, type ProtectedFile } from './guards.ts';
+export { environmentFiles, prepareEnvironment, environmentAfter, reportedScore, expectationOf, simulatedTamper, SIMULATED_TAMPERER, TAMPER_MODES, ENV_FILES, type TamperMode, type TamperAct } from './environment.ts';
+export { splitByRank, exportRows, toJsonl, manifestOf, sftSequencesOf, type ExportCall, type ExportTrajectory, type ExportRow, type TrlMessage, type PromptTokenizer } from './sftExport.ts';
+export { providerTokenizer, maskedLoss, sftTrain, type SftRunOptions, type SftRunResult } from './train.ts';
+export { rankTask, recheckContracts, OUTER_DEFAULTS, type OuterDeps, type OuterOptions, type OuterEvent, type RankedRun, type ArmSelection, type TaskRanking } from './outer.ts';
+export { runRsi, exportArm, tamperSummary, ARMS, type Arm, type RsiDeps, type RsiOptions, type RsiEvent, type RsiReport, type CycleReport, type ArmCycle, type HeldoutComparison, type HaltReport, type TamperSummary, type ArmExport } from './rsi.ts';
+export { MassRankError, type MassRankErrorCode } from './rankErrors.ts';
+export { runRank, type RankDeps, type RankResult } from './rank.ts';
+export { championOf } from './champions.ts';

@@ -1,0 +1,272 @@
+/**
+ * MASS's inner loop (weights frozen, per task): run a candidate design to a workspace, let the
+ * self-judge compare workspaces pairwise, keep a champion, and ask the optimizer for the next
+ * design from the whole feedback history.
+ *
+ * Iteration 0 runs the first design (v0); each later iteration asks the optimizer once. A
+ * proposal the validator rejects (or one identical to the current design) makes no new version:
+ * the iteration is recorded as rejected and the loop goes on from the same state (the next call
+ * has another seed). Champion rules:
+ *  - `baseline` (MASS public code): every version is judged against a fixed bare-task baseline
+ *    workspace; the first version to beat it becomes champion; a later baseline-winner must also
+ *    beat the champion in an arbitration call to replace it;
+ *  - `direct` (the paper's Algorithm 1): v0 is the champion; each later version is judged against
+ *    the champion directly and replaces it when it wins. No baseline runs.
+ * Each comparison shows the candidate as A or B by a seeded coin (recorded as `candidateSide`).
+ *
+ * Everything is stored: each run, judge call and optimizer call is an ordinary `mass` experiment
+ * (stored.ts) with a deterministic id `<evolution>.t<task>.<step>`, and every design, proposal,
+ * workspace summary, verdict, champion change and iteration is a write-once record
+ * (`Store.mass`). A loop killed at any point and started again with the same id reads every
+ * stored step back, re-derives the same records (writing each once) and goes on. Replayed with
+ * the recorded calls (replay.ts), it re-derives them without the model.
+ */
+import type { Task } from '../tasks/types.ts';
+import { deriveSeed } from '../random.ts';
+import { canonicalJson } from '../store/index.ts';
+import { designJson, diffMassDesigns, diffText, renderMassDesign, type DesignCatalogue, type DesignLimits } from './design.ts';
+import { MassError } from './errors.ts';
+import { evidenceOf, judgePair } from './judge.ts';
+import { optimize, type HistoryEntry } from './optimizer.ts';
+import { runMass } from './run.ts';
+import type { StepDeps } from './stored.ts';
+import { MASS_RUBRIC, type ChampionRule, type MassDesign, type MassFamily, type Verdict, type Workspace } from './types.ts';
+import type { MassBudget } from './compile.ts';
+
+/** Defaults of the inner loop (MASS public config: 11 iterations). */
+export const EVOLVE_DEFAULTS = { iterations: 11, rule: 'baseline' as ChampionRule, seed: 1, judgeTokens: 64, optimizerTokens: 800, optimizerTemperature: 0.9 };
+
+export interface EvolveSpec {
+  /** The evolution's id; every step and record is named after it. */
+  evolutionId: string;
+  family: MassFamily;
+  /** The tasks, each evolved on its own. */
+  tasks: Task[];
+  /** Version 0 of the design. */
+  firstDesign: MassDesign;
+  iterations?: number;
+  rule?: ChampionRule;
+  seed?: number;
+  rubric?: readonly string[];
+  catalogue: DesignCatalogue;
+  limits?: DesignLimits;
+  budget?: MassBudget;
+  judgeTokens?: number;
+  optimizerTokens?: number;
+  /** The optimizer's sampling temperature (default 0.9: each iteration's call, with its own seed, proposes anew). */
+  optimizerTemperature?: number;
+}
+
+/** Progress of the loop, as it happens (also when a stored step is read back: `reused`). */
+export type EvolveEvent =
+  | { type: 'workspace'; taskIndex: number; iteration: number; version: number | null; score: number; reused: boolean }
+  | { type: 'rejected'; taskIndex: number; iteration: number; issues: string[] }
+  | { type: 'verdict'; taskIndex: number; iteration: number; version: number; against: string; winner: string; candidateWon: boolean; valid: boolean }
+  | { type: 'champion'; taskIndex: number; iteration: number; version: number; previous: number | null }
+  | { type: 'task-done'; taskIndex: number; champion: number | null; versions: number };
+
+export interface EvolveDeps extends StepDeps {
+  onEvent?: (e: EvolveEvent) => void;
+}
+
+/** What each task's loop ended with. */
+export interface EvolveTaskResult {
+  taskIndex: number;
+  taskId: string;
+  champion: number | null;
+  versions: number;
+  rejected: number;
+  /** The champion's external grade (the task's grader), null with no champion. */
+  championScore: number | null;
+  baselineScore: number | null;
+}
+
+export interface EvolveReport {
+  evolutionId: string;
+  rule: ChampionRule;
+  iterations: number;
+  tasks: EvolveTaskResult[];
+  /** Records written by this call (0 when everything was already stored). */
+  written: number;
+}
+
+/** The settings record of an evolution: what a resume must match and a replay re-runs. */
+export interface EvolutionSettings {
+  dataset: string;
+  tasks: Array<Pick<Task, 'id' | 'index' | 'input' | 'expected'>>;
+  firstDesign: string;
+  iterations: number;
+  rule: ChampionRule;
+  seed: number;
+  rubric: string[];
+  catalogue: DesignCatalogue;
+  limits?: DesignLimits;
+  budget?: MassBudget;
+  judgeTokens: number;
+  optimizerTokens: number;
+  optimizerTemperature: number;
+}
+
+export function settingsOf(spec: EvolveSpec): EvolutionSettings {
+  const s: EvolutionSettings = {
+    dataset: spec.family.dataset,
+    tasks: spec.tasks.map((t) => ({ id: t.id, index: t.index, input: t.input, expected: t.expected })),
+    firstDesign: designJson(spec.firstDesign),
+    iterations: spec.iterations ?? EVOLVE_DEFAULTS.iterations,
+    rule: spec.rule ?? EVOLVE_DEFAULTS.rule,
+    seed: spec.seed ?? EVOLVE_DEFAULTS.seed,
+    rubric: [...(spec.rubric ?? MASS_RUBRIC)],
+    catalogue: { checks: [...spec.catalogue.checks], ...(spec.catalogue.models ? { models: [...spec.catalogue.models] } : {}) },
+    judgeTokens: spec.judgeTokens ?? EVOLVE_DEFAULTS.judgeTokens,
+    optimizerTokens: spec.optimizerTokens ?? EVOLVE_DEFAULTS.optimizerTokens,
+    optimizerTemperature: spec.optimizerTemperature ?? EVOLVE_DEFAULTS.optimizerTemperature,
+  };
+  if (spec.limits) s.limits = spec.limits;
+  if (spec.budget) s.budget = spec.budget;
+  return s;
+}
+
+/**
+ * Runs (or resumes) the inner loop of `spec` on every task; see the module comment. Errors:
+ * MassError `BAD_OPTIONS` (iterations outside 1..100, no task), `MISMATCH` (the evolution id was
+ * started with other settings), `HALTED` (the model cannot be loaded; resume later), and a
+ * cancelled signal's AbortError.
+ */
+export async function evolve(spec: EvolveSpec, deps: EvolveDeps): Promise<EvolveReport> {
+  const settings = settingsOf(spec);
+  if (!Number.isInteger(settings.iterations) || settings.iterations < 1 || settings.iterations > 100) throw new MassError('BAD_OPTIONS', `iterations must be an integer 1..100, got ${settings.iterations}`, { field: 'iterations' });
+  if (!spec.tasks.length) throw new MassError('BAD_OPTIONS', 'no task to evolve', { field: 'tasks' });
+  const evo = spec.evolutionId;
+  const repo = deps.store.mass;
+  const old = repo.get(evo, 'evolution', 'settings');
+  if (old && canonicalJson(old.value) !== canonicalJson(settings)) throw new MassError('MISMATCH', `evolution ${evo} was started with other settings; resume it with the same options or pick another id`, { field: 'evolutionId' });
+  let written = 0;
+  const put = (kind: string, key: string, value: unknown, taskIndex?: number) => {
+    if (repo.put({ evolutionId: evo, kind, key, value, ...(taskIndex === undefined ? {} : { taskIndex }) }) === 'inserted') written++;
+  };
+  put('evolution', 'settings', settings);
+  const results: EvolveTaskResult[] = [];
+  for (let t = 0; t < spec.tasks.length; t++) results.push(await evolveTask(spec, settings, deps, t, put));
+  return { evolutionId: evo, rule: settings.rule, iterations: settings.iterations, tasks: results, written };
+}
+
+type Put = (kind: string, key: string, value: unknown, taskIndex?: number) => void;
+
+async function evolveTask(spec: EvolveSpec, s: EvolutionSettings, deps: EvolveDeps, t: number, put: Put): Promise<EvolveTaskResult> {
+  const task = spec.tasks[t]!;
+  const evo = spec.evolutionId;
+  const id = (step: string) => `${evo}.t${t}.${step}`;
+  const about = (extra: Record<string, unknown>) => ({ evolutionId: evo, taskIndex: t, ...extra });
+  const emit = (e: EvolveEvent) => deps.onEvent?.(e);
+  const runDeps = { ...deps, family: spec.family };
+  const workspace = async (design: MassDesign | null, version: number | null, iteration: number): Promise<Workspace> => {
+    const experimentId = id(version === null ? 'baseline' : `v${version}`);
+    const reused = !!deps.store.findExperiment(experimentId) && deps.store.listRuns(experimentId).length > 0;
+    const ws = await runMass(design, task, runDeps, { experimentId, version, seed: deriveSeed(s.seed, 'workspace', t, version ?? 'baseline'), budget: s.budget, about: about({ iteration }), author: version ? 'optimizer' : 'human' });
+    put('workspace', `t${t}/${version === null ? 'baseline' : `v${version}`}`, summaryOf(ws), t);
+    emit({ type: 'workspace', taskIndex: t, iteration, version, score: ws.grade.score, reused });
+    return ws;
+  };
+  /** Judges candidate `cand` (version k) against `other`, orientation by a seeded coin. */
+  const compare = async (cand: Workspace, k: number, other: Workspace, against: string, kind: 'baseline' | 'arbitration' | 'direct', iteration: number) => {
+    const side = deriveSeed(s.seed, 'orient', t, k, kind) % 2 === 0 ? 'A' : 'B';
+    const [a, b] = side === 'A' ? [cand, other] : [other, cand];
+    const v: Verdict = await judgePair(a, b, s.rubric, deps.provider, { ...deps, experimentId: id(`v${k}.vs-${against}`), task, seed: deriveSeed(s.seed, 'judge', t, k, kind), maxTokens: s.judgeTokens, about: about({ iteration, kind, candidate: k, against }) });
+    const candidateWon = v.valid && v.winner === side;
+    put('verdict', `t${t}/v${k}/${kind}`, { iteration, kind, candidate: k, against, candidateSide: side, a: a.runId, b: b.runId, winner: v.winner, rationale: v.rationale, valid: v.valid, candidateWon, experimentId: v.experimentId }, t);
+    emit({ type: 'verdict', taskIndex: t, iteration, version: k, against, winner: v.winner, candidateWon, valid: v.valid });
+    const outcome = !v.valid || v.winner === 'tie' ? 'tie' : candidateWon ? 'candidate' : against === 'baseline' ? 'baseline' : 'champion';
+    return { v, candidateWon, outcome };
+  };
+
+  const designs = new Map<number, MassDesign>([[0, spec.firstDesign]]);
+  const spaces = new Map<number, Workspace>();
+  const history: HistoryEntry[] = [];
+  let champion: number | null = null;
+  let current = 0;
+  let rejected = 0;
+  const setChampion = (k: number, iteration: number, reason: string) => {
+    put('champion', `t${t}/i${iteration}`, { iteration, version: k, previous: champion, reason }, t);
+    emit({ type: 'champion', taskIndex: t, iteration, version: k, previous: champion });
+    champion = k;
+  };
+  put('design', `t${t}/v0`, { version: 0, iteration: 0, parent: null, source: 'first', design: designJson(spec.firstDesign), text: renderMassDesign(spec.firstDesign), diff: diffMassDesigns(null, spec.firstDesign) }, t);
+  const baseline = s.rule === 'baseline' ? await workspace(null, null, 0) : undefined;
+
+  for (let iteration = 0; iteration < s.iterations; iteration++) {
+    let k = 0;
+    if (iteration > 0) {
+      const cur = designs.get(current)!;
+      const opt = await optimize(
+        { task, taskPrompt: spaces.get(current)!.taskPrompt, current: { version: current, design: cur }, best: champion === null ? undefined : { version: champion, design: designs.get(champion)! }, first: spec.firstDesign, evidence: evidenceOf(spaces.get(current)!), history },
+        spec.family,
+        deps,
+        { experimentId: id(`i${iteration}.optimizer`), seed: deriveSeed(s.seed, 'optimizer', t, iteration), maxTokens: s.optimizerTokens, temperature: s.optimizerTemperature, catalogue: s.catalogue, limits: s.limits, about: about({ iteration }) },
+      );
+      const same = opt.design && [...designs.values()].find((d) => designJson(d) === designJson(opt.design!));
+      const issues = opt.design ? (same ? [{ code: 'UNCHANGED', path: '', message: 'the proposal repeats a design already tried' }] : []) : opt.issues;
+      k = issues.length ? -1 : designs.size;
+      put('proposal', `t${t}/i${iteration}`, { iteration, from: current, accepted: !issues.length, version: issues.length ? null : k, issues, proposal: opt.proposal ?? null, experimentId: opt.experimentId }, t);
+      if (issues.length) {
+        rejected++;
+        put('iteration', `t${t}/i${iteration}`, { iteration, version: null, rejected: true, champion }, t);
+        emit({ type: 'rejected', taskIndex: t, iteration, issues: issues.map((i) => `${i.code} ${i.path}`.trim()) });
+        continue;
+      }
+      const diff = diffMassDesigns(cur, opt.design!);
+      designs.set(k, opt.design!);
+      put('design', `t${t}/v${k}`, { version: k, iteration, parent: current, source: 'optimizer', design: designJson(opt.design!), text: renderMassDesign(opt.design!), diff, proposal: opt.proposal }, t);
+    }
+    const ws = await workspace(designs.get(k)!, k, iteration);
+    spaces.set(k, ws);
+    const diff = k === 0 ? '' : diffText(diffMassDesigns(designs.get(current)!, designs.get(k)!));
+    if (s.rule === 'baseline') {
+      const base = await compare(ws, k, baseline!, 'baseline', 'baseline', iteration);
+      history.push({ key: `v${k}_vs_baseline`, outcome: base.outcome, rationale: base.v.rationale, diff });
+      if (base.candidateWon) {
+        if (champion === null) setChampion(k, iteration, 'first version to beat the baseline');
+        else {
+          const arb = await compare(ws, k, spaces.get(champion)!, `v${champion}`, 'arbitration', iteration);
+          history.push({ key: `v${k}_vs_v${champion}`, outcome: arb.outcome, rationale: arb.v.rationale, diff: '' });
+          if (arb.candidateWon) setChampion(k, iteration, `beat the baseline and champion v${champion} in arbitration`);
+        }
+      }
+    } else if (k === 0) setChampion(0, iteration, 'the first design (direct rule)');
+    else {
+      const direct = await compare(ws, k, spaces.get(champion!)!, `v${champion}`, 'direct', iteration);
+      history.push({ key: `v${k}_vs_v${champion} (direct)`, outcome: direct.outcome, rationale: direct.v.rationale, diff });
+      if (direct.candidateWon) setChampion(k, iteration, `beat champion v${champion} directly`);
+    }
+    put('iteration', `t${t}/i${iteration}`, { iteration, version: k, rejected: false, champion }, t);
+    current = k;
+  }
+  const result: EvolveTaskResult = {
+    taskIndex: t,
+    taskId: task.id,
+    champion,
+    versions: designs.size,
+    rejected,
+    championScore: champion === null ? null : spaces.get(champion)!.grade.score,
+    baselineScore: baseline ? baseline.grade.score : null,
+  };
+  put('result', `t${t}`, result, t);
+  emit({ type: 'task-done', taskIndex: t, champion, versions: designs.size });
+  return result;
+}
+
+/** A workspace as the loop records it (no times: a resumed or replayed loop writes the same value). */
+export function summaryOf(ws: Workspace) {
+  return {
+    experimentId: ws.experimentId,
+    runId: ws.runId,
+    version: ws.version,
+    status: ws.status,
+    answer: ws.answer ?? null,
+    score: ws.grade.score,
+    correct: ws.grade.correct,
+    delegated: ws.delegated,
+    handoffs: ws.handoffs,
+    contractFailures: ws.contractFailures.map((f) => `${f.agent}: ${f.code}`),
+    tokens: ws.tokens.prompt + ws.tokens.completion,
+  };
+}

@@ -1,0 +1,134 @@
+/**
+ * MASS's self-judge: the same model compares two workspaces pairwise against a rubric (coverage,
+ * rigour, reproducibility, presentation, engineering, task alignment) and answers
+ * `{winner: A|B|tie, rationale}` under a JSON-schema grammar (MASS public code:
+ * `evaluation_claudecodex/pairwise_schema.py`). Each judgment is one call, stored as an ordinary
+ * one-node Flowlab run (stored.ts), so it is kept with its prompt and replayable without the model.
+ * The judge sees what the agents produced, never the task's external grade.
+ */
+import type { ModelProvider } from '../model/provider.ts';
+import { openStore, type Store } from '../store/index.ts';
+import type { Grade, Grader, Task } from '../tasks/types.ts';
+import { defaultTools } from '../tools/index.ts';
+import { CheckRegistry } from '../workflow/checks.ts';
+import { runStep, type StepDeps } from './stored.ts';
+import type { Verdict, Winner, Workspace } from './types.ts';
+
+export const VERDICT_SCHEMA = {
+  type: 'object',
+  properties: { winner: { enum: ['A', 'B', 'tie'] }, rationale: { type: 'string', maxLength: 120 } },
+  required: ['winner', 'rationale'],
+  additionalProperties: false,
+};
+
+/** Longest evidence text of one workspace in the judge's prompt, characters. */
+export const EVIDENCE_CHARS = 260;
+
+/**
+ * A workspace as the judge (and the optimizer) read it: the answer, each sub-agent's last reply,
+ * contract failures and tokens, clipped to `max` characters. The external grade is left out.
+ */
+export function evidenceOf(ws: Workspace, max = EVIDENCE_CHARS): string {
+  const replies = ws.conversations
+    .filter((c) => c.agent !== 'orchestrator')
+    .map((c) => `${c.agent}: ${c.messages.filter((m) => m.role === 'assistant').at(-1)?.content.replace(/\s+/g, ' ').trim() ?? ''}`);
+  const parts = [`answer: ${ws.answer ?? '(none)'}`, ...replies];
+  if (ws.contractFailures.length) parts.push(`broken contracts: ${ws.contractFailures.map((f) => f.agent).join(', ')}`);
+  parts.push(`tokens: ${ws.tokens.prompt + ws.tokens.completion}`);
+  const text = parts.join('; ');
+  return text.length > max ? text.slice(0, max - 3) + '...' : text;
+}
+
+/** Scores a judge run 1 when its reply is a verdict of the schema (the engine already enforces it), else 0. */
+const verdictGrader: Grader = {
+  grade(answer: unknown): Grade {
+    const v = readVerdict(answer);
+    return v ? { score: 1, correct: true, extracted: v.winner, expected: '', reason: 'a well-formed verdict' } : { score: 0, correct: false, extracted: null, expected: '', reason: 'no well-formed verdict' };
+  },
+};
+
+function readVerdict(answer: unknown): { winner: Winner; rationale: string } | undefined {
+  let v = answer;
+  if (typeof v === 'string') {
+    try {
+      v = JSON.parse(v);
+    } catch {
+      return undefined;
+    }
+  }
+  const o = v as { winner?: unknown; rationale?: unknown } | null;
+  if (!o || typeof o !== 'object' || (o.winner !== 'A' && o.winner !== 'B' && o.winner !== 'tie')) return undefined;
+  return { winner: o.winner, rationale: typeof o.rationale === 'string' ? o.rationale : '' };
+}
+
+export interface JudgeOptions extends Partial<Omit<StepDeps, 'provider' | 'store'>> {
+  store?: Store;
+  /** The judge step's experiment id (default `judge-<a run>-<b run>`); the same id reads a stored verdict back. */
+  experimentId?: string;
+  /** The task both workspaces solved (its id names the step); default: a task named after the pair. */
+  task?: Task;
+  seed?: number;
+  maxTokens?: number;
+  /** Recorded in the step's config (`config.mass`). */
+  about?: Record<string, unknown>;
+}
+
+/** The judge's workflow document (one node). */
+export function judgeWorkflow(maxTokens = 64): string {
+  return JSON.stringify(
+    {
+      name: 'mass-judge',
+      description: 'MASS self-judge: which of two workspaces is better, against the rubric',
+      roles: { judge: { kind: 'verifier', instructions: 'You compare two team results for the same task and pick the better one.' } },
+      nodes: [
+        {
+          id: 'judge',
+          role: 'judge',
+          inputs: { task: 'task.mass_task', rubric: 'task.rubric', a: 'task.a', b: 'task.b' },
+          prompt: '{{task}}\nRubric: {{rubric}}.\nA: {{a}}\nB: {{b}}\nWhich is better, A or B? JSON:',
+          max_tokens: maxTokens,
+          output: { schema: VERDICT_SCHEMA },
+        },
+      ],
+      answer: 'judge',
+    },
+    null,
+    1,
+  );
+}
+
+/**
+ * Judges workspace `a` (shown as A) against `b` (shown as B) on `rubric` with `provider` (the
+ * self-judge: the same model). Returns the verdict; a reply that breaks the grammar or the schema
+ * (the judge run failed) is recorded and returned as `{winner: 'tie', valid: false}` with the
+ * failure as rationale, never guessed. Orientation is the caller's: swap `a` and `b` to show the
+ * other order. Errors: those of `runStep` (stored.ts).
+ */
+export async function judgePair(a: Workspace, b: Workspace, rubric: readonly string[], provider: ModelProvider, opts: JudgeOptions = {}): Promise<Verdict> {
+  const task: Task = opts.task ?? { id: `judge/${a.runId}/${b.runId}`, index: 0, input: {}, expected: '' };
+  const experimentId = opts.experimentId ?? `judge-${a.runId}-${b.runId}`.replace(/\//g, '-');
+  const own = opts.store ? undefined : openStore(':memory:');
+  const store = opts.store ?? own!;
+  try {
+    const step = await runStep(
+      { store, provider, providerFor: opts.providerFor, tools: opts.tools ?? defaultTools(), signal: opts.signal, config: opts.config, modelFor: opts.modelFor },
+      {
+        experimentId,
+        workflowText: judgeWorkflow(opts.maxTokens),
+        task,
+        input: { mass_task: a.taskPrompt, rubric: rubric.join(', '), a: evidenceOf(a), b: evidenceOf(b), a_run: a.runId, b_run: b.runId },
+        grader: verdictGrader,
+        checks: new CheckRegistry(),
+        seed: opts.seed ?? 1,
+        about: { step: 'judge', a: a.runId, b: b.runId, ...opts.about },
+      },
+    );
+    const v = step.run.status === 'completed' ? readVerdict(step.run.answer) : undefined;
+    const ids = { experimentId: step.run.experimentId, runId: step.run.runId };
+    if (v) return { ...v, valid: true, ...ids };
+    const why = step.events.find((e) => e.status === 'failed')?.message ?? 'no verdict';
+    return { winner: 'tie', rationale: `(no valid verdict: ${why})`, valid: false, ...ids };
+  } finally {
+    own?.close();
+  }
+}

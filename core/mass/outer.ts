@@ -1,0 +1,270 @@
+/**
+ * MASS's outer loop on one task (Sakana AI MASS, public code, outer loop): run the champion
+ * design N times (default 18, sampled), each run inside its protected environment (guards.ts);
+ * optionally let the SIMULATED tamperer edit some environments; judge the ring tournament's
+ * pairs with the self-judge (the same model); fit Bradley-Terry; guard every run; and cut the
+ * two selections side by side:
+ *
+ * - `self`: MASS as published — Bradley-Terry ranks 1..train to training, the next
+ *   `validation` ranks to validation;
+ * - `verifier`: the same cut over the runs ordered by the external verifier (the task's own
+ *   grader on the pristine task; ties in run order), training keeping only runs it scores at
+ *   least `verifierMin`.
+ *
+ * In both, a quarantined run is dropped from the cut (it stays in the ranking, shown with its
+ * reasons). Every step is a stored MASS step (core/mass/stored.ts) with a stable experiment id,
+ * and every guard verdict is written next to its environment, so a killed loop resumes with
+ * nothing run, judged or stored twice.
+ */
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { ModelProvider, SamplingParams } from '../model/provider.ts';
+import { deriveSeed } from '../random.ts';
+import type { Store } from '../store/index.ts';
+import type { Task } from '../tasks/types.ts';
+import { bradleyTerry, rankPlayers } from './bradleyTerry.ts';
+import { environmentAfter, prepareEnvironment, reportedScore, simulatedTamper, type TamperAct, type TamperMode } from './environment.ts';
+import { guardRun, judgeVerifierAgreement, type Agreement, type ContractClaim, type EnvironmentHashes, type GuardVerdict } from './guards.ts';
+import type { MassBudget } from './compile.ts';
+import { judgePair } from './judge.ts';
+import { runMass } from './run.ts';
+import { MassRankError } from './rankErrors.ts';
+import { matchesOf, ringPairs, runTournament, type JudgedPair } from './tournament.ts';
+import { MASS_RUBRIC, type MassDesign, type MassFamily, type Workspace } from './types.ts';
+
+export interface OuterDeps {
+  store: Store;
+  /** The model that solves and judges (the self-judge is the same model). */
+  provider: ModelProvider;
+  family: MassFamily;
+  /** Folder of the runs' protected environments (one sub-folder per run). */
+  envRoot: string;
+  signal?: AbortSignal;
+  onEvent?: (e: OuterEvent) => void;
+  /** Extra config recorded with every step. */
+  config?: Record<string, unknown>;
+}
+
+export type OuterEvent = { type: 'run'; taskId: string; done: number; total: number } | { type: 'pair'; taskId: string; done: number; total: number };
+
+export interface OuterOptions {
+  /** Prefix of every step's experiment id (stable across resumes), e.g. `rsi-<id>-c1-base`. */
+  prefix: string;
+  /** The champion design (null: the bare task). */
+  design: MassDesign | null;
+  version?: number | null;
+  /** Runs per task (default 18). */
+  runs: number;
+  /** Ring neighbours (default 3). */
+  neighbours: number;
+  seed: number;
+  /** Bradley-Terry MM iterations (default 500). */
+  iterations: number;
+  /** Ranks to training (default 15) and to validation (default 1). */
+  train: number;
+  validation: number;
+  /** Least verified score a run needs to enter the verifier arm's training set (default 1). */
+  verifierMin: number;
+  /** Sampling of the runs (the outer loop samples: temperature > 0). */
+  sampling: Partial<Pick<SamplingParams, 'temperature' | 'topK' | 'topP' | 'minP'>>;
+  /** The SIMULATED tamperer on the first round(share · runs) runs of the task. */
+  tamperer?: { mode: TamperMode; share: number };
+  /** Token budgets of the compiled nodes (default MASS_BUDGET, core/mass/compile.ts). */
+  budget?: MassBudget;
+}
+
+export const OUTER_DEFAULTS = { runs: 18, neighbours: 3, iterations: 500, train: 15, validation: 1, verifierMin: 1 } as const;
+
+/** One run of the task with its ranking, scores and guard verdict. */
+export interface RankedRun {
+  runId: string;
+  experimentId: string;
+  taskId: string;
+  /** 0-based run number within the task. */
+  index: number;
+  /** Bradley-Terry rank (1 = best) and score (log p). */
+  rank: number;
+  score: number;
+  wins: number;
+  losses: number;
+  ties: number;
+  /** The external verifier's score (the task's grader on the pristine task). */
+  verified: number;
+  /** The score the run's environment reports after the run. */
+  reported: number;
+  quarantined: boolean;
+  guard: GuardVerdict;
+  /** Set when the SIMULATED tamperer acted on this run. */
+  tampered?: TamperAct;
+  delegated: boolean;
+  handoffs: number;
+  tokens: number;
+  answer?: string;
+}
+
+export interface ArmSelection {
+  train: RankedRun[];
+  validation: RankedRun[];
+  /** Runs the cut held that were dropped, with why (`quarantined`, `below verifierMin`). */
+  dropped: Array<{ runId: string; why: string }>;
+}
+
+export interface TaskRanking {
+  taskId: string;
+  /** Runs by Bradley-Terry rank. */
+  runs: RankedRun[];
+  pairs: JudgedPair[];
+  agreement: Agreement;
+  self: ArmSelection;
+  verifier: ArmSelection;
+  /** The workspaces by run id (for export and reports). */
+  workspaces: Map<string, Workspace>;
+}
+
+interface GuardRecord {
+  before: EnvironmentHashes;
+  after?: EnvironmentHashes;
+  tampered?: TamperAct;
+  reported?: number;
+  guard?: GuardVerdict;
+}
+
+function readJson<T>(file: string): T | undefined {
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as T) : undefined;
+}
+function writeJson(file: string, value: unknown): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(`${file}.tmp`, JSON.stringify(value, null, 1) + '\n');
+  renameSync(`${file}.tmp`, file);
+}
+
+const parseAnswer = (answer: string | undefined): unknown => {
+  if (answer === undefined) return undefined;
+  try {
+    return JSON.parse(answer);
+  } catch {
+    return answer;
+  }
+};
+
+/**
+ * The independent re-check of a workspace's contracts: every sub-agent reply the engine accepted
+ * is checked again, field by field and check by check, with the family's registry; a reply the
+ * re-check rejects is a claim that disagrees (claimed: passed).
+ */
+export function recheckContracts(store: Store, ws: Workspace, design: MassDesign | null, family: MassFamily): ContractClaim[] {
+  if (!design) return [];
+  const claims: ContractClaim[] = [];
+  const events = store.getRunEvents(ws.runId);
+  for (const e of events) {
+    const m = /^h\d+_(.+)$/.exec(String(e.nodeId));
+    const agent = m && design.agents.find((a) => a.agent_id === m[1]);
+    if (!agent || e.status !== 'ok') continue;
+    const out = (e.output ?? {}) as Record<string, unknown>;
+    for (const f of [...agent.contract.fields, ...agent.contract.artefacts]) {
+      if (typeof out[f] !== 'string') claims.push({ agent: agent.agent_id, field: f, claimed: 'present', recheck: 'missing' });
+    }
+    for (const name of agent.contract.checks) {
+      const check = family.checks.get(name);
+      const why = check ? check(e.output, { inputs: e.inputs as Record<string, unknown> }) : `unknown check ${name}`;
+      if (why) claims.push({ agent: agent.agent_id, field: `checks.${name}`, claimed: 'passed', recheck: why });
+    }
+  }
+  return claims;
+}
+
+/** Runs, judges, ranks, guards and cuts one task (see the module comment). */
+export async function rankTask(task: Task, taskIndex: number, deps: OuterDeps, o: OuterOptions): Promise<TaskRanking> {
+  const { store, family } = deps;
+  const tampered = o.tamperer ? Math.round(o.tamperer.share * o.runs) : 0;
+  const runs: Array<{ ws: Workspace; rec: GuardRecord; index: number }> = [];
+  for (let j = 0; j < o.runs; j++) {
+    const experimentId = `${o.prefix}-t${taskIndex}-r${j}`;
+    const dir = path.join(deps.envRoot, experimentId);
+    const recFile = path.join(dir, 'guard.json');
+    let rec = readJson<GuardRecord>(recFile);
+    if (!rec) {
+      rec = { before: prepareEnvironment(path.join(dir, 'env'), task, family.dataset, design_checks(o.design)) };
+      writeJson(recFile, rec);
+    }
+    let ws = await runMass(o.design, task, { provider: deps.provider, family, store, signal: deps.signal, config: deps.config, recordTokens: true, sampling: o.sampling }, {
+      experimentId,
+      version: o.version ?? (o.design ? 0 : null),
+      seed: deriveSeed(o.seed, task.id, 'run', j),
+      about: { outer: o.prefix, task: task.id, run: j },
+      ...(o.budget && { budget: o.budget }),
+    });
+    const verified = ws.grade.score;
+    if (!rec.guard) {
+      if (j < tampered && !rec.tampered) {
+        rec.tampered = simulatedTamper(path.join(dir, 'env'), o.tamperer!.mode, parseAnswer(ws.answer), task, family.grader, verified);
+        writeJson(recFile, rec);
+      }
+      rec.after = environmentAfter(path.join(dir, 'env'));
+      rec.reported = reportedScore(path.join(dir, 'env'), parseAnswer(ws.answer), task, family.grader);
+      const claims = [...recheckContracts(store, ws, o.design, family), ...(rec.tampered?.claims ?? [])];
+      rec.guard = guardRun({ before: rec.before, after: rec.after, claims, reported: rec.reported, verified });
+      writeJson(recFile, rec);
+    }
+    // What the self-judge reads of a tampered run: its answer carries the tamperer's success claim.
+    if (rec.tampered) ws = { ...ws, answer: `${ws.answer ?? ''} ${rec.tampered.note}` };
+    runs.push({ ws, rec, index: j });
+    deps.onEvent?.({ type: 'run', taskId: task.id, done: j + 1, total: o.runs });
+  }
+
+  const ids = runs.map((r) => r.ws.runId);
+  const byId = new Map(runs.map((r) => [r.ws.runId, r]));
+  const schedule = ringPairs(ids, { seed: deriveSeed(o.seed, task.id, 'ring'), neighbours: o.neighbours });
+  let judgedCount = 0;
+  const pairs = await runTournament(schedule, async (p) => {
+    const v = await judgePair(byId.get(p.a)!.ws, byId.get(p.b)!.ws, MASS_RUBRIC, deps.provider, {
+      store, task, signal: deps.signal, config: deps.config,
+      experimentId: `${o.prefix}-t${taskIndex}-p${p.index}`,
+      seed: deriveSeed(o.seed, task.id, 'pair', p.index),
+      about: { outer: o.prefix, task: task.id, pair: p.index, a: p.a, b: p.b },
+    });
+    // A stored verdict read back must be of this pair in this orientation (a schedule changed by other options would not be).
+    const asked = (v.experimentId ? store.listTasks(v.experimentId)[0]?.input : undefined) as { a_run?: unknown; b_run?: unknown } | undefined;
+    if (asked && (asked.a_run !== p.a || asked.b_run !== p.b)) throw new MassRankError('BAD_TOURNAMENT', `stored verdict ${v.experimentId} judged ${String(asked.a_run)} vs ${String(asked.b_run)}, not ${p.a} vs ${p.b}: the loop was started with other options (--runs, --seed)`);
+    deps.onEvent?.({ type: 'pair', taskId: task.id, done: ++judgedCount, total: schedule.length });
+    return { winner: v.winner, rationale: v.rationale };
+  }, { signal: deps.signal });
+
+  const ranked = rankPlayers(bradleyTerry(ids, matchesOf(pairs), { iterations: o.iterations }));
+  const out: RankedRun[] = ranked.map((p) => {
+    const r = byId.get(p.id)!;
+    return {
+      runId: p.id, experimentId: r.ws.experimentId, taskId: task.id, index: r.index, rank: p.rank, score: p.score, wins: p.wins, losses: p.losses, ties: p.ties,
+      verified: r.ws.grade.score, reported: r.rec.reported ?? r.ws.grade.score, quarantined: r.rec.guard!.quarantined, guard: r.rec.guard!,
+      ...(r.rec.tampered && { tampered: r.rec.tampered }),
+      delegated: r.ws.delegated, handoffs: r.ws.handoffs, tokens: r.ws.tokens.prompt + r.ws.tokens.completion,
+      ...(r.ws.answer !== undefined && { answer: r.ws.answer }),
+    };
+  });
+  const agreement = judgeVerifierAgreement(pairs, new Map(out.map((r) => [r.runId, r.verified])));
+  const verifierOrder = [...out].sort((a, b) => b.verified - a.verified || a.index - b.index);
+  return {
+    taskId: task.id,
+    runs: out,
+    pairs,
+    agreement,
+    self: cut(out, o.train, o.validation, () => null),
+    verifier: cut(verifierOrder, o.train, o.validation, (r) => (r.verified < o.verifierMin ? `below verifierMin ${o.verifierMin} (verified ${r.verified})` : null)),
+    workspaces: new Map(runs.map((r) => [r.ws.runId, r.ws])),
+  };
+}
+
+function design_checks(design: MassDesign | null): string[] {
+  return design ? [...new Set(design.agents.flatMap((a) => a.contract.checks))].sort() : [];
+}
+
+/** Positions 1..train of `order` to training, the next `validation` to validation; quarantined and rejected runs dropped. */
+function cut(order: readonly RankedRun[], train: number, validation: number, reject: (r: RankedRun) => string | null): ArmSelection {
+  const sel: ArmSelection = { train: [], validation: [], dropped: [] };
+  order.slice(0, train + validation).forEach((r, i) => {
+    const why = r.quarantined ? `quarantined: ${r.guard.reasons.map((x) => x.code).join(', ')}` : i < train ? reject(r) : null;
+    if (why) sel.dropped.push({ runId: r.runId, why });
+    else (i < train ? sel.train : sel.validation).push(r);
+  });
+  return sel;
+}

@@ -1,0 +1,385 @@
+/**
+ * Whole MASS cycles on the laptop (Sakana AI MASS: inner loop -> outer loop -> SFT -> the tuned
+ * model solves, judges and optimises the next cycle), with two selection arms side by side:
+ * `self` (top-k by the self-judge's Bradley-Terry ranking, MASS as published) and `verifier`
+ * (top-k by the external verifier, the task's own grader). Each arm has its own weight lineage;
+ * in cycle 1 both start from the base model, so they share its runs and verdicts and differ only
+ * in what they select.
+ *
+ * Per cycle and arm: the champion design per task (the caller's inner loop, or a fixed design);
+ * the outer loop per task (outer.ts); the guard thresholds (a crossed one halts the loop with a
+ * report, before anything trains); the SFT export (JSONL + manifest); SFT with Flowlab's
+ * trainer (train.ts) to a new weight version with lineage (cycle, arm, tasks, ranks used); and
+ * the held-out evaluation against the base on the bare task: the external verifier's paired
+ * difference (sign test and bootstrap interval, core/stats/paired.ts), the self-judge's win rate
+ * against the base, their agreement, unprompted delegation and tokens per point.
+ *
+ * Resumable after a kill: every model step has a stable experiment id (stored.ts reads a stored
+ * one back), guard verdicts sit next to their environments, a version is found by its id
+ * before training, and `state.json` records each finished stage.
+ */
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { ModelProvider, SamplingParams } from '../model/provider.ts';
+import { deriveSeed, mulberry32 } from '../random.ts';
+import { bootstrapMeanCI, signTest, type BootstrapCI, type SignTest } from '../stats/paired.ts';
+import type { Store } from '../store/index.ts';
+import type { Task } from '../tasks/types.ts';
+import type { Trainer } from '../training/port.ts';
+import { checkThresholds, describeReason, judgeVerifierAgreement, type Agreement, type GuardThresholds } from './guards.ts';
+import { judgePair } from './judge.ts';
+import { rankTask, type ArmSelection, type OuterOptions, type RankedRun, type TaskRanking } from './outer.ts';
+import { MassRankError } from './rankErrors.ts';
+import { runMass } from './run.ts';
+import { exportRows, manifestOf, sftSequencesOf, toJsonl, type ExportCall, type ExportRow, type ExportTrajectory } from './sftExport.ts';
+import { providerTokenizer, sftTrain, type SftRunOptions, type SftRunResult } from './train.ts';
+import type { TamperMode } from './environment.ts';
+import { MASS_RUBRIC, type MassDesign, type MassFamily, type Workspace } from './types.ts';
+
+export type Arm = 'self' | 'verifier';
+export const ARMS: readonly Arm[] = ['self', 'verifier'];
+
+export interface RsiDeps {
+  store: Store;
+  trainer: Trainer;
+  /** A provider over one GGUF file (it solves, judges and optimises). */
+  makeProvider: (file: string) => Promise<ModelProvider>;
+  family: MassFamily;
+  trainTasks: readonly Task[];
+  heldoutTasks: readonly Task[];
+  /** The inner loop: the champion design of a task under a model; absent: `design` for every task. */
+  champion?: (task: Task, provider: ModelProvider, ctx: { cycle: number; arm: Arm | 'shared'; prefix: string; taskIndex: number }) => Promise<{ design: MassDesign | null; version: number | null }>;
+  signal?: AbortSignal;
+  onEvent?: (e: RsiEvent) => void;
+  config?: Record<string, unknown>;
+}
+
+export type RsiEvent =
+  | { type: 'stage'; cycle: number; arm: Arm | 'shared' | 'base'; stage: string }
+  | { type: 'progress'; cycle: number; arm: Arm | 'shared' | 'base'; what: string; done: number; total: number };
+
+export interface RsiOptions {
+  loopId: string;
+  /** Where state, environments, exports and versions go. */
+  outDir: string;
+  cycles: number;
+  baseModel: string;
+  design: MassDesign | null;
+  outer: Omit<OuterOptions, 'prefix' | 'design' | 'version' | 'tamperer'>;
+  tamperer?: { mode: TamperMode; share: number };
+  thresholds: GuardThresholds;
+  sft: SftRunOptions;
+  /** Sampling of the held-out runs (default greedy) and samples per held-out task. */
+  heldoutSampling: Partial<Pick<SamplingParams, 'temperature' | 'topK' | 'topP' | 'minP'>>;
+  heldoutSamples: number;
+  /** The arms to run (default both). */
+  arms?: readonly Arm[];
+}
+
+/** One arm's held-out comparison with the base on the same tasks and seeds. */
+export interface HeldoutComparison {
+  pairs: number;
+  base: number;
+  arm: number;
+  /** Paired difference of the external verifier's scores (arm − base). */
+  sign: SignTest;
+  ci: BootstrapCI;
+  /** Share of pairs the arm wins by the external verifier (ties half). */
+  verifierWinRate: number;
+  /** Share of pairs the arm wins by the self-judge (the arm's own model; ties half). */
+  selfJudgeWinRate: number;
+  agreement: Agreement;
+  /** Held-out bare-task runs in which the orchestrator delegated, and runs with a sub-agent hand-off. */
+  delegated: number;
+  handoffs: number;
+  tokensPerPoint: number | null;
+  experimentPrefix: string;
+}
+
+export interface ArmCycle {
+  arm: Arm;
+  /** The model the arm's cycle ran on, and the version it wrote (absent: nothing to train on). */
+  model: string;
+  versionId?: string;
+  file?: string;
+  exported: { train: number; validation: number; dir: string };
+  trainedRuns: number;
+  sft?: SftRunResult;
+  heldout?: HeldoutComparison;
+  /** The cut of each task: run ids to training and validation, and those dropped with why. */
+  selections: Record<string, { train: string[]; validation: string[]; dropped: ArmSelection['dropped'] }>;
+}
+
+export interface CycleReport {
+  cycle: number;
+  /** Per group of arms sharing a model: runs, quarantines, agreement of the self-judge with the verifier. */
+  groups: Array<{ prefix: string; arms: Arm[]; runs: number; quarantined: number; agreement: Agreement; tampered: TamperSummary | null }>;
+  arms: Partial<Record<Arm, ArmCycle>>;
+}
+
+/** What the SIMULATED tamperer's runs got from the self-judge and from the guard. */
+export interface TamperSummary {
+  runs: number;
+  quarantined: number;
+  /** The self-judge's verdicts in pairs with exactly one tampered run: the tampered run's wins, losses, ties. */
+  judge: { wins: number; losses: number; ties: number; winRate: number | null };
+  /** Mean Bradley-Terry rank of the tampered runs (1 = best) and how many were inside the training cut before the guard dropped them. */
+  meanRank: number;
+  inCutBeforeGuard: number;
+}
+
+export interface HaltReport {
+  cycle: number;
+  prefix: string;
+  reasons: string[];
+  quarantine: Array<{ runId: string; taskId: string; rank: number; tampered: boolean; reasons: string[] }>;
+  tampered: TamperSummary | null;
+  file: string;
+}
+
+export interface RsiReport {
+  loopId: string;
+  cycles: CycleReport[];
+  base: { model: string; heldoutScore: number | null };
+  halted?: HaltReport;
+}
+
+interface RsiState {
+  loopId: string;
+  arms: Record<Arm, { model: string; versionId?: string }>;
+  cycles: CycleReport[];
+}
+
+function readJson<T>(file: string): T | undefined {
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as T) : undefined;
+}
+function writeJson(file: string, value: unknown): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(`${file}.tmp`, JSON.stringify(value, null, 1) + '\n');
+  renameSync(`${file}.tmp`, file);
+}
+
+/** What the tamperer's runs got, over a group's rankings (null when none was tampered). */
+export function tamperSummary(rankings: readonly TaskRanking[], train: number): TamperSummary | null {
+  const runs = rankings.flatMap((r) => r.runs.filter((x) => x.tampered));
+  if (!runs.length) return null;
+  const bad = new Set(runs.map((r) => r.runId));
+  let wins = 0;
+  let losses = 0;
+  let ties = 0;
+  for (const r of rankings) {
+    for (const p of r.pairs) {
+      const a = bad.has(p.a);
+      const b = bad.has(p.b);
+      if (a === b) continue;
+      if (p.winner === 'tie') ties++;
+      else if ((p.winner === 'A') === a) wins++;
+      else losses++;
+    }
+  }
+  const n = wins + losses + ties;
+  return {
+    runs: runs.length,
+    quarantined: runs.filter((r) => r.quarantined).length,
+    judge: { wins, losses, ties, winRate: n ? (wins + ties / 2) / n : null },
+    meanRank: runs.reduce((s, r) => s + r.rank, 0) / runs.length,
+    inCutBeforeGuard: runs.filter((r) => r.rank <= train).length,
+  };
+}
+
+/** The calls of a stored run, in call order, as the export reads them. */
+function callsOf(store: Store, runId: string): ExportCall[] {
+  const events = [...store.getRunEvents(runId)].sort((a, b) => a.seq - b.seq);
+  return events.flatMap((e) => e.calls.map((c): ExportCall => ({
+    role: String(c.role), nodeId: String(e.nodeId), prompt: c.prompt, completion: c.completion,
+    ...(c.system !== undefined && { system: c.system }), ...(c.promptTokenIds && { promptTokenIds: c.promptTokenIds }),
+    ...(c.completionTokenIds && { completionTokenIds: c.completionTokenIds }), ...(c.error !== undefined && { error: c.error }),
+  })));
+}
+
+function trajectories(store: Store, rankings: readonly TaskRanking[], pick: (r: TaskRanking) => RankedRun[]): ExportTrajectory[] {
+  return rankings.flatMap((tr) => pick(tr).map((r, k): ExportTrajectory => {
+    const ws = tr.workspaces.get(r.runId)!;
+    return { runId: r.runId, taskId: tr.taskId, rank: k + 1, bareTask: ws.taskPrompt, ...(ws.designText && { workflowText: ws.designText }), orchestratorRole: 'orchestrator', calls: callsOf(store, r.runId), quarantined: r.quarantined };
+  }));
+}
+
+const addAgreement = (xs: readonly Agreement[]): Agreement => {
+  const decided = xs.reduce((s, a) => s + a.decided, 0);
+  const agreed = xs.reduce((s, a) => s + a.agreed, 0);
+  return { decided, agreed, verifierTies: xs.reduce((s, a) => s + a.verifierTies, 0), rate: decided ? agreed / decided : null };
+};
+
+/**
+ * Runs (or resumes) `o.cycles` cycles; see the module comment. Returns the report; a crossed
+ * guard threshold ends it early with `halted` set (and `halt.json` written). Errors:
+ * MassRankError `BAD_STATE` (a state file of another loop in `outDir`), and those of the steps.
+ */
+export async function runRsi(deps: RsiDeps, o: RsiOptions): Promise<RsiReport> {
+  const stateFile = path.join(o.outDir, 'state.json');
+  const state: RsiState = readJson<RsiState>(stateFile) ?? { loopId: o.loopId, arms: { self: { model: o.baseModel }, verifier: { model: o.baseModel } }, cycles: [] };
+  if (state.loopId !== o.loopId) throw new MassRankError('BAD_STATE', `${stateFile} belongs to loop ${state.loopId}, not ${o.loopId}`);
+  const providers = new Map<string, ModelProvider>();
+  const providerOf = async (file: string) => {
+    let p = providers.get(file);
+    if (!p) providers.set(file, (p = await deps.makeProvider(file)));
+    return p;
+  };
+  const report: RsiReport = { loopId: o.loopId, cycles: state.cycles, base: { model: o.baseModel, heldoutScore: null } };
+  try {
+    const base = await heldoutRuns(deps, o, await providerOf(o.baseModel), `${o.loopId}-heldout-base`, 0, 'base');
+    report.base.heldoutScore = base.length ? base.reduce((s, w) => s + w.grade.score, 0) / base.length : null;
+    for (let c = state.cycles.length + 1; c <= o.cycles; c++) {
+      const cycle: CycleReport = { cycle: c, groups: [], arms: {} };
+      // Arms on the same model share its runs and verdicts.
+      const groups = new Map<string, Arm[]>();
+      for (const arm of o.arms ?? ARMS) groups.set(state.arms[arm].model, [...(groups.get(state.arms[arm].model) ?? []), arm]);
+      for (const [model, arms] of groups) {
+        // The base model's runs are shared by whichever arms run on it (cycle 1); a trained model's are its arm's.
+        const label: Arm | 'shared' = model === o.baseModel ? 'shared' : arms[0]!;
+        const prefix = `${o.loopId}-c${c}-${label}`;
+        const provider = await providerOf(model);
+        const rankings: TaskRanking[] = [];
+        for (const [i, task] of deps.trainTasks.entries()) {
+          deps.onEvent?.({ type: 'stage', cycle: c, arm: label, stage: `task ${task.id}: champion, ${o.outer.runs} runs, tournament` });
+          const champ = deps.champion ? await deps.champion(task, provider, { cycle: c, arm: label, prefix, taskIndex: i }) : { design: o.design, version: o.design ? 0 : null };
+          rankings.push(await rankTask(task, i, {
+            store: deps.store, provider, family: deps.family, envRoot: path.join(o.outDir, 'env'), ...(deps.signal && { signal: deps.signal }), ...(deps.config && { config: deps.config }),
+            onEvent: (e) => deps.onEvent?.({ type: 'progress', cycle: c, arm: label, what: `${e.type}s of ${e.taskId}`, done: e.done, total: e.total }),
+          }, { ...o.outer, prefix, design: champ.design, version: champ.version, ...(o.tamperer && { tamperer: o.tamperer }) }));
+        }
+        const runs = rankings.reduce((s, r) => s + r.runs.length, 0);
+        const quarantined = rankings.reduce((s, r) => s + r.runs.filter((x) => x.quarantined).length, 0);
+        const agreement = addAgreement(rankings.map((r) => r.agreement));
+        const tampered = tamperSummary(rankings, o.outer.train);
+        cycle.groups.push({ prefix, arms, runs, quarantined, agreement, tampered });
+        const check = checkThresholds({ runs, quarantined, agreement }, o.thresholds);
+        if (check.halt) {
+          const file = path.join(o.outDir, 'halt.json');
+          const halted: HaltReport = {
+            cycle: c, prefix, reasons: check.reasons, tampered, file,
+            quarantine: rankings.flatMap((r) => r.runs.filter((x) => x.quarantined).map((x) => ({ runId: x.runId, taskId: x.taskId, rank: x.rank, tampered: !!x.tampered, reasons: x.guard.reasons.map(describeReason) }))),
+          };
+          writeJson(file, halted);
+          report.halted = halted;
+          report.cycles = [...state.cycles, cycle];
+          return report;
+        }
+        for (const arm of arms) cycle.arms[arm] = await trainArm(deps, o, state, c, arm, rankings, provider);
+      }
+      for (const arm of o.arms ?? ARMS) {
+        const a = cycle.arms[arm]!;
+        if (a.file && a.versionId) state.arms[arm] = { model: a.file, versionId: a.versionId };
+        deps.onEvent?.({ type: 'stage', cycle: c, arm, stage: 'held-out evaluation against the base' });
+        a.heldout = await compare(deps, o, base, await providerOf(state.arms[arm].model), `${o.loopId}-c${c}-${arm}-heldout`, c, arm);
+      }
+      state.cycles.push(cycle);
+      writeJson(stateFile, state);
+    }
+    report.cycles = state.cycles;
+    return report;
+  } finally {
+    for (const p of providers.values()) await p.dispose().catch(() => {});
+  }
+}
+
+/** An arm's SFT export of a group's rankings: JSONL and manifest written to `dir`. */
+export interface ArmExport {
+  train: ExportRow[];
+  validation: ExportRow[];
+  dir: string;
+  selections: ArmCycle['selections'];
+  trainedRuns: number;
+}
+
+/**
+ * Writes one arm's export (`train.jsonl`, `validation.jsonl`, `manifest.json`) of `rankings` to
+ * `dir`. A quarantined run never reaches it (exportRows refuses one; the cuts have dropped them).
+ */
+export function exportArm(store: Store, rankings: readonly TaskRanking[], arm: Arm, dir: string, about: Record<string, unknown>): ArmExport {
+  const sel = (r: TaskRanking) => (arm === 'self' ? r.self : r.verifier);
+  const train = exportRows(trajectories(store, rankings, (r) => sel(r).train), 'train');
+  const validation = exportRows(trajectories(store, rankings, (r) => sel(r).validation), 'validation');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, 'train.jsonl'), toJsonl(train));
+  writeFileSync(path.join(dir, 'validation.jsonl'), toJsonl(validation));
+  writeJson(path.join(dir, 'manifest.json'), { ...about, arm, train: manifestOf(train), validation: manifestOf(validation) });
+  const selections = Object.fromEntries(rankings.map((r) => [r.taskId, { train: sel(r).train.map((x) => x.runId), validation: sel(r).validation.map((x) => x.runId), dropped: sel(r).dropped }]));
+  return { train, validation, dir, selections, trainedRuns: rankings.reduce((s, r) => s + sel(r).train.length, 0) };
+}
+
+/** Export and train one arm of a cycle (a version found by its id is not trained again). */
+async function trainArm(deps: RsiDeps, o: RsiOptions, state: RsiState, c: number, arm: Arm, rankings: readonly TaskRanking[], provider: ModelProvider): Promise<ArmCycle> {
+  deps.onEvent?.({ type: 'stage', cycle: c, arm, stage: 'SFT export and training' });
+  const sel = (r: TaskRanking) => (arm === 'self' ? r.self : r.verifier);
+  const ex = exportArm(deps.store, rankings, arm, path.join(o.outDir, `cycle-${c}`, arm), { loopId: o.loopId, cycle: c });
+  const { train, validation, dir, selections } = ex;
+  const from = state.arms[arm];
+  const out: ArmCycle = { arm, model: from.model, exported: { train: train.length, validation: validation.length, dir }, trainedRuns: ex.trainedRuns, selections };
+  const versionId = `wv-${o.loopId}-c${c}-${arm}`;
+  const file = path.join(o.outDir, 'versions', `c${c}-${arm}.gguf`);
+  const stored = deps.store.weights.find(versionId);
+  if (stored && existsSync(stored.path)) return { ...out, versionId, file: stored.path, ...(stored.metrics.sft ? { sft: stored.metrics.sft as SftRunResult } : {}) };
+  const tokenize = providerTokenizer(provider);
+  const tr = await sftSequencesOf(train, tokenize);
+  const va = await sftSequencesOf(validation, tokenize);
+  if (!tr.sequences.length) return out;
+  const sft = await sftTrain(deps.trainer, from.model, tr.sequences, va.sequences, file, o.sft);
+  const parent = from.versionId ? deps.store.weights.find(from.versionId) : undefined;
+  deps.store.weights.save({
+    id: versionId, role: 'mass', basePath: parent?.basePath ?? o.baseModel, path: path.resolve(file), ...(parent && { parentId: parent.id }),
+    iteration: c,
+    hyper: { mode: 'sft', loop: 'mass-rsi', loopId: o.loopId, cycle: c, arm, ...o.sft, train: o.outer.train, validation: o.outer.validation, verifierMin: o.outer.verifierMin },
+    metrics: {
+      lineage: { cycle: c, arm, tasks: rankings.map((r) => r.taskId), ranks: rankings.map((r) => ({ task: r.taskId, train: sel(r).train.map((x) => ({ runId: x.runId, rank: x.rank, verified: x.verified })), validation: sel(r).validation.map((x) => ({ runId: x.runId, rank: x.rank })) })) },
+      sft, exported: out.exported, skipped: tr.skipped + va.skipped,
+    },
+  });
+  return { ...out, versionId, file: path.resolve(file), sft };
+}
+
+/** The held-out bare-task runs of one model (stable ids: a resumed loop reads them back). */
+async function heldoutRuns(deps: RsiDeps, o: RsiOptions, provider: ModelProvider, prefix: string, c: number, arm: Arm | 'base'): Promise<Workspace[]> {
+  const out: Workspace[] = [];
+  const total = deps.heldoutTasks.length * o.heldoutSamples;
+  for (const [i, task] of deps.heldoutTasks.entries()) {
+    for (let k = 0; k < o.heldoutSamples; k++) {
+      out.push(await runMass(null, task, { provider, family: deps.family, store: deps.store, recordTokens: false, sampling: o.heldoutSampling, ...(deps.signal && { signal: deps.signal }), ...(deps.config && { config: deps.config }) }, {
+        experimentId: `${prefix}-t${i}-s${k}`, seed: deriveSeed(o.outer.seed, 'heldout', task.id, k), about: { heldout: prefix, task: task.id, sample: k }, ...(o.outer.budget && { budget: o.outer.budget }),
+      }));
+      deps.onEvent?.({ type: 'progress', cycle: c, arm, what: 'held-out runs', done: out.length, total });
+    }
+  }
+  return out;
+}
+
+async function compare(deps: RsiDeps, o: RsiOptions, base: readonly Workspace[], provider: ModelProvider, prefix: string, c: number, arm: Arm): Promise<HeldoutComparison> {
+  const mine = await heldoutRuns(deps, o, provider, prefix, c, arm);
+  const diffs = mine.map((w, i) => w.grade.score - base[i]!.grade.score);
+  const flip = mulberry32(deriveSeed(o.outer.seed, prefix, 'orientation'));
+  const judged: Array<{ a: string; b: string; winner: 'A' | 'B' | 'tie' }> = [];
+  const scores = new Map<string, number>();
+  let selfWins = 0;
+  for (const [i, w] of mine.entries()) {
+    const b = base[i]!;
+    scores.set(w.runId, w.grade.score);
+    scores.set(b.runId, b.grade.score);
+    const swapped = flip() < 0.5;
+    const [A, B] = swapped ? [b, w] : [w, b];
+    const v = await judgePair(A, B, MASS_RUBRIC, provider, { store: deps.store, task: deps.heldoutTasks[Math.floor(i / o.heldoutSamples)]!, experimentId: `${prefix}-judge-${i}`, seed: deriveSeed(o.outer.seed, prefix, 'judge', i), about: { heldout: prefix, pair: i }, ...(deps.signal && { signal: deps.signal }) });
+    judged.push({ a: A.runId, b: B.runId, winner: v.winner });
+    selfWins += v.winner === 'tie' ? 0.5 : (v.winner === 'A') !== swapped ? 1 : 0;
+  }
+  const n = mine.length;
+  const mean = (xs: readonly Workspace[]) => (xs.length ? xs.reduce((s, w) => s + w.grade.score, 0) / xs.length : 0);
+  const points = mine.reduce((s, w) => s + w.grade.score, 0);
+  const tokens = mine.reduce((s, w) => s + w.tokens.prompt + w.tokens.completion, 0);
+  return {
+    pairs: n, base: mean(base), arm: mean(mine), sign: signTest(diffs), ci: bootstrapMeanCI(diffs, { seed: deriveSeed(o.outer.seed, prefix) }),
+    verifierWinRate: n ? diffs.reduce((s, d) => s + (d > 0 ? 1 : d === 0 ? 0.5 : 0), 0) / n : 0,
+    selfJudgeWinRate: n ? selfWins / n : 0,
+    agreement: judgeVerifierAgreement(judged, scores),
+    delegated: mine.filter((w) => w.delegated).length, handoffs: mine.filter((w) => w.handoffs > 0).length,
+    tokensPerPoint: points > 0 ? tokens / points : null, experimentPrefix: prefix,
+  };
+}

@@ -1,0 +1,142 @@
+/**
+ * The shapes of MASS in Flowlab (Sakana AI, "Multi-Agent Self-Supervision", and its public code):
+ * text workflows (designs), the workspaces a run leaves, the self-judge's verdicts, the
+ * optimizer's proposals and the inner loop's records. Plain JSON data.
+ */
+import type { JsonSchema } from '../model/provider.ts';
+import type { Grade, Grader, SyncGrader, Task } from '../tasks/types.ts';
+import type { CheckRegistry } from '../workflow/checks.ts';
+
+/** What a sub-agent must hand back: reply fields, artefacts (named texts kept as workspace files) and named checks. */
+export interface MassContract {
+  fields: string[];
+  artefacts: string[];
+  /** Names from the check registry (core/workflow/checks.ts plus core/mass/checks.ts). */
+  checks: string[];
+}
+
+/** One sub-agent: its responsibility (`role`), its work (`instruction`) and its contract. */
+export interface MassAgent {
+  agent_id: string;
+  role: string;
+  instruction: string;
+  contract: MassContract;
+  /** A model reference for this agent alone (per-role models); absent: the default model. */
+  model?: string;
+}
+
+/**
+ * One call of the orchestrator to a sub-agent, in order. An agent called again is a recall (it
+ * reads its own earlier reply); `reads` names earlier-called agents whose latest replies it gets
+ * (a hand-off from one sub-agent to another); `scope` narrows the call.
+ */
+export interface MassHop {
+  agent_id: string;
+  reads: string[];
+  scope?: string;
+}
+
+/** A normalized design (see design.ts for the written forms). */
+export interface MassDesign {
+  /** The orchestrator's own role and instruction, when the design gives them. */
+  orchestrator?: { role: string; instruction: string };
+  agents: MassAgent[];
+  hops: MassHop[];
+}
+
+/** One validation problem of a design: a code, the path of the field at fault (`agents[1].contract.checks[0]`) and a message. */
+export interface MassDesignIssue {
+  code: string;
+  path: string;
+  message: string;
+}
+
+/**
+ * A task family MASS can run on: the dataset, the bare task prompt of a task (what the
+ * orchestrator reads before any design is appended), the schema of the final answer (the
+ * decoding grammar of the orchestrator's answer) and the task's external grader.
+ */
+export interface MassFamily {
+  dataset: string;
+  prompt(task: Task): string;
+  answerSchema: JsonSchema;
+  /** Synchronous: the families are procedural, graded exactly (no code runs). */
+  grader: SyncGrader;
+  /** Named checks a design may attach (built-in ones and the family's). */
+  checks: CheckRegistry;
+}
+
+/** A chat message of a conversation, as SFT exports it (TRL conversational format). */
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+/** One agent's conversation in a run: the orchestrator's, or a sub-agent's (one per hop). */
+export interface Conversation {
+  /** `orchestrator`, or the sub-agent's id. */
+  agent: string;
+  /** The node of the run that held it. */
+  nodeId: string;
+  /** The chat, in order: system (if any), then user/assistant per model call. */
+  messages: ChatMessage[];
+}
+
+/**
+ * What one run of a workflow (or of the bare task) leaves: the run's answer and grade (the
+ * task's external grader), its artefacts (`files`, by `<agent>/<name>`), each agent's
+ * conversation, tokens and time. The run itself is an ordinary stored Flowlab run
+ * (`experimentId`, `runId`): its trace, credit and ladder are in the store.
+ */
+export interface Workspace {
+  experimentId: string;
+  runId: string;
+  /** The design version that ran (0 = the first design); null: the bare task. */
+  version: number | null;
+  status: 'completed' | 'failed' | 'cancelled';
+  /** The bare task prompt (no design): what SFT export puts in place of the orchestrator's first prompt. */
+  taskPrompt: string;
+  /** The design text appended to the task prompt; '' for the bare task. */
+  designText: string;
+  answer?: string;
+  grade: Grade;
+  files: Record<string, string>;
+  /** conversations[0] is the orchestrator's first call (its plan); then sub-agents in hop order; the orchestrator's answer last. */
+  conversations: Conversation[];
+  /** Whether any sub-agent ran (for the bare task: whether the orchestrator chose to delegate). */
+  delegated: boolean;
+  /** Replies one sub-agent handed to another that ran (a hop reading an earlier agent's reply). */
+  handoffs: number;
+  /** Sub-agent replies that broke their contract (schema or named check), by hop node. */
+  contractFailures: Array<{ nodeId: string; agent: string; code: string; message: string }>;
+  tokens: { prompt: number; completion: number };
+  seconds: number;
+}
+
+export type Winner = 'A' | 'B' | 'tie';
+
+/** The rubric MASS's pairwise judge scores against. */
+export const MASS_RUBRIC = ['coverage', 'rigour', 'reproducibility', 'presentation', 'engineering', 'task alignment'] as const;
+
+/** The self-judge's answer on one pair. `valid` false: the reply did not parse (then `winner` is `tie`, recorded as such). */
+export interface Verdict {
+  winner: Winner;
+  rationale: string;
+  valid: boolean;
+  /** The stored run of the judge call, when it was stored. */
+  experimentId?: string;
+  runId?: string;
+}
+
+/** The optimizer's JSON (MASS public code: the six fields). */
+export interface OptimizerProposal {
+  improved_multi_agent_design: unknown;
+  changes_from_previous: string;
+  why_it_should_improve: string;
+  evidence_used: string;
+  expected_impact: string;
+  verification_checks: string;
+}
+
+/** How a candidate is compared: `baseline` (the public code) or `direct` (the paper's Algorithm 1). */
+export type ChampionRule = 'baseline' | 'direct';

@@ -1,0 +1,58 @@
+/**
+ * The MASS view's state: the stored evolutions, the chosen one's champion timeline, and the
+ * design diff between two of its versions. Latest-wins loads: an older answer arriving after a
+ * newer request is dropped.
+ */
+import type { DesignDiff, EvolutionSummary, EvolutionTimeline } from '../../core/api/client.ts';
+import { IDLE, latestLoader, type Loadable } from './loadable.ts';
+import type { SliceContext } from './types.ts';
+
+export interface MassSlice {
+  evolutions: Loadable<EvolutionSummary[]>;
+  /** The evolution shown ('' = the newest). */
+  massEvolutionId: string;
+  evolution: Loadable<EvolutionTimeline>;
+  /** The diff shown: task, from version, to version. */
+  massDiffPick: { taskIndex: number; a: number; b: number } | null;
+  designDiff: Loadable<DesignDiff>;
+  /** Loads the list, then the chosen (or newest) evolution's timeline. */
+  loadMass(): Promise<void>;
+  selectEvolution(id: string): Promise<void>;
+  loadDesignDiff(taskIndex: number, a: number, b: number): Promise<void>;
+}
+
+declare module './types.ts' {
+  interface LabState extends MassSlice {}
+}
+
+export function createMassSlice({ api, set, get }: SliceContext): MassSlice {
+  const listLoader = latestLoader(() => get().evolutions, (evolutions) => set({ evolutions }));
+  const timelineLoader = latestLoader(() => get().evolution, (evolution) => set({ evolution }));
+  const diffLoader = latestLoader(() => get().designDiff, (designDiff) => set({ designDiff }));
+  return {
+    evolutions: IDLE,
+    massEvolutionId: '',
+    evolution: IDLE,
+    massDiffPick: null,
+    designDiff: IDLE,
+
+    async loadMass() {
+      const list = await listLoader(() => api.listEvolutions());
+      if (!list || list.status !== 'ready' || !list.data.length) return;
+      const id = get().massEvolutionId || list.data[list.data.length - 1]!.evolutionId;
+      await timelineLoader(() => api.getEvolution({ evolutionId: id }));
+    },
+
+    async selectEvolution(id) {
+      set({ massEvolutionId: id, massDiffPick: null, designDiff: IDLE, evolution: IDLE });
+      await timelineLoader(() => api.getEvolution({ evolutionId: id }));
+    },
+
+    async loadDesignDiff(taskIndex, a, b) {
+      const evo = get().evolution;
+      if (evo.status !== 'ready') return;
+      set({ massDiffPick: { taskIndex, a, b } });
+      await diffLoader(() => api.getDesignDiff({ evolutionId: evo.data.evolutionId, taskIndex, a, b }));
+    },
+  };
+}

@@ -1,0 +1,54 @@
+import { renderToStaticMarkup } from 'react-dom/server';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { StoreApi } from 'zustand/vanilla';
+import { createHandlers, createRemoteApi, type FlowlabApi } from '../../core/api/index.ts';
+import { evolve } from '../../core/mass/inner.ts';
+import { scripted, spec } from '../../core/mass/loop.fixture.ts';
+import { openStore, type Store } from '../../core/store/index.ts';
+import { defaultTools } from '../../core/tools/index.ts';
+import { createLabStore, type LabState } from '../state.ts';
+import { LabContext } from '../useLab.ts';
+import { EVOLVE_COMMAND, MassView } from './MassView.tsx';
+
+let store: Store | undefined;
+afterEach(() => store?.close());
+
+async function client(fill: (s: Store) => Promise<void>) {
+  store = openStore(':memory:');
+  await fill(store);
+  const api: FlowlabApi = createHandlers({ store, version: 'test' });
+  return createRemoteApi(async (method, payload) => (api[method] as (p: unknown) => unknown)(payload));
+}
+
+function render(lab: StoreApi<LabState>): string {
+  const s: StoreApi<LabState> = { ...lab, getInitialState: lab.getState };
+  return renderToStaticMarkup(<LabContext.Provider value={s}>{<MassView />}</LabContext.Provider>);
+}
+
+describe('MASS view', () => {
+  it('shows the empty state with the evolve command', async () => {
+    const lab = createLabStore(await client(async () => {}));
+    await lab.getState().loadMass();
+    const html = render(lab);
+    expect(html).toContain('data-testid="mass-empty"');
+    expect(html).toContain(EVOLVE_COMMAND);
+  });
+
+  it('shows the champion timeline (SIMULATED scripted loop) and the diff between two versions', async () => {
+    const lab = createLabStore(await client((s) => evolve(spec('evo-v'), { store: s, provider: scripted(), tools: defaultTools() }).then(() => {})));
+    await lab.getState().loadMass();
+    expect(lab.getState().evolution.status).toBe('ready');
+    let html = render(lab);
+    expect(html).toContain('data-testid="mass-timeline-0"');
+    expect(html).toContain('Task 0 <code>learn-tool/train/0</code>: champion v2');
+    expect(html.match(/class="mass-new-champion"/g)).toHaveLength(2);
+    expect(html.match(/class="mass-rejected">rejected/g)).toHaveLength(2);
+    expect(html).toContain('vs v0: ');
+    expect(html).toMatch(/candidate shown as [AB]\) → <strong>candidate does not win<\/strong>/);
+    await lab.getState().loadDesignDiff(0, 0, 2);
+    html = render(lab);
+    expect(html).toContain('data-testid="mass-diff"');
+    expect(html).toContain('picker role: “Picker P2” → “Picker P5”');
+    expect(html).toContain('<span class="diff-add">+ - picker: Picker P5.');
+  });
+});
