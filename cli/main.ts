@@ -23,7 +23,7 @@ interface Entry {
  */
 const COMMANDS: Record<string, Entry> = {
   run: { term: 'run <workflow.yaml>', summary: 'run a workflow on dataset tasks with local GGUF models', load: () => import('./commands/run.ts') },
-  resume: { term: 'resume <experiment-id>', summary: 'finish an interrupted experiment without redoing finished tasks', load: () => import('./commands/resume.ts') },
+  resume: { term: 'resume <experiment-or-loop-id>', summary: 'finish an interrupted experiment or train loop without redoing finished work', load: () => import('./commands/resume.ts') },
   replay: { term: 'replay <experiment-id>', summary: 're-run an experiment offline from recorded calls and compare outputs', load: () => import('./commands/replay.ts') },
   show: { term: 'show <run-id>', summary: "print a run's trace as a tree with root failures, cascades and the ladder", load: () => import('./commands/show.ts') },
   'blame-eval': { term: 'blame-eval <workflow>', summary: 'inject SIMULATED faults and score structural blame against ground truth', load: () => import('./commands/blameEval.ts') },
