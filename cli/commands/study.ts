@@ -17,7 +17,8 @@ import { fileModelPort, loadTrainer } from '../../models/factory.ts';
 import { resolveModels } from '../../models/resolve.ts';
 import { act, dbOption, intOption, UsageError, type CommandContext } from '../args.ts';
 import { asCliSync } from '../errors.ts';
-import { defaultVersionsDir, loadWorkflowArg } from '../flags.ts';
+import { cliDatasets, cliSandbox, defaultVersionsDir, loadWorkflowArg } from '../flags.ts';
+import { defaultTools } from '../../core/tools/index.ts';
 import type { Io } from '../io.ts';
 
 interface StudyFlags {
@@ -139,6 +140,9 @@ function depsFor(store: Store, loaded: Loaded, dataDir: string | undefined): Stu
   return {
     store,
     models: fileModelPort(),
+    // Code datasets (MBPP, HumanEval) grade in the sandbox; code_runner is among the tools.
+    datasets: cliDatasets,
+    tools: defaultTools({ sandbox: cliSandbox() }),
     trainer: () => (trainer ??= loadTrainer()),
     workflows: loaded.workflows,
     resolve: (conditionId, model, roleVersions): ModelConfig =>
