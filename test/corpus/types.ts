@@ -70,7 +70,7 @@ export interface ApiEntry extends Base {
   method: string;
   /** A JSON payload, or `raw` bytes sent as the body as they are. */
   payload?: unknown;
-  raw?: string;
+  raw?: string | Buffer;
   headers?: Record<string, string>;
   status: number;
   code: string;
