@@ -141,8 +141,6 @@ export function validateWorkflowGraph(
     const sinks = nodes.filter((n) => !forward.some((e) => e.from === n.id));
     if (sinks.length === 1) answer = { node: sinks[0]!.id };
     else issue('BAD_ANSWER', [], `the workflow has ${sinks.length} final nodes (${sinks.map((s) => s.id).join(', ')}); set \`answer: <node>\``);
-  } else if (!nodes.length) {
-    issue('NO_NODES', [], 'the workflow has no nodes (its `nodes`, `steps` or `agents` list is empty)');
   }
   return { hops, answer, issues };
 }
