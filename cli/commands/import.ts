@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { decodeUtf8, utf8FaultMessage } from '../../core/utf8.ts';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { importRuns, readOtlpTraces } from '../../core/otel/index.ts';
@@ -36,8 +37,11 @@ export function define(cmd: Command, ctx: CommandContext): void {
 async function importCommand(file: string, values: ImportFlags, io: Io): Promise<number> {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    const decoded = decodeUtf8(readFileSync(file));
+    if ('fault' in decoded) throw new CommandError('BAD_FILE', utf8FaultMessage(file, decoded.fault));
+    text = decoded.text;
   } catch (e) {
+    if (e instanceof CommandError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
     throw new CommandError(code === 'ENOENT' ? 'NOT_FOUND' : 'BAD_FILE', `${file}: ${code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
   }

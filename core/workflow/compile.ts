@@ -47,6 +47,8 @@ export function compileWorkflow(doc: WorkflowDoc, opts: CompileOptions): { graph
   const build = buildWorkflowGraph(parsed);
   const check = validateWorkflowGraph(build.draft, parsed, opts.tools);
   const issues = [...parse.issues, ...placeInCode([...build.issues, ...check.issues], parsed.codePositions)];
+  // No issue and no answer: the node list is empty (validateWorkflowGraph resolves none from nothing).
+  if (!issues.length && !check.answer) issues.push({ code: 'NO_NODES', path: [], message: 'the workflow has no nodes (its `nodes`, `steps` or `agents` list is empty)' });
   if (issues.length || !check.answer) return { graph: null, issues };
   const graph: Graph = {
     name: parsed.name,

@@ -63,7 +63,14 @@ export function parseWorkflow(text: string, opts: LoadOptions): LoadedWorkflow {
   try {
     raw = doc.toJS({ maxAliasCount: 100 });
   } catch (e) {
-    throw new SpecError([{ code: 'YAML_SYNTAX', path: [], file: opts.file, message: `cannot expand the document: ${(e as Error).message}` }], opts.file);
+    // An unresolved alias names itself last in the message; its first use is the place.
+    const alias = /: (\S+)$/.exec((e as Error).message)?.[1];
+    const at = alias ? text.indexOf(`*${alias}`) : -1;
+    const pos = at >= 0 ? lineCounter.linePos(at) : undefined;
+    throw new SpecError([{ code: 'YAML_SYNTAX', path: [], file: opts.file, line: pos?.line, column: pos?.col, message: `cannot expand the document: ${(e as Error).message}` }], opts.file);
+  }
+  if (raw === null || raw === undefined) {
+    throw new SpecError([{ code: 'SCHEMA', path: [], file: opts.file, line: 1, column: 1, message: 'the workflow is empty (no YAML or JSON document)' }], opts.file);
   }
   if (nestingDepth(raw) > MAX_NESTING_DEPTH) {
     throw new SpecError([{ code: 'TOO_DEEP', path: [], file: opts.file, message: `nested deeper than ${MAX_NESTING_DEPTH} levels, the most a workflow may have` }], opts.file);

@@ -10,6 +10,7 @@ import { open, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { GgmlType, GgufFileType, readGgufFileInfo, type GgufFileInfo } from 'node-llama-cpp';
 import { ModelError } from '../../core/model/index.ts';
+import { GgufError, readGguf } from '../gguf/readGguf.ts';
 
 /** What a GGUF file says about itself (read from its header; the model is not loaded). */
 export interface GgufInfo {
@@ -85,6 +86,7 @@ export async function readGgufInfo(filePath: string): Promise<GgufInfo> {
 export async function checkGgufFile(filePath: string): Promise<CheckedGguf> {
   const sizeBytes = await statModelFile(filePath);
   await checkMagic(filePath, sizeBytes);
+  await checkStructure(filePath);
 
   let raw: GgufFileInfo;
   try {
@@ -118,6 +120,25 @@ export async function checkGgufFile(filePath: string): Promise<CheckedGguf> {
   checkTensorBounds(filePath, sizeBytes, raw);
 
   return { info: summarise(filePath, sizeBytes, architecture, raw), raw };
+}
+
+/** The structural faults Flowlab's own header reader finds before node-llama-cpp's reader sees the file. */
+const STRUCTURAL = new Set(['GGUF_NOT_GGUF', 'GGUF_TRUNCATED', 'GGUF_UNSUPPORTED_VERSION', 'GGUF_CORRUPT']);
+
+/**
+ * Reads the header with Flowlab's reader (models/gguf/readGguf.ts), which bounds every count by
+ * the file's size: node-llama-cpp's reader loops for minutes on a header claiming 2^62 tensors or
+ * metadata entries. Other reader codes (quantised tensor types, architectures the trainer does
+ * not know) are not faults of the file and are left to node-llama-cpp.
+ *
+ * @throws ModelError `MODEL_INVALID` naming the file, with the reader's reason.
+ */
+async function checkStructure(filePath: string): Promise<void> {
+  try {
+    await readGguf(filePath);
+  } catch (err) {
+    if (err instanceof GgufError && STRUCTURAL.has(err.code)) throw new ModelError('MODEL_INVALID', `Invalid GGUF file ${filePath}: ${err.message} [${err.code}]`, filePath, { cause: err });
+  }
 }
 
 /** stat() with the error mapping shared by the provider: returns the size in bytes. */
