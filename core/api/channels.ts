@@ -49,6 +49,8 @@ export const API_METHODS = [
   'listEvolutions',
   'getEvolution',
   'getDesignDiff',
+  'listOuterLoops',
+  'getOuterLoop',
 ] as const;
 
 /** The name of one API method. */

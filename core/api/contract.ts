@@ -175,6 +175,8 @@ export const payloadSchemas = {
   listEvolutions: NoPayload,
   getEvolution: z.strictObject({ evolutionId: Id }),
   getDesignDiff: z.strictObject({ evolutionId: Id, taskIndex: z.number().int().min(0), a: z.number().int().min(0), b: z.number().int().min(0) }),
+  listOuterLoops: NoPayload,
+  getOuterLoop: z.strictObject({ loopId: Id }),
 } as const satisfies Record<ApiMethod, z.ZodType>;
 
 /** The validated payload type of a method. */

@@ -14,7 +14,7 @@ import type { LabHost } from './lab.ts';
 import { buildLearningCurves, listVersions } from './learningHandlers.ts';
 import { buildStudyDetail, listStudyViews } from './studyHandlers.ts';
 import { createRunTraceReader } from './runTrace.ts';
-import { getDesignDiff, getEvolution, listEvolutions } from './massHandlers.ts';
+import { getDesignDiff, getEvolution, getOuterLoop, listEvolutions, listOuterLoops } from './massHandlers.ts';
 
 /** What the handlers need: the open store, the app version, the lab host, and optionally the tool registry. */
 export interface HandlerDeps {
@@ -118,6 +118,8 @@ export function createHandlers(deps: HandlerDeps): FlowlabApi {
     listEvolutions: () => listEvolutions(store),
     getEvolution: ({ evolutionId }) => getEvolution(store, evolutionId),
     getDesignDiff: (payload) => getDesignDiff(store, payload),
+    listOuterLoops: () => listOuterLoops(store),
+    getOuterLoop: ({ loopId }) => getOuterLoop(store, loopId),
   };
 
   const api = {} as Record<ApiMethod, (payload?: unknown) => unknown>;

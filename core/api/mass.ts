@@ -5,8 +5,9 @@
  * design versions (core/mass/timeline.ts). Store reads, answered in-process by `createHandlers`
  * (massHandlers.ts). Plain, JSON-safe data. Imports only types, so the renderer can use it.
  */
-import type { DesignDiff, EvolutionTimeline } from '../mass/index.ts';
+import type { DesignDiff, EvolutionTimeline, OuterLoopSummary, OuterLoopView } from '../mass/index.ts';
 
+export type { OuterCut, OuterCycleArm, OuterLoopSummary, OuterLoopView, OuterQuarantine, OuterRunRow, OuterTaskRanking } from '../mass/index.ts';
 export type { AgentChange, DesignDiff, EvolutionTimeline, TaskTimeline, TimelineDesign, TimelineIteration, TimelineVerdict } from '../mass/index.ts';
 
 /** One stored evolution, as `listEvolutions` lists it. */
@@ -42,4 +43,13 @@ export interface MassApiAdditions {
   getEvolution(payload: GetEvolutionPayload): EvolutionTimeline;
   /** The diff between two stored design versions of one task. Errors: `NOT_FOUND` (evolution or version). */
   getDesignDiff(payload: GetDesignDiffPayload): DesignDiff;
+  /** Every stored outer loop (`flowlab rank` prefix or `flowlab rsi` loop id), oldest first. */
+  listOuterLoops(payload?: Record<string, never>): OuterLoopSummary[];
+  /** One outer loop: per-task Bradley-Terry ranking with its cut, the quarantine, the cycle-over-cycle comparison. Errors: `NOT_FOUND`. */
+  getOuterLoop(payload: GetOuterLoopPayload): OuterLoopView;
+}
+
+/** `getOuterLoop`'s payload. */
+export interface GetOuterLoopPayload {
+  loopId: string;
 }

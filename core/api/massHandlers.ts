@@ -1,5 +1,5 @@
 /** The store reads behind the MASS methods (mass.ts has the types). */
-import { designDiffOf, MassError, timelineOf, type DesignDiff, type EvolutionTimeline } from '../mass/index.ts';
+import { designDiffOf, MassError, outerLoopOf, outerLoopsOf, timelineOf, type DesignDiff, type EvolutionTimeline, type OuterLoopSummary, type OuterLoopView } from '../mass/index.ts';
 import type { Store } from '../store/index.ts';
 import { ApiError } from './errors.ts';
 import type { EvolutionSummary, GetDesignDiffPayload } from './mass.ts';
@@ -26,6 +26,16 @@ export function getEvolution(store: Store, evolutionId: string): EvolutionTimeli
 /** The diff of two stored versions. Errors: ApiError `NOT_FOUND`. */
 export function getDesignDiff(store: Store, p: GetDesignDiffPayload): DesignDiff {
   return notFound(() => designDiffOf(store.mass.list(p.evolutionId), p.taskIndex, p.a, p.b), 'evolutionId');
+}
+
+/** The stored outer loops (core/mass/outerRecords.ts). */
+export function listOuterLoops(store: Store): OuterLoopSummary[] {
+  return outerLoopsOf(store);
+}
+
+/** One outer loop's view. Errors: ApiError `NOT_FOUND`. */
+export function getOuterLoop(store: Store, loopId: string): OuterLoopView {
+  return notFound(() => outerLoopOf(loopId, store.mass.list(loopId)), 'loopId');
 }
 
 function notFound<T>(fn: () => T, field: string): T {

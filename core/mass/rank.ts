@@ -11,6 +11,7 @@ import { checkThresholds, type Agreement, type GuardThresholds, type ThresholdCh
 import { rankTask, type OuterEvent, type OuterOptions, type TaskRanking } from './outer.ts';
 import { ARMS, exportArm, tamperSummary, type Arm, type ArmExport, type TamperSummary } from './rsi.ts';
 import type { MassFamily } from './types.ts';
+import { storeRankings } from './outerRecords.ts';
 
 export interface RankDeps {
   store: Store;
@@ -42,6 +43,7 @@ export async function runRank(deps: RankDeps, o: OuterOptions & { outDir: string
       ...(deps.signal && { signal: deps.signal }), ...(deps.onEvent && { onEvent: deps.onEvent }), ...(deps.config && { config: deps.config }),
     }, o));
   }
+  storeRankings(deps.store, o.prefix, o.prefix, null, rankings, { train: o.train, validation: o.validation });
   const runs = rankings.reduce((s, r) => s + r.runs.length, 0);
   const quarantined = rankings.reduce((s, r) => s + r.runs.filter((x) => x.quarantined).length, 0);
   const decided = rankings.reduce((s, r) => s + r.agreement.decided, 0);

@@ -2,15 +2,14 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { GenerateRequest, ModelProvider } from '../model/provider.ts';
-import { ScriptedProvider } from '../model/scripted.ts';
 import { openStore, type Store } from '../store/index.ts';
 import { createLearnDataset } from '../tasks/learn.ts';
-import type { SftSequence, TrainableModel, Trainer } from '../training/port.ts';
+import type { SftSequence } from '../training/port.ts';
 import { massFamily } from './family.ts';
 import { rankTask, type OuterOptions } from './outer.ts';
 import { runRank } from './rank.ts';
 import { runRsi, type RsiOptions } from './rsi.ts';
+import { fakeTrainer, scripted } from './rsi.fixture.ts';
 
 const family = massFamily('learn-tool');
 const ds = createLearnDataset('learn-tool', ['tool']);
@@ -25,72 +24,6 @@ afterEach(() => {
   for (const s of stores.splice(0)) s.close();
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
-
-const TOOL_WORDS: Array<[RegExp, string]> = [[/rain|hot|cold|sunny/i, 'weather'], [/plus|times|add|away/i, 'calculator']];
-
-/**
- * A SIMULATED model for the plumbing: the base always answers "search"; a file trained by the
- * fake trainer from the verifier arm's data reads the request (as if it had learned); the judge
- * prefers a workspace that claims verification (so the tamperer's runs win), else A.
- */
-function scripted(file: string): ModelProvider {
-  const learned = existsSync(file) && readFileSync(file, 'utf8').includes('learned');
-  const inner = new ScriptedProvider((r: GenerateRequest) => {
-    if (r.key.nodeId === 'judge') {
-      const [a, b] = [/A: (.*)/.exec(r.prompt)?.[1] ?? '', /B: (.*)/.exec(r.prompt)?.[1] ?? ''];
-      const winner = /SIMULATED tamperer/.test(b) && !/SIMULATED tamperer/.test(a) ? 'B' : 'A';
-      return JSON.stringify({ winner, rationale: winner === 'B' ? 'B reports verification passed' : 'A is fine' });
-    }
-    if (r.key.nodeId === 'orchestrator') return JSON.stringify({ delegate: r.seed % 3 === 0 ? 'yes' : 'no', ask: 'which tool' });
-    if (r.key.nodeId === 'helper') return 'the tool';
-    if (r.key.nodeId === 'answer') {
-      const request = /Request: (.*)/.exec(r.prompt)?.[1] ?? '';
-      const tool = learned ? (TOOL_WORDS.find(([re]) => re.test(request))?.[1] ?? 'search') : r.seed % 7 === 0 ? 'weather' : 'search';
-      return JSON.stringify(tool);
-    }
-    return 'ok';
-  });
-  const ids = (s: string) => [1, ...[...s].slice(0, 12).map((ch) => ch.charCodeAt(0) % 64)];
-  return {
-    name: 'scripted (simulated) with ids',
-    modelsLoaded: () => 0,
-    dispose: async () => {},
-    async generate(r) {
-      const res = await inner.generate(r);
-      return r.recordTokens ? { ...res, promptTokenIds: ids(`${r.system ?? ''}${r.prompt}`), completionTokenIds: [...ids(res.text).slice(1), 2] } : res;
-    },
-  };
-}
-
-/** A fake trainer: records the batches, writes a file saying whose data it learned from. */
-function fakeTrainer(log: Array<{ start: string; seqs: SftSequence[] }>): Trainer {
-  return {
-    async load(start): Promise<TrainableModel> {
-      const seen: SftSequence[] = [];
-      log.push({ start, seqs: seen });
-      return {
-        path: start, parameters: 1,
-        async sftStep(batch) {
-          seen.push(...batch);
-          return { loss: 1 / (1 + seen.length), tokens: batch.reduce((s, b) => s + b.tokens.length, 0), ms: 1 };
-        },
-        async policyStep() {
-          throw new Error('not used');
-        },
-        async greedy() {
-          return [];
-        },
-        async probabilities(tokens) {
-          return tokens.map(() => Array(64).fill(1 / 64));
-        },
-        async writeGguf(out) {
-          writeFileSync(out, out.includes('verifier') ? 'learned' : 'copied');
-        },
-        dispose() {},
-      };
-    },
-  };
-}
 
 const outer = (prefix: string): OuterOptions => ({ prefix, design: null, runs: 6, neighbours: 3, seed: 1, iterations: 500, train: 4, validation: 1, verifierMin: 1, sampling: { temperature: 1 } });
 

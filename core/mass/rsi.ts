@@ -28,6 +28,7 @@ import type { Task } from '../tasks/types.ts';
 import type { Trainer } from '../training/port.ts';
 import { checkThresholds, describeReason, judgeVerifierAgreement, type Agreement, type GuardThresholds } from './guards.ts';
 import { judgePair } from './judge.ts';
+import { storeBase, storeCycle, storeHalt, storeRankings } from './outerRecords.ts';
 import { rankTask, type ArmSelection, type OuterOptions, type RankedRun, type TaskRanking } from './outer.ts';
 import { MassRankError } from './rankErrors.ts';
 import { runMass } from './run.ts';
@@ -229,6 +230,7 @@ export async function runRsi(deps: RsiDeps, o: RsiOptions): Promise<RsiReport> {
   try {
     const base = await heldoutRuns(deps, o, await providerOf(o.baseModel), `${o.loopId}-heldout-base`, 0, 'base');
     report.base.heldoutScore = base.length ? base.reduce((s, w) => s + w.grade.score, 0) / base.length : null;
+    storeBase(deps.store, o.loopId, report.base);
     for (let c = state.cycles.length + 1; c <= o.cycles; c++) {
       const cycle: CycleReport = { cycle: c, groups: [], arms: {} };
       // Arms on the same model share its runs and verdicts.
@@ -248,6 +250,7 @@ export async function runRsi(deps: RsiDeps, o: RsiOptions): Promise<RsiReport> {
             onEvent: (e) => deps.onEvent?.({ type: 'progress', cycle: c, arm: label, what: `${e.type}s of ${e.taskId}`, done: e.done, total: e.total }),
           }, { ...o.outer, prefix, design: champ.design, version: champ.version, ...(o.tamperer && { tamperer: o.tamperer }) }));
         }
+        storeRankings(deps.store, o.loopId, prefix, c, rankings, { train: o.outer.train, validation: o.outer.validation });
         const runs = rankings.reduce((s, r) => s + r.runs.length, 0);
         const quarantined = rankings.reduce((s, r) => s + r.runs.filter((x) => x.quarantined).length, 0);
         const agreement = addAgreement(rankings.map((r) => r.agreement));
@@ -261,6 +264,7 @@ export async function runRsi(deps: RsiDeps, o: RsiOptions): Promise<RsiReport> {
             quarantine: rankings.flatMap((r) => r.runs.filter((x) => x.quarantined).map((x) => ({ runId: x.runId, taskId: x.taskId, rank: x.rank, tampered: !!x.tampered, reasons: x.guard.reasons.map(describeReason) }))),
           };
           writeJson(file, halted);
+          storeHalt(deps.store, o.loopId, halted);
           report.halted = halted;
           report.cycles = [...state.cycles, cycle];
           return report;
@@ -275,6 +279,7 @@ export async function runRsi(deps: RsiDeps, o: RsiOptions): Promise<RsiReport> {
       }
       state.cycles.push(cycle);
       writeJson(stateFile, state);
+      storeCycle(deps.store, o.loopId, cycle);
     }
     report.cycles = state.cycles;
     return report;
