@@ -26,5 +26,5 @@ export { rankTask, recheckContracts, OUTER_DEFAULTS, type OuterDeps, type OuterO
 export { runRsi, exportArm, tamperSummary, ARMS, type Arm, type RsiDeps, type RsiOptions, type RsiEvent, type RsiReport, type CycleReport, type ArmCycle, type HeldoutComparison, type HaltReport, type TamperSummary, type ArmExport } from './rsi.ts';
 export { MassRankError, type MassRankErrorCode } from './rankErrors.ts';
 export { runRank, type RankDeps, type RankResult } from './rank.ts';
-export { outerLoopOf, outerLoopsOf, rankingRecord, storeRankings, storeCycle, storeBase, storeHalt, OUTER_RANKING, OUTER_CYCLE, OUTER_BASE, OUTER_HALT, type OuterCut, type OuterRunRow, type OuterTaskRanking, type OuterQuarantine, type OuterCycleArm, type OuterLoopSummary, type OuterLoopView } from './outerRecords.ts';
+export { outerLoopOf, outerLoopsOf, rankingRecord, storeRankings, storeCycle, storeBase, storeHalt, OUTER_RANKING, OUTER_CYCLE, OUTER_BASE, OUTER_HALT, type OuterCut, type OuterRunRow, type OuterTaskRanking, type OuterQuarantine, type OuterCycleArm, type OuterLoopSummary, type OuterLoopView, type CycleRecord, type HaltRecord } from './outerRecords.ts';
 export { championOf } from './champions.ts';

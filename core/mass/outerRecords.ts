@@ -10,13 +10,28 @@ import type { MassRecord } from '../store/mass.ts';
 import type { Store } from '../store/index.ts';
 import { describeReason, type Agreement } from './guards.ts';
 import type { TaskRanking } from './outer.ts';
-import type { CycleReport, HaltReport } from './rsi.ts';
 import { MassError } from './errors.ts';
 
 export const OUTER_RANKING = 'outer-ranking';
 export const OUTER_CYCLE = 'outer-cycle';
 export const OUTER_BASE = 'outer-base';
 export const OUTER_HALT = 'outer-halt';
+
+/**
+ * The parts of rsi.ts's `CycleReport` and `HaltReport` read here (declared here: rsi.ts writes
+ * through this module, so importing its types back would be a cycle). The whole report is stored.
+ */
+export interface CycleRecord {
+  cycle: number;
+  arms: Partial<Record<string, {
+    arm: string; model: string; versionId?: string; trainedRuns: number;
+    heldout?: { pairs: number; base: number; arm: number; verifierWinRate: number; selfJudgeWinRate: number; agreement: Agreement; delegated: number; handoffs: number };
+  }>>;
+}
+export interface HaltRecord {
+  cycle: number;
+  reasons: string[];
+}
 
 /** Where a run landed: the self-judge arm's training or validation set, dropped from the cut (with why), or left out. */
 export type OuterCut = 'train' | 'validation' | 'dropped' | 'out';
@@ -125,13 +140,13 @@ export function storeRankings(store: Store, loopId: string, prefix: string, cycl
 }
 
 /** Stores a finished cycle's report (key `c<n>`), the base's held-out score and a halt, once each. */
-export function storeCycle(store: Store, loopId: string, cycle: CycleReport): void {
+export function storeCycle(store: Store, loopId: string, cycle: CycleRecord): void {
   putOnce(store, { evolutionId: loopId, kind: OUTER_CYCLE, key: `c${cycle.cycle}`, value: cycle });
 }
 export function storeBase(store: Store, loopId: string, base: { model: string; heldoutScore: number | null }): void {
   putOnce(store, { evolutionId: loopId, kind: OUTER_BASE, key: 'base', value: base });
 }
-export function storeHalt(store: Store, loopId: string, halt: HaltReport): void {
+export function storeHalt(store: Store, loopId: string, halt: HaltRecord): void {
   putOnce(store, { evolutionId: loopId, kind: OUTER_HALT, key: 'halt', value: halt });
 }
 
@@ -150,7 +165,7 @@ export function outerLoopOf(loopId: string, records: readonly MassRecord[]): Out
   const rankings = records.filter((r) => r.kind === OUTER_RANKING).map((r) => r.value as OuterTaskRanking);
   if (!rankings.length) throw new MassError('NOT_FOUND', `no outer loop ${loopId} in the store`);
   const quarantine = rankings.flatMap((t) => t.runs.filter((x) => x.quarantined).map((x) => ({ prefix: t.prefix, taskId: t.taskId, runId: x.runId, rank: x.rank, tampered: x.tampered, reasons: x.reasons })));
-  const cycles = records.filter((r) => r.kind === OUTER_CYCLE).map((r) => r.value as CycleReport).sort((a, b) => a.cycle - b.cycle).flatMap((c) =>
+  const cycles = records.filter((r) => r.kind === OUTER_CYCLE).map((r) => r.value as CycleRecord).sort((a, b) => a.cycle - b.cycle).flatMap((c) =>
     Object.values(c.arms).flatMap((a) => (a ? [{
       cycle: c.cycle, arm: a.arm, model: a.model, ...(a.versionId && { versionId: a.versionId }), trainedRuns: a.trainedRuns,
       pairs: a.heldout?.pairs ?? 0, baseScore: a.heldout?.base ?? null, armScore: a.heldout?.arm ?? null,
@@ -158,6 +173,6 @@ export function outerLoopOf(loopId: string, records: readonly MassRecord[]): Out
       agreement: a.heldout?.agreement.rate ?? null, delegated: a.heldout?.delegated ?? null, handoffs: a.heldout?.handoffs ?? null,
     }] : [])));
   const base = records.find((r) => r.kind === OUTER_BASE)?.value as { heldoutScore: number | null } | undefined;
-  const halt = records.find((r) => r.kind === OUTER_HALT)?.value as HaltReport | undefined;
+  const halt = records.find((r) => r.kind === OUTER_HALT)?.value as HaltRecord | undefined;
   return { loopId, rankings, quarantine, cycles, baseHeldoutScore: base?.heldoutScore ?? null, halted: halt ? { cycle: halt.cycle, reasons: halt.reasons } : null };
 }

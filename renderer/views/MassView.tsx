@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { DesignDiff, EvolutionTimeline, TaskTimeline } from '../../core/api/client.ts';
 import { useLabPick } from '../useLab.ts';
+import { MassOuterPanel } from './MassOuterPanel.tsx';
 import { LoadState, RefreshButton } from './Status.tsx';
 
 /** The command that makes an evolution (shown when there is none). */
@@ -10,7 +11,7 @@ export const EVOLVE_COMMAND = 'flowlab evolve learn-tool --model ../shared/model
  * MASS: the stored evolutions (inner loops), the chosen one's champion timeline per task — each
  * iteration's version or rejected proposal, its external score, every verdict with the side the
  * candidate was shown on, the self-judge's rationale and whether the candidate won, the champion
- * after it — and the diff between any two design versions.
+ * after it — and the diff between any two design versions; then the outer loops (MassOuterPanel.tsx).
  */
 export function MassView() {
   const { evolutions, evolution, designDiff, massDiffPick, loadMass, selectEvolution, loadDesignDiff } = useLabPick(
@@ -54,6 +55,7 @@ export function MassView() {
       )}
       <LoadState state={evolution} what="the timeline" />
       {shown && shown.tasks.map((t) => <TaskBlock key={t.taskIndex} evo={shown} task={t} diff={massDiffPick?.taskIndex === t.taskIndex ? designDiff : undefined} onDiff={(a, b) => void loadDesignDiff(t.taskIndex, a, b)} />)}
+      <MassOuterPanel />
     </section>
   );
 }

@@ -1,0 +1,89 @@
+import { renderToStaticMarkup } from 'react-dom/server';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { StoreApi } from 'zustand/vanilla';
+import { createHandlers, createRemoteApi, type FlowlabApi } from '../../core/api/index.ts';
+import { rankingRecord, storeBase, storeCycle, storeRankings } from '../../core/mass/outerRecords.ts';
+import type { TaskRanking } from '../../core/mass/outer.ts';
+import type { CycleReport } from '../../core/mass/rsi.ts';
+import { openStore, type Store } from '../../core/store/index.ts';
+import { createLabStore, type LabState } from '../state.ts';
+import { LabContext } from '../useLab.ts';
+import { MassOuterPanel, RANK_COMMAND } from './MassOuterPanel.tsx';
+
+let store: Store | undefined;
+afterEach(() => store?.close());
+
+async function lab(fill: (s: Store) => void) {
+  store = openStore(':memory:');
+  fill(store);
+  const api: FlowlabApi = createHandlers({ store, version: 'test' });
+  const l = createLabStore(createRemoteApi(async (method, payload) => (api[method] as (p: unknown) => unknown)(payload)));
+  await l.getState().loadMass();
+  return l;
+}
+
+function render(l: StoreApi<LabState>): string {
+  const s: StoreApi<LabState> = { ...l, getInitialState: l.getState };
+  return renderToStaticMarkup(<LabContext.Provider value={s}>{<MassOuterPanel />}</LabContext.Provider>);
+}
+
+const agreement = { decided: 4, agreed: 3, verifierTies: 1, rate: 0.75 };
+const guard = (q: boolean) => ({ quarantined: q, reasons: q ? [{ code: 'ENV_CHANGED' as const, file: 'grader.json', before: 'a'.repeat(64), after: 'b'.repeat(64) }] : [] });
+
+/** A SIMULATED ranking of 18 runs (hand-written, no model): run r2 quarantined, the rest by rank. */
+function simulatedRanking(): TaskRanking {
+  const runs = Array.from({ length: 18 }, (_, i) => ({
+    runId: `sim-r${i}`, experimentId: `sim-${i}`, taskId: 'learn-tool/train/0', index: i, rank: i + 1, score: -i / 10, wins: 18 - i, losses: i, ties: 0,
+    verified: i % 2 ? 0 : 1, reported: 0, quarantined: i === 2, guard: guard(i === 2), delegated: i === 0, handoffs: 0, tokens: 10,
+  }));
+  const kept = runs.filter((r) => !r.quarantined);
+  return {
+    taskId: 'learn-tool/train/0', runs, pairs: [], agreement, workspaces: new Map(),
+    self: { train: kept.slice(0, 15), validation: kept.slice(15, 16), dropped: [{ runId: 'sim-r2', why: 'quarantined' }] },
+    verifier: { train: [], validation: [], dropped: [] },
+  };
+}
+
+/** A SIMULATED cycle report (hand-written numbers). */
+const cycle: CycleReport = {
+  cycle: 1, groups: [],
+  arms: {
+    verifier: {
+      arm: 'verifier', model: 'base.gguf', versionId: 'wv-sim-c1-verifier', exported: { train: 15, validation: 1, dir: 'out' }, trainedRuns: 15, selections: {},
+      heldout: { pairs: 8, base: 0.25, arm: 0.5, sign: { positive: 2, negative: 0, ties: 6, p: 0.5 }, ci: { low: 0, high: 0.5, mean: 0.25, resamples: 1000, level: 0.95 }, verifierWinRate: 0.625, selfJudgeWinRate: 0.5, agreement: { decided: 2, agreed: 1, verifierTies: 6, rate: 0.5 }, delegated: 3, handoffs: 1, tokensPerPoint: null, experimentPrefix: 'sim' },
+    },
+  },
+};
+
+describe('MASS outer-loop panel', () => {
+  it('shows the empty state with the rank command', async () => {
+    const html = render(await lab(() => {}));
+    expect(html).toContain('data-testid="mass-outer-empty"');
+    expect(html).toContain(RANK_COMMAND);
+  });
+
+  it('shows the ranking with the 15/1 cut, the quarantine with its reason, and the cycle comparison (SIMULATED records)', async () => {
+    const l = await lab((s) => {
+      storeRankings(s, 'sim-loop', 'sim-loop-c1-shared', 1, [simulatedRanking()], { train: 15, validation: 1 });
+      storeBase(s, 'sim-loop', { model: 'base.gguf', heldoutScore: 0.25 });
+      storeCycle(s, 'sim-loop', cycle);
+    });
+    expect(l.getState().outerLoop.status).toBe('ready');
+    const html = render(l);
+    expect(html).toContain('data-testid="mass-ranking-sim-loop-c1-shared/learn-tool/train/0"');
+    expect(html).toContain('ranks 1–15 train, 16 validation, the rest left out');
+    expect(html.match(/class="mass-cut-train"/g)).toHaveLength(15);
+    expect(html.match(/class="mass-cut-validation"/g)).toHaveLength(1);
+    expect(html.match(/class="mass-cut-out"/g)).toHaveLength(1);
+    expect(html).toContain('dropped: quarantined');
+    expect(html).toContain('data-testid="mass-quarantine"');
+    expect(html).toContain('<code>sim-r2</code> (learn-tool/train/0, rank 3): protected file grader.json changed during the run (sha256 aaaaaaaaaaaa -&gt; bbbbbbbbbbbb)');
+    expect(html).toContain('data-testid="mass-cycle-1-verifier"');
+    expect(html).toContain('<td>0.25 → 0.50</td><td>50% / 63%</td><td>50%</td><td>3 / 1</td>');
+    expect(html).toContain('base mean external score 0.25');
+  });
+
+  it('keeps the record JSON-safe: the workspaces are left out', () => {
+    expect(Object.keys(rankingRecord(simulatedRanking(), 'p', null, { train: 15, validation: 1 }))).not.toContain('workspaces');
+  });
+});
