@@ -8,9 +8,10 @@
  * Pure: the caller reads the file; paths in the plan (workflows, models) stay as written and are
  * resolved by the caller against the plan's folder.
  */
-import { isNode, LineCounter, parseDocument, type Document } from 'yaml';
+import { LineCounter, parseDocument } from 'yaml';
 import { z, type ZodError } from 'zod';
 import { FlowlabError } from '../errors.ts';
+import { position } from '../workflow/load.ts';
 
 export type StudyErrorCode =
   /** The plan does not parse or does not validate (`issues` lists every problem). */
@@ -145,18 +146,6 @@ function crossIssues(plan: StudyPlan): Array<{ path: DocPath; message: string }>
     if (c.train && !plan.train) out.push({ path: ['train'], message: `condition "${c.id}" trains, so the plan needs "train: {dataset, split}"` });
   });
   return out;
-}
-
-/** Line and column (1-based) of the deepest existing YAML node along `p`. */
-function position(doc: Document, lc: LineCounter, p: DocPath): { line?: number; column?: number } {
-  for (let n = p.length; n >= 0; n--) {
-    const node = n === 0 ? doc.contents : doc.getIn(p.slice(0, n), true);
-    if (isNode(node) && node.range) {
-      const { line, col } = lc.linePos(node.range[0]);
-      return { line, column: col };
-    }
-  }
-  return {};
 }
 
 function zodIssues(err: ZodError): Array<{ path: DocPath; message: string }> {

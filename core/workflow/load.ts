@@ -190,8 +190,8 @@ function zodIssues(err: ZodError): SpecIssue[] {
   });
 }
 
-/** Line/column (1-based) of the deepest existing YAML node along `p`. */
-function position(doc: Document, lc: LineCounter, p: DocPath): { line?: number; column?: number } {
+/** Line/column (1-based) of the deepest existing YAML node along `p` (also core/studies/plan.ts's). */
+export function position(doc: Document, lc: LineCounter, p: DocPath): { line?: number; column?: number } {
   for (let n = p.length; n >= 0; n--) {
     const node = n === 0 ? doc.contents : doc.getIn(p.slice(0, n), true);
     if (isNode(node) && node.range) {
