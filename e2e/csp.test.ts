@@ -9,13 +9,12 @@
  * Chart.js) are not governed by `style-src` and stay allowed. Skips, saying why, without Chromium
  * (unless FLOWLAB_E2E_REQUIRED=1). Needs no model.
  */
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDesignedExperiment } from '../core/api/designedRun.fixture.ts';
-import { openStore } from '../core/store/index.ts';
 import { PRODUCTION_CSP } from '../host/security.ts';
 import { ALL_VIEWS } from '../renderer/lib/shortcuts.ts';
-import { browserMissing, createWorkspace, ensureRendererBuilt, launchBrowser, REQUIRED, startServe, type ServeProcess, type Workspace } from './harness.ts';
+import { browserMissing, openLab, REQUIRED, type OpenLab, type ServeProcess } from './harness.ts';
 
 const noBrowser = browserMissing();
 if (noBrowser && REQUIRED) throw new Error(`e2e: ${noBrowser} (FLOWLAB_E2E_REQUIRED=1: the browser tests must run here)`);
@@ -32,39 +31,24 @@ const RECORD_VIOLATIONS = `(() => {
   });
 })();`;
 
-let ws: Workspace;
+let lab: OpenLab<string>;
 let serve: ServeProcess;
-let context: BrowserContext;
 let page: Page;
 let experiment = '';
 const refusals: string[] = [];
-const pageErrors: string[] = [];
+let pageErrors: string[] = [];
 
 describe.skipIf(!!noBrowser)('the page under its CSP in Chromium against flowlab serve', () => {
   beforeAll(async () => {
-    ensureRendererBuilt();
-    ws = createWorkspace();
-    const store = openStore(ws.db);
-    try {
-      experiment = await seedDesignedExperiment(store);
-    } finally {
-      store.close();
-    }
-    serve = await startServe(ws);
-    context = await launchBrowser(ws);
-    page = await context.newPage();
+    lab = await openLab((store) => seedDesignedExperiment(store));
+    ({ serve, page, pageErrors, seeded: experiment } = lab);
     await page.addInitScript(RECORD_VIOLATIONS);
     page.on('console', (m) => {
       if (/Content Security Policy|Refused to/i.test(m.text())) refusals.push(m.text());
     });
-    page.on('pageerror', (e) => pageErrors.push(String(e)));
   }, 120_000);
 
-  afterAll(async () => {
-    await context?.close().catch(() => {});
-    await serve?.stop();
-    ws?.remove();
-  }, 60_000);
+  afterAll(() => lab?.close(), 60_000);
 
   it('is served with the strict policy: no inline scripts, no inline styles', async () => {
     const res = await page.goto(serve.url);

@@ -14,11 +14,11 @@
  * is the one copied to docs/screenshots/). Skips, saying why, without Chromium (unless
  * FLOWLAB_E2E_REQUIRED=1). Needs no model.
  */
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDesignedExperiment } from '../core/api/designedRun.fixture.ts';
-import { openStore } from '../core/store/index.ts';
-import { browserMissing, createWorkspace, ensureRendererBuilt, launchBrowser, REQUIRED, screenshot, startServe, type ServeProcess, type Workspace } from './harness.ts';
+import type { Store } from '../core/store/index.ts';
+import { browserMissing, openLab, REQUIRED, screenshot, type OpenLab, type ServeProcess } from './harness.ts';
 
 const noBrowser = browserMissing();
 if (noBrowser && REQUIRED) throw new Error(`e2e: ${noBrowser} (FLOWLAB_E2E_REQUIRED=1: the browser tests must run here)`);
@@ -27,57 +27,42 @@ if (noBrowser) process.stdout.write(`[e2e designer] SKIPPED: ${noBrowser}\n`);
 const WAIT = { timeout: 30_000 } as const;
 const tid = (id: string) => `[data-testid="${id}"]`;
 
-let ws: Workspace;
+let lab: OpenLab<string>;
 let serve: ServeProcess;
-let context: BrowserContext;
 let page: Page;
 let experiment = '';
-const pageErrors: string[] = [];
+let pageErrors: string[] = [];
 
 /** Writes the designed experiment and a two-role train loop's versions (SIMULATED metrics) into the database. */
-async function seed(dbFile: string): Promise<string> {
-  const store = openStore(dbFile);
-  try {
-    const id = await seedDesignedExperiment(store);
-    const curves = { designer: [0.12, 0.3, 0.45, 0.62], executor: [0.2, 0.28, 0.5, 0.71] };
-    let t = 1;
-    for (const [role, rewards] of Object.entries(curves)) {
-      rewards.forEach((reward, i) =>
-        store.weights.save({
-          id: `wv-${role}-${i + 1}`,
-          role,
-          basePath: '/simulated/base.gguf',
-          path: `/simulated/${role}-iter-${i + 1}.gguf`,
-          ...(i ? { parentId: `wv-${role}-${i}` } : {}),
-          iteration: i + 1,
-          hyper: { loopId: 'tl-simulated', simulated: true },
-          metrics: { reward, kl: 0.01 * (i + 1) },
-          createdAt: t++,
-        }),
-      );
-    }
-    return id;
-  } finally {
-    store.close();
+async function seed(store: Store): Promise<string> {
+  const id = await seedDesignedExperiment(store);
+  const curves = { designer: [0.12, 0.3, 0.45, 0.62], executor: [0.2, 0.28, 0.5, 0.71] };
+  let t = 1;
+  for (const [role, rewards] of Object.entries(curves)) {
+    rewards.forEach((reward, i) =>
+      store.weights.save({
+        id: `wv-${role}-${i + 1}`,
+        role,
+        basePath: '/simulated/base.gguf',
+        path: `/simulated/${role}-iter-${i + 1}.gguf`,
+        ...(i ? { parentId: `wv-${role}-${i}` } : {}),
+        iteration: i + 1,
+        hyper: { loopId: 'tl-simulated', simulated: true },
+        metrics: { reward, kl: 0.01 * (i + 1) },
+        createdAt: t++,
+      }),
+    );
   }
+  return id;
 }
 
 describe.skipIf(!!noBrowser)('the views of a designed workflow in Chromium against flowlab serve (SIMULATED scripted designer)', () => {
   beforeAll(async () => {
-    ensureRendererBuilt();
-    ws = createWorkspace();
-    experiment = await seed(ws.db);
-    serve = await startServe(ws);
-    context = await launchBrowser(ws);
-    page = await context.newPage();
-    page.on('pageerror', (e) => pageErrors.push(String(e)));
+    lab = await openLab((store) => seed(store));
+    ({ serve, page, pageErrors, seeded: experiment } = lab);
   }, 120_000);
 
-  afterAll(async () => {
-    await context?.close().catch(() => {});
-    await serve?.stop();
-    ws?.remove();
-  }, 60_000);
+  afterAll(() => lab?.close(), 60_000);
 
   it('opens the designed run: the graph it ran, each node with its authors, the design text', async () => {
     await page.goto(serve.url);

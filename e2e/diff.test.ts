@@ -11,11 +11,10 @@
  * go back to the trace. Screenshots go to artifacts/screenshots/. Skips, saying why, without
  * Chromium (unless FLOWLAB_E2E_REQUIRED=1). Needs no model.
  */
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedRunDiffPair, VERDICTS } from '../core/api/runDiff.fixture.ts';
-import { openStore } from '../core/store/index.ts';
-import { browserMissing, createWorkspace, ensureRendererBuilt, launchBrowser, REQUIRED, screenshot, startServe, type ServeProcess, type Workspace } from './harness.ts';
+import { browserMissing, openLab, REQUIRED, screenshot, type OpenLab, type ServeProcess } from './harness.ts';
 
 const noBrowser = browserMissing();
 if (noBrowser && REQUIRED) throw new Error(`e2e: ${noBrowser} (FLOWLAB_E2E_REQUIRED=1: the browser tests must run here)`);
@@ -24,34 +23,19 @@ if (noBrowser) process.stdout.write(`[e2e diff] SKIPPED: ${noBrowser}\n`);
 const WAIT = { timeout: 30_000 } as const;
 const tid = (id: string) => `[data-testid="${id}"]`;
 
-let ws: Workspace;
+let lab: OpenLab<{ a: string; b: string }>;
 let serve: ServeProcess;
-let context: BrowserContext;
 let page: Page;
 let pair = { a: '', b: '' };
-const pageErrors: string[] = [];
+let pageErrors: string[] = [];
 
 describe.skipIf(!!noBrowser)('run diff in Chromium against flowlab serve (SIMULATED scripted gsm8k-team pair)', () => {
   beforeAll(async () => {
-    ensureRendererBuilt();
-    ws = createWorkspace();
-    const store = openStore(ws.db);
-    try {
-      pair = await seedRunDiffPair(store);
-    } finally {
-      store.close();
-    }
-    serve = await startServe(ws);
-    context = await launchBrowser(ws);
-    page = await context.newPage();
-    page.on('pageerror', (e) => pageErrors.push(String(e)));
+    lab = await openLab((store) => seedRunDiffPair(store));
+    ({ serve, page, pageErrors, seeded: pair } = lab);
   }, 120_000);
 
-  afterAll(async () => {
-    await context?.close().catch(() => {});
-    await serve?.stop();
-    ws?.remove();
-  }, 60_000);
+  afterAll(() => lab?.close(), 60_000);
 
   it('offers the same task of the other experiment in "Diff with…"', async () => {
     await page.goto(serve.url);

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { openStore, type Store } from '../core/store/index.ts';
 import { gsm8kTest as GSM8K_TEST, shared as SHARED, tinyModel as TINY_MODEL } from '../test/fixtures.ts';
 
 /** The repository root. */
@@ -201,6 +202,55 @@ export async function launchBrowser(ws: Workspace): Promise<BrowserContext> {
     timezoneId: 'UTC',
     timeout: 30_000,
   });
+}
+
+/** A served lab over a seeded database with one page open in Chromium: where a view test starts. */
+export interface OpenLab<T> {
+  ws: Workspace;
+  serve: ServeProcess;
+  context: BrowserContext;
+  page: Page;
+  /** Uncaught errors of the page (`pageerror`), in order. */
+  pageErrors: string[];
+  /** What `seed` returned (experiment ids and the like). */
+  seeded: T;
+  /** Closes the browser, stops the server and removes the workspace. */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the renderer if needed, makes a fresh workspace, lets `seed` write into its database
+ * (closed again before the server opens it; `ws` for seeds that run the CLI on it), starts
+ * `flowlab serve` and opens a page in headless Chromium. What fails on the way is cleaned up.
+ */
+export async function openLab<T>(seed: (store: Store, ws: Workspace) => Promise<T> | T): Promise<OpenLab<T>> {
+  ensureRendererBuilt();
+  const ws = createWorkspace();
+  let serve: ServeProcess | undefined;
+  let context: BrowserContext | undefined;
+  const close = async () => {
+    await context?.close().catch(() => {});
+    await serve?.stop();
+    ws.remove();
+  };
+  try {
+    const store = openStore(ws.db);
+    let seeded: T;
+    try {
+      seeded = await seed(store, ws);
+    } finally {
+      store.close();
+    }
+    serve = await startServe(ws);
+    context = await launchBrowser(ws);
+    const page = await context.newPage();
+    const pageErrors: string[] = [];
+    page.on('pageerror', (e) => pageErrors.push(String(e)));
+    return { ws, serve, context, page, pageErrors, seeded, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
 }
 
 /** Saves a 1280x800 screenshot of the page as artifacts/screenshots/<name>.png; returns the path. */

@@ -10,14 +10,13 @@
  * champion changes and rejected proposals, and the diff from v0 to v2. Screenshots go to
  * artifacts/screenshots/ (mass-timeline.png). Skips, saying why, without Chromium or the model.
  */
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evolve } from '../core/mass/inner.ts';
 import { scripted, spec } from '../core/mass/loop.fixture.ts';
-import { openStore } from '../core/store/index.ts';
 import { defaultTools } from '../core/tools/index.ts';
 import { cli } from '../test/cli.ts';
-import { browserMissing, createWorkspace, ensureRendererBuilt, launchBrowser, REQUIRED, screenshot, sharedMissing, startServe, TINY_MODEL, type ServeProcess, type Workspace } from './harness.ts';
+import { browserMissing, openLab, REQUIRED, screenshot, sharedMissing, TINY_MODEL, type OpenLab, type ServeProcess } from './harness.ts';
 
 const missing = browserMissing() ?? sharedMissing();
 if (missing && REQUIRED) throw new Error(`e2e: ${missing} (FLOWLAB_E2E_REQUIRED=1: the browser tests must run here)`);
@@ -26,32 +25,22 @@ if (missing) process.stdout.write(`[e2e mass] SKIPPED: ${missing}\n`);
 const WAIT = { timeout: 30_000 } as const;
 const tid = (id: string) => `[data-testid="${id}"]`;
 
-let ws: Workspace;
+let lab: OpenLab<void>;
 let serve: ServeProcess;
-let context: BrowserContext;
 let page: Page;
-const pageErrors: string[] = [];
+let pageErrors: string[] = [];
 
 describe.skipIf(!!missing)('the MASS view in Chromium against flowlab serve', () => {
   beforeAll(async () => {
-    ensureRendererBuilt();
-    ws = createWorkspace();
-    const store = openStore(ws.db);
-    await evolve(spec('evo-scripted'), { store, provider: scripted(), tools: defaultTools() });
-    store.close();
-    const real = await cli(['evolve', 'learn-tool', '--model', TINY_MODEL, '--threads', '1', '--iterations', '4', '--db', ws.db]);
-    if (real.code !== 0) throw new Error(`flowlab evolve failed: ${real.err}`);
-    serve = await startServe(ws);
-    context = await launchBrowser(ws);
-    page = await context.newPage();
-    page.on('pageerror', (e) => pageErrors.push(String(e)));
+    lab = await openLab(async (store, ws) => {
+      await evolve(spec('evo-scripted'), { store, provider: scripted(), tools: defaultTools() });
+      const real = await cli(['evolve', 'learn-tool', '--model', TINY_MODEL, '--threads', '1', '--iterations', '4', '--db', ws.db]);
+      if (real.code !== 0) throw new Error(`flowlab evolve failed: ${real.err}`);
+    });
+    ({ serve, page, pageErrors } = lab);
   }, 300_000);
 
-  afterAll(async () => {
-    await context?.close().catch(() => {});
-    await serve?.stop();
-    ws?.remove();
-  }, 60_000);
+  afterAll(() => lab?.close(), 60_000);
 
   it('shows the real loop’s champion timeline with each verdict’s orientation', async () => {
     await page.goto(serve.url);

@@ -7,11 +7,10 @@
  * A screenshot goes to artifacts/screenshots/studies.png. Skips, saying why, without Chromium
  * (unless FLOWLAB_E2E_REQUIRED=1). Needs no model.
  */
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../core/store/index.ts';
 import { runToyStudy } from '../core/studies/study.fixture.ts';
-import { browserMissing, createWorkspace, ensureRendererBuilt, launchBrowser, REQUIRED, screenshot, startServe, type ServeProcess, type Workspace } from './harness.ts';
+import { browserMissing, openLab, REQUIRED, screenshot, type OpenLab, type ServeProcess } from './harness.ts';
 
 const noBrowser = browserMissing();
 if (noBrowser && REQUIRED) throw new Error(`e2e: ${noBrowser} (FLOWLAB_E2E_REQUIRED=1: the browser tests must run here)`);
@@ -20,34 +19,19 @@ if (noBrowser) process.stdout.write(`[e2e studies] SKIPPED: ${noBrowser}\n`);
 const WAIT = { timeout: 30_000 } as const;
 const tid = (id: string) => `[data-testid="${id}"]`;
 
-let ws: Workspace;
+let lab: OpenLab<string>;
 let serve: ServeProcess;
-let context: BrowserContext;
 let page: Page;
 let studyId = '';
-const pageErrors: string[] = [];
+let pageErrors: string[] = [];
 
 describe.skipIf(!!noBrowser)('the Studies view in Chromium against flowlab serve (SIMULATED scripted model)', () => {
   beforeAll(async () => {
-    ensureRendererBuilt();
-    ws = createWorkspace();
-    const store = openStore(ws.db);
-    try {
-      studyId = (await runToyStudy(store)).studyId;
-    } finally {
-      store.close();
-    }
-    serve = await startServe(ws);
-    context = await launchBrowser(ws);
-    page = await context.newPage();
-    page.on('pageerror', (e) => pageErrors.push(String(e)));
+    lab = await openLab(async (store) => (await runToyStudy(store)).studyId);
+    ({ serve, page, pageErrors, seeded: studyId } = lab);
   }, 120_000);
 
-  afterAll(async () => {
-    await context?.close().catch(() => {});
-    await serve?.stop();
-    ws?.remove();
-  }, 60_000);
+  afterAll(() => lab?.close(), 60_000);
 
   it('shows the table with intervals and deltas, the chart and the cells', async () => {
     await page.goto(serve.url);
