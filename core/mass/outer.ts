@@ -129,10 +129,12 @@ interface GuardRecord {
   guard?: GuardVerdict;
 }
 
-function readJson<T>(file: string): T | undefined {
+/** A JSON file's value, or undefined when the file does not exist (the loops' state and guard records). */
+export function readJson<T>(file: string): T | undefined {
   return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as T) : undefined;
 }
-function writeJson(file: string, value: unknown): void {
+/** Writes `value` as JSON to `file` through a temp file and a rename (creating its folder). */
+export function writeJson(file: string, value: unknown): void {
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(`${file}.tmp`, JSON.stringify(value, null, 1) + '\n');
   renameSync(`${file}.tmp`, file);

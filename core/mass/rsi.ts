@@ -18,7 +18,7 @@
  * one back), guard verdicts sit next to their environments, a version is found by its id
  * before training, and `state.json` records each finished stage.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ModelProvider, SamplingParams } from '../model/provider.ts';
 import { deriveSeed, mulberry32 } from '../random.ts';
@@ -29,7 +29,7 @@ import type { Trainer } from '../training/port.ts';
 import { checkThresholds, describeReason, judgeVerifierAgreement, type Agreement, type GuardThresholds } from './guards.ts';
 import { judgePair } from './judge.ts';
 import { storeBase, storeCycle, storeHalt, storeRankings } from './outerRecords.ts';
-import { rankTask, type ArmSelection, type OuterOptions, type RankedRun, type TaskRanking } from './outer.ts';
+import { rankTask, readJson, writeJson, type ArmSelection, type OuterOptions, type RankedRun, type TaskRanking } from './outer.ts';
 import { MassRankError } from './rankErrors.ts';
 import { runMass } from './run.ts';
 import { exportRows, manifestOf, sftSequencesOf, toJsonl, type ExportCall, type ExportRow, type ExportTrajectory } from './sftExport.ts';
@@ -151,14 +151,6 @@ interface RsiState {
   cycles: CycleReport[];
 }
 
-function readJson<T>(file: string): T | undefined {
-  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as T) : undefined;
-}
-function writeJson(file: string, value: unknown): void {
-  mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(`${file}.tmp`, JSON.stringify(value, null, 1) + '\n');
-  renameSync(`${file}.tmp`, file);
-}
 
 /** What the tamperer's runs got, over a group's rankings (null when none was tampered). */
 export function tamperSummary(rankings: readonly TaskRanking[], train: number): TamperSummary | null {
