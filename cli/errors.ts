@@ -134,6 +134,8 @@ export function cliError(e: unknown, ctx: CliErrorContext = {}): unknown {
         return new UsageError(`--role-version ${role}=${versionId}: no weight version ${versionId} in the database (list them with \`flowlab versions\`)`);
       case 'VERSION_FILE_MISSING':
         return new UsageError(`--role-version ${role}=${versionId}: the version's file ${path} is missing`);
+      case 'BAD_ENDPOINT':
+        return new UsageError(`${e.field === 'workflow' ? "the workflow's models" : FLAG_OF[e.field]}: ${e.message}`);
     }
   }
   if (e instanceof ExperimentSpecError) {

@@ -74,6 +74,7 @@ export function resolveRequestModels(graph: Graph, req: RequestModelFields, stor
       CONFLICT: `role "${role}" has both a model file (models.roles) and a weight version (roleVersions)`,
       UNKNOWN_VERSION: `roleVersions.${role}: no weight version ${versionId} in the database`,
       VERSION_FILE_MISSING: `roleVersions.${role}: the file ${path} of weight version ${versionId} is missing`,
+      BAD_ENDPOINT: err.message,
     }[err.code];
     throw new ApiError('BAD_REQUEST', `${method}: ${message}`, method, field, { cause: err });
   }

@@ -264,14 +264,15 @@ function headerValue(v: string | string[] | undefined): string | undefined {
 }
 
 /** A request body over `MAX_BODY_BYTES`; answered with 413 and a `BAD_REQUEST` ApiError. */
-class BodyTooLarge extends FlowlabError<'BODY_TOO_LARGE'> {
+export class BodyTooLarge extends FlowlabError<'BODY_TOO_LARGE'> {
   override readonly name = 'BodyTooLarge';
   constructor() {
     super('BODY_TOO_LARGE', `the request body is over ${MAX_BODY_BYTES} bytes`);
   }
 }
 
-function readBody(req: IncomingMessage, limit: number): Promise<string> {
+/** The request body as UTF-8 text. @throws BodyTooLarge past `limit` bytes (the rest is drained). */
+export function readBody(req: IncomingMessage, limit: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

@@ -3,16 +3,20 @@
  * hand to the experiment service. node-llama-cpp is imported lazily, so commands that never
  * generate (replay, show) never load the binding.
  */
-import { loadedProvider, type ModelConfig, type ModelPort, type ModelProvider } from '../core/model/index.ts';
+import { isEndpointRef, loadedProvider, parseEndpointRef, type ModelConfig, type ModelPort, type ModelProvider } from '../core/model/index.ts';
 import { MAX_SEQUENCES } from '../core/limits.ts';
 import { defaultThreads, maxThreads, verifyModelFiles, withFingerprints } from './resolve.ts';
 
 /**
- * Builds (does not load) the node-llama-cpp provider of a config: one model entry per reference,
+ * Builds (does not load) the provider of a config: references that name endpoints
+ * (`openai:...`, core/model/endpoint.ts) go to the OpenAI-compatible provider (models/openai,
+ * with the stored probe verdicts), the rest to node-llama-cpp: one model entry per reference,
  * threads `defaultThreads(file)` unless the config gives them, never more than the machine's
  * cores (a config recorded elsewhere, e.g. resumed, may name more), LoRA adapters per reference.
  */
 export async function llamaProvider(cfg: ModelConfig): Promise<ModelProvider> {
+  const endpointRefs = Object.keys(cfg.models).filter((ref) => isEndpointRef(cfg.models[ref]!));
+  if (endpointRefs.length > 0) return withEndpoints(cfg, endpointRefs);
   const { LlamaProvider } = await import('./llama/index.ts');
   const models: Record<string, { path: string; threads: number; contextSize?: number; gpu: 'auto' | false; sequences?: number; batching?: 'mixed' | 'isolated'; exactAttention?: boolean; lora?: Array<{ path: string; scale?: number }> }> = {};
   for (const [ref, file] of Object.entries(cfg.models)) {
@@ -21,6 +25,16 @@ export async function llamaProvider(cfg: ModelConfig): Promise<ModelProvider> {
     if (lora?.length) models[ref].lora = lora;
   }
   return new LlamaProvider({ models });
+}
+
+/** The provider of a config with endpoint references `endpointRefs`: OpenAI-compatible alone, or routed beside node-llama-cpp for the file references. */
+async function withEndpoints(cfg: ModelConfig, endpointRefs: string[]): Promise<ModelProvider> {
+  const { OpenAiProvider, RoutedProvider, readVerdicts } = await import('./openai/index.ts');
+  const endpoints = new OpenAiProvider({ models: Object.fromEntries(endpointRefs.map((ref) => [ref, parseEndpointRef(cfg.models[ref]!)])), verdicts: readVerdicts() });
+  const fileRefs = Object.keys(cfg.models).filter((ref) => !endpointRefs.includes(ref));
+  if (fileRefs.length === 0) return endpoints;
+  const files = await llamaProvider({ ...cfg, models: Object.fromEntries(fileRefs.map((ref) => [ref, cfg.models[ref]!])) });
+  return new RoutedProvider(files, new Set(fileRefs), endpoints, new Set(endpointRefs));
 }
 
 /** The node-llama-cpp provider of `cfg`, every model loaded (core/model/provider.ts loadedProvider). */

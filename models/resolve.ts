@@ -10,15 +10,17 @@ import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import type { RoleName } from '../core/ids.ts';
-import { ModelConfigError, type LoraAdapterRef, type ModelConfig, type ModelRequest, type ModelRequestField } from '../core/model/index.ts';
+import { EndpointRefError, isEndpointRef, ModelConfigError, parseEndpointRef, type LoraAdapterRef, type ModelConfig, type ModelRequest, type ModelRequestField } from '../core/model/index.ts';
 import type { Graph } from '../core/workflow/index.ts';
 
 /**
  * A fast identity of a model file: its size and the sha256 of its first and last MiB (GGUF
  * headers, metadata and the tail of the weights), so `resume` can tell the file changed without
- * hashing gigabytes. Returns `missing` when the file cannot be read.
+ * hashing gigabytes. Returns `missing` when the file cannot be read, `endpoint` for an endpoint
+ * reference (a server has no file to fingerprint; resume does not check it).
  */
 export function fingerprintModel(file: string): string {
+  if (isEndpointRef(file)) return 'endpoint';
   let fd: number | undefined;
   try {
     const size = statSync(file).size;
@@ -81,6 +83,7 @@ export function verifyModelFiles(recorded: ModelConfig, current: ModelConfig): v
   for (const [ref, file] of Object.entries(current.models)) {
     const was = recorded.fingerprints?.[ref];
     const now = fingerprintModel(file);
+    if (now === 'endpoint') continue;
     if (now === 'missing') throw new ModelFileError('MODEL_FILE_MISSING', ref, file, `model file for "${ref}" not found: ${file}; restore it or give its new path (the same file)`);
     if (was && was !== 'missing' && was !== now) throw new ModelFileError('MODEL_FILE_CHANGED', ref, file, `model file for "${ref}" changed since the experiment started: ${file} (fingerprint ${was} -> ${now}); resuming would mix models in one experiment`);
   }
@@ -168,7 +171,7 @@ export function resolveModels(graph: Graph, req: ModelRequest, lookupVersion?: (
     const adapters = roleLoras[role.name]?.map((a) => ({ ...a, path: path.resolve(base, a.path) }));
     if (chosen) {
       const ref = `role:${role.name}`;
-      models[ref] = path.resolve(base, chosen.file);
+      models[ref] = modelLocation(base, chosen.file, chosen.field, role.name);
       roleModels[role.name] = ref;
       if (adapters) loras[ref] = adapters;
       note(models[ref]!, chosen.field, role.name);
@@ -178,7 +181,7 @@ export function resolveModels(graph: Graph, req: ModelRequest, lookupVersion?: (
     const file = fromDoc ?? (role.model === 'default' ? req.default : undefined);
     if (!file) throw new ModelConfigError('NO_MODEL', 'default', `role "${role.name}" has no model`, { role: role.name });
     const ref = adapters ? `role:${role.name}` : role.model;
-    models[ref] = path.resolve(base, file);
+    models[ref] = modelLocation(base, file, fromDoc !== undefined ? 'workflow' : 'default', role.name);
     roleModels[role.name] = ref;
     if (adapters) loras[ref] = adapters;
     note(models[ref]!, fromDoc !== undefined ? 'workflow' : 'default');
@@ -193,6 +196,22 @@ export function resolveModels(graph: Graph, req: ModelRequest, lookupVersion?: (
   if (req.contextSize !== undefined) config.contextSize = req.contextSize;
   if (Object.keys(loras).length) config.loras = loras;
   return { config, versions, fieldOf, notes };
+}
+
+/**
+ * Where a model reference points: an endpoint reference (`openai:...`, core/model/endpoint.ts)
+ * as given after checking it, a file resolved against `base`.
+ * Errors: ModelConfigError `BAD_ENDPOINT` (`field`, `role`) with the parser's message.
+ */
+function modelLocation(base: string, file: string, field: ModelRequestField, role: string): string {
+  if (!isEndpointRef(file)) return path.resolve(base, file);
+  try {
+    parseEndpointRef(file);
+  } catch (e) {
+    if (e instanceof EndpointRefError) throw new ModelConfigError('BAD_ENDPOINT', field, `role "${role}": ${e.message}`, { role });
+    throw e;
+  }
+  return file;
 }
 
 /** The most CPU threads one model gets: this machine's cores (`os.availableParallelism()`). */

@@ -14,7 +14,7 @@ export interface LoraAdapterRef {
 
 /** How the models of a run were chosen; stored with the experiment so `resume` rebuilds the same provider. */
 export interface ModelConfig {
-  /** Model reference -> absolute GGUF path. */
+  /** Model reference -> absolute GGUF path, or an endpoint reference (`openai:...`, core/model/endpoint.ts). */
   models: Record<string, string>;
   /** Role -> model reference it uses. */
   roleModels: Record<string, string>;
@@ -76,7 +76,9 @@ export type ModelConfigErrorCode =
   /** A weight version id the store does not have. */
   | 'UNKNOWN_VERSION'
   /** A weight version whose GGUF file is gone. */
-  | 'VERSION_FILE_MISSING';
+  | 'VERSION_FILE_MISSING'
+  /** A model given as an endpoint reference (`openai:...`) that does not parse (core/model/endpoint.ts). */
+  | 'BAD_ENDPOINT';
 
 /**
  * A model request that cannot be resolved. `field` and `role` locate it in the request; `roles`

@@ -73,6 +73,8 @@ export interface GenerateResult {
   renderedPrompt?: string;
   /** With `recordTokens`: the model tokenizer's ids exactly as fed (BOS included when the model prepends one). */
   promptTokenIds?: number[];
+  /** Per completion token, the log-probability a server reported, where it offers them (OpenAI-compatible endpoints asked with `logprobs=1`). */
+  logprobs?: number[];
   /** With `recordTokens`: the ids exactly as sampled, in order (a final end-of-generation token included; its text is not in `text`). */
   completionTokenIds?: number[];
 }

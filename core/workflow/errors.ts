@@ -26,6 +26,8 @@ export type SpecIssueCode =
   | 'UNKNOWN_CHECK'
   | 'UNKNOWN_SKILL'
   | 'UNKNOWN_MODEL'
+  // A `models.<ref>.path` that starts with `openai:` but is not a valid endpoint reference (core/model/endpoint.ts).
+  | 'BAD_ENDPOINT'
   | 'BAD_CONDITION'
   | 'BAD_TEMPLATE'
   | 'BAD_HOPS'

@@ -12,3 +12,4 @@ export { parseWorkflow, loadWorkflowFile, type LoadOptions, type LoadedWorkflow 
 export { parseCondition, evalCondition, ConditionError, type Condition } from './condition.ts';
 export { renderTemplate, templateRefs, templateProblem } from './template.ts';
 export { CheckRegistry, BUILTIN_CHECKS, type Check } from './checks.ts';
+export { jsonSchemaValidator } from './jsonSchema.ts';

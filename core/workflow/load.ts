@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { isEndpointRef } from '../model/endpoint.ts';
 import path from 'node:path';
 import { isNode, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Document } from 'yaml';
 import { bracketDepth, MAX_NESTING_DEPTH, nestingDepth } from '../limits.ts';
@@ -85,7 +86,7 @@ export function parseWorkflow(text: string, opts: LoadOptions): LoadedWorkflow {
   if (!graph) throw new SpecError(locate(issues), opts.file);
   if (opts.file) {
     const base = path.dirname(opts.file);
-    for (const m of graph.models.values()) if (m.path && !path.isAbsolute(m.path)) m.path = path.resolve(base, m.path);
+    for (const m of graph.models.values()) if (m.path && !path.isAbsolute(m.path) && !isEndpointRef(m.path)) m.path = path.resolve(base, m.path);
   }
   const warnings: SpecIssue[] = [...lossyNumbers(doc, lineCounter, text, opts.file)];
   for (const node of graph.nodes.values()) {

@@ -3,6 +3,7 @@
  * graph's types, each checked against the names it refers to.
  */
 import { jsonSchemaValidator } from '../jsonSchema.ts';
+import { EndpointRefError, isEndpointRef, parseEndpointRef } from '../../model/endpoint.ts';
 import { schemaProblems } from '../schemaSupport.ts';
 import { asNodeId, asRoleName, HUMAN, type RoleName } from '../../ids.ts';
 import { CheckRegistry } from '../checks.ts';
@@ -68,6 +69,8 @@ export function parseWorkflowDoc(doc: WorkflowDoc, opts: CompileOptions): { pars
   const models = new Map<string, ModelRef>();
   for (const [name, m] of Object.entries(doc.models ?? {})) {
     models.set(name, { name, path: m.path, contextSize: m.context_size, threads: m.threads, gpu: m.gpu });
+    const endpointProblem = m.path !== undefined && isEndpointRef(m.path) ? endpointRefProblem(m.path) : undefined;
+    if (endpointProblem) issue('BAD_ENDPOINT', ['models', name, 'path'], endpointProblem);
   }
   const roles = new Map<RoleName, Role>();
   for (const [name, r] of Object.entries(doc.roles)) {
@@ -243,4 +246,15 @@ function declaredEdges(doc: WorkflowDoc, notation: 'nodes' | 'steps' | 'agents',
     }));
   }
   return out;
+}
+
+/** Why an `openai:` model path is not a valid endpoint reference (core/model/endpoint.ts), or undefined. */
+function endpointRefProblem(ref: string): string | undefined {
+  try {
+    parseEndpointRef(ref);
+    return undefined;
+  } catch (e) {
+    if (e instanceof EndpointRefError) return `not a valid endpoint reference: ${e.message}`;
+    throw e;
+  }
 }

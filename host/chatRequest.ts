@@ -1,0 +1,149 @@
+/**
+ * An OpenAI chat-completions request body (OpenAI API reference, "Create chat completion") read
+ * into the model port's `CallInput` for `flowlab serve-model`: messages, samplers, seed, stop,
+ * max tokens, and the JSON schema in any of the forms OpenAI-compatible servers accept
+ * (`response_format` json_schema; llama-server's `response_format` json_object + `schema` and its
+ * `json_schema` field; vLLM's `structured_outputs.json` and `guided_json`; Ollama's `format`).
+ * Errors are {@link ChatRequestError}s with the OpenAI error `param` that is at fault.
+ */
+import { randomInt } from 'node:crypto';
+import { asRoleName } from '../core/ids.ts';
+import { MAX_GENERATED_TOKENS } from '../core/limits.ts';
+import type { CallInput, JsonSchema } from '../core/model/index.ts';
+
+/** A request the server refuses with 400 (or 404 for an unknown model); `param` names the field. */
+export class ChatRequestError extends Error {
+  override readonly name = 'ChatRequestError';
+  constructor(
+    message: string,
+    readonly param: string | null,
+    readonly status = 400,
+    readonly type = 'invalid_request_error',
+    readonly errorCode: string | null = null,
+  ) {
+    super(message);
+  }
+}
+
+/** What the server generates for one request. */
+export interface ChatCall {
+  /** The model id (a key of the served models). */
+  model: string;
+  input: CallInput;
+  stream: boolean;
+  /** `stream_options.include_usage`: a last chunk with the usage. */
+  streamUsage: boolean;
+  /** The request carried a schema (whether or not the server enforces it). */
+  hadSchema: boolean;
+}
+
+type Body = Record<string, unknown>;
+
+/**
+ * Reads a chat-completions body. `models` are the served ids; a body without `model` uses the
+ * only one when exactly one is served. With `enforceSchema` false a schema is accepted and
+ * ignored (the request still succeeds). Samplers: `temperature` (default 1), `top_p`, `top_k`,
+ * `min_p`; `seed` (default random); `max_tokens` or `max_completion_tokens` (default: until the
+ * end of text or a full context); `stop` (a string or up to 4). System (and `developer`)
+ * messages become the system text; every other message's text is joined by blank lines into
+ * the prompt (one user turn: the port has no multi-turn input).
+ * @throws ChatRequestError naming the field.
+ */
+export function readChatRequest(raw: unknown, models: readonly string[], enforceSchema: boolean): ChatCall {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new ChatRequestError('the body must be a JSON object', null);
+  const b = raw as Body;
+  const model = b['model'] === undefined && models.length === 1 ? models[0]! : b['model'];
+  if (typeof model !== 'string') throw new ChatRequestError('`model` must be a string (one of the ids /v1/models lists)', 'model');
+  if (!models.includes(model)) throw new ChatRequestError(`model "${model.slice(0, 100)}" is not served here (served: ${models.join(', ')})`, 'model', 404, 'invalid_request_error', 'model_not_found');
+  const { system, prompt } = readMessages(b['messages']);
+  if (b['n'] !== undefined && b['n'] !== 1) throw new ChatRequestError('only n = 1 is supported', 'n');
+  if (typeof b['grammar'] === 'string') throw new ChatRequestError('GBNF `grammar` is not supported: send a JSON schema (`response_format` json_schema)', 'grammar');
+  const maxTokens = optInt(b, 'max_completion_tokens') ?? optInt(b, 'max_tokens') ?? 0;
+  if (maxTokens > MAX_GENERATED_TOKENS) throw new ChatRequestError(`max_tokens is at most ${MAX_GENERATED_TOKENS}`, 'max_tokens');
+  const schema = schemaOf(b);
+  const input: CallInput = {
+    role: asRoleName('user'),
+    ...(system ? { system } : {}),
+    prompt,
+    params: {
+      temperature: optNumber(b, 'temperature', 0, 2) ?? 1,
+      maxTokens,
+      ...defined('topP', optNumber(b, 'top_p', 0, 1)),
+      ...defined('topK', optInt(b, 'top_k')),
+      ...defined('minP', optNumber(b, 'min_p', 0, 1)),
+      ...defined('stop', stopOf(b['stop'])),
+    },
+    seed: optInt(b, 'seed') ?? randomInt(2 ** 32),
+    ...(schema && enforceSchema ? { jsonSchema: schema } : {}),
+  };
+  const streamOptions = b['stream_options'] as Body | undefined;
+  return { model, input, stream: b['stream'] === true, streamUsage: streamOptions?.['include_usage'] === true, hadSchema: schema !== undefined };
+}
+
+function readMessages(messages: unknown): { system: string; prompt: string } {
+  if (!Array.isArray(messages) || messages.length === 0) throw new ChatRequestError('`messages` must be a non-empty array', 'messages');
+  const system: string[] = [];
+  const turns: string[] = [];
+  messages.forEach((m: unknown, i) => {
+    const msg = m as Body | null;
+    const role = msg?.['role'];
+    if (typeof role !== 'string') throw new ChatRequestError(`messages[${i}].role must be a string`, `messages[${i}].role`);
+    const text = contentText(msg!['content'], i);
+    (role === 'system' || role === 'developer' ? system : turns).push(text);
+  });
+  if (turns.length === 0) throw new ChatRequestError('`messages` has no user message', 'messages');
+  return { system: system.join('\n\n'), prompt: turns.join('\n\n') };
+}
+
+/** A message's text: a string, or the `text` parts of a content array. */
+function contentText(content: unknown, i: number): string {
+  if (typeof content === 'string') return content;
+  if (content === null || content === undefined) return '';
+  if (Array.isArray(content)) {
+    return content
+      .map((part: unknown, j) => {
+        const p = part as Body | null;
+        if (p?.['type'] !== 'text' || typeof p['text'] !== 'string') throw new ChatRequestError(`messages[${i}].content[${j}]: only text parts are supported`, `messages[${i}].content`);
+        return p['text'];
+      })
+      .join('');
+  }
+  throw new ChatRequestError(`messages[${i}].content must be a string or an array of text parts`, `messages[${i}].content`);
+}
+
+/** The JSON schema of the body, in whichever form it came (see the module comment). */
+export function schemaOf(b: Body): JsonSchema | undefined {
+  const rf = b['response_format'] as Body | undefined;
+  const obj = (v: unknown): JsonSchema | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as JsonSchema) : undefined);
+  if (rf?.['type'] === 'json_schema') {
+    const s = obj((rf['json_schema'] as Body | undefined)?.['schema']);
+    if (!s) throw new ChatRequestError('response_format.json_schema.schema must be an object', 'response_format');
+    return s;
+  }
+  if (rf?.['type'] === 'json_object') return obj(rf['schema']) ?? { type: 'object' };
+  if (rf !== undefined && rf['type'] !== 'text') throw new ChatRequestError('response_format.type is text, json_object or json_schema', 'response_format');
+  return obj(b['json_schema']) ?? obj((b['structured_outputs'] as Body | undefined)?.['json']) ?? obj(b['guided_json']) ?? obj(b['format']) ?? (b['format'] === 'json' ? { type: 'object' } : undefined);
+}
+
+function stopOf(v: unknown): string[] | undefined {
+  if (v === undefined || v === null) return undefined;
+  const list = typeof v === 'string' ? [v] : v;
+  if (!Array.isArray(list) || list.length > 4 || !list.every((s) => typeof s === 'string')) throw new ChatRequestError('`stop` is a string or an array of up to 4 strings', 'stop');
+  return list as string[];
+}
+
+function optNumber(b: Body, key: string, min: number, max: number): number | undefined {
+  const v = b[key];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max) throw new ChatRequestError(`\`${key}\` must be a number from ${min} to ${max}`, key);
+  return v;
+}
+
+function optInt(b: Body, key: string): number | undefined {
+  const v = b[key];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new ChatRequestError(`\`${key}\` must be a non-negative integer`, key);
+  return v;
+}
+
+const defined = <K extends string, V>(k: K, v: V | undefined): { [P in K]?: V } => (v === undefined ? {} : ({ [k]: v } as { [P in K]: V }));

@@ -1,0 +1,161 @@
+/**
+ * The OpenAI-compatible adapter of the `ModelProvider` port: chat completions on servers that
+ * speak OpenAI's API (llama-server, vLLM, Ollama, LM Studio, `flowlab serve-model`, OpenAI).
+ *
+ * Design:
+ * - Each model reference maps to one or more endpoints (core/model/endpoint.ts); a call takes a
+ *   slot on the one with the fewest outstanding requests (`pool.ts`), within its concurrency limit.
+ * - 429, 5xx, refused connections and timeouts are retried (`spec.retries` times) with backoff
+ *   (`http.ts backoffMs`), each retry choosing an endpoint afresh.
+ * - A JSON-schema request is sent in the endpoint's structured-output form and the reply is
+ *   always validated against the schema (the same validator as the engine's contract check).
+ *   An invalid reply is asked again with derived seeds (`schemaRetries` more times); where the
+ *   probe found the schema ignored (`verdicts.ts`), the schema is also put into the system
+ *   message in words. A reply still invalid is returned as it is: the engine's contract check
+ *   turns it into `UNPARSABLE_OUTPUT` or `CONTRACT_VIOLATION`, so no unchecked output is kept.
+ * - API keys are read from the environment variable the reference names, at each call; they are
+ *   never in the reference, the result, an error message or the trace.
+ */
+import { endpointId, ModelError, type EndpointSpec, type GenerateRequest, type GenerateResult, type ModelProvider } from '../../core/model/index.ts';
+import { jsonSchemaValidator } from '../../core/workflow/index.ts';
+import { chatBody, readChatReply, schemaInstruction, validJson, type ChatReply } from './body.ts';
+import { backoffMs, postJson, RetryableError, sleep, type FetchLike } from './http.ts';
+import { EndpointPool } from './pool.ts';
+import type { ProbeVerdicts } from './verdicts.ts';
+
+/** Options of {@link OpenAiProvider}. */
+export interface OpenAiProviderOptions {
+  /** Model reference -> its endpoints (at least one each). */
+  models: Record<string, EndpointSpec[]>;
+  /** Probe verdicts by endpoint id (`verdicts.ts readVerdicts`); none: schemas are trusted as sent, and still post-validated. */
+  verdicts?: Record<string, ProbeVerdicts>;
+  /** Extra attempts for a reply invalid under its schema (default 2). */
+  schemaRetries?: number;
+  fetch?: FetchLike;
+  env?: NodeJS.ProcessEnv;
+  /** Backoff jitter source (tests). */
+  random?: () => number;
+}
+
+/** The seed of schema retry `k` (k = 0: the request's seed), kept in [0, 2^32). */
+export const retrySeed = (seed: number, k: number): number => (seed + k * 1_000_003) % 2 ** 32;
+
+export class OpenAiProvider implements ModelProvider {
+  readonly name = 'openai-compatible';
+  private readonly pools = new Map<string, EndpointPool>();
+  private readonly closing = new AbortController();
+  private readonly fetchImpl: FetchLike;
+
+  constructor(private readonly options: OpenAiProviderOptions) {
+    for (const [ref, specs] of Object.entries(options.models)) {
+      if (specs.length === 0) throw new ModelError('MODEL_UNKNOWN_REF', `model ref "${ref}" has no endpoints`, ref);
+      this.pools.set(ref, new EndpointPool(specs));
+    }
+    this.fetchImpl = options.fetch ?? ((url, init) => fetch(url, init));
+  }
+
+  /**
+   * One chat completion: a system message (`request.system`) and a user message
+   * (`request.prompt`); `temperature`, `top_p`, `seed`, `stop` (the first 4), `max_tokens`, and
+   * with the endpoint's `extras` `top_k` and `min_p`. Token counts are the server's `usage`
+   * (0 where it sends none; `flowlab probe` says so). `model` is the id the server answers with.
+   * `renderedPrompt` is not known (the server applies its own template). `ms` is the whole
+   * call's wall time, waits and retries included.
+   *
+   * @throws ModelError `MODEL_UNKNOWN_REF` (ref not configured), `ABORTED` (`request.signal`,
+   *   also while waiting for a slot or a retry), `MODEL_NOT_FOUND` (404), `GENERATION_FAILED`
+   *   (other 4xx, a reply without a message, retries used up, a key variable unset, disposed).
+   */
+  async generate(request: GenerateRequest): Promise<GenerateResult> {
+    const started = performance.now();
+    const ref = request.model;
+    if (this.closing.signal.aborted) throw new ModelError('GENERATION_FAILED', 'OpenAiProvider was disposed', ref);
+    const pool = this.pools.get(ref);
+    if (!pool) throw new ModelError('MODEL_UNKNOWN_REF', `model ref "${ref}" is not configured (known: ${[...this.pools.keys()].join(', ')})`, ref);
+    if (request.signal?.aborted) throw new ModelError('ABORTED', `call (ref "${ref}") was aborted`, ref, { cause: request.signal.reason });
+    const signal = request.signal ? AbortSignal.any([request.signal, this.closing.signal]) : this.closing.signal;
+
+    const schema = request.jsonSchema;
+    const validate = schema ? jsonSchemaValidator.compile(schema) : undefined;
+    const tries = schema ? 1 + (this.options.schemaRetries ?? 2) : 1;
+    let last: { reply: ChatReply; seed: number; spec: EndpointSpec } | undefined;
+    for (let k = 0; k < tries; k++) {
+      const seed = retrySeed(request.seed, k);
+      last = await this.call(pool, request, seed, signal);
+      if (!validate || validJson(last.reply.text, validate)) break;
+    }
+    const { reply, seed, spec } = last!;
+    const out: GenerateResult = {
+      text: reply.text,
+      tokens: reply.tokens,
+      ms: performance.now() - started,
+      seed,
+      model: reply.model ?? spec.model,
+      stopReason: reply.stopReason,
+    };
+    if (reply.logprobs) out.logprobs = reply.logprobs;
+    return out;
+  }
+
+  /** One reply, with retries on retryable failures, each on the least busy endpoint. */
+  private async call(pool: EndpointPool, request: GenerateRequest, seed: number, signal: AbortSignal): Promise<{ reply: ChatReply; seed: number; spec: EndpointSpec }> {
+    const ref = request.model;
+    for (let attempt = 0; ; attempt++) {
+      const lease = await pool.acquire(signal, ref).catch((e: unknown) => {
+        throw this.asAborted(e, request);
+      });
+      const spec = lease.spec;
+      const ignored = this.options.verdicts?.[endpointId(spec)]?.schema === 'ignored';
+      const body = chatBody(request, spec, seed, {
+        sendSchema: spec.form !== 'none',
+        ...(request.jsonSchema && (ignored || spec.form === 'none') ? { extraSystem: schemaInstruction(request.jsonSchema) } : {}),
+      });
+      try {
+        const { body: json } = await postJson(spec, '/chat/completions', body, ref, signal, this.fetchImpl, this.options.env);
+        return { reply: readChatReply(json, spec.baseUrl, ref), seed, spec };
+      } catch (e) {
+        if (!(e instanceof RetryableError) || attempt >= spec.retries) throw this.asModelError(e, request, spec, attempt);
+        lease.release();
+        await sleep(backoffMs(attempt, e.retryAfterMs, this.options.random), signal, ref).catch((err: unknown) => {
+          throw this.asAborted(err, request);
+        });
+        continue;
+      } finally {
+        lease.release();
+      }
+    }
+  }
+
+  /** A disposal seen as an abort is `GENERATION_FAILED` ("disposed"); the caller's abort stays `ABORTED`. */
+  private asAborted(e: unknown, request: GenerateRequest): unknown {
+    if (e instanceof ModelError && e.code === 'ABORTED' && !request.signal?.aborted && this.closing.signal.aborted) {
+      return new ModelError('GENERATION_FAILED', 'OpenAiProvider was disposed during the call', request.model, { cause: e });
+    }
+    return e;
+  }
+
+  private asModelError(e: unknown, request: GenerateRequest, spec: EndpointSpec, attempt: number): unknown {
+    if (e instanceof RetryableError) {
+      return new ModelError('GENERATION_FAILED', `${e.message} (after ${attempt + 1} attempt${attempt ? 's' : ''}; ref "${request.model}")`, request.model, { cause: e });
+    }
+    if (e instanceof ModelError) return this.asAborted(e, request);
+    return new ModelError('GENERATION_FAILED', `call to ${spec.baseUrl} failed: ${e instanceof Error ? e.message : String(e)}`, request.model, { cause: e });
+  }
+
+  /** Requests outstanding (in flight + waiting) per endpoint of `ref`. */
+  outstanding(ref: string): number[] {
+    return this.pools.get(ref)?.outstanding() ?? [];
+  }
+
+  /** Always 0: the models live on the servers. */
+  modelsLoaded(): number {
+    return 0;
+  }
+
+  /** Aborts calls in flight and waiting (they fail `GENERATION_FAILED`, "disposed"); later calls fail the same way. Safe to call twice. */
+  async dispose(): Promise<void> {
+    if (this.closing.signal.aborted) return;
+    this.closing.abort(new Error('OpenAiProvider disposed'));
+    for (const pool of this.pools.values()) pool.cancelWaiting(new ModelError('GENERATION_FAILED', 'OpenAiProvider was disposed'));
+  }
+}
