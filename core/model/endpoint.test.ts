@@ -51,6 +51,7 @@ describe('parseEndpointRef', () => {
   }
 });
 
+const NO_TOOLS = { get: () => undefined, list: () => [] };
 const wf = (modelPath: string) => `name: x
 models:
   remote: { path: "${modelPath}" }
@@ -65,7 +66,7 @@ nodes:
 describe('endpoint references in workflows and the resolver', () => {
   it('a bad one in models.<ref>.path is a located BAD_ENDPOINT issue', () => {
     try {
-      parseWorkflow(wf('openai:http://127.0.0.1:8080/v1'), { file: 'wf.yaml' });
+      parseWorkflow(wf('openai:http://127.0.0.1:8080/v1'), { file: 'wf.yaml', tools: NO_TOOLS });
       throw new Error('accepted');
     } catch (e) {
       expect(e).toBeInstanceOf(SpecError);
@@ -77,7 +78,7 @@ describe('endpoint references in workflows and the resolver', () => {
 
   it('a good one is kept as given (not resolved as a path), beside files; fingerprints skip it', () => {
     const ref = 'openai:http://127.0.0.1:8080/v1#tiny';
-    const { graph } = parseWorkflow(wf(ref), { file: '/tmp/wf.yaml' });
+    const { graph } = parseWorkflow(wf(ref), { file: '/tmp/wf.yaml', tools: NO_TOOLS });
     const { config } = resolveModels(graph, { default: 'local.gguf', baseDir: '/models' });
     expect(config.models).toEqual({ remote: ref, default: path.resolve('/models', 'local.gguf') });
     expect(isEndpointRef(config.models['remote']!)).toBe(true);
@@ -86,7 +87,7 @@ describe('endpoint references in workflows and the resolver', () => {
   });
 
   it('--model / --role-model endpoint references are checked: BAD_ENDPOINT naming the field and role', () => {
-    const { graph } = parseWorkflow(wf('openai:http://h/v1#m'), {});
+    const { graph } = parseWorkflow(wf('openai:http://h/v1#m'), { tools: NO_TOOLS });
     const err = (() => {
       try {
         resolveModels(graph, { default: 'openai:http://h/v1#m', roles: { critic: 'openai:http://h/v1#m&bogus=1' } });

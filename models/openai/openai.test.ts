@@ -32,7 +32,7 @@ async function fakeServer(handler: Handler): Promise<{ base: string; bodies: Arr
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  servers.push({ close: () => server.closeAllConnections() || server.close() });
+  servers.push({ close: () => (server.closeAllConnections(), server.close()) });
   return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, bodies, headers };
 }
 
