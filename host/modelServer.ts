@@ -15,12 +15,11 @@
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { GenerateResult, ModelProvider } from '../core/model/index.ts';
 import { llamaProvider } from '../models/factory.ts';
 import { ChatRequestError, readChatRequest, type ChatCall } from './chatRequest.ts';
 import { allowedHostHeaders } from './hostHeader.ts';
-import { BodyTooLarge, MAX_BODY_BYTES, readBody } from './server.ts';
+import { BodyTooLarge, listenOn, MAX_BODY_BYTES, readBody, urlHost } from './server.ts';
 
 /** Options of {@link startModelServer}. */
 export interface ModelServerOptions {
@@ -169,18 +168,10 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     choices: [{ index: 0, delta, finish_reason: finish }],
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  port = (server.address() as AddressInfo).port;
-  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+  port = await listenOn(server, options.port ?? 0, host);
   let closing: Promise<void> | undefined;
   return {
-    baseUrl: `http://${shown}:${port}/v1`,
+    baseUrl: `http://${urlHost(host)}:${port}/v1`,
     host,
     port,
     stats,

@@ -98,6 +98,23 @@ const BASE_HEADERS = {
   'cross-origin-resource-policy': 'same-origin',
 } as const;
 
+/** Starts `server` listening on `host`:`port` (0: a free one) and resolves with the port bound. @throws the listen error (`EADDRINUSE`...). */
+export async function listenOn(server: Server, port: number, host: string): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return (server.address() as AddressInfo).port;
+}
+
+/** The host a URL names for a server bound to `host`: 127.0.0.1 for all interfaces, an IPv6 address in brackets. */
+export function urlHost(host: string): string {
+  return host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}
+
 /** Whether `host` is a loopback interface name or address. */
 export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127(?:\.\d{1,3}){3}$/.test(host);
@@ -225,17 +242,10 @@ export async function startLabServer(options: LabServerOptions): Promise<LabServ
     res.on('close', end);
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  port = (server.address() as AddressInfo).port;
+  port = await listenOn(server, options.port ?? 0, host);
 
   const anyInterface = host === '0.0.0.0' || host === '::';
-  const shown = anyInterface ? '127.0.0.1' : host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+  const shown = urlHost(host);
   const pageUrl = (h: string) => `http://${h}:${port}/?token=${token}`;
   const networkUrls = anyInterface ? lanAddresses().map(pageUrl) : [];
 
