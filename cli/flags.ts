@@ -26,7 +26,7 @@ import type { Io } from './io.ts';
 export function addModelOptions(cmd: Command, opts: { contextSize?: { min: number; default?: number; help?: string }; lora?: boolean; versions?: boolean; threadsHelp?: string } = {}): Command {
   const ctx = opts.contextSize ?? { min: 256 };
   cmd
-    .option('--model <file.gguf>', 'model for roles using the "default" reference')
+    .option('--model <file.gguf>', 'model for roles using the "default" reference: a GGUF file, or a server as openai:<url>#<model> (docs/models.md)')
     .addOption(rolePairOption('--role-model <role=file>', 'a different model for one role (repeatable)', { shape: 'role=value' }));
   if (opts.lora) cmd.addOption(rolePairOption('--role-lora <role=adapter.gguf[@scale]>', 'a LoRA adapter (GGUF) on top of the role\'s model (repeatable; the base model is loaded once, the role gets its own context)', { shape: LORA_SHAPE, value: parseLoraValue }));
   if (opts.versions) cmd.addOption(rolePairOption('--role-version <role=version-id>', 'a trained weight version (flowlab train-loop / train) as the role\'s model file (repeatable; see flowlab versions)', { shape: 'role=<version-id>', once: true }));
