@@ -21,6 +21,10 @@ export const LAB_METHODS = [
   'activeRuns',
   'startTrainLoop',
   'cancelTrainLoop',
+  // Workflow documents in the host's workflows folder (workflowFiles.ts).
+  'listWorkflowFiles',
+  'readWorkflowFile',
+  'saveWorkflowFile',
 ] as const;
 
 /** Every method of `FlowlabApi`, in a stable order. Hosts expose these and nothing else. */

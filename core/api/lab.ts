@@ -8,6 +8,7 @@
  */
 import type { FailureClass, NodeStatus } from '../trace/index.ts';
 import { isTrainLoopEvent, type CancelTrainLoopPayload, type StartTrainLoopRequest, type TrainLoopEvent } from './trainLoop.ts';
+import type { ReadWorkflowFilePayload, SaveWorkflowFilePayload, WorkflowFileInfo, WorkflowFileList, WorkflowFileText } from './workflowFiles.ts';
 
 export { isTrainLoopEvent, type CancelTrainLoopPayload, type StartTrainLoopRequest, type TrainLoopEvent, type TrainRoleMetrics } from './trainLoop.ts';
 
@@ -269,6 +270,10 @@ export interface LabHost {
   /** Optional: hosts without it answer `startTrainLoop` / `cancelTrainLoop` with UNAVAILABLE. */
   startTrainLoop?(payload: StartTrainLoopRequest): Awaitable<{ loopId: string }>;
   cancelTrainLoop?(payload: CancelTrainLoopPayload): Awaitable<{ cancelled: boolean }>;
+  /** Optional: hosts without them answer the workflow-file methods (workflowFiles.ts) with UNAVAILABLE. */
+  listWorkflowFiles?(): Awaitable<WorkflowFileList>;
+  readWorkflowFile?(payload: ReadWorkflowFilePayload): Awaitable<WorkflowFileText>;
+  saveWorkflowFile?(payload: SaveWorkflowFilePayload): Awaitable<WorkflowFileInfo>;
 }
 
 /** Client-side subscription to pushed events; returns an unsubscribe function. */
