@@ -12,4 +12,5 @@ export { MAX_WORKFLOW_FILE_BYTES, WorkflowFolder } from './workflowFiles.ts';
 export { listDatasets } from './datasets.ts';
 export { DEV_CSP, PRODUCTION_CSP } from './security.ts';
 export { createEventHub, type EventHub } from './events.ts';
+export { STORE_WATCH_MS, watchStore, type StoreWatch } from './storeWatch.ts';
 export { isLoopback, MAX_BODY_BYTES, rendererMissingMessage, startLabServer, TOKEN_HEADER, type LabServer, type LabServerOptions } from './server.ts';

@@ -8,6 +8,7 @@ import { ModelPaths, type ModelPathRoots } from './modelPaths.ts';
 import { ModelCatalog, testGeneration, type ReadModelHeader } from './models.ts';
 import { LabRunner, type LabRunnerOptions, type LoadableProvider } from './runner.ts';
 import { WorkflowFolder } from './workflowFiles.ts';
+import { watchStore } from './storeWatch.ts';
 import type { ModelConfig } from '../core/model/index.ts';
 
 /** Options of {@link createLabHost}. */
@@ -49,6 +50,12 @@ export interface LabHostOptions {
   modelRoots?: ModelPathRoots;
   /** The workflows folder the editor saves to and opens from (host/workflowFiles.ts). Default: `flowlab-workflows/` beside `dbFile`. */
   workflowsDir?: string;
+  /**
+   * How often the store is checked for writes by anyone (the CLI included), pushing a `stored`
+   * event when something changed (host/storeWatch.ts), in ms. Default 0: off (`flowlab serve`
+   * and the desktop app's worker pass `STORE_WATCH_MS`).
+   */
+  watchStoreMs?: number;
 }
 
 /** The lab host plus its lifecycle. */
@@ -88,6 +95,8 @@ export function createLabHost(options: LabHostOptions): LabHostHandle {
     ...(options.versionsDir !== undefined ? { versionsDir: options.versionsDir } : {}),
     ...(options.loadTrainer ? { loadTrainer: options.loadTrainer } : {}),
   });
+  const watchMs = options.watchStoreMs ?? 0;
+  const watch = watchMs > 0 ? watchStore(options.store, options.emit, watchMs) : null;
   const workflows = new WorkflowFolder(options.workflowsDir ?? WorkflowFolder.beside(options.dbFile, os.tmpdir()));
   return {
     runner,
@@ -111,6 +120,9 @@ export function createLabHost(options: LabHostOptions): LabHostHandle {
     listWorkflowFiles: () => workflows.list(),
     readWorkflowFile: (payload) => workflows.read(payload),
     saveWorkflowFile: (payload) => workflows.save(payload),
-    dispose: () => runner.dispose(),
+    dispose: () => {
+      watch?.stop();
+      return runner.dispose();
+    },
   };
 }

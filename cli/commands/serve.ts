@@ -5,7 +5,7 @@ import { Command } from 'commander';
 import { createHandlers } from '../../core/api/index.ts';
 import { openStore, type Store } from '../../core/store/index.ts';
 import { resolveSharedDir } from '../../core/tasks/index.ts';
-import { createEventHub, createLabHost, isLoopback, rendererMissingMessage, startLabServer, type LabHostHandle, type LabServer, type ModelPathRoots } from '../../host/index.ts';
+import { createEventHub, createLabHost, isLoopback, rendererMissingMessage, startLabServer, STORE_WATCH_MS, type LabHostHandle, type LabServer, type ModelPathRoots } from '../../host/index.ts';
 import { act, dbOption, harden, intOption, parseWith, UsageError, type CommandContext } from '../args.ts';
 import { CommandError } from '../errors.ts';
 import { processIo, type Io } from '../io.ts';
@@ -84,6 +84,8 @@ export async function startServe(opts: ServeOptions): Promise<RunningServe> {
     examplesDir: opts.examples ?? path.join(ROOT, 'examples'),
     ...(opts.dataDir !== undefined ? { dataDir: opts.dataDir } : {}),
     emit: hub.emit,
+    // Writes by anyone (the CLI on the same database included) reach the page as `stored` events.
+    watchStoreMs: STORE_WATCH_MS,
   });
   const api = createHandlers({ store, version: appVersion(), lab });
   let server: LabServer;

@@ -1,8 +1,9 @@
 /**
  * The workflow editor: the YAML text (the source of truth), the graph drawn from it, the host's
  * validation (debounced; an answer for text that has changed since is dropped), the selection,
- * graph edits (rewrite the text through the yaml Document API; undoable), and the model picked
- * per role (used by the Run view).
+ * graph edits (rewrite the text through the yaml Document API), undo and redo of every edit as
+ * line diffs (lib/editDiff.ts), and the model picked per role (used by the Run view). Opening
+ * and saving documents is the document slice's (document.ts).
  */
 import type { ExampleWorkflow } from '../../core/api/lab.ts';
 import type { ValidateWorkflowResult } from '../../core/api/client.ts';
@@ -175,7 +176,8 @@ export function createEditorSlice({ api, set, get, deps }: SliceContext): Editor
     },
 
     openExample(example) {
-      get().loadText(example.text, example.file);
+      // Through the document slice: unsaved changes are not replaced without asking.
+      get().openDocument({ text: example.text, file: example.file, name: null, origin: 'example', label: example.file });
     },
 
     async validateNow() {
