@@ -12,6 +12,7 @@ export {
   isApiMethod,
   isLabMethod,
   LAB_METHODS,
+  PICK_WORKFLOW_CHANNEL,
   type ApiMethod,
   type LabMethod,
 } from './channels.ts';
