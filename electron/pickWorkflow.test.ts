@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ApiError, PICK_WORKFLOW_CHANNEL } from '../core/api/index.ts';
-import { scratchDir } from '../test/fixtures.ts';
+import { rejectionOf, scratchDir } from '../test/fixtures.ts';
 import { createWorkflowPicker } from './desktopApi.ts';
 import type { IpcInvokeEventLike } from './ipc.ts';
 import { pickWorkflowFile, registerWorkflowPicker, type WorkflowPickerDeps } from './pickWorkflow.ts';
@@ -14,15 +14,7 @@ function deps(filePaths: string[], canceled = false): WorkflowPickerDeps {
   return { showOpenDialog: async () => ({ canceled, filePaths }), isTrustedSender: (e) => e.senderFrame?.url === 'app://flowlab/index.html' };
 }
 
-async function apiError(p: Promise<unknown>): Promise<ApiError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(ApiError);
-    return err as ApiError;
-  }
-  throw new Error('expected a rejection');
-}
+const apiError = (p: Promise<unknown>): Promise<ApiError> => rejectionOf(ApiError, p);
 
 describe("the desktop app's Open dialog for workflows (electron/pickWorkflow.ts)", () => {
   it('answers the picked file by base name and text, null when cancelled', async () => {

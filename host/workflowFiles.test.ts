@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError, createHandlers } from '../core/api/index.ts';
-import { scratchDir, storeTracker } from '../test/fixtures.ts';
+import { rejectionOf, scratchDir, storeTracker } from '../test/fixtures.ts';
 import { createLabHost } from './labHost.ts';
 import { WorkflowFolder } from './workflowFiles.ts';
 
@@ -10,15 +10,7 @@ const scratch = scratchDir('wf-files');
 const stores = storeTracker();
 afterEach(() => stores.closeAll());
 
-async function rejection(p: Promise<unknown>): Promise<ApiError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(ApiError);
-    return err as ApiError;
-  }
-  throw new Error('expected a rejection');
-}
+const rejection = (p: Promise<unknown>): Promise<ApiError> => rejectionOf(ApiError, p);
 
 /** The API over a lab host whose workflows folder is a fresh folder under the scratch dir. */
 function apiIn(name: string) {

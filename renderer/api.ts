@@ -7,7 +7,7 @@
  * The token is read from the page URL once and kept in memory only (never stored).
  */
 import { ApiError, createRemoteApi, isLabEvent, type FlowlabClient, type Invoke, type LabEvent, type Subscribe } from '../core/api/client.ts';
-import { createReconnectingSubscribe, type ConnectionStatus } from './connection.ts';
+import { createReconnectingSubscribe, deliverMessage, type ConnectionStatus } from './connection.ts';
 
 /** The session token header `flowlab serve` checks (see host/server.ts). */
 export const TOKEN_HEADER = 'x-flowlab-token';
@@ -103,16 +103,7 @@ export function createEventSourceSubscribe(url: string, open: (url: string) => E
     listeners.add(own);
     if (!source) {
       source = open(url);
-      source.onmessage = (message) => {
-        let event: unknown;
-        try {
-          event = JSON.parse(String(message.data));
-        } catch {
-          return;
-        }
-        if (!isLabEvent(event)) return;
-        for (const l of [...listeners]) l(event);
-      };
+      source.onmessage = (message) => deliverMessage(message, listeners);
     }
     return () => {
       listeners.delete(own);

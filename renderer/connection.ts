@@ -34,6 +34,18 @@ export function retryDelay(attempt: number): number {
   return Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** Math.max(0, attempt - 1));
 }
 
+/** Parses one SSE message as a `LabEvent` and hands it to every listener; a malformed one is dropped. */
+export function deliverMessage(message: MessageEvent, listeners: ReadonlySet<(event: LabEvent) => void>): void {
+  let event: unknown;
+  try {
+    event = JSON.parse(String(message.data));
+  } catch {
+    return;
+  }
+  if (!isLabEvent(event)) return;
+  for (const l of [...listeners]) l(event);
+}
+
 /** The part of `EventSource` used here. */
 export interface ReconnectingSource {
   onmessage: ((event: MessageEvent) => void) | null;
@@ -81,15 +93,7 @@ export function createReconnectingSubscribe(url: string, options: ReconnectOptio
       if (status.state !== 'open') report(CONNECTED);
     };
     s.onmessage = (message) => {
-      if (source !== s) return;
-      let event: unknown;
-      try {
-        event = JSON.parse(String(message.data));
-      } catch {
-        return;
-      }
-      if (!isLabEvent(event)) return;
-      for (const l of [...listeners]) l(event);
+      if (source === s) deliverMessage(message, listeners);
     };
     s.onerror = () => {
       if (source !== s) return;
