@@ -126,11 +126,15 @@ export interface ServeProcess {
   stop(): Promise<number | null>;
 }
 
-/** Starts `node bin/flowlab.js serve --port 0 --db <db> --models <dir>` and waits for its URL. */
-export async function startServe(ws: Workspace, timeoutMs = 30_000): Promise<ServeProcess> {
-  const child = spawn(process.execPath, ['bin/flowlab.js', 'serve', '--port', '0', '--db', ws.db, '--models', ws.models], {
+/**
+ * Starts `node bin/flowlab.js serve --port 0 --db <db> --models <dir>` and waits for its URL.
+ * `again` starts it on a stopped server's port with its token (`FLOWLAB_TOKEN`), as a user
+ * restarting it would, so the open page can reconnect.
+ */
+export async function startServe(ws: Workspace, timeoutMs = 30_000, again?: { port: number; token: string }): Promise<ServeProcess> {
+  const child = spawn(process.execPath, ['bin/flowlab.js', 'serve', '--port', String(again?.port ?? 0), '--db', ws.db, '--models', ws.models], {
     cwd: ROOT,
-    env: { ...process.env, FLOWLAB_SHARED: SHARED },
+    env: { ...process.env, FLOWLAB_SHARED: SHARED, ...(again ? { FLOWLAB_TOKEN: again.token } : {}) },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   // Never outlive the test process, whatever ends it.

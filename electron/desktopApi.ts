@@ -3,7 +3,7 @@
  * parameter, so tests pass a fake). Imports only `core/api/client.ts`: no Node module, no zod,
  * so the sandboxed preload bundles it into one CommonJS file.
  */
-import { channelOf, createRemoteApi, EVENT_CHANNEL, isLabEvent, stripInvokePrefix, type FlowlabDesktopApi, type LabEvent } from '../core/api/client.ts';
+import { channelOf, createRemoteApi, EVENT_CHANNEL, isLabEvent, PICK_WORKFLOW_CHANNEL, stripInvokePrefix, type FlowlabDesktopApi, type LabEvent, type PickedWorkflowFile } from '../core/api/client.ts';
 
 /** The part of Electron's `ipcRenderer` the desktop API uses. */
 export interface IpcRendererLike {
@@ -43,4 +43,24 @@ export function createDesktopApi(ipc: IpcRendererLike): FlowlabDesktopApi {
     };
   };
   return Object.freeze({ ...api, onEvent });
+}
+
+/**
+ * The desktop app's Open dialog for a workflow file (`window.flowlab.pickWorkflowFile`): invokes
+ * `flowlab:pickWorkflowFile` with no payload; resolves with the picked file's name and text, or
+ * null when the user cancelled (electron/pickWorkflow.ts answers). A failure rejects with the
+ * ApiError wire form, Electron's prefix dropped.
+ */
+export function createWorkflowPicker(ipc: IpcRendererLike): () => Promise<PickedWorkflowFile | null> {
+  return async () => {
+    try {
+      const picked = await ipc.invoke(PICK_WORKFLOW_CHANNEL);
+      if (picked === null) return null;
+      const p = picked as Partial<PickedWorkflowFile> | undefined;
+      if (!p || typeof p.name !== 'string' || typeof p.text !== 'string') throw new Error('pickWorkflowFile: the app answered something that is not a file [INTERNAL]');
+      return { name: p.name, text: p.text };
+    } catch (err) {
+      throw new Error(stripInvokePrefix(err instanceof Error ? err.message : String(err)));
+    }
+  };
 }

@@ -20,6 +20,7 @@ import { app, BrowserWindow, dialog, ipcMain, protocol, session, utilityProcess 
 import { createHandlers, EVENT_CHANNEL, type LabEvent } from '../core/api/index.ts';
 import { openStore, type Store } from '../core/store/index.ts';
 import { registerIpc } from './ipc.ts';
+import { registerWorkflowPicker, WORKFLOW_FILTERS } from './pickWorkflow.ts';
 import { createLabRelay, type LabRelay, type WorkerConfig, type WorkerLink } from './relay.ts';
 import { DEV_CSP, PRODUCTION_CSP } from '../host/security.ts';
 import { electronSqliteBinding, explainAbiMismatch } from './native.ts';
@@ -46,6 +47,7 @@ let mainWindow: BrowserWindow | null = null;
 let store: Store | null = null;
 let relay: LabRelay | null = null;
 let disposeIpc: (() => void) | null = null;
+let disposePicker: (() => void) | null = null;
 
 /** The database file: `$FLOWLAB_DB` if set, else `<userData>/flowlab.db`. */
 function databaseFile(): string {
@@ -200,6 +202,13 @@ function startLab(): boolean {
       if (error.code === 'INTERNAL') console.error(`[flowlab] ${channel}:`, error.cause ?? error);
     },
   });
+  disposePicker = registerWorkflowPicker(ipcMain, {
+    isTrustedSender: (event) => !!event.senderFrame && isOwnPage(event.senderFrame.url, ORIGIN),
+    showOpenDialog: () => {
+      const options = { title: 'Open a workflow', properties: ['openFile' as const], filters: WORKFLOW_FILTERS };
+      return mainWindow ? dialog.showOpenDialog(mainWindow, options) : dialog.showOpenDialog(options);
+    },
+  });
   return true;
 }
 
@@ -210,6 +219,8 @@ function startLab(): boolean {
 async function stopLab(): Promise<void> {
   disposeIpc?.();
   disposeIpc = null;
+  disposePicker?.();
+  disposePicker = null;
   await relay?.stop().catch(() => {});
   relay = null;
   store?.close();

@@ -5,6 +5,6 @@
  * bundle is self-contained CommonJS, as sandboxed preloads require.
  */
 import { contextBridge, ipcRenderer } from 'electron';
-import { createDesktopApi } from './desktopApi.ts';
+import { createDesktopApi, createWorkflowPicker } from './desktopApi.ts';
 
-contextBridge.exposeInMainWorld('flowlab', createDesktopApi(ipcRenderer) satisfies NonNullable<Window['flowlab']>);
+contextBridge.exposeInMainWorld('flowlab', { ...createDesktopApi(ipcRenderer), pickWorkflowFile: createWorkflowPicker(ipcRenderer) } satisfies NonNullable<Window['flowlab']>);

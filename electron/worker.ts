@@ -5,7 +5,7 @@
  * main relays the lab methods to it and forwards its LabEvents to the window (see relay.ts).
  */
 import { openStore } from '../core/store/index.ts';
-import { createLabHost } from '../host/index.ts';
+import { createLabHost, STORE_WATCH_MS } from '../host/index.ts';
 import { serveLab } from './relay.ts';
 
 const parentPort = process.parentPort;
@@ -28,6 +28,8 @@ serveLab(
       examplesDir: config.examplesDir,
       ...(config.sharedDir !== undefined ? { sharedDir: config.sharedDir } : {}),
       emit,
+      // Writes by anyone (the CLI on the same database included) reach the window as `stored` events.
+      watchStoreMs: STORE_WATCH_MS,
     });
     return {
       host: lab,

@@ -8,7 +8,9 @@ export { LabRunner, type LabRunnerOptions, type LoadableProvider } from './runne
 export { ModelCatalog, readGgufHeader, testGeneration, type ModelCatalogOptions, type ModelHeader, type ReadModelHeader } from './models.ts';
 export { ModelPaths, type ModelPathRoots } from './modelPaths.ts';
 export { listExamples } from './examples.ts';
+export { MAX_WORKFLOW_FILE_BYTES, WorkflowFolder } from './workflowFiles.ts';
 export { listDatasets } from './datasets.ts';
 export { DEV_CSP, PRODUCTION_CSP } from './security.ts';
 export { createEventHub, type EventHub } from './events.ts';
+export { STORE_WATCH_MS, watchStore, type StoreWatch } from './storeWatch.ts';
 export { isLoopback, MAX_BODY_BYTES, rendererMissingMessage, startLabServer, TOKEN_HEADER, type LabServer, type LabServerOptions } from './server.ts';

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import type { LabEvent, LabHost } from '../core/api/index.ts';
 import type { Store } from '../core/store/index.ts';
@@ -6,6 +7,8 @@ import { listExamples } from './examples.ts';
 import { ModelPaths, type ModelPathRoots } from './modelPaths.ts';
 import { ModelCatalog, testGeneration, type ReadModelHeader } from './models.ts';
 import { LabRunner, type LabRunnerOptions, type LoadableProvider } from './runner.ts';
+import { WorkflowFolder } from './workflowFiles.ts';
+import { watchStore } from './storeWatch.ts';
 import type { ModelConfig } from '../core/model/index.ts';
 
 /** Options of {@link createLabHost}. */
@@ -45,6 +48,14 @@ export interface LabHostOptions {
    * always confines. Undefined: unconfined (the desktop app, whose user picks files).
    */
   modelRoots?: ModelPathRoots;
+  /** The workflows folder the editor saves to and opens from (host/workflowFiles.ts). Default: `flowlab-workflows/` beside `dbFile`. */
+  workflowsDir?: string;
+  /**
+   * How often the store is checked for writes by anyone (the CLI included), pushing a `stored`
+   * event when something changed (host/storeWatch.ts), in ms. Default 0: off (`flowlab serve`
+   * and the desktop app's worker pass `STORE_WATCH_MS`).
+   */
+  watchStoreMs?: number;
 }
 
 /** The lab host plus its lifecycle. */
@@ -84,6 +95,9 @@ export function createLabHost(options: LabHostOptions): LabHostHandle {
     ...(options.versionsDir !== undefined ? { versionsDir: options.versionsDir } : {}),
     ...(options.loadTrainer ? { loadTrainer: options.loadTrainer } : {}),
   });
+  const watchMs = options.watchStoreMs ?? 0;
+  const watch = watchMs > 0 ? watchStore(options.store, options.emit, watchMs) : null;
+  const workflows = new WorkflowFolder(options.workflowsDir ?? WorkflowFolder.beside(options.dbFile, os.tmpdir()));
   return {
     runner,
     listExamples: () => listExamples(options.examplesDir),
@@ -103,6 +117,12 @@ export function createLabHost(options: LabHostOptions): LabHostHandle {
     activeRuns: () => runner.list(),
     startTrainLoop: (req) => runner.startTrainLoop(req),
     cancelTrainLoop: ({ loopId }) => runner.cancelTrainLoop(loopId),
-    dispose: () => runner.dispose(),
+    listWorkflowFiles: () => workflows.list(),
+    readWorkflowFile: (payload) => workflows.read(payload),
+    saveWorkflowFile: (payload) => workflows.save(payload),
+    dispose: () => {
+      watch?.stop();
+      return runner.dispose();
+    },
   };
 }

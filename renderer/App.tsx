@@ -15,6 +15,7 @@ import { RunView } from './views/RunView.tsx';
 import { StudiesView } from './views/StudiesView.tsx';
 import { TraceView } from './views/TraceView.tsx';
 import { preloadGraph } from './views/lazy.tsx';
+import { ConnectionBanner } from './views/ConnectionBanner.tsx';
 
 /** localStorage key of the chosen theme. */
 export const THEME_KEY = 'flowlab.theme';
@@ -103,6 +104,7 @@ export function App() {
           </button>
         </div>
       </header>
+      <ConnectionBanner />
       {notice && (
         <p className={`notice ${notice.tone === 'error' ? 'error' : ''}`} role={notice.tone === 'error' ? 'alert' : 'status'} data-testid="notice">
           {notice.text}

@@ -7,6 +7,7 @@
  * The token is read from the page URL once and kept in memory only (never stored).
  */
 import { ApiError, createRemoteApi, isLabEvent, type FlowlabClient, type Invoke, type LabEvent, type Subscribe } from '../core/api/client.ts';
+import { createReconnectingSubscribe, deliverMessage, type ConnectionStatus } from './connection.ts';
 
 /** The session token header `flowlab serve` checks (see host/server.ts). */
 export const TOKEN_HEADER = 'x-flowlab-token';
@@ -37,7 +38,7 @@ export function createApiClient(host: FlowlabClient | undefined = defaultHost())
 /**
  * Subscribes to the lab's pushed events (`LabEvent`): through the preload's `onEvent` in
  * Electron, or one shared `EventSource('/api/events?token=...')` when served over HTTP (opened
- * with the first listener, closed with the last; it reconnects by itself). Malformed events are
+ * with the first listener, closed with the last; it reconnects with backoff, connection.ts). Malformed events are
  * dropped. Where neither exists, nothing is ever delivered. Returns the unsubscribe function.
  */
 export const subscribe: Subscribe = (listener) => defaultSubscribe()(listener);
@@ -102,16 +103,7 @@ export function createEventSourceSubscribe(url: string, open: (url: string) => E
     listeners.add(own);
     if (!source) {
       source = open(url);
-      source.onmessage = (message) => {
-        let event: unknown;
-        try {
-          event = JSON.parse(String(message.data));
-        } catch {
-          return;
-        }
-        if (!isLabEvent(event)) return;
-        for (const l of [...listeners]) l(event);
-      };
+      source.onmessage = (message) => deliverMessage(message, listeners);
     }
     return () => {
       listeners.delete(own);
@@ -157,12 +149,26 @@ function defaultHost(): FlowlabClient | undefined {
 
 const NO_EVENTS: Subscribe = () => () => {};
 
+const statusListeners = new Set<(status: ConnectionStatus) => void>();
+/**
+ * Follows the connection to the browser host's event stream (lost, retrying, open again; see
+ * connection.ts). In the desktop app (IPC) it never reports. Returns the unsubscribe function.
+ */
+export function onConnectionStatus(listener: (status: ConnectionStatus) => void): () => void {
+  statusListeners.add(listener);
+  return () => void statusListeners.delete(listener);
+}
+
 function defaultSubscribe(): Subscribe {
   if (typeof window === 'undefined') return NO_EVENTS;
   const onEvent = window.flowlab?.onEvent;
   if (onEvent) return createPreloadSubscribe(onEvent);
   const t = sessionToken();
   if (!t || typeof EventSource === 'undefined') return NO_EVENTS;
-  sseSubscribe ??= createEventSourceSubscribe(`/api/events?token=${encodeURIComponent(t)}`);
+  sseSubscribe ??= createReconnectingSubscribe(`/api/events?token=${encodeURIComponent(t)}`, {
+    onStatus: (status) => {
+      for (const l of [...statusListeners]) l(status);
+    },
+  });
   return sseSubscribe;
 }

@@ -1,9 +1,10 @@
 /** Renderer entry: builds the API client and view store, subscribes to pushed events, mounts the app. */
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { createApiClient, subscribe } from './api.ts';
+import { createApiClient, onConnectionStatus, subscribe } from './api.ts';
 import { App } from './App.tsx';
 import { createLabStore } from './state.ts';
+import { keepDraft, restoreDraft } from './store/draft.ts';
 import { THEME_KEY } from './App.tsx';
 import { LabContext } from './useLab.ts';
 import './styles.css';
@@ -21,8 +22,32 @@ const lab = createLabStore(createApiClient(), {
   prefersDark: storedTheme() ? storedTheme() === 'dark' : (window.matchMedia?.('(prefers-color-scheme: dark)').matches ?? false),
 });
 
+// The editor's draft survives reloads and restarts (localStorage; store/draft.ts).
+installDraft();
+
 // Pushed LabEvents (Electron IPC or the browser host's event stream), folded once per frame.
 subscribe((event) => lab.getState().receive(event));
+// Writes by anyone (the CLI included) refetch the lists they touch; a lost connection shows a banner (store/live.ts).
+subscribe((event) => lab.getState().receiveStored(event));
+onConnectionStatus((status) => lab.getState().setConnection(status));
+
+function installDraft(): void {
+  let storage: Storage;
+  try {
+    storage = window.localStorage;
+  } catch {
+    return; // no storage here: the text lasts for this page only
+  }
+  restoreDraft(lab, storage);
+  const draft = keepDraft(lab, storage, (fn, ms) => {
+    const t = window.setTimeout(fn, ms);
+    return () => window.clearTimeout(t);
+  });
+  window.addEventListener('pagehide', () => draft.flush());
+  document.addEventListener('visibilitychange', () => {
+    if (document.visibilityState === 'hidden') draft.flush();
+  });
+}
 
 function storedTheme(): string | null {
   try {

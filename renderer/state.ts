@@ -10,9 +10,11 @@ import type { LabClient } from './client.ts';
 import { createBrowseSlice } from './store/browse.ts';
 import { createCatalogSlice } from './store/catalog.ts';
 import { createDiffSlice } from './store/diff.ts';
+import { createDocumentSlice } from './store/document.ts';
 import { createEditorSlice } from './store/editor.ts';
 import { createImproveSlice } from './store/improve.ts';
 import { createLearningSlice } from './store/learning.ts';
+import { createLiveSlice } from './store/live.ts';
 import { createMassSlice } from './store/mass.ts';
 import { createRunSlice } from './store/run.ts';
 import { createStudiesSlice } from './store/studies.ts';
@@ -43,6 +45,8 @@ export function createLabStore(api: LabClient, deps: StoreDeps = NODE_DEPS): Sto
       ...createDiffSlice(ctx),
       ...createStudiesSlice(ctx),
       ...createMassSlice(ctx),
+      ...createDocumentSlice(ctx),
+      ...createLiveSlice(ctx),
     };
   });
 }

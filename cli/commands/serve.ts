@@ -5,7 +5,7 @@ import { Command } from 'commander';
 import { createHandlers } from '../../core/api/index.ts';
 import { openStore, type Store } from '../../core/store/index.ts';
 import { resolveSharedDir } from '../../core/tasks/index.ts';
-import { createEventHub, createLabHost, isLoopback, rendererMissingMessage, startLabServer, type LabHostHandle, type LabServer, type ModelPathRoots } from '../../host/index.ts';
+import { createEventHub, createLabHost, isLoopback, rendererMissingMessage, startLabServer, STORE_WATCH_MS, type LabHostHandle, type LabServer, type ModelPathRoots } from '../../host/index.ts';
 import { act, dbOption, harden, intOption, parseWith, UsageError, type CommandContext } from '../args.ts';
 import { CommandError } from '../errors.ts';
 import { processIo, type Io } from '../io.ts';
@@ -22,6 +22,7 @@ function serveOptions(cmd: Command): Command {
       "Serves the lab in a browser: the built renderer and the lab's API (HTTP + Server-Sent Events),",
       "with a random session token. Prints the page's URL (with its token) on stdout. Stop with Ctrl-C:",
       'running experiments are cancelled and can be resumed with `flowlab resume`.',
+      'Set FLOWLAB_TOKEN (32 to 128 hex digits) to keep one token across restarts, so an open page reconnects.',
     ].join('\n'))
     .addOption(intOption('--port <n>', 'TCP port; 0 picks a free one', { max: 65535, default: DEFAULT_PORT }))
     .option('--host <addr>', 'interface: 127.0.0.1, localhost or ::1; 0.0.0.0 (or ::) shares the lab with your network (anyone with the URL and token)', '127.0.0.1')
@@ -58,6 +59,8 @@ export interface ServeOptions {
   dataDir?: string;
   renderer: string;
   examples?: string;
+  /** The session token (default: `$FLOWLAB_TOKEN` when set, else random). */
+  token?: string;
 }
 
 /** A running browser host: the server, and a stop that cancels runs and closes the store. */
@@ -74,6 +77,7 @@ export interface RunningServe {
  * @throws StoreError (database), or the listen error (`EADDRINUSE`...).
  */
 export async function startServe(opts: ServeOptions): Promise<RunningServe> {
+  const token = opts.token ?? tokenFromEnv();
   const store = openStore(opts.db);
   const hub = createEventHub();
   const lab = createLabHost({
@@ -84,11 +88,13 @@ export async function startServe(opts: ServeOptions): Promise<RunningServe> {
     examplesDir: opts.examples ?? path.join(ROOT, 'examples'),
     ...(opts.dataDir !== undefined ? { dataDir: opts.dataDir } : {}),
     emit: hub.emit,
+    // Writes by anyone (the CLI on the same database included) reach the page as `stored` events.
+    watchStoreMs: STORE_WATCH_MS,
   });
   const api = createHandlers({ store, version: appVersion(), lab });
   let server: LabServer;
   try {
-    server = await startLabServer({ api, subscribe: hub.subscribe, rendererDir: opts.renderer, host: opts.host, port: opts.port });
+    server = await startLabServer({ api, subscribe: hub.subscribe, rendererDir: opts.renderer, host: opts.host, port: opts.port, ...(token ? { token } : {}) });
   } catch (err) {
     store.close();
     if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
@@ -110,6 +116,18 @@ export async function startServe(opts: ServeOptions): Promise<RunningServe> {
       return stopping;
     },
   };
+}
+
+/**
+ * `$FLOWLAB_TOKEN` as the session token, so a restarted server on the same port lets an open page
+ * reconnect (renderer/connection.ts). Unset or empty: none (a random token).
+ * @throws UsageError when it is set but not 32 to 128 hex digits (a short token is guessable).
+ */
+function tokenFromEnv(): string | undefined {
+  const t = process.env.FLOWLAB_TOKEN;
+  if (!t) return undefined;
+  if (!/^[0-9a-f]{32,128}$/.test(t)) throw new UsageError('FLOWLAB_TOKEN must be 32 to 128 lowercase hex digits (e.g. `openssl rand -hex 32`)');
+  return t;
 }
 
 /**

@@ -21,6 +21,10 @@ export const LAB_METHODS = [
   'activeRuns',
   'startTrainLoop',
   'cancelTrainLoop',
+  // Workflow documents in the host's workflows folder (workflowFiles.ts).
+  'listWorkflowFiles',
+  'readWorkflowFile',
+  'saveWorkflowFile',
 ] as const;
 
 /** Every method of `FlowlabApi`, in a stable order. Hosts expose these and nothing else. */
@@ -77,6 +81,12 @@ export function channelOf<M extends ApiMethod>(method: M): `${typeof CHANNEL_PRE
  * `webContents.send(EVENT_CHANNEL, event)`. Not an invoke channel: nothing is registered for it.
  */
 export const EVENT_CHANNEL = `${CHANNEL_PREFIX}event` as const;
+
+/**
+ * The desktop app's Open dialog for a workflow file (electron/pickWorkflow.ts): an invoke channel
+ * outside the API allowlist (a browser has no such dialog), taking no payload.
+ */
+export const PICK_WORKFLOW_CHANNEL = `${CHANNEL_PREFIX}pickWorkflowFile` as const;
 
 /** The channel allowlist: exactly one channel per API method, in `API_METHODS` order. */
 export const API_CHANNELS = API_METHODS.map(channelOf);

@@ -12,12 +12,15 @@ export {
   isApiMethod,
   isLabMethod,
   LAB_METHODS,
+  PICK_WORKFLOW_CHANNEL,
   type ApiMethod,
   type LabMethod,
 } from './channels.ts';
 export { ApiError, stripInvokePrefix, type ApiErrorCode, type ApiErrorData } from './errors.ts';
 export { createRemoteApi, type Invoke } from './remote.ts';
 export { isExperimentLabEvent, isLabEvent, isTrainLoopEvent } from './lab.ts';
+export { isStoredEvent, STORED_AREAS, type StoredArea, type StoredEvent } from './storeEvents.ts';
+export { WORKFLOW_FILE_NAME, type ReadWorkflowFilePayload, type SaveWorkflowFilePayload, type WorkflowFileInfo, type WorkflowFileList, type WorkflowFileText, type WorkflowFilesApiAdditions } from './workflowFiles.ts';
 export type {
   ActiveRun,
   AddModelPayload,
@@ -78,6 +81,7 @@ export type {
   FlowlabApi,
   FlowlabClient,
   FlowlabDesktopApi,
+  PickedWorkflowFile,
   GetExperimentPayload,
   GetRunTracePayload,
   ListRunsPayload,

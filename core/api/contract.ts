@@ -16,6 +16,7 @@ import type { LabApiAdditions, Subscribe } from './lab.ts';
 import type { LearningApiAdditions } from './learning.ts';
 import type { StudiesApiAdditions } from './studies.ts';
 import type { MassApiAdditions } from './mass.ts';
+import { MAX_WORKFLOW_FILE_NAME, WORKFLOW_FILE_NAME, type WorkflowFilesApiAdditions } from './workflowFiles.ts';
 
 /** Longest id accepted in a payload. */
 export const MAX_ID_LENGTH = 200;
@@ -53,6 +54,16 @@ const AbsolutePath = z
 const Name = z.string().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
 const Count = (min: number, max: number) =>
   z.int(`must be an integer from ${min} to ${max}`).min(min, `must be at least ${min}`).max(max, `must be at most ${max}`);
+
+/** A bare workflow file name in the host's workflows folder (workflowFiles.ts), never a path. */
+function WorkflowFileName() {
+  return z
+    .string()
+    .min(1, 'must not be empty')
+    .max(MAX_WORKFLOW_FILE_NAME, `must be at most ${MAX_WORKFLOW_FILE_NAME} characters`)
+    .refine((n) => !/[\\/]/.test(n), 'must be a file name, not a path (no / or \\)')
+    .refine((n) => WORKFLOW_FILE_NAME.test(n), 'must end in .yaml or .yml and use only letters, digits, spaces, _, - and . (no ..), starting with a letter, digit or _');
+}
 
 /** Payload schemas, one per API method. */
 export const payloadSchemas = {
@@ -164,6 +175,13 @@ export const payloadSchemas = {
     contextSize: Count(64, 131_072).optional(),
   }),
   cancelTrainLoop: z.strictObject({ loopId: Id }),
+  listWorkflowFiles: NoPayload,
+  readWorkflowFile: z.strictObject({ name: WorkflowFileName() }),
+  saveWorkflowFile: z.strictObject({
+    name: WorkflowFileName(),
+    text: z.string().max(MAX_WORKFLOW_CHARS, `must be at most ${MAX_WORKFLOW_CHARS} characters`),
+    overwrite: z.boolean().optional(),
+  }),
   getRollouts: z.strictObject({ experimentId: Id }),
   listCards: z.strictObject({ role: Name.optional() }).optional(),
   getCardEffect: z.strictObject({ cardId: Id }),
@@ -340,7 +358,7 @@ export interface AppInfo {
  * synchronously; the lab methods (`LabApiAdditions`, lab.ts) return
  * Promises and reject with the same ApiErrors (a bad payload included).
  */
-export interface FlowlabApi extends LabApiAdditions, ImproveApiAdditions, LearningApiAdditions, DiffApiAdditions, StudiesApiAdditions, MassApiAdditions {
+export interface FlowlabApi extends LabApiAdditions, ImproveApiAdditions, LearningApiAdditions, DiffApiAdditions, StudiesApiAdditions, MassApiAdditions, WorkflowFilesApiAdditions {
   /** All experiments, newest first, with progress and scores. */
   listExperiments(payload?: ApiPayload<'listExperiments'>): ExperimentSummary[];
   /** One experiment with its workflow text and config. Errors: `NOT_FOUND`. */
@@ -370,7 +388,21 @@ export type FlowlabClient = {
  * What the Electron preload exposes as `window.flowlab`: the promise client plus `onEvent`, a
  * subscription to pushed `LabEvent`s (checked with `isLabEvent` before delivery).
  */
-export type FlowlabDesktopApi = FlowlabClient & { onEvent: Subscribe };
+export type FlowlabDesktopApi = FlowlabClient & {
+  onEvent: Subscribe;
+  /**
+   * The desktop app's file picker for a workflow document (electron/pickWorkflow.ts): the text of
+   * the `.yaml` / `.yml` file the user chose, or null when they cancelled. Absent in a browser.
+   */
+  pickWorkflowFile?: () => Promise<PickedWorkflowFile | null>;
+};
+
+/** A workflow file the user picked in the desktop app's Open dialog. */
+export interface PickedWorkflowFile {
+  /** Its base name (the dialog's folder is not sent to the page). */
+  name: string;
+  text: string;
+}
 
 // Compile-time guard: the allowlist and the interface name exactly the same methods.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

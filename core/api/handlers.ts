@@ -45,6 +45,12 @@ export function createHandlers(deps: HandlerDeps): FlowlabApi {
     return deps.lab;
   };
   const runTrace = createRunTraceReader(store, tools);
+  /** The lab host, when it keeps workflow files (else UNAVAILABLE). */
+  const workflowFiles = (method: 'listWorkflowFiles' | 'readWorkflowFile' | 'saveWorkflowFile'): LabHost => {
+    const host = lab(method);
+    if (!host[method]) throw new ApiError('UNAVAILABLE', `${method}: this host keeps no workflows folder`, method);
+    return host;
+  };
 
   const impl: { [M in ApiMethod]: (payload: ApiPayload<M>) => ReturnType<FlowlabApi[M]> } = {
     listExperiments: () => store.listExperiments().map(toSummary),
@@ -106,6 +112,10 @@ export function createHandlers(deps: HandlerDeps): FlowlabApi {
       if (!host.cancelTrainLoop) throw new ApiError('UNAVAILABLE', 'cancelTrainLoop: this host cannot run train loops', 'cancelTrainLoop');
       return host.cancelTrainLoop(payload);
     },
+
+    listWorkflowFiles: async () => workflowFiles('listWorkflowFiles').listWorkflowFiles!(),
+    readWorkflowFile: async (payload) => workflowFiles('readWorkflowFile').readWorkflowFile!(payload),
+    saveWorkflowFile: async (payload) => workflowFiles('saveWorkflowFile').saveWorkflowFile!(payload),
 
     getRollouts: ({ experimentId }) => buildRolloutsView(store, experimentId),
     listCards: (payload) => listLibraryCards(store, payload?.role),

@@ -35,6 +35,9 @@ function fakeLab(over: Partial<LabHost> = {}): LabHost & { calls: [string, unkno
     activeRuns: () => rec('activeRuns', undefined, [{ experimentId: 'exp-new', done: 1, total: 2, startedAt: 5 }]),
     startTrainLoop: (p) => rec('startTrainLoop', p, { loopId: 'tl-1' }),
     cancelTrainLoop: (p) => rec('cancelTrainLoop', p, { cancelled: p.loopId === 'tl-1' }),
+    listWorkflowFiles: () => rec('listWorkflowFiles', undefined, { folder: '/w', files: [] }),
+    readWorkflowFile: (p) => rec('readWorkflowFile', p, { name: p.name, text: 'name: a\n', sizeBytes: 8, modifiedAt: 1 }),
+    saveWorkflowFile: (p) => rec('saveWorkflowFile', p, { name: p.name, sizeBytes: p.text.length, modifiedAt: 2 }),
     ...over,
   };
 }
@@ -77,6 +80,9 @@ describe('lab methods over a fake LabHost', () => {
     await expect(api.activeRuns()).resolves.toEqual([{ experimentId: 'exp-new', done: 1, total: 2, startedAt: 5 }]);
     await expect(api.startTrainLoop({ workflowText: 'name: x\n', dataset: 'learn-word', models: { default: '/m/x.gguf' }, iterations: 2 })).resolves.toEqual({ loopId: 'tl-1' });
     await expect(api.cancelTrainLoop({ loopId: 'tl-1' })).resolves.toEqual({ cancelled: true });
+    await expect(api.listWorkflowFiles()).resolves.toEqual({ folder: '/w', files: [] });
+    await expect(api.readWorkflowFile({ name: 'a.yaml' })).resolves.toMatchObject({ name: 'a.yaml', text: 'name: a\n' });
+    await expect(api.saveWorkflowFile({ name: 'b.yml', text: 'name: b\n', overwrite: true })).resolves.toEqual({ name: 'b.yml', sizeBytes: 8, modifiedAt: 2 });
     expect(lab.calls.map(([m]) => m)).toEqual([...LAB_METHODS]);
     expect(lab.calls.find(([m]) => m === 'startRun')![1]).toEqual(RUN);
   });

@@ -8,7 +8,10 @@
  */
 import type { FailureClass, NodeStatus } from '../trace/index.ts';
 import { isTrainLoopEvent, type CancelTrainLoopPayload, type StartTrainLoopRequest, type TrainLoopEvent } from './trainLoop.ts';
+import { isStoredEvent, type StoredEvent } from './storeEvents.ts';
+import type { ReadWorkflowFilePayload, SaveWorkflowFilePayload, WorkflowFileInfo, WorkflowFileList, WorkflowFileText } from './workflowFiles.ts';
 
+export { isStoredEvent, STORED_AREAS, type StoredArea, type StoredEvent } from './storeEvents.ts';
 export { isTrainLoopEvent, type CancelTrainLoopPayload, type StartTrainLoopRequest, type TrainLoopEvent, type TrainRoleMetrics } from './trainLoop.ts';
 
 /** A workflow shipped in examples/ (read-only; the editor opens a copy). */
@@ -126,16 +129,18 @@ export interface TestGeneration {
 /**
  * Pushed from the host while experiments run (Electron: the `flowlab:event` IPC channel; browser
  * host: Server-Sent Events on `/api/events`). Ordered per experiment; a train loop's events
- * (`TrainLoopEvent`, trainLoop.ts) carry its `loopId` instead and are ordered per loop.
+ * (`TrainLoopEvent`, trainLoop.ts) carry its `loopId` instead and are ordered per loop; `stored`
+ * (`StoredEvent`, storeEvents.ts) says which areas of the store changed, whoever wrote them.
  */
 export type LabEvent =
   | { type: 'experiment'; experimentId: string; status: 'running' | 'completed' | 'cancelled' | 'failed'; done: number; total: number; message?: string }
   | { type: 'node'; experimentId: string; runId: string; nodeId: string; attempt: number; phase: 'started' | 'finished'; status?: NodeStatus; failureClass?: FailureClass; simulated?: boolean }
   | { type: 'run'; experimentId: string; runId: string; taskIndex: number; done: number; total: number; status: 'completed' | 'failed' | 'cancelled'; correct: boolean }
-  | TrainLoopEvent;
+  | TrainLoopEvent
+  | StoredEvent;
 
-/** The events of experiments (those with an `experimentId` subject): every LabEvent but a train loop's. */
-export type ExperimentLabEvent = Exclude<LabEvent, TrainLoopEvent>;
+/** The events of experiments (those with an `experimentId` subject): every LabEvent but a train loop's and the store's. */
+export type ExperimentLabEvent = Exclude<LabEvent, TrainLoopEvent | StoredEvent>;
 
 /** Whether `e` is an experiment's event (not a train loop's). */
 export function isExperimentLabEvent(e: LabEvent): e is ExperimentLabEvent {
@@ -269,6 +274,10 @@ export interface LabHost {
   /** Optional: hosts without it answer `startTrainLoop` / `cancelTrainLoop` with UNAVAILABLE. */
   startTrainLoop?(payload: StartTrainLoopRequest): Awaitable<{ loopId: string }>;
   cancelTrainLoop?(payload: CancelTrainLoopPayload): Awaitable<{ cancelled: boolean }>;
+  /** Optional: hosts without them answer the workflow-file methods (workflowFiles.ts) with UNAVAILABLE. */
+  listWorkflowFiles?(): Awaitable<WorkflowFileList>;
+  readWorkflowFile?(payload: ReadWorkflowFilePayload): Awaitable<WorkflowFileText>;
+  saveWorkflowFile?(payload: SaveWorkflowFilePayload): Awaitable<WorkflowFileInfo>;
 }
 
 /** Client-side subscription to pushed events; returns an unsubscribe function. */
@@ -285,6 +294,7 @@ export function isLabEvent(value: unknown): value is LabEvent {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
   const e = value as Record<string, unknown>;
   if (typeof e['type'] === 'string' && e['type'].startsWith('train')) return isTrainLoopEvent(value);
+  if (e['type'] === 'stored') return isStoredEvent(value);
   const str = (k: string) => typeof e[k] === 'string' && (e[k] as string).length <= 400;
   const count = (k: string) => Number.isInteger(e[k]) && (e[k] as number) >= 0;
   const optional = (k: string, ok: (v: unknown) => boolean) => e[k] === undefined || ok(e[k]);

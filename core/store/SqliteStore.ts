@@ -31,7 +31,7 @@ import { isPidAlive } from './liveness.ts';
 import type { MigrationReport } from './migrate.ts';
 import { MANY_ROWS, prepareStatements, type Statements } from './statements.ts';
 import { SqliteImproveRepo } from './improve.ts';
-import type { ImproveRepo, RunWithEvents, Store, StudiesRepo, TrainLoopsRepo, WeightsRepo } from './port.ts';
+import type { ImproveRepo, RunWithEvents, Store, StudiesRepo, TrainLoopsRepo, WeightsRepo, StoreArea } from './port.ts';
 import { SqliteTrainLoopsRepo } from './trainLoops.ts';
 import { SqliteWeightsRepo } from './weights.ts';
 import { SqliteStudiesRepo } from './studies.ts';
@@ -340,6 +340,30 @@ export class SqliteStore implements Store {
   get mass(): MassRepo {
     this.live();
     return (this.massRepo ??= new SqliteMassRepo(this.db, this.file));
+  }
+
+  /** See `Store.changeCounter`. */
+  changeCounter(): number {
+    this.live();
+    const version = this.db.pragma('data_version', { simple: true }) as number;
+    const own = (this.db.prepare('SELECT total_changes() AS n').get() as { n: number }).n;
+    return version + own;
+  }
+
+  /** See `Store.areaSignatures`. Tables a test store lacks sign as empty. */
+  areaSignatures(): Record<StoreArea, string> {
+    this.live();
+    const have = new Set((this.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as Array<{ name: string }>).map((r) => r.name));
+    const sig = (table: string, latest?: string) =>
+      have.has(table) ? `(SELECT count(*) || ':' || ${latest ? `coalesce(max(${latest}), 0)` : '0'} FROM ${table})` : `'-'`;
+    const q = (parts: string[]) => parts.join(` || '|' || `);
+    const row = this.db
+      .prepare(
+        `SELECT ${q([sig('experiments', 'updated_at'), sig('runs')])} AS experiments, ${q([sig('cards', 'created_at'), sig('card_uses')])} AS cards, ` +
+          `${q([sig('weight_versions', 'created_at'), sig('train_loops', 'updated_at')])} AS learning, ${sig('studies', 'updated_at')} AS studies, ${sig('mass_records', 'created_at')} AS mass`,
+      )
+      .get() as Record<StoreArea, string>;
+    return { experiments: row.experiments, cards: row.cards, learning: row.learning, studies: row.studies, mass: row.mass };
   }
 
   /** Whether `close()` has been called. */

@@ -6,7 +6,7 @@
  * schema_migrations. See schema.ts for the layout.
  */
 export { openStore, type OpenStoreOptions } from './openStore.ts';
-export type { ImproveRepo, RunWithEvents, Store, StudiesRepo, TrainLoopsRepo, WeightsRepo } from './port.ts';
+export type { ImproveRepo, RunWithEvents, Store, StudiesRepo, TrainLoopsRepo, WeightsRepo, StoreArea } from './port.ts';
 export { SqliteTrainLoopsRepo, type NewTrainLoop, type TrainLoopExperiment, type TrainLoopRow, type TrainLoopStatus } from './trainLoops.ts';
 export { openStores, SqliteStore } from './SqliteStore.ts';
 export { StoreError, type StoreErrorCode } from './errors.ts';

@@ -145,4 +145,20 @@ export interface Store {
   readonly closed: boolean;
   /** Releases the store; idempotent. */
   close(): void;
+  /**
+   * A number that changes whenever a write commits to the database, from this connection or
+   * another (another process's included): SQLite's `PRAGMA data_version`, which moves on every
+   * other connection's commit, plus `total_changes()`, this connection's rows written
+   * (sqlite.org/pragma.html#pragma_data_version). One cheap read; hosts poll it.
+   */
+  changeCounter(): number;
+  /**
+   * One short signature per area of the store (counts and latest times of its tables), so a
+   * poller that saw `changeCounter` move can tell which areas changed. Areas: `experiments`
+   * (experiments and their runs), `cards`, `learning` (weight versions, train loops), `studies`, `mass`.
+   */
+  areaSignatures(): Record<StoreArea, string>;
 }
+
+/** The parts of the store `areaSignatures` tells apart. */
+export type StoreArea = 'experiments' | 'cards' | 'learning' | 'studies' | 'mass';

@@ -1,11 +1,13 @@
 /**
  * The workflow editor: the YAML text (the source of truth), the graph drawn from it, the host's
  * validation (debounced; an answer for text that has changed since is dropped), the selection,
- * graph edits (rewrite the text through the yaml Document API; undoable), and the model picked
- * per role (used by the Run view).
+ * graph edits (rewrite the text through the yaml Document API), undo and redo of every edit as
+ * line diffs (lib/editDiff.ts), and the model picked per role (used by the Run view). Opening
+ * and saving documents is the document slice's (document.ts).
  */
 import type { ExampleWorkflow } from '../../core/api/lab.ts';
 import type { ValidateWorkflowResult } from '../../core/api/client.ts';
+import { applyDiff, diffSize, diffText, invertDiff, isEmptyDiff, type EditDiff } from '../lib/editDiff.ts';
 import { applyGraphEdit, type GraphEdit } from '../lib/graphEdits.ts';
 import { parseWorkflowGraph, type DocGraph } from '../lib/workflowGraph.ts';
 import { IDLE, load, LOADING, type Loadable } from './loadable.ts';
@@ -13,8 +15,10 @@ import type { SliceContext } from './types.ts';
 
 /** Quiet time after the last keystroke before the text is re-parsed and validated. */
 export const VALIDATE_DEBOUNCE_MS = 300;
-/** Graph edits kept for undo. */
-const UNDO_DEPTH = 50;
+/** Edits kept for undo (and for redo). */
+export const UNDO_DEPTH = 100;
+/** Characters of changed lines kept in the undo and redo stacks together; the oldest edits go first. */
+export const UNDO_CHARS = 1_000_000;
 
 export interface EditorState {
   text: string;
@@ -29,8 +33,13 @@ export interface EditorState {
   selectedEdge: string | null;
   /** A request to move the textarea's caret; `nonce` makes repeated requests distinct. */
   caret: { line: number; column: number; focus: boolean; nonce: number } | null;
-  /** Texts before each graph edit, newest last. */
-  undo: string[];
+  /**
+   * Edits that undo can take back, oldest first, as line diffs (lib/editDiff.ts): one per graph
+   * edit, one per burst of typing (recorded when the text goes quiet, VALIDATE_DEBOUNCE_MS).
+   */
+  undo: EditDiff[];
+  /** Edits undone, that redo can apply again, newest undone last; a new edit clears them. */
+  redo: EditDiff[];
 }
 
 export interface EditorSlice {
@@ -42,13 +51,18 @@ export interface EditorSlice {
   /** Replaces the text (typing): re-parse and validation follow after a quiet time. */
   setText(text: string): void;
   /** Loads a whole document (example, file): parsed and validated at once; clears selection and undo. */
-  loadText(text: string, file: string | null): void;
+  loadText(text: string, file: string | null, history?: { undo: EditDiff[]; redo: EditDiff[] }): void;
   openExample(example: ExampleWorkflow): void;
   /** Parses and validates the current text now (the debounce calls this). */
   validateNow(): Promise<void>;
   /** Applies a graph edit to the text; false (with a notice) when it cannot apply. */
   editGraph(edit: GraphEdit): boolean;
+  /** Takes back the last edit (graph edit or burst of typing); the same as `undo`. */
   undoGraphEdit(): void;
+  /** Takes back the last edit: its diff is applied inverted to the text. */
+  undo(): void;
+  /** Applies again the last edit undone. */
+  redo(): void;
   /** Selects a node (null: none); moves the caret to its entry unless told not to. */
   selectEditorNode(id: string | null, moveCaret?: boolean): void;
   selectEditorEdge(id: string | null): void;
@@ -63,12 +77,58 @@ declare module './types.ts' {
   interface LabState extends EditorSlice {}
 }
 
-const EMPTY_EDITOR: EditorState = { text: '', file: null, graph: null, parseError: null, validation: IDLE, selectedNode: null, selectedEdge: null, caret: null, undo: [] };
+const EMPTY_EDITOR: EditorState = { text: '', file: null, graph: null, parseError: null, validation: IDLE, selectedNode: null, selectedEdge: null, caret: null, undo: [], redo: [] };
+
+/** Keeps the newest edits within UNDO_DEPTH entries and UNDO_CHARS characters. */
+function capHistory(stack: EditDiff[], other: readonly EditDiff[] = []): EditDiff[] {
+  let out = stack.slice(-UNDO_DEPTH);
+  let chars = [...out, ...other].reduce((n, d) => n + diffSize(d), 0);
+  while (out.length > 1 && chars > UNDO_CHARS) {
+    chars -= diffSize(out[0]!);
+    out = out.slice(1);
+  }
+  return out;
+}
 
 export function createEditorSlice({ api, set, get, deps }: SliceContext): EditorSlice {
   let cancelTimer: (() => void) | null = null;
   let caretNonce = 0;
   const patch = (p: Partial<EditorState>) => set({ editor: { ...get().editor, ...p } });
+  /** The text at the last point recorded in the undo history. */
+  let checkpoint = '';
+
+  /** Records the typing since the last checkpoint as one undoable edit (clears redo). */
+  const recordTyping = () => {
+    const { text, undo } = get().editor;
+    if (text === checkpoint) return;
+    const d = diffText(checkpoint, text);
+    checkpoint = text;
+    if (!isEmptyDiff(d)) patch({ undo: capHistory([...undo, d]), redo: [] });
+  };
+
+  /** Moves one edit between the stacks: `back` undoes the newest edit, else redoes the newest undone. */
+  const step = (back: boolean) => {
+    recordTyping();
+    const { undo, redo, text } = get().editor;
+    const from = back ? undo : redo;
+    const d = from[from.length - 1];
+    if (!d) {
+      get().notify(back ? 'Nothing to undo.' : 'Nothing to redo.');
+      return;
+    }
+    let next: string;
+    try {
+      next = applyDiff(text, back ? invertDiff(d) : d);
+    } catch (err) {
+      // The text no longer matches the history (cannot happen through the editor's own actions).
+      patch({ undo: [], redo: [] });
+      get().notify(`Cannot ${back ? 'undo' : 'redo'}: ${(err as Error).message}; the edit history was cleared.`, 'error');
+      return;
+    }
+    checkpoint = next;
+    patch(back ? { text: next, undo: undo.slice(0, -1), redo: [...redo, d] } : { text: next, redo: redo.slice(0, -1), undo: [...undo, d] });
+    void get().validateNow();
+  };
 
   /** Re-parses the current text into the graph (keeping the last graph on a parse error). */
   const reparse = () => {
@@ -107,20 +167,23 @@ export function createEditorSlice({ api, set, get, deps }: SliceContext): Editor
       scheduleValidation(VALIDATE_DEBOUNCE_MS);
     },
 
-    loadText(text, file) {
+    loadText(text, file, history) {
       cancelTimer?.();
       cancelTimer = null;
-      set({ editor: { ...EMPTY_EDITOR, text, file } });
+      checkpoint = text;
+      set({ editor: { ...EMPTY_EDITOR, text, file, ...(history ? { undo: capHistory(history.undo, history.redo), redo: history.redo.slice(-UNDO_DEPTH) } : {}) } });
       void get().validateNow();
     },
 
     openExample(example) {
-      get().loadText(example.text, example.file);
+      // Through the document slice: unsaved changes are not replaced without asking.
+      get().openDocument({ text: example.text, file: example.file, name: null, origin: 'example', label: example.file });
     },
 
     async validateNow() {
       cancelTimer?.();
       cancelTimer = null;
+      recordTyping();
       reparse();
       const { text, file } = get().editor;
       if (!text.trim()) {
@@ -135,32 +198,35 @@ export function createEditorSlice({ api, set, get, deps }: SliceContext): Editor
     },
 
     editGraph(edit) {
+      recordTyping();
       const before = get().editor.text;
       const result = applyGraphEdit(before, edit);
       if (!result.ok) {
         get().notify(`Cannot ${describe(edit)}: ${result.message}`, 'error');
         return false;
       }
-      const undo = [...get().editor.undo, before].slice(-UNDO_DEPTH);
+      const undo = capHistory([...get().editor.undo, diffText(before, result.text)]);
+      checkpoint = result.text;
       const selection =
         edit.op === 'addNode' ? { selectedNode: edit.node.id, selectedEdge: null }
         : edit.op === 'removeNode' || edit.op === 'removeEdge' ? { selectedNode: null, selectedEdge: null }
         : {};
-      patch({ text: result.text, undo, ...selection });
+      patch({ text: result.text, undo, redo: [], ...selection });
       get().notify(null);
       void get().validateNow();
       return true;
     },
 
     undoGraphEdit() {
-      const undo = get().editor.undo;
-      const prev = undo[undo.length - 1];
-      if (prev === undefined) {
-        get().notify('Nothing to undo: no graph edit yet.');
-        return;
-      }
-      patch({ text: prev, undo: undo.slice(0, -1) });
-      void get().validateNow();
+      step(true);
+    },
+
+    undo() {
+      step(true);
+    },
+
+    redo() {
+      step(false);
     },
 
     selectEditorNode(id, moveCaret = true) {

@@ -4,6 +4,7 @@ import { issueTargets, locateIssues, offsetOf } from '../lib/issues.ts';
 import { useLab, useLabPick } from '../useLab.ts';
 import { useShortcut } from '../useShortcut.ts';
 import { AddNodeForm } from './editor/AddNodeForm.tsx';
+import { DocumentBar, OpenPrompt } from './editor/DocumentBar.tsx';
 import { IssuesList } from './editor/IssuesList.tsx';
 import { SelectionPanel } from './editor/SelectionPanel.tsx';
 import { GraphCanvas } from './lazy.tsx';
@@ -11,7 +12,7 @@ import { KindLegend } from './Legend.tsx';
 import { RoleModels } from './RoleModels.tsx';
 import { LoadState } from './Status.tsx';
 
-/** The workflow editor: the graph beside the YAML, kept in sync both ways. */
+/** The workflow editor: the graph beside the YAML, kept in sync both ways; the document's controls above (DocumentBar). */
 export function EditorView() {
   const { editor, theme, setText, selectEditorNode: selectNode, selectEditorEdge: selectEdge, editGraph, undoGraphEdit } = useLabPick(
     'editor', 'theme', 'setText', 'selectEditorNode', 'selectEditorEdge', 'editGraph', 'undoGraphEdit',
@@ -47,11 +48,10 @@ export function EditorView() {
       <header className="view-head">
         <h2 id="editor-title">Workflow editor</h2>
         <ExamplePicker />
-        <button type="button" data-testid="undo-graph-edit" onClick={undoGraphEdit} disabled={!editor.undo.length} title="Undo the last graph edit (Alt+Z)">
-          Undo graph edit
-        </button>
         <ValidationChip />
       </header>
+      <DocumentBar />
+      <OpenPrompt />
       <div className="editor-grid">
         <div className="editor-graph">
           {graph ? (

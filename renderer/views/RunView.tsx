@@ -144,7 +144,7 @@ function Faults() {
 }
 
 function RunControls() {
-  const { live, starting, runError, startRun, cancelRun, runRequest } = useLabPick('live', 'starting', 'runError', 'startRun', 'cancelRun', 'runRequest');
+  const { live, starting, runError, startRun, cancelRun, runRequest, serverDown } = useLabPick('live', 'starting', 'runError', 'startRun', 'cancelRun', 'runRequest', 'serverDown');
   // Recomputed on any change of what it reads.
   useLab((s) => s.runForm);
   useLab((s) => s.roleModels);
@@ -168,10 +168,10 @@ function RunControls() {
         </p>
       )}
       <div className="row">
-        <button type="button" className="primary" data-testid="run-start" disabled={!req.ok || starting || running} onClick={() => void startRun()} title="Start (Ctrl+Enter)">
+        <button type="button" className="primary" data-testid="run-start" disabled={!req.ok || starting || running || serverDown} onClick={() => void startRun()} title="Start (Ctrl+Enter)">
           {starting ? 'Starting…' : 'Start'}
         </button>
-        <button type="button" data-testid="run-cancel" disabled={!running} onClick={() => void cancelRun()} title="Cancel (Alt+C)">
+        <button type="button" data-testid="run-cancel" disabled={!running || serverDown} onClick={() => void cancelRun()} title="Cancel (Alt+C)">
           Cancel
         </button>
       </div>
