@@ -5,10 +5,11 @@
  * - the README's main job runs end to end with every role on the served endpoint;
  * - on the schema-ignoring server a run still ends with contract-checked outputs or typed
  *   failures, never unchecked ones;
- * - the stored runs replay with no model and no server.
+ * - the stored runs replay with no model and no server;
+ * - the API key (the enforcing server requires one) is in no stored byte.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../core/store/index.ts';
@@ -21,6 +22,7 @@ import { haveShared, noteSkip, scratchDir, tinyModel } from '../test/fixtures.ts
 if (!haveShared) noteSkip('serve-model', 'serve-model and probe', tinyModel);
 const dir = scratchDir('serve-model');
 let enforcing: ModelServer | undefined;
+const KEY = `sk-flowlab-test-${process.pid}-${Date.now()}`;
 let ignoring: { child: ChildProcess; baseUrl: string } | undefined;
 
 /** Starts `flowlab serve-model ... --no-grammar` and waits for the URL it prints. */
@@ -40,13 +42,15 @@ function serveModelCli(args: string[]): Promise<{ child: ChildProcess; baseUrl: 
 }
 
 describe.skipIf(!haveShared)('serve-model + probe + the main job on the served endpoint', () => {
-  const env = () => ({ ...process.env, FLOWLAB_PROBES: path.join(dir(), 'probes.json') });
+  const env = () => ({ ...process.env, FLOWLAB_PROBES: path.join(dir(), 'probes.json'), FLOWLAB_TEST_KEY: KEY });
+  // The enforcing server wants a key; the references name its variable, never the key.
+  const served = () => `openai:${enforcing!.baseUrl}#stories260K&key=FLOWLAB_TEST_KEY`;
   const db = () => path.join(dir(), 'flowlab.db');
   const experiments: string[] = [];
 
   beforeAll(async () => {
     [enforcing, ignoring] = await Promise.all([
-      startModelServer({ models: { stories260K: tinyModel }, threads: 1 }),
+      startModelServer({ models: { stories260K: tinyModel }, threads: 1, keyEnv: 'FLOWLAB_TEST_KEY', env: { FLOWLAB_TEST_KEY: KEY } }),
       serveModelCli([tinyModel, '--port', '0', '--threads', '1', '--no-grammar']),
     ]);
   }, 120_000);
@@ -56,7 +60,7 @@ describe.skipIf(!haveShared)('serve-model + probe + the main job on the served e
   });
 
   it('probe: "schema enforced" against serve-model, "schema ignored" against serve-model --no-grammar; both stored', async () => {
-    const a = await cli(['probe', `openai:${enforcing!.baseUrl}#stories260K`], env());
+    const a = await cli(['probe', served()], env());
     expect(a.code, a.err).toBe(0);
     expect(a.out).toMatch(/schema {2}schema enforced/);
     expect(a.out).toMatch(/seed {4}same seed, same text/);
@@ -71,7 +75,7 @@ describe.skipIf(!haveShared)('serve-model + probe + the main job on the served e
   }, 120_000);
 
   it("the README's main job runs end to end with every role on the served endpoint", async () => {
-    const r = await cli(['run', 'examples/gsm8k-team.yaml', '--dataset', 'gsm8k', '--split', 'test', '--limit', '10', '--model', `openai:${enforcing!.baseUrl}#stories260K`, '--db', db(), '--json'], env());
+    const r = await cli(['run', 'examples/gsm8k-team.yaml', '--dataset', 'gsm8k', '--split', 'test', '--limit', '10', '--model', served(), '--db', db(), '--json'], env());
     expect(r.code, r.err).toBe(0);
     const report = JSON.parse(r.out) as { experimentId: string; runs: number; status: string };
     expect([report.runs, report.status]).toEqual([10, 'completed']);
@@ -83,7 +87,7 @@ describe.skipIf(!haveShared)('serve-model + probe + the main job on the served e
       // Every role is on the endpoint, and every call went to the server: the model is its served id, not the local file name.
       const cfg = (store.getExperiment(report.experimentId).config as { models: { models: Record<string, string>; roleModels: Record<string, string> } }).models;
       expect(cfg.roleModels).toEqual({ planner: 'default', solver: 'default', verifier: 'default', answerer: 'default' });
-      expect(cfg.models).toEqual({ default: `openai:${enforcing!.baseUrl}#stories260K` });
+      expect(cfg.models).toEqual({ default: served() });
       expect(new Set(calls.map((c) => c.model))).toEqual(new Set(['stories260K']));
       expect(calls.every((c) => c.promptTokens > 0 && c.completionTokens > 0)).toBe(true);
     } finally {
@@ -118,6 +122,13 @@ describe.skipIf(!haveShared)('serve-model + probe + the main job on the served e
       store.close();
     }
   }, 180_000);
+
+  it('the API key is in no stored byte: not in the database, not in the probe verdicts', () => {
+    const files = readdirSync(dir()).filter((f) => f.startsWith('flowlab.db'));
+    expect(files).toContain('flowlab.db');
+    for (const f of files) expect(readFileSync(path.join(dir(), f)).includes(Buffer.from(KEY)), f).toBe(false);
+    expect(readFileSync(path.join(dir(), 'probes.json'), 'utf8')).not.toContain(KEY);
+  });
 
   it('the stored runs replay with no model and no server', async () => {
     await enforcing!.close();

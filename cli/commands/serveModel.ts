@@ -1,8 +1,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { MAX_SEQUENCES } from '../../core/limits.ts';
-import { isLoopback } from '../../host/index.ts';
-import { startModelServer, type ModelServer } from '../../host/modelServer.ts';
+import { isLoopback, startModelServer, type ModelServer } from '../../host/index.ts';
 import { clampThreads } from '../../models/resolve.ts';
 import { act, intOption, UsageError, type CommandContext } from '../args.ts';
 import { CommandError } from '../errors.ts';

@@ -40,7 +40,7 @@ export const RoleSpec = z
 
 export const ModelSpec = z
   .object({
-    path: z.string().min(1).optional().describe('GGUF file; relative paths resolve against the workflow file'),
+    path: z.string().min(1).optional().describe('GGUF file (relative paths resolve against the workflow file), or an endpoint reference openai:<base-url>#<model>[&key=ENV]... (docs/models.md)'),
     context_size: z.number().int().positive().max(MAX_CONTEXT_SIZE).optional(),
     threads: z.number().int().positive().max(MAX_THREADS_REQUEST).optional(),
     gpu: z.union([z.literal('auto'), z.literal(false)]).optional(),

@@ -8,8 +8,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { asRoleName } from '../../core/ids.ts';
-import { ModelError, parseEndpointRef, type EndpointSpec, type GenerateRequest } from '../../core/model/index.ts';
-import { backoffMs, OpenAiProvider, probeEndpoint, retrySeed, structuredFields } from './index.ts';
+import { ModelError, parseEndpointRef, ScriptedProvider, type EndpointSpec, type GenerateRequest } from '../../core/model/index.ts';
+import { backoffMs, OpenAiProvider, probeEndpoint, RoutedProvider, retrySeed, structuredFields } from './index.ts';
 
 type Handler = (body: Record<string, unknown>, req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
 const servers: Array<{ close: () => void }> = [];
@@ -178,6 +178,21 @@ describe('OpenAiProvider', () => {
     expect(backoffMs(3, undefined, () => 1)).toBe(2000);
     expect(backoffMs(10, undefined, () => 1)).toBe(8000);
     expect(backoffMs(0, 90_000)).toBe(30_000);
+  });
+});
+
+describe('RoutedProvider', () => {
+  it('sends endpoint refs to one provider and file refs to the other; an unknown ref is MODEL_UNKNOWN_REF', async () => {
+    const files = new ScriptedProvider(() => 'from the file');
+    const endpoints = new ScriptedProvider(() => 'from the server');
+    const p = new RoutedProvider(files, new Set(['default']), endpoints, new Set(['role:solver']));
+    expect((await p.generate(request({ model: 'default' }))).text).toBe('from the file');
+    expect((await p.generate(request({ model: 'role:solver' }))).text).toBe('from the server');
+    expect([files.calls, endpoints.calls]).toEqual([1, 1]);
+    const err = (await p.generate(request({ model: 'other' })).catch((e: unknown) => e)) as ModelError;
+    expect([err.code, err.message]).toEqual(['MODEL_UNKNOWN_REF', 'model ref "other" is not configured (known: default, role:solver)']);
+    expect(await p.load('role:solver')).toEqual([]);
+    await p.dispose();
   });
 });
 
