@@ -15,7 +15,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserMissing, openLab, REQUIRED, ROOT, SHARED, sharedMissing, startServe, TINY_MODEL, type OpenLab, type ServeProcess } from './harness.ts';
+import { browserMissing, openLab, REQUIRED, ROOT, screenshot, SHARED, sharedMissing, startServe, TINY_MODEL, type OpenLab, type ServeProcess } from './harness.ts';
 
 const noBrowser = browserMissing();
 if (noBrowser && REQUIRED) throw new Error(`e2e: ${noBrowser} (FLOWLAB_E2E_REQUIRED=1: the browser tests must run here)`);
@@ -81,6 +81,9 @@ describe.skipIf(!!missing)('the lab as a workbench in Chromium against flowlab s
     await page.click(tid('doc-save'));
     await expect.poll(() => page.inputValue(tid('doc-save-name'))).toBe('gsm8k-team.yaml');
     await page.fill(tid('doc-save-name'), 'my-team.yaml');
+    await screenshot(page, 'editor-save-as');
+    // The document bar and its Save as form fit the 1280 px window (no sideways scrolling).
+    await expect(page.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(1280);
     await page.click(tid('doc-save-confirm'));
     await expect.poll(() => page.locator(tid('doc-state')).textContent(), WAIT).toBe('saved: my-team.yaml');
     const onDisk = path.join(lab.ws.dir, 'flowlab-workflows', 'my-team.yaml');
@@ -114,6 +117,7 @@ describe.skipIf(!!missing)('the lab as a workbench in Chromium against flowlab s
     await page.click(tid('example-open'));
     const prompt = page.locator(tid('unsaved-prompt'));
     await prompt.waitFor(WAIT);
+    await screenshot(page, 'editor-unsaved-prompt');
     await expect(prompt.textContent()).resolves.toMatch(/my-team\.yaml has changes that are not saved\. Opening examples\/gsm8k-team\.yaml replaces them/);
     await page.click(tid('unsaved-keep'));
     await expect(prompt.count()).resolves.toBe(0);
@@ -163,6 +167,7 @@ describe.skipIf(!!missing)('the lab as a workbench in Chromium against flowlab s
     const stoppedAt = Date.now();
     const banner = page.locator(tid('connection-banner'));
     await banner.waitFor(WAIT);
+    await screenshot(page, 'run-connection-lost');
     await expect(banner.textContent()).resolves.toMatch(/Lost the connection to the Flowlab server/);
     await expect(page.locator(tid('run-start')).isDisabled()).resolves.toBe(true);
     // Eight seconds without a server: retries at 1, 2, 4 s waits, not one a second.

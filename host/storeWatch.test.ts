@@ -2,6 +2,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LabEvent } from '../core/api/index.ts';
 import { newExperiment, runRecord, scratchDir, storeTracker } from '../test/fixtures.ts';
+import { createLabHost } from './labHost.ts';
 import { watchStore } from './storeWatch.ts';
 
 const scratch = scratchDir('store-watch');
@@ -38,5 +39,18 @@ describe('watching the store for writes by anyone (host/storeWatch.ts)', () => {
     store.close();
     expect(watch.check()).toEqual([]);
     expect(events).toEqual([{ type: 'stored', areas: ['learning'] }]);
+  });
+
+  it('runs inside the lab host when asked (flowlab serve, the desktop worker), and stops with it', async () => {
+    const file = path.join(scratch(), 'host.db');
+    const store = stores.open(file);
+    const events: LabEvent[] = [];
+    const lab = createLabHost({ store, dbFile: file, modelDir: scratch(), examplesDir: scratch(), emit: (e) => events.push(e), watchStoreMs: 20 });
+    stores.open(file).createExperiment(newExperiment({ limit: 1 }));
+    await expect.poll(() => events, { timeout: 5000 }).toEqual([{ type: 'stored', areas: ['experiments'] }]);
+    await lab.dispose();
+    stores.open(file).createExperiment(newExperiment({ limit: 1 }));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(events).toHaveLength(1);
   });
 });

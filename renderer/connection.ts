@@ -2,8 +2,8 @@
  * The page's connection to `flowlab serve`'s event stream, kept up by the page itself: when the
  * stream drops, the `EventSource` is closed (so the browser does not retry every `retry:` 2 s,
  * logging a refused connection each time) and opened again after a growing wait — 1 s, 2 s,
- * 4 s ... up to 30 s (exponential backoff, as RFC 8961 §4.3 asks of retrying clients), reset
- * once a connection opens. Each state change is reported (`onStatus`), so the lab can show a
+ * 4 s ... up to 30 s (exponential backoff, as TCP backs off its retransmission timer: RFC 6298
+ * §5, step 5.5), reset once a connection opens. Each state change is reported (`onStatus`), so the lab can show a
  * banner and disable what needs the server; a reconnect is reported as `open` again, after
  * which the lab refetches what it shows (the server may have changed meanwhile).
  */

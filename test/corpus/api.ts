@@ -65,5 +65,9 @@ export const API: ApiEntry[] = [
   { id: 'api/body-deep', via: 'api', method: 'getExperiment', raw: `${'['.repeat(200000)}${']'.repeat(200000)}`, status: 400, code: 'BAD_REQUEST', place: 'getExperiment' },
   { id: 'api/body-too-large', via: 'api', method: 'validateWorkflow', raw: `{"text": "${'x'.repeat(9 * 1024 * 1024)}"}`, status: 413, code: 'BAD_REQUEST', place: 'validateWorkflow' },
   { id: 'api/no-token', via: 'api', method: 'listExperiments', payload: {}, headers: { 'x-flowlab-token': 'wrong' }, status: 401, code: 'FORBIDDEN', place: 'token' },
+  bad('saveWorkflowFile-dotdot', 'saveWorkflowFile', { name: '../escape.yaml', text: 'x' }, 'name', '"name"'),
+  bad('saveWorkflowFile-absolute', 'saveWorkflowFile', { name: '/etc/cron.d/x.yaml', text: 'x' }, 'name', 'not a path'),
+  bad('saveWorkflowFile-not-yaml', 'saveWorkflowFile', { name: 'run.sh', text: 'x' }, 'name', '.yaml or .yml'),
+  bad('readWorkflowFile-missing', 'readWorkflowFile', { name: 'nope.yaml' }, 'name', 'nope.yaml', 404, 'NOT_FOUND'),
   { id: 'api/foreign-origin', via: 'api', method: 'listExperiments', payload: {}, headers: { origin: 'http://evil.example' }, status: 403, code: 'FORBIDDEN', place: 'rigin' },
 ];
