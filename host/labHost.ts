@@ -103,6 +103,10 @@ export function createLabHost(options: LabHostOptions): LabHostHandle {
     activeRuns: () => runner.list(),
     startTrainLoop: (req) => runner.startTrainLoop(req),
     cancelTrainLoop: ({ loopId }) => runner.cancelTrainLoop(loopId),
+    startEvolve: (req) => runner.mass.startEvolve(req),
+    startRank: (req) => runner.mass.startRank(req),
+    startRsi: (req) => runner.mass.startRsi(req),
+    cancelMass: ({ jobId }) => runner.mass.cancel(jobId),
     dispose: () => runner.dispose(),
   };
 }

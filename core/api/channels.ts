@@ -21,6 +21,11 @@ export const LAB_METHODS = [
   'activeRuns',
   'startTrainLoop',
   'cancelTrainLoop',
+  // MASS jobs (massJobs.ts): evolve, rank, rsi in the background.
+  'startEvolve',
+  'startRank',
+  'startRsi',
+  'cancelMass',
 ] as const;
 
 /** Every method of `FlowlabApi`, in a stable order. Hosts expose these and nothing else. */

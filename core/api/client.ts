@@ -18,6 +18,7 @@ export {
 export { ApiError, stripInvokePrefix, type ApiErrorCode, type ApiErrorData } from './errors.ts';
 export { createRemoteApi, type Invoke } from './remote.ts';
 export { isExperimentLabEvent, isLabEvent, isTrainLoopEvent } from './lab.ts';
+export { isMassJobEvent, MASS_JOB_KINDS, type CancelMassPayload, type MassJobEvent, type MassJobKind, type StartEvolveRequest, type StartRankRequest, type StartRsiRequest } from './massJobs.ts';
 export type {
   ActiveRun,
   AddModelPayload,

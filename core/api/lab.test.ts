@@ -35,6 +35,10 @@ function fakeLab(over: Partial<LabHost> = {}): LabHost & { calls: [string, unkno
     activeRuns: () => rec('activeRuns', undefined, [{ experimentId: 'exp-new', done: 1, total: 2, startedAt: 5 }]),
     startTrainLoop: (p) => rec('startTrainLoop', p, { loopId: 'tl-1' }),
     cancelTrainLoop: (p) => rec('cancelTrainLoop', p, { cancelled: p.loopId === 'tl-1' }),
+    startEvolve: (p) => rec('startEvolve', p, { jobId: `evo-${p.dataset}` }),
+    startRank: (p) => rec('startRank', p, { jobId: p.loopId ?? 'rank-x' }),
+    startRsi: (p) => rec('startRsi', p, { jobId: p.loopId ?? 'rsi-x' }),
+    cancelMass: (p) => rec('cancelMass', p, { cancelled: p.jobId === 'rk' }),
     ...over,
   };
 }
@@ -77,6 +81,10 @@ describe('lab methods over a fake LabHost', () => {
     await expect(api.activeRuns()).resolves.toEqual([{ experimentId: 'exp-new', done: 1, total: 2, startedAt: 5 }]);
     await expect(api.startTrainLoop({ workflowText: 'name: x\n', dataset: 'learn-word', models: { default: '/m/x.gguf' }, iterations: 2 })).resolves.toEqual({ loopId: 'tl-1' });
     await expect(api.cancelTrainLoop({ loopId: 'tl-1' })).resolves.toEqual({ cancelled: true });
+    await expect(api.startEvolve({ dataset: 'learn-tool', model: '/m/x.gguf', iterations: 2 })).resolves.toEqual({ jobId: 'evo-learn-tool' });
+    await expect(api.startRank({ dataset: 'learn-tool', model: '/m/x.gguf', loopId: 'rk' })).resolves.toEqual({ jobId: 'rk' });
+    await expect(api.startRsi({ dataset: 'learn-tool', model: '/m/x.gguf', cycles: 1 })).resolves.toEqual({ jobId: 'rsi-x' });
+    await expect(api.cancelMass({ jobId: 'rk' })).resolves.toEqual({ cancelled: true });
     expect(lab.calls.map(([m]) => m)).toEqual([...LAB_METHODS]);
     expect(lab.calls.find(([m]) => m === 'startRun')![1]).toEqual(RUN);
   });

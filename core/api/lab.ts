@@ -8,6 +8,7 @@
  */
 import type { FailureClass, NodeStatus } from '../trace/index.ts';
 import { isTrainLoopEvent, type CancelTrainLoopPayload, type StartTrainLoopRequest, type TrainLoopEvent } from './trainLoop.ts';
+import { isMassJobEvent, type MassJobEvent, type MassJobHost } from './massJobs.ts';
 
 export { isTrainLoopEvent, type CancelTrainLoopPayload, type StartTrainLoopRequest, type TrainLoopEvent, type TrainRoleMetrics } from './trainLoop.ts';
 
@@ -132,10 +133,11 @@ export type LabEvent =
   | { type: 'experiment'; experimentId: string; status: 'running' | 'completed' | 'cancelled' | 'failed'; done: number; total: number; message?: string }
   | { type: 'node'; experimentId: string; runId: string; nodeId: string; attempt: number; phase: 'started' | 'finished'; status?: NodeStatus; failureClass?: FailureClass; simulated?: boolean }
   | { type: 'run'; experimentId: string; runId: string; taskIndex: number; done: number; total: number; status: 'completed' | 'failed' | 'cancelled'; correct: boolean }
-  | TrainLoopEvent;
+  | TrainLoopEvent
+  | MassJobEvent;
 
-/** The events of experiments (those with an `experimentId` subject): every LabEvent but a train loop's. */
-export type ExperimentLabEvent = Exclude<LabEvent, TrainLoopEvent>;
+/** The events of experiments (those with an `experimentId` subject): every LabEvent but a train loop's and a MASS job's. */
+export type ExperimentLabEvent = Exclude<LabEvent, TrainLoopEvent | MassJobEvent>;
 
 /** Whether `e` is an experiment's event (not a train loop's). */
 export function isExperimentLabEvent(e: LabEvent): e is ExperimentLabEvent {
@@ -255,7 +257,7 @@ export type Awaitable<T> = T | Promise<T>;
  * `createHandlers`. Implementations throw `ApiError` (with method and field) for what the user
  * can fix; anything else is mapped by `toApiError`.
  */
-export interface LabHost {
+export interface LabHost extends MassJobHost {
   listExamples(): Awaitable<ExampleWorkflow[]>;
   listDatasets(): Awaitable<DatasetInfo[]>;
   listModels(): Awaitable<ModelEntry[]>;
@@ -285,6 +287,7 @@ export function isLabEvent(value: unknown): value is LabEvent {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
   const e = value as Record<string, unknown>;
   if (typeof e['type'] === 'string' && e['type'].startsWith('train')) return isTrainLoopEvent(value);
+  if (typeof e['type'] === 'string' && e['type'].startsWith('mass')) return isMassJobEvent(value);
   const str = (k: string) => typeof e[k] === 'string' && (e[k] as string).length <= 400;
   const count = (k: string) => Number.isInteger(e[k]) && (e[k] as number) >= 0;
   const optional = (k: string, ok: (v: unknown) => boolean) => e[k] === undefined || ok(e[k]);
