@@ -23,6 +23,8 @@ const lab = createLabStore(createApiClient(), {
 
 // Pushed LabEvents (Electron IPC or the browser host's event stream), folded once per frame.
 subscribe((event) => lab.getState().receive(event));
+// MASS jobs started from the MASS tab (renderer/store/mass.ts).
+subscribe((event) => lab.getState().receiveMass(event));
 
 function storedTheme(): string | null {
   try {
