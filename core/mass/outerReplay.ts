@@ -20,10 +20,11 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ModelProvider } from '../model/provider.ts';
-import { canonicalJson, openStore, type Store } from '../store/index.ts';
+import { openStore, type Store } from '../store/index.ts';
 import type { Trainer } from '../training/port.ts';
 import { MassError } from './errors.ts';
 import { outerSettingsOf, startRank, startRsi, type OuterSettings } from './outerLoop.ts';
+import { compareRecords } from './replay.ts';
 import { OUTER_CYCLE, OUTER_HALT, OUTER_RANKING, type OuterTaskRanking } from './outerRecords.ts';
 import type { RankResult } from './rank.ts';
 import type { RsiReport } from './rsi.ts';
@@ -103,19 +104,9 @@ export async function replayOuterLoop(store: Store, loopId: string, deps: { prov
     else result.rsi = await startRsi({ ...common, trainer: noTrainer, makeProvider: async () => noModel, recordedVersion: (id) => store.weights.find(id) }, settings, cycles);
 
     // The settings record is compared as the recording wrote it (the scratch folder relocated).
-    const key = (r: { kind: string; key: string }) => `${r.kind} ${r.key}`;
     const unfinishedRec = (r: { kind: string; value: unknown }) => s.command === 'rsi' && r.kind === OUTER_RANKING && ((r.value as OuterTaskRanking).cycle ?? 0) > cycles;
-    const original = new Map(stored.filter((r) => !unfinishedRec(r)).map((r) => [key(r), canonicalJson(r.value)]));
-    const replayed = new Map(scratch.mass.list(loopId).map((r) => [key(r), relocate(canonicalJson(r.value))]));
-    const mismatches: string[] = [];
-    let matched = 0;
-    for (const [k, v] of original) {
-      const w = replayed.get(k);
-      if (w === undefined) mismatches.push(`${k}: missing in the replay`);
-      else if (w !== v) mismatches.push(`${k}: differs`);
-      else matched++;
-    }
-    for (const k of replayed.keys()) if (!original.has(k)) mismatches.push(`${k}: extra in the replay`);
+    const original = stored.filter((r) => !unfinishedRec(r));
+    const { records, matched, mismatches } = compareRecords(original, scratch.mass.list(loopId), relocate);
 
     let files = 0;
     let filesMatched = 0;
@@ -129,7 +120,7 @@ export async function replayOuterLoop(store: Store, loopId: string, deps: { prov
     return {
       ...result,
       replay: {
-        loopId, command: s.command, cycles, records: original.size, matched, unfinished: stored.length - original.size, files, filesMatched, mismatches,
+        loopId, command: s.command, cycles, records, matched, unfinished: stored.length - original.length, files, filesMatched, mismatches,
         modelsLoaded: used.reduce((n, p) => n + p.modelsLoaded(), 0), wallSeconds: (performance.now() - t0) / 1000,
       },
     };
