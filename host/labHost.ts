@@ -124,5 +124,9 @@ export function createLabHost(options: LabHostOptions): LabHostHandle {
       watch?.stop();
       return runner.dispose();
     },
+    startEvolve: (req) => runner.mass.startEvolve(req),
+    startRank: (req) => runner.mass.startRank(req),
+    startRsi: (req) => runner.mass.startRsi(req),
+    cancelMass: ({ jobId }) => runner.mass.cancel(jobId),
   };
 }

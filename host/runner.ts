@@ -14,6 +14,7 @@ import { ModelFileError, verifyModelFiles, withFingerprints } from '../models/re
 import type { ModelPaths } from './modelPaths.ts';
 import { apiErrorOf, apiFieldOf, parseRequestWorkflow, requestCards, resolveRequestModels } from './request.ts';
 import { TRAIN_LOOP_DEFAULTS, trainLoopLabEvent, trainLoopSpecOf } from './trainLoop.ts';
+import { MassJobs } from './massJobs.ts';
 
 /** A provider the runner can pre-load (node-llama-cpp's loads every model file on `load()`). */
 export type LoadableProvider = ModelProvider;
@@ -96,6 +97,8 @@ export class LabRunner {
   private disposed = false;
   /** The folder train loops write versions under (see `LabRunnerOptions.versionsDir`). */
   readonly versionsDir: string;
+  /** MASS jobs (evolve, rank, rsi: host/massJobs.ts), sharing this runner's model-file claims. */
+  readonly mass: MassJobs;
 
   constructor(private readonly options: LabRunnerOptions) {
     this.sandbox = options.sandbox ?? new PyodideSandbox();
@@ -108,6 +111,18 @@ export class LabRunner {
         return readCheckedGgufInfo(file);
       });
     this.versionsDir = LabRunner.versionsDirOf(options.store, options.versionsDir);
+    this.mass = new MassJobs({
+      store: options.store, emit: (e) => this.emit(e), tools: this.tools, createProvider: this.createProvider, loadTrainer: options.loadTrainer ?? loadTrainer,
+      checkModel: async (file, method, field) => {
+        if (this.disposed) throw new ApiError('UNAVAILABLE', `${method}: the lab is shutting down`, method);
+        options.modelPaths?.check(file, method, field);
+        await this.checkModel(file).catch((err: unknown) => {
+          throw new ApiError('BAD_REQUEST', `${method}: ${err instanceof Error ? err.message : String(err)}`, method, field, { cause: err });
+        });
+      },
+      claim: (files, method, holder) => this.claim(files, method, holder),
+      release: (files) => this.release(files),
+    });
   }
 
   /** The versions folder a runner over `store` uses (see `LabRunnerOptions.versionsDir`), absolute. */
@@ -431,6 +446,7 @@ export class LabRunner {
     const loops = [...this.loops.values()];
     for (const l of loops) l.handle.cancel();
     await Promise.all([...all, ...loops].map((a) => a.finished));
+    await this.mass.dispose();
     await this.sandbox.close();
   }
 

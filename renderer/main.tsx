@@ -48,6 +48,8 @@ function installDraft(): void {
     if (document.visibilityState === 'hidden') draft.flush();
   });
 }
+// MASS jobs started from the MASS tab (renderer/store/mass.ts).
+subscribe((event) => lab.getState().receiveMass(event));
 
 function storedTheme(): string | null {
   try {

@@ -1,11 +1,10 @@
 import path from 'node:path';
 import type { Command } from 'commander';
-import { massFamily, runRank } from '../../core/mass/index.ts';
+import { massFamily, startRank, type RankResult } from '../../core/mass/index.ts';
 import { openStore } from '../../core/store/index.ts';
-import { getDataset } from '../../core/tasks/index.ts';
-import { act, UsageError, type CommandContext } from '../args.ts';
+import { act, type CommandContext } from '../args.ts';
 import type { Io } from '../io.ts';
-import { addOuterOptions, providerMaker, rsiOptionsOf, type RsiCommandDeps, type RsiFlags } from './rsi.ts';
+import { addOuterOptions, providerMaker, replayOuterCommand, rsiOptionsOf, settingsOf, type RsiCommandDeps, type RsiFlags } from './rsi.ts';
 import { formatHalt, formatRank, formatTamper } from './rsiFormat.ts';
 
 /** `flowlab rank --model <file.gguf>`: one outer loop (runs, ring tournament, Bradley-Terry, guards, export), no training. */
@@ -17,32 +16,36 @@ export function define(cmd: Command, ctx: CommandContext, deps: RsiCommandDeps =
       'protected environments; the self-judge judges a seeded ring tournament (each run against its next k);',
       'Bradley-Terry (MM, 0.5 prior) ranks the runs; the guards quarantine changed environments and claims the',
       "re-check refutes; both arms' cuts (self-judge ranks 1..k, external verifier's top k) are exported as TRL",
-      'JSONL with the workflow stripped. A crossed threshold halts with the report instead. Resumable: same --loop-id.',
+      'JSONL with the workflow stripped. A crossed threshold halts with the report instead (recorded as halted).',
+      'Resumable: same --loop-id. --champions <evolution-id> runs each task\'s own champion; --replay re-derives a loop without the model.',
     ].join('\n'));
   addOuterOptions(cmd).action(act(ctx, (o: RsiFlags) => rankCommand(o, ctx.io, deps)));
 }
 
 async function rankCommand(v: RsiFlags, io: Io, deps: RsiCommandDeps): Promise<number> {
+  if (v.replay) return replayOuterCommand(v, io, (r) => rankText(r.rank!, r.replay.loopId, r.outDir, v));
   const family = massFamily(v.dataset);
-  if (v.champions) throw new UsageError('rank runs one design for every task (--design); --champions is for rsi');
   const o = rsiOptionsOf({ ...v, loopId: v.loopId ?? `rank-${new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14)}` }, family, v.db);
   const store = openStore(v.db);
   const provider = await providerMaker(v, deps)(o.baseModel);
   try {
-    const res = await runRank({
-      store, provider, family, tasks: getDataset(family.dataset).load({ split: 'train', limit: v.tasks }), config: { mass: { loopId: o.loopId } },
+    const res = await startRank({
+      store, provider,
       onEvent: (e) => e.done === e.total && io.stderr(`${e.taskId}: ${e.total} ${e.type}s done\n`),
-    }, { ...o.outer, prefix: o.loopId, design: o.design, ...(o.tamperer && { tamperer: o.tamperer }), outDir: o.outDir, thresholds: o.thresholds });
-    if (v.json) {
-      io.stdout(JSON.stringify({ ...res, rankings: res.rankings.map(({ workspaces: _w, ...r }) => r), exports: Object.fromEntries(Object.entries(res.exports).map(([k, e]) => [k, { dir: e.dir, train: e.train.length, validation: e.validation.length }])) }) + '\n');
-    } else {
-      io.stdout(formatRank(res.rankings, Object.fromEntries(Object.entries(res.exports).map(([k, e]) => [k, `${e.dir} (${e.train.length} train, ${e.validation.length} validation conversations)`]))));
-      if (res.tampered) io.stdout(formatTamper(res.tampered) + '\n');
-      if (res.check.halt) io.stdout(formatHalt({ cycle: 1, prefix: o.loopId, reasons: res.check.reasons, tampered: res.tampered, file: path.join(o.outDir, 'env'), quarantine: res.rankings.flatMap((r) => r.runs.filter((x) => x.quarantined).map((x) => ({ runId: x.runId, taskId: x.taskId, rank: x.rank, tampered: !!x.tampered, reasons: x.guard.reasons.map((q) => q.code) }))) }));
-    }
+    }, settingsOf('rank', v, o));
+    io.stdout(rankText(res, o.loopId, o.outDir, v));
     return res.check.halt ? 3 : 0;
   } finally {
     await provider.dispose();
     store.close();
   }
+}
+
+/** What `rank` prints (its replay prints the same). */
+function rankText(res: RankResult, loopId: string, outDir: string, v: Pick<RsiFlags, 'json'>): string {
+  if (v.json) return JSON.stringify({ ...res, rankings: res.rankings.map(({ workspaces: _w, ...r }) => r), exports: Object.fromEntries(Object.entries(res.exports).map(([k, e]) => [k, { dir: e.dir, train: e.train.length, validation: e.validation.length }])) }) + '\n';
+  let text = formatRank(res.rankings, Object.fromEntries(Object.entries(res.exports).map(([k, e]) => [k, `${e.dir} (${e.train.length} train, ${e.validation.length} validation conversations)`])));
+  if (res.tampered) text += formatTamper(res.tampered) + '\n';
+  if (res.check.halt) text += formatHalt({ cycle: 1, prefix: loopId, reasons: res.check.reasons, tampered: res.tampered, file: path.join(outDir, 'env'), quarantine: res.rankings.flatMap((r) => r.runs.filter((x) => x.quarantined).map((x) => ({ runId: x.runId, taskId: x.taskId, rank: x.rank, tampered: !!x.tampered, reasons: x.guard.reasons.map((q) => q.code) }))) });
+  return text;
 }

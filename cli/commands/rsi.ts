@@ -1,15 +1,15 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import type { ModelProvider } from '../../core/model/index.ts';
 import {
-  championOf, massFamily, parseMassDesign, runRsi, TAMPER_MODES, DEFAULT_THRESHOLDS, OUTER_DEFAULTS, ARMS, MASS_BUDGET,
-  type Arm, type MassDesign, type RsiOptions, type RsiReport, type TamperMode,
+  massFamily, parseMassDesign, replayOuterLoop, startRsi, TAMPER_MODES, DEFAULT_THRESHOLDS, OUTER_DEFAULTS, ARMS, MASS_BUDGET,
+  type Arm, type MassDesign, type OuterReplayResult, type OuterSettings, type RsiOptions, type RsiReport, type TamperMode,
 } from '../../core/mass/index.ts';
 import { openStore } from '../../core/store/index.ts';
-import { getDataset } from '../../core/tasks/index.ts';
 import type { Trainer } from '../../core/training/index.ts';
 import { loadedLlamaProvider, loadTrainer } from '../../models/factory.ts';
+import { ReplayProvider } from '../../models/replay/index.ts';
 import { act, dbOption, intOption, UsageError, type CommandContext } from '../args.ts';
 import { CommandError } from '../errors.ts';
 import type { Io } from '../io.ts';
@@ -22,7 +22,8 @@ export interface RsiCommandDeps {
 }
 
 export interface RsiFlags {
-  model: string;
+  model?: string;
+  replay?: string;
   dataset: string;
   cycles: number;
   tasks: number;
@@ -66,7 +67,7 @@ function num(v: string, name: string, ok: (x: number) => boolean): number {
 /** The options both `rank` and `rsi` take (the outer loop's). */
 export function addOuterOptions(cmd: Command): Command {
   return cmd
-    .addOption(new Option('--model <file.gguf>', 'the base model: solver, self-judge and optimizer').makeOptionMandatory())
+    .option('--model <file.gguf>', 'the base model: solver, self-judge and optimizer (required but with --replay)')
     .option('--dataset <name>', 'MASS task family (learn-tool, learn-word)', 'learn-tool')
     .addOption(intOption('--tasks <n>', 'training tasks (the train split, from the start)', { min: 1, default: 4 }))
     .addOption(intOption('--runs <N>', 'runs of the champion per task', { min: 2, default: OUTER_DEFAULTS.runs }))
@@ -89,6 +90,7 @@ export function addOuterOptions(cmd: Command): Command {
     .option('--loop-id <id>', 'the loop id; give the same one to resume (default: rsi-<time>)')
     .option('--out <dir>', 'state, environments, exports and versions (default: flowlab-mass/<loop-id> next to --db)')
     .addOption(dbOption())
+    .option('--replay <loop-id>', 're-run a stored loop from its recorded calls and versions (no model) and compare every record and file')
     .option('--json', 'print one JSON object');
 }
 
@@ -136,7 +138,7 @@ export function rsiOptionsOf(v: RsiFlags, family: ReturnType<typeof massFamily>,
     loopId,
     outDir: path.resolve(v.out ?? path.join(path.dirname(path.resolve(db)), 'flowlab-mass', loopId)),
     cycles: v.cycles ?? 1,
-    baseModel: path.resolve(v.model),
+    baseModel: path.resolve(requireModel(v)),
     design,
     outer: {
       runs: v.runs, neighbours: v.neighbours, seed: v.seed, iterations: v.btIterations, train: v.topK, validation: v.validation,
@@ -153,6 +155,38 @@ export function rsiOptionsOf(v: RsiFlags, family: ReturnType<typeof massFamily>,
   };
 }
 
+function requireModel(v: Pick<RsiFlags, 'model'>): string {
+  if (!v.model) throw new UsageError("required option '--model <file.gguf>' not specified");
+  return v.model;
+}
+
+/** The stored settings of a loop started from these flags (`rank` or `rsi`). */
+export function settingsOf(command: OuterSettings['command'], v: RsiFlags, o: RsiOptions): OuterSettings {
+  const { cycles: _c, ...options } = o;
+  return { command, dataset: v.dataset, tasks: v.tasks, ...(command === 'rsi' && { heldout: v.heldout }), ...(v.champions && { champions: v.champions }), options };
+}
+
+/**
+ * `--replay <loop-id>` of `rank` and `rsi`: the loop again from its recording, without the model
+ * (core/mass/outerReplay.ts); prints what the loop printed (`print`) and the comparison. Exit 1
+ * when anything differs.
+ */
+export async function replayOuterCommand(v: RsiFlags, io: Io, print: (r: OuterReplayResult) => string): Promise<number> {
+  const store = openStore(v.db, { mustExist: true });
+  try {
+    const r = await replayOuterLoop(store, v.replay!, { providerFor: (exp) => new ReplayProvider(store.getExperimentCalls(exp)) });
+    const x = r.replay;
+    if (v.json) io.stdout(JSON.stringify(x) + '\n');
+    else {
+      io.stdout(r.relocate(print(r)));
+      io.stdout(`Replay of ${x.loopId} (${x.command}${x.command === 'rsi' ? `, ${x.cycles} cycle(s)` : ''}) without the model: ${x.matched}/${x.records} records and ${x.filesMatched}/${x.files} files identical${x.unfinished ? ` (${x.unfinished} record(s) of an unfinished cycle not replayed)` : ''}${x.mismatches.length ? `; ${x.mismatches.length} differ:\n${x.mismatches.slice(0, 20).map((m) => `  ${m}`).join('\n')}` : ''}; models loaded ${x.modelsLoaded}; ${x.wallSeconds.toFixed(2)} s\n`);
+    }
+    return x.mismatches.length ? 1 : 0;
+  } finally {
+    store.close();
+  }
+}
+
 /** `--arms a,b`: known arms, at least one. Errors: UsageError. */
 function armsOf(v: string): Arm[] {
   const list = v.split(',').map((x) => x.trim()).filter(Boolean);
@@ -167,9 +201,9 @@ export function providerMaker(v: Pick<RsiFlags, 'threads' | 'contextSize'>, deps
 }
 
 async function rsiCommand(v: RsiFlags, io: Io, deps: RsiCommandDeps): Promise<number> {
+  if (v.replay) return replayOuterCommand(v, io, (r) => formatRsi(r.rsi!));
   const family = massFamily(v.dataset);
   const o = rsiOptionsOf(v, family, v.db);
-  const ds = getDataset(family.dataset);
   const store = openStore(v.db);
   const ctrl = new AbortController();
   const onSigint = () => {
@@ -180,16 +214,13 @@ async function rsiCommand(v: RsiFlags, io: Io, deps: RsiCommandDeps): Promise<nu
   try {
     const trainer = deps.trainer ?? (await loadTrainer());
     io.stderr(`MASS rsi ${o.loopId}: ${o.cycles} cycle(s), ${v.tasks} task(s) x ${o.outer.runs} runs, arms self | verifier, base ${o.baseModel} -> ${o.outDir}\n`);
-    const report: RsiReport = await runRsi({
-      store, trainer, makeProvider: providerMaker(v, deps), family,
-      trainTasks: ds.load({ split: 'train', limit: v.tasks }), heldoutTasks: ds.load({ split: 'heldout', limit: v.heldout }),
-      ...(v.champions && { champion: async (task, _provider, c) => championOf(store, v.champions!, c.taskIndex, task) }),
-      signal: ctrl.signal, config: { mass: { loopId: o.loopId } },
+    const report: RsiReport = await startRsi({
+      store, trainer, makeProvider: providerMaker(v, deps), signal: ctrl.signal,
       onEvent: (e) => {
         const line = e.type === 'stage' ? `cycle ${e.cycle} [${e.arm}] ${e.stage}` : `cycle ${e.cycle} [${e.arm}] ${e.what} ${e.done}/${e.total}`;
         if (e.type === 'stage' || e.done === e.total) io.stderr(line + '\n');
       },
-    }, o);
+    }, settingsOf('rsi', v, o), o.cycles);
     io.stdout(v.json ? JSON.stringify(report) + '\n' : formatRsi(report));
     return report.halted ? 3 : 0;
   } finally {

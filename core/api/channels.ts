@@ -25,6 +25,11 @@ export const LAB_METHODS = [
   'listWorkflowFiles',
   'readWorkflowFile',
   'saveWorkflowFile',
+  // MASS jobs (massJobs.ts): evolve, rank, rsi in the background.
+  'startEvolve',
+  'startRank',
+  'startRsi',
+  'cancelMass',
 ] as const;
 
 /** Every method of `FlowlabApi`, in a stable order. Hosts expose these and nothing else. */

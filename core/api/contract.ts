@@ -17,6 +17,7 @@ import type { LearningApiAdditions } from './learning.ts';
 import type { StudiesApiAdditions } from './studies.ts';
 import type { MassApiAdditions } from './mass.ts';
 import { MAX_WORKFLOW_FILE_NAME, WORKFLOW_FILE_NAME, type WorkflowFilesApiAdditions } from './workflowFiles.ts';
+import type { MassJobApiAdditions } from './massJobs.ts';
 
 /** Longest id accepted in a payload. */
 export const MAX_ID_LENGTH = 200;
@@ -64,6 +65,45 @@ function WorkflowFileName() {
     .refine((n) => !/[\\/]/.test(n), 'must be a file name, not a path (no / or \\)')
     .refine((n) => WORKFLOW_FILE_NAME.test(n), 'must end in .yaml or .yml and use only letters, digits, spaces, _, - and . (no ..), starting with a letter, digit or _');
 }
+/** MASS jobs (massJobs.ts): the options of `flowlab evolve`, `rank`, `rsi`; ranges as the CLI's. */
+const LoopId = z.string().regex(/^[A-Za-z0-9_.-]{1,200}$/, 'must use letters, digits, _ . - (at most 200)');
+const Share = (lowOpen: boolean) => (lowOpen ? z.number().gt(0, 'must be greater than 0') : z.number().min(0, 'must be at least 0')).max(1, 'must be at most 1');
+const rankFields = {
+  dataset: Name,
+  model: AbsolutePath,
+  tasks: Count(1, 1000).optional(),
+  runs: Count(2, 200).optional(),
+  neighbours: Count(1, 50).optional(),
+  btIterations: Count(1, 100_000).optional(),
+  topK: Count(1, 200).optional(),
+  validation: Count(0, 200).optional(),
+  verifierMin: Share(false).optional(),
+  temperature: z.number().gt(0, 'must be greater than 0').max(5, 'must be at most 5').optional(),
+  champions: Id.optional(),
+  simulateTamperer: z.enum(['expectation', 'environment']).optional(),
+  tamperShare: Share(true).optional(),
+  maxQuarantined: Share(false).optional(),
+  minAgreement: Share(false).optional(),
+  seed: Count(0, 0x7fffffff).optional(),
+  loopId: LoopId.optional(),
+  threads: Count(1, 256).optional(),
+  contextSize: Count(64, 131_072).optional(),
+};
+const massJobSchemas = {
+  startEvolve: z.strictObject({
+    dataset: Name, model: AbsolutePath, split: Name.optional(), limit: Count(1, 100).optional(), offset: Count(0, MAX_RUN_LIMIT).optional(),
+    iterations: Count(1, 100).optional(), rule: z.enum(['baseline', 'direct']).optional(), seed: Count(0, 0x7fffffff).optional(), id: LoopId.optional(),
+    threads: Count(1, 256).optional(), contextSize: Count(256, 131_072).optional(),
+  }),
+  startRank: z.strictObject(rankFields),
+  startRsi: z.strictObject({
+    ...rankFields, cycles: Count(1, 100).optional(), heldout: Count(1, MAX_RUN_LIMIT).optional(), heldoutSamples: Count(1, 64).optional(),
+    heldoutTemperature: z.number().min(0, 'must be at least 0').max(5, 'must be at most 5').optional(), sftPasses: Count(1, 100).optional(),
+    sftLr: z.number().gt(0, 'must be greater than 0').lt(1, 'must be less than 1').optional(), sftBatch: Count(1, 4096).optional(),
+    arms: z.array(z.enum(['self', 'verifier'])).min(1, 'must name at least one arm').max(2, 'must name at most 2 arms').optional(),
+  }),
+  cancelMass: z.strictObject({ jobId: Id }),
+};
 
 /** Payload schemas, one per API method. */
 export const payloadSchemas = {
@@ -182,6 +222,7 @@ export const payloadSchemas = {
     text: z.string().max(MAX_WORKFLOW_CHARS, `must be at most ${MAX_WORKFLOW_CHARS} characters`),
     overwrite: z.boolean().optional(),
   }),
+  ...massJobSchemas,
   getRollouts: z.strictObject({ experimentId: Id }),
   listCards: z.strictObject({ role: Name.optional() }).optional(),
   getCardEffect: z.strictObject({ cardId: Id }),
@@ -358,7 +399,7 @@ export interface AppInfo {
  * synchronously; the lab methods (`LabApiAdditions`, lab.ts) return
  * Promises and reject with the same ApiErrors (a bad payload included).
  */
-export interface FlowlabApi extends LabApiAdditions, ImproveApiAdditions, LearningApiAdditions, DiffApiAdditions, StudiesApiAdditions, MassApiAdditions, WorkflowFilesApiAdditions {
+export interface FlowlabApi extends LabApiAdditions, ImproveApiAdditions, LearningApiAdditions, DiffApiAdditions, StudiesApiAdditions, MassApiAdditions, WorkflowFilesApiAdditions, MassJobApiAdditions {
   /** All experiments, newest first, with progress and scores. */
   listExperiments(payload?: ApiPayload<'listExperiments'>): ExperimentSummary[];
   /** One experiment with its workflow text and config. Errors: `NOT_FOUND`. */

@@ -15,6 +15,7 @@ import { buildLearningCurves, listVersions } from './learningHandlers.ts';
 import { buildStudyDetail, listStudyViews } from './studyHandlers.ts';
 import { createRunTraceReader } from './runTrace.ts';
 import { getDesignDiff, getEvolution, getOuterLoop, listEvolutions, listOuterLoops } from './massHandlers.ts';
+import { massJobHandlers } from './massJobHandlers.ts';
 
 /** What the handlers need: the open store, the app version, the lab host, and optionally the tool registry. */
 export interface HandlerDeps {
@@ -107,6 +108,7 @@ export function createHandlers(deps: HandlerDeps): FlowlabApi {
       if (!host.startTrainLoop) throw new ApiError('UNAVAILABLE', 'startTrainLoop: this host cannot run train loops', 'startTrainLoop');
       return host.startTrainLoop(payload);
     },
+    ...massJobHandlers(lab),
     cancelTrainLoop: async (payload) => {
       const host = lab('cancelTrainLoop');
       if (!host.cancelTrainLoop) throw new ApiError('UNAVAILABLE', 'cancelTrainLoop: this host cannot run train loops', 'cancelTrainLoop');

@@ -38,6 +38,10 @@ function fakeLab(over: Partial<LabHost> = {}): LabHost & { calls: [string, unkno
     listWorkflowFiles: () => rec('listWorkflowFiles', undefined, { folder: '/w', files: [] }),
     readWorkflowFile: (p) => rec('readWorkflowFile', p, { name: p.name, text: 'name: a\n', sizeBytes: 8, modifiedAt: 1 }),
     saveWorkflowFile: (p) => rec('saveWorkflowFile', p, { name: p.name, sizeBytes: p.text.length, modifiedAt: 2 }),
+    startEvolve: (p) => rec('startEvolve', p, { jobId: `evo-${p.dataset}` }),
+    startRank: (p) => rec('startRank', p, { jobId: p.loopId ?? 'rank-x' }),
+    startRsi: (p) => rec('startRsi', p, { jobId: p.loopId ?? 'rsi-x' }),
+    cancelMass: (p) => rec('cancelMass', p, { cancelled: p.jobId === 'rk' }),
     ...over,
   };
 }
@@ -83,6 +87,10 @@ describe('lab methods over a fake LabHost', () => {
     await expect(api.listWorkflowFiles()).resolves.toEqual({ folder: '/w', files: [] });
     await expect(api.readWorkflowFile({ name: 'a.yaml' })).resolves.toMatchObject({ name: 'a.yaml', text: 'name: a\n' });
     await expect(api.saveWorkflowFile({ name: 'b.yml', text: 'name: b\n', overwrite: true })).resolves.toEqual({ name: 'b.yml', sizeBytes: 8, modifiedAt: 2 });
+    await expect(api.startEvolve({ dataset: 'learn-tool', model: '/m/x.gguf', iterations: 2 })).resolves.toEqual({ jobId: 'evo-learn-tool' });
+    await expect(api.startRank({ dataset: 'learn-tool', model: '/m/x.gguf', loopId: 'rk' })).resolves.toEqual({ jobId: 'rk' });
+    await expect(api.startRsi({ dataset: 'learn-tool', model: '/m/x.gguf', cycles: 1 })).resolves.toEqual({ jobId: 'rsi-x' });
+    await expect(api.cancelMass({ jobId: 'rk' })).resolves.toEqual({ cancelled: true });
     expect(lab.calls.map(([m]) => m)).toEqual([...LAB_METHODS]);
     expect(lab.calls.find(([m]) => m === 'startRun')![1]).toEqual(RUN);
   });

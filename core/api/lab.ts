@@ -10,6 +10,7 @@ import type { FailureClass, NodeStatus } from '../trace/index.ts';
 import { isTrainLoopEvent, type CancelTrainLoopPayload, type StartTrainLoopRequest, type TrainLoopEvent } from './trainLoop.ts';
 import { isStoredEvent, type StoredEvent } from './storeEvents.ts';
 import type { ReadWorkflowFilePayload, SaveWorkflowFilePayload, WorkflowFileInfo, WorkflowFileList, WorkflowFileText } from './workflowFiles.ts';
+import { isMassJobEvent, type MassJobEvent, type MassJobHost } from './massJobs.ts';
 
 export { isStoredEvent, STORED_AREAS, type StoredArea, type StoredEvent } from './storeEvents.ts';
 export { isTrainLoopEvent, type CancelTrainLoopPayload, type StartTrainLoopRequest, type TrainLoopEvent, type TrainRoleMetrics } from './trainLoop.ts';
@@ -137,10 +138,11 @@ export type LabEvent =
   | { type: 'node'; experimentId: string; runId: string; nodeId: string; attempt: number; phase: 'started' | 'finished'; status?: NodeStatus; failureClass?: FailureClass; simulated?: boolean }
   | { type: 'run'; experimentId: string; runId: string; taskIndex: number; done: number; total: number; status: 'completed' | 'failed' | 'cancelled'; correct: boolean }
   | TrainLoopEvent
-  | StoredEvent;
+  | StoredEvent
+  | MassJobEvent;
 
-/** The events of experiments (those with an `experimentId` subject): every LabEvent but a train loop's and the store's. */
-export type ExperimentLabEvent = Exclude<LabEvent, TrainLoopEvent | StoredEvent>;
+/** The events of experiments (those with an `experimentId` subject): every LabEvent but a train loop's, the store's and a MASS job's. */
+export type ExperimentLabEvent = Exclude<LabEvent, TrainLoopEvent | StoredEvent | MassJobEvent>;
 
 /** Whether `e` is an experiment's event (not a train loop's). */
 export function isExperimentLabEvent(e: LabEvent): e is ExperimentLabEvent {
@@ -260,7 +262,7 @@ export type Awaitable<T> = T | Promise<T>;
  * `createHandlers`. Implementations throw `ApiError` (with method and field) for what the user
  * can fix; anything else is mapped by `toApiError`.
  */
-export interface LabHost {
+export interface LabHost extends MassJobHost {
   listExamples(): Awaitable<ExampleWorkflow[]>;
   listDatasets(): Awaitable<DatasetInfo[]>;
   listModels(): Awaitable<ModelEntry[]>;
@@ -295,6 +297,7 @@ export function isLabEvent(value: unknown): value is LabEvent {
   const e = value as Record<string, unknown>;
   if (typeof e['type'] === 'string' && e['type'].startsWith('train')) return isTrainLoopEvent(value);
   if (e['type'] === 'stored') return isStoredEvent(value);
+  if (typeof e['type'] === 'string' && e['type'].startsWith('mass')) return isMassJobEvent(value);
   const str = (k: string) => typeof e[k] === 'string' && (e[k] as string).length <= 400;
   const count = (k: string) => Number.isInteger(e[k]) && (e[k] as number) >= 0;
   const optional = (k: string, ok: (v: unknown) => boolean) => e[k] === undefined || ok(e[k]);

@@ -46,7 +46,7 @@ afterAll(() => {
 
 describe('outer-loop reads (SIMULATED model and trainer)', () => {
   it('lists the stored outer loops', () => {
-    expect(api.listOuterLoops()).toEqual([{ loopId: 'rsi-a', tasks: 2, cycles: 1, halted: false }, { loopId: 'rank-t', tasks: 1, cycles: 0, halted: false }]);
+    expect(api.listOuterLoops()).toEqual([{ loopId: 'rsi-a', tasks: 2, cycles: 1, halted: false }, { loopId: 'rank-t', tasks: 1, cycles: 0, halted: true }]);
     // The inner loop's list is unchanged by outer-loop records.
     expect(api.listEvolutions()).toEqual([]);
   });
@@ -86,7 +86,8 @@ describe('outer-loop reads (SIMULATED model and trainer)', () => {
     expect(v.quarantine.every((q) => q.tampered && q.reasons.length > 0 && q.reasons.some((r) => /changed/.test(r)))).toBe(true);
     const runs = v.rankings[0]!.runs;
     expect(runs.filter((r) => r.quarantined).every((r) => r.cut === 'dropped' && /quarantined/.test(r.dropped!))).toBe(true);
-    expect(runs.filter((r) => r.cut === 'train' || r.cut === 'validation').every((r) => !r.quarantined)).toBe(true);
+    expect(runs.filter((r) => r.cut === 'train' || r.cut === 'validation').every((r) => !r.quarantined)).toBe(true);    // The halted rank is recorded as halted, before its export (cycle null), with the threshold's reason.
+    expect(v.halted).toEqual({ cycle: null, reasons: ['3 of 6 runs quarantined (50.0%), above the threshold of 25.0%'] });
   });
 
   it('answers NOT_FOUND for an unknown loop, BAD_REQUEST for a bad payload', () => {

@@ -5,7 +5,9 @@
  * With a design (hop order fixed by `hops`, one node at a time):
  *   orchestrator (reads the task prompt + the design text; writes a short plan)
  *   -> h1_<agent> -> h2_<agent> ... (one node per hop, each a sub-agent run under its
- *      contract: a JSON schema of its fields and artefacts, plus its named checks)
+ *      contract: a JSON schema of its fields and artefacts, plus its named checks; a hop with
+ *      `redelegate` adds, per allowed re-delegation, a decision node and the re-delegated call,
+ *      which runs only when the latest reply broke its contract: redelegate.ts)
  *   -> answer (the orchestrator again: reads every agent's latest reply and answers under the
  *      task's answer grammar)
  * Sub-agent inputs are optional, so a reply that breaks its contract is recorded as that
@@ -26,6 +28,7 @@
  */
 import type { Task } from '../tasks/types.ts';
 import { renderMassDesign } from './design.ts';
+import { REDELEGATE_TOOL } from './redelegate.ts';
 import type { MassDesign, MassFamily } from './types.ts';
 
 /** Token budgets of the compiled nodes (stories260K reads 512 tokens in all). */
@@ -46,8 +49,8 @@ export const MASS_BUDGET: MassBudget = { planTokens: 24, replyTokens: 48, answer
 export interface CompiledMass {
   workflowText: string;
   input: Record<string, unknown>;
-  /** Node id of each hop, in order, with the agent it calls. */
-  hopNodes: Array<{ nodeId: string; agent: string }>;
+  /** Node id of each hop, in order, with the agent it calls (a re-delegated call: with the hop it took over). */
+  hopNodes: Array<{ nodeId: string; agent: string; redelegatedFrom?: string }>;
 }
 
 const orchestratorRole = (design: MassDesign | null) => ({
@@ -112,54 +115,83 @@ export function compileMass(design: MassDesign | null, task: Task, family: MassF
   const nodes: unknown[] = [
     { id: 'orchestrator', role: 'orchestrator', inputs: { brief: 'task.mass_task', team: 'task.mass_design' }, prompt: '{{brief}}\n{{team}}\nPlan:', max_tokens: budget.planTokens, temperature: budget.temperature, stop: ['\n'] },
   ];
-  const latest = new Map<string, string>();
+  // Each agent's latest reply: its last hop's node, and the re-delegated calls of that hop (at most one of them holds a reply).
+  const latest = new Map<string, string[]>();
   const hopNodes: CompiledMass['hopNodes'] = [];
+  const edges: unknown[] = [];
+  const order: string[] = [];
+  /** Optional input ports reading `nodes` (the first one named `port`, the others `port_<m>`), and the template showing each that holds a reply. */
+  const readPorts = (inputs: Record<string, unknown>, port: string, from: readonly string[], show: (p: string) => string) =>
+    from.map((node, m) => {
+      const p = m === 0 ? port : `${port}_${m}`;
+      inputs[p] = { from: node, optional: true };
+      return show(p);
+    }).join('');
   design.hops.forEach((h, j) => {
     const agent = design.agents.find((a) => a.agent_id === h.agent_id)!;
     const id = `h${j + 1}_${h.agent_id}`;
     const inputs: Record<string, unknown> = { brief: 'task.mass_task', plan: { from: 'orchestrator', optional: true } };
     let extra = '';
     const own = latest.get(h.agent_id);
-    if (own) {
-      inputs.before = { from: own, optional: true };
-      extra += '{{#before}}Your last reply: {{before}}\n{{/before}}';
-    }
+    if (own) extra += readPorts(inputs, 'before', own, (p) => `{{#${p}}}Your last reply: {{${p}}}\n{{/${p}}}`);
     h.reads.forEach((r, k) => {
-      const port = `r${k}`;
-      inputs[port] = { from: latest.get(r)!, optional: true };
-      extra += `{{#${port}}}${r} said: {{${port}}}\n{{/${port}}}`;
+      extra += readPorts(inputs, `r${k}`, latest.get(r)!, (p) => `{{#${p}}}${r} said: {{${p}}}\n{{/${p}}}`);
     });
     const keys = [...agent.contract.fields, ...agent.contract.artefacts];
     const schema = { type: 'object', properties: Object.fromEntries(keys.map((k) => [k, { type: 'string', maxLength: budget.fieldChars }])), required: keys, additionalProperties: false };
+    const task = h.scope ?? agent.instruction;
     nodes.push({
       id,
       role: h.agent_id,
       inputs,
-      prompt: `{{brief}}\nOrchestrator: {{plan}}\n${extra}${h.scope ?? agent.instruction}\nReply as JSON:`,
+      prompt: `{{brief}}\nOrchestrator: {{plan}}\n${extra}${task}\nReply as JSON:`,
       max_tokens: budget.replyTokens,
       temperature: budget.temperature,
       output: { schema, checks: agent.contract.checks },
     });
-    latest.set(h.agent_id, id);
+    order.push(id);
     hopNodes.push({ nodeId: id, agent: h.agent_id });
+    const replies = [id];
+    // Re-delegation (redelegate.ts): decision k reads the latest call; on `yes` the task goes to `to`, under this hop's contract.
+    for (let k = 1; k <= (h.redelegate?.max ?? 0); k++) {
+      const to = h.redelegate!.to;
+      const gate = `${id}_g${k}`;
+      const rd = `${id}_rd${k}_${to}`;
+      nodes.push({ id: gate, kind: 'tool', tool: REDELEGATE_TOOL, inputs: { reply: { from: replies.at(-1)!, optional: true }, ...(k > 1 && { previous: { from: `${id}_g${k - 1}`, optional: true } }) } });
+      nodes.push({
+        id: rd,
+        role: to,
+        wired_by: [author, 'orchestrator'],
+        inputs: { ...inputs },
+        prompt: `{{brief}}\nOrchestrator: {{plan}}\n${extra}${h.agent_id} broke its contract; the orchestrator hands its task to you (${to}).\n${task}\nReply as JSON:`,
+        max_tokens: budget.replyTokens,
+        temperature: budget.temperature,
+        output: { schema, checks: agent.contract.checks },
+      });
+      edges.push({ from: gate, to: rd, type: 'control', condition: 'redelegate == "yes"' });
+      order.push(gate, rd);
+      hopNodes.push({ nodeId: rd, agent: to, redelegatedFrom: id });
+      replies.push(rd);
+    }
+    latest.set(h.agent_id, replies);
   });
   const answerInputs: Record<string, unknown> = { brief: 'task.mass_task' };
   let team = '';
-  [...latest.entries()].forEach(([agent, node], k) => {
-    const port = `a${k}`;
-    answerInputs[port] = { from: node, optional: true };
-    team += `{{#${port}}}${agent}: {{${port}}}\n{{/${port}}}`;
+  [...latest.entries()].forEach(([agent, from], k) => {
+    team += readPorts(answerInputs, `a${k}`, from, (p) => `{{#${p}}}${agent}: {{${p}}}\n{{/${p}}}`);
   });
   nodes.push({ id: 'answer', role: 'orchestrator', inputs: answerInputs, prompt: `${team}{{brief}}`, max_tokens: budget.answerTokens, temperature: budget.temperature, output: answerOut });
+  const gates = order.length - hopNodes.length;
   const doc = {
     name,
     description: 'MASS text workflow: orchestrator, sub-agents in hop order, orchestrator answers',
     ...(author !== 'human' ? { wired_by: author } : {}),
     roles,
     nodes,
-    hops: ['orchestrator', ...hopNodes.map((h) => h.nodeId), 'answer'],
+    ...(edges.length ? { edges } : {}),
+    hops: ['orchestrator', ...order, 'answer'],
     answer: 'answer',
-    limits: { max_hops: hopNodes.length + 4, concurrency: 1 },
+    limits: { max_hops: hopNodes.length + gates + 4, concurrency: 1 },
   };
   return { workflowText: JSON.stringify(doc, null, 1), input, hopNodes };
 }

@@ -11,12 +11,15 @@
  *    `agent_id` contains `orchestrator` is the orchestrator's own role and instruction; the others
  *    are sub-agents, called once each in list order, each handing back one field `reply`;
  *  - version 1: `{orchestrator?, agents: [{agent_id, role, instruction, contract?, model?}],
- *    hops?: [agent_id | {agent_id, reads?, scope?}]}`; without `hops` every agent is called
- *    once in list order.
+ *    hops?: [agent_id | {agent_id, reads?, scope?, redelegate?: {to?, max?}}]}`; without `hops`
+ *    every agent is called once in list order. `redelegate`: when the hop's reply breaks its
+ *    contract, the orchestrator hands the task to `to` (default: the same agent) again, at most
+ *    `max` times (default 1, at most MAX_REDELEGATIONS; redelegate.ts).
  * `parseMassDesign` returns the normalized design or located issues (never throws);
  * `renderMassDesign` gives the text appended to the task prompt; `diffMassDesigns` the change.
  */
 import type { MassAgent, MassContract, MassDesign, MassDesignIssue, MassHop } from './types.ts';
+import { MAX_REDELEGATIONS } from './redelegate.ts';
 
 /** Size limits a design must keep (a small model's context is short: stories260K has 512 tokens). */
 export interface DesignLimits {
@@ -54,6 +57,7 @@ export type ParseResult = { ok: true; design: MassDesign; issues: [] } | { ok: f
  * found, each with a code and the path of the field at fault (e.g. `agents[1].contract.checks[0]`).
  * Codes: NOT_JSON, BAD_SHAPE, MISSING_FIELD, BAD_ID, RESERVED_ID, DUPLICATE_AGENT, UNKNOWN_AGENT, UNKNOWN_CHECK,
  * UNKNOWN_MODEL, BAD_FIELD_NAME, DUPLICATE_FIELD, READS_LATER, NO_AGENTS, OVER_LIMIT, EMPTY_TEXT. Pure.
+ * (A hop's re-delegations count as hops against `maxHops`.)
  */
 export function parseMassDesign(input: unknown, catalogue: DesignCatalogue, limits: DesignLimits = DESIGN_LIMITS): ParseResult {
   const issues: MassDesignIssue[] = [];
@@ -134,7 +138,7 @@ export function parseMassDesign(input: unknown, catalogue: DesignCatalogue, limi
       const h = typeof raw === 'string' ? { agent_id: raw } : raw;
       if (!h || typeof h !== 'object' || Array.isArray(h)) return issue('BAD_SHAPE', path, 'a hop is an agent id or {agent_id, reads, scope}');
       const o = h as Record<string, unknown>;
-      for (const k of Object.keys(o)) if (!['agent_id', 'reads', 'scope'].includes(k)) issue('BAD_SHAPE', `${path}.${k}`, `unknown key "${k}"; a hop has agent_id, reads, scope`);
+      for (const k of Object.keys(o)) if (!['agent_id', 'reads', 'scope', 'redelegate'].includes(k)) issue('BAD_SHAPE', `${path}.${k}`, `unknown key "${k}"; a hop has agent_id, reads, scope, redelegate`);
       if (typeof o.agent_id !== 'string' || !ids.has(o.agent_id)) return issue('UNKNOWN_AGENT', `${path}.agent_id`, `hop calls ${JSON.stringify(o.agent_id)}, which is no agent of the design (${[...ids].join(', ')})`);
       const called = new Set(hops.map((x) => x.agent_id));
       const reads: string[] = [];
@@ -153,6 +157,10 @@ export function parseMassDesign(input: unknown, catalogue: DesignCatalogue, limi
         else if (o.scope.length > limits.maxInstruction) issue('OVER_LIMIT', `${path}.scope`, `scope has ${o.scope.length} characters; at most ${limits.maxInstruction}`);
         else hop.scope = o.scope.trim();
       }
+      if (o.redelegate !== undefined) {
+        const r = readRedelegate(o.redelegate, `${path}.redelegate`, o.agent_id, ids, issue);
+        if (r) hop.redelegate = r;
+      }
       hops.push(hop);
     });
     if (rawHops.length === 0) issue('BAD_SHAPE', 'hops', 'hops is empty: the orchestrator would call nobody');
@@ -160,11 +168,28 @@ export function parseMassDesign(input: unknown, catalogue: DesignCatalogue, limi
     // No hops: every agent once, in list order, each reading the reply before it.
     agents.forEach((a, i) => hops.push({ agent_id: a.agent_id, reads: i > 0 ? [agents[i - 1]!.agent_id] : [] }));
   }
-  if (hops.length > limits.maxHops) issue('OVER_LIMIT', 'hops', `the design has ${hops.length} hops; at most ${limits.maxHops}`);
+  const redelegations = hops.reduce((n, h) => n + (h.redelegate?.max ?? 0), 0);
+  if (hops.length + redelegations > limits.maxHops) issue('OVER_LIMIT', 'hops', `the design has ${hops.length} hops${redelegations ? ` and ${redelegations} re-delegation(s)` : ''}; at most ${limits.maxHops} in all`);
   if (issues.length) return { ok: false, issues };
   const design: MassDesign = { agents, hops };
   if (orchestrator) design.orchestrator = orchestrator;
   return { ok: true, design, issues: [] };
+}
+
+/** A hop's `redelegate`: `{to?, max?}` (to: an agent of the design, default the hop's; max 1..MAX_REDELEGATIONS, default 1). */
+function readRedelegate(raw: unknown, path: string, self: string, ids: ReadonlySet<string>, issue: (c: string, p: string, m: string) => void): MassHop['redelegate'] | undefined {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
+    issue('BAD_SHAPE', path, 'redelegate is {to, max}: who gets the task when the reply breaks its contract, and how many times at most');
+    return undefined;
+  }
+  const o = raw as Record<string, unknown>;
+  let ok = true;
+  for (const k of Object.keys(o)) if (!['to', 'max'].includes(k)) { issue('BAD_SHAPE', `${path}.${k}`, `unknown key "${k}"; redelegate has to, max`); ok = false; }
+  const to = o.to ?? self;
+  if (typeof to !== 'string' || !ids.has(to)) { issue('UNKNOWN_AGENT', `${path}.to`, `re-delegates to ${JSON.stringify(to)}, which is no agent of the design (${[...ids].join(', ')})`); ok = false; }
+  const max = o.max ?? 1;
+  if (typeof max !== 'number' || !Number.isInteger(max) || max < 1 || max > MAX_REDELEGATIONS) { issue('OVER_LIMIT', `${path}.max`, `max must be a whole number from 1 to ${MAX_REDELEGATIONS}, got ${JSON.stringify(max)}`); ok = false; }
+  return ok ? { to: to as string, max: max as number } : undefined;
 }
 
 function readText(raw: unknown, path: string, issue: (c: string, p: string, m: string) => void, limits: DesignLimits): { role: string; instruction: string } | undefined {
@@ -235,9 +260,13 @@ export function renderMassDesign(design: MassDesign): string {
   lines.push('Hops:');
   design.hops.forEach((h, j) => {
     const recall = design.hops.slice(0, j).some((x) => x.agent_id === h.agent_id);
-    lines.push(`${j + 1}. ${recall ? 'recall ' : ''}${h.agent_id}${h.reads.length ? ` reads ${h.reads.join(', ')}` : ''}${h.scope ? `: ${h.scope}` : ''}`);
+    lines.push(`${j + 1}. ${recall ? 'recall ' : ''}${h.agent_id}${h.reads.length ? ` reads ${h.reads.join(', ')}` : ''}${h.scope ? `: ${h.scope}` : ''}${redelegateText(h)}`);
   });
   return lines.join('\n');
+}
+
+function redelegateText(h: MassHop): string {
+  return h.redelegate ? ` (contract broken: re-delegate to ${h.redelegate.to}, at most ${h.redelegate.max}x)` : '';
 }
 
 /** The normalized design as canonical JSON (version 1 form): what is stored, hashed and shown to the optimizer. */
@@ -245,7 +274,7 @@ export function designJson(design: MassDesign): string {
   const o: Record<string, unknown> = {};
   if (design.orchestrator) o.orchestrator = { role: design.orchestrator.role, instruction: design.orchestrator.instruction };
   o.agents = design.agents.map((a) => ({ agent_id: a.agent_id, role: a.role, instruction: a.instruction, contract: { fields: a.contract.fields, artefacts: a.contract.artefacts, checks: a.contract.checks }, ...(a.model ? { model: a.model } : {}) }));
-  o.hops = design.hops.map((h) => ({ agent_id: h.agent_id, reads: h.reads, ...(h.scope ? { scope: h.scope } : {}) }));
+  o.hops = design.hops.map((h) => ({ agent_id: h.agent_id, reads: h.reads, ...(h.scope ? { scope: h.scope } : {}), ...(h.redelegate ? { redelegate: { to: h.redelegate.to, max: h.redelegate.max } } : {}) }));
   return JSON.stringify(o);
 }
 
@@ -294,7 +323,7 @@ export function diffMassDesigns(a: MassDesign | null, b: MassDesign | null): Des
     ];
     for (const [field, from, to] of pairs) if (from !== to) changed.push({ agent_id: id, field, from, to });
   }
-  const hopLines = (d: MassDesign | null) => (d?.hops ?? []).map((h) => `${h.agent_id}${h.reads.length ? ` reads ${h.reads.join(', ')}` : ''}${h.scope ? `: ${h.scope}` : ''}`);
+  const hopLines = (d: MassDesign | null) => (d?.hops ?? []).map((h) => `${h.agent_id}${h.reads.length ? ` reads ${h.reads.join(', ')}` : ''}${h.scope ? `: ${h.scope}` : ''}${redelegateText(h)}`);
   const ha = hopLines(a);
   const hb = hopLines(b);
   const diff: DesignDiff = {

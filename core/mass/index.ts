@@ -28,3 +28,5 @@ export { MassRankError, type MassRankErrorCode } from './rankErrors.ts';
 export { runRank, type RankDeps, type RankResult } from './rank.ts';
 export { outerLoopOf, outerLoopsOf, rankingRecord, storeRankings, storeCycle, storeBase, storeHalt, OUTER_RANKING, OUTER_CYCLE, OUTER_BASE, OUTER_HALT, type OuterCut, type OuterRunRow, type OuterTaskRanking, type OuterQuarantine, type OuterCycleArm, type OuterLoopSummary, type OuterLoopView, type CycleRecord, type HaltRecord } from './outerRecords.ts';
 export { championOf } from './champions.ts';
+export { startRank, startRsi, recordOuterSettings, outerSettingsOf, tasksOf, OUTER_SETTINGS, type OuterSettings, type OuterStartDeps } from './outerLoop.ts';
+export { replayOuterLoop, type OuterReplay, type OuterReplayResult } from './outerReplay.ts';

@@ -9,6 +9,7 @@
  * (design.ts): a design that breaks the format is rejected with its located issues, never
  * repaired. One call, stored as an ordinary one-node Flowlab run (stored.ts).
  */
+import { MAX_REDELEGATIONS } from './redelegate.ts';
 import type { Grade, Grader, Task } from '../tasks/types.ts';
 import { designJson, parseMassDesign, DESIGN_LIMITS, type DesignCatalogue, type DesignLimits } from './design.ts';
 import { runStep, type StepDeps } from './stored.ts';
@@ -46,7 +47,9 @@ export function optimizerSchema(catalogue: DesignCatalogue, limits: DesignLimits
     },
     required: ['agent_id', 'role', 'instruction', 'contract'],
   };
-  const hop = { type: 'object', properties: { agent_id: id, reads: { type: 'array', items: id, maxItems: 1 } }, required: ['agent_id', 'reads'] };
+  // Re-delegation (redelegate.ts) is optional on a hop: to whom a reply that broke its contract goes, how many times.
+  const redelegate = { type: 'object', properties: { to: id, max: { enum: Array.from({ length: MAX_REDELEGATIONS }, (_, i) => i + 1) } }, required: ['to', 'max'] };
+  const hop = { type: 'object', properties: { agent_id: id, reads: { type: 'array', items: id, maxItems: 1 }, redelegate }, required: ['agent_id', 'reads'] };
   const design = { type: 'object', properties: { agents: { type: 'array', items: agent, minItems: 1, maxItems: Math.min(limits.maxAgents, 2) }, hops: { type: 'array', items: hop, minItems: 1, maxItems: Math.min(limits.maxHops, 3) } }, required: ['agents', 'hops'] };
   return {
     type: 'object',

@@ -43,6 +43,8 @@ export interface OuterDeps {
   onEvent?: (e: OuterEvent) => void;
   /** Extra config recorded with every step. */
   config?: Record<string, unknown>;
+  /** Replay: the provider serving one step's recorded calls (core/mass/outerReplay.ts). */
+  providerFor?: (experimentId: string) => ModelProvider;
 }
 
 export type OuterEvent = { type: 'run'; taskId: string; done: number; total: number } | { type: 'pair'; taskId: string; done: number; total: number };
@@ -189,7 +191,7 @@ export async function rankTask(task: Task, taskIndex: number, deps: OuterDeps, o
       rec = { before: prepareEnvironment(path.join(dir, 'env'), task, family.dataset, design_checks(o.design)) };
       writeJson(recFile, rec);
     }
-    let ws = await runMass(o.design, task, { provider: deps.provider, family, store, signal: deps.signal, config: deps.config, recordTokens: true, sampling: o.sampling }, {
+    let ws = await runMass(o.design, task, { provider: deps.provider, providerFor: deps.providerFor, family, store, signal: deps.signal, config: deps.config, recordTokens: true, sampling: o.sampling }, {
       experimentId,
       version: o.version ?? (o.design ? 0 : null),
       seed: deriveSeed(o.seed, task.id, 'run', j),
@@ -220,7 +222,7 @@ export async function rankTask(task: Task, taskIndex: number, deps: OuterDeps, o
   let judgedCount = 0;
   const pairs = await runTournament(schedule, async (p) => {
     const v = await judgePair(byId.get(p.a)!.ws, byId.get(p.b)!.ws, MASS_RUBRIC, deps.provider, {
-      store, task, signal: deps.signal, config: deps.config,
+      store, task, signal: deps.signal, config: deps.config, providerFor: deps.providerFor,
       experimentId: `${o.prefix}-t${taskIndex}-p${p.index}`,
       seed: deriveSeed(o.seed, task.id, 'pair', p.index),
       about: { outer: o.prefix, task: task.id, pair: p.index, a: p.a, b: p.b },

@@ -29,7 +29,8 @@ export interface CycleRecord {
   }>>;
 }
 export interface HaltRecord {
-  cycle: number;
+  /** The cycle that halted (`flowlab rsi`), or null: a `flowlab rank` loop halted before its export. */
+  cycle: number | null;
   reasons: string[];
 }
 
@@ -110,7 +111,7 @@ export interface OuterLoopView {
   quarantine: OuterQuarantine[];
   cycles: OuterCycleArm[];
   baseHeldoutScore: number | null;
-  halted: { cycle: number; reasons: string[] } | null;
+  halted: { cycle: number | null; reasons: string[] } | null;
 }
 
 function putOnce(store: Store, rec: MassRecord): void {

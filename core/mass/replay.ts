@@ -8,7 +8,7 @@
  */
 import type { ModelProvider } from '../model/provider.ts';
 import type { ToolSource } from '../engine/index.ts';
-import { canonicalJson, openStore, type Store } from '../store/index.ts';
+import { canonicalJson, openStore, type MassRecord, type Store } from '../store/index.ts';
 import { parseMassDesign } from './design.ts';
 import { MassError } from './errors.ts';
 import { evolve, type EvolutionSettings } from './inner.ts';
@@ -23,6 +23,27 @@ export interface EvolutionReplay {
   /** Model files the replay loaded (0: no model was used). */
   modelsLoaded: number;
   wallSeconds: number;
+}
+
+/**
+ * Compares recorded MASS records with replayed ones by (kind, key), values as canonical JSON
+ * (`asReplayed` rewrites a replayed value's text first, e.g. paths). Returns how many there were,
+ * how many are identical, and `<kind> <key>: missing in the replay | differs | extra in the replay`.
+ */
+export function compareRecords(original: readonly MassRecord[], replayed: readonly MassRecord[], asReplayed: (json: string) => string = (j) => j): { records: number; matched: number; mismatches: string[] } {
+  const key = (r: MassRecord) => `${r.kind} ${r.key}`;
+  const a = new Map(original.map((r) => [key(r), canonicalJson(r.value)]));
+  const b = new Map(replayed.map((r) => [key(r), asReplayed(canonicalJson(r.value))]));
+  const mismatches: string[] = [];
+  let matched = 0;
+  for (const [k, v] of a) {
+    const w = b.get(k);
+    if (w === undefined) mismatches.push(`${k}: missing in the replay`);
+    else if (w !== v) mismatches.push(`${k}: differs`);
+    else matched++;
+  }
+  for (const k of b.keys()) if (!a.has(k)) mismatches.push(`${k}: extra in the replay`);
+  return { records: a.size, matched, mismatches };
 }
 
 /** A provider that refuses every call: the replay's default model, so a missing recording is loud. */
@@ -61,19 +82,8 @@ export async function replayEvolution(store: Store, evolutionId: string, deps: {
         tools: deps.tools,
       },
     );
-    const key = (r: { kind: string; key: string }) => `${r.kind} ${r.key}`;
-    const stored = new Map(store.mass.list(evolutionId).map((r) => [key(r), canonicalJson(r.value)]));
-    const replayed = new Map(scratch.mass.list(evolutionId).map((r) => [key(r), canonicalJson(r.value)]));
-    const mismatches: string[] = [];
-    let matched = 0;
-    for (const [k, v] of stored) {
-      const w = replayed.get(k);
-      if (w === undefined) mismatches.push(`${k}: missing in the replay`);
-      else if (w !== v) mismatches.push(`${k}: differs`);
-      else matched++;
-    }
-    for (const k of replayed.keys()) if (!stored.has(k)) mismatches.push(`${k}: extra in the replay`);
-    return { evolutionId, records: stored.size, matched, mismatches, modelsLoaded: used.reduce((n, p) => n + p.modelsLoaded(), 0), wallSeconds: (performance.now() - t0) / 1000 };
+    const { records, matched, mismatches } = compareRecords(store.mass.list(evolutionId), scratch.mass.list(evolutionId));
+    return { evolutionId, records, matched, mismatches, modelsLoaded: used.reduce((n, p) => n + p.modelsLoaded(), 0), wallSeconds: (performance.now() - t0) / 1000 };
   } finally {
     scratch.close();
   }

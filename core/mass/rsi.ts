@@ -23,7 +23,7 @@ import path from 'node:path';
 import type { ModelProvider, SamplingParams } from '../model/provider.ts';
 import { deriveSeed, mulberry32 } from '../random.ts';
 import { bootstrapMeanCI, signTest, type BootstrapCI, type SignTest } from '../stats/paired.ts';
-import type { Store } from '../store/index.ts';
+import type { Store, WeightVersion } from '../store/index.ts';
 import type { Task } from '../tasks/types.ts';
 import type { Trainer } from '../training/port.ts';
 import { checkThresholds, describeReason, judgeVerifierAgreement, type Agreement, type GuardThresholds } from './guards.ts';
@@ -53,6 +53,14 @@ export interface RsiDeps {
   signal?: AbortSignal;
   onEvent?: (e: RsiEvent) => void;
   config?: Record<string, unknown>;
+  /** Replay: the provider serving one step's recorded calls (core/mass/outerReplay.ts). */
+  providerFor?: (experimentId: string) => ModelProvider;
+  /**
+   * Replay: where a cycle's trained version is looked up instead of training (the recording's
+   * store). Given, a version found is taken as it is (its file need not exist) and a version not
+   * found means the arm trained nothing; the trainer is never called.
+   */
+  recordedVersion?: (versionId: string) => WeightVersion | undefined;
 }
 
 export type RsiEvent =
@@ -238,7 +246,7 @@ export async function runRsi(deps: RsiDeps, o: RsiOptions): Promise<RsiReport> {
           deps.onEvent?.({ type: 'stage', cycle: c, arm: label, stage: `task ${task.id}: champion, ${o.outer.runs} runs, tournament` });
           const champ = deps.champion ? await deps.champion(task, provider, { cycle: c, arm: label, prefix, taskIndex: i }) : { design: o.design, version: o.design ? 0 : null };
           rankings.push(await rankTask(task, i, {
-            store: deps.store, provider, family: deps.family, envRoot: path.join(o.outDir, 'env'), ...(deps.signal && { signal: deps.signal }), ...(deps.config && { config: deps.config }),
+            store: deps.store, provider, family: deps.family, envRoot: path.join(o.outDir, 'env'), ...(deps.signal && { signal: deps.signal }), ...(deps.config && { config: deps.config }), ...(deps.providerFor && { providerFor: deps.providerFor }),
             onEvent: (e) => deps.onEvent?.({ type: 'progress', cycle: c, arm: label, what: `${e.type}s of ${e.taskId}`, done: e.done, total: e.total }),
           }, { ...o.outer, prefix, design: champ.design, version: champ.version, ...(o.tamperer && { tamperer: o.tamperer }) }));
         }
@@ -315,8 +323,9 @@ async function trainArm(deps: RsiDeps, o: RsiOptions, state: RsiState, c: number
   const out: ArmCycle = { arm, model: from.model, exported: { train: train.length, validation: validation.length, dir }, trainedRuns: ex.trainedRuns, selections };
   const versionId = `wv-${o.loopId}-c${c}-${arm}`;
   const file = path.join(o.outDir, 'versions', `c${c}-${arm}.gguf`);
-  const stored = deps.store.weights.find(versionId);
-  if (stored && existsSync(stored.path)) return { ...out, versionId, file: stored.path, ...(stored.metrics.sft ? { sft: stored.metrics.sft as SftRunResult } : {}) };
+  const stored = deps.recordedVersion ? deps.recordedVersion(versionId) : deps.store.weights.find(versionId);
+  if (deps.recordedVersion && !stored) return out;
+  if (stored && (deps.recordedVersion || existsSync(stored.path))) return { ...out, versionId, file: stored.path, ...(stored.metrics.sft ? { sft: stored.metrics.sft as SftRunResult } : {}) };
   const tokenize = providerTokenizer(provider);
   const tr = await sftSequencesOf(train, tokenize);
   const va = await sftSequencesOf(validation, tokenize);
@@ -341,7 +350,7 @@ async function heldoutRuns(deps: RsiDeps, o: RsiOptions, provider: ModelProvider
   const total = deps.heldoutTasks.length * o.heldoutSamples;
   for (const [i, task] of deps.heldoutTasks.entries()) {
     for (let k = 0; k < o.heldoutSamples; k++) {
-      out.push(await runMass(null, task, { provider, family: deps.family, store: deps.store, recordTokens: false, sampling: o.heldoutSampling, ...(deps.signal && { signal: deps.signal }), ...(deps.config && { config: deps.config }) }, {
+      out.push(await runMass(null, task, { provider, family: deps.family, store: deps.store, recordTokens: false, sampling: o.heldoutSampling, ...(deps.signal && { signal: deps.signal }), ...(deps.config && { config: deps.config }), ...(deps.providerFor && { providerFor: deps.providerFor }) }, {
         experimentId: `${prefix}-t${i}-s${k}`, seed: deriveSeed(o.outer.seed, 'heldout', task.id, k), about: { heldout: prefix, task: task.id, sample: k }, ...(o.outer.budget && { budget: o.outer.budget }),
       }));
       deps.onEvent?.({ type: 'progress', cycle: c, arm, what: 'held-out runs', done: out.length, total });
@@ -363,7 +372,7 @@ async function compare(deps: RsiDeps, o: RsiOptions, base: readonly Workspace[],
     scores.set(b.runId, b.grade.score);
     const swapped = flip() < 0.5;
     const [A, B] = swapped ? [b, w] : [w, b];
-    const v = await judgePair(A, B, MASS_RUBRIC, provider, { store: deps.store, task: deps.heldoutTasks[Math.floor(i / o.heldoutSamples)]!, experimentId: `${prefix}-judge-${i}`, seed: deriveSeed(o.outer.seed, prefix, 'judge', i), about: { heldout: prefix, pair: i }, ...(deps.signal && { signal: deps.signal }) });
+    const v = await judgePair(A, B, MASS_RUBRIC, provider, { store: deps.store, task: deps.heldoutTasks[Math.floor(i / o.heldoutSamples)]!, experimentId: `${prefix}-judge-${i}`, seed: deriveSeed(o.outer.seed, prefix, 'judge', i), about: { heldout: prefix, pair: i }, ...(deps.signal && { signal: deps.signal }), ...(deps.providerFor && { providerFor: deps.providerFor }) });
     judged.push({ a: A.runId, b: B.runId, winner: v.winner });
     selfWins += v.winner === 'tie' ? 0.5 : (v.winner === 'A') !== swapped ? 1 : 0;
   }

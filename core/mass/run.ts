@@ -12,6 +12,7 @@ import type { Task } from '../tasks/types.ts';
 import { defaultTools } from '../tools/index.ts';
 import type { NodeEvent } from '../trace/index.ts';
 import { compileMass, MASS_BUDGET, type CompiledMass, type MassBudget } from './compile.ts';
+import { massTools } from './redelegate.ts';
 import { runStep, type StepDeps } from './stored.ts';
 import type { Conversation, MassDesign, MassFamily, Workspace } from './types.ts';
 
@@ -51,7 +52,7 @@ export async function runMass(design: MassDesign | null, task: Task, deps: MassR
   try {
     const modelFor = deps.modelFor ?? (design ? agentModels(design) : undefined);
     const step = await runStep(
-      { store, provider: deps.provider, providerFor: deps.providerFor, tools: deps.tools ?? defaultTools(), signal: deps.signal, modelFor, config: deps.config, recordTokens: deps.recordTokens, sampling: deps.sampling },
+      { store, provider: deps.provider, providerFor: deps.providerFor, tools: massTools(deps.tools ?? defaultTools()), signal: deps.signal, modelFor, config: deps.config, recordTokens: deps.recordTokens, sampling: deps.sampling },
       {
         experimentId,
         workflowText: compiled.workflowText,

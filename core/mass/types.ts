@@ -34,6 +34,12 @@ export interface MassHop {
   agent_id: string;
   reads: string[];
   scope?: string;
+  /**
+   * Re-delegation (redelegate.ts): when this hop's reply breaks its contract, the orchestrator
+   * hands the task, under the same contract, to `to` (this agent again, or another), at most
+   * `max` times (1..MAX_REDELEGATIONS).
+   */
+  redelegate?: { to: string; max: number };
 }
 
 /** A normalized design (see design.ts for the written forms). */

@@ -35,7 +35,8 @@ export interface ReplayOptions {
  * and never imports node-llama-cpp.
  *
  * Lookup: by `request.key` = {taskKey, nodeId, attempt, callIndex}; see `ReplayOptions.taskKeyOf`.
- * Result: the recorded completion, token counts, seed, model and stop reason; `ms` is the real
+ * Result: the recorded completion, token counts, seed, model, stop reason and (when the request
+ * asks for them and they were recorded) token ids; `ms` is the real
  * lookup time (microseconds, not the recorded duration).
  *
  * Errors (`ModelError`):
@@ -93,6 +94,9 @@ export class ReplayProvider implements ModelProvider {
     };
     const stop = stopReasonOf(rec.stopReason);
     if (stop) result.stopReason = stop;
+    // Token ids are served when asked for and recorded (a replayed SFT export reads them).
+    if (request.recordTokens && rec.promptTokenIds) result.promptTokenIds = rec.promptTokenIds;
+    if (request.recordTokens && rec.completionTokenIds) result.completionTokenIds = rec.completionTokenIds;
     return result;
   }
 

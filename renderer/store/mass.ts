@@ -2,9 +2,12 @@
  * The MASS view's state: the stored evolutions, the chosen one's champion timeline, and the
  * design diff between two of its versions; the stored outer loops and the chosen one's rankings,
  * quarantine and cycle comparison. Latest-wins loads: an older answer arriving after a
- * newer request is dropped.
+ * newer request is dropped. And the MASS job started from the tab (evolve, rank, rsi): its
+ * status, progress lines and count from the pushed `MassJobEvent`s, and its cancel; when it
+ * ends, the lists are loaded again with its evolution or loop shown.
  */
-import type { DesignDiff, EvolutionSummary, EvolutionTimeline, OuterLoopSummary, OuterLoopView } from '../../core/api/client.ts';
+import type { DesignDiff, EvolutionSummary, EvolutionTimeline, LabEvent, MassJobEvent, MassJobKind, OuterLoopSummary, OuterLoopView, StartEvolveRequest, StartRankRequest, StartRsiRequest } from '../../core/api/client.ts';
+import { ApiError } from '../../core/api/client.ts';
 import { IDLE, latestLoader, type Loadable } from './loadable.ts';
 import type { SliceContext } from './types.ts';
 
@@ -25,7 +28,32 @@ export interface MassSlice {
   massOuterId: string;
   outerLoop: Loadable<OuterLoopView>;
   selectOuterLoop(id: string): Promise<void>;
+  /** The job started from the tab (null: none yet). */
+  massJob: MassJob | null;
+  /** Why the last start was refused (the API error's message), or null. */
+  massJobError: string | null;
+  startMassJob(start: MassJobStart): Promise<void>;
+  cancelMassJob(): Promise<void>;
+  /** Folds a pushed event of the job into `massJob` (other events are ignored). */
+  receiveMass(event: LabEvent): void;
 }
+
+/** What the start form sends: one of the three requests. */
+export type MassJobStart = { job: 'evolve'; request: StartEvolveRequest } | { job: 'rank'; request: StartRankRequest } | { job: 'rsi'; request: StartRsiRequest };
+
+export interface MassJob {
+  jobId: string;
+  job: MassJobKind;
+  status: 'starting' | 'running' | 'completed' | 'cancelled' | 'failed';
+  /** The latest progress lines, oldest first (at most MASS_JOB_LINES). */
+  lines: string[];
+  done?: number;
+  total?: number;
+  message?: string;
+}
+
+/** Progress lines kept for the view. */
+export const MASS_JOB_LINES = 12;
 
 declare module './types.ts' {
   interface LabState extends MassSlice {}
@@ -43,6 +71,17 @@ export function createMassSlice({ api, set, get }: SliceContext): MassSlice {
     const id = get().massEvolutionId || list.data[list.data.length - 1]!.evolutionId;
     await timelineLoader(() => api.getEvolution({ evolutionId: id }));
   };
+  /** Events of jobs whose start has not answered yet (the host sends `running` before it answers). */
+  const early: MassJobEvent[] = [];
+  const fold = (job: MassJob, e: MassJobEvent): MassJob => {
+    if (e.type === 'massJob') return { ...job, status: e.status, ...(e.message !== undefined && { message: e.message }) };
+    return { ...job, lines: [...job.lines, e.line].slice(-MASS_JOB_LINES), ...(e.done !== undefined && { done: e.done }), ...(e.total !== undefined && { total: e.total }) };
+  };
+  const ended = (s: MassJob['status']) => s === 'completed' || s === 'cancelled' || s === 'failed';
+  const afterEnd = async (job: MassJob) => {
+    set(job.job === 'evolve' ? { massEvolutionId: job.jobId } : { massOuterId: job.jobId });
+    await get().loadMass();
+  };
   const loadOuter = async () => {
     const list = await outerListLoader(() => api.listOuterLoops());
     if (!list || list.status !== 'ready' || !list.data.length) return;
@@ -58,6 +97,41 @@ export function createMassSlice({ api, set, get }: SliceContext): MassSlice {
     outerLoops: IDLE,
     massOuterId: '',
     outerLoop: IDLE,
+    massJob: null,
+    massJobError: null,
+
+    async startMassJob(start) {
+      set({ massJob: null, massJobError: null });
+      early.length = 0;
+      try {
+        const { jobId } = await (start.job === 'evolve' ? api.startEvolve(start.request) : start.job === 'rank' ? api.startRank(start.request) : api.startRsi(start.request));
+        let job: MassJob = { jobId, job: start.job, status: 'starting', lines: [] };
+        for (const e of early.splice(0)) if (e.jobId === jobId) job = fold(job, e);
+        set({ massJob: job });
+        if (ended(job.status)) await afterEnd(job);
+      } catch (err) {
+        set({ massJobError: err instanceof ApiError || err instanceof Error ? err.message : String(err) });
+      }
+    },
+
+    async cancelMassJob() {
+      const job = get().massJob;
+      if (!job || ended(job.status)) return;
+      await api.cancelMass({ jobId: job.jobId });
+    },
+
+    receiveMass(event) {
+      if (event.type !== 'massJob' && event.type !== 'massProgress') return;
+      const job = get().massJob;
+      if (!job || job.jobId !== event.jobId) {
+        early.push(event);
+        if (early.length > 500) early.shift();
+        return;
+      }
+      const next = fold(job, event);
+      set({ massJob: next });
+      if (ended(next.status) && !ended(job.status)) void afterEnd(next);
+    },
 
     async loadMass() {
       await Promise.all([loadInner(), loadOuter()]);

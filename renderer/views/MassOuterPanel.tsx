@@ -53,7 +53,7 @@ function OuterLoop({ loop }: { loop: OuterLoopView }) {
     <div>
       {loop.halted && (
         <p className="note error" data-testid="mass-outer-halted">
-          Halted in cycle {loop.halted.cycle}: {loop.halted.reasons.join('; ')}
+          {loop.halted.cycle === null ? 'Halted before the export (rank)' : `Halted in cycle ${loop.halted.cycle}`}: {loop.halted.reasons.join('; ')}
         </p>
       )}
       {loop.cycles.length > 0 && <Cycles cycles={loop.cycles} base={loop.baseHeldoutScore} />}

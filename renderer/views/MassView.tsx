@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import type { DesignDiff, EvolutionTimeline, TaskTimeline } from '../../core/api/client.ts';
 import { useLabPick } from '../useLab.ts';
 import { MassOuterPanel } from './MassOuterPanel.tsx';
+import { MassStartPanel } from './MassStartPanel.tsx';
 import { LoadState, RefreshButton } from './Status.tsx';
 
 /** The command that makes an evolution (shown when there is none). */
@@ -30,11 +31,12 @@ export function MassView() {
         <p className="muted small">Inner loops: the same model runs a text workflow, judges it against the bare task (or the champion), and proposes the next one.</p>
         <RefreshButton onRefresh={loadMass} title="Refresh" />
       </header>
+      <MassStartPanel />
       <LoadState state={evolutions} what="evolutions" />
       {evolutions.status === 'ready' && list.length === 0 && (
         <div className="empty" data-testid="mass-empty">
           <p>
-            <strong>No evolution yet.</strong> Run one from a terminal:
+            <strong>No evolution yet.</strong> Start one above, or from a terminal:
           </p>
           <pre>
             <code>{EVOLVE_COMMAND}</code>

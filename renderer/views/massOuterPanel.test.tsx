@@ -2,7 +2,7 @@ import { renderToStaticMarkup } from 'react-dom/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StoreApi } from 'zustand/vanilla';
 import { createHandlers, createRemoteApi, type FlowlabApi } from '../../core/api/index.ts';
-import { rankingRecord, storeBase, storeCycle, storeRankings } from '../../core/mass/outerRecords.ts';
+import { rankingRecord, storeBase, storeCycle, storeHalt, storeRankings } from '../../core/mass/outerRecords.ts';
 import type { TaskRanking } from '../../core/mass/outer.ts';
 import type { CycleReport } from '../../core/mass/rsi.ts';
 import { openStore, type Store } from '../../core/store/index.ts';
@@ -81,6 +81,16 @@ describe('MASS outer-loop panel', () => {
     expect(html).toContain('data-testid="mass-cycle-1-verifier"');
     expect(html).toContain('<td>0.25 → 0.50</td><td>50% / 63%</td><td>50%</td><td>3 / 1</td>');
     expect(html).toContain('base mean external score 0.25');
+  });
+
+  it('shows a halted rank as halted before its export, with the reason (SIMULATED records)', async () => {
+    const l = await lab((s) => {
+      storeRankings(s, 'rk', 'rk', null, [simulatedRanking()], { train: 15, validation: 1 });
+      storeHalt(s, 'rk', { cycle: null, reasons: ['9 of 18 runs quarantined (50.0%), above the threshold of 25.0%'] });
+    });
+    const html = render(l);
+    expect(html).toContain('rk — 1 task(s), 0 cycle(s), halted');
+    expect(html).toContain('data-testid="mass-outer-halted">Halted before the export (rank): 9 of 18 runs quarantined (50.0%), above the threshold of 25.0%</p>');
   });
 
   it('keeps the record JSON-safe: the workspaces are left out', () => {

@@ -1,0 +1,268 @@
+/**
+ * The lab's MASS jobs: `startEvolve`, `startRank`, `startRsi` (core/api/massJobs.ts) mapped onto
+ * the services `flowlab evolve`, `flowlab rank` and `flowlab rsi` run (core/mass `evolve`,
+ * `startRank`, `startRsi`), with the CLI's defaults for every field a request leaves out
+ * (cli/commands/evolve.ts, rank.ts, rsi.ts; `cli/massJobs.test.ts` checks they agree), run in
+ * the background with their progress pushed as `MassJobEvent`s and a cancel that stops at the
+ * next step (what is stored stays; the same request resumes). The runner (host/runner.ts)
+ * owns the model-file claims (one job or experiment per model file) and the checks of a file.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { ApiError, type LabEvent, type MassJobKind, type StartEvolveRequest, type StartRankRequest, type StartRsiRequest } from '../core/api/index.ts';
+import {
+  championOf, DEFAULT_THRESHOLDS, evolve, EVOLVE_DEFAULTS, FIRST_DESIGNS, massFamily, OUTER_DEFAULTS, parseMassDesign, recordOuterSettings, startRank, startRsi, tasksOf,
+  type EvolveEvent, type OuterSettings, type RsiEvent,
+} from '../core/mass/index.ts';
+import type { ModelConfig, ModelProvider } from '../core/model/index.ts';
+import type { Store } from '../core/store/index.ts';
+import { getDataset } from '../core/tasks/index.ts';
+import type { ToolRegistry } from '../core/tools/index.ts';
+import type { Trainer } from '../core/training/index.ts';
+import { verifyModelFiles, withFingerprints } from '../models/resolve.ts';
+import { apiErrorOf } from './request.ts';
+
+/** `flowlab rank` / `flowlab rsi`'s defaults (their usage text, cli/commands/rsi.ts) for the fields a request leaves out. */
+export const OUTER_JOB_DEFAULTS = {
+  tasks: 4, ...OUTER_DEFAULTS, btIterations: OUTER_DEFAULTS.iterations, topK: OUTER_DEFAULTS.train, temperature: 1, tamperShare: 0.5,
+  maxQuarantined: DEFAULT_THRESHOLDS.maxQuarantinedShare, minAgreement: DEFAULT_THRESHOLDS.minAgreement, seed: 0, threads: 1, contextSize: 1024,
+  cycles: 2, heldout: 48, heldoutSamples: 1, heldoutTemperature: 0, sftPasses: 4, sftLr: 1e-3, sftBatch: 32,
+} as const;
+/** `flowlab evolve`'s defaults (cli/commands/evolve.ts). */
+/** Threads are left to the provider (1 for a small file), as the CLI leaves them. */
+export const EVOLVE_JOB_DEFAULTS = { split: 'train', limit: 1, offset: 0, iterations: EVOLVE_DEFAULTS.iterations, rule: 'baseline', seed: 1, contextSize: 2048 } as const;
+
+/** What the jobs need from the runner. */
+export interface MassJobsOptions {
+  store: Store;
+  emit: (event: LabEvent) => void;
+  tools: ToolRegistry;
+  createProvider: (config: ModelConfig) => Promise<ModelProvider>;
+  loadTrainer: () => Promise<Trainer>;
+  /** Refuses a model file the host may not read (FORBIDDEN) or that is not a valid GGUF (BAD_REQUEST), naming `field`. */
+  checkModel: (file: string, method: string, field: string) => Promise<void>;
+  /** Claims model files for a job (BUSY when taken) and releases them. */
+  claim: (files: string[], method: string, holder: string) => void;
+  release: (files: string[]) => void;
+}
+
+interface Job {
+  kind: MassJobKind;
+  controller: AbortController;
+  finished: Promise<void>;
+}
+
+const stamp = () => new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14);
+
+/**
+ * The stored settings `flowlab rank` / `flowlab rsi` would build from the same options
+ * (cli/commands/rsi.ts `rsiOptionsOf` + `settingsOf`): out folder `flowlab-mass/<loop id>` beside
+ * the database (the system's temporary folder for `:memory:`). Errors: ApiError BAD_REQUEST
+ * naming `dataset` (no MASS family).
+ */
+export function outerSettingsOfRequest(command: 'rank' | 'rsi', req: StartRsiRequest, dbFile: string, method: string): OuterSettings & { cycles: number } {
+  const d = OUTER_JOB_DEFAULTS;
+  try {
+    massFamily(req.dataset);
+  } catch (err) {
+    throw new ApiError('BAD_REQUEST', `${method}: ${err instanceof Error ? err.message : String(err)}`, method, 'dataset', { cause: err });
+  }
+  const loopId = req.loopId ?? `${command}-${stamp()}`;
+  const dbDir = dbFile === ':memory:' || dbFile === '' ? os.tmpdir() : path.dirname(path.resolve(dbFile));
+  return {
+    command, dataset: req.dataset, tasks: req.tasks ?? d.tasks, ...(command === 'rsi' && { heldout: req.heldout ?? d.heldout }), ...(req.champions && { champions: req.champions }),
+    cycles: command === 'rsi' ? req.cycles ?? d.cycles : 1,
+    options: {
+      loopId, outDir: path.join(dbDir, 'flowlab-mass', loopId), baseModel: path.resolve(req.model), design: null,
+      outer: {
+        runs: req.runs ?? d.runs, neighbours: req.neighbours ?? d.neighbours, seed: req.seed ?? d.seed, iterations: req.btIterations ?? d.btIterations,
+        train: req.topK ?? d.topK, validation: req.validation ?? d.validation, verifierMin: req.verifierMin ?? d.verifierMin,
+        sampling: { temperature: req.temperature ?? d.temperature, topK: 0, topP: 1, minP: 0 },
+      },
+      ...(req.simulateTamperer && { tamperer: { mode: req.simulateTamperer, share: req.tamperShare ?? d.tamperShare } }),
+      thresholds: { maxQuarantinedShare: req.maxQuarantined ?? d.maxQuarantined, minAgreement: req.minAgreement ?? d.minAgreement },
+      sft: { passes: req.sftPasses ?? d.sftPasses, lr: req.sftLr ?? d.sftLr, batch: req.sftBatch ?? d.sftBatch },
+      heldoutSampling: { temperature: req.heldoutTemperature ?? d.heldoutTemperature, topK: 0, topP: 1, minP: 0 },
+      heldoutSamples: req.heldoutSamples ?? d.heldoutSamples,
+      ...(req.arms && { arms: [...new Set(req.arms)] }),
+    },
+  };
+}
+
+function evolveLine(e: EvolveEvent): string {
+  const at = `task ${e.taskIndex}${'iteration' in e ? ` it ${e.iteration}` : ''}`;
+  switch (e.type) {
+    case 'workspace': return `${at}: ${e.version === null ? 'baseline' : `v${e.version}`} ran, external score ${e.score.toFixed(2)}${e.reused ? ' (stored)' : ''}`;
+    case 'rejected': return `${at}: proposal rejected: ${e.issues.slice(0, 2).join('; ')}`;
+    case 'verdict': return `${at}: judge v${e.version} vs ${e.against}: ${e.valid ? e.winner : 'no valid verdict'}`;
+    case 'champion': return `${at}: champion v${e.version}`;
+    case 'task-done': return `task ${e.taskIndex}: done, champion ${e.champion === null ? 'none' : `v${e.champion}`}`;
+  }
+}
+
+/** The MASS jobs running in one lab (see the module comment). */
+export class MassJobs {
+  private readonly jobs = new Map<string, Job>();
+
+  constructor(private readonly o: MassJobsOptions) {}
+
+  /**
+   * Starts `flowlab evolve` in the background. Errors (ApiError, method `startEvolve`):
+   * BAD_REQUEST (no MASS family, a split the dataset lacks, an offset past it, a bad model file,
+   * changed model files under an existing id), FORBIDDEN (a model outside the lab's folders),
+   * BUSY (the model or the id in use).
+   */
+  async startEvolve(req: StartEvolveRequest): Promise<{ jobId: string }> {
+    const M = 'startEvolve';
+    const d = EVOLVE_JOB_DEFAULTS;
+    const rule = req.rule ?? d.rule;
+    const seed = req.seed ?? d.seed;
+    const jobId = req.id ?? `evo-${req.dataset}-${seed}-${rule}`;
+    let family;
+    let tasks;
+    try {
+      family = massFamily(req.dataset);
+      tasks = getDataset(req.dataset).load({ split: req.split ?? d.split, limit: req.limit ?? d.limit, offset: req.offset ?? d.offset });
+    } catch (err) {
+      throw new ApiError('BAD_REQUEST', `${M}: ${err instanceof Error ? err.message : String(err)}`, M, 'dataset', { cause: err });
+    }
+    if (!tasks.length) throw new ApiError('BAD_REQUEST', `${M}: no task of ${req.dataset}/${req.split ?? d.split} at offset ${req.offset ?? d.offset}`, M, 'offset');
+    const catalogue = { checks: family.checks.names() };
+    const first = parseMassDesign(FIRST_DESIGNS[req.dataset]!, catalogue);
+    if (!first.ok) throw new ApiError('INTERNAL', `${M}: the default design of ${req.dataset} does not validate`, M);
+    const cfg = withFingerprints({ models: { default: path.resolve(req.model) }, roleModels: {}, gpu: false, contextSize: req.contextSize ?? d.contextSize, ...(req.threads !== undefined && { threads: req.threads }) });
+    const step = this.o.store.listExperiments().find((x) => x.id.startsWith(`${jobId}.`));
+    const recorded = (step?.config as { models?: ModelConfig } | undefined)?.models;
+    try {
+      if (recorded) verifyModelFiles(recorded, cfg);
+    } catch (err) {
+      throw new ApiError('BAD_REQUEST', `${M}: ${err instanceof Error ? err.message : String(err)}`, M, 'model', { cause: err });
+    }
+    return this.launch('evolve', jobId, req.model, M, async (signal, emit) => {
+      const provider = await this.o.createProvider(cfg);
+      try {
+        await provider.load?.();
+        const total = tasks.length * (req.iterations ?? d.iterations);
+        let done = 0;
+        await evolve(
+          { evolutionId: jobId, family, tasks, firstDesign: first.design, iterations: req.iterations ?? d.iterations, rule, seed, catalogue },
+          { store: this.o.store, provider, tools: this.o.tools, signal, config: { models: cfg }, onEvent: (e) => {
+            if (e.type === 'workspace' || e.type === 'rejected') done = Math.min(total, done + (e.type === 'workspace' && e.version === null ? 0 : 1));
+            emit(evolveLine(e), done, total);
+          } },
+        );
+      } finally {
+        await provider.dispose().catch(() => {});
+      }
+    });
+  }
+
+  /** Starts `flowlab rank` in the background. Errors as `startEvolve`'s (method `startRank`), and MISMATCH-as-BAD_REQUEST for other settings under an existing loop id. */
+  async startRank(req: StartRankRequest): Promise<{ jobId: string }> {
+    const M = 'startRank';
+    const s = outerSettingsOfRequest('rank', req, this.o.store.file, M);
+    this.checkSettings(s, M);
+    return this.launch('rank', s.options.loopId, req.model, M, async (signal, emit) => {
+      const provider = await this.providerOf(s.options.baseModel, req);
+      try {
+        const { cycles: _c, ...settings } = s;
+        await startRank({ store: this.o.store, provider, signal, onEvent: (e) => emit(`${e.taskId}: ${e.type}s ${e.done}/${e.total}`, e.done, e.total) }, settings);
+      } finally {
+        await provider.dispose().catch(() => {});
+      }
+    });
+  }
+
+  /** Starts `flowlab rsi` in the background. Errors as `startRank`'s (method `startRsi`), and UNAVAILABLE when the trainer cannot load. */
+  async startRsi(req: StartRsiRequest): Promise<{ jobId: string }> {
+    const M = 'startRsi';
+    const s = outerSettingsOfRequest('rsi', req, this.o.store.file, M);
+    this.checkSettings(s, M);
+    let trainer: Trainer;
+    try {
+      trainer = await this.o.loadTrainer();
+    } catch (err) {
+      throw new ApiError('UNAVAILABLE', `${M}: the trainer cannot load: ${err instanceof Error ? err.message : String(err)}`, M, undefined, { cause: err });
+    }
+    return this.launch('rsi', s.options.loopId, req.model, M, async (signal, emit) => {
+      const { cycles, ...settings } = s;
+      const line = (e: RsiEvent) => (e.type === 'stage' ? `cycle ${e.cycle} [${e.arm}] ${e.stage}` : `cycle ${e.cycle} [${e.arm}] ${e.what} ${e.done}/${e.total}`);
+      await startRsi({
+        store: this.o.store, trainer, signal, makeProvider: (file) => this.providerOf(file, req),
+        onEvent: (e) => emit(line(e), e.type === 'progress' ? e.done : undefined, e.type === 'progress' ? e.total : undefined),
+      }, settings, cycles);
+    });
+  }
+
+  /** Stops a job at its next step; resolves once it has stopped and its closing event was sent. `{cancelled: false}` when it does not run here. */
+  async cancel(jobId: string): Promise<{ cancelled: boolean }> {
+    const job = this.jobs.get(jobId);
+    if (!job) return { cancelled: false };
+    job.controller.abort();
+    await job.finished;
+    return { cancelled: true };
+  }
+
+  /** Resolves when the job has ended and its closing event was sent (at once when it does not run here). */
+  async settled(jobId: string): Promise<void> {
+    await this.jobs.get(jobId)?.finished;
+  }
+
+  /** Cancels every job and waits for them. */
+  async dispose(): Promise<void> {
+    const all = [...this.jobs.values()];
+    for (const j of all) j.controller.abort();
+    await Promise.all(all.map((j) => j.finished));
+  }
+
+  /** Refuses, before anything loads, a champion source that lacks a task and other settings under a stored loop id (BAD_REQUEST naming the field); records the settings. */
+  private checkSettings(s: OuterSettings & { cycles: number }, method: string): void {
+    const { cycles: _c, ...settings } = s;
+    try {
+      const { train } = tasksOf(settings);
+      if (settings.champions) train.forEach((t, i) => championOf(this.o.store, settings.champions!, i, t));
+      recordOuterSettings(this.o.store, settings);
+    } catch (err) {
+      const e = apiErrorOf(err, method);
+      if (e instanceof ApiError) throw e;
+      const field = (err as { location?: { field?: string } }).location?.field;
+      throw new ApiError('BAD_REQUEST', `${method}: ${err instanceof Error ? err.message : String(err)}`, method, field === 'champions' ? 'champions' : field?.startsWith('options.') ? field.slice(8) : field ?? 'loopId', { cause: err });
+    }
+  }
+
+  private async providerOf(file: string, req: StartRankRequest): Promise<ModelProvider> {
+    const p = await this.o.createProvider({ models: { default: file }, roleModels: {}, threads: req.threads ?? OUTER_JOB_DEFAULTS.threads, contextSize: req.contextSize ?? OUTER_JOB_DEFAULTS.contextSize, gpu: false });
+    await p.load?.();
+    return p;
+  }
+
+  private async launch(kind: MassJobKind, jobId: string, model: string, method: string, body: (signal: AbortSignal, emit: (line: string, done?: number, total?: number) => void) => Promise<void>): Promise<{ jobId: string }> {
+    if (this.jobs.has(jobId)) throw new ApiError('BUSY', `${method}: ${jobId} is running here`, method, kind === 'evolve' ? 'id' : 'loopId');
+    const file = path.resolve(model);
+    await this.o.checkModel(file, method, 'model');
+    this.o.claim([file], method, `MASS ${kind} ${jobId}`);
+    const controller = new AbortController();
+    const send = (e: LabEvent) => {
+      try {
+        this.o.emit(e);
+      } catch {
+        // a broken listener must not break the job
+      }
+    };
+    const emit = (line: string, done?: number, total?: number) => send({ type: 'massProgress', jobId, job: kind, line: line.slice(0, 2000), ...(done !== undefined && { done }), ...(total !== undefined && { total }) });
+    send({ type: 'massJob', jobId, job: kind, status: 'running' });
+    const finished = body(controller.signal, emit).then(
+      () => send({ type: 'massJob', jobId, job: kind, status: 'completed' }),
+      (err: unknown) => {
+        const cancelled = controller.signal.aborted;
+        const e = apiErrorOf(err, method);
+        send({ type: 'massJob', jobId, job: kind, status: cancelled ? 'cancelled' : 'failed', ...(!cancelled && { message: (e instanceof Error ? e.message : String(e)).slice(0, 2000) }) });
+      },
+    ).finally(() => {
+      this.o.release([file]);
+      this.jobs.delete(jobId);
+    });
+    this.jobs.set(jobId, { kind, controller, finished });
+    return { jobId };
+  }
+}

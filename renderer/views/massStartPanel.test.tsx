@@ -1,0 +1,80 @@
+import { renderToStaticMarkup } from 'react-dom/server';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { StoreApi } from 'zustand/vanilla';
+import { ApiError, createHandlers, createRemoteApi, type FlowlabApi, type LabHost, type MassJobEvent } from '../../core/api/index.ts';
+import { openStore, type Store } from '../../core/store/index.ts';
+import { createLabStore, type LabState } from '../state.ts';
+import { LabContext } from '../useLab.ts';
+import { MASS_FORM_DEFAULTS, massStartOf, MassStartPanel } from './MassStartPanel.tsx';
+
+let store: Store | undefined;
+afterEach(() => store?.close());
+
+/** A lab whose host answers the MASS job methods by script (SIMULATED: no model runs). */
+function lab(host: (l: StoreApi<LabState>) => Partial<LabHost>) {
+  store = openStore(':memory:');
+  let l: StoreApi<LabState>;
+  const fake = {
+    listExamples: () => [], listDatasets: () => [], activeRuns: () => [], cancelRun: () => ({ cancelled: false }),
+    listModels: () => [{ path: '/m/tiny.gguf', fileName: 'tiny.gguf', sizeBytes: 1, source: 'folder' as const, info: { architecture: 'llama', fileType: 'F32', hasChatTemplate: false } }],
+    addModel: () => { throw new Error('unused'); }, testModel: () => { throw new Error('unused'); }, startRun: () => { throw new Error('unused'); },
+    ...host(new Proxy({} as StoreApi<LabState>, { get: (_t, k) => (l as unknown as Record<string | symbol, unknown>)[k] })),
+  } as LabHost;
+  const api: FlowlabApi = createHandlers({ store, version: 'test', lab: fake });
+  l = createLabStore(createRemoteApi(async (method, payload) => (api[method] as (p: unknown) => unknown)(payload)));
+  return l;
+}
+
+function render(l: StoreApi<LabState>): string {
+  const s: StoreApi<LabState> = { ...l, getInitialState: l.getState };
+  return renderToStaticMarkup(<LabContext.Provider value={s}>{<MassStartPanel />}</LabContext.Provider>);
+}
+
+const ev = (e: Omit<MassJobEvent, 'job' | 'jobId'> & Partial<MassJobEvent>): MassJobEvent => ({ job: 'evolve', jobId: 'evo-1', ...e }) as MassJobEvent;
+
+describe('MASS start form and job progress', () => {
+  it('maps the form onto the three requests (threads 1)', () => {
+    const f = { ...MASS_FORM_DEFAULTS, model: '/m/tiny.gguf' };
+    expect(massStartOf(f)).toEqual({ job: 'evolve', request: { dataset: 'learn-tool', model: '/m/tiny.gguf', limit: 1, iterations: 11, threads: 1 } });
+    expect(massStartOf({ ...f, job: 'rank', tasks: 2, runs: 6, tamperer: 'expectation', id: ' rk ' })).toEqual({ job: 'rank', request: { dataset: 'learn-tool', model: '/m/tiny.gguf', tasks: 2, runs: 6, threads: 1, simulateTamperer: 'expectation', loopId: 'rk' } });
+    expect(massStartOf({ ...f, job: 'rsi', cycles: 3, heldout: 8 })).toMatchObject({ job: 'rsi', request: { runs: 18, cycles: 3, heldout: 8 } });
+  });
+
+  it('folds the events (those sent before the start answered too), shows progress, and loads the lists when the job ends', async () => {
+    let requested: unknown;
+    const l = lab((self) => ({
+      startEvolve: async (req) => {
+        requested = req;
+        // The host sends `running` and a first line before it answers.
+        self.getState().receiveMass(ev({ type: 'massJob', status: 'running' }));
+        self.getState().receiveMass(ev({ type: 'massProgress', line: 'task 0 it 0: baseline ran, external score 0.00', done: 0, total: 2 }));
+        return { jobId: 'evo-1' };
+      },
+      cancelMass: async () => ({ cancelled: true }),
+    }));
+    await l.getState().loadModels();
+    await l.getState().startMassJob({ job: 'evolve', request: { dataset: 'learn-tool', model: '/m/tiny.gguf', iterations: 2, threads: 1 } });
+    expect(requested).toEqual({ dataset: 'learn-tool', model: '/m/tiny.gguf', iterations: 2, threads: 1 });
+    expect(l.getState().massJob).toMatchObject({ jobId: 'evo-1', status: 'running', done: 0, total: 2, lines: ['task 0 it 0: baseline ran, external score 0.00'] });
+    l.getState().receiveMass(ev({ type: 'massProgress', line: 'task 0 it 1: v1 ran', done: 1, total: 2 }));
+    l.getState().receiveMass(ev({ type: 'massProgress', jobId: 'other', line: 'not ours' }));
+    let html = render(l);
+    expect(html).toContain('data-testid="mass-job-status">running</span>');
+    expect(html).toContain('data-testid="mass-job-count">1 / 2</span>');
+    expect(html).toContain('<li>task 0 it 1: v1 ran</li>');
+    expect(html).not.toContain('not ours');
+    expect(html).toMatch(/data-testid="mass-cancel"(?![^>]*disabled)/);
+    l.getState().receiveMass(ev({ type: 'massJob', status: 'completed' }));
+    expect(l.getState().massJob!.status).toBe('completed');
+    expect(l.getState().massEvolutionId).toBe('evo-1');
+    html = render(l);
+    expect(html).toMatch(/data-testid="mass-cancel"[^>]*disabled/);
+  });
+
+  it('shows a refused start with the host\'s message', async () => {
+    const l = lab(() => ({ startRank: async () => { throw new ApiError('BUSY', 'startRank: model /m/tiny.gguf is in use by MASS evolve evo-1', 'startRank', 'models'); } }));
+    await l.getState().startMassJob({ job: 'rank', request: { dataset: 'learn-tool', model: '/m/tiny.gguf' } });
+    expect(l.getState().massJobError).toBe('startRank: model /m/tiny.gguf is in use by MASS evolve evo-1');
+    expect(render(l)).toContain('data-testid="mass-start-error"');
+  });
+});
