@@ -54,4 +54,14 @@ describe('choice mask (grammar-forced tokens left out of the loss)', () => {
     const tool = '{ "steps": [ { "tool": "math", "id": "a", "inputs": { "op": "task.request" } } ] }';
     expect(chosenSpans(tool, schema)!.map(([a, b]) => tool.slice(a, b))).toEqual(['tool', 'math', 'task.request']);
   });
+
+  it('a list whose length is open: the separator after each item that could have been the last is chosen (`,` one more, `]` stop)', () => {
+    const list = { type: 'object', properties: { steps: { type: 'array', items: { const: 'x' }, minItems: 1, maxItems: 3 } } };
+    const one = '{ "steps": [ "x" ] }';
+    expect(chosenSpans(one, list)).toEqual([[17, 18]]);
+    const three = '{ "steps": [ "x", "x" ,"x" ] }';
+    // After items 1 and 2 (the `,`s); after item 3 the list is full, so its `]` is forced.
+    expect(chosenSpans(three, list)!.map(([a, b]) => three.slice(a, b))).toEqual([',', ',']);
+    expect(chosenSpans(three, list)![1]).toEqual([22, 23]);
+  });
 });
