@@ -15,12 +15,16 @@ describe('the SFT schedule of the flags', () => {
     expect(sftScheduleOf({ ...flags, warmStart: 3 })).toEqual({ warmStart: 3, mix: false, steps: 2, lr: 1e-3, minScore: 1 });
     expect(sftScheduleOf({ ...flags, sftMix: true, sftMinScore: '0.5', sftRoles: 'executor' })).toEqual({ warmStart: 0, mix: true, steps: 2, lr: 1e-3, minScore: 0.5, roles: ['executor'] });
     expect(sftScheduleOf({ ...flags, warmStart: 1, sftMinScore: 'designer=0.5,executor=1' })!.minScore).toEqual({ designer: 0.5, executor: 1 });
+    // --sft-pool n: the replay pool; 0 (the default) is this iteration only, and leaves no key.
+    expect(sftScheduleOf({ ...flags, sftMix: true, sftPool: 8 })).toEqual({ warmStart: 0, mix: true, steps: 2, lr: 1e-3, minScore: 1, pool: 8 });
+    expect(sftScheduleOf({ ...flags, sftMix: true, sftPool: 0 })).not.toHaveProperty('pool');
   });
 
   it('refuses bad values, naming the flag', () => {
     const bad: Array<[Parameters<typeof sftScheduleOf>[0], RegExp]> = [
       [{ ...flags, sftMinScore: '0.5' }, /--sft-min-score needs --warm-start <k> or --sft-mix/],
       [{ ...flags, sftRoles: 'a' }, /--sft-roles needs --warm-start <k> or --sft-mix/],
+      [{ ...flags, sftPool: 4 }, /--sft-pool needs --warm-start <k> or --sft-mix/],
       [{ ...flags, warmStart: 1, sftLr: '0' }, /--sft-lr: bad value "0"/],
       [{ ...flags, warmStart: 1, sftMinScore: '1.5' }, /--sft-min-score: bad value "1.5"/],
       [{ ...flags, warmStart: 1, sftMinScore: 'designer=' }, /--sft-min-score: bad value ""/],

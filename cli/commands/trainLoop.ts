@@ -44,6 +44,7 @@ interface TrainLoopFlags extends ModelFlagValues {
   sftLr: string;
   sftMinScore?: string;
   sftRoles?: string;
+  sftPool: number;
   versionsDir?: string;
   seed: number;
   db: string;
@@ -85,7 +86,8 @@ export function define(cmd: Command, ctx: CommandContext, deps: TrainLoopDeps = 
     .addOption(intOption('--sft-steps <n>', 'SFT passes over the successful calls per iteration', { min: 1, max: 100, default: 2 }))
     .option('--sft-lr <x>', 'SFT learning rate', '1e-3')
     .option('--sft-min-score <x|role=x,...>', "a run is a success for a role when its score is at least this (one number, or per role; others 1)")
-    .option('--sft-roles <a,b>', 'the trained roles that take SFT steps (default: every trained role)');
+    .option('--sft-roles <a,b>', 'the trained roles that take SFT steps (default: every trained role)')
+    .addOption(intOption('--sft-pool <n>', 'SFT on up to n distinct successes per task class from every iteration so far, newest first, balanced over classes (0 = this iteration only)', { min: 0, max: 1000, default: 0 }));
   addModelOptions(cmd, { versions: true, contextSize: { min: 64, default: 512, help: 'context tokens per sequence' } });
   cmd
     .option('--versions-dir <dir>', 'where versions are written (default: flowlab-versions/ next to --db)')
@@ -176,9 +178,9 @@ async function trainLoopCommand(workflowFile: string, values: TrainLoopFlags, io
  * `--sft-min-score`: one number in (0, 1], or `role=x` pairs separated by commas.
  * Errors: UsageError naming the flag.
  */
-export function sftScheduleOf(v: Pick<TrainLoopFlags, 'warmStart' | 'sftMix' | 'sftSteps' | 'sftLr' | 'sftMinScore' | 'sftRoles'>): SftSchedule | undefined {
+export function sftScheduleOf(v: Pick<TrainLoopFlags, 'warmStart' | 'sftMix' | 'sftSteps' | 'sftLr' | 'sftMinScore' | 'sftRoles'> & { sftPool?: number }): SftSchedule | undefined {
   if (!v.warmStart && !v.sftMix) {
-    if (v.sftMinScore !== undefined || v.sftRoles !== undefined) throw new UsageError(`--${v.sftMinScore !== undefined ? 'sft-min-score' : 'sft-roles'} needs --warm-start <k> or --sft-mix`);
+    if (v.sftMinScore !== undefined || v.sftRoles !== undefined || v.sftPool) throw new UsageError(`--${v.sftMinScore !== undefined ? 'sft-min-score' : v.sftRoles !== undefined ? 'sft-roles' : 'sft-pool'} needs --warm-start <k> or --sft-mix`);
     return undefined;
   }
   const lr = numFlag(v.sftLr, 'sft-lr', (x) => x > 0 && x < 1);
@@ -196,7 +198,7 @@ export function sftScheduleOf(v: Pick<TrainLoopFlags, 'warmStart' | 'sftMix' | '
     }
   }
   const roles = commaList(v.sftRoles);
-  return { warmStart: v.warmStart, mix: Boolean(v.sftMix), steps: v.sftSteps, lr, minScore, ...(roles?.length && { roles }) };
+  return { warmStart: v.warmStart, mix: Boolean(v.sftMix), steps: v.sftSteps, lr, minScore, ...(roles?.length && { roles }), ...(v.sftPool && { pool: v.sftPool }) };
 }
 
 /** A number flag `ok` accepts. Errors: UsageError `--<name>: bad value "<v>"`. */

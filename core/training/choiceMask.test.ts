@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { defaultTools } from '../tools/index.ts';
+import { parseWorkflow } from '../workflow/load.ts';
 import { choiceMask, chosenSpans } from './choiceMask.ts';
 
 const enumSchema = { enum: ['today', 'tomorrow', 'now'] };
@@ -40,5 +43,25 @@ describe('choice mask (grammar-forced tokens left out of the loss)', () => {
     expect(choiceMask('"now"', { const: 'now' }, [0, 1, 4])).toBeUndefined();
     // A token after the value (end of generation) is never chosen.
     expect(choiceMask('"now"', enumSchema, [0, 1, 4, 5])).toEqual([0, 1, 0, 0]);
+  });
+
+  it('the design grammar of examples/designer-team.yaml: the skill name among several skill branches is chosen (the class of the design), the id and the one role are forced', () => {
+    const { graph } = parseWorkflow(readFileSync('examples/designer-team.yaml', 'utf8'), { tools: defaultTools() });
+    const schema = graph.nodes.find((n) => n.id === 'design')!.contract!.schema;
+    const skill = '{ "steps": [ { "skill": "count_op", "id": "a", "role": "executor", "inputs": { "request": "task.request" } } ] }';
+    expect(chosenSpans(skill, schema)!.map(([a, b]) => skill.slice(a, b))).toEqual(['skill', 'count_op', 'task.request']);
+    // A tool step: the key picks the tool branches, the tool name picks among them, the source is chosen.
+    const tool = '{ "steps": [ { "tool": "math", "id": "a", "inputs": { "op": "task.request" } } ] }';
+    expect(chosenSpans(tool, schema)!.map(([a, b]) => tool.slice(a, b))).toEqual(['tool', 'math', 'task.request']);
+  });
+
+  it('a list whose length is open: the separator after each item that could have been the last is chosen (`,` one more, `]` stop)', () => {
+    const list = { type: 'object', properties: { steps: { type: 'array', items: { const: 'x' }, minItems: 1, maxItems: 3 } } };
+    const one = '{ "steps": [ "x" ] }';
+    expect(chosenSpans(one, list)).toEqual([[17, 18]]);
+    const three = '{ "steps": [ "x", "x" ,"x" ] }';
+    // After items 1 and 2 (the `,`s); after item 3 the list is full, so its `]` is forced.
+    expect(chosenSpans(three, list)!.map(([a, b]) => three.slice(a, b))).toEqual([',', ',']);
+    expect(chosenSpans(three, list)![1]).toEqual([22, 23]);
   });
 });

@@ -8,22 +8,26 @@
  * of ~80 tokens with one or two that pick a skill). So the loss is taken on the chosen tokens only.
  *
  * Chosen: a scalar value whose schema leaves more than one possibility (an enum of two or more,
- * a string/number/boolean without enum or const, or no schema), and the first key of an object
- * matched against `oneOf` that not every branch has (it picks the branch: `"tool"` or `"skill"`).
+ * a string/number/boolean without enum or const, or no schema); in an object matched against
+ * `oneOf`, each key not every branch still possible has (it picks among them: `"tool"` or
+ * `"skill"`) and each value on which the branches still possible disagree (the `const` name of a
+ * skill among several skill branches: the design's real choice); in an array whose length the
+ * schema leaves open (`maxItems`, after `minItems`), the `,` or `]` after each item (one more
+ * step, or stop).
  * Forced: every other key, punctuation, whitespace, `const` values, one-member enums, and tokens
  * after the JSON value (the end-of-generation token). Pure.
  */
 import { isMap, isScalar, isSeq, parseDocument, type Node as YamlNode } from 'yaml';
 import type { JsonSchema } from '../model/provider.ts';
 
-type Schema = { enum?: unknown[]; const?: unknown; type?: unknown; oneOf?: Schema[]; anyOf?: Schema[]; properties?: Record<string, Schema>; items?: Schema; prefixItems?: Schema[] };
+type Schema = { enum?: unknown[]; const?: unknown; type?: unknown; oneOf?: Schema[]; anyOf?: Schema[]; properties?: Record<string, Schema>; items?: Schema; prefixItems?: Schema[]; minItems?: number; maxItems?: number };
 
 /** Character spans [start, end) of the chosen parts of `text` under `schema`; undefined when `text` is not one JSON value. */
 export function chosenSpans(text: string, schema: JsonSchema | undefined): Array<[number, number]> | undefined {
   const doc = parseDocument(text, { uniqueKeys: false });
   if (doc.errors.length || !doc.contents) return undefined;
   const spans: Array<[number, number]> = [];
-  walk(doc.contents as YamlNode, schema as Schema | undefined, spans);
+  walk(doc.contents as YamlNode, schema as Schema | undefined, spans, text);
   return spans;
 }
 
@@ -31,7 +35,7 @@ function branches(s: Schema | undefined): Schema[] | undefined {
   return s?.oneOf ?? s?.anyOf;
 }
 
-function walk(node: YamlNode, schema: Schema | undefined, spans: Array<[number, number]>): void {
+function walk(node: YamlNode, schema: Schema | undefined, spans: Array<[number, number]>, text: string): void {
   const range = node.range;
   if (isScalar(node)) {
     if (!range || !chosen(schema)) return;
@@ -40,33 +44,49 @@ function walk(node: YamlNode, schema: Schema | undefined, spans: Array<[number, 
     return;
   }
   if (isSeq(node)) {
-    node.items.forEach((item, i) => walk(item as YamlNode, branches(schema) ? undefined : (schema?.prefixItems?.[i] ?? schema?.items), spans));
+    node.items.forEach((item, i) => {
+      walk(item as YamlNode, branches(schema) ? undefined : (schema?.prefixItems?.[i] ?? schema?.items), spans, text);
+      // Where the list's length is free, the separator after an item (`,`: one more; `]`: stop) is chosen.
+      const end = (item as YamlNode).range?.[1];
+      if (end === undefined || !schema?.maxItems || i + 1 < (schema.minItems ?? 0) || i + 1 >= schema.maxItems) return;
+      const at = text.slice(end).search(/\S/);
+      if (at >= 0 && (text[end + at] === ',' || text[end + at] === ']')) spans.push([end + at, end + at + 1]);
+    });
     return;
   }
   if (!isMap(node)) return;
-  const keys = node.items.map((p) => (isScalar(p.key) ? String(p.key.value) : ''));
-  let s = schema;
   const alts = branches(schema);
-  if (alts) {
-    // The first key not every branch has picks the branch (later ones follow from it); then read on in the branch that fits.
+  if (!alts) {
     for (const p of node.items) {
       const k = isScalar(p.key) ? String(p.key.value) : '';
-      const r = (p.key as YamlNode | null)?.range;
-      if (r && !alts.every((b) => b.properties && Object.hasOwn(b.properties, k))) {
-        spans.push([r[0] + 1, r[1] - 1]);
-        break;
-      }
+      if (p.value) walk(p.value as YamlNode, schema?.properties?.[k], spans, text);
     }
-    s = alts.find((b) => b.properties && keys.every((k) => Object.hasOwn(b.properties!, k)) && keys.every((k, i) => {
-      const c = b.properties![k]!.const;
-      const v = node.items[i]!.value;
-      return c === undefined || (isScalar(v) && v.value === c);
-    }));
+    return;
   }
+  // Under `oneOf`, read the pairs in order and keep the branches still possible: a key not every
+  // one of them has is chosen (it narrows them), and so is a value on which they disagree (the
+  // `const` skill name among several skill branches); once one branch is left, read on in it.
+  // The keys' spans come before the values'.
+  let live = alts.filter((b) => b.properties);
+  const values: Array<[number, number]> = [];
   for (const p of node.items) {
     const k = isScalar(p.key) ? String(p.key.value) : '';
-    if (p.value) walk(p.value as YamlNode, s?.properties?.[k], spans);
+    const r = (p.key as YamlNode | null)?.range;
+    if (live.length > 1 && r && !live.every((b) => Object.hasOwn(b.properties!, k))) spans.push([r[0] + 1, r[1] - 1]);
+    live = live.filter((b) => Object.hasOwn(b.properties!, k));
+    const v = p.value as YamlNode | null;
+    if (!v) continue;
+    if (live.length > 1 && isScalar(v)) {
+      const consts = live.map((b) => b.properties![k]!.const);
+      if (consts.every((c) => c !== undefined)) {
+        if (new Set(consts).size > 1) walk(v, {}, values, text);
+        live = live.filter((b) => b.properties![k]!.const === v.value);
+        continue;
+      }
+    }
+    walk(v, live.length === 1 ? live[0]!.properties![k] : undefined, values, text);
   }
+  spans.push(...values);
 }
 
 /** Whether a scalar under `schema` was chosen (more than one value possible). */

@@ -92,9 +92,11 @@ export function minScoreOf(minScore: SftSchedule['minScore'], role: string): num
  * batch is balanced over classes: each class's distinct successes are repeated, in turn, up to
  * the count of the class with most, so a class the policy already favours does not outweigh a
  * rarely solved one — without it, SFT on a choosing role's own successes sharpens whatever it
- * already picks most (docs/laptop-rl.md, "The designer team").
+ * already picks most (docs/laptop-rl.md, "The designer team"). `perClass`: keep at most this
+ * many distinct successes per class, the first in `calls` order (the replay pool passes the
+ * newest first).
  */
-export function roleSftBatches(calls: readonly ExperimentCall[], runs: readonly RunRecord[], roles: readonly string[], minScore: SftSchedule['minScore'], maskOf?: MaskOf, classOf?: (runId: string) => string | undefined): Map<string, SftSequence[]> {
+export function roleSftBatches(calls: readonly ExperimentCall[], runs: readonly RunRecord[], roles: readonly string[], minScore: SftSchedule['minScore'], maskOf?: MaskOf, classOf?: (runId: string) => string | undefined, perClass?: number): Map<string, SftSequence[]> {
   const out = new Map<string, SftSequence[]>();
   for (const role of roles) {
     const threshold = minScoreOf(minScore, role);
@@ -109,7 +111,8 @@ export function roleSftBatches(calls: readonly ExperimentCall[], runs: readonly 
       if (seen.has(key)) continue;
       seen.add(key);
       const cls = classOf?.(c.runId) ?? '';
-      byClass.set(cls, [...(byClass.get(cls) ?? []), q]);
+      const have = byClass.get(cls) ?? [];
+      if (!perClass || have.length < perClass) byClass.set(cls, [...have, q]);
     }
     out.set(role, balanced(byClass));
   }

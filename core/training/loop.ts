@@ -26,11 +26,12 @@ import { newWeightVersionId, type NewWeightVersion } from '../store/weights.ts';
 import { choiceMask } from './choiceMask.ts';
 import { isTrainable } from './samples.ts';
 import { TrainingError } from './errors.ts';
-import { iterationMetrics, iterationSteps, iterationTasks, mean, roleIterationMetrics, roleSftBatches, roleStepBatches, stepKind, trainRef, wiringRootFailures } from './iteration.ts';
+import { iterationMetrics, iterationSteps, iterationTasks, mean, minScoreOf, roleIterationMetrics, roleSftBatches, roleStepBatches, stepKind, trainRef, wiringRootFailures } from './iteration.ts';
 import type { SftSequence, StepResult, TrainableModel } from './port.ts';
 import { sweepLoopFolder } from './recover.ts';
 import { adoptVersion, applyPolicyStep, applySftStep, evaluateHeldout, modelsSnapshot, sampleGroup, scoreGroup, versionRecord, writeRoleFile } from './steps.ts';
-import type { HeldoutResult, IterationMetrics, LoopHyper, LoopModels, LoopRun, RoleIterationMetrics, TrainedRole, TrainLoopOptions, TrainLoopReport, TrainLoopState } from './types.ts';
+import type { RunRecord } from '../results/index.ts';
+import type { HeldoutResult, IterationMetrics, LoopHyper, LoopModels, LoopRun, RoleIterationMetrics, SftSchedule, TrainedRole, TrainLoopOptions, TrainLoopReport, TrainLoopState } from './types.ts';
 
 export type { HeldoutResult, IterationMetrics, LoopEvent, TrainLoopState, LoopHyper, LoopModels, RoleIterationMetrics, TrainLoopOptions, TrainLoopReport } from './types.ts';
 export { trainRef };
@@ -58,6 +59,7 @@ export function checkLoopOptions(o: Pick<TrainLoopOptions, 'roles' | 'graph' | '
   if (sft) {
     if (!(Number.isInteger(sft.warmStart) && sft.warmStart >= 0)) throw new TrainingError('BAD_SFT', `train-loop: the warm start must be a whole number of iterations >= 0, got ${String(sft.warmStart)}`);
     if (!(Number.isInteger(sft.steps) && sft.steps >= 1)) throw new TrainingError('BAD_SFT', `train-loop: SFT passes must be a whole number >= 1, got ${String(sft.steps)}`);
+    if (sft.pool !== undefined && !(Number.isInteger(sft.pool) && sft.pool >= 0)) throw new TrainingError('BAD_SFT', `train-loop: the SFT pool must be a whole number of successes per class >= 0, got ${String(sft.pool)}`);
     if (!(sft.lr > 0 && sft.lr < 1)) throw new TrainingError('BAD_SFT', `train-loop: the SFT learning rate must be in (0, 1), got ${String(sft.lr)}`);
     const scores = typeof sft.minScore === 'number' ? { '*': sft.minScore } : sft.minScore;
     for (const [role, x] of Object.entries(scores)) {
@@ -209,9 +211,14 @@ async function runLoop(o: TrainLoopOptions, loopId: string, hyper: LoopHyper, st
       const maskOf = (c: (typeof calls)[number]) => masks.get(c);
       const batches = roleStepBatches(calls, rows, o.roles, maskOf);
       const sftRoles = o.roles.filter((role) => plans.get(role)!.sft);
-      const expectedOf = new Map(runs.map((r) => [r.runId as string, r.expected]));
+      // The SFT data: this iteration's rollouts, or with a replay pool every iteration's so far, newest first.
+      const pool = o.sft?.pool && sftRoles.length ? loopRollouts(o.store, loopId, k) : undefined;
+      const sftRuns = pool?.runs ?? runs;
+      const sftCalls = pool?.calls ?? calls;
+      const sftMasks = pool ? await choiceMasks(live, successfulCalls(pool, sftRoles, o.sft!.minScore)) : masks;
+      const expectedOf = new Map(sftRuns.map((r) => [r.runId as string, r.expected]));
       const classOf = o.dataset.classOf && ((id: string) => (expectedOf.has(id) ? o.dataset.classOf!({ expected: expectedOf.get(id)! }) : undefined));
-      const sftBatches = o.sft && sftRoles.length ? roleSftBatches(calls, runs, sftRoles, o.sft.minScore, maskOf, classOf) : new Map<string, SftSequence[]>();
+      const sftBatches = o.sft && sftRoles.length ? roleSftBatches(sftCalls, sftRuns, sftRoles, o.sft.minScore, (c) => sftMasks.get(c), classOf, o.sft.pool) : new Map<string, SftSequence[]>();
       const steps = new Map<string, StepResult | undefined>();
       const sftSteps = new Map<string, StepResult | undefined>();
       for (const role of o.roles) {
@@ -276,6 +283,22 @@ async function runLoop(o: TrainLoopOptions, loopId: string, hyper: LoopHyper, st
     await live?.dispose();
     for (const m of trainables) m.dispose();
   }
+}
+
+/**
+ * The runs and calls of this loop's rollouts experiments of iterations 1..k, newest iteration
+ * first (the SFT replay pool, SftSchedule.pool). Read from the store, so a resumed loop pools
+ * what its earlier process sampled.
+ */
+function loopRollouts(store: TrainLoopOptions['store'], loopId: string, k: number): { runs: RunRecord[]; calls: ExperimentCall[] } {
+  const exps = store.trainLoops.experimentsOf(loopId).filter((e) => e.phase === undefined && e.iteration !== undefined && e.iteration <= k).sort((a, b) => b.iteration! - a.iteration!);
+  return { runs: exps.flatMap((e) => store.listRuns(e.id)), calls: exps.flatMap((e) => store.getExperimentCalls(e.id)) };
+}
+
+/** The calls of `roles` in runs that are a success for their role (score above 0 and at least its minScore). */
+function successfulCalls(pool: { runs: readonly RunRecord[]; calls: readonly ExperimentCall[] }, roles: readonly string[], minScore: SftSchedule['minScore']): ExperimentCall[] {
+  const score = new Map(pool.runs.map((r) => [r.runId as string, r.score]));
+  return pool.calls.filter((c) => roles.includes(c.role) && (score.get(c.runId) ?? 0) > 0 && score.get(c.runId)! >= minScoreOf(minScore, c.role));
 }
 
 /**

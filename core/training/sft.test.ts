@@ -221,6 +221,60 @@ describe('the loop with an SFT warm start (fake trainer, fake provider)', () => 
     }
   });
 
+  it('a replay pool (sft.pool): each iteration SFTs on up to n distinct successes per class from every iteration so far, newest first', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'flowlab-sft-pool-'));
+    const store = openStore(path.join(dir, 'loop.db'));
+    const yaml = readFileSync('examples/learn-design-fixed.yaml', 'utf8');
+    const { graph } = parseWorkflow(yaml, { tools: defaultTools() });
+    const ds = getDataset('learn-design');
+    const models: FakeModel[] = [];
+    const trainer: Trainer = { load: async (file) => { const m = new FakeModel(file); models.push(m); return m; } };
+    try {
+      const report = await runTrainLoop({
+        store, graph, workflow: { yaml }, dataset: { name: ds.name, grader: ds.grader, classOf: ds.classOf! },
+        trainTasks: ds.load({ split: 'train', limit: 6 }), heldoutTasks: [], tools: defaultTools(), trainer,
+        makeProvider: async (m) => new FakeProvider(m),
+        models: { models: { default: path.join(dir, 'base.gguf') }, roleModels: { picker: 'default', executor: 'default' } },
+        roles: ['picker', 'executor'], group: 4, iterations: 3, tasksPerIteration: 2, lr: 3e-4, kl: 0.02, temperature: 1,
+        heldoutSamples: 1, heldoutTemperature: 1, seed: 3, versionsDir: path.join(dir, 'v'),
+        sft: { warmStart: 0, mix: true, steps: 1, lr: 1e-3, minScore: { picker: 0.5 }, roles: ['picker'], pool: 2 },
+      });
+      const picker = models[0]!;
+      const sftBatches = picker.log.filter((s) => s.kind === 'sft').map((s) => (s.batch as SftSequence[]).map((b) => b.tokens.join(',')));
+      expect(sftBatches).toHaveLength(3);
+      // Iteration k's pool: the picker's distinct successful sequences of iterations k..1 (newest first), at most 2 per class, balanced.
+      const its = report.iterations.map((m) => ({ runs: store.listRuns(m.experimentId), calls: store.getExperimentCalls(m.experimentId) }));
+      for (let k = 1; k <= 3; k++) {
+        const byClass = new Map<string, string[]>();
+        for (const it of its.slice(0, k).reverse()) {
+          for (const c of it.calls.filter((c) => c.role === 'picker')) {
+            const r = it.runs.find((x) => x.runId === c.runId)!;
+            if (!(r.score >= 0.5)) continue;
+            const key = [...c.promptTokenIds!, ...c.completionTokenIds!].join(',');
+            const cls = ds.classOf!({ expected: r.expected ?? '' });
+            const have = byClass.get(cls) ?? [];
+            if (have.length < 2 && !have.includes(key)) byClass.set(cls, [...have, key]);
+          }
+        }
+        expect(new Set(sftBatches[k - 1]), `iteration ${k}`).toEqual(new Set([...byClass.values()].flat()));
+        expect(sftBatches[k - 1]!.length).toBe(byClass.size > 1 ? Math.max(...[...byClass.values()].map((v) => v.length)) * byClass.size : [...byClass.values()][0]?.length ?? 0);
+      }
+      // Later iterations pool more classes than the first alone (the first iteration's 2 tasks are 2 classes).
+      expect(new Set(sftBatches[2]).size).toBeGreaterThan(new Set(sftBatches[0]).size);
+      expect(store.weights.list({ role: 'picker' })[0]!.hyper.sft).toMatchObject({ pool: 2 });
+    } finally {
+      store.close();
+    }
+  });
+
+  it('a per-class cap keeps the first n distinct successes of each class', () => {
+    const runs = [run('a1', 1, { expected: 'weather:today' } as Partial<RunRecord>), run('a2', 1, { expected: 'weather:now' } as Partial<RunRecord>), run('b1', 1, { expected: 'math:add' } as Partial<RunRecord>)];
+    const calls = [call('a1', 'd', [1], [2]), call('a2', 'd', [1], [3]), call('b1', 'd', [1], [4])];
+    const cls = (id: string) => learnDesignClass({ expected: runs.find((r) => r.runId === id)!.expected ?? '' });
+    expect(roleSftBatches(calls, runs, ['d'], 1, undefined, cls, 1).get('d')!.map((q) => q.tokens)).toEqual([[1, 2], [1, 4]]);
+    expect(roleSftBatches(calls, runs, ['d'], 1, undefined, cls).get('d')!.map((q) => q.tokens)).toEqual([[1, 2], [1, 3], [1, 4], [1, 4]]);
+  });
+
   it('balanced: each group repeated in turn up to the largest group', () => {
     expect(balanced(new Map([['a', [1, 2, 3]], ['b', [4]], ['c', [5, 6]]]))).toEqual([1, 2, 3, 4, 4, 4, 5, 6, 5]);
     expect(balanced(new Map([['only', [1, 2]]]))).toEqual([1, 2]);

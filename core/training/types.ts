@@ -73,6 +73,13 @@ export interface SftSchedule {
   minScore: number | Readonly<Record<string, number>>;
   /** The trained roles that take SFT steps (absent: every trained role); the others take policy steps only. */
   roles?: readonly string[];
+  /**
+   * A replay pool: SFT on up to this many distinct successes per task class from every iteration
+   * so far (the loop's stored rollouts, newest first), balanced over classes, instead of this
+   * iteration's only; absent or 0: this iteration's. A class the policy stops sampling keeps
+   * its successes in the batch, so the SFT cannot collapse a choosing role onto one class.
+   */
+  pool?: number;
 }
 
 export interface TrainLoopOptions extends TrainLoopSchedule {
