@@ -13,6 +13,7 @@ import { createDiffSlice } from './store/diff.ts';
 import { createEditorSlice } from './store/editor.ts';
 import { createImproveSlice } from './store/improve.ts';
 import { createLearningSlice } from './store/learning.ts';
+import { createLoopSlice } from './store/loop.ts';
 import { createMassSlice } from './store/mass.ts';
 import { createRunSlice } from './store/run.ts';
 import { createStudiesSlice } from './store/studies.ts';
@@ -43,6 +44,7 @@ export function createLabStore(api: LabClient, deps: StoreDeps = NODE_DEPS): Sto
       ...createDiffSlice(ctx),
       ...createStudiesSlice(ctx),
       ...createMassSlice(ctx),
+      ...createLoopSlice(ctx),
     };
   });
 }

@@ -51,6 +51,10 @@ export const API_METHODS = [
   'getDesignDiff',
   'listOuterLoops',
   'getOuterLoop',
+  // The loop from the window: compare two experiments, delete and export hint cards (see loop.ts).
+  'compareExperiments',
+  'deleteCard',
+  'exportCards',
 ] as const;
 
 /** The name of one API method. */

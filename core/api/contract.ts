@@ -16,6 +16,7 @@ import type { LabApiAdditions, Subscribe } from './lab.ts';
 import type { LearningApiAdditions } from './learning.ts';
 import type { StudiesApiAdditions } from './studies.ts';
 import type { MassApiAdditions } from './mass.ts';
+import type { ExperimentMeta, LoopApiAdditions } from './loop.ts';
 
 /** Longest id accepted in a payload. */
 export const MAX_ID_LENGTH = 200;
@@ -177,6 +178,9 @@ export const payloadSchemas = {
   getDesignDiff: z.strictObject({ evolutionId: Id, taskIndex: z.number().int().min(0), a: z.number().int().min(0), b: z.number().int().min(0) }),
   listOuterLoops: NoPayload,
   getOuterLoop: z.strictObject({ loopId: Id }),
+  compareExperiments: z.strictObject({ a: Id, b: Id, seed: Count(0, 2_147_483_647).optional() }),
+  deleteCard: z.strictObject({ cardId: Id }),
+  exportCards: z.strictObject({ ids: z.array(Id).max(10_000, 'must have at most 10000 entries').optional() }).optional(),
 } as const satisfies Record<ApiMethod, z.ZodType>;
 
 /** The validated payload type of a method. */
@@ -191,7 +195,7 @@ export type ValidateWorkflowPayload = ApiPayload<'validateWorkflow'>;
  * One row of the experiments list: the stored experiment with its progress and scores, without
  * the workflow text and run configuration (`getExperiment` has those).
  */
-export type ExperimentSummary = Omit<StoreExperimentSummary, 'workflowYaml' | 'config'>;
+export type ExperimentSummary = Omit<StoreExperimentSummary, 'workflowYaml' | 'config'> & ExperimentMeta;
 
 /** One experiment in full: the stored row (workflow text, config) plus its progress and scores. */
 export type ExperimentDetail = StoreExperimentSummary;
@@ -340,7 +344,7 @@ export interface AppInfo {
  * synchronously; the lab methods (`LabApiAdditions`, lab.ts) return
  * Promises and reject with the same ApiErrors (a bad payload included).
  */
-export interface FlowlabApi extends LabApiAdditions, ImproveApiAdditions, LearningApiAdditions, DiffApiAdditions, StudiesApiAdditions, MassApiAdditions {
+export interface FlowlabApi extends LabApiAdditions, ImproveApiAdditions, LearningApiAdditions, DiffApiAdditions, StudiesApiAdditions, MassApiAdditions, LoopApiAdditions {
   /** All experiments, newest first, with progress and scores. */
   listExperiments(payload?: ApiPayload<'listExperiments'>): ExperimentSummary[];
   /** One experiment with its workflow text and config. Errors: `NOT_FOUND`. */

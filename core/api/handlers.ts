@@ -15,6 +15,7 @@ import { buildLearningCurves, listVersions } from './learningHandlers.ts';
 import { buildStudyDetail, listStudyViews } from './studyHandlers.ts';
 import { createRunTraceReader } from './runTrace.ts';
 import { getDesignDiff, getEvolution, getOuterLoop, listEvolutions, listOuterLoops } from './massHandlers.ts';
+import { compareExperiments, deleteCard, experimentMetaOf, exportCards } from './loopHandlers.ts';
 
 /** What the handlers need: the open store, the app version, the lab host, and optionally the tool registry. */
 export interface HandlerDeps {
@@ -120,6 +121,9 @@ export function createHandlers(deps: HandlerDeps): FlowlabApi {
     getDesignDiff: (payload) => getDesignDiff(store, payload),
     listOuterLoops: () => listOuterLoops(store),
     getOuterLoop: ({ loopId }) => getOuterLoop(store, loopId),
+    compareExperiments: ({ a, b, seed }) => compareExperiments(store, a, b, seed),
+    deleteCard: ({ cardId }) => deleteCard(store, cardId),
+    exportCards: (payload) => exportCards(store, payload?.ids),
   };
 
   const api = {} as Record<ApiMethod, (payload?: unknown) => unknown>;
@@ -240,6 +244,6 @@ function kindOf(v: unknown): string {
 }
 
 function toSummary(e: ReturnType<Store['listExperiments']>[number]): ExperimentSummary {
-  const { workflowYaml: _yaml, config: _config, ...summary } = e;
-  return summary;
+  const { workflowYaml: _yaml, config, ...summary } = e;
+  return { ...summary, ...experimentMetaOf(e.id, config) };
 }

@@ -9,6 +9,7 @@ import type { SignTest } from '../stats/index.ts';
 import type { Card } from '../store/improve.ts';
 import type { ExperimentStatus } from '../store/types.ts';
 import type { RunRecord } from '../results/index.ts';
+import type { CardTrust } from './loop.ts';
 
 /** `getRollouts`'s payload. */
 export interface GetRolloutsPayload {
@@ -96,7 +97,7 @@ export interface ListCardsPayload {
 }
 
 /** A card of the prior library with its provenance and how many runs' prompts carried it. */
-export type LibraryCard = Card & { uses: number };
+export type LibraryCard = Card & { uses: number; trust?: CardTrust };
 
 /** `getCardEffect`'s payload. */
 export interface GetCardEffectPayload {
