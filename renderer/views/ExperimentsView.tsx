@@ -1,4 +1,4 @@
-import { Fragment, useMemo } from 'react';
+import { Fragment, useEffect, useMemo } from 'react';
 import type { ExperimentSummary } from '../../core/api/client.ts';
 import { flowlabCommand } from '../lib/commands.ts';
 import { experimentChartData } from '../lib/experimentChart.ts';
@@ -26,6 +26,8 @@ export function ExperimentsView() {
     'experiments', 'runsByExperiment', 'setView', 'refresh', 'theme', 'experimentFilter', 'openGroups', 'selectedExperimentId',
   );
   const dbFile = useLab((s) => (s.appInfo.status === 'ready' ? s.appInfo.data.dbFile : null));
+  // Entering the view reads the list again (an experiment may have ended since: Resume then shows).
+  useEffect(() => void refresh(), [refresh]);
   const list = experiments.status === 'ready' ? experiments.data : [];
   const runsOf = (id: string) => {
     const r = runsByExperiment[id];
@@ -65,7 +67,7 @@ export function ExperimentsView() {
         <>
           <ExperimentFilters list={list} />
           {entries.length > 0 && <ExperimentsChart data={chart} theme={theme} />}
-          <ComparePanel list={shown} />
+          <ComparePanel list={list} />
           {entries.length === 0 && <p className="note" data-testid="experiments-none-match">No experiment matches these filters.</p>}
           <div className="scroll">
             <table data-testid="experiments-table">

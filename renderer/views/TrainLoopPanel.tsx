@@ -39,6 +39,7 @@ export function TrainLoopPanel() {
   useLab((s) => s.editor.text);
   useLab((s) => s.roleModels);
   const dbFile = useLab((s) => (s.appInfo.status === 'ready' ? s.appInfo.data.dbFile : null));
+  const file = useLab((s) => s.editor.file);
   const req = trainLoopRequest();
   const list = datasets.status === 'ready' ? datasets.data : [];
   const dataset = list.find((d) => d.name === f.dataset);
@@ -135,7 +136,7 @@ export function TrainLoopPanel() {
         </button>
       </div>
       <p className="muted small">
-        From a terminal: <code data-testid="loop-command">{flowlabCommand(trainLoopArgs(f, '<workflow.yaml>', defaultModel), dbFile)}</code>
+        From a terminal{file ? ` (the workflow as saved in ${file})` : ''}: <code data-testid="loop-command">{flowlabCommand(trainLoopArgs(f, file ?? '<workflow.yaml>', defaultModel), dbFile)}</code>
       </p>
       {loopError && (
         <p className="note error" role="alert" data-testid="loop-error">
