@@ -9,9 +9,11 @@
  * database); cancel a run and resume it from its Resume button; open examples/learn-word.yaml
  * and start a train loop from the Learning view (2 iterations of 2 tasks x G = 2, 2 held-out
  * tasks x 2 samples), following its iterations live to `completed`; the loop's experiments are
- * one entry of the Experiments list, opened by its toggle, with the model column. Skips, saying
+ * one entry of the Experiments list, opened by its toggle, with the model column; a SIMULATED
+ * hint card is flagged in the Run form and the Prior library, exported as a download and deleted. Skips, saying
  * why, without Chromium (unless FLOWLAB_E2E_REQUIRED=1) or without the shared model and data.
  */
+import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserMissing, openLab, REQUIRED, screenshot, sharedMissing, type OpenLab } from './harness.ts';
@@ -26,7 +28,7 @@ const WAIT = { timeout: 30_000 } as const;
 const LONG = { timeout: 240_000 } as const;
 const tid = (id: string) => `[data-testid="${id}"]`;
 
-let lab: OpenLab<undefined>;
+let lab: OpenLab<void>;
 let page: Page;
 
 /** Opens an example in the Editor and waits until it validates. */
@@ -69,7 +71,12 @@ async function followRun(id: string): Promise<number[]> {
 
 describe.skipIf(!!noBrowser || !!noShared)('the improvement loop from the window (stories260K, --threads 1)', () => {
   beforeAll(async () => {
-    lab = await openLab(() => undefined);
+    // Two cards for gsm8k-single's solver: one SIMULATED, one plain (no source runs stored).
+    lab = await openLab((store) => {
+      const card = { role: 'solver', appliesWhen: 'a word problem', advice: 'Add the numbers.', sourceRuns: [], teacher: 'stories260K.gguf', shots: 2, onlySuccesses: false, createdAt: 1 };
+      store.improve.saveCard({ ...card, id: 'card-sim', title: 'Simulated advice', simulated: true });
+      store.improve.saveCard({ ...card, id: 'card-plain', title: 'Plain advice', simulated: false });
+    });
     page = lab.page;
     page.on('dialog', (d) => void d.accept());
     await page.goto(lab.serve.url);
@@ -89,6 +96,7 @@ describe.skipIf(!!noBrowser || !!noShared)('the improvement loop from the window
     await page.fill(tid('run-seed'), '1');
     await page.selectOption(tid('run-kind-select'), 'rollouts');
     await page.fill(tid('run-group'), '2');
+    await screenshot(page, 'run-rollouts-form');
     const id = await startFromRunForm();
     const seen = await followRun(id);
     await expect(page.locator(tid('run-status')).getAttribute('data-status')).resolves.toBe('completed');
@@ -190,4 +198,28 @@ describe.skipIf(!!noBrowser || !!noShared)('the improvement loop from the window
     await screenshot(page, 'experiments-grouped');
     expect(lab.pageErrors).toEqual([]);
   }, 300_000);
+
+  it('flags a SIMULATED card where it is offered, exports it and deletes it', async () => {
+    await openExample('examples/gsm8k-single.yaml', 'gsm8k-single');
+    await page.click(tid('nav-run'));
+    await page.selectOption(tid('run-kind-select'), 'run');
+    await expect(page.locator(tid('run-card-flag-card-sim')).textContent()).resolves.toContain('SIMULATED');
+    await expect(page.locator(tid('run-card-flag-card-plain')).count()).resolves.toBe(0);
+    await page.check(tid('run-card-card-sim'));
+    await expect(page.locator(tid('run-card-warning-solver')).textContent()).resolves.toContain('card-sim: SIMULATED');
+    await page.uncheck(tid('run-card-card-sim'));
+
+    await page.click(tid('nav-cards'));
+    await expect(page.locator(tid('card-trust-card-sim')).textContent()).resolves.toMatch(/^⚠ SIMULATED: distilled from simulated trajectories/);
+    const download = page.waitForEvent('download', WAIT);
+    await page.click(tid('card-export-card-sim'));
+    const file = await (await download).path();
+    const doc = JSON.parse(readFileSync(file, 'utf8')) as { format: string; cards: Array<{ id: string; simulated: boolean }> };
+    expect(doc.cards).toEqual([expect.objectContaining({ id: 'card-sim', simulated: true })]);
+    await page.click(tid('card-delete-card-sim'));
+    await page.click(tid('card-delete-confirm-card-sim'));
+    await page.locator(tid('card-card-sim')).waitFor({ state: 'detached', ...WAIT });
+    await page.locator(tid('card-card-plain')).waitFor(WAIT);
+    expect(lab.pageErrors).toEqual([]);
+  }, 120_000);
 });

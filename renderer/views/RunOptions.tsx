@@ -30,10 +30,13 @@ export function RunKind() {
       <label className="row">
         <span>Experiment</span>
         <select data-testid="run-kind-select" value={o.kind} onChange={(e) => setRunOptions({ kind: e.target.value as 'run' | 'rollouts' })}>
-          <option value="run">run (flowlab run)</option>
-          <option value="rollouts">rollouts: G samples per task, advantages stored (flowlab rollouts)</option>
+          <option value="run">run</option>
+          <option value="rollouts">rollouts (G per task)</option>
         </select>
       </label>
+      <p className="muted small">
+        {o.kind === 'run' ? 'Each task once, as flowlab run.' : 'G samples per task with distinct seeds, each learning role’s group-relative advantage stored, as flowlab rollouts.'}
+      </p>
       {o.kind === 'rollouts' && (
         <>
           <label className="row">
