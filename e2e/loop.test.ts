@@ -30,6 +30,8 @@ const tid = (id: string) => `[data-testid="${id}"]`;
 
 let lab: OpenLab<void>;
 let page: Page;
+/** The first plain run (2 GSM8K tasks, seed 1). */
+let plainRun = '';
 
 /** Opens an example in the Editor and waits until it validates. */
 async function openExample(file: string, name: string): Promise<void> {
@@ -115,6 +117,7 @@ describe.skipIf(!!noBrowser || !!noShared)('the improvement loop from the window
     await page.click(tid('nav-run'));
     await page.selectOption(tid('run-kind-select'), 'run');
     const a = await startFromRunForm();
+    plainRun = a;
     await followRun(a);
     await page.fill(tid('run-seed'), '2');
     const b = await startFromRunForm();
@@ -132,6 +135,24 @@ describe.skipIf(!!noBrowser || !!noShared)('the improvement loop from the window
     await expect(result.textContent()).resolves.toMatch(/2 paired tasks/);
     await page.locator(tid('compare-row-score (accuracy)')).waitFor(WAIT);
     await screenshot(page, 'experiments-compare');
+    expect(lab.pageErrors).toEqual([]);
+  }, 300_000);
+
+  it('distils a card from the Prior library; distilled from failed runs, it is flagged', async () => {
+    await page.click(tid('nav-cards'));
+    await page.locator(`${tid('distill-form')} > summary`).click();
+    await page.selectOption(tid('distill-experiment'), plainRun);
+    await expect.poll(() => page.inputValue(tid('distill-role')), WAIT).toBe('solver');
+    await page.fill(`${tid('distill-form')} input[type="number"]`, '2');
+    await expect(page.locator(tid('distill-command')).textContent()).resolves.toBe(`npm run flowlab -- distill --experiment ${plainRun} --role solver --shots 2 --db ${lab.ws.db}`);
+    await page.click(tid('distill-start'));
+    const note = page.locator(tid('distill-note'));
+    await note.waitFor(LONG);
+    const text = (await note.textContent()) ?? '';
+    const id = /Distilled card (card-[0-9a-z-]+) /.exec(text)?.[1];
+    expect(id, text).toBeTruthy();
+    // The tiny model answers no GSM8K task correctly: every source run failed, and the card says so.
+    await expect(page.locator(tid(`card-trust-${id}`)).textContent()).resolves.toMatch(/distilled from \d failed runs? \(every one of its sources was graded wrong\)/);
     expect(lab.pageErrors).toEqual([]);
   }, 300_000);
 
@@ -205,6 +226,7 @@ describe.skipIf(!!noBrowser || !!noShared)('the improvement loop from the window
     await page.selectOption(tid('run-kind-select'), 'run');
     await expect(page.locator(tid('run-card-flag-card-sim')).textContent()).resolves.toContain('SIMULATED');
     await expect(page.locator(tid('run-card-flag-card-plain')).count()).resolves.toBe(0);
+    await expect(page.locator('[data-testid^="run-card-flag-card-2"]').textContent()).resolves.toContain('from failed runs');
     await page.check(tid('run-card-card-sim'));
     await expect(page.locator(tid('run-card-warning-solver')).textContent()).resolves.toContain('card-sim: SIMULATED');
     await page.uncheck(tid('run-card-card-sim'));

@@ -103,6 +103,7 @@ export function createLabHost(options: LabHostOptions): LabHostHandle {
     activeRuns: () => runner.list(),
     startTrainLoop: (req) => runner.startTrainLoop(req),
     cancelTrainLoop: ({ loopId }) => runner.cancelTrainLoop(loopId),
+    distillCard: (req) => runner.distill(req),
     dispose: () => runner.dispose(),
   };
 }

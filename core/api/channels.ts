@@ -21,6 +21,7 @@ export const LAB_METHODS = [
   'activeRuns',
   'startTrainLoop',
   'cancelTrainLoop',
+  'distillCard',
 ] as const;
 
 /** Every method of `FlowlabApi`, in a stable order. Hosts expose these and nothing else. */

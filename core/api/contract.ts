@@ -180,6 +180,18 @@ export const payloadSchemas = {
   getOuterLoop: z.strictObject({ loopId: Id }),
   compareExperiments: z.strictObject({ a: Id, b: Id, seed: Count(0, 2_147_483_647).optional() }),
   deleteCard: z.strictObject({ cardId: Id }),
+  distillCard: z.strictObject({
+    experimentId: Id,
+    role: Name,
+    shots: Count(1, 20).optional(),
+    onlySuccesses: z.boolean().optional(),
+    teacher: AbsolutePath.optional(),
+    seed: Count(0, 2_147_483_647).optional(),
+    budget: Count(64, 100_000).optional(),
+    maxTokens: Count(16, 32_768).optional(),
+    threads: Count(1, 256).optional(),
+    contextSize: Count(256, 131_072).optional(),
+  }),
   exportCards: z.strictObject({ ids: z.array(Id).max(10_000, 'must have at most 10000 entries').optional() }).optional(),
 } as const satisfies Record<ApiMethod, z.ZodType>;
 

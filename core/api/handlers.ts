@@ -123,6 +123,12 @@ export function createHandlers(deps: HandlerDeps): FlowlabApi {
     getOuterLoop: ({ loopId }) => getOuterLoop(store, loopId),
     compareExperiments: ({ a, b, seed }) => compareExperiments(store, a, b, seed),
     deleteCard: ({ cardId }) => deleteCard(store, cardId),
+    distillCard: async (payload) => {
+      store.getExperiment(payload.experimentId); // NOT_FOUND for an unknown id
+      const host = lab('distillCard');
+      if (!host.distillCard) throw new ApiError('UNAVAILABLE', 'distillCard: this host cannot load models to distil cards', 'distillCard');
+      return host.distillCard(payload);
+    },
     exportCards: (payload) => exportCards(store, payload?.ids),
   };
 

@@ -9,7 +9,6 @@ import type { SignTest } from '../stats/index.ts';
 import type { Card } from '../store/improve.ts';
 import type { ExperimentStatus } from '../store/types.ts';
 import type { RunRecord } from '../results/index.ts';
-import type { CardTrust } from './loop.ts';
 
 /** `getRollouts`'s payload. */
 export interface GetRolloutsPayload {
@@ -94,6 +93,24 @@ export interface RolloutsView {
 export interface ListCardsPayload {
   /** Only this role's cards. */
   role?: string;
+}
+
+/**
+ * Why a hint card is not to be trusted blindly, shown where it is offered: it was distilled from
+ * SIMULATED trajectories (injected faults, a scripted model) or by a simulated teacher, or some
+ * or all of the runs it was distilled from were graded wrong.
+ */
+export interface CardTrust {
+  /** Source runs recorded, and how many of them are still stored. */
+  sources: number;
+  found: number;
+  /** Stored source runs graded wrong (not `correct`). */
+  failedSources: number;
+  simulated: boolean;
+  /** True when `simulated` or any source run failed. */
+  flagged: boolean;
+  /** The reasons in users' words, e.g. `distilled from 3 failed runs (all of its sources)`. */
+  reasons: string[];
 }
 
 /** A card of the prior library with its provenance and how many runs' prompts carried it. */

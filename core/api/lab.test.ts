@@ -35,6 +35,7 @@ function fakeLab(over: Partial<LabHost> = {}): LabHost & { calls: [string, unkno
     activeRuns: () => rec('activeRuns', undefined, [{ experimentId: 'exp-new', done: 1, total: 2, startedAt: 5 }]),
     startTrainLoop: (p) => rec('startTrainLoop', p, { loopId: 'tl-1' }),
     cancelTrainLoop: (p) => rec('cancelTrainLoop', p, { cancelled: p.loopId === 'tl-1' }),
+    distillCard: (p) => rec('distillCard', p, { id: 'card-1', role: p.role, title: 't', appliesWhen: 'w', advice: 'a', sourceRuns: [], teacher: 'x', shots: 1, onlySuccesses: false, simulated: false, createdAt: 1, uses: 0 }),
     ...over,
   };
 }
@@ -77,6 +78,7 @@ describe('lab methods over a fake LabHost', () => {
     await expect(api.activeRuns()).resolves.toEqual([{ experimentId: 'exp-new', done: 1, total: 2, startedAt: 5 }]);
     await expect(api.startTrainLoop({ workflowText: 'name: x\n', dataset: 'learn-word', models: { default: '/m/x.gguf' }, iterations: 2 })).resolves.toEqual({ loopId: 'tl-1' });
     await expect(api.cancelTrainLoop({ loopId: 'tl-1' })).resolves.toEqual({ cancelled: true });
+    await expect(api.distillCard({ experimentId: EXP, role: 'solver', shots: 2 })).resolves.toMatchObject({ id: 'card-1', role: 'solver' });
     expect(lab.calls.map(([m]) => m)).toEqual([...LAB_METHODS]);
     expect(lab.calls.find(([m]) => m === 'startRun')![1]).toEqual(RUN);
   });

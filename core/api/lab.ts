@@ -9,6 +9,9 @@
 import type { FailureClass, NodeStatus } from '../trace/index.ts';
 import { isTrainLoopEvent, type CancelTrainLoopPayload, type StartTrainLoopRequest, type TrainLoopEvent } from './trainLoop.ts';
 
+import type { DistillCardRequest } from './loop.ts';
+import type { LibraryCard } from './improve.ts';
+
 export { isTrainLoopEvent, type CancelTrainLoopPayload, type StartTrainLoopRequest, type TrainLoopEvent, type TrainRoleMetrics } from './trainLoop.ts';
 
 /** A workflow shipped in examples/ (read-only; the editor opens a copy). */
@@ -269,6 +272,8 @@ export interface LabHost {
   /** Optional: hosts without it answer `startTrainLoop` / `cancelTrainLoop` with UNAVAILABLE. */
   startTrainLoop?(payload: StartTrainLoopRequest): Awaitable<{ loopId: string }>;
   cancelTrainLoop?(payload: CancelTrainLoopPayload): Awaitable<{ cancelled: boolean }>;
+  /** Optional: hosts without it answer `distillCard` with UNAVAILABLE (loop.ts). */
+  distillCard?(payload: DistillCardRequest): Awaitable<LibraryCard>;
 }
 
 /** Client-side subscription to pushed events; returns an unsubscribe function. */

@@ -7,6 +7,9 @@
  */
 import type { CompareReport } from '../experiments/compare.ts';
 import type { CardsDocument } from '../distill/exchange.ts';
+import type { LibraryCard } from './improve.ts';
+
+export type { CardTrust } from './improve.ts';
 
 export type { CompareReport, PairedDelta } from '../experiments/compare.ts';
 export type { CardsDocument } from '../distill/exchange.ts';
@@ -55,24 +58,6 @@ export interface CompareSide {
   runs: number;
 }
 
-/**
- * Why a hint card is not to be trusted blindly, shown where it is offered: it was distilled from
- * SIMULATED trajectories (injected faults, a scripted model) or by a simulated teacher, or some
- * or all of the runs it was distilled from were graded wrong.
- */
-export interface CardTrust {
-  /** Source runs recorded, and how many of them are still stored. */
-  sources: number;
-  found: number;
-  /** Stored source runs graded wrong (not `correct`). */
-  failedSources: number;
-  simulated: boolean;
-  /** True when `simulated` or any source run failed. */
-  flagged: boolean;
-  /** The reasons in users' words, e.g. `distilled from 3 failed runs (all of its sources)`. */
-  reasons: string[];
-}
-
 /** `deleteCard`'s payload. */
 export interface DeleteCardPayload {
   cardId: string;
@@ -81,6 +66,31 @@ export interface DeleteCardPayload {
 /** `exportCards`'s payload: these cards (every card when absent). */
 export interface ExportCardsPayload {
   ids?: string[];
+}
+
+/**
+ * `distillCard`'s payload: `flowlab distill --experiment <id> --role <role>` as data, each field
+ * with the CLI's default. `teacher`: an absolute GGUF path (default: the role's own model in the
+ * experiment).
+ */
+export interface DistillCardRequest {
+  experimentId: string;
+  role: string;
+  /** Exemplars, 1..20. Default 5. */
+  shots?: number;
+  /** Only runs graded correct. Default false (successes and failures). */
+  onlySuccesses?: boolean;
+  teacher?: string;
+  /** Teacher seed. Default 0. */
+  seed?: number;
+  /** Teacher prompt budget in tokens (estimated as ceil(chars/4)), 64..100000. Default 512. */
+  budget?: number;
+  /** Most tokens the teacher writes, 16..32768. Default 600. */
+  maxTokens?: number;
+  /** CPU threads, 1..256. Default: the experiment's. */
+  threads?: number;
+  /** Teacher context tokens, 256..131072. Default 2048. */
+  contextSize?: number;
 }
 
 /** The loop methods (store reads and card writes, synchronous on the host, like `listRuns`). */
@@ -94,4 +104,13 @@ export interface LoopApiAdditions {
   deleteCard(payload: DeleteCardPayload): { deleted: true };
   /** The versioned exchange document `flowlab cards export` writes. Errors: `NOT_FOUND` naming the missing ids. */
   exportCards(payload?: ExportCardsPayload): CardsDocument;
+  /**
+   * A lab method (it loads the teacher model): distils one hint card for a role from a stored
+   * experiment's best trajectories, as `flowlab distill` does, and stores it in the prior
+   * library; resolves with the card and its trust marks. Errors: `NOT_FOUND` (experiment),
+   * `BAD_REQUEST` (unknown role, no model recorded for it and no `teacher`, no exemplar, the
+   * teacher's reply not a card, a missing or invalid model file), `BUSY` (the model file in use),
+   * `UNAVAILABLE` (a host without models).
+   */
+  distillCard(payload: DistillCardRequest): Promise<LibraryCard>;
 }

@@ -6,7 +6,7 @@
  * methods the CLI's service sits behind (startRun, startTrainLoop, resumeRun).
  */
 import type { StartRunRequest, StartTrainLoopRequest, TrainLoopEvent } from '../../core/api/client.ts';
-import type { CardsDocument, CompareView } from '../../core/api/loop.ts';
+import type { CardsDocument, CompareView, DistillCardRequest } from '../../core/api/loop.ts';
 import { hasLearningSignal, NO_FILTER, rolloutsCandidates, type ExperimentFilter } from '../lib/experimentGroups.ts';
 import { applyLoopEvent, loopFinished, startLoopProgress, type LoopProgress } from '../lib/trainLoopProgress.ts';
 import { IDLE, load, LOADING, type Loadable } from './loadable.ts';
@@ -86,6 +86,11 @@ export interface LoopSlice {
   chooseDefaultRollouts(): Promise<void>;
   rolloutsNoSignal: boolean;
 
+  /** Distils a card on the host (`distillCard`, as flowlab distill); the library reloads after. */
+  distillCardNow(req: DistillCardRequest): Promise<void>;
+  distilling: boolean;
+  /** The last distillation's outcome, in users' words. */
+  distillNote: { text: string; tone: 'info' | 'error' } | null;
   /** A stored experiment's workflow text (null when it cannot be read). */
   loadExperimentDetail(id: string): Promise<string | null>;
   deleteCard(cardId: string): Promise<boolean>;
@@ -287,6 +292,21 @@ export function createLoopSlice({ api, set, get }: SliceContext): LoopSlice {
       set({ rolloutsNoSignal: iterations.length > 0 });
     },
 
+    distilling: false,
+    distillNote: null,
+    async distillCardNow(req) {
+      if (get().distilling) return;
+      set({ distilling: true, distillNote: null });
+      const r = await load(() => api.distillCard(req));
+      if (r.status === 'ready') {
+        const c = r.data;
+        const flag = c.trust?.flagged ? ` Flagged: ${c.trust.reasons.join('; ')}.` : '';
+        set({ distilling: false, distillNote: { text: `Distilled card ${c.id} for ${c.role} from ${c.shots} trajectory(ies): “${c.title}”.${flag}`, tone: c.trust?.flagged ? 'error' : 'info' } });
+        await get().loadCards();
+      } else {
+        set({ distilling: false, distillNote: { text: r.status === 'error' ? `Could not distil: ${plainMessage(r.message)}` : 'Could not distil.', tone: 'error' } });
+      }
+    },
     async loadExperimentDetail(id) {
       const r = await load(() => api.getExperiment({ id }));
       return r.status === 'ready' ? r.data.workflowYaml : null;

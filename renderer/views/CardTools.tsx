@@ -72,11 +72,11 @@ export function TrustNote({ card }: { card: LibraryCard }) {
 }
 
 /**
- * Distilling a card runs the teacher model on the host from a terminal: this builds the exact
- * command for a stored experiment and one of its roles, with the served database.
+ * Distils a card for a role of a stored experiment on the host (`distillCard`, the same options
+ * as `flowlab distill`), and shows the exact command that does the same with the served database.
  */
 export function DistillForm() {
-  const { experiments } = useLabPick('experiments');
+  const { experiments, distillCardNow, distilling, distillNote } = useLabPick('experiments', 'distillCardNow', 'distilling', 'distillNote');
   const store = useLabStore();
   const dbFile = useLab((s) => (s.appInfo.status === 'ready' ? s.appInfo.data.dbFile : null));
   const [experimentId, setExperimentId] = useState('');
@@ -133,8 +133,25 @@ export function DistillForm() {
           <input type="checkbox" checked={onlySuccesses} onChange={(e) => setOnlySuccesses(e.target.checked)} /> successful runs only
         </label>
       </div>
+      <div className="row">
+        <button
+          type="button"
+          className="primary"
+          data-testid="distill-start"
+          disabled={!experimentId || !role || distilling}
+          onClick={() => void distillCardNow({ experimentId, role, shots, ...(onlySuccesses && { onlySuccesses: true }) })}
+          title="The teacher is the role’s own model in that experiment"
+        >
+          {distilling ? 'Distilling…' : 'Distil now'}
+        </button>
+      </div>
+      {distillNote && (
+        <p className={distillNote.tone === 'error' ? 'note warn' : 'note'} role="status" data-testid="distill-note">
+          {distillNote.text}
+        </p>
+      )}
       <p className="small">
-        Run in the repository (the teacher is the role’s own model; add <code>--teacher &lt;file.gguf&gt;</code> for another); the card appears here when it is stored:
+        The same from a terminal (the teacher is the role’s own model; add <code>--teacher &lt;file.gguf&gt;</code> for another):
       </p>
       <pre>
         <code data-testid="distill-command">{flowlabCommand(args, dbFile)}</code>
