@@ -45,6 +45,15 @@ export function TrainLoopPanel() {
   const dataset = list.find((d) => d.name === f.dataset);
   const loop = watchedLoop ? trainLoops[watchedLoop] : undefined;
   const running = !!loop && !loopFinished(loop);
+  const splitSelect = (testId: string, key: 'split' | 'heldoutSplit') => (
+    <select data-testid={testId} value={f[key]} onChange={(e) => setTrainLoopForm({ [key]: e.target.value })}>
+      {(dataset?.splits ?? [f[key]]).map((s) => (
+        <option key={s} value={s}>
+          {s}
+        </option>
+      ))}
+    </select>
+  );
   const field = (label: string, control: ReactNode) => (
     <label className="stack">
       <span className="muted small">{label}</span>
@@ -76,26 +85,8 @@ export function TrainLoopPanel() {
             ))}
           </select>,
         )}
-        {field(
-          'Split',
-          <select data-testid="loop-split" value={f.split} onChange={(e) => setTrainLoopForm({ split: e.target.value })}>
-            {(dataset?.splits ?? [f.split]).map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>,
-        )}
-        {field(
-          'Held-out split',
-          <select data-testid="loop-heldout-split" value={f.heldoutSplit} onChange={(e) => setTrainLoopForm({ heldoutSplit: e.target.value })}>
-            {(dataset?.splits ?? [f.heldoutSplit]).map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>,
-        )}
+        {field('Split', splitSelect('loop-split', 'split'))}
+        {field('Held-out split', splitSelect('loop-heldout-split', 'heldoutSplit'))}
         <Num label="Iterations" field="iterations" min={1} max={10_000} testId="loop-iterations" />
         <Num label="Tasks per iteration" field="limit" min={1} max={10_000} testId="loop-limit" />
         <Num label="Rollouts per task (G)" field="group" min={1} max={64} testId="loop-group" />
