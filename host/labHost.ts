@@ -128,5 +128,6 @@ export function createLabHost(options: LabHostOptions): LabHostHandle {
     startRank: (req) => runner.mass.startRank(req),
     startRsi: (req) => runner.mass.startRsi(req),
     cancelMass: ({ jobId }) => runner.mass.cancel(jobId),
+    distillCard: (req) => runner.distill(req),
   };
 }

@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
-import { ApiError, type ActiveRun, type LabEvent, type ResumeRunPayload, type StartRunRequest, type StartTrainLoopRequest } from '../core/api/index.ts';
+import { ApiError, type ActiveRun, type DistillCardRequest, type LabEvent, type LibraryCard, type ResumeRunPayload, type StartRunRequest, type StartTrainLoopRequest } from '../core/api/index.ts';
+import { distillInLab, teacherOf } from './distill.ts';
 import { resumeTrainLoop, startExperiment, startTrainLoop, trainableRoles, trainLoopOf, type ExperimentEvent, type ExperimentHandle, type ExperimentSpec, type TrainLoopHandle } from '../core/experiments/index.ts';
 import type { ModelConfig, ModelProvider, ModelRequestField } from '../core/model/index.ts';
 import { StoreError, type Store } from '../core/store/index.ts';
@@ -397,6 +398,33 @@ export class LabRunner {
    * recorded; the held-out evaluation after is skipped). Resolves once it has stopped and its
    * closing `trainLoop` event was emitted. `{cancelled: false}` when it is not running here.
    */
+  /**
+   * Distils a hint card as `flowlab distill` does (host/distill.ts), holding the teacher's model
+   * file meanwhile (`BUSY` for others, as an experiment holds its files).
+   */
+  async distill(req: DistillCardRequest): Promise<LibraryCard> {
+    const D = 'distillCard';
+    if (this.disposed) throw new ApiError('UNAVAILABLE', `${D}: the lab is shutting down`, D);
+    const { store } = this.options;
+    const { file } = teacherOf(store, this.tools, req);
+    this.options.modelPaths?.check(file, D, req.teacher ? 'teacher' : 'experimentId');
+    await this.checkModel(file).catch((err: unknown) => {
+      throw new ApiError('BAD_REQUEST', `${D}: ${err instanceof Error ? err.message : String(err)}`, D, req.teacher ? 'teacher' : 'experimentId', { cause: err });
+    });
+    return distillInLab({
+      store, tools: this.tools,
+      loadProvider: async (config) => {
+        const provider = await this.createProvider(config);
+        await provider.load?.();
+        return provider;
+      },
+      claim: (f) => {
+        this.claim([f], D, `a card being distilled`);
+        return () => this.release([f]);
+      },
+    }, req);
+  }
+
   async cancelTrainLoop(loopId: string): Promise<{ cancelled: boolean }> {
     const loop = this.loops.get(loopId);
     if (!loop) return { cancelled: false };

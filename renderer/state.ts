@@ -15,6 +15,7 @@ import { createEditorSlice } from './store/editor.ts';
 import { createImproveSlice } from './store/improve.ts';
 import { createLearningSlice } from './store/learning.ts';
 import { createLiveSlice } from './store/live.ts';
+import { createLoopSlice } from './store/loop.ts';
 import { createMassSlice } from './store/mass.ts';
 import { createRunSlice } from './store/run.ts';
 import { createStudiesSlice } from './store/studies.ts';
@@ -47,6 +48,7 @@ export function createLabStore(api: LabClient, deps: StoreDeps = NODE_DEPS): Sto
       ...createMassSlice(ctx),
       ...createDocumentSlice(ctx),
       ...createLiveSlice(ctx),
+      ...createLoopSlice(ctx),
     };
   });
 }

@@ -1,11 +1,12 @@
 import Table from 'cli-table3';
 import type { Command } from 'commander';
-import { bootstrapMeanCI, signTest, type BootstrapCI, type SignTest } from '../../core/stats/index.ts';
+import { compareRuns, type CompareReport, type PairedDelta } from '../../core/experiments/index.ts';
 import { openStore } from '../../core/store/index.ts';
-import type { RunRecord } from '../../core/results/index.ts';
 import { act, dbOption, intOption, type CommandContext } from '../args.ts';
 import { CommandError } from '../errors.ts';
 import type { Io } from '../io.ts';
+
+export { compareRuns, type CompareReport, type PairedDelta };
 
 /** `flowlab compare <experiment-a> <experiment-b>`. */
 export function define(cmd: Command, ctx: CommandContext): void {
@@ -22,51 +23,6 @@ export function define(cmd: Command, ctx: CommandContext): void {
     .addOption(intOption('--seed <n>', 'bootstrap seed', { default: 0 }))
     .option('--json', 'print one JSON object')
     .action(act(ctx, (a: string, b: string, o: { db: string; seed: number; json?: boolean }) => compareCommand([a, b], o, ctx.io)));
-}
-
-export interface PairedDelta {
-  a: number;
-  b: number;
-  delta: number;
-  signTest: SignTest;
-  ci: BootstrapCI;
-}
-
-export interface CompareReport {
-  a: string;
-  b: string;
-  pairs: number;
-  unpairedA: number;
-  unpairedB: number;
-  seedsMatch: boolean;
-  score: PairedDelta;
-  roles: Record<string, PairedDelta>;
-}
-
-/** Pairs the runs of two experiments by dataset task id and computes the paired statistics. Pure. */
-export function compareRuns(aId: string, a: readonly RunRecord[], bId: string, b: readonly RunRecord[], seed = 0): CompareReport {
-  const byTask = new Map(b.map((r) => [r.taskId, r]));
-  const pairs = a.filter((r) => byTask.has(r.taskId)).map((r) => [r, byTask.get(r.taskId)!] as const);
-  const paired = (pick: (r: RunRecord) => number | undefined): PairedDelta => {
-    const xs = pairs.filter(([x, y]) => pick(x) !== undefined && pick(y) !== undefined);
-    const diffs = xs.map(([x, y]) => pick(y)! - pick(x)!);
-    const mean = (v: number[]) => (v.length ? v.reduce((s, t) => s + t, 0) / v.length : 0);
-    const ma = mean(xs.map(([x]) => pick(x)!));
-    const mb = mean(xs.map(([, y]) => pick(y)!));
-    return { a: ma, b: mb, delta: mb - ma, signTest: signTest(diffs), ci: bootstrapMeanCI(diffs, { seed }) };
-  };
-  // Roles both sides have (a role only one workflow has cannot be paired).
-  const roles = [...new Set(pairs.flatMap(([x, y]) => Object.keys(x.ladder ?? {}).filter((role) => y.ladder?.[role])))];
-  return {
-    a: aId,
-    b: bId,
-    pairs: pairs.length,
-    unpairedA: a.length - pairs.length,
-    unpairedB: b.length - pairs.length,
-    seedsMatch: pairs.every(([x, y]) => x.seed === y.seed),
-    score: paired((r) => r.score),
-    roles: Object.fromEntries(roles.map((role) => [role, paired((r) => r.ladder?.[role]?.reward)])),
-  };
 }
 
 async function compareCommand(ids: [string, string], values: { db: string; seed: number; json?: boolean }, io: Io): Promise<number> {

@@ -30,6 +30,7 @@ export const LAB_METHODS = [
   'startRank',
   'startRsi',
   'cancelMass',
+  'distillCard',
 ] as const;
 
 /** Every method of `FlowlabApi`, in a stable order. Hosts expose these and nothing else. */
@@ -60,6 +61,10 @@ export const API_METHODS = [
   'getDesignDiff',
   'listOuterLoops',
   'getOuterLoop',
+  // The loop from the window: compare two experiments, delete and export hint cards (see loop.ts).
+  'compareExperiments',
+  'deleteCard',
+  'exportCards',
 ] as const;
 
 /** The name of one API method. */

@@ -18,6 +18,7 @@ import type { StudiesApiAdditions } from './studies.ts';
 import type { MassApiAdditions } from './mass.ts';
 import { MAX_WORKFLOW_FILE_NAME, WORKFLOW_FILE_NAME, type WorkflowFilesApiAdditions } from './workflowFiles.ts';
 import type { MassJobApiAdditions } from './massJobs.ts';
+import type { ExperimentMeta, LoopApiAdditions } from './loop.ts';
 
 /** Longest id accepted in a payload. */
 export const MAX_ID_LENGTH = 200;
@@ -236,6 +237,21 @@ export const payloadSchemas = {
   getDesignDiff: z.strictObject({ evolutionId: Id, taskIndex: z.number().int().min(0), a: z.number().int().min(0), b: z.number().int().min(0) }),
   listOuterLoops: NoPayload,
   getOuterLoop: z.strictObject({ loopId: Id }),
+  compareExperiments: z.strictObject({ a: Id, b: Id, seed: Count(0, 2_147_483_647).optional() }),
+  deleteCard: z.strictObject({ cardId: Id }),
+  distillCard: z.strictObject({
+    experimentId: Id,
+    role: Name,
+    shots: Count(1, 20).optional(),
+    onlySuccesses: z.boolean().optional(),
+    teacher: AbsolutePath.optional(),
+    seed: Count(0, 2_147_483_647).optional(),
+    budget: Count(64, 100_000).optional(),
+    maxTokens: Count(16, 32_768).optional(),
+    threads: Count(1, 256).optional(),
+    contextSize: Count(256, 131_072).optional(),
+  }),
+  exportCards: z.strictObject({ ids: z.array(Id).max(10_000, 'must have at most 10000 entries').optional() }).optional(),
 } as const satisfies Record<ApiMethod, z.ZodType>;
 
 /** The validated payload type of a method. */
@@ -250,7 +266,7 @@ export type ValidateWorkflowPayload = ApiPayload<'validateWorkflow'>;
  * One row of the experiments list: the stored experiment with its progress and scores, without
  * the workflow text and run configuration (`getExperiment` has those).
  */
-export type ExperimentSummary = Omit<StoreExperimentSummary, 'workflowYaml' | 'config'>;
+export type ExperimentSummary = Omit<StoreExperimentSummary, 'workflowYaml' | 'config'> & ExperimentMeta;
 
 /** One experiment in full: the stored row (workflow text, config) plus its progress and scores. */
 export type ExperimentDetail = StoreExperimentSummary;
@@ -399,7 +415,7 @@ export interface AppInfo {
  * synchronously; the lab methods (`LabApiAdditions`, lab.ts) return
  * Promises and reject with the same ApiErrors (a bad payload included).
  */
-export interface FlowlabApi extends LabApiAdditions, ImproveApiAdditions, LearningApiAdditions, DiffApiAdditions, StudiesApiAdditions, MassApiAdditions, WorkflowFilesApiAdditions, MassJobApiAdditions {
+export interface FlowlabApi extends LabApiAdditions, ImproveApiAdditions, LearningApiAdditions, DiffApiAdditions, StudiesApiAdditions, MassApiAdditions, WorkflowFilesApiAdditions, MassJobApiAdditions, LoopApiAdditions {
   /** All experiments, newest first, with progress and scores. */
   listExperiments(payload?: ApiPayload<'listExperiments'>): ExperimentSummary[];
   /** One experiment with its workflow text and config. Errors: `NOT_FOUND`. */

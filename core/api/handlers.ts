@@ -16,6 +16,7 @@ import { buildStudyDetail, listStudyViews } from './studyHandlers.ts';
 import { createRunTraceReader } from './runTrace.ts';
 import { getDesignDiff, getEvolution, getOuterLoop, listEvolutions, listOuterLoops } from './massHandlers.ts';
 import { massJobHandlers } from './massJobHandlers.ts';
+import { compareExperiments, deleteCard, experimentMetaOf, exportCards } from './loopHandlers.ts';
 
 /** What the handlers need: the open store, the app version, the lab host, and optionally the tool registry. */
 export interface HandlerDeps {
@@ -132,6 +133,15 @@ export function createHandlers(deps: HandlerDeps): FlowlabApi {
     getDesignDiff: (payload) => getDesignDiff(store, payload),
     listOuterLoops: () => listOuterLoops(store),
     getOuterLoop: ({ loopId }) => getOuterLoop(store, loopId),
+    compareExperiments: ({ a, b, seed }) => compareExperiments(store, a, b, seed),
+    deleteCard: ({ cardId }) => deleteCard(store, cardId),
+    distillCard: async (payload) => {
+      store.getExperiment(payload.experimentId); // NOT_FOUND for an unknown id
+      const host = lab('distillCard');
+      if (!host.distillCard) throw new ApiError('UNAVAILABLE', 'distillCard: this host cannot load models to distil cards', 'distillCard');
+      return host.distillCard(payload);
+    },
+    exportCards: (payload) => exportCards(store, payload?.ids),
   };
 
   const api = {} as Record<ApiMethod, (payload?: unknown) => unknown>;
@@ -252,6 +262,6 @@ function kindOf(v: unknown): string {
 }
 
 function toSummary(e: ReturnType<Store['listExperiments']>[number]): ExperimentSummary {
-  const { workflowYaml: _yaml, config: _config, ...summary } = e;
-  return summary;
+  const { workflowYaml: _yaml, config, ...summary } = e;
+  return { ...summary, ...experimentMetaOf(e.id, config) };
 }

@@ -95,8 +95,26 @@ export interface ListCardsPayload {
   role?: string;
 }
 
+/**
+ * Why a hint card is not to be trusted blindly, shown where it is offered: it was distilled from
+ * SIMULATED trajectories (injected faults, a scripted model) or by a simulated teacher, or some
+ * or all of the runs it was distilled from were graded wrong.
+ */
+export interface CardTrust {
+  /** Source runs recorded, and how many of them are still stored. */
+  sources: number;
+  found: number;
+  /** Stored source runs graded wrong (not `correct`). */
+  failedSources: number;
+  simulated: boolean;
+  /** True when `simulated` or any source run failed. */
+  flagged: boolean;
+  /** The reasons in users' words, e.g. `distilled from 3 failed runs (all of its sources)`. */
+  reasons: string[];
+}
+
 /** A card of the prior library with its provenance and how many runs' prompts carried it. */
-export type LibraryCard = Card & { uses: number };
+export type LibraryCard = Card & { uses: number; trust?: CardTrust };
 
 /** `getCardEffect`'s payload. */
 export interface GetCardEffectPayload {

@@ -9,6 +9,7 @@ import type { AdvantageRow, Store } from '../store/index.ts';
 import type { ExperimentSummary } from '../store/types.ts';
 import type { RunRecord } from '../results/index.ts';
 import { ApiError } from './errors.ts';
+import { cardTrustReader } from './loopHandlers.ts';
 import type { CardEffect, CardEffectSide, CardEffectView, LibraryCard, RolloutEntry, RolloutGroup, RolloutRoleStats, RolloutsView } from './improve.ts';
 
 /** Spread below this is zero (the same threshold `groupAdvantages` uses). */
@@ -147,7 +148,8 @@ export function buildRolloutsView(store: Store, experimentId: string): RolloutsV
 
 /** The prior library with use counts, optionally one role's cards. */
 export function listLibraryCards(store: Store, role?: string): LibraryCard[] {
-  return store.improve.listCards(role === undefined ? {} : { role });
+  const trust = cardTrustReader(store);
+  return store.improve.listCards(role === undefined ? {} : { role }).map((c) => ({ ...c, trust: trust(c) }));
 }
 
 /**

@@ -16,3 +16,5 @@ export {
   payloadSchemas,
 } from './contract.ts';
 export { createHandlers, toApiError, validatePayload, type HandlerDeps } from './handlers.ts';
+export { cardTrustReader } from './loopHandlers.ts';
+export type { CardTrust, CompareExperimentsPayload, CompareView, DistillCardRequest, ExperimentGroupRef, ExperimentMeta, LoopApiAdditions } from './loop.ts';

@@ -42,6 +42,7 @@ function fakeLab(over: Partial<LabHost> = {}): LabHost & { calls: [string, unkno
     startRank: (p) => rec('startRank', p, { jobId: p.loopId ?? 'rank-x' }),
     startRsi: (p) => rec('startRsi', p, { jobId: p.loopId ?? 'rsi-x' }),
     cancelMass: (p) => rec('cancelMass', p, { cancelled: p.jobId === 'rk' }),
+    distillCard: (p) => rec('distillCard', p, { id: 'card-1', role: p.role, title: 't', appliesWhen: 'w', advice: 'a', sourceRuns: [], teacher: 'x', shots: 1, onlySuccesses: false, simulated: false, createdAt: 1, uses: 0 }),
     ...over,
   };
 }
@@ -91,6 +92,7 @@ describe('lab methods over a fake LabHost', () => {
     await expect(api.startRank({ dataset: 'learn-tool', model: '/m/x.gguf', loopId: 'rk' })).resolves.toEqual({ jobId: 'rk' });
     await expect(api.startRsi({ dataset: 'learn-tool', model: '/m/x.gguf', cycles: 1 })).resolves.toEqual({ jobId: 'rsi-x' });
     await expect(api.cancelMass({ jobId: 'rk' })).resolves.toEqual({ cancelled: true });
+    await expect(api.distillCard({ experimentId: EXP, role: 'solver', shots: 2 })).resolves.toMatchObject({ id: 'card-1', role: 'solver' });
     expect(lab.calls.map(([m]) => m)).toEqual([...LAB_METHODS]);
     expect(lab.calls.find(([m]) => m === 'startRun')![1]).toEqual(RUN);
   });

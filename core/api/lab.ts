@@ -11,6 +11,8 @@ import { isTrainLoopEvent, type CancelTrainLoopPayload, type StartTrainLoopReque
 import { isStoredEvent, type StoredEvent } from './storeEvents.ts';
 import type { ReadWorkflowFilePayload, SaveWorkflowFilePayload, WorkflowFileInfo, WorkflowFileList, WorkflowFileText } from './workflowFiles.ts';
 import { isMassJobEvent, type MassJobEvent, type MassJobHost } from './massJobs.ts';
+import type { DistillCardRequest } from './loop.ts';
+import type { LibraryCard } from './improve.ts';
 
 export { isStoredEvent, STORED_AREAS, type StoredArea, type StoredEvent } from './storeEvents.ts';
 export { isTrainLoopEvent, type CancelTrainLoopPayload, type StartTrainLoopRequest, type TrainLoopEvent, type TrainRoleMetrics } from './trainLoop.ts';
@@ -280,6 +282,8 @@ export interface LabHost extends MassJobHost {
   listWorkflowFiles?(): Awaitable<WorkflowFileList>;
   readWorkflowFile?(payload: ReadWorkflowFilePayload): Awaitable<WorkflowFileText>;
   saveWorkflowFile?(payload: SaveWorkflowFilePayload): Awaitable<WorkflowFileInfo>;
+  /** Optional: hosts without it answer `distillCard` with UNAVAILABLE (loop.ts). */
+  distillCard?(payload: DistillCardRequest): Awaitable<LibraryCard>;
 }
 
 /** Client-side subscription to pushed events; returns an unsubscribe function. */

@@ -21,3 +21,4 @@ export {
 export { startTrainLoop, trainableRoles, type TrainLoopSpec, type TrainLoopHandle } from './trainLoop.ts';
 export { resumeTrainLoop, trainLoopOf, type ResumeTrainLoopSpec } from './trainLoopResume.ts';
 export type { TrainLoopPlan } from './trainLoop.ts';
+export { compareRuns, type CompareReport, type PairedDelta } from './compare.ts';

@@ -6,7 +6,7 @@
 import type { HeldoutSide, LearningCurves, LoopCurve, RoleLearning, WeightVersionView } from '../../core/api/client.ts';
 
 /** The command the empty state suggests. */
-export const TRAIN_LOOP_COMMAND = 'flowlab train-loop examples/learn-word.yaml --roles writer --dataset learn-word --group 8 --iterations 20 --model ../shared/models/stories260K.gguf';
+export const TRAIN_LOOP_COMMAND = 'npm run flowlab -- train-loop examples/learn-word.yaml --roles writer --dataset learn-word --group 8 --iterations 20 --model ../shared/models/stories260K.gguf';
 
 export const RUNG_COLUMNS = [
   ['format', 'f'],

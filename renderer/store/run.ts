@@ -143,6 +143,10 @@ export function createRunSlice({ api, set, get, deps }: SliceContext): RunSlice 
         models: { ...(s.defaultModel ? { default: s.defaultModel } : {}), ...(Object.keys(roleModels).length ? { roles: roleModels } : {}) },
       };
       if (faults.specs.length) request.inject = faults.specs;
+      // Rollouts, hint cards and weight versions per role (store/loop.ts).
+      const more = s.runExtras(roles);
+      if (more.problems.length) return { ok: false, problems: more.problems };
+      Object.assign(request, more.extras);
       return { ok: true, request };
     },
 
@@ -182,7 +186,7 @@ export function createRunSlice({ api, set, get, deps }: SliceContext): RunSlice 
     },
 
     receive(event) {
-      if (!isExperimentLabEvent(event)) return; // a train loop's progress: not a live run's
+      if (!isExperimentLabEvent(event)) return get().receiveLoopEvent(event); // a train loop's progress (store/loop.ts)
       queue.push(event);
       if (!flushScheduled) {
         flushScheduled = true;

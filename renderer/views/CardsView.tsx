@@ -4,10 +4,12 @@ import { cardRoles, effectText, provenance, usesText } from '../lib/cards.ts';
 import { SIGN_WORD } from '../lib/rollouts.ts';
 import { useLab, useLabPick } from '../useLab.ts';
 import { LoadState, RefreshButton } from './Status.tsx';
+import { shellWord } from '../lib/commands.ts';
+import { CardActions, DistillForm, ExportCardsButton, TrustNote } from './CardTools.tsx';
 
 /** Commands the empty state suggests. */
-export const DISTILL_COMMAND = 'flowlab distill --experiment <experiment-id> --role <role> --shots 3';
-export const CARDS_RUN_COMMAND = 'flowlab run examples/gsm8k-team.yaml --dataset gsm8k --limit 20 --model <file.gguf> --cards all';
+export const DISTILL_COMMAND = 'npm run flowlab -- distill --experiment <experiment-id> --role <role> --shots 3';
+export const CARDS_RUN_COMMAND = 'npm run flowlab -- run examples/gsm8k-team.yaml --dataset gsm8k --limit 20 --model <file.gguf> --cards all';
 
 /**
  * The prior library: every hint card with its title, role, when it applies, the advice, its
@@ -16,6 +18,8 @@ export const CARDS_RUN_COMMAND = 'flowlab run examples/gsm8k-team.yaml --dataset
  */
 export function CardsView() {
   const { cards, cardRole: role, setCardRole: setRole, loadCards } = useLabPick('cards', 'cardRole', 'setCardRole', 'loadCards');
+  const dbFile = useLab((s) => (s.appInfo.status === 'ready' ? s.appInfo.data.dbFile : null));
+  const withDb = (command: string) => (dbFile ? `${command} --db ${shellWord(dbFile)}` : command);
 
   useEffect(() => {
     void loadCards();
@@ -43,8 +47,10 @@ export function CardsView() {
             </select>
           </label>
         )}
+        {all.length > 0 && <ExportCardsButton ids={role ? shown.map((c) => c.id) : undefined} />}
         <RefreshButton onRefresh={loadCards} title="Reload the library" />
       </header>
+      <DistillForm />
       <LoadState state={cards} what="the prior library" />
       {cards.status === 'ready' && all.length === 0 && (
         <div className="empty" data-testid="cards-empty">
@@ -52,15 +58,17 @@ export function CardsView() {
             <strong>The prior library is empty.</strong> Distil a card for a role from an experiment’s best trajectories:
           </p>
           <pre>
-            <code>{DISTILL_COMMAND}</code>
+            <code>{withDb(DISTILL_COMMAND)}</code>
           </pre>
           <p>Then run with the cards injected and compare against the same tasks without them:</p>
           <pre>
             <code>
-              {CARDS_RUN_COMMAND}
-              {'\n'}flowlab compare &lt;without-cards&gt; &lt;with-cards&gt;
+              {withDb(CARDS_RUN_COMMAND)}
+              {'\n'}
+              {withDb('npm run flowlab -- compare <without-cards> <with-cards>')}
             </code>
           </pre>
+          <p className="muted small">The Compare panel of Experiments does from the window what flowlab compare &lt;without-cards&gt; &lt;with-cards&gt; prints.</p>
         </div>
       )}
       {shown.length > 0 && (
@@ -94,7 +102,9 @@ function CardItem({ card }: { card: LibraryCard }) {
           </span>
         )}
         <span className="muted small">{usesText(card.uses)}</span>
+        <CardActions card={card} />
       </header>
+      <TrustNote card={card} />
       <dl className="facts card-body">
         <dt>Applies when</dt>
         <dd>{card.appliesWhen}</dd>

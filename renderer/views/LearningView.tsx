@@ -1,6 +1,8 @@
 import { useEffect, useMemo } from 'react';
 import { beforeAfter, chartSeries, coevolution, currentLoop, hyperText, learningRoles, lineageRows, RUNG_COLUMNS, rungRows, signed, TRAIN_LOOP_COMMAND } from '../lib/learning.ts';
-import { useLabPick } from '../useLab.ts';
+import { useLab, useLabPick } from '../useLab.ts';
+import { shellWord } from '../lib/commands.ts';
+import { TrainLoopPanel } from './TrainLoopPanel.tsx';
 import { CoevolutionChart, LearningChart } from './lazy.tsx';
 import { LoadState, RefreshButton } from './Status.tsx';
 import { TableHead } from './TableHead.tsx';
@@ -27,6 +29,7 @@ export function LearningView() {
     return () => window.clearInterval(t);
   }, [loadLearning]);
 
+  const dbFile = useLab((s) => (s.appInfo.status === 'ready' ? s.appInfo.data.dbFile : null));
   const curves = learning.status === 'ready' ? learning.data : undefined;
   const versionList = versions.status === 'ready' ? versions.data : undefined;
   const roles = useMemo(() => learningRoles(curves, versionList), [curves, versionList]);
@@ -45,16 +48,17 @@ export function LearningView() {
         <p className="muted small">Each trained role’s own weights: mean ladder reward and KL to the starting weights per train-loop iteration. Live every 2 s.</p>
         <RefreshButton onRefresh={loadLearning} title="Refresh" />
       </header>
+      <TrainLoopPanel />
       <LoadState state={learning} what="learning curves" />
       <LoadState state={versions} what="weight versions" />
       {learning.status === 'ready' && versions.status === 'ready' && roles.length === 0 && (
         <div className="empty" data-testid="learning-empty">
           <p>
             <strong>No trained weights yet.</strong> The train loop samples rollouts, scores them on the reward ladder and takes a policy step per role, writing a new
-            GGUF version each iteration. Start one from a terminal (with <code>flowlab serve</code> on the same database this view follows it live):
+            GGUF version each iteration. Start one above, or from a terminal (with <code>flowlab serve</code> on the same database this view follows it live):
           </p>
           <pre>
-            <code>{TRAIN_LOOP_COMMAND}</code>
+            <code>{dbFile ? `${TRAIN_LOOP_COMMAND} --db ${shellWord(dbFile)}` : TRAIN_LOOP_COMMAND}</code>
           </pre>
         </div>
       )}

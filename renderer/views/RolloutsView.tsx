@@ -2,11 +2,13 @@ import { useEffect, useMemo } from 'react';
 import type { RolloutGroup, RolloutsView as RolloutsData } from '../../core/api/client.ts';
 import { groupLabel, groupModel, rolloutExperiments, SIGN_SYMBOL, SIGN_WORD, type RolloutColumn, type SignedBar, type Sign } from '../lib/rollouts.ts';
 import { useLab, useLabPick, useLabStore } from '../useLab.ts';
+import { shellWord } from '../lib/commands.ts';
+import { groupExperiments, memberLabel } from '../lib/experimentGroups.ts';
 import { experimentStatusLabel } from './format.ts';
 import { LoadState, RefreshButton, Status } from './Status.tsx';
 
 /** The command the empty state suggests. */
-export const ROLLOUTS_COMMAND = 'flowlab rollouts examples/gsm8k-team.yaml --dataset gsm8k --limit 5 --group 4 --model <file.gguf>';
+export const ROLLOUTS_COMMAND = 'npm run flowlab -- rollouts examples/gsm8k-team.yaml --dataset gsm8k --limit 5 --group 4 --model <file.gguf>';
 
 /**
  * Rollout groups: pick a rollouts experiment and one of its groups (a task); its G rollouts
@@ -14,20 +16,26 @@ export const ROLLOUTS_COMMAND = 'flowlab rollouts examples/gsm8k-team.yaml --dat
  * group-relative advantage A; zero-spread groups are flagged. A click opens the run's trace.
  */
 export function RolloutsView() {
-  const { experiments, rolloutsExperimentId: selectedId, rollouts, selectRolloutsExperiment: select, refresh } = useLabPick(
-    'experiments', 'rolloutsExperimentId', 'rollouts', 'selectRolloutsExperiment', 'refresh',
+  const { experiments, rolloutsExperimentId: selectedId, rollouts, selectRolloutsExperiment: select, refresh, chooseDefaultRollouts, rolloutsNoSignal, setView, setRunOptions } = useLabPick(
+    'experiments', 'rolloutsExperimentId', 'rollouts', 'selectRolloutsExperiment', 'refresh', 'chooseDefaultRollouts', 'rolloutsNoSignal', 'setView', 'setRunOptions',
   );
+  const dbFile = useLab((s) => (s.appInfo.status === 'ready' ? s.appInfo.data.dbFile : null));
   const store = useLabStore();
   const list = useMemo(() => (experiments.status === 'ready' ? rolloutExperiments(experiments.data) : []), [experiments]);
 
   // On entering the view, and when the newest rollouts experiment changes: reload the chosen
-  // experiment, or show the newest when none is chosen.
+  // experiment, or open the default one when none is chosen (never a training iteration
+  // without learning signal: store/loop.ts chooseDefaultRollouts).
   const newest = list[0]?.id;
   useEffect(() => {
     const current = store.getState().rolloutsExperimentId;
     if (current) void select(current);
-    else if (newest) void select(newest);
-  }, [newest, select, store]);
+    else if (newest) void chooseDefaultRollouts();
+  }, [newest, select, store, chooseDefaultRollouts]);
+  const startHere = () => {
+    setRunOptions({ kind: 'rollouts' });
+    setView('run');
+  };
 
   const reload = () => {
     void refresh();
@@ -49,10 +57,14 @@ export function RolloutsView() {
         <div className="empty" data-testid="rollouts-empty">
           <p>
             <strong>No rollouts experiments yet.</strong> A rollouts experiment samples G rollouts per task (distinct seeds, decoded together) and gives every
-            learning role its own advantage. Make one from a terminal:
+            learning role its own advantage.{' '}
+            <button type="button" className="link" data-testid="rollouts-start-here" onClick={startHere}>
+              Start one from Run
+            </button>{' '}
+            (kind “rollouts”), or from a terminal:
           </p>
           <pre>
-            <code>{ROLLOUTS_COMMAND}</code>
+            <code>{dbFile ? `${ROLLOUTS_COMMAND} --db ${shellWord(dbFile)}` : ROLLOUTS_COMMAND}</code>
           </pre>
           <p className="muted small">Then come back here (Alt+R refreshes) to compare a group’s rollouts side by side.</p>
         </div>
@@ -63,14 +75,33 @@ export function RolloutsView() {
               <span className="muted small">Rollouts experiment</span>
               <select data-testid="rollouts-experiment" value={selectedId ?? ''} onChange={(e) => void select(e.target.value || null)}>
                 <option value="">{list.length ? '— choose a rollouts experiment —' : 'no rollouts experiments'}</option>
-                {list.map((e) => (
-                  <option key={e.id} value={e.id}>
-                    {e.id} · {e.workflowName} · {e.runsDone}/{e.tasksPlanned} rollouts
-                  </option>
-                ))}
+                {groupExperiments(list).map((en) =>
+                  en.type === 'single' ? (
+                    <option key={en.key} value={en.experiment.id}>
+                      {en.experiment.id} · {en.experiment.workflowName} · {en.experiment.runsDone}/{en.experiment.tasksPlanned} rollouts
+                    </option>
+                  ) : (
+                    // A train loop's iterations under one heading.
+                    <optgroup key={en.key} label={`${en.group.label} · ${en.group.workflows.join(', ')}`}>
+                      {en.members.map((e) => (
+                        <option key={e.id} value={e.id}>
+                          {memberLabel(e)} · {e.id} · {e.runsDone}/{e.tasksPlanned} rollouts
+                        </option>
+                      ))}
+                    </optgroup>
+                  ),
+                )}
               </select>
             </label>
+            <button type="button" className="link" onClick={startHere}>
+              Start rollouts from Run
+            </button>
           </div>
+          {!selectedId && rolloutsNoSignal && (
+            <p className="note small" data-testid="rollouts-no-signal-default">
+              Not opened by default: the training iterations tried have no learning signal (every rollout of every group scored alike). Pick one above to see them anyway.
+            </p>
+          )}
           {selectedId && <LoadState state={rollouts} what="the rollouts" />}
           {rollouts.status === 'ready' && rollouts.data.experimentId === selectedId && <RolloutsBody data={rollouts.data} />}
         </>

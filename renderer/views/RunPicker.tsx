@@ -1,3 +1,4 @@
+import { groupExperiments, memberLabel } from '../lib/experimentGroups.ts';
 import { useLabPick } from '../useLab.ts';
 import { percent, runStatusLabel } from './format.ts';
 import { LoadState, Status } from './Status.tsx';
@@ -15,11 +16,22 @@ export function RunPicker() {
         <span className="muted small">Experiment</span>
         <select data-testid="pick-experiment" value={selectedExperimentId ?? ''} onChange={(e) => void selectExperiment(e.target.value || null)}>
           <option value="">{list.length ? '— choose an experiment —' : 'no experiments yet'}</option>
-          {list.map((e) => (
-            <option key={e.id} value={e.id}>
-              {e.id} · {e.workflowName} · {percent(e.accuracy)}
-            </option>
-          ))}
+          {groupExperiments(list).map((en) =>
+            en.type === 'single' ? (
+              <option key={en.key} value={en.experiment.id}>
+                {en.experiment.id} · {en.experiment.workflowName} · {percent(en.experiment.accuracy)}
+              </option>
+            ) : (
+              // A train loop's or a study's experiments under one heading.
+              <optgroup key={en.key} label={`${en.group.label} · ${en.group.workflows.join(', ')} · ${percent(en.group.accuracy)}`}>
+                {en.members.map((e) => (
+                  <option key={e.id} value={e.id}>
+                    {memberLabel(e)} · {e.id} · {percent(e.accuracy)}
+                  </option>
+                ))}
+              </optgroup>
+            ),
+          )}
         </select>
       </label>
       <LoadState state={experiments} what="experiments" />

@@ -7,6 +7,7 @@ import { useShortcut } from '../useShortcut.ts';
 import { GraphCanvas } from './lazy.tsx';
 import { LiveLegend } from './Legend.tsx';
 import { RoleModels } from './RoleModels.tsx';
+import { RoleExtras, RunKind } from './RunOptions.tsx';
 
 /** Run the open workflow on a dataset: the form, progress, the graph lighting up, cancel. */
 export function RunView() {
@@ -32,7 +33,9 @@ export function RunView() {
       <div className="run-grid">
         <div className="run-form">
           <RunForm />
+          <RunKind />
           <RoleModels />
+          <RoleExtras />
           <Faults />
           <RunControls />
         </div>

@@ -1,6 +1,7 @@
 import { useEffect } from 'react';
 import type { StudyDetail, StudyTable, StudyTableEntry } from '../../core/api/client.ts';
-import { useLabPick } from '../useLab.ts';
+import { useLab, useLabPick } from '../useLab.ts';
+import { shellWord } from '../lib/commands.ts';
 import { LoadState, RefreshButton } from './Status.tsx';
 
 /** How often the view reloads while shown (live while `flowlab study` writes to the same database). */
@@ -186,7 +187,7 @@ export function StudiesView() {
       {studies.status === 'ready' && list.length === 0 && (
         <div className="empty" data-testid="studies-empty">
           <p><strong>No study yet.</strong> Run a plan from a terminal (with <code>flowlab serve</code> on the same database this view follows it live):</p>
-          <pre><code>{STUDY_COMMAND}</code></pre>
+          <StudyCommand />
         </div>
       )}
       {list.length > 0 && (
@@ -200,5 +201,15 @@ export function StudiesView() {
       <LoadState state={study} what="the study" />
       {study.status === 'ready' && <StudyBody study={study.data} onOpen={(id) => void openStudyExperiment(id)} />}
     </section>
+  );
+}
+
+/** The study command with the served database in place of the placeholder, once it is known. */
+function StudyCommand() {
+  const dbFile = useLab((s) => (s.appInfo.status === 'ready' ? s.appInfo.data.dbFile : null));
+  return (
+    <pre>
+      <code>{dbFile ? STUDY_COMMAND.replace('<this database>', shellWord(dbFile)) : STUDY_COMMAND}</code>
+    </pre>
   );
 }

@@ -55,7 +55,7 @@ describe('Rollouts view', () => {
     const html = render(lab, 'rollouts');
     expect(html).toContain('data-testid="rollouts-empty"');
     expect(text(html)).toContain(ROLLOUTS_COMMAND);
-    expect(ROLLOUTS_COMMAND).toMatch(/^flowlab rollouts .* --group 4/);
+    expect(ROLLOUTS_COMMAND).toMatch(/^npm run flowlab -- rollouts .* --group 4/);
   });
 });
 

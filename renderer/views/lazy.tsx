@@ -5,7 +5,7 @@
  * revealing suspended content (about 300 ms), which would delay every graph.
  */
 import { lazy, Suspense, type ComponentType, type ReactNode } from 'react';
-import type { ExperimentPoint } from '../lib/experimentStats.ts';
+import type { ExperimentChartData } from '../lib/experimentChart.ts';
 import type { Theme } from '../lib/graphStyle.ts';
 import type { GraphCanvasProps } from './GraphCanvas.tsx';
 import type { CoevolutionChartProps, LearningChartProps } from './LearningChart.tsx';
@@ -30,7 +30,7 @@ function chunk<P>(importer: () => Promise<ComponentType<P>>): Chunk<P> {
 }
 
 const graph = chunk<GraphCanvasProps>(() => import('./GraphCanvas.tsx').then((m) => m.GraphCanvas));
-const chart = chunk<{ points: ExperimentPoint[]; theme: Theme }>(() => import('./ExperimentsChart.tsx').then((m) => m.ExperimentsChart));
+const chart = chunk<{ data: ExperimentChartData; theme: Theme }>(() => import('./ExperimentsChart.tsx').then((m) => m.ExperimentsChart));
 
 const learningChart = chunk<LearningChartProps>(() => import('./LearningChart.tsx').then((m) => m.LearningChart));
 const coevolutionChart = chunk<CoevolutionChartProps>(() => import('./LearningChart.tsx').then((m) => m.CoevolutionChart));

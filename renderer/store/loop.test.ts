@@ -1,0 +1,89 @@
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createHandlers } from '../../core/api/index.ts';
+import type { LabHost, StartRunRequest, StartTrainLoopRequest } from '../../core/api/lab.ts';
+import { hostOver, newExperiment, storeTracker } from '../../test/fixtures.ts';
+import { createLabStore } from '../state.ts';
+import { plainMessage } from './loop.ts';
+
+const TEAM = readFileSync(new URL('../../examples/gsm8k-team.yaml', import.meta.url), 'utf8');
+const stores = storeTracker();
+afterEach(() => stores.closeAll());
+
+function lab() {
+  const store = stores.open();
+  store.createExperiment(newExperiment({ id: 'exp-cancelled', limit: 2 }));
+  store.improve.saveCard({ id: 'card-1', role: 'solver', title: 't', appliesWhen: 'w', advice: 'a', sourceRuns: [], teacher: 'x', shots: 1, onlySuccesses: false, simulated: false, createdAt: 1 });
+  const loops: StartTrainLoopRequest[] = [];
+  const runs: StartRunRequest[] = [];
+  const host: LabHost = {
+    listExamples: () => [],
+    listDatasets: () => [{ name: 'gsm8k', splits: ['test'], describe: '', available: true }],
+    listModels: () => [],
+    addModel: () => { throw new Error('no'); },
+    testModel: () => { throw new Error('no'); },
+    startRun: (p) => (runs.push(p), { experimentId: 'exp-new' }),
+    cancelRun: () => ({ cancelled: true }),
+    resumeRun: ({ experimentId }) => (experimentId === 'exp-cancelled' ? { experimentId, pending: 1, loopId: 'tl-7' } : { experimentId, pending: 0 }),
+    activeRuns: () => [],
+    startTrainLoop: (p) => (loops.push(p), { loopId: 'tl-1' }),
+    cancelTrainLoop: () => ({ cancelled: true }),
+  };
+  const s = createLabStore(hostOver(createHandlers({ store, version: '1', lab: host })));
+  s.getState().loadText(TEAM, 'examples/gsm8k-team.yaml');
+  s.getState().setDefaultModel('/m/tiny.gguf');
+  s.getState().setRunForm({ dataset: 'gsm8k', split: 'test', limit: 2, seed: 1 });
+  return { s, loops, runs };
+}
+
+describe('the Run form\'s loop options', () => {
+  it('adds rollouts, and hint cards and weight versions per role, to the request', () => {
+    const { s } = lab();
+    s.getState().setRoleCards('solver', ['card-1']);
+    s.getState().setRoleCards('verifier', ['card-2']);
+    s.getState().setRoleVersion('solver', 'wv-1');
+    s.getState().setRoleVersion('ghost', 'wv-2');
+    const req = s.getState().runRequest();
+    expect(req.ok && req.request).toMatchObject({ cards: ['card-1', 'card-2'], roleVersions: { solver: 'wv-1' } });
+    s.getState().setRunOptions({ kind: 'rollouts', group: 3 });
+    expect(s.getState().runRequest()).toEqual({ ok: false, problems: [expect.stringMatching(/^Hint cards and weight versions are for runs only/)] });
+    s.getState().setRoleCards('solver', []);
+    s.getState().setRoleCards('verifier', []);
+    s.getState().setRoleVersion('solver', null);
+    const r = s.getState().runRequest();
+    expect(r.ok && r.request).toMatchObject({ kind: 'rollouts', group: 3, temperature: 0.8 });
+    s.getState().setRunOptions({ group: 65 });
+    expect(s.getState().runRequest()).toEqual({ ok: false, problems: ['Rollouts per task (G) must be a whole number from 1 to 64.'] });
+  });
+});
+
+describe('train loops from the window', () => {
+  it('starts one with the form\'s values and follows its pushed events', async () => {
+    const { s, loops } = lab();
+    s.getState().setTrainLoopForm({ dataset: 'gsm8k', split: 'test', heldoutSplit: 'test', roles: ['solver', 'nobody'] });
+    await s.getState().startTrainLoop();
+    expect(loops).toEqual([expect.objectContaining({ dataset: 'gsm8k', split: 'test', heldoutSplit: 'test', group: 2, iterations: 2, limit: 2, heldout: 2, heldoutSamples: 2, seed: 0, threads: 1, roles: ['solver'], models: { default: '/m/tiny.gguf' } })]);
+    expect(s.getState()).toMatchObject({ watchedLoop: 'tl-1', trainLoops: { 'tl-1': { status: 'starting', iterations: 2 } } });
+    s.getState().receive({ type: 'trainLoop', loopId: 'tl-1', status: 'running', roles: ['solver'], done: 0, iterations: 2 });
+    s.getState().receive({ type: 'trainRollout', loopId: 'tl-1', iteration: 1, done: 1, total: 4 });
+    expect(s.getState().trainLoops['tl-1']).toMatchObject({ status: 'running', rollouts: { iteration: 1, done: 1, total: 4 } });
+    s.getState().setTrainLoopForm({ iterations: 0 });
+    expect(s.getState().trainLoopRequest()).toEqual({ ok: false, problems: ['Iterations must be a whole number from 1 to 10000.'] });
+  });
+
+  it('resumes a cancelled experiment (a loop\'s resumes its loop) and says so', async () => {
+    const { s } = lab();
+    await s.getState().resumeExperiment('exp-cancelled');
+    expect(s.getState().notice).toEqual({ text: 'Resumed train loop tl-7: 1 iteration(s) left. Follow it in Learning.', tone: 'info' });
+    expect(s.getState().watchedLoop).toBe('tl-7');
+    await s.getState().resumeExperiment('exp-none');
+    expect(s.getState().notice).toMatchObject({ tone: 'error', text: expect.stringMatching(/^Could not resume exp-none: .*no experiment exp-none/) });
+  });
+});
+
+describe('plainMessage', () => {
+  it('drops the method name and the code tag', () => {
+    expect(plainMessage('resumeRun: no experiment x [NOT_FOUND]')).toBe('no experiment x');
+    expect(plainMessage('startTrainLoop: model /m is in use [BUSY models]')).toBe('model /m is in use');
+  });
+});
