@@ -3,7 +3,7 @@
  * cancelling, and the live state folded from pushed events. Events are queued and applied once
  * per animation frame (deps.schedule), so a burst of `node` events is one store update.
  */
-import { isExperimentLabEvent } from '../../core/api/client.ts';
+import { isExperimentLabEvent, isTrainLoopEvent } from '../../core/api/client.ts';
 import type { ExperimentLabEvent, LabEvent, StartRunRequest } from '../../core/api/lab.ts';
 import { faultSpecs, type FaultRow } from '../lib/faults.ts';
 import { graphOf } from '../lib/graphEdits.ts';
@@ -186,7 +186,8 @@ export function createRunSlice({ api, set, get, deps }: SliceContext): RunSlice 
     },
 
     receive(event) {
-      if (!isExperimentLabEvent(event)) return get().receiveLoopEvent(event); // a train loop's progress (store/loop.ts)
+      if (isTrainLoopEvent(event)) return get().receiveLoopEvent(event); // a train loop's progress (store/loop.ts)
+      if (!isExperimentLabEvent(event)) return; // the store's and MASS jobs' events have their own subscribers (main.tsx)
       queue.push(event);
       if (!flushScheduled) {
         flushScheduled = true;
