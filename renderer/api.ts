@@ -87,7 +87,25 @@ export function createHttpInvoke(token: string, options: HttpOptions = {}): Invo
 /** The part of `EventSource` that {@link createEventSourceSubscribe} uses. */
 export interface EventSourceLike {
   onmessage: ((event: MessageEvent) => void) | null;
+  /** Connection state, when the source reports it (EventSource does). */
+  onopen?: ((event: Event) => void) | null;
+  onerror?: ((event: Event) => void) | null;
   close(): void;
+}
+
+const connectionListeners = new Set<(up: boolean) => void>();
+
+/**
+ * Tells `listener` when the pushed-event connection goes down (`false`: the server stopped or
+ * cannot be reached) and comes back (`true`). Returns the unsubscribe function.
+ */
+export function onConnection(listener: (up: boolean) => void): () => void {
+  connectionListeners.add(listener);
+  return () => void connectionListeners.delete(listener);
+}
+
+function connectionChanged(up: boolean): void {
+  for (const l of [...connectionListeners]) l(up);
 }
 
 /**
@@ -102,6 +120,8 @@ export function createEventSourceSubscribe(url: string, open: (url: string) => E
     listeners.add(own);
     if (!source) {
       source = open(url);
+      source.onopen = () => connectionChanged(true);
+      source.onerror = () => connectionChanged(false);
       source.onmessage = (message) => {
         let event: unknown;
         try {

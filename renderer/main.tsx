@@ -1,7 +1,7 @@
 /** Renderer entry: builds the API client and view store, subscribes to pushed events, mounts the app. */
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { createApiClient, subscribe } from './api.ts';
+import { createApiClient, onConnection, subscribe } from './api.ts';
 import { App } from './App.tsx';
 import { createLabStore } from './state.ts';
 import { THEME_KEY } from './App.tsx';
@@ -23,6 +23,8 @@ const lab = createLabStore(createApiClient(), {
 
 // Pushed LabEvents (Electron IPC or the browser host's event stream), folded once per frame.
 subscribe((event) => lab.getState().receive(event));
+// The event stream going down (the server stopped) and coming back.
+onConnection((up) => lab.getState().setConnectionLost(!up));
 
 function storedTheme(): string | null {
   try {

@@ -4,6 +4,7 @@
  * graph edits (rewrite the text through the yaml Document API; undoable), and the model picked
  * per role (used by the Run view).
  */
+import { withEditorLints } from '../lib/editorLints.ts';
 import type { ExampleWorkflow } from '../../core/api/lab.ts';
 import type { ValidateWorkflowResult } from '../../core/api/client.ts';
 import { applyGraphEdit, type GraphEdit } from '../lib/graphEdits.ts';
@@ -131,7 +132,7 @@ export function createEditorSlice({ api, set, get, deps }: SliceContext): Editor
       const validation = await load(() => api.validateWorkflow(file ? { text, file } : { text }));
       // Drop an answer about text the user has changed since.
       if (get().editor.text !== text) return;
-      patch({ validation });
+      patch({ validation: validation.status === 'ready' ? { ...validation, data: withEditorLints(validation.data, text) } : validation });
     },
 
     editGraph(edit) {
