@@ -154,6 +154,11 @@ export function graphStyle(theme: Theme, large = false, labels = !large): Styles
 
 /** Graphs with more elements (nodes + edges) than this use the cheap rendering settings. */
 export const LARGE_GRAPH = 600;
+/**
+ * The smallest zoom a labelled graph is fitted to: node labels are 12 px at zoom 1, so they stay
+ * at least 10 px (readable) however narrow a side panel leaves the canvas.
+ */
+export const READABLE_ZOOM = 10 / 12;
 /** In a large graph, labels appear from this zoom on (a 132 px node is then about 60 px wide). */
 export const LABEL_ZOOM = 0.45;
 

@@ -206,13 +206,13 @@ function Progress() {
   const finished = isFinished(live);
   return (
     <div className="progress" data-testid="run-status" data-status={live.status} data-connection={connectionLost ? 'lost' : 'ok'}>
-      <div className="row">
+      <div className="row wrap">
         <strong>
           <code>{live.experimentId}</code>
         </strong>
         <span className={`status tone-${live.status === 'completed' ? 'ok' : live.status === 'failed' ? 'bad' : live.status === 'cancelled' ? 'muted' : 'busy'}`}>{live.status}</span>
         {connectionLost && (
-          <span className="status tone-bad" data-testid="run-connection-lost" role="alert">
+          <span className="status tone-bad connection-lost" data-testid="run-connection-lost" role="alert">
             ⚠ connection to the lab server lost: what happened to the run is unknown until it is back
           </span>
         )}
