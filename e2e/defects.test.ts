@@ -53,6 +53,17 @@ async function openTrace(experiment: string): Promise<void> {
   await page.locator(`${tid('graph')}[data-ready="true"]`).waitFor(WAIT);
 }
 
+/** The element that shows a view has its data (views not listed need no wait, or are prepared below). */
+const SHOWN_BY: Partial<Record<View, string>> = {
+  ladder: 'ladder-chart',
+  experiments: 'experiments-table',
+  rollouts: 'rollouts-group-panel',
+  cards: 'card-card-solver',
+  learning: 'learning-versions',
+  studies: 'study-table',
+  mass: 'mass-timeline-0',
+};
+
 /** What each view needs before its screenshot shows it in use. */
 async function prepare(view: View): Promise<void> {
   if (view === 'editor') {
@@ -66,18 +77,8 @@ async function prepare(view: View): Promise<void> {
     await openTrace(lab.seeded.designed);
     await page.click(tid('trace-row-a'));
     await page.locator(tid('node-detail')).waitFor(WAIT);
-  } else if (view === 'ladder') {
-    await page.locator(tid('ladder-chart')).waitFor(WAIT);
-  } else if (view === 'experiments') {
-    await page.locator(tid('experiments-table')).waitFor(WAIT);
-  } else if (view === 'rollouts') {
-    await page.locator(tid('rollouts-group-panel')).waitFor(WAIT);
-  } else if (view === 'learning') {
-    await page.locator(tid('learning-versions')).waitFor(WAIT);
-  } else if (view === 'studies') {
-    await page.locator(tid('study-table')).waitFor(WAIT);
-  } else if (view === 'mass') {
-    await page.locator(tid('mass-timeline-0')).waitFor(WAIT);
+  } else if (SHOWN_BY[view]) {
+    await page.locator(tid(SHOWN_BY[view])).waitFor(WAIT);
   }
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.waitForTimeout(350); // graph centring animations (250 ms)
