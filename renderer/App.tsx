@@ -1,5 +1,5 @@
 import { useEffect } from 'react';
-import { isFinished } from './lib/liveRun.ts';
+import { isFinished, runTally } from './lib/liveRun.ts';
 import { ALL_VIEWS, shortcutFor, SHORTCUTS, VIEW_TITLES } from './lib/shortcuts.ts';
 import { useLabPick, useLabStore } from './useLab.ts';
 import { dispatchShortcut } from './useShortcut.ts';
@@ -84,7 +84,7 @@ export function App() {
               {VIEW_TITLES[v]}
               {v === 'run' && running && (
                 <span className="live-dot" aria-label="running">
-                  {' '}● {live.done}/{live.total}
+                  {' '}● {runTally(live).done}/{runTally(live).total}
                 </span>
               )}
             </button>

@@ -88,7 +88,25 @@ export function createHttpInvoke(token: string, options: HttpOptions = {}): Invo
 /** The part of `EventSource` that {@link createEventSourceSubscribe} uses. */
 export interface EventSourceLike {
   onmessage: ((event: MessageEvent) => void) | null;
+  /** Connection state, when the source reports it (EventSource does). */
+  onopen?: ((event: Event) => void) | null;
+  onerror?: ((event: Event) => void) | null;
   close(): void;
+}
+
+const connectionListeners = new Set<(up: boolean) => void>();
+
+/**
+ * Tells `listener` when the pushed-event connection goes down (`false`: the server stopped or
+ * cannot be reached) and comes back (`true`). Returns the unsubscribe function.
+ */
+export function onConnection(listener: (up: boolean) => void): () => void {
+  connectionListeners.add(listener);
+  return () => void connectionListeners.delete(listener);
+}
+
+function connectionChanged(up: boolean): void {
+  for (const l of [...connectionListeners]) l(up);
 }
 
 /**
@@ -168,6 +186,7 @@ function defaultSubscribe(): Subscribe {
   sseSubscribe ??= createReconnectingSubscribe(`/api/events?token=${encodeURIComponent(t)}`, {
     onStatus: (status) => {
       for (const l of [...statusListeners]) l(status);
+      connectionChanged(status.state === 'open');
     },
   });
   return sseSubscribe;

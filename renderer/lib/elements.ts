@@ -3,6 +3,7 @@
  * positions from the layered layout so cytoscape's `preset` layout only places them.
  */
 import type { ElementDefinition } from 'cytoscape';
+import { edgeDetours, type RouteNode } from './edgeRoutes.ts';
 import { layeredLayout } from './layout.ts';
 import type { LiveNode, LiveNodeState } from './liveRun.ts';
 import { authorBadges, blameText, STATE_MARKER, type TraceModel } from './traceModel.ts';
@@ -34,14 +35,41 @@ export function workflowElements(graph: DocGraph, issues?: { nodes: Set<string>;
       position: { ...(layout.positions.get(n.id) ?? { x: 0, y: 0 }) },
     });
   }
+  const detours = detoursOf(out, graph.edges);
   for (const e of graph.edges) {
+    const d = detours.get(e.id);
     out.push({
       group: 'edges',
-      data: { id: e.id, source: e.from, target: e.to, label: e.maxIterations !== undefined ? `↺ max ${e.maxIterations}` : '' },
-      classes: `type-${e.type}${e.maxIterations !== undefined ? ' loop' : ''}${issues?.edges.has(e.id) ? ' has-issue' : ''}`,
+      data: { id: e.id, source: e.from, target: e.to, label: e.maxIterations !== undefined ? `↺ max ${e.maxIterations}` : '', ...(d !== undefined ? { cpd: d } : {}) },
+      classes: `type-${e.type}${e.maxIterations !== undefined ? ' loop' : ''}${issues?.edges.has(e.id) ? ' has-issue' : ''}${d !== undefined ? ' detour' : ''}`,
     });
   }
   return out;
+}
+
+/** Graphs up to this many nodes get edges bent around unrelated nodes (edgeRoutes.ts); bigger ones are drawn straight, cheaply. */
+export const DETOUR_MAX_NODES = 400;
+
+/**
+ * The bend of each forward edge that a straight line would draw through another node, from the
+ * node elements already built (their positions and drawn sizes: graphStyle.ts's 120×50 box,
+ * 128 for a tool, 72 high for a root failure, 170×92 (108) with authors).
+ */
+function detoursOf(nodes: readonly ElementDefinition[], edges: ReadonlyArray<{ id: string; from: string; to: string; maxIterations?: number }>): Map<string, number> {
+  if (nodes.length > DETOUR_MAX_NODES) return new Map();
+  const route: RouteNode[] = nodes.map((n) => {
+    const cls = String(n.classes ?? '');
+    const authored = cls.includes('with-author');
+    const root = cls.includes('st-root');
+    return {
+      id: String(n.data.id),
+      x: n.position?.x ?? 0,
+      y: n.position?.y ?? 0,
+      halfW: authored ? 85 : cls.includes('kind-tool') ? 64 : 60,
+      halfH: authored ? (root ? 54 : 46) : root ? 36 : 25,
+    };
+  });
+  return edgeDetours(route, edges.filter((e) => e.maxIterations === undefined));
 }
 
 /** The live label and classes of a node in the Run view. */
@@ -83,11 +111,13 @@ export function traceElements(model: TraceModel): ElementDefinition[] {
       position: { ...(layout.positions.get(n.id) ?? { x: 0, y: 0 }) },
     });
   }
+  const detours = detoursOf(out, model.edges);
   for (const e of model.edges) {
+    const d = detours.get(e.id);
     out.push({
       group: 'edges',
-      data: { id: e.id, source: e.from, target: e.to, label: e.maxIterations !== undefined ? `↺ max ${e.maxIterations}` : '' },
-      classes: `type-${e.type}${e.maxIterations !== undefined ? ' loop' : ''}`,
+      data: { id: e.id, source: e.from, target: e.to, label: e.maxIterations !== undefined ? `↺ max ${e.maxIterations}` : '', ...(d !== undefined ? { cpd: d } : {}) },
+      classes: `type-${e.type}${e.maxIterations !== undefined ? ' loop' : ''}${d !== undefined ? ' detour' : ''}`,
     });
   }
   return out;

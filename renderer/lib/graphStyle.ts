@@ -64,6 +64,25 @@ const PALETTE: Record<Theme, Palette> = {
   },
 };
 
+/** Trace node states (lib/traceModel.ts TraceState) and live node states (lib/liveRun.ts LiveNodeState). */
+type TraceStateKey = 'ok' | 'root' | 'cascade' | 'skipped' | 'silent';
+type LiveStateKey = 'running' | 'ok' | 'failed' | 'cascade' | 'skipped';
+
+/**
+ * The border colour of a trace node in `state`: the one value both the graph's stylesheet and
+ * the legend's swatches use, so the key always matches the drawing.
+ */
+export function traceStateColor(theme: Theme, state: TraceStateKey): string {
+  const p = PALETTE[theme];
+  return { ok: p.ok, root: p.bad, cascade: p.warn, skipped: p.muted, silent: p.silent }[state];
+}
+
+/** The border colour of a live node in `state` (graph and legend alike). */
+export function liveStateColor(theme: Theme, state: LiveStateKey): string {
+  const p = PALETTE[theme];
+  return { running: p.busy, ok: p.ok, failed: p.bad, cascade: p.warn, skipped: p.muted }[state];
+}
+
 /**
  * The stylesheet for `theme`. `large`: a big graph, drawn cheaply: haystack edges (no arrows;
  * the layout runs left to right), and labels only once zoomed in far enough to read them
@@ -91,11 +110,11 @@ export function graphStyle(theme: Theme, large = false, labels = !large): Styles
     // Editor: validation problems.
     { selector: 'node.has-issue', style: { 'border-color': p.bad, 'border-width': 4, 'border-style': 'double' } },
     // Trace states: border style + width + label marker (see traceModel.ts STATE_MARKER).
-    { selector: 'node.st-ok', style: { 'border-color': p.ok, 'border-width': 2, 'border-style': 'solid' } },
-    { selector: 'node.st-root', style: { 'border-color': p.bad, 'border-width': 7, 'border-style': 'double', height: 72, ...(labels ? { 'font-weight': 'bold' } : {}) } },
-    { selector: 'node.st-cascade', style: { 'border-color': p.warn, 'border-width': 3, 'border-style': 'dashed' } },
-    { selector: 'node.st-skipped', style: { 'border-color': p.muted, 'border-width': 2, 'border-style': 'dotted', opacity: 0.6 } },
-    { selector: 'node.st-silent', style: { 'border-color': p.silent, 'border-width': 5, 'border-style': 'solid' } },
+    { selector: 'node.st-ok', style: { 'border-color': traceStateColor(theme, 'ok'), 'border-width': 2, 'border-style': 'solid' } },
+    { selector: 'node.st-root', style: { 'border-color': traceStateColor(theme, 'root'), 'border-width': 7, 'border-style': 'double', height: 72, ...(labels ? { 'font-weight': 'bold' } : {}) } },
+    { selector: 'node.st-cascade', style: { 'border-color': traceStateColor(theme, 'cascade'), 'border-width': 3, 'border-style': 'dashed' } },
+    { selector: 'node.st-skipped', style: { 'border-color': traceStateColor(theme, 'skipped'), 'border-width': 2, 'border-style': 'dotted', opacity: 0.6 } },
+    { selector: 'node.st-silent', style: { 'border-color': traceStateColor(theme, 'silent'), 'border-width': 5, 'border-style': 'solid' } },
     { selector: 'node.simulated', style: { 'underlay-color': p.warn, 'underlay-opacity': 0.25, 'underlay-padding': 6 } },
     // Authors in a designed run: label lines (authorBadges) plus shape and an outer ring; the border stays the state's.
     { selector: 'node.with-author', style: { width: 170, height: 92, ...(labels ? { 'text-max-width': '160px' } : {}) } },
@@ -103,11 +122,11 @@ export function graphStyle(theme: Theme, large = false, labels = !large): Styles
     { selector: 'node.wired-designer', style: { 'outline-width': 3, 'outline-style': 'dashed', 'outline-color': p.designer, 'outline-offset': 4 } },
     { selector: 'node.design-node', style: { shape: 'cut-rectangle', 'outline-width': 4, 'outline-style': 'double', 'outline-color': p.designer, 'outline-offset': 4 } },
     // Live run states.
-    { selector: 'node.live-running', style: { 'border-color': p.busy, 'border-width': 4, 'border-style': 'solid', 'underlay-color': p.busy, 'underlay-opacity': 0.2, 'underlay-padding': 8 } },
-    { selector: 'node.live-ok', style: { 'border-color': p.ok, 'border-width': 3, 'border-style': 'solid' } },
-    { selector: 'node.live-failed', style: { 'border-color': p.bad, 'border-width': 7, 'border-style': 'double' } },
-    { selector: 'node.live-cascade', style: { 'border-color': p.warn, 'border-width': 3, 'border-style': 'dashed' } },
-    { selector: 'node.live-skipped', style: { 'border-color': p.muted, 'border-width': 2, 'border-style': 'dotted', opacity: 0.6 } },
+    { selector: 'node.live-running', style: { 'border-color': liveStateColor(theme, 'running'), 'border-width': 4, 'border-style': 'solid', 'underlay-color': p.busy, 'underlay-opacity': 0.2, 'underlay-padding': 8 } },
+    { selector: 'node.live-ok', style: { 'border-color': liveStateColor(theme, 'ok'), 'border-width': 3, 'border-style': 'solid' } },
+    { selector: 'node.live-failed', style: { 'border-color': liveStateColor(theme, 'failed'), 'border-width': 7, 'border-style': 'double' } },
+    { selector: 'node.live-cascade', style: { 'border-color': liveStateColor(theme, 'cascade'), 'border-width': 3, 'border-style': 'dashed' } },
+    { selector: 'node.live-skipped', style: { 'border-color': liveStateColor(theme, 'skipped'), 'border-width': 2, 'border-style': 'dotted', opacity: 0.6 } },
     { selector: 'node:selected', style: { 'overlay-color': p.select, 'overlay-opacity': 0.18, 'overlay-padding': 6 } },
     {
       selector: 'edge',
@@ -119,6 +138,8 @@ export function graphStyle(theme: Theme, large = false, labels = !large): Styles
         ...(large ? {} : { 'target-arrow-color': p.edge, 'target-arrow-shape': 'triangle', 'arrow-scale': 0.9 }),
       },
     },
+    // An edge bent around a node it would otherwise cross (lib/edgeRoutes.ts gives the distance).
+    ...(large ? [] : [{ selector: 'edge.detour', style: { 'curve-style': 'unbundled-bezier', 'control-point-distances': 'data(cpd)', 'control-point-weights': 0.5 } }]),
     { selector: 'edge.type-control', style: { 'line-style': 'dashed', 'line-dash-pattern': [6, 4] } },
     {
       selector: 'edge.loop',
@@ -133,6 +154,11 @@ export function graphStyle(theme: Theme, large = false, labels = !large): Styles
 
 /** Graphs with more elements (nodes + edges) than this use the cheap rendering settings. */
 export const LARGE_GRAPH = 600;
+/**
+ * The smallest zoom a labelled graph is fitted to: node labels are 12 px at zoom 1, so they stay
+ * at least 10 px (readable) however narrow a side panel leaves the canvas.
+ */
+export const READABLE_ZOOM = 10 / 12;
 /** In a large graph, labels appear from this zoom on (a 132 px node is then about 60 px wide). */
 export const LABEL_ZOOM = 0.45;
 

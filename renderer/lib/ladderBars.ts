@@ -163,6 +163,16 @@ export function meanLadders(runs: ReadonlyArray<Pick<RunRecord, 'ladder'>>): Mea
   });
 }
 
+/**
+ * The highest rung in words: `rung k/5`, or `not reached` for a role that neither ran nor wired
+ * a node (the run stopped before it), which scores rung 0 like a role whose output was garbage but
+ * must not read like one. Means: not reached only when no run reached the role.
+ */
+export function rungText(l: Pick<LadderValues, 'highestRung' | 'nodesRun' | 'nodesWired'>, word = 'rung '): string {
+  if (l.nodesRun === 0 && (l.nodesWired ?? 0) === 0) return 'not reached';
+  return `${word}${rungLabel(l.highestRung)}`;
+}
+
 /** `k/5` for a run; one decimal for a mean. */
 export function rungLabel(highestRung: number): string {
   return `${Number.isInteger(highestRung) ? highestRung : highestRung.toFixed(1)}/5`;

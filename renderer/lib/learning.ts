@@ -111,6 +111,8 @@ export interface LineageRow {
   parent: string;
   path: string;
   hyper: string;
+  /** The hyper-parameters differ from the previous row's (always true for the first): the list prints them only then, not once per version. */
+  hyperChanged: boolean;
   /** Steps from the lineage's first version (0 for a root; its parent is not of this role or not stored). */
   depth: number;
 }
@@ -128,14 +130,18 @@ export function lineageRows(versions: readonly WeightVersionView[], role: string
     }
     return d;
   };
-  return mine.map((v) => ({
-    id: v.id,
-    iteration: v.iteration === undefined ? '–' : String(v.iteration),
-    parent: v.parentId ?? '–',
-    path: v.path,
-    hyper: hyperText(v.hyper),
-    depth: depth(v.id),
-  }));
+  return mine.map((v, i) => {
+    const hyper = hyperText(v.hyper);
+    return {
+      id: v.id,
+      iteration: v.iteration === undefined ? '–' : String(v.iteration),
+      parent: v.parentId ?? '–',
+      path: v.path,
+      hyper,
+      hyperChanged: i === 0 || hyperText(mine[i - 1]!.hyper) !== hyper,
+      depth: depth(v.id),
+    };
+  });
 }
 
 export interface BeforeAfter {

@@ -31,9 +31,16 @@ export interface LiveRun {
   done: number;
   total: number;
   message?: string;
-  /** Runs finished so far, and how many were graded correct or failed. */
+  /**
+   * Runs finished so far, by outcome (each run in exactly one): completed and graded correct,
+   * completed and wrong, failed, cancelled. See runTally for the one definition of "done".
+   */
   runsCorrect: number;
+  runsWrong: number;
   runsFailed: number;
+  runsCancelled: number;
+  /** The connection to the host was lost while this run was live (set by the store; cleared when it returns). */
+  connectionLost?: boolean;
   /** The task run drawn on the graph. */
   watching: string | null;
   /** Unfinished runs (and the watched one), by run id. */
@@ -44,12 +51,42 @@ export interface LiveRun {
 
 /** A fresh live run right after `startRun` answered. */
 export function startLiveRun(experimentId: string, total = 0): LiveRun {
-  return { experimentId, status: 'starting', done: 0, total, runsCorrect: 0, runsFailed: 0, watching: null, runs: {}, simulatedNodes: 0 };
+  return { experimentId, status: 'starting', done: 0, total, runsCorrect: 0, runsWrong: 0, runsFailed: 0, runsCancelled: 0, watching: null, runs: {}, simulatedNodes: 0 };
 }
 
 /** True once the experiment ended (completed, cancelled or failed). */
 export function isFinished(live: LiveRun | null): boolean {
   return !!live && (live.status === 'completed' || live.status === 'cancelled' || live.status === 'failed');
+}
+
+/** The counters of a live run, defined once: done = correct + wrong + failed + cancelled + earlier. */
+export interface RunTally {
+  done: number;
+  total: number;
+  correct: number;
+  wrong: number;
+  failed: number;
+  cancelled: number;
+  /** Runs the host reports done that finished before this page saw them (a reload mid-run): outcome unknown here. */
+  earlier: number;
+}
+
+/**
+ * The counters shown for a live run. Every finished run is counted in exactly one outcome; runs
+ * the host counted before this page was watching (`live.done` above the outcomes seen) are
+ * `earlier`, so the parts always add up to `done`.
+ */
+export function runTally(live: Pick<LiveRun, 'done' | 'total' | 'runsCorrect' | 'runsWrong' | 'runsFailed' | 'runsCancelled'>): RunTally {
+  const seen = live.runsCorrect + live.runsWrong + live.runsFailed + live.runsCancelled;
+  const earlier = Math.max(0, live.done - seen);
+  return { done: seen + earlier, total: Math.max(live.total, seen + earlier), correct: live.runsCorrect, wrong: live.runsWrong, failed: live.runsFailed, cancelled: live.runsCancelled, earlier };
+}
+
+/** The tally in words: `10 / 300 tasks · ✓ 1 correct · ✗ 6 wrong · ⚠ 2 failed · ⊘ 1 cancelled` (every outcome always shown, so the parts visibly add up). */
+export function tallyText(t: RunTally): string {
+  const parts = [`✓ ${t.correct} correct`, `✗ ${t.wrong} wrong`, `⚠ ${t.failed} failed`, `⊘ ${t.cancelled} cancelled`];
+  if (t.earlier) parts.push(`${t.earlier} earlier (before this page was watching)`);
+  return `${t.done} / ${t.total || '?'} tasks · ${parts.join(' · ')}`;
 }
 
 /** Progress 0..1 (0 when the total is not known yet). */
@@ -87,8 +124,10 @@ export function applyLabEvents(live: LiveRun | null, events: readonly Experiment
         if (s.status === 'starting') s.status = 'running';
         s.done = Math.max(s.done, e.done);
         s.total = e.total;
-        if (e.correct) s.runsCorrect++;
-        if (e.status !== 'completed') s.runsFailed++;
+        if (e.status === 'failed') s.runsFailed++;
+        else if (e.status === 'cancelled') s.runsCancelled++;
+        else if (e.correct) s.runsCorrect++;
+        else s.runsWrong++;
         const run = s.runs[e.runId] ?? { runId: e.runId, finished: false, nodes: {} };
         s.runs[e.runId] = { ...run, taskIndex: e.taskIndex, finished: true, status: e.status, correct: e.correct };
         // Forget finished runs other than the watched one.

@@ -232,3 +232,13 @@ export function blameText(node: Pick<TraceNode, 'state' | 'blamed' | 'candidates
 export function listOrder(nodes: readonly TraceNode[]): TraceNode[] {
   return [...nodes].sort((a, b) => a.seq - b.seq || a.id.localeCompare(b.id));
 }
+
+/**
+ * A row of the blame-per-role table in words. Every role is itself, except `human`: the author
+ * of the hand-written workflow (nodes wired in the YAML, not by a designer role), which no model
+ * plays, so its credit is a finding about the file, not a reward anyone is trained on.
+ */
+export function blameRoleLabel(role: string): { name: string; note?: string } {
+  if (role !== 'human') return { name: role };
+  return { name: 'the workflow file (wired by hand)', note: 'failures here are in the YAML as written: fix the file; no model is trained on this row' };
+}

@@ -70,6 +70,9 @@ export function createCatalogSlice({ api, set, get }: SliceContext): CatalogSlic
     async loadModels() {
       const models = await loadModelList(() => api.listModels());
       if (!models) return;
+      // "✓ Added x.gguf" is stale once a scan shows that file unreadable or gone.
+      const added = get().addModelResult;
+      if (added.status === 'ready' && models.status === 'ready' && !models.data.some((m) => m.path === added.data.path && !m.error)) set({ addModelResult: IDLE });
       // A single usable model becomes the default, so a first run needs no choice.
       const usable = models.status === 'ready' ? models.data.filter((m) => m.info && !m.error) : [];
       if (!get().defaultModel && usable.length === 1) get().setDefaultModel(usable[0]!.path);

@@ -5,6 +5,7 @@
  * line diffs (lib/editDiff.ts), and the model picked per role (used by the Run view). Opening
  * and saving documents is the document slice's (document.ts).
  */
+import { withEditorLints } from '../lib/editorLints.ts';
 import type { ExampleWorkflow } from '../../core/api/lab.ts';
 import type { ValidateWorkflowResult } from '../../core/api/client.ts';
 import { applyDiff, diffSize, diffText, invertDiff, isEmptyDiff, type EditDiff } from '../lib/editDiff.ts';
@@ -194,7 +195,7 @@ export function createEditorSlice({ api, set, get, deps }: SliceContext): Editor
       const validation = await load(() => api.validateWorkflow(file ? { text, file } : { text }));
       // Drop an answer about text the user has changed since.
       if (get().editor.text !== text) return;
-      patch({ validation });
+      patch({ validation: validation.status === 'ready' ? { ...validation, data: withEditorLints(validation.data, text) } : validation });
     },
 
     editGraph(edit) {

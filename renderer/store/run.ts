@@ -7,6 +7,7 @@ import { isExperimentLabEvent, isTrainLoopEvent } from '../../core/api/client.ts
 import type { ExperimentLabEvent, LabEvent, StartRunRequest } from '../../core/api/lab.ts';
 import { faultSpecs, type FaultRow } from '../lib/faults.ts';
 import { graphOf } from '../lib/graphEdits.ts';
+import { userMessage } from '../lib/messages.ts';
 import { applyLabEvents, isFinished, startLiveRun, type LiveRun } from '../lib/liveRun.ts';
 import type { DocGraph } from '../lib/workflowGraph.ts';
 import { load } from './loadable.ts';
@@ -18,6 +19,23 @@ export interface RunForm {
   limit: number;
   seed: number;
   faults: FaultRow[];
+  /** The split last chosen for each dataset, so switching datasets back restores it (see splitFor). */
+  splitByDataset?: Record<string, string>;
+}
+
+/** The largest seed the host accepts (StartRunRequest: 0..2^31-1). */
+export const MAX_SEED = 2 ** 31 - 1;
+/** The most tasks one run may plan (StartRunRequest: 1..10000). */
+export const MAX_LIMIT = 10_000;
+
+/**
+ * The split to show after switching to a dataset with `splits`: the one last chosen for it, else
+ * `test` when it has one (what the CLI's examples run), else its first. Never a split it lacks.
+ */
+export function splitFor(dataset: string, splits: readonly string[], remembered: Readonly<Record<string, string>> = {}): string {
+  const last = remembered[dataset];
+  if (last !== undefined && splits.includes(last)) return last;
+  return splits.includes('test') ? 'test' : (splits[0] ?? '');
 }
 
 export interface RunSlice {
@@ -29,6 +47,9 @@ export interface RunSlice {
   starting: boolean;
   /** Why the last start or cancel failed. */
   runError: string | null;
+  /** The pushed-event connection to the host is down (the server stopped, the network went): Start waits for it. */
+  connectionLost: boolean;
+  setConnectionLost(lost: boolean): void;
   setRunForm(patch: Partial<Omit<RunForm, 'faults'>>): void;
   addFault(row?: Partial<FaultRow>): void;
   updateFault(index: number, patch: Partial<FaultRow>): void;
@@ -94,15 +115,42 @@ export function createRunSlice({ api, set, get, deps }: SliceContext): RunSlice 
     if (detail.status === 'ready' && get().live?.experimentId === experimentId) set({ runGraph: graphOf(detail.data.workflowYaml) });
   };
 
+  /** After a reconnect: the live run's real state from the store (its end may have been missed), or the host's running one. */
+  const resyncLive = async () => {
+    const live = get().live;
+    if (live && !isFinished(live)) {
+      const detail = await load(() => api.getExperiment({ id: live.experimentId }));
+      const now = get().live;
+      if (detail.status === 'ready' && now?.experimentId === live.experimentId && !isFinished(now) && detail.data.status !== 'running') {
+        const status = detail.data.status === 'completed' ? 'completed' : detail.data.status === 'failed' ? 'failed' : 'cancelled';
+        set({ live: { ...now, status } });
+      }
+    }
+    await get().attachActiveRun();
+  };
+
   return {
     runForm: { dataset: '', split: '', limit: 3, seed: 1, faults: [] },
     live: null,
     runGraph: null,
     starting: false,
     runError: null,
+    connectionLost: false,
+
+    setConnectionLost(lost) {
+      if (lost === get().connectionLost) return;
+      set({ connectionLost: lost });
+      // Back again: what ran meanwhile is in the store, not in the events this page missed.
+      if (!lost) {
+        void get().refresh();
+        void resyncLive();
+      }
+    },
 
     setRunForm(patch) {
-      set({ runForm: { ...get().runForm, ...patch } });
+      const form = { ...get().runForm, ...patch };
+      if (form.dataset && form.split) form.splitByDataset = { ...form.splitByDataset, [form.dataset]: form.split };
+      set({ runForm: form });
     },
     addFault(row) {
       const roles = get().editor.graph?.roles.map((r) => r.name) ?? [];
@@ -125,12 +173,19 @@ export function createRunSlice({ api, set, get, deps }: SliceContext): RunSlice 
       const { dataset, split, limit, seed } = s.runForm;
       if (!dataset) problems.push('Pick a dataset.');
       if (!split) problems.push('Pick a split.');
-      if (!(Number.isInteger(limit) && limit >= 1)) problems.push('Limit must be a whole number of tasks, at least 1.');
-      if (!Number.isInteger(seed)) problems.push('Seed must be a whole number.');
+      if (!(Number.isInteger(limit) && limit >= 1 && limit <= MAX_LIMIT)) problems.push(`Limit must be a whole number of tasks, from 1 to ${MAX_LIMIT.toLocaleString('en-US')}.`);
+      if (!(Number.isInteger(seed) && seed >= 0 && seed <= MAX_SEED)) problems.push(`Seed must be a whole number from 0 to ${MAX_SEED}.`);
       const roles = s.editor.graph?.roles.map((r) => r.name) ?? [];
       const roleModels = Object.fromEntries(Object.entries(s.roleModels).filter(([role]) => roles.includes(role)));
       const unassigned = roles.filter((r) => !roleModels[r]);
       if (!s.defaultModel && unassigned.length) problems.push(`Pick a default model, or a model for ${unassigned.join(', ')}.`);
+      // A chosen model the last scan could not read (deleted, moved, not a GGUF) cannot run.
+      const listed = s.models.status === 'ready' ? s.models.data : [];
+      const uses = [...(s.defaultModel && unassigned.length ? [['default', s.defaultModel] as const] : []), ...Object.entries(roleModels).map(([r, p]) => [r, p] as const)];
+      for (const [who, path] of uses) {
+        const m = listed.find((x) => x.path === path);
+        if (m?.error) problems.push(`The model ${m.fileName} chosen for ${who === 'default' ? 'the default' : `role ${who}`} cannot be read (${m.error}): choose another.`);
+      }
       const faults = faultSpecs(s.runForm.faults, roles);
       for (const p of faults.problems) problems.push(`Fault row ${p.index + 1}: ${p.message}.`);
       if (problems.length) return { ok: false, problems };
@@ -151,7 +206,7 @@ export function createRunSlice({ api, set, get, deps }: SliceContext): RunSlice 
     },
 
     async startRun() {
-      if (get().starting || (get().live && !isFinished(get().live))) return;
+      if (get().starting || get().connectionLost || (get().live && !isFinished(get().live))) return;
       const req = get().runRequest();
       if (!req.ok) {
         set({ runError: req.problems.join(' ') });
@@ -173,7 +228,7 @@ export function createRunSlice({ api, set, get, deps }: SliceContext): RunSlice 
         set({ starting: false, live, runGraph: graphOf(req.request.workflowText) });
         void get().refresh();
       } else {
-        set({ starting: false, runError: started.status === 'error' ? `${started.message} [${started.code}]` : 'could not start' });
+        set({ starting: false, runError: started.status === 'error' ? `Could not start: ${userMessage(started)}` : 'Could not start the run.' });
       }
     },
 
@@ -181,7 +236,7 @@ export function createRunSlice({ api, set, get, deps }: SliceContext): RunSlice 
       const live = get().live;
       if (!live || isFinished(live)) return;
       const r = await load(() => api.cancelRun({ experimentId: live.experimentId }));
-      if (r.status === 'error') set({ runError: `Cancel failed: ${r.message} [${r.code}]` });
+      if (r.status === 'error') set({ runError: `Cancel failed: ${userMessage(r)}` });
       else if (r.status === 'ready' && !r.data.cancelled && get().live?.experimentId === live.experimentId) set({ runError: 'The experiment had already ended.' });
     },
 

@@ -1,6 +1,7 @@
 import { useEffect, useMemo } from 'react';
 import type { LibraryCard } from '../../core/api/client.ts';
 import { cardRoles, effectText, provenance, usesText } from '../lib/cards.ts';
+import { userMessage } from '../lib/messages.ts';
 import { SIGN_WORD } from '../lib/rollouts.ts';
 import { useLab, useLabPick } from '../useLab.ts';
 import { LoadState, RefreshButton } from './Status.tsx';
@@ -137,7 +138,7 @@ function CardItem({ card }: { card: LibraryCard }) {
           <span className="muted">measuring…</span>
         ) : effect?.status === 'error' ? (
           <span className="note error" role="alert">
-            could not measure: {effect.message} [{effect.code}]
+            could not measure: {userMessage(effect)}
           </span>
         ) : (
           <>

@@ -1,4 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
+import { countOf } from '../lib/messages.ts';
 import { workflowElements } from '../lib/elements.ts';
 import { issueTargets, locateIssues, offsetOf } from '../lib/issues.ts';
 import { useLab, useLabPick } from '../useLab.ts';
@@ -59,7 +60,7 @@ export function EditorView() {
               <GraphCanvas
                 elements={elements}
                 theme={theme}
-                label={`Workflow graph: ${graph.nodes.length} nodes, ${graph.edges.length} edges`}
+                label={`Workflow graph: ${countOf(graph.nodes.length, 'node')}, ${countOf(graph.edges.length, 'edge')}`}
                 selected={editor.selectedNode ?? editor.selectedEdge}
                 onSelectNode={(id) => selectNode(id)}
                 onSelectEdge={(id) => selectEdge(id)}
@@ -115,7 +116,7 @@ function ValidationChip() {
   if (validation.status === 'error') return <LoadState state={validation} what="the validation" />;
   return validation.data.ok ? (
     <span className="chip tone-ok" data-testid="validation" data-valid="true" role="status">
-      <span aria-hidden="true">✓</span> valid · {validation.data.summary.notation} notation · {validation.data.summary.nodes.length} nodes
+      <span aria-hidden="true">✓</span> valid · {validation.data.summary.notation} notation · {countOf(validation.data.summary.nodes.length, 'node')}
     </span>
   ) : (
     <span className="chip tone-bad" data-testid="validation" data-valid="false" role="status">

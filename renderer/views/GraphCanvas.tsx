@@ -7,7 +7,7 @@
 import cytoscape, { type Core, type ElementDefinition, type EventObject } from 'cytoscape';
 import { memo, useEffect, useRef } from 'react';
 import { ALL_LIVE_CLASSES, liveNodeLook, viewportToFit } from '../lib/elements.ts';
-import { graphStyle, LABEL_ZOOM, LARGE_GRAPH, restyle, type Theme } from '../lib/graphStyle.ts';
+import { graphStyle, LABEL_ZOOM, LARGE_GRAPH, READABLE_ZOOM, restyle, type Theme } from '../lib/graphStyle.ts';
 import type { LiveNode } from '../lib/liveRun.ts';
 
 export interface GraphCanvasProps {
@@ -54,6 +54,10 @@ export const GraphCanvas = memo(function GraphCanvas(props: GraphCanvasProps) {
       style: graphStyle(themeRef.current, large),
       minZoom: 0.02,
       maxZoom: 3,
+      // The wheel zooms the graph (and not the page), a drag on the background pans it.
+      userZoomingEnabled: true,
+      userPanningEnabled: true,
+      wheelSensitivity: 0.4,
       boxSelectionEnabled: false,
       selectionType: 'single',
       autoungrabify: large,
@@ -88,6 +92,18 @@ export const GraphCanvas = memo(function GraphCanvas(props: GraphCanvasProps) {
       });
     }
     cyRef.current = cy;
+    // The viewport, for tests and assistive checks: zoom (labels are 12 px × zoom) and pan.
+    let viewportFrame = 0;
+    cy.on('viewport', () => {
+      cancelAnimationFrame(viewportFrame);
+      viewportFrame = requestAnimationFrame(() => {
+        el.dataset.zoom = cy.zoom().toFixed(3);
+        el.dataset.pan = `${cy.pan().x.toFixed(0)},${cy.pan().y.toFixed(0)}`;
+      });
+    });
+    // A wheel over the graph never scrolls the page (cytoscape zooms on it; keep the page still even at the zoom limits).
+    const stopWheel = (e: WheelEvent) => e.preventDefault();
+    el.addEventListener('wheel', stopWheel, { passive: false });
     // Keep the canvas matched to its box (a side panel opening, the window resizing).
     let frame = 0;
     let size = `${el.clientWidth}x${el.clientHeight}`;
@@ -98,12 +114,14 @@ export const GraphCanvas = memo(function GraphCanvas(props: GraphCanvasProps) {
       cancelAnimationFrame(frame);
       frame = requestAnimationFrame(() => {
         cy.resize();
-        fitView(cy, callbacks.current.elements);
+        fitView(cy, callbacks.current.elements, callbacks.current.selected);
       });
     });
     resize.observe(el);
     return () => {
       resize.disconnect();
+      el.removeEventListener('wheel', stopWheel);
+      cancelAnimationFrame(viewportFrame);
       cancelAnimationFrame(frame);
       cy.destroy();
       cyRef.current = null;
@@ -123,7 +141,7 @@ export const GraphCanvas = memo(function GraphCanvas(props: GraphCanvasProps) {
       cy.elements().remove();
       cy.add(elements);
     });
-    fitView(cy, elements);
+    fitView(cy, elements, callbacks.current.selected);
     cy.one('render', () => {
       const draw = performance.now() - t0;
       el.dataset.drawMs = draw.toFixed(1);
@@ -158,8 +176,8 @@ export const GraphCanvas = memo(function GraphCanvas(props: GraphCanvasProps) {
     if (target?.nonempty() && target.isNode()) {
       const p = target.renderedPosition();
       const outside = p.x < 0 || p.y < 0 || p.x > cy.width() || p.y > cy.height();
-      if (outside || (large && cy.zoom() < LABEL_ZOOM)) {
-        cy.animate({ center: { eles: target }, zoom: Math.max(cy.zoom(), large ? 0.7 : cy.zoom()) }, { duration: 250 });
+      if (outside || (large && cy.zoom() < LABEL_ZOOM) || (!large && cy.zoom() < READABLE_ZOOM)) {
+        cy.animate({ center: { eles: target }, zoom: Math.max(cy.zoom(), large ? 0.7 : READABLE_ZOOM) }, { duration: 250 });
       }
     }
   }, [selected, elements, large]);
@@ -189,9 +207,30 @@ export const GraphCanvas = memo(function GraphCanvas(props: GraphCanvasProps) {
 
 /**
  * Fits the whole graph, without blowing small graphs up past 1.5×. The box comes from the preset
- * positions (viewportToFit), not cy.fit(): measuring 2,000 labels costs hundreds of ms.
+ * positions (viewportToFit), not cy.fit(): measuring 2,000 labels costs hundreds of ms. A graph
+ * of labelled size (not a large one) is never fitted below READABLE_ZOOM: when it does not fit
+ * at that zoom (a side panel took the room), it is shown at READABLE_ZOOM around the selected
+ * node, else its start, and the rest is a drag or a wheel away.
  */
-function fitView(cy: Core, elements: readonly ElementDefinition[]): void {
-  const v = viewportToFit(elements, cy.width(), cy.height(), { padding: 24, maxZoom: 1.5, minZoom: cy.minZoom() });
-  if (v) cy.viewport(v);
+function fitView(cy: Core, elements: readonly ElementDefinition[], selected?: string | null): void {
+  const large = elements.length > LARGE_GRAPH;
+  const v = viewportToFit(elements, cy.width(), cy.height(), { padding: 24, maxZoom: 1.5, minZoom: large ? cy.minZoom() : READABLE_ZOOM });
+  if (!v) return;
+  cy.viewport(v);
+  if (large || v.zoom > READABLE_ZOOM + 1e-9) return;
+  const target = selected ? cy.getElementById(selected) : null;
+  if (target?.nonempty() && target.isNode()) {
+    cy.center(target);
+    return;
+  }
+  // Nothing selected: the graph's left edge (where it starts) at the left of the canvas.
+  const box = readableStart(elements);
+  if (box) cy.pan({ x: 24 + (box.halfW - box.minX) * v.zoom, y: v.pan.y });
+}
+
+/** The leftmost node position and the node half width, from the preset positions. */
+function readableStart(elements: readonly ElementDefinition[]): { minX: number; halfW: number } | null {
+  let minX = Infinity;
+  for (const e of elements) if (e.position && e.position.x < minX) minX = e.position.x;
+  return minX === Infinity ? null : { minX, halfW: 70 };
 }

@@ -4,7 +4,7 @@
  * labelled with its symbol, the reward h and the highest rung k/5 as text beside the bar. A
  * role that wired nodes (a designer) is marked ✎ before its name.
  */
-import { ladderBar, ladderScale, RUNG_KEYS, rungLabel, toPixels, type LadderValues, type RungKey } from '../lib/ladderBars.ts';
+import { ladderBar, ladderScale, RUNG_KEYS, rungText, toPixels, type LadderValues, type RungKey } from '../lib/ladderBars.ts';
 
 const ROW = 34;
 const LABEL_W = 120;
@@ -21,7 +21,7 @@ export function LadderChart({ ladders, title, testId }: { ladders: LadderValues[
   const height = TOP + ladders.length * ROW + 8;
   const width = LABEL_W + BAR_W + TAIL_W;
   const ticks = tickValues(scale.min, scale.max);
-  const summary = ladders.map((l) => `${l.role}: h ${l.reward.toFixed(2)}, rung ${rungLabel(l.highestRung)}`).join('; ');
+  const summary = ladders.map((l) => `${l.role}: h ${l.reward.toFixed(2)}, ${rungText(l)}`).join('; ');
 
   return (
     <svg className="ladder-chart" data-testid={testId} viewBox={`0 0 ${width} ${height}`} width="100%" role="img" aria-label={`${title}. ${summary}`} preserveAspectRatio="xMinYMin meet">
@@ -65,7 +65,7 @@ export function LadderChart({ ladders, title, testId }: { ladders: LadderValues[
               );
             })}
             <text className="tail" x={LABEL_W + BAR_W + 8} y={y + ROW / 2} dominantBaseline="middle">
-              h {l.reward.toFixed(2)} · rung {rungLabel(l.highestRung)}
+              h {l.reward.toFixed(2)} · {rungText({ ...l, highestRung: Math.round(l.highestRung * 10) / 10 })}
             </text>
           </g>
         );

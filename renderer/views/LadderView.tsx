@@ -1,5 +1,6 @@
 import { useMemo } from 'react';
-import { meanLadders, RUNG_KEYS, RUNG_SYMBOL, rungLabel, runLadders, validityMeaning, wiredNodes, type LadderValues } from '../lib/ladderBars.ts';
+import { countOf } from '../lib/messages.ts';
+import { meanLadders, RUNG_KEYS, RUNG_SYMBOL, rungText, runLadders, validityMeaning, wiredNodes, type LadderValues } from '../lib/ladderBars.ts';
 import { useLabPick } from '../useLab.ts';
 import { LadderChart, RungKeyLegend } from './LadderChart.tsx';
 import { RunPicker } from './RunPicker.tsx';
@@ -72,7 +73,7 @@ export function LadderView() {
             <section aria-labelledby="ladder-mean-title" data-testid="ladder-mean">
               <h3 id="ladder-mean-title">
                 Mean across experiment <code>{experimentId}</code>
-                {runs.status === 'ready' ? <span className="muted small"> ({runs.data.length} runs)</span> : null}
+                {runs.status === 'ready' ? <span className="muted small"> ({countOf(runs.data.length, 'run')})</span> : null}
               </h3>
               <LoadState state={runs} what="runs" />
               {runs.status === 'ready' && mean.length === 0 && <p className="muted">No run of this experiment has a ladder yet.</p>}
@@ -124,7 +125,7 @@ function LadderTable({ ladders, mean = false }: { ladders: Array<LadderValues & 
                 </td>
               ))}
               <td className="num">{l.reward.toFixed(2)}</td>
-              <td className="num">{rungLabel(mean ? Math.round(l.highestRung * 10) / 10 : l.highestRung)}</td>
+              <td className="num">{rungText({ ...l, highestRung: mean ? Math.round(l.highestRung * 10) / 10 : l.highestRung }, '')}</td>
               {mean && <td className="small">{l.rungCounts?.join(' · ')}</td>}
             </tr>
           ))}

@@ -154,7 +154,7 @@ export function LearningView() {
                   <br />
                   <span className="muted small">
                     {v.path}
-                    {v.hyper && ` · ${v.hyper}`}
+                    {v.hyper && v.hyperChanged && ` · ${v.hyper}`}
                   </span>
                 </li>
               ))}

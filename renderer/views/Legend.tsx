@@ -1,5 +1,6 @@
 /** Keys to the graphs: node kinds (colour and shape), edge types (line style), states (marker and border), and authors in a designed run (label, shape and ring). */
 import { LIVE_MARKER } from '../lib/elements.ts';
+import { liveStateColor, traceStateColor, type Theme } from '../lib/graphStyle.ts';
 import { STATE_MARKER, STATE_TEXT, type TraceState } from '../lib/traceModel.ts';
 
 export function KindLegend({ editor = false }: { editor?: boolean }) {
@@ -18,12 +19,13 @@ export function KindLegend({ editor = false }: { editor?: boolean }) {
 
 const TRACE_BORDER: Record<TraceState, string> = { ok: 'thin solid', root: 'thick double', cascade: 'dashed', skipped: 'dotted, faded', silent: 'thick solid' };
 
-export function StateLegend() {
+/** The trace states' key; each swatch's border colour is the graph's own (graphStyle.ts traceStateColor). */
+export function StateLegend({ theme }: { theme: Theme }) {
   return (
     <ul className="legend" aria-label="Node states">
       {(Object.keys(STATE_MARKER) as TraceState[]).map((s) => (
         <li key={s}>
-          <span className={`swatch state st-${s}`} aria-hidden="true">{STATE_MARKER[s]}</span> {STATE_TEXT[s]} <span className="muted">({TRACE_BORDER[s]} border)</span>
+          <span className={`swatch state st-${s}`} style={{ borderColor: traceStateColor(theme, s) }} aria-hidden="true" data-testid={`legend-state-${s}`}>{STATE_MARKER[s]}</span> {STATE_TEXT[s]} <span className="muted">({TRACE_BORDER[s]} border)</span>
         </li>
       ))}
       <li><span className="tag sim">SIMULATED</span> injected fault</li>
@@ -31,12 +33,13 @@ export function StateLegend() {
   );
 }
 
-export function LiveLegend() {
+/** The live states' key, coloured like the graph (graphStyle.ts liveStateColor). */
+export function LiveLegend({ theme }: { theme: Theme }) {
   return (
     <ul className="legend" aria-label="Live node states">
       {(Object.keys(LIVE_MARKER) as Array<keyof typeof LIVE_MARKER>).map((s) => (
         <li key={s}>
-          <span className={`swatch live live-${s}`} aria-hidden="true">{LIVE_MARKER[s]}</span> {s}
+          <span className={`swatch live live-${s}`} style={{ borderColor: liveStateColor(theme, s) }} aria-hidden="true">{LIVE_MARKER[s]}</span> {s}
         </li>
       ))}
     </ul>

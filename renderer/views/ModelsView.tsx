@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import type { ModelEntry } from '../../core/api/lab.ts';
+import { userMessage } from '../lib/messages.ts';
 import { TEST_MAX_TOKENS, TEST_PROMPT } from '../store/catalog.ts';
 import { useLab, useLabPick } from '../useLab.ts';
 import { bytes, paramCount } from './format.ts';
@@ -66,7 +67,7 @@ function AddModel() {
       </button>
       {result.status === 'error' && (
         <p className="note error small" role="alert" data-testid="model-add-error">
-          <span aria-hidden="true">✗</span> {result.message}
+          <span aria-hidden="true">✗</span> {userMessage(result)}
         </p>
       )}
       {result.status === 'ready' && <p className="note small tone-ok">✓ Added {result.data.fileName}.</p>}
@@ -138,7 +139,7 @@ function ModelRow({ model: m, index }: { model: ModelEntry; index: number }) {
         )}
         {test?.status === 'error' && (
           <div className="note error small" role="alert" data-testid="model-test-result">
-            ✗ {test.message}
+            ✗ {userMessage(test)}
           </div>
         )}
       </td>

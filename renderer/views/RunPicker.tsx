@@ -3,23 +3,29 @@ import { useLabPick } from '../useLab.ts';
 import { percent, runStatusLabel } from './format.ts';
 import { LoadState, Status } from './Status.tsx';
 
+/** An experiment in one line: workflow, id, dataset/split, runs, accuracy. */
+function experimentLine(e: { workflowName: string; id: string; dataset: string; split: string; runsDone: number; tasksPlanned: number; accuracy: number | null }): string {
+  return `${e.workflowName} · ${e.id} · ${e.dataset}/${e.split} · ${e.runsDone}/${e.tasksPlanned} runs · ${percent(e.accuracy)} correct`;
+}
+
 /** Pick an experiment, then one of its runs (shared by Trace and Ladder). */
 export function RunPicker() {
   const { experiments, selectedExperimentId, selectExperiment, runs, selectedRunId, selectRun } = useLabPick(
     'experiments', 'selectedExperimentId', 'selectExperiment', 'runs', 'selectedRunId', 'selectRun',
   );
   const list = experiments.status === 'ready' ? experiments.data : [];
+  const picked = list.find((e) => e.id === selectedExperimentId);
 
   return (
     <nav className="run-picker" aria-label="Experiment and run">
       <label className="stack">
         <span className="muted small">Experiment</span>
-        <select data-testid="pick-experiment" value={selectedExperimentId ?? ''} onChange={(e) => void selectExperiment(e.target.value || null)}>
+        <select data-testid="pick-experiment" value={selectedExperimentId ?? ''} title={picked ? experimentLine(picked) : undefined} onChange={(e) => void selectExperiment(e.target.value || null)}>
           <option value="">{list.length ? '— choose an experiment —' : 'no experiments yet'}</option>
           {groupExperiments(list).map((en) =>
             en.type === 'single' ? (
               <option key={en.key} value={en.experiment.id}>
-                {en.experiment.id} · {en.experiment.workflowName} · {percent(en.experiment.accuracy)}
+                {en.experiment.workflowName} · {percent(en.experiment.accuracy)} · {en.experiment.id}
               </option>
             ) : (
               // A train loop's or a study's experiments under one heading.
@@ -34,6 +40,12 @@ export function RunPicker() {
           )}
         </select>
       </label>
+      {/* The closed select is narrower than its text: the whole choice, wrapped, below it. */}
+      {picked && (
+        <p className="picked-experiment small" data-testid="picked-experiment">
+          <strong>{picked.workflowName}</strong> · <code>{picked.id}</code> · {picked.dataset}/{picked.split} · {picked.runsDone}/{picked.tasksPlanned} runs · {percent(picked.accuracy)} correct
+        </p>
+      )}
       <LoadState state={experiments} what="experiments" />
       {selectedExperimentId && <LoadState state={runs} what="runs" />}
       {runs.status === 'ready' && selectedExperimentId && (

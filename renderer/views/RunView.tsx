@@ -1,13 +1,14 @@
 import { useMemo } from 'react';
 import { workflowElements } from '../lib/elements.ts';
 import { FAULT_HELP, FAULT_KINDS } from '../lib/faults.ts';
-import { isFinished, progressOf, watchedNodes } from '../lib/liveRun.ts';
+import { isFinished, progressOf, runTally, tallyText, watchedNodes } from '../lib/liveRun.ts';
 import { useLab, useLabPick } from '../useLab.ts';
 import { useShortcut } from '../useShortcut.ts';
 import { GraphCanvas } from './lazy.tsx';
 import { LiveLegend } from './Legend.tsx';
 import { RoleModels } from './RoleModels.tsx';
 import { RoleExtras, RunKind } from './RunOptions.tsx';
+import { MAX_LIMIT, MAX_SEED, splitFor } from '../store/run.ts';
 
 /** Run the open workflow on a dataset: the form, progress, the graph lighting up, cancel. */
 export function RunView() {
@@ -62,7 +63,7 @@ function RunForm() {
           value={form.dataset}
           onChange={(e) => {
             const d = list.find((x) => x.name === e.target.value);
-            setRunForm({ dataset: e.target.value, split: d?.splits.includes(form.split) ? form.split : (d?.splits[0] ?? '') });
+            setRunForm({ dataset: e.target.value, split: splitFor(e.target.value, d?.splits ?? [], form.splitByDataset) });
           }}
         >
           {!list.length && <option value="">{datasets.status === 'loading' ? 'loading…' : 'no datasets'}</option>}
@@ -92,11 +93,11 @@ function RunForm() {
       </label>
       <label className="row">
         <span>Limit (tasks)</span>
-        <input data-testid="run-limit" type="number" min={1} step={1} value={Number.isFinite(form.limit) ? form.limit : ''} onChange={(e) => setRunForm({ limit: e.target.valueAsNumber })} />
+        <input data-testid="run-limit" type="number" min={1} max={MAX_LIMIT} step={1} value={Number.isFinite(form.limit) ? form.limit : ''} onChange={(e) => setRunForm({ limit: e.target.valueAsNumber })} />
       </label>
       <label className="row">
         <span>Seed</span>
-        <input data-testid="run-seed" type="number" min={0} step={1} value={Number.isFinite(form.seed) ? form.seed : ''} onChange={(e) => setRunForm({ seed: e.target.valueAsNumber })} />
+        <input data-testid="run-seed" type="number" min={0} max={MAX_SEED} step={1} value={Number.isFinite(form.seed) ? form.seed : ''} onChange={(e) => setRunForm({ seed: e.target.valueAsNumber })} />
       </label>
     </fieldset>
   );
@@ -147,7 +148,7 @@ function Faults() {
 }
 
 function RunControls() {
-  const { live, starting, runError, startRun, cancelRun, runRequest, serverDown } = useLabPick('live', 'starting', 'runError', 'startRun', 'cancelRun', 'runRequest', 'serverDown');
+  const { live, starting, runError, startRun, cancelRun, runRequest, serverDown, connectionLost } = useLabPick('live', 'starting', 'runError', 'startRun', 'cancelRun', 'runRequest', 'serverDown', 'connectionLost');
   // Recomputed on any change of what it reads.
   useLab((s) => s.runForm);
   useLab((s) => s.roleModels);
@@ -171,7 +172,7 @@ function RunControls() {
         </p>
       )}
       <div className="row">
-        <button type="button" className="primary" data-testid="run-start" disabled={!req.ok || starting || running || serverDown} onClick={() => void startRun()} title="Start (Ctrl+Enter)">
+        <button type="button" className="primary" data-testid="run-start" disabled={!req.ok || starting || running || connectionLost || serverDown} onClick={() => void startRun()} title={connectionLost || serverDown ? 'The connection to the lab server is lost: start again once it is back' : 'Start (Ctrl+Enter)'}>
           {starting ? 'Starting…' : 'Start'}
         </button>
         <button type="button" data-testid="run-cancel" disabled={!running || serverDown} onClick={() => void cancelRun()} title="Cancel (Alt+C)">
@@ -188,7 +189,7 @@ function RunControls() {
 }
 
 function Progress() {
-  const { live, starting, selectExperiment, setView } = useLabPick('live', 'starting', 'selectExperiment', 'setView');
+  const { live, starting, selectExperiment, setView, connectionLost } = useLabPick('live', 'starting', 'selectExperiment', 'setView', 'connectionLost');
   if (!live && starting) {
     return (
       <div className="empty" data-testid="run-starting" role="status">
@@ -203,20 +204,26 @@ function Progress() {
       </div>
     );
   }
-  const pct = Math.round(progressOf(live) * 100);
+  const tally = runTally(live);
+  const pct = Math.round(progressOf(tally) * 100);
   const finished = isFinished(live);
   return (
-    <div className="progress" data-testid="run-status" data-status={live.status}>
-      <div className="row">
+    <div className="progress" data-testid="run-status" data-status={live.status} data-connection={connectionLost ? 'lost' : 'ok'}>
+      <div className="row wrap">
         <strong>
           <code>{live.experimentId}</code>
         </strong>
         <span className={`status tone-${live.status === 'completed' ? 'ok' : live.status === 'failed' ? 'bad' : live.status === 'cancelled' ? 'muted' : 'busy'}`}>{live.status}</span>
+        {connectionLost && (
+          <span className="status tone-bad connection-lost" data-testid="run-connection-lost" role="alert">
+            ⚠ connection to the lab server lost: what happened to the run is unknown until it is back
+          </span>
+        )}
         {live.simulatedNodes > 0 && <span className="tag sim">SIMULATED faults: {live.simulatedNodes}</span>}
       </div>
-      <progress data-testid="run-progress" max={Math.max(1, live.total)} value={live.done} aria-label={`${live.done} of ${live.total} tasks`} />
-      <p className="small">
-        {live.done} / {live.total || '?'} tasks ({pct}%) · <span className="tone-ok">✓ {live.runsCorrect} correct</span> · <span className="tone-bad">✗ {live.runsFailed} failed</span>
+      <progress data-testid="run-progress" max={Math.max(1, tally.total)} value={tally.done} aria-label={`${tally.done} of ${tally.total} tasks`} />
+      <p className="small" data-testid="run-tally">
+        {tallyText(tally)} ({pct}%)
         {live.message ? ` · ${live.message}` : ''}
       </p>
       {finished && (
@@ -251,7 +258,7 @@ function LiveGraph() {
         {watched ? `Watching task run ${watched.runId}${watched.taskIndex !== undefined ? ` (task #${watched.taskIndex})` : ''}${watched.finished ? ` — ${watched.status}` : ''}` : 'The graph lights up as nodes run.'}
       </p>
       <GraphCanvas elements={elements} theme={theme} label="Live workflow graph" live={nodes} />
-      <LiveLegend />
+      <LiveLegend theme={theme} />
     </div>
   );
 }

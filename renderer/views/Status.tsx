@@ -1,3 +1,4 @@
+import { userMessage } from '../lib/messages.ts';
 import type { StatusLabel } from './format.ts';
 
 /** A status as symbol + word (readable without colour), tinted by its tone. */
@@ -15,7 +16,7 @@ export function LoadState({ state, what }: { state: { status: string; message?: 
   if (state.status === 'error') {
     return (
       <p className="note error" role="alert">
-        <span aria-hidden="true">✗</span> Could not load {what}: {state.message} {state.code ? `[${state.code}]` : ''}
+        <span aria-hidden="true">✗</span> Could not load {what}: {userMessage(state)}
       </p>
     );
   }

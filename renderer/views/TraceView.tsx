@@ -1,7 +1,8 @@
 import { useDeferredValue, useEffect, useMemo, useState } from 'react';
+import { countOf } from '../lib/messages.ts';
 import { traceElements } from '../lib/elements.ts';
 import { graphOf } from '../lib/graphEdits.ts';
-import { authorBadges, blameText, buildTraceModel, listOrder, STATE_MARKER, STATE_TEXT, type TraceModel } from '../lib/traceModel.ts';
+import { authorBadges, blameRoleLabel, blameText, buildTraceModel, listOrder, STATE_MARKER, STATE_TEXT, type TraceModel } from '../lib/traceModel.ts';
 import { useLabPick } from '../useLab.ts';
 import { useShortcut } from '../useShortcut.ts';
 import { failureClassLabel } from './format.ts';
@@ -130,12 +131,12 @@ function TraceBody() {
               <GraphCanvas
                 elements={built.elements}
                 theme={theme}
-                label={`Trace graph of task ${run.taskIndex}: ${model.nodes.length} nodes`}
+                label={`Trace graph of task ${run.taskIndex}: ${countOf(model.nodes.length, 'node')}`}
                 selected={traceNode}
                 onSelectNode={(id) => selectTraceNode(id)}
                 prepMs={built.prepMs}
               />
-              <StateLegend />
+              <StateLegend theme={theme} />
               <KindLegend />
               {model.design && <AuthorLegend designer={model.design.role} />}
             </div>
@@ -256,8 +257,8 @@ function BlameSummary({ model }: { model: TraceModel }) {
             {model.blame.map((b) => (
               <tr key={b.role} data-testid={`blame-role-${b.role}`}>
                 <td>
-                  {b.role}
-                  {b.role === 'human' && <span className="muted small"> (hand-written wiring, not trainable)</span>}
+                  {blameRoleLabel(b.role).name}
+                  {blameRoleLabel(b.role).note && <div className="muted small">{blameRoleLabel(b.role).note}</div>}
                 </td>
                 <td className="num">
                   {b.rootFailures.length}

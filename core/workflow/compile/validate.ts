@@ -102,11 +102,18 @@ export function validateWorkflowGraph(
     if (node.prompt !== undefined) {
       const problem = templateProblem(node.prompt);
       if (problem) issue('BAD_TEMPLATE', [...node.path, 'prompt'], `prompt of "${node.id}": ${problem}`);
+      // One issue per missing port, naming every use of it ({{feedback}} and {{feedback.reason}} are one problem).
+      const missing = new Map<string, string[]>();
       for (const ref of templateRefs(node.prompt)) {
         if (ref.root === 'task' || ref.root === 'hints') continue;
-        if (!node.inputs.some((p) => p.name === ref.root)) {
-          issue('BAD_TEMPLATE', [...node.path, 'prompt'], `prompt of "${node.id}" uses {{${[ref.root, ...ref.path].join('.')}}} but the node has no input port "${ref.root}" (ports: ${node.inputs.map((p) => p.name).join(', ') || 'none'})`);
-        }
+        if (node.inputs.some((p) => p.name === ref.root)) continue;
+        const uses = missing.get(ref.root) ?? [];
+        const use = `{{${[ref.root, ...ref.path].join('.')}}}`;
+        if (!uses.includes(use)) uses.push(use);
+        missing.set(ref.root, uses);
+      }
+      for (const [root, uses] of missing) {
+        issue('BAD_TEMPLATE', [...node.path, 'prompt'], `prompt of "${node.id}" uses ${uses.join(', ')} but the node has no input port "${root}" (ports: ${node.inputs.map((p) => p.name).join(', ') || 'none'})`);
       }
     }
   }
