@@ -36,6 +36,7 @@ import { SqliteTrainLoopsRepo } from './trainLoops.ts';
 import { SqliteWeightsRepo } from './weights.ts';
 import { SqliteStudiesRepo } from './studies.ts';
 import { SqliteMassRepo, type MassRepo } from './mass.ts';
+import { SqliteWorkshopRepo, type WorkshopRepo } from './workshops.ts';
 import type { ExperimentCall, ExperimentRow, ExperimentStatus, ExperimentSummary, NewExperiment, PlannedTask } from './types.ts';
 
 /** Every store this process has open (see {@link openStores}). */
@@ -340,6 +341,13 @@ export class SqliteStore implements Store {
   get mass(): MassRepo {
     this.live();
     return (this.massRepo ??= new SqliteMassRepo(this.db, this.file));
+  }
+
+  private workshopsRepo?: SqliteWorkshopRepo;
+  /** Workshop sessions, step results and predictions (core/workshop). */
+  get workshops(): WorkshopRepo {
+    this.live();
+    return (this.workshopsRepo ??= new SqliteWorkshopRepo(this.db, this.file));
   }
 
   /** Whether `close()` has been called. */
