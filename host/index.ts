@@ -12,3 +12,4 @@ export { listDatasets } from './datasets.ts';
 export { DEV_CSP, PRODUCTION_CSP } from './security.ts';
 export { createEventHub, type EventHub } from './events.ts';
 export { isLoopback, MAX_BODY_BYTES, rendererMissingMessage, startLabServer, TOKEN_HEADER, type LabServer, type LabServerOptions } from './server.ts';
+export { ATTENDEE_METHODS, attendeeAllow, type WorkshopExperiments } from './workshop.ts';

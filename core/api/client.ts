@@ -12,6 +12,7 @@ export {
   isApiMethod,
   isLabMethod,
   LAB_METHODS,
+  WORKSHOP_METHODS,
   type ApiMethod,
   type LabMethod,
 } from './channels.ts';
@@ -55,6 +56,7 @@ export type {
   RolloutRoleValue,
   RolloutsView,
 } from './improve.ts';
+export type { ControlWorkshopPayload, SubmitPredictionPayload, WorkshopApiAdditions, WorkshopHost, Choice, PredictionScore, RevealChart, RevealFact, StepResult, WorkshopStepSummary, WorkshopStepView, WorkshopView } from './workshop.ts';
 export type { DiffApiAdditions, DiffRunsPayload, RunDiffSide, RunDiffView } from './diff.ts';
 export type { StudiesApiAdditions, StudyCellView, StudyDelta, StudyDetail, StudySummaryView, StudyTable, StudyTableEntry, StudyUnitView } from './studies.ts';
 export type { AgentChange, DesignDiff, EvolutionSummary, EvolutionTimeline, GetDesignDiffPayload, GetEvolutionPayload, GetOuterLoopPayload, MassApiAdditions, OuterCut, OuterCycleArm, OuterLoopSummary, OuterLoopView, OuterQuarantine, OuterRunRow, OuterTaskRanking, TaskTimeline, TimelineDesign, TimelineIteration, TimelineVerdict } from './mass.ts';

@@ -16,6 +16,7 @@ import type { LabApiAdditions, Subscribe } from './lab.ts';
 import type { LearningApiAdditions } from './learning.ts';
 import type { StudiesApiAdditions } from './studies.ts';
 import type { MassApiAdditions } from './mass.ts';
+import type { WorkshopApiAdditions } from './workshop.ts';
 
 /** Longest id accepted in a payload. */
 export const MAX_ID_LENGTH = 200;
@@ -177,6 +178,10 @@ export const payloadSchemas = {
   getDesignDiff: z.strictObject({ evolutionId: Id, taskIndex: z.number().int().min(0), a: z.number().int().min(0), b: z.number().int().min(0) }),
   listOuterLoops: NoPayload,
   getOuterLoop: z.strictObject({ loopId: Id }),
+  getWorkshop: NoPayload,
+  submitPrediction: z.strictObject({ attendee: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, - or _'), stepId: Name, choice: Name }),
+  controlWorkshop: z.strictObject({ action: z.enum(['next', 'prev', 'goto', 'reveal', 'reset', 'restart-timer']), index: z.int('must be an integer').min(0, 'must be at least 0').max(100, 'must be at most 100').optional() })
+    .refine((c) => (c.action === 'goto') === (c.index !== undefined), { message: 'index is given with goto, and only with goto', path: ['index'] }),
 } as const satisfies Record<ApiMethod, z.ZodType>;
 
 /** The validated payload type of a method. */
@@ -340,7 +345,7 @@ export interface AppInfo {
  * synchronously; the lab methods (`LabApiAdditions`, lab.ts) return
  * Promises and reject with the same ApiErrors (a bad payload included).
  */
-export interface FlowlabApi extends LabApiAdditions, ImproveApiAdditions, LearningApiAdditions, DiffApiAdditions, StudiesApiAdditions, MassApiAdditions {
+export interface FlowlabApi extends LabApiAdditions, ImproveApiAdditions, LearningApiAdditions, DiffApiAdditions, StudiesApiAdditions, MassApiAdditions, WorkshopApiAdditions {
   /** All experiments, newest first, with progress and scores. */
   listExperiments(payload?: ApiPayload<'listExperiments'>): ExperimentSummary[];
   /** One experiment with its workflow text and config. Errors: `NOT_FOUND`. */

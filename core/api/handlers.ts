@@ -14,6 +14,8 @@ import type { LabHost } from './lab.ts';
 import { buildLearningCurves, listVersions } from './learningHandlers.ts';
 import { buildStudyDetail, listStudyViews } from './studyHandlers.ts';
 import { createRunTraceReader } from './runTrace.ts';
+import type { WorkshopHost } from './workshop.ts';
+import { WorkshopError } from '../workshop/index.ts';
 import { getDesignDiff, getEvolution, getOuterLoop, listEvolutions, listOuterLoops } from './massHandlers.ts';
 
 /** What the handlers need: the open store, the app version, the lab host, and optionally the tool registry. */
@@ -30,6 +32,8 @@ export interface HandlerDeps {
    * utility process). Without it the lab methods reject with `UNAVAILABLE`.
    */
   lab?: LabHost;
+  /** The workshop session (`flowlab workshop`); without it the workshop methods are `UNAVAILABLE`. */
+  workshop?: WorkshopHost;
 }
 
 /**
@@ -45,6 +49,10 @@ export function createHandlers(deps: HandlerDeps): FlowlabApi {
     return deps.lab;
   };
   const runTrace = createRunTraceReader(store, tools);
+  const workshop = (method: ApiMethod): WorkshopHost => {
+    if (!deps.workshop) throw new ApiError('UNAVAILABLE', `${method}: no workshop runs on this host; start one with \`flowlab workshop <scenario>\``, method);
+    return deps.workshop;
+  };
 
   const impl: { [M in ApiMethod]: (payload: ApiPayload<M>) => ReturnType<FlowlabApi[M]> } = {
     listExperiments: () => store.listExperiments().map(toSummary),
@@ -120,6 +128,9 @@ export function createHandlers(deps: HandlerDeps): FlowlabApi {
     getDesignDiff: (payload) => getDesignDiff(store, payload),
     listOuterLoops: () => listOuterLoops(store),
     getOuterLoop: ({ loopId }) => getOuterLoop(store, loopId),
+    getWorkshop: () => workshop('getWorkshop').view(),
+    submitPrediction: ({ attendee, stepId, choice }) => workshop('submitPrediction').submit(attendee, stepId, choice),
+    controlWorkshop: ({ action, index }) => workshop('controlWorkshop').control(action === 'goto' ? { action, index: index! } : { action: action as Exclude<typeof action, 'goto'> }),
   };
 
   const api = {} as Record<ApiMethod, (payload?: unknown) => unknown>;
@@ -188,6 +199,9 @@ export function toApiError(err: unknown, method: string): ApiError {
   if (err instanceof DatasetError) {
     const code = err.code === 'DATASET_NOT_FOUND' ? 'UNAVAILABLE' : err.code === 'BAD_LINE' || err.code === 'EMPTY_FILE' || err.code === 'NOT_UTF8' ? 'INTERNAL' : 'BAD_REQUEST';
     return new ApiError(code, `${method}: ${err.message}`, method, undefined, { cause: err });
+  }
+  if (err instanceof WorkshopError) {
+    return new ApiError(err.code === 'NOT_REHEARSED' || err.code === 'STEP_FAILED' ? 'UNAVAILABLE' : 'BAD_REQUEST', `${method}: ${err.message}`, method, undefined, { cause: err });
   }
   if (err instanceof FaultSpecError) {
     return new ApiError('BAD_REQUEST', `${method}: ${err.message}`, method, undefined, { cause: err });
