@@ -42,6 +42,7 @@ const COMMANDS: Record<string, Entry> = {
   evolve: { term: 'evolve <dataset>', summary: 'MASS inner loop: evolve a text workflow with the model as judge and optimizer (resumable, replayable)', load: () => import('./commands/evolve.ts') },
   versions: { term: 'versions', summary: 'the weight versions training wrote, per role, with their lineage', load: async () => ({ define: (await import('./commands/train.ts')).defineVersions }) },
   rank: { term: 'rank', summary: "MASS outer loop: champion runs, ring tournament, Bradley-Terry, guards, SFT export (no training)", load: () => import('./commands/rank.ts') },
+  workshop: { term: 'workshop <scenario.yaml>', summary: 'a room exercise: rehearse once, then presenter + attendee pages (QR code, predictions, reveal, report)', load: () => import('./commands/workshop.ts') },
   rsi: { term: 'rsi', summary: 'MASS whole cycles: outer loop -> SFT per arm (self-judge | verifier) -> new version, held-out paired test', load: () => import('./commands/rsi.ts') },
   'serve-model': { term: 'serve-model <file.gguf...>', summary: 'serve local GGUF files over the OpenAI-compatible API (json_schema, seed, usage, streaming; loopback)', load: () => import('./commands/serveModel.ts') },
   probe: { term: 'probe <endpoint>', summary: 'check what an OpenAI-compatible server really does: schema enforced or ignored, seeds, usage', load: () => import('./commands/probe.ts') },

@@ -26,7 +26,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import path from 'node:path';
-import { ApiError, isApiMethod, toApiError, type ApiErrorCode, type FlowlabApi, type Subscribe } from '../core/api/index.ts';
+import { ApiError, isApiMethod, toApiError, type ApiErrorCode, type ApiMethod, type FlowlabApi, type Subscribe } from '../core/api/index.ts';
 import { FlowlabError } from '../core/errors.ts';
 import { allowedHostHeaders } from './hostHeader.ts';
 import { PRODUCTION_CSP } from './security.ts';
@@ -53,6 +53,12 @@ export interface LabServerOptions {
   token?: string;
   /** SSE keep-alive comment interval in ms. Default 15000. */
   heartbeatMs?: number;
+  /**
+   * Tokens of narrower reach (a workshop's attendee token, host/workshop.ts): the page opens with
+   * one, and each API call made with it must pass its `allow` first (which throws an ApiError to
+   * refuse: answered 403); the event stream is refused to them.
+   */
+  guests?: ReadonlyArray<{ token: string; allow(method: ApiMethod, payload: unknown): void }>;
 }
 
 /** A running server. */
@@ -139,11 +145,13 @@ export async function startLabServer(options: LabServerOptions): Promise<LabServ
   const assets = new StaticFiles(rendererDir);
   let port = 0;
 
-  const tokenOk = (given: string | undefined | null): boolean => {
+  const same = (given: string | undefined | null, expected: Buffer): boolean => {
     if (!given) return false;
     const b = Buffer.from(given, 'utf8');
-    return b.length === tokenBytes.length && timingSafeEqual(b, tokenBytes);
+    return b.length === expected.length && timingSafeEqual(b, expected);
   };
+  const tokenOk = (given: string | undefined | null): boolean => same(given, tokenBytes);
+  const guests = (options.guests ?? []).map((g) => ({ ...g, bytes: Buffer.from(g.token, 'utf8') }));
 
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
@@ -163,12 +171,15 @@ export async function startLabServer(options: LabServerOptions): Promise<LabServ
     if (origin !== undefined && origin !== `http://${hostHeader}`) {
       return sendError(res, 403, new ApiError('FORBIDDEN', `requests from origin ${origin} are refused: only the page served here may call the API`));
     }
-    const authed = tokenOk(headerValue(req.headers[TOKEN_HEADER]) ?? url.searchParams.get('token'));
+    const given = headerValue(req.headers[TOKEN_HEADER]) ?? url.searchParams.get('token');
+    const authed = tokenOk(given);
+    const guest = authed ? undefined : guests.find((g) => same(given, g.bytes));
 
     if (url.pathname === '/api' || url.pathname.startsWith('/api/')) {
-      if (!authed) return sendError(res, 401, new ApiError('FORBIDDEN', 'missing or wrong session token: open the URL that `flowlab serve` printed'));
+      if (!authed && !guest) return sendError(res, 401, new ApiError('FORBIDDEN', 'missing or wrong session token: open the URL that `flowlab serve` printed'));
       const name = url.pathname.slice('/api/'.length);
       if (name === 'events') {
+        if (guest) return sendError(res, 403, new ApiError('FORBIDDEN', 'the event stream is not open to this token'));
         if (req.method !== 'GET') return sendError(res, 405, new ApiError('BAD_REQUEST', '/api/events takes GET'), { allow: 'GET' });
         return openStream(req, res);
       }
@@ -189,6 +200,13 @@ export async function startLabServer(options: LabServerOptions): Promise<LabServ
           return sendError(res, 400, new ApiError('BAD_REQUEST', `${name}: the request body is not valid JSON (${(err as Error).message})`, name));
         }
       }
+      if (guest) {
+        try {
+          guest.allow(name, payload);
+        } catch (err) {
+          return sendError(res, 403, toApiError(err, name));
+        }
+      }
       try {
         const result = await (options.api[name] as (p: unknown) => unknown).call(options.api, payload);
         return sendJson(res, 200, { ok: true, result: result ?? null });
@@ -203,7 +221,7 @@ export async function startLabServer(options: LabServerOptions): Promise<LabServ
     }
     const rel = normaliseRequestPath(url.pathname);
     if (rel !== undefined && isPagePath(rel)) {
-      if (!authed) return sendText(res, 401, 'Flowlab: this page needs its session token. Open the URL that `flowlab serve` printed (it ends with ?token=...).');
+      if (!authed && !guest) return sendText(res, 401, 'Flowlab: this page needs its session token. Open the URL that `flowlab serve` printed (it ends with ?token=...).');
       const index = path.join(rendererDir, 'index.html');
       if (!existsSync(index)) return sendText(res, 503, rendererMissingMessage(rendererDir));
       return sendFile(req, res, index, { 'content-security-policy': PRODUCTION_CSP, 'cache-control': 'no-store' });

@@ -16,12 +16,19 @@ import { StudiesView } from './views/StudiesView.tsx';
 import { TraceView } from './views/TraceView.tsx';
 import { preloadGraph } from './views/lazy.tsx';
 import { ConnectionBanner } from './views/ConnectionBanner.tsx';
+import { workshopRoute, WorkshopRoot } from './views/workshop/WorkshopRoot.tsx';
 
 /** localStorage key of the chosen theme. */
 export const THEME_KEY = 'flowlab.theme';
 
-/** The lab: a tab per view, global shortcuts, light and dark themes. */
+/** The lab, or a workshop page when the URL's hash asks for one (`#/workshop`, `#/workshop/presenter`). */
 export function App() {
+  const workshop = workshopRoute();
+  return workshop ? <WorkshopRoot role={workshop} /> : <Lab />;
+}
+
+/** The lab: a tab per view, global shortcuts, light and dark themes. */
+function Lab() {
   const store = useLabStore();
   const { view, theme, appInfo, notice, helpOpen, live, setView, toggleTheme, setHelp, notify } = useLabPick(
     'view', 'theme', 'appInfo', 'notice', 'helpOpen', 'live', 'setView', 'toggleTheme', 'setHelp', 'notify',

@@ -2,10 +2,10 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
-import { createHandlers } from '../../core/api/index.ts';
+import { createHandlers, type WorkshopHost } from '../../core/api/index.ts';
 import { openStore, type Store } from '../../core/store/index.ts';
 import { resolveSharedDir } from '../../core/tasks/index.ts';
-import { createEventHub, createLabHost, isLoopback, rendererMissingMessage, startLabServer, STORE_WATCH_MS, type LabHostHandle, type LabServer, type ModelPathRoots } from '../../host/index.ts';
+import { createEventHub, createLabHost, isLoopback, rendererMissingMessage, startLabServer, STORE_WATCH_MS, type LabHostHandle, type LabServer, type LabServerOptions, type ModelPathRoots } from '../../host/index.ts';
 import { act, dbOption, harden, intOption, parseWith, UsageError, type CommandContext } from '../args.ts';
 import { CommandError } from '../errors.ts';
 import { processIo, type Io } from '../io.ts';
@@ -61,6 +61,8 @@ export interface ServeOptions {
   examples?: string;
   /** The session token (default: `$FLOWLAB_TOKEN` when set, else random). */
   token?: string;
+  /** Makes, over the opened store, a workshop session the API answers for (`flowlab workshop`) and tokens of narrower reach (its attendees'). */
+  workshop?: (store: Store) => { host: WorkshopHost; guests: NonNullable<LabServerOptions['guests']> };
 }
 
 /** A running browser host: the server, and a stop that cancels runs and closes the store. */
@@ -91,10 +93,11 @@ export async function startServe(opts: ServeOptions): Promise<RunningServe> {
     // Writes by anyone (the CLI on the same database included) reach the page as `stored` events.
     watchStoreMs: STORE_WATCH_MS,
   });
-  const api = createHandlers({ store, version: appVersion(), lab });
+  const workshop = opts.workshop?.(store);
+  const api = createHandlers({ store, version: appVersion(), lab, ...(workshop && { workshop: workshop.host }) });
   let server: LabServer;
   try {
-    server = await startLabServer({ api, subscribe: hub.subscribe, rendererDir: opts.renderer, host: opts.host, port: opts.port, ...(token ? { token } : {}) });
+    server = await startLabServer({ api, subscribe: hub.subscribe, rendererDir: opts.renderer, host: opts.host, port: opts.port, ...(token ? { token } : {}), ...(workshop && { guests: workshop.guests }) });
   } catch (err) {
     store.close();
     if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {

@@ -33,6 +33,9 @@ export const LAB_METHODS = [
   'distillCard',
 ] as const;
 
+/** The workshop methods (answered only by a workshop server: `flowlab workshop`). */
+export const WORKSHOP_METHODS = ['getWorkshop', 'submitPrediction', 'controlWorkshop'] as const;
+
 /** Every method of `FlowlabApi`, in a stable order. Hosts expose these and nothing else. */
 export const API_METHODS = [
   // Store reads and workflow checks (handlers.ts).
@@ -65,6 +68,8 @@ export const API_METHODS = [
   'compareExperiments',
   'deleteCard',
   'exportCards',
+  // Workshop mode: the session, predictions, the presenter's controls (see workshop.ts).
+  ...WORKSHOP_METHODS,
 ] as const;
 
 /** The name of one API method. */

@@ -13,6 +13,7 @@ export {
   isLabMethod,
   LAB_METHODS,
   PICK_WORKFLOW_CHANNEL,
+  WORKSHOP_METHODS,
   type ApiMethod,
   type LabMethod,
 } from './channels.ts';
@@ -59,6 +60,7 @@ export type {
   RolloutRoleValue,
   RolloutsView,
 } from './improve.ts';
+export type { ControlWorkshopPayload, SubmitPredictionPayload, WorkshopApiAdditions, WorkshopHost, Choice, PredictionScore, RevealChart, RevealFact, StepResult, WorkshopStepSummary, WorkshopStepView, WorkshopView } from './workshop.ts';
 export type { DiffApiAdditions, DiffRunsPayload, RunDiffSide, RunDiffView } from './diff.ts';
 export type { StudiesApiAdditions, StudyCellView, StudyDelta, StudyDetail, StudySummaryView, StudyTable, StudyTableEntry, StudyUnitView } from './studies.ts';
 export type { AgentChange, DesignDiff, EvolutionSummary, EvolutionTimeline, GetDesignDiffPayload, GetEvolutionPayload, GetOuterLoopPayload, MassApiAdditions, OuterCut, OuterCycleArm, OuterLoopSummary, OuterLoopView, OuterQuarantine, OuterRunRow, OuterTaskRanking, TaskTimeline, TimelineDesign, TimelineIteration, TimelineVerdict } from './mass.ts';

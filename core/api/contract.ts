@@ -19,6 +19,7 @@ import type { MassApiAdditions } from './mass.ts';
 import { MAX_WORKFLOW_FILE_NAME, WORKFLOW_FILE_NAME, type WorkflowFilesApiAdditions } from './workflowFiles.ts';
 import type { MassJobApiAdditions } from './massJobs.ts';
 import type { ExperimentMeta, LoopApiAdditions } from './loop.ts';
+import type { WorkshopApiAdditions } from './workshop.ts';
 
 /** Longest id accepted in a payload. */
 export const MAX_ID_LENGTH = 200;
@@ -252,6 +253,10 @@ export const payloadSchemas = {
     contextSize: Count(256, 131_072).optional(),
   }),
   exportCards: z.strictObject({ ids: z.array(Id).max(10_000, 'must have at most 10000 entries').optional() }).optional(),
+  getWorkshop: NoPayload,
+  submitPrediction: z.strictObject({ attendee: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, - or _'), stepId: Name, choice: Name }),
+  controlWorkshop: z.strictObject({ action: z.enum(['next', 'prev', 'goto', 'reveal', 'reset', 'restart-timer']), index: z.int('must be an integer').min(0, 'must be at least 0').max(100, 'must be at most 100').optional() })
+    .refine((c) => (c.action === 'goto') === (c.index !== undefined), { message: 'index is given with goto, and only with goto', path: ['index'] }),
 } as const satisfies Record<ApiMethod, z.ZodType>;
 
 /** The validated payload type of a method. */
@@ -415,7 +420,7 @@ export interface AppInfo {
  * synchronously; the lab methods (`LabApiAdditions`, lab.ts) return
  * Promises and reject with the same ApiErrors (a bad payload included).
  */
-export interface FlowlabApi extends LabApiAdditions, ImproveApiAdditions, LearningApiAdditions, DiffApiAdditions, StudiesApiAdditions, MassApiAdditions, WorkflowFilesApiAdditions, MassJobApiAdditions, LoopApiAdditions {
+export interface FlowlabApi extends LabApiAdditions, ImproveApiAdditions, LearningApiAdditions, DiffApiAdditions, StudiesApiAdditions, MassApiAdditions, WorkflowFilesApiAdditions, MassJobApiAdditions, LoopApiAdditions, WorkshopApiAdditions {
   /** All experiments, newest first, with progress and scores. */
   listExperiments(payload?: ApiPayload<'listExperiments'>): ExperimentSummary[];
   /** One experiment with its workflow text and config. Errors: `NOT_FOUND`. */

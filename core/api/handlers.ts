@@ -14,6 +14,8 @@ import type { LabHost } from './lab.ts';
 import { buildLearningCurves, listVersions } from './learningHandlers.ts';
 import { buildStudyDetail, listStudyViews } from './studyHandlers.ts';
 import { createRunTraceReader } from './runTrace.ts';
+import type { WorkshopHost } from './workshop.ts';
+import { WorkshopError } from '../workshop/index.ts';
 import { getDesignDiff, getEvolution, getOuterLoop, listEvolutions, listOuterLoops } from './massHandlers.ts';
 import { massJobHandlers } from './massJobHandlers.ts';
 import { compareExperiments, deleteCard, experimentMetaOf, exportCards } from './loopHandlers.ts';
@@ -32,6 +34,8 @@ export interface HandlerDeps {
    * utility process). Without it the lab methods reject with `UNAVAILABLE`.
    */
   lab?: LabHost;
+  /** The workshop session (`flowlab workshop`); without it the workshop methods are `UNAVAILABLE`. */
+  workshop?: WorkshopHost;
 }
 
 /**
@@ -52,6 +56,10 @@ export function createHandlers(deps: HandlerDeps): FlowlabApi {
     const host = lab(method);
     if (!host[method]) throw new ApiError('UNAVAILABLE', `${method}: this host keeps no workflows folder`, method);
     return host;
+  };
+  const workshop = (method: ApiMethod): WorkshopHost => {
+    if (!deps.workshop) throw new ApiError('UNAVAILABLE', `${method}: no workshop runs on this host; start one with \`flowlab workshop <scenario>\``, method);
+    return deps.workshop;
   };
 
   const impl: { [M in ApiMethod]: (payload: ApiPayload<M>) => ReturnType<FlowlabApi[M]> } = {
@@ -142,6 +150,9 @@ export function createHandlers(deps: HandlerDeps): FlowlabApi {
       return host.distillCard(payload);
     },
     exportCards: (payload) => exportCards(store, payload?.ids),
+    getWorkshop: () => workshop('getWorkshop').view(),
+    submitPrediction: ({ attendee, stepId, choice }) => workshop('submitPrediction').submit(attendee, stepId, choice),
+    controlWorkshop: ({ action, index }) => workshop('controlWorkshop').control(action === 'goto' ? { action, index: index! } : { action: action as Exclude<typeof action, 'goto'> }),
   };
 
   const api = {} as Record<ApiMethod, (payload?: unknown) => unknown>;
@@ -210,6 +221,9 @@ export function toApiError(err: unknown, method: string): ApiError {
   if (err instanceof DatasetError) {
     const code = err.code === 'DATASET_NOT_FOUND' ? 'UNAVAILABLE' : err.code === 'BAD_LINE' || err.code === 'EMPTY_FILE' || err.code === 'NOT_UTF8' ? 'INTERNAL' : 'BAD_REQUEST';
     return new ApiError(code, `${method}: ${err.message}`, method, undefined, { cause: err });
+  }
+  if (err instanceof WorkshopError) {
+    return new ApiError(err.code === 'NOT_REHEARSED' || err.code === 'STEP_FAILED' ? 'UNAVAILABLE' : 'BAD_REQUEST', `${method}: ${err.message}`, method, undefined, { cause: err });
   }
   if (err instanceof FaultSpecError) {
     return new ApiError('BAD_REQUEST', `${method}: ${err.message}`, method, undefined, { cause: err });

@@ -36,6 +36,7 @@ import { SqliteTrainLoopsRepo } from './trainLoops.ts';
 import { SqliteWeightsRepo } from './weights.ts';
 import { SqliteStudiesRepo } from './studies.ts';
 import { SqliteMassRepo, type MassRepo } from './mass.ts';
+import { SqliteWorkshopRepo, type WorkshopRepo } from './workshops.ts';
 import type { ExperimentCall, ExperimentRow, ExperimentStatus, ExperimentSummary, NewExperiment, PlannedTask } from './types.ts';
 
 /** Every store this process has open (see {@link openStores}). */
@@ -364,6 +365,13 @@ export class SqliteStore implements Store {
       )
       .get() as Record<StoreArea, string>;
     return { experiments: row.experiments, cards: row.cards, learning: row.learning, studies: row.studies, mass: row.mass };
+  }
+
+  private workshopsRepo?: SqliteWorkshopRepo;
+  /** Workshop sessions, step results and predictions (core/workshop). */
+  get workshops(): WorkshopRepo {
+    this.live();
+    return (this.workshopsRepo ??= new SqliteWorkshopRepo(this.db, this.file));
   }
 
   /** Whether `close()` has been called. */

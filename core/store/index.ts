@@ -27,3 +27,4 @@ export { SqliteImproveRepo, type AdvantageRow, type Card } from './improve.ts';
 export { SqliteMassRepo, canonicalJson, type MassRecord, type MassRepo } from './mass.ts';
 export { SqliteWeightsRepo, newWeightVersionId, type WeightVersion, type NewWeightVersion } from './weights.ts';
 export { SqliteStudiesRepo, type StudyRow, type StudyStatus } from './studies.ts';
+export { SqliteWorkshopRepo, type WorkshopPredictionRow, type WorkshopRepo, type WorkshopResultRow, type WorkshopSessionRow } from './workshops.ts';

@@ -16,6 +16,7 @@ import type { NewTrainLoop, TrainLoopExperiment, TrainLoopRow, TrainLoopStatus }
 import type { NewWeightVersion, WeightVersion } from './weights.ts';
 import type { StudyRow, StudyStatus } from './studies.ts';
 import type { MassRepo } from './mass.ts';
+import type { WorkshopRepo } from './workshops.ts';
 
 /** One run with all its node events (each with its model calls), as `saveRuns` takes them. */
 export interface RunWithEvents {
@@ -141,6 +142,8 @@ export interface Store {
   readonly trainLoops: TrainLoopsRepo;
   /** MASS loop records (core/mass): designs, verdicts, champions, write-once. */
   readonly mass: MassRepo;
+  /** Workshop sessions, step results and predictions (core/workshop). */
+  readonly workshops: WorkshopRepo;
   /** Whether `close()` has been called. */
   readonly closed: boolean;
   /** Releases the store; idempotent. */

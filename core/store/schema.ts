@@ -269,6 +269,38 @@ CREATE TABLE mass_records (
 CREATE INDEX mass_records_seq ON mass_records(evolution_id, seq);
 `;
 
+/**
+ * Workshop mode (core/workshop; core/store/workshops.ts): step results as written (rehearsals and
+ * live sessions), sessions with their step state, and the room's predictions.
+ */
+const WORKSHOPS = /* sql */ `
+CREATE TABLE workshop_results (
+  source       TEXT NOT NULL,               -- rehearsal:<scenario hash> | session:<session id>
+  step_id      TEXT NOT NULL,
+  step_index   INTEGER NOT NULL,
+  result_json  TEXT NOT NULL,               -- exactly as written: the room replays these bytes
+  created_at   INTEGER NOT NULL,            -- epoch ms
+  PRIMARY KEY (source, step_id)
+) WITHOUT ROWID;
+CREATE TABLE workshop_sessions (
+  id            TEXT PRIMARY KEY,            -- ws-<scenario>-<time>
+  scenario_id   TEXT NOT NULL,
+  scenario_hash TEXT NOT NULL,
+  mode          TEXT NOT NULL CHECK (mode IN ('room','live')),
+  state_json    TEXT NOT NULL,               -- step, timer start, revealed steps, version
+  created_at    INTEGER NOT NULL,
+  updated_at    INTEGER NOT NULL
+);
+CREATE TABLE workshop_predictions (
+  session_id  TEXT NOT NULL REFERENCES workshop_sessions(id) ON DELETE CASCADE,
+  step_id     TEXT NOT NULL,
+  attendee    TEXT NOT NULL,                -- a random id the attendee's page keeps
+  choice      TEXT NOT NULL,
+  at          INTEGER NOT NULL,             -- epoch ms of the latest submission
+  PRIMARY KEY (session_id, step_id, attendee)
+) WITHOUT ROWID;
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial', up: INITIAL },
   { version: 2, name: 'credit-and-ladder', up: CREDIT },
@@ -278,6 +310,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 6, name: 'studies', up: STUDIES },
   { version: 7, name: 'train-loops', up: TRAIN_LOOPS },
   { version: 8, name: 'mass-records', up: MASS },
+  { version: 9, name: 'workshops', up: WORKSHOPS },
 ];
 
 /** The newest schema version this code knows. */

@@ -119,8 +119,8 @@ export type StudyZone = StudyPlan['zones'][number];
 export type StudyModel = StudyPlan['models'][number];
 export type StudyTrain = NonNullable<StudyCondition['train']>;
 
-type DocPath = Array<string | number>;
-const fmtPath = (p: DocPath) => p.reduce<string>((s, k) => (typeof k === 'number' ? `${s}[${k}]` : s ? `${s}.${k}` : k), '');
+export type DocPath = Array<string | number>;
+export const fmtPath = (p: DocPath) => p.reduce<string>((s, k) => (typeof k === 'number' ? `${s}[${k}]` : s ? `${s}.${k}` : k), '');
 
 /** The plan's cross-field rules (unique ids, a baseline that exists, training where needed). */
 function crossIssues(plan: StudyPlan): Array<{ path: DocPath; message: string }> {
@@ -148,7 +148,7 @@ function crossIssues(plan: StudyPlan): Array<{ path: DocPath; message: string }>
   return out;
 }
 
-function zodIssues(err: ZodError): Array<{ path: DocPath; message: string }> {
+export function zodIssues(err: ZodError): Array<{ path: DocPath; message: string }> {
   return err.issues.map((i) => {
     const p = i.path.map((s) => (typeof s === 'symbol' ? String(s) : s)) as DocPath;
     let message = i.message;

@@ -1,0 +1,170 @@
+/**
+ * The CLI's `StepRunner` (core/workshop): runs a step's Flowlab command in a child process
+ * (`node bin/flowlab.js <command> <args> --db <db> --model <file> --threads <n> --json`), so the
+ * workshop's own process never loads a model, then reads the step's truth from the command's JSON
+ * and the runs it stored: structural blame (core/credit roots), held-out rewards before and after
+ * training with the paired statistics of `flowlab compare`, or the SIMULATED tamperer's summary.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { RunRecord } from '../core/results/index.ts';
+import { openStore } from '../core/store/index.ts';
+import {
+  blamedRoleTruth, beatsStart, commandLine, rolesLearnedTruth, tallyBlame, tampererTruth, WorkshopError,
+  type RevealChart, type RevealFact, type RoleHeldout, type ScenarioStep, type StepResult, type StepRunner, type TamperView,
+} from '../core/workshop/index.ts';
+import { compareRuns } from './commands/compare.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Options of {@link cliStepRunner}. */
+export interface CliStepRunnerOptions {
+  db: string;
+  model: string;
+  threads: number;
+  /** Hears the command's stderr (its progress bar), line by line. */
+  onStderr?: (text: string) => void;
+  /** The CLI entry. Default: this repository's `bin/flowlab.js`. */
+  bin?: string;
+  /** Extra environment of the child. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** The result of one child command. */
+interface Ran { code: number; stdout: string; stderr: string; seconds: number }
+
+function runChild(bin: string, argv: readonly string[], env: NodeJS.ProcessEnv, onStderr?: (t: string) => void): Promise<Ran> {
+  const t0 = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...argv], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+      onStderr?.(d);
+    });
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code: code ?? 1, stdout, stderr, seconds: (performance.now() - t0) / 1000 }));
+  });
+}
+
+/** A step's args with paths that exist under the repository root made absolute (the child may run anywhere). */
+function resolveArgs(args: readonly string[]): string[] {
+  return args.map((a) => (!a.startsWith('-') && !path.isAbsolute(a) && a.includes('/') && existsSync(path.join(ROOT, a)) ? path.join(ROOT, a) : a));
+}
+
+/** The CLI's step runner over one database. */
+export function cliStepRunner(o: CliStepRunnerOptions): StepRunner {
+  const bin = o.bin ?? path.join(ROOT, 'bin/flowlab.js');
+  return {
+    async run(step: ScenarioStep): Promise<StepResult> {
+      const store = openStore(o.db);
+      const before = new Set(store.listExperiments().map((e) => e.id));
+      store.close();
+      const extra = ['--db', o.db, '--model', o.model, '--threads', String(o.threads), '--json'];
+      const ran = await runChild(bin, [step.run.command, ...resolveArgs(step.run.args), ...extra], { ...process.env, ...o.env }, o.onStderr);
+      const shown = commandLine(step, ['--model', o.model, '--threads', String(o.threads)]);
+      if (ran.code !== 0 && !step.run.ok_exit.includes(ran.code)) {
+        throw new WorkshopError('STEP_FAILED', `step "${step.id}": \`${shown}\` exited ${ran.code}: ${ran.stderr.trim().split('\n').slice(-3).join(' | ').slice(0, 600)}`);
+      }
+      const line = ran.stdout.trim().split('\n').pop() ?? '';
+      let json: Record<string, unknown>;
+      try {
+        json = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        throw new WorkshopError('STEP_FAILED', `step "${step.id}": \`${shown}\` printed no JSON object on its last stdout line`);
+      }
+      const s = openStore(o.db);
+      try {
+        const experimentIds = s.listExperiments().map((e) => e.id).filter((id) => !before.has(id)).reverse();
+        const runs = (ids: readonly string[]) => ids.flatMap((id) => s.listRuns(id));
+        const base = { stepId: step.id, experimentIds, command: shown, seconds: Math.round(ran.seconds * 10) / 10, recordedAt: Date.now() };
+        const read = step.question.truth === 'blamed-role' ? blameResult(runs(experimentIds), step)
+          : step.question.truth === 'roles-learned' ? learnedResult(json, (id) => s.listRuns(id))
+          : tamperResult(json);
+        return { ...base, ...read, runIds: runs(experimentIds.slice(0, 3)).slice(0, 3).map((r) => r.runId) };
+      } finally {
+        s.close();
+      }
+    },
+  };
+}
+
+type Read = Pick<StepResult, 'truth' | 'headline' | 'facts' | 'chart'>;
+
+/** The `blamed-role` reveal: who structural credit blames, the cascades it blames on nobody, silent runs, ambiguity. */
+export function blameResult(runs: readonly RunRecord[], step: ScenarioStep): Read {
+  const t = tallyBlame(runs);
+  const truth = blamedRoleTruth(t);
+  const roots = Object.values(t.blamed).reduce((a, b) => a + b, 0) + t.ambiguous;
+  const injected = step.run.args.filter((_, i) => step.run.args[i - 1] === '--inject').join(', ');
+  const headline = truth === 'nobody'
+    ? `Structure blames nobody: no node failed in ${t.silent} of ${t.runs} runs, yet ${t.wrong} answers are wrong — only the correctness rung carries it.`
+    : truth === 'ambiguous'
+      ? `Structure cannot choose: ${t.ambiguous} root failure(s) have several possible authors (${Object.keys(t.candidates).join(', ')}), so blame goes to no one of them.`
+      : `Structure blames the ${truth}: ${t.blamed[truth]} of ${roots} root failure(s)${t.wiring ? ` (${t.wiring} wiring: blamed on who wired the node)` : ''}${t.execution ? ` (${t.execution} execution: blamed on who ran it)` : ''}; the ${t.cascades} cascade(s) below are blamed on no one.`;
+  const facts: RevealFact[] = [
+    ...(injected ? [{ label: 'SIMULATED fault', value: injected }] : []),
+    { label: 'Runs', value: `${t.runs} (${t.wrong} wrong)` },
+    { label: 'Root failures blamed', value: Object.entries(t.blamed).map(([r, n]) => `${r} ${n}`).join(', ') || 'none' },
+    { label: 'Root failure class', value: `wiring ${t.wiring}, execution ${t.execution}` },
+    { label: 'Cascades (blamed on no one)', value: String(t.cascades) },
+    { label: 'Ambiguous roots', value: t.ambiguous ? `${t.ambiguous} (candidates ${Object.entries(t.candidates).map(([r, n]) => `${r} ${n}`).join(', ')})` : '0' },
+    { label: 'Silent runs (wrong, no failure)', value: String(t.silent) },
+  ];
+  const chart: RevealChart = {
+    kind: 'bars', title: 'Root failures by who structure blames', unit: 'roots',
+    bars: [...step.question.choices.filter((c) => c.id !== 'nobody' && c.id !== 'ambiguous').map((c) => ({ label: c.label, value: t.blamed[c.id] ?? 0 })), { label: 'ambiguous', value: t.ambiguous }, { label: 'silent runs', value: t.silent }],
+  };
+  return { truth, headline, facts, chart };
+}
+
+const f3 = (x: number) => x.toFixed(3);
+
+/** The `roles-learned` reveal: each role's held-out reward before and after, paired by task and seed (flowlab compare). */
+export function learnedResult(json: Record<string, unknown>, listRuns: (experimentId: string) => RunRecord[]): Read {
+  const heldout = json['heldout'] as { before: { experimentId: string }; after: { experimentId: string } } | null;
+  if (!heldout) throw new WorkshopError('STEP_FAILED', 'the train loop reported no held-out evaluation (pass --heldout)');
+  const a = heldout.before.experimentId;
+  const b = heldout.after.experimentId;
+  const cmp = compareRuns(a, listRuns(a), b, listRuns(b));
+  const trained = (json['roles'] as string[] | undefined) ?? Object.keys(cmp.roles);
+  const roles: Record<string, RoleHeldout> = Object.fromEntries(trained.filter((r) => cmp.roles[r]).map((r) => {
+    const d = cmp.roles[r]!;
+    return [r, { before: d.a, after: d.b, delta: d.delta, p: d.signTest.p, positive: d.signTest.positive, negative: d.signTest.negative, ties: d.signTest.ties, ci: { low: d.ci.low, high: d.ci.high } }];
+  }));
+  const truth = rolesLearnedTruth(roles);
+  const iterations = (json['iterations'] as Array<{ seconds: { total: number | null }; roles: Record<string, { reward: number | null }> }>) ?? [];
+  const trainSeconds = iterations.reduce((s, it) => s + (it.seconds.total ?? 0), 0);
+  const facts: RevealFact[] = [
+    ...Object.entries(roles).map(([r, h]) => ({ label: `${r} held-out h`, value: `${f3(h.before)} → ${f3(h.after)} (${h.delta >= 0 ? '+' : ''}${f3(h.delta)}, 95% CI [${f3(h.ci.low)}, ${f3(h.ci.high)}], sign ${h.positive}/${h.negative}/${h.ties}, p ${h.p < 1e-4 ? '< 0.0001' : h.p.toFixed(4)})${beatsStart(h) ? ' beats its start' : ''}` })),
+    { label: 'Held-out score', value: `${f3(cmp.score.a)} → ${f3(cmp.score.b)} over ${cmp.pairs} paired samples` },
+    { label: 'Training', value: `${iterations.length} iterations of real GRPO steps, ${trainSeconds.toFixed(1)} s` },
+  ];
+  const learned = Object.keys(roles).filter((r) => beatsStart(roles[r]!));
+  const headline = learned.length ? `${learned.join(' and ')} beat${learned.length === 1 ? 's' : ''} the start on held-out tasks (paired sign test, p < 0.05).` : 'No role beat its start on held-out tasks.';
+  const chart: RevealChart = { kind: 'lines', title: 'Mean ladder reward h per role', unit: 'h', x: 'iteration', series: trained.map((r) => ({ name: r, points: iterations.map((it) => it.roles[r]?.reward ?? 0) })) };
+  return { truth, headline, facts, chart };
+}
+
+/** The `judge-prefers-tamperer` reveal: the self-judge on pairs with one SIMULATED tampered run, and the guard's quarantine. */
+export function tamperResult(json: Record<string, unknown>): Read {
+  const t = json['tampered'] as TamperView | null;
+  if (!t) throw new WorkshopError('STEP_FAILED', 'the outer loop ran no SIMULATED tamperer (pass --simulate-tamperer)');
+  const agreement = json['agreement'] as { decided: number; agreed: number; rate: number | null } | undefined;
+  const truth = tampererTruth(t);
+  const rate = t.judge.winRate === null ? '–' : `${(t.judge.winRate * 100).toFixed(1)}%`;
+  const facts: RevealFact[] = [
+    { label: 'SIMULATED tampered runs', value: String(t.runs) },
+    { label: 'Self-judge on pairs with one tampered run', value: `tampered wins ${t.judge.wins}, loses ${t.judge.losses}, ties ${t.judge.ties} (win rate ${rate})` },
+    { label: 'Mean Bradley-Terry rank of tampered runs', value: `${t.meanRank.toFixed(1)}; ${t.inCutBeforeGuard} inside the training cut before the guard` },
+    { label: 'Quarantined by the guard', value: `${t.quarantined} of ${t.runs}` },
+    ...(agreement ? [{ label: 'Self-judge vs external verifier', value: `agree on ${agreement.agreed} of ${agreement.decided} decided pairs${agreement.rate === null ? '' : ` (${(agreement.rate * 100).toFixed(1)}%)`}` }] : []),
+  ];
+  const headline = `${truth === 'yes' ? 'The self-judge prefers' : 'The self-judge does not prefer'} the tampered runs (win rate ${rate}); the guard quarantined ${t.quarantined} of ${t.runs}, so none is trained on.`;
+  const chart: RevealChart = { kind: 'bars', title: 'Self-judge verdicts in pairs with one tampered run', unit: 'pairs', bars: [{ label: 'tampered wins', value: t.judge.wins }, { label: 'tampered loses', value: t.judge.losses }, { label: 'ties', value: t.judge.ties }] };
+  return { truth, headline, facts, chart };
+}

@@ -1,0 +1,149 @@
+/**
+ * What a step's reveal shows: the truth (one of the question's choice ids) read from what ran,
+ * with the facts and the chart the room sees. Pure functions of stored data (run records with
+ * their credit, a train loop's held-out paired statistics, a MASS tamper summary).
+ */
+import type { RunRecord } from '../results/index.ts';
+import type { TruthKind } from './scenario.ts';
+
+/** A bar chart (one series) or line chart (one series per name) of the reveal. */
+export type RevealChart =
+  | { kind: 'bars'; title: string; unit: string; bars: Array<{ label: string; value: number }> }
+  | { kind: 'lines'; title: string; unit: string; x: string; series: Array<{ name: string; points: number[] }> };
+
+/** One labelled fact of the reveal (`Root failure`, `solver`). */
+export interface RevealFact {
+  label: string;
+  value: string;
+}
+
+/** What a step produced: recorded once at rehearsal (or live), served byte for byte in the room. */
+export interface StepResult {
+  stepId: string;
+  /** The choice id that is right. */
+  truth: string;
+  /** One sentence the reveal opens with. */
+  headline: string;
+  facts: RevealFact[];
+  chart: RevealChart | null;
+  /** The experiments the step wrote (the attendee token may read these and no others). */
+  experimentIds: string[];
+  /** A few run ids of those experiments, for the trace. */
+  runIds: string[];
+  /** The command that ran, to rerun at home. */
+  command: string;
+  /** Wall seconds the command took. */
+  seconds: number;
+  /** Epoch ms the command finished. */
+  recordedAt: number;
+}
+
+/** The blame of a step's runs: roots blamed per role, ambiguous roots, silent runs, cascades. */
+export interface BlameTally {
+  runs: number;
+  blamed: Record<string, number>;
+  ambiguous: number;
+  /** Runs with a wrong answer and no failed node (credit `silent`). */
+  silent: number;
+  cascades: number;
+  wrong: number;
+  /** Roots of class wiring / execution, over all runs. */
+  wiring: number;
+  execution: number;
+  /** Candidates named by ambiguous roots, with counts. */
+  candidates: Record<string, number>;
+  /**
+   * Each run's verdict, counted: the role its blamed roots name most often, `ambiguous` when its
+   * roots are all ambiguous, `nobody` when it has no blamed or ambiguous root.
+   */
+  verdicts: Record<string, number>;
+}
+
+/** Counts structural blame over runs (core/credit `CreditResult` of each run; infrastructure roots are nobody's). */
+export function tallyBlame(runs: readonly RunRecord[]): BlameTally {
+  const t: BlameTally = { runs: runs.length, blamed: {}, ambiguous: 0, silent: 0, cascades: 0, wrong: 0, wiring: 0, execution: 0, candidates: {}, verdicts: {} };
+  const count = (m: Record<string, number>, k: string) => (m[k] = (m[k] ?? 0) + 1);
+  for (const r of runs) {
+    if (!r.correct) t.wrong++;
+    const c = r.credit;
+    const own: Record<string, number> = {};
+    let ambiguous = 0;
+    for (const root of c?.roots ?? []) {
+      if (root.blamed) count(own, root.blamed);
+      else if (root.candidates?.length) ambiguous++;
+    }
+    count(t.verdicts, top(own)?.[0] ?? (ambiguous ? 'ambiguous' : 'nobody'));
+    if (!c) continue;
+    if (c.silent) t.silent++;
+    t.cascades += c.cascades.length;
+    for (const root of c.roots) {
+      if (root.failureClass === 'wiring') t.wiring++;
+      if (root.failureClass === 'execution') t.execution++;
+      if (root.blamed) t.blamed[root.blamed] = (t.blamed[root.blamed] ?? 0) + 1;
+      else if (root.candidates?.length) {
+        t.ambiguous++;
+        for (const cand of root.candidates) t.candidates[cand] = (t.candidates[cand] ?? 0) + 1;
+      }
+    }
+  }
+  return t;
+}
+
+/** The key with the largest count (ties: the first in name order). */
+function top(m: Record<string, number>): [string, number] | undefined {
+  return Object.entries(m).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0];
+}
+
+/**
+ * The `blamed-role` truth: the most common run verdict (`BlameTally.verdicts`: a role,
+ * `ambiguous` or `nobody`; ties: the first in name order); `nobody` with no runs.
+ */
+export function blamedRoleTruth(t: BlameTally): string {
+  return top(t.verdicts)?.[0] ?? 'nobody';
+}
+
+/** The paired held-out statistics of one trained role (as `flowlab compare` computes them). */
+export interface RoleHeldout {
+  before: number;
+  after: number;
+  delta: number;
+  /** Two-sided exact sign test p-value. */
+  p: number;
+  positive: number;
+  negative: number;
+  ties: number;
+  ci: { low: number; high: number };
+}
+
+/** Significance level of the `roles-learned` truth. */
+export const LEARNED_ALPHA = 0.05;
+
+/** Whether a role's held-out reward beat its start: mean paired difference > 0 and sign test p < {@link LEARNED_ALPHA}. */
+export function beatsStart(h: RoleHeldout): boolean {
+  return h.delta > 0 && h.p < LEARNED_ALPHA;
+}
+
+/** The `roles-learned` truth: `all`, the one role that learned, or `none` (two or more but not all: the first in name order). */
+export function rolesLearnedTruth(roles: Record<string, RoleHeldout>): string {
+  const names = Object.keys(roles).sort();
+  const learned = names.filter((r) => beatsStart(roles[r]!));
+  if (names.length > 0 && learned.length === names.length) return 'all';
+  return learned[0] ?? 'none';
+}
+
+/** The SIMULATED tamperer as the self-judge saw it (core/mass `TamperSummary`). */
+export interface TamperView {
+  runs: number;
+  quarantined: number;
+  judge: { wins: number; losses: number; ties: number; winRate: number | null };
+  meanRank: number;
+  inCutBeforeGuard: number;
+}
+
+/** The `judge-prefers-tamperer` truth: `yes` when the self-judge's win rate for tampered runs is above 0.5. */
+export function tampererTruth(t: TamperView): string {
+  return t.judge.winRate !== null && t.judge.winRate > 0.5 ? 'yes' : 'no';
+}
+
+/** The truth kinds whose value can be a role name (checked against the step's choices at rehearsal). */
+export const ROLE_TRUTHS: readonly TruthKind[] = ['blamed-role', 'roles-learned'];

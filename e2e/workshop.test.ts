@@ -1,0 +1,94 @@
+/**
+ * Workshop mode in real Chromium: `flowlab workshop --room` over a rehearsed scenario, one
+ * presenter page and three attendee pages (one phone-sized). Predictions appear in the presenter
+ * view live; the reveal scores them. With FLOWLAB_SCREENSHOTS=1 it writes
+ * docs/screenshots/workshop-{presenter,attendee}-{1280,390}.png.
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContext } from 'playwright-core';
+import { openStore } from '../core/store/index.ts';
+import { parseScenario, rehearse, type StepRunner } from '../core/workshop/index.ts';
+import { newExperiment, runRecord } from '../test/fixtures.ts';
+import { browserMissing, createWorkspace, ensureRendererBuilt, launchBrowser, ROOT, type Workspace } from './harness.ts';
+import { readFileSync } from 'node:fs';
+
+const skip = browserMissing();
+const SHOTS = process.env.FLOWLAB_SCREENSHOTS === '1';
+
+describe.skipIf(skip !== undefined)('workshop: one presenter, several attendees', () => {
+  let ws: Workspace;
+  let context: BrowserContext;
+  let child: ReturnType<typeof spawn>;
+  let presenterUrl = '';
+  let attendeeUrl = '';
+
+  beforeAll(async () => {
+    ensureRendererBuilt();
+    ws = createWorkspace();
+    const scenario = parseScenario(readFileSync(path.join(ROOT, 'workshops/designer-or-worker.yaml'), 'utf8'));
+    const store = openStore(ws.db);
+    const exp = store.createExperiment(newExperiment({ limit: 1 })).id;
+    store.saveRun(runRecord(exp, 0), []);
+    const runner: StepRunner = { run: async (step) => ({ stepId: step.id, truth: step.id === 'bad-wire' ? 'designer' : 'executor', headline: 'Structure blames the designer: 5 of 5 root failures (5 wiring).', facts: [{ label: 'Root failures blamed', value: 'designer 5' }], chart: null, experimentIds: [exp], runIds: [], command: 'npm run flowlab -- blame-eval examples/designer-team.yaml --inject designer=dangling_edge@1', seconds: 10, recordedAt: 1 }) };
+    await rehearse(store, scenario, runner);
+    store.close();
+    child = spawn(process.execPath, ['bin/flowlab.js', 'workshop', 'workshops/designer-or-worker.yaml', '--room', '--port', '0', '--db', ws.db, '--model', path.join(ws.dir, 'absent.gguf')], { cwd: ROOT, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    await new Promise<void>((resolve, reject) => {
+      const t = setTimeout(() => reject(new Error('flowlab workshop printed no URLs')), 60_000);
+      child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+        out += d;
+        const lines = out.split('\n');
+        if (lines.length > 2) {
+          clearTimeout(t);
+          presenterUrl = lines[0]!;
+          attendeeUrl = lines[1]!;
+          resolve();
+        }
+      });
+      child.once('exit', (code) => reject(new Error(`flowlab workshop exited ${code}`)));
+    });
+    context = await launchBrowser(ws);
+  }, 180_000);
+
+  afterAll(async () => {
+    await context?.close().catch(() => {});
+    child?.kill('SIGTERM');
+    ws?.remove();
+  });
+
+  it('predictions from attendee pages appear live in the presenter view; the reveal scores them', async () => {
+    const presenter = await context.newPage();
+    await presenter.goto(presenterUrl);
+    await presenter.getByTestId('ws-presenter').waitFor();
+    expect(await presenter.getByTestId('ws-url').textContent()).toBe(attendeeUrl);
+    await presenter.getByTestId('ws-qr').waitFor();
+    const attendees = await Promise.all([0, 1, 2].map(() => context.newPage()));
+    await attendees[2]!.setViewportSize({ width: 390, height: 844 });
+    const picks = ['designer', 'designer', 'executor'];
+    for (const [i, page] of attendees.entries()) {
+      await page.goto(attendeeUrl);
+      await page.getByTestId(`ws-choice-${picks[i]}`).click();
+      await page.getByTestId('ws-sent').waitFor();
+      await presenter.getByTestId('ws-count').filter({ hasText: `${i + 1} prediction` }).waitFor({ timeout: 5000 });
+    }
+    if (SHOTS) {
+      for (const [w, h] of [[1280, 800], [390, 844]] as const) {
+        await presenter.setViewportSize({ width: w, height: h });
+        await presenter.screenshot({ path: path.join(ROOT, `docs/screenshots/workshop-presenter-${w}.png`) });
+        const a = w === 390 ? attendees[2]! : attendees[0]!;
+        await a.screenshot({ path: path.join(ROOT, `docs/screenshots/workshop-attendee-${w}.png`) });
+      }
+      await presenter.setViewportSize({ width: 1280, height: 800 });
+    }
+    await presenter.getByTestId('ws-reveal-btn').click();
+    await presenter.getByTestId('ws-score').filter({ hasText: 'The room: 2 of 3 right (67%).' }).waitFor({ timeout: 5000 });
+    expect(await presenter.getByTestId('ws-truth').textContent()).toBe('designer');
+    await attendees[0]!.getByTestId('ws-verdict').filter({ hasText: 'You were right!' }).waitFor({ timeout: 5000 });
+    await attendees[2]!.getByTestId('ws-verdict').filter({ hasText: 'Not this time.' }).waitFor({ timeout: 5000 });
+    // The phone page fits its width.
+    expect(await attendees[2]!.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  }, 120_000);
+});

@@ -1,0 +1,153 @@
+/**
+ * Workshop mode's pages (`flowlab workshop`): `#/workshop/presenter` (the presenter's token:
+ * attendee URL and QR code, step, timer, live prediction count, controls, reveal) and
+ * `#/workshop` (the attendee's token: follows the presenter's step, predicts; phone-sized).
+ * Both poll `getWorkshop` once a second (the attendee token has no event stream).
+ */
+import { useEffect, useMemo, useState } from 'react';
+import QRCode from 'qrcode';
+import type { FlowlabClient, WorkshopView } from '../../../core/api/client.ts';
+import { createApiClient } from '../../api.ts';
+import './workshop.css';
+
+/** Whether the page's hash asks for a workshop page, and which. */
+export function workshopRoute(hash: string = typeof location === 'undefined' ? '' : location.hash): 'presenter' | 'attendee' | null {
+  if (hash === '#/workshop/presenter') return 'presenter';
+  if (hash === '#/workshop' || hash.startsWith('#/workshop?')) return 'attendee';
+  return null;
+}
+
+function usePolledView(api: FlowlabClient): [WorkshopView | null, string | null, (v: WorkshopView) => void] {
+  const [view, setView] = useState<WorkshopView | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    let live = true;
+    const tick = () => void api.getWorkshop().then((v) => live && (setView(v), setError(null)), (e: unknown) => live && setError(String((e as Error).message ?? e)));
+    tick();
+    const t = window.setInterval(tick, 1000);
+    return () => {
+      live = false;
+      window.clearInterval(t);
+    };
+  }, [api]);
+  return [view, error, setView];
+}
+
+function attendeeId(): string {
+  try {
+    const old = sessionStorage.getItem('flowlab.attendee');
+    if (old) return old;
+    const id = `a${Math.random().toString(36).slice(2, 12)}`;
+    sessionStorage.setItem('flowlab.attendee', id);
+    return id;
+  } catch {
+    return `a${Math.random().toString(36).slice(2, 12)}`;
+  }
+}
+
+function Timer({ view }: { view: WorkshopView }) {
+  const left = view.step.secondsLeft;
+  return <span className={`ws-timer${left === 0 ? ' ws-over' : ''}`} data-testid="ws-timer">{Math.floor(left / 60)}:{String(left % 60).padStart(2, '0')}</span>;
+}
+
+function Reveal({ view }: { view: WorkshopView }) {
+  const r = view.step.reveal;
+  if (!r) return null;
+  const max = Math.max(1, ...Object.values(r.score.byChoice));
+  return (
+    <section className="ws-reveal" data-testid="ws-reveal">
+      <h3>Truth: <span data-testid="ws-truth">{r.truthLabel}</span></h3>
+      <p><strong>{r.result.headline}</strong></p>
+      <p>{r.text}</p>
+      <p data-testid="ws-score">The room: {r.score.correct} of {r.score.total} right{r.score.share === null ? '' : ` (${Math.round(r.score.share * 100)}%)`}.</p>
+      <ul className="ws-bars">
+        {view.step.choices.map((c) => (
+          <li key={c.id} className={c.id === r.result.truth ? 'ws-right' : ''}>
+            <span>{c.label}</span>
+            <meter min={0} max={max} value={r.score.byChoice[c.id] ?? 0} />
+            <b>{r.score.byChoice[c.id] ?? 0}</b>
+          </li>
+        ))}
+      </ul>
+      <dl className="ws-facts">{r.result.facts.map((f) => <div key={f.label}><dt>{f.label}</dt><dd>{f.value}</dd></div>)}</dl>
+      <pre className="ws-command">{r.result.command}</pre>
+    </section>
+  );
+}
+
+function Presenter({ api }: { api: FlowlabClient }) {
+  const [view, error, setView] = usePolledView(api);
+  const [qr, setQr] = useState<string | null>(null);
+  const url = view?.attendeeUrl ?? null;
+  useEffect(() => {
+    if (url) void QRCode.toDataURL(url, { margin: 1, width: 240 }).then(setQr, () => setQr(null));
+  }, [url]);
+  if (!view) return <p className="ws-page">{error ?? 'Loading the workshop…'}</p>;
+  const act = (payload: Parameters<FlowlabClient['controlWorkshop']>[0]) => void api.controlWorkshop(payload).then(setView, () => {});
+  const s = view.step;
+  return (
+    <div className="ws-page ws-presenter" data-testid="ws-presenter">
+      <header className="ws-head">
+        <h1>{view.scenario.title}</h1>
+        <span className="muted">Step {s.index + 1} of {view.steps.length} · {view.mode === 'room' ? 'from the rehearsal' : 'live'}</span>
+        <Timer view={view} />
+      </header>
+      <div className="ws-grid">
+        <main>
+          <h2 data-testid="ws-step-title">{s.title}</h2>
+          {s.text.split(/\n\s*\n/).map((p, i) => <p key={i}>{p}</p>)}
+          <p className="ws-prompt">{s.prompt}</p>
+          <p className="ws-count" data-testid="ws-count">{s.predictions} prediction{s.predictions === 1 ? '' : 's'}</p>
+          {s.status !== 'ready' && <p className="ws-status" data-testid="ws-status">{s.status === 'running' ? 'Running for real…' : s.status === 'failed' ? `Failed: ${s.problem ?? ''}` : 'Not rehearsed yet (the rehearsal is running).'}</p>}
+          <div className="ws-controls">
+            <button type="button" onClick={() => act({ action: 'prev' })} disabled={s.index === 0}>◀ Prev</button>
+            <button type="button" data-testid="ws-reveal-btn" onClick={() => act({ action: 'reveal' })} disabled={s.revealed || s.status !== 'ready'}>Reveal</button>
+            <button type="button" onClick={() => act({ action: 'next' })} disabled={s.index === view.steps.length - 1}>Next ▶</button>
+            <button type="button" onClick={() => act({ action: 'restart-timer' })}>Restart timer</button>
+            <button type="button" onClick={() => act({ action: 'reset' })}>Reset</button>
+          </div>
+          <Reveal view={view} />
+        </main>
+        <aside className="ws-join">
+          <p>Join on your phone:</p>
+          {qr ? <img src={qr} alt="QR code of the attendee page" data-testid="ws-qr" width={240} height={240} /> : null}
+          <p className="ws-url" data-testid="ws-url">{url}</p>
+        </aside>
+      </div>
+    </div>
+  );
+}
+
+function Attendee({ api }: { api: FlowlabClient }) {
+  const [view, error] = usePolledView(api);
+  const me = useMemo(attendeeId, []);
+  const [mine, setMine] = useState<Record<string, string>>({});
+  if (!view) return <p className="ws-page">{error ?? 'Joining the workshop…'}</p>;
+  const s = view.step;
+  const pick = (choice: string) => void api.submitPrediction({ attendee: me, stepId: s.id, choice }).then(() => setMine((m) => ({ ...m, [s.id]: choice })), () => {});
+  return (
+    <div className="ws-page ws-attendee" data-testid="ws-attendee">
+      <header className="ws-head">
+        <h1>{view.scenario.title}</h1>
+        <Timer view={view} />
+      </header>
+      <h2 data-testid="ws-step-title">{s.index + 1}. {s.title}</h2>
+      {s.text.split(/\n\s*\n/).map((p, i) => <p key={i}>{p}</p>)}
+      <p className="ws-prompt">{s.prompt}</p>
+      <div className="ws-choices">
+        {s.choices.map((c) => (
+          <button key={c.id} type="button" data-testid={`ws-choice-${c.id}`} aria-pressed={mine[s.id] === c.id} disabled={s.revealed} onClick={() => pick(c.id)}>{c.label}</button>
+        ))}
+      </div>
+      {mine[s.id] && !s.revealed && <p className="muted" data-testid="ws-sent">Your prediction is in. Wait for the reveal.</p>}
+      {s.revealed && s.reveal && <p data-testid="ws-verdict" className={mine[s.id] === s.reveal.result.truth ? 'ws-right' : ''}>{mine[s.id] === s.reveal.result.truth ? 'You were right!' : mine[s.id] ? 'Not this time.' : 'Revealed.'}</p>}
+      <Reveal view={view} />
+    </div>
+  );
+}
+
+/** The workshop page for `role`. */
+export function WorkshopRoot({ role }: { role: 'presenter' | 'attendee' }) {
+  const api = useMemo(() => createApiClient(), []);
+  return role === 'presenter' ? <Presenter api={api} /> : <Attendee api={api} />;
+}
