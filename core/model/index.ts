@@ -1,4 +1,5 @@
 export * from './provider.ts';
 export * from './errors.ts';
+export { opensThinking, splitThinking, THINK_CLOSE, THINK_OPEN, type SplitThinking } from './thinking.ts';
 export { ScriptedProvider, type Script } from './scripted.ts';
 export { ModelConfigError, type ModelConfig, type ModelRequest, type ModelRequestField, type ModelConfigErrorCode, type LoraAdapterRef, type ProviderFactory, type ModelPort } from './config.ts';

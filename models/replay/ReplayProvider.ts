@@ -93,6 +93,11 @@ export class ReplayProvider implements ModelProvider {
     };
     const stop = stopReasonOf(rec.stopReason);
     if (stop) result.stopReason = stop;
+    // What the recorded call ran with, so a replayed trace stores the same call.
+    if (rec.renderedPrompt !== undefined) result.renderedPrompt = rec.renderedPrompt;
+    if (rec.thinking !== undefined) result.thinking = rec.thinking;
+    if (rec.applied !== undefined) result.applied = rec.applied;
+    if (rec.promptTokensEvaluated !== undefined) result.promptTokensEvaluated = rec.promptTokensEvaluated;
     return result;
   }
 
