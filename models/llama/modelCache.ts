@@ -12,6 +12,7 @@ import path from 'node:path';
 import type { Llama, LlamaGrammar, LlamaLogLevel } from 'node-llama-cpp';
 import { ModelError, type JsonSchema } from '../../core/model/index.ts';
 import { DEFAULTS, type LlamaModelConfig, type LlamaProviderOptions, type LoadedModelInfo, type ResolvedSettings } from './config.ts';
+import { explainLlamaStartFailure } from './binary.ts';
 import { errorText } from './errorText.ts';
 import { checkGgufFile, type GgufInfo } from './ggufInfo.ts';
 import { probeFiniteLogits, scanFiniteWeights } from './finiteCheck.ts';
@@ -233,7 +234,7 @@ export class ModelCache {
       const level = this.logs.attach((this.options.logLevel ?? 'error') as LlamaLogLevel, this.options.onLog);
       const promise = sharedRuntime(anyGpu ? 'auto' : false, level).catch((err: unknown) => {
         if (this.llamaPromise === promise) this.llamaPromise = undefined;
-        throw new ModelError('MODEL_LOAD_FAILED', `The llama.cpp runtime could not start: ${errorText(err)}`, undefined, {
+        throw new ModelError('MODEL_LOAD_FAILED', `The llama.cpp runtime could not start: ${explainLlamaStartFailure(err)}`, undefined, {
           cause: err,
         });
       });
