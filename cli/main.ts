@@ -42,6 +42,7 @@ const COMMANDS: Record<string, Entry> = {
   evolve: { term: 'evolve <dataset>', summary: 'MASS inner loop: evolve a text workflow with the model as judge and optimizer (resumable, replayable)', load: () => import('./commands/evolve.ts') },
   versions: { term: 'versions', summary: 'the weight versions training wrote, per role, with their lineage', load: async () => ({ define: (await import('./commands/train.ts')).defineVersions }) },
   rank: { term: 'rank', summary: "MASS outer loop: champion runs, ring tournament, Bradley-Terry, guards, SFT export (no training)", load: () => import('./commands/rank.ts') },
+  models: { term: 'models <list|download>', summary: 'GGUF files with their metadata; download from hf: or a URL (resumed, sha256-checked)', load: () => import('./commands/models.ts') },
   tune: { term: 'tune --model <file>', summary: "measure tokens/s over threads and batch sizes; store the best for the file on this machine", load: () => import('./commands/tune.ts') },
   rsi: { term: 'rsi', summary: 'MASS whole cycles: outer loop -> SFT per arm (self-judge | verifier) -> new version, held-out paired test', load: () => import('./commands/rsi.ts') },
 };
