@@ -8,7 +8,8 @@
  * better-sqlite3 loop; credit over a 100,000-node trace < 100 ms, scaling linearly; a G = 8
  * rollout group batched through Flowlab >= 90% of raw node-llama-cpp; peak resident memory of
  * the main job and of the 30-iteration workshop train-loop under 400 MB; HumanEval's 164
- * canonical solutions checked in the code sandbox under 60 s on 2 cores (bench/sandbox.ts). Figures are printed,
+ * canonical solutions checked in the code sandbox under 60 s on 2 cores (bench/sandbox.ts); prompt
+ * tokens evaluated <= 40% of those sent with prefix reuse on the main job (bench/models.ts, with tune's best beside the default). Figures are printed,
  * not asserted. FLOWLAB_BENCH_TRAIN_ITERATIONS sets the train-loop's iterations (default 30).
  */
 import { existsSync } from 'node:fs';
@@ -53,6 +54,18 @@ if (!existsSync(stories)) {
     console.log(`  ${shape.padEnd(7)} Flowlab ${side(f)}   LangGraph.js ${side(l)}`);
     console.log(`          LangGraph.js / Flowlab  ${fmt(times, 1)}x   goal >= 10x   ${ok(times >= 10)}`);
   }
+}
+
+// Local models: prefix reuse on and off on the main job with a template-carrying model; tune beside the default.
+if (existsSync(stories)) {
+  const { benchModels } = await import('./models.ts');
+  const m = await benchModels({ stories });
+  const pct = (x: { evaluated: number; sent: number }) => fmt((100 * x.evaluated) / x.sent, 1);
+  console.log(`models   gsm8k-team, ${m.tasks} tasks, stories260K + a ChatML template, 1 thread (${m.on.calls} calls each)`);
+  console.log(`  prefix reuse on   ${m.on.evaluated} of ${m.on.sent} prompt tokens evaluated (${pct(m.on)}%)   ${fmt(m.on.wallSeconds, 2)} s   goal <= 40%   ${ok(m.on.evaluated <= 0.4 * m.on.sent)}`);
+  console.log(`  prefix reuse off  ${m.off.evaluated} of ${m.off.sent} (${pct(m.off)}%)   ${fmt(m.off.wallSeconds, 2)} s   (baseline)   same completions: ${m.sameCompletions ? 'yes' : 'NO'}`);
+  console.log(`  tune best         ${m.tune.best.threads} thread(s), batch ${m.tune.best.batchSize}: ${fmt(m.tune.best.tokensPerSecond, 0)} tokens/s   ${fmt(m.tune.best.tokensPerSecond / m.tune.default.tokensPerSecond, 2)}x the default`);
+  console.log(`  default setting   ${m.tune.default.threads} thread(s), batch ${m.tune.default.batchSize}: ${fmt(m.tune.default.tokensPerSecond, 0)} tokens/s   (baseline)`);
 }
 
 const engine = await benchEngine();

@@ -33,6 +33,8 @@ export function addModelOptions(cmd: Command, opts: { contextSize?: { min: numbe
   return cmd
     .addOption(intOption('--threads <n>', opts.threadsHelp ?? 'CPU threads per model (default: 1 for files < 64 MB, else half the cores)', { min: 1 }))
     .addOption(intOption('--context-size <n>', ctx.help ?? 'context tokens per model (default: 1024)', { min: ctx.min, ...(ctx.default !== undefined && { default: ctx.default }) }))
+    .addOption(intOption('--batch <n>', 'tokens per llama.cpp decode (default: flowlab tune\'s best for the file on this machine, else 512)', { min: 1 }))
+    .option('--no-prefix-reuse', 'start every model call from an empty KV cache (default: reuse the evaluated prompt prefix of an earlier call)')
     .addOption(new Option('--gpu <auto|off>', 'GPU offload (default: off)'));
 }
 
@@ -64,6 +66,9 @@ export interface ModelFlagValues {
   threads?: number;
   contextSize?: number;
   gpu?: string;
+  batch?: number;
+  /** commander's `--no-prefix-reuse`: false when given. */
+  prefixReuse?: boolean;
 }
 
 /** The parsed experiment options. */
@@ -101,6 +106,8 @@ export function modelRequestOf(values: ModelFlagValues, io?: Io): ModelRequest {
     req.threads = threads;
   }
   if (values.contextSize !== undefined) req.contextSize = values.contextSize;
+  if (values.batch !== undefined) req.batchSize = values.batch;
+  if (values.prefixReuse === false) req.prefixReuse = false;
   return req;
 }
 

@@ -10,6 +10,8 @@ import { LabRunner, type LabRunnerOptions, type LoadableProvider } from './runne
 import { WorkflowFolder } from './workflowFiles.ts';
 import { watchStore } from './storeWatch.ts';
 import type { ModelConfig } from '../core/model/index.ts';
+import { ApiError } from '../core/api/index.ts';
+import { llamaBinaryStatus, type LlamaBinaryStatus } from '../models/llama/binary.ts';
 
 /** Options of {@link createLabHost}. */
 export interface LabHostOptions {
@@ -56,6 +58,13 @@ export interface LabHostOptions {
    * and the desktop app's worker pass `STORE_WATCH_MS`).
    */
   watchStoreMs?: number;
+  /**
+   * Whether node-llama-cpp's llama.cpp binary for this machine is installed (models/llama/binary.ts;
+   * tests inject a missing one). When it is not, the models are listed with `unavailable` and
+   * the calls that would load one (`testModel`, `startRun`, `resumeRun`, `startTrainLoop`) answer
+   * `UNAVAILABLE` with the message, instead of failing inside. Default: `llamaBinaryStatus()`, checked once.
+   */
+  llamaBinary?: () => LlamaBinaryStatus;
 }
 
 /** The lab host plus its lifecycle. */
@@ -98,24 +107,36 @@ export function createLabHost(options: LabHostOptions): LabHostHandle {
   const watchMs = options.watchStoreMs ?? 0;
   const watch = watchMs > 0 ? watchStore(options.store, options.emit, watchMs) : null;
   const workflows = new WorkflowFolder(options.workflowsDir ?? WorkflowFolder.beside(options.dbFile, os.tmpdir()));
+  let binary: LlamaBinaryStatus | undefined;
+  const binaryStatus = () => (binary ??= (options.llamaBinary ?? llamaBinaryStatus)());
+  /** Rejects with `UNAVAILABLE` (the binary's message) before `method` would load a local model. */
+  const needLocalModels = async <T>(method: string, then: () => Promise<T>): Promise<T> => {
+    const status = binaryStatus();
+    if (!status.ok) throw new ApiError('UNAVAILABLE', `${method}: local models are unavailable: ${status.message}`, method);
+    return then();
+  };
   return {
     runner,
     listExamples: () => listExamples(options.examplesDir),
     listDatasets: () => listDatasets(datasets),
-    listModels: async () => (await catalog.list()).filter((m) => paths.allows(m.path)),
+    listModels: async () => {
+      const status = binaryStatus();
+      const entries = (await catalog.list()).filter((m) => paths.allows(m.path));
+      return status.ok ? entries : entries.map((m) => ({ ...m, unavailable: status.message! }));
+    },
     addModel: ({ path: file }) => {
       paths.check(file, 'addModel', 'path');
       return catalog.add(file);
     },
     testModel: ({ path: file, prompt, maxTokens }) => {
       paths.check(file, 'testModel', 'path');
-      return testGeneration(file, prompt, maxTokens ?? DEFAULT_TEST_TOKENS);
+      return needLocalModels('testModel', () => testGeneration(file, prompt, maxTokens ?? DEFAULT_TEST_TOKENS));
     },
-    startRun: (req) => runner.start(req),
+    startRun: (req) => needLocalModels('startRun', () => runner.start(req)),
     cancelRun: ({ experimentId }) => runner.cancel(experimentId),
-    resumeRun: (payload) => runner.resume(payload),
+    resumeRun: (payload) => needLocalModels('resumeRun', () => runner.resume(payload)),
     activeRuns: () => runner.list(),
-    startTrainLoop: (req) => runner.startTrainLoop(req),
+    startTrainLoop: (req) => needLocalModels('startTrainLoop', () => runner.startTrainLoop(req)),
     cancelTrainLoop: ({ loopId }) => runner.cancelTrainLoop(loopId),
     listWorkflowFiles: () => workflows.list(),
     readWorkflowFile: (payload) => workflows.read(payload),

@@ -3,7 +3,10 @@
  * hand to the experiment service. node-llama-cpp is imported lazily, so commands that never
  * generate (replay, show) never load the binding.
  */
-import { isEndpointRef, loadedProvider, parseEndpointRef, type ModelConfig, type ModelPort, type ModelProvider } from '../core/model/index.ts';
+import { isEndpointRef, loadedProvider, parseEndpointRef, type ModelConfig, type ModelPort, type ModelProvider, type SettingSource } from '../core/model/index.ts';
+
+import type { LlamaModelConfig } from './llama/config.ts';
+import { tunedSettings } from './tuned.ts';
 import { MAX_SEQUENCES } from '../core/limits.ts';
 import { defaultThreads, maxThreads, verifyModelFiles, withFingerprints } from './resolve.ts';
 
@@ -11,16 +14,29 @@ import { defaultThreads, maxThreads, verifyModelFiles, withFingerprints } from '
  * Builds (does not load) the provider of a config: references that name endpoints
  * (`openai:...`, core/model/endpoint.ts) go to the OpenAI-compatible provider (models/openai,
  * with the stored probe verdicts), the rest to node-llama-cpp: one model entry per reference,
- * threads `defaultThreads(file)` unless the config gives them, never more than the machine's
- * cores (a config recorded elsewhere, e.g. resumed, may name more), LoRA adapters per reference.
+ * LoRA adapters per reference. Threads and batch size: the config's (a flag or request field;
+ * source `flag`), else `flowlab tune`'s best for the file on this machine (models/tuned.ts;
+ * `tuned`), else `defaultThreads(file)` and the provider's batch size (`default`); threads never
+ * more than the machine's cores (a config recorded elsewhere, e.g. resumed, may name more). Every
+ * call records which (`AppliedSettings.source`).
  */
 export async function llamaProvider(cfg: ModelConfig): Promise<ModelProvider> {
   const endpointRefs = Object.keys(cfg.models).filter((ref) => isEndpointRef(cfg.models[ref]!));
   if (endpointRefs.length > 0) return withEndpoints(cfg, endpointRefs);
   const { LlamaProvider } = await import('./llama/index.ts');
-  const models: Record<string, { path: string; threads: number; contextSize?: number; gpu: 'auto' | false; sequences?: number; batching?: 'mixed' | 'isolated'; exactAttention?: boolean; lora?: Array<{ path: string; scale?: number }> }> = {};
+  const models: Record<string, LlamaModelConfig> = {};
   for (const [ref, file] of Object.entries(cfg.models)) {
-    models[ref] = { path: file, threads: Math.min(cfg.threads ?? defaultThreads(file), maxThreads()), contextSize: cfg.contextSize, gpu: cfg.gpu, sequences: cfg.sequences === undefined ? undefined : Math.min(cfg.sequences, MAX_SEQUENCES), batching: cfg.batching, exactAttention: cfg.exactAttention };
+    const tuned = cfg.threads === undefined || cfg.batchSize === undefined ? tunedSettings(file) : undefined;
+    const threads = cfg.threads ?? tuned?.threads ?? defaultThreads(file);
+    const batchSize = cfg.batchSize ?? tuned?.batchSize;
+    const source = (given: number | undefined, fromTune: number | undefined): SettingSource => (given !== undefined ? 'flag' : fromTune !== undefined ? 'tuned' : 'default');
+    models[ref] = {
+      path: file, threads: Math.min(threads, maxThreads()), contextSize: cfg.contextSize, gpu: cfg.gpu,
+      sequences: cfg.sequences === undefined ? undefined : Math.min(cfg.sequences, MAX_SEQUENCES), batching: cfg.batching, exactAttention: cfg.exactAttention,
+      settingsSource: { threads: source(cfg.threads, tuned?.threads), batchSize: source(cfg.batchSize, tuned?.batchSize) },
+    };
+    if (batchSize !== undefined) models[ref].batchSize = batchSize;
+    if (cfg.prefixReuse === false) models[ref].prefixReuse = false;
     const lora = cfg.loras?.[ref];
     if (lora?.length) models[ref].lora = lora;
   }

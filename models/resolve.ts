@@ -194,6 +194,8 @@ export function resolveModels(graph: Graph, req: ModelRequest, lookupVersion?: (
     if (clamped.note) notes.push(clamped.note);
   }
   if (req.contextSize !== undefined) config.contextSize = req.contextSize;
+  if (req.batchSize !== undefined) config.batchSize = req.batchSize;
+  if (req.prefixReuse === false) config.prefixReuse = false;
   if (Object.keys(loras).length) config.loras = loras;
   return { config, versions, fieldOf, notes };
 }

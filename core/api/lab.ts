@@ -57,6 +57,8 @@ export interface ModelEntry {
   /** Header metadata (read without loading the model); absent with `error` when unreadable. */
   info?: ModelHeader;
   error?: string;
+  /** Set when local models cannot run on this machine (the llama.cpp binary is missing or does not load): why, where it was looked for, and the fix. */
+  unavailable?: string;
 }
 
 /** What the user picked in the Run view. Models: `default` and/or per-role GGUF paths. */

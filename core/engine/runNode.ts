@@ -151,6 +151,10 @@ async function runAgent(node: GraphNode, inputs: Record<string, unknown>, ctx: N
     });
     if (res.promptTokenIds) record.promptTokenIds = res.promptTokenIds;
     if (res.completionTokenIds) record.completionTokenIds = res.completionTokenIds;
+    if (res.renderedPrompt !== undefined) record.renderedPrompt = res.renderedPrompt;
+    if (res.thinking !== undefined) record.thinking = res.thinking;
+    if (res.applied) record.applied = res.applied;
+    if (res.promptTokensEvaluated !== undefined) record.promptTokensEvaluated = res.promptTokensEvaluated;
   } catch (e) {
     record.ms = Date.now() - startedAt;
     const f = classifyCallError(e, ctx);

@@ -40,6 +40,10 @@ export interface ModelConfig {
   loraFingerprints?: Record<string, string>;
   /** Exact F32 attention (flash attention off, F32 KV cache): on-policy sampling for train-loop. */
   exactAttention?: boolean;
+  /** Tokens per decode (`--batch`). Default: `flowlab tune`'s best for the file on this machine, else the provider's. */
+  batchSize?: number;
+  /** `false` (`--no-prefix-reuse`): every call starts from an empty sequence. Default: reuse evaluated prompt prefixes. */
+  prefixReuse?: boolean;
 }
 
 /**
@@ -59,6 +63,10 @@ export interface ModelRequest {
   threads?: number;
   contextSize?: number;
   gpu?: 'auto' | false;
+  /** Tokens per decode (`--batch`). */
+  batchSize?: number;
+  /** `false`: no prefix reuse (`--no-prefix-reuse`). */
+  prefixReuse?: boolean;
   /** Relative paths (model files, the workflow's `models.<ref>.path`) resolve against this. Default: the working directory. */
   baseDir?: string;
 }

@@ -58,10 +58,38 @@ export interface GenerateRequest extends CallInput {
   recordTokens?: boolean;
 }
 
+/** Where a thread count or batch size came from: `flowlab tune`'s stored best, a flag / request field, or the built-in default. */
+export type SettingSource = 'tuned' | 'flag' | 'default';
+
+/**
+ * The settings a local call actually ran with, after every default was filled in: the sampler
+ * as handed to the runtime (temperature 0 is greedy; the cut-offs then have no effect), and the
+ * context's threads, context size and batch size (tokens per decode), each with its source.
+ */
+export interface AppliedSettings {
+  sampler: { temperature: number; topK: number; topP: number; minP: number; seed: number };
+  threads: number;
+  contextSize: number;
+  batchSize: number;
+  source: { threads: SettingSource; batchSize: SettingSource };
+  /** Whether the call could reuse an earlier call's evaluated prompt prefix (KV state). */
+  prefixReuse: boolean;
+}
+
 /** What a model call returns. Token counts are the model's own tokenizer counts. */
 export interface GenerateResult {
+  /** The answer: what contracts and graders see (a reasoning model's thinking is in `thinking`). */
   text: string;
   tokens: { prompt: number; completion: number };
+  /**
+   * Prompt tokens actually evaluated by this call; the other `tokens.prompt - promptTokensEvaluated`
+   * were reused from the KV state an earlier call left (prefix reuse). Absent where unknown.
+   */
+  promptTokensEvaluated?: number;
+  /** A reasoning model's thinking (the text inside `<think>...</think>`), kept apart from `text`. */
+  thinking?: string;
+  /** The settings the call ran with, where the provider knows them (local models). */
+  applied?: AppliedSettings;
   /** Wall time of the call in milliseconds. */
   ms: number;
   seed: number;

@@ -5,6 +5,7 @@ import type { RunRecord } from '../results/index.ts';
 import {
   callFromRow,
   callParams,
+  callSettingsParams,
   eventFromRow,
   eventParams,
   pushCallParams,
@@ -412,6 +413,7 @@ export class SqliteStore implements Store {
       }
       const events = new RowBuffer(st, 'node_events');
       const calls = new RowBuffer(st, 'model_calls', events); // a call's event goes in before it
+      const settings: unknown[][] = [];
       for (const { run, events: evs } of group) {
         for (const e of evs) {
           if (e.runId !== run.runId) throw new StoreError('INVALID_RECORD', 'event of another run');
@@ -419,11 +421,16 @@ export class SqliteStore implements Store {
           const row = events.row();
           row.push(id);
           pushEventParams(row, run.runId, e);
-          for (const c of e.calls ?? []) pushCallParams(calls.row(), run.runId, id, e, c);
+          for (const c of e.calls ?? []) {
+            pushCallParams(calls.row(), run.runId, id, e, c);
+            const extra = st.insertCallSettings && callSettingsParams(run.runId, id, e, c);
+            if (extra) settings.push(extra);
+          }
         }
       }
       events.flush();
       calls.flush();
+      for (const row of settings) st.insertCallSettings!.run(row);
     }
   }
 
@@ -461,6 +468,8 @@ export class SqliteStore implements Store {
       for (const c of e.calls ?? []) {
         try {
           st.insertCall.run(callParams(run.runId, eventId, e, c));
+          const extra = st.insertCallSettings && callSettingsParams(run.runId, eventId, e, c);
+          if (extra) st.insertCallSettings!.run(extra);
         } catch (err) {
           throw invalid(err, `run ${run.runId} node ${e.nodeId} attempt ${e.attempt} call ${c.callIndex}`);
         }

@@ -144,11 +144,13 @@ describe('trace reads', () => {
       expect(plan('callsOfRun')).toEqual([
         'SEARCH e USING COVERING INDEX sqlite_autoindex_node_events_1 (run_id=?)',
         'SEARCH c USING INDEX sqlite_autoindex_model_calls_1 (node_event_id=?)',
+        'SEARCH x USING PRIMARY KEY (node_event_id=? AND call_index=?) LEFT-JOIN',
       ]);
       expect(plan('callsOfExperiment')).toEqual([
         'SEARCH r USING INDEX sqlite_autoindex_runs_2 (experiment_id=?)',
         'SEARCH e USING COVERING INDEX sqlite_autoindex_node_events_1 (run_id=?)',
         'SEARCH c USING INDEX sqlite_autoindex_model_calls_1 (node_event_id=?)',
+        'SEARCH x USING PRIMARY KEY (node_event_id=? AND call_index=?) LEFT-JOIN',
       ]);
       expect(plan('runsOf')).toEqual(['SEARCH runs USING INDEX sqlite_autoindex_runs_2 (experiment_id=?)']);
       expect(plan('runById')).toEqual(['SEARCH runs USING INDEX sqlite_autoindex_runs_1 (id=?)']);

@@ -352,6 +352,27 @@ export interface CallDbRow {
   error: string | null;
   prompt_token_ids: string | null;
   completion_token_ids: string | null;
+  /** From model_call_settings (absent before schema version 9, NULL without a row). */
+  rendered_prompt?: string | null;
+  thinking?: string | null;
+  applied_json?: string | null;
+  prompt_tokens_evaluated?: number | null;
+}
+
+/**
+ * Positional parameters of the model_call_settings insert for call `c` of event `eventId`, or
+ * undefined when the call has none of its fields (no row is written).
+ */
+export function callSettingsParams(runId: string, eventId: number, e: NodeEvent, c: ModelCallRecord): unknown[] | undefined {
+  if (c.renderedPrompt === undefined && c.thinking === undefined && c.applied === undefined && c.promptTokensEvaluated === undefined) return undefined;
+  return [
+    eventId,
+    c.callIndex,
+    c.renderedPrompt ?? null,
+    c.thinking ?? null,
+    c.applied === undefined ? null : callJson(c.applied, runId, e, c, 'applied'),
+    c.promptTokensEvaluated ?? null,
+  ];
 }
 
 /** Positional parameters of the model_calls insert. */
@@ -408,6 +429,10 @@ export const callFromRow: (r: CallDbRow) => ModelCallRecord = rowDecoder<CallDbR
   error: ['error'],
   promptTokenIds: ['prompt_token_ids', (j: string) => JSON.parse(j) as number[]],
   completionTokenIds: ['completion_token_ids', (j: string) => JSON.parse(j) as number[]],
+  renderedPrompt: ['rendered_prompt'],
+  thinking: ['thinking'],
+  applied: ['applied_json', (j: string) => fromJson(j) as ModelCallRecord['applied']],
+  promptTokensEvaluated: ['prompt_tokens_evaluated'],
 });
 
 /** Token ids as a JSON array (NULL when absent); `INVALID_RECORD` unless every id is a non-negative integer. */

@@ -301,6 +301,26 @@ CREATE TABLE workshop_predictions (
 ) WITHOUT ROWID;
 `;
 
+/**
+ * What each model call really ran with (docs/models.md), one row per call that has any of it,
+ * keyed as model_calls is (event, call index): the rendered prompt (after the chat template), a
+ * reasoning model's thinking kept apart from the completion, the applied sampler, threads,
+ * context and batch size (JSON `AppliedSettings`), and the prompt tokens evaluated (the rest
+ * reused from an earlier call's KV state). A table of its own, so the trace tables' rows stay
+ * as they were.
+ */
+const CALL_SETTINGS = /* sql */ `
+CREATE TABLE model_call_settings (
+  node_event_id           INTEGER NOT NULL REFERENCES node_events(id) ON DELETE CASCADE,
+  call_index              INTEGER NOT NULL,
+  rendered_prompt         TEXT,
+  thinking                TEXT,
+  applied_json            TEXT,
+  prompt_tokens_evaluated INTEGER,
+  PRIMARY KEY (node_event_id, call_index)
+) WITHOUT ROWID;
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial', up: INITIAL },
   { version: 2, name: 'credit-and-ladder', up: CREDIT },
@@ -311,6 +331,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 7, name: 'train-loops', up: TRAIN_LOOPS },
   { version: 8, name: 'mass-records', up: MASS },
   { version: 9, name: 'workshops', up: WORKSHOPS },
+  { version: 10, name: 'call-settings', up: CALL_SETTINGS },
 ];
 
 /** The newest schema version this code knows. */

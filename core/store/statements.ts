@@ -35,10 +35,26 @@ function multiRowInserts(db: Database) {
   };
 }
 
+/** The model_calls columns read with the `model_call_settings` columns, when the table exists (schema version 9). */
+function callSelect(db: Database): { columns: string; join: string } {
+  const has = db.prepare(`SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'model_call_settings'`).pluck().get() === 1;
+  return has
+    ? {
+        columns: 'c.*, x.rendered_prompt, x.thinking, x.applied_json, x.prompt_tokens_evaluated',
+        join: 'LEFT JOIN model_call_settings x ON x.node_event_id = c.node_event_id AND x.call_index = c.call_index',
+      }
+    : { columns: 'c.*', join: '' };
+}
+
 /** Every statement the store runs, prepared once per connection and reused. */
 export function prepareStatements(db: Database) {
   const p = (sql: string): Statement => db.prepare(sql);
+  const calls = callSelect(db);
   return {
+    /** Undefined in a database without `model_call_settings` (opened with fewer migrations): the settings are then not stored. */
+    insertCallSettings: calls.join
+      ? p(`INSERT INTO model_call_settings (node_event_id, call_index, rendered_prompt, thinking, applied_json, prompt_tokens_evaluated) VALUES (?,?,?,?,?,?)`)
+      : undefined,
     insertMany: multiRowInserts(db),
     maxEventId: p('SELECT max(id) FROM node_events').pluck(),
     insertExperiment: p(`INSERT INTO experiments (id, created_at, updated_at, kind, workflow_name, workflow_yaml, workflow_hash,
@@ -76,11 +92,11 @@ export function prepareStatements(db: Database) {
     eventsOfRun: p('SELECT * FROM node_events WHERE run_id = ? ORDER BY seq'),
     // Through the run's events, on the keys node_events (run_id, seq) then model_calls (node_event_id,
     // call_index), in that order with no sort: model_calls has no run_id index since schema version 5.
-    callsOfRun: p(`SELECT c.* FROM node_events e JOIN model_calls c ON c.node_event_id = e.id
+    callsOfRun: p(`SELECT ${calls.columns} FROM node_events e JOIN model_calls c ON c.node_event_id = e.id ${calls.join}
       WHERE e.run_id = ? ORDER BY e.seq, c.call_index`),
-    callsOfExperiment: p(`SELECT c.*, r.task_index FROM runs r
+    callsOfExperiment: p(`SELECT ${calls.columns}, r.task_index FROM runs r
       JOIN node_events e ON e.run_id = r.id
-      JOIN model_calls c ON c.node_event_id = e.id
+      JOIN model_calls c ON c.node_event_id = e.id ${calls.join}
       WHERE r.experiment_id = ? ORDER BY r.task_index, e.seq, c.call_index`),
 
     runningExperiments: p(`SELECT id, pid FROM experiments WHERE status = 'running'`),

@@ -1,5 +1,5 @@
 import type { NodeId, RoleName, RunId } from '../ids.ts';
-import type { CallInput } from '../model/provider.ts';
+import type { AppliedSettings, CallInput } from '../model/provider.ts';
 import type { NodeErrorCode } from './codes.ts';
 
 /** How a node run ended. `cascade`: not run (or run on bad input) because an input came from a failed node. */
@@ -36,6 +36,14 @@ export interface ModelCallRecord extends CallInput {
   promptTokenIds?: number[];
   /** Token ids sampled, as the trainer must score them (recorded for training). */
   completionTokenIds?: number[];
+  /** The text actually fed to the model (after its chat template), where the provider knows it. */
+  renderedPrompt?: string;
+  /** A reasoning model's thinking, kept apart from `completion` (never seen by contracts or graders). */
+  thinking?: string;
+  /** The sampler, threads, context and batch size the call ran with (local models). */
+  applied?: AppliedSettings;
+  /** Prompt tokens actually evaluated; `promptTokens - promptTokensEvaluated` were reused from an earlier call's KV state. */
+  promptTokensEvaluated?: number;
 }
 
 /** One node run: an append-only trace event, written once, never mutated. */

@@ -3,6 +3,7 @@
  * `load()` reports. Pure types and defaults; no runtime import of node-llama-cpp.
  */
 import type { LlamaLogLevel } from 'node-llama-cpp';
+import type { SettingSource } from '../../core/model/index.ts';
 import type { GgufInfo } from './ggufInfo.ts';
 
 /** How one model file is run. Unset fields fall back to {@link LlamaProviderOptions.defaults}. */
@@ -60,6 +61,23 @@ export interface LlamaModelConfig {
    */
   exactAttention?: boolean;
   /**
+   * Tokens per llama.cpp decode (prompt evaluation runs in batches of this many).
+   *
+   * Defaults to `defaults.batchSize`, else node-llama-cpp's `min(contextSize * sequences, 512)`.
+   */
+  batchSize?: number;
+  /**
+   * `true`: a call starts from the free sequence whose evaluated tokens share the longest prefix
+   * with its prompt and evaluates only the rest (KV-cache reuse, as llama.cpp's server does with
+   * `cache_prompt`); `false`: every call starts from an empty sequence. Calls that record token
+   * ids (`recordTokens`) always start empty.
+   *
+   * Defaults to `defaults.prefixReuse` (`true`).
+   */
+  prefixReuse?: boolean;
+  /** Where `threads` and `batchSize` came from, recorded on every call (`AppliedSettings.source`). Defaults to `default`. */
+  settingsSource?: { threads?: SettingSource; batchSize?: SettingSource };
+  /**
    * LoRA adapters (GGUF files in llama.cpp's adapter layout, e.g. from llama.cpp's
    * `convert_lora_to_gguf.py`, or `makeLoraAdapter` in `models/gguf`) applied on top of the
    * base model for this ref. Each update is added as `scale * (alpha / rank) * B A x`;
@@ -107,6 +125,10 @@ export interface LlamaProviderOptions {
     sequences?: number;
     /** Defaults to `'isolated'` (see {@link LlamaModelConfig.batching}). */
     batching?: 'isolated' | 'mixed';
+    /** Tokens per decode; unset: node-llama-cpp's default. */
+    batchSize?: number;
+    /** Defaults to `true` (see {@link LlamaModelConfig.prefixReuse}). */
+    prefixReuse?: boolean;
   };
   /**
    * Least severe llama.cpp log level passed on. Defaults to `'error'` (the tiny models' harmless
@@ -137,6 +159,12 @@ export interface LoadedModelInfo {
   sequences: number;
   gpu: 'auto' | false;
   batching: 'isolated' | 'mixed';
+  /** Tokens per llama.cpp decode, as the context has it. */
+  batchSize: number;
+  /** Whether calls reuse evaluated prompt prefixes (see {@link LlamaModelConfig.prefixReuse}). */
+  prefixReuse: boolean;
+  /** Where `threads` and `batchSize` came from. */
+  source: { threads: SettingSource; batchSize: SettingSource };
   /** True when generation goes through the model's chat template; false: plain completion. */
   usesChatTemplate: boolean;
   /** The LoRA adapters applied in this context (real paths, scales); empty for the plain model. */
@@ -155,6 +183,7 @@ export const DEFAULTS = {
   gpu: false as 'auto' | false,
   sequences: 4,
   batching: 'isolated' as 'isolated' | 'mixed',
+  prefixReuse: true,
 };
 
 /** Settings of one context (the file-level `gpu` is resolved when the model loads). */
@@ -164,4 +193,8 @@ export interface ResolvedSettings {
   sequences: number;
   batching: 'isolated' | 'mixed';
   exactAttention: boolean;
+  /** Unset: node-llama-cpp's default. */
+  batchSize?: number;
+  prefixReuse: boolean;
+  source: { threads: SettingSource; batchSize: SettingSource };
 }

@@ -1,16 +1,18 @@
 /**
  * One generation call of a `LlamaProvider`: the request's context is looked up (loaded on first
- * use), a free sequence taken from its pool and cleared, and the completion sampled through
- * node-llama-cpp's `LlamaCompletion` (or, with `recordTokens`, through the token recorder).
- * Every call starts from an empty sequence: results never depend on which calls ran before or
- * beside it, and the same seed, prompt and params give the same text.
+ * use), a free sequence taken from its pool, and the completion sampled through node-llama-cpp's
+ * `LlamaCompletion` (or, with `recordTokens`, through the token recorder, from an empty sequence).
+ * With prefix reuse (the default) the call takes the free sequence whose evaluated tokens share
+ * the longest prefix with its prompt, and `LlamaCompletion` evaluates only the rest
+ * (`adaptStateToTokens`); without it every call starts from an empty sequence.
  */
-import { LlamaCompletion, LlamaText, type LlamaContextSequence } from 'node-llama-cpp';
-import { ModelError, type GenerateRequest, type GenerateResult } from '../../core/model/index.ts';
+import { LlamaCompletion, LlamaText, type LlamaContextSequence, type Token } from 'node-llama-cpp';
+import { ModelError, splitThinking, type AppliedSettings, type GenerateRequest, type GenerateResult } from '../../core/model/index.ts';
 import { errorText } from './errorText.ts';
+import type { LoadedModel } from './loaders.ts';
 import type { ModelCache } from './modelCache.ts';
 import { renderInput, type RenderedInput } from './renderInput.ts';
-import { samplerOptions, SAMPLING_DEFAULTS, type SampleCall } from './sampling.ts';
+import { ON_POLICY, samplerOptions, SAMPLING_DEFAULTS, type SampleCall } from './sampling.ts';
 import { linkSignal, throwIfAborted } from './signals.ts';
 import { sampleRecorded } from './tokenRecorder.ts';
 
@@ -43,50 +45,89 @@ export async function generate(cache: ModelCache, request: GenerateRequest): Pro
     );
   }
   const userStops = (request.params.stop ?? []).filter((s) => s !== '');
+  const reuse = loaded.summary.prefixReuse && !request.recordTokens;
+  const fed: Token[] = loaded.prependsBos && loaded.model.tokens.bos != null ? [loaded.model.tokens.bos, ...input.tokens] : input.tokens;
+  // LlamaCompletion always evaluates the prompt's last token (it needs its logits), so at most n - 1 are reused.
+  const reusable = (s: LlamaContextSequence) => Math.min(s.compareContextTokens(fed).firstDifferentIndex, fed.length - 1);
 
   // One listener on the caller's signal however many calls share it (see linkSignal).
   const link = signal ? linkSignal(signal) : undefined;
   const callSignal = link?.signal;
   let sequence: LlamaContextSequence;
   try {
-    sequence = await loaded.pool.acquire(callSignal, request.model);
+    sequence = await loaded.pool.acquire(callSignal, request.model, reuse ? reusable : undefined);
   } catch (err) {
     link?.release();
     throw err;
   }
   try {
-    await sequence.clearHistory();
+    const reused = reuse ? reusable(sequence) : 0;
+    if (!reuse) await sequence.clearHistory();
     const call: SampleCall = { sequence, input, request, grammar, userStops, signal: callSignal };
+    const applied = appliedSettings(loaded, request, reuse);
     if (request.recordTokens) {
       const rec = await sampleRecorded(loaded, call);
-      return {
+      return withThinking(input.opensThinking && !grammar, {
         text: rec.text,
         tokens: { prompt: rec.promptTokenIds.length, completion: rec.completionTokenIds.length },
+        promptTokensEvaluated: rec.promptTokenIds.length,
         ms: performance.now() - started,
         seed: request.seed,
         model: fileName,
         stopReason: rec.stopReason,
         renderedPrompt: input.rendered,
+        applied,
         promptTokenIds: rec.promptTokenIds,
         completionTokenIds: rec.completionTokenIds,
-      };
+      });
     }
     const out = await sampleCompletion(call);
-    return {
+    return withThinking(input.opensThinking && !grammar, {
       text: out.text,
       tokens: { prompt: promptTokens, completion: out.completionTokens },
+      promptTokensEvaluated: promptTokens - reused,
       ms: performance.now() - started,
       seed: request.seed,
       model: fileName,
       stopReason: out.stopReason,
       renderedPrompt: input.rendered,
-    };
+      applied,
+    });
   } catch (err) {
     throw asModelError(err, cache, request, fileName);
   } finally {
     loaded.pool.release(sequence);
     link?.release();
   }
+}
+
+/**
+ * The settings a call runs with: the sampler as `samplerOptions` fills it (the recorded path's
+ * on-policy cut-offs, else node-llama-cpp's defaults made explicit), the context's threads, size
+ * and batch size with their sources, and whether prefix reuse applied.
+ */
+function appliedSettings(loaded: LoadedModel, request: GenerateRequest, reuse: boolean): AppliedSettings {
+  const s = loaded.summary;
+  return {
+    sampler: samplerOptions(request, request.recordTokens ? ON_POLICY : SAMPLING_DEFAULTS),
+    threads: s.threads,
+    contextSize: s.contextSize,
+    batchSize: s.batchSize,
+    source: { ...s.source },
+    prefixReuse: reuse,
+  };
+}
+
+/**
+ * `result` with a reasoning model's thinking moved out of `text` (core/model/thinking.ts);
+ * unchanged when there is none. `opened`: the prompt opened the block. Under a JSON-schema
+ * grammar the text is JSON from its first token (the grammar leaves no room for a block), so
+ * the caller passes `false` there and the whole text stays the answer.
+ */
+function withThinking(opened: boolean, result: GenerateResult): GenerateResult {
+  const split = splitThinking(result.text, opened);
+  if (split.thinking === undefined) return result;
+  return { ...result, text: split.answer, thinking: split.thinking };
 }
 
 /**

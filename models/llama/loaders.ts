@@ -18,6 +18,7 @@ import { errorText } from './errorText.ts';
 import type { GgufInfo } from './ggufInfo.ts';
 import type { LogRing } from './logRing.ts';
 import type { ResolvedLora } from './loraAdapters.ts';
+import { ChatTemplate } from './chatTemplate.ts';
 import type { SequencePool } from './sequencePool.ts';
 
 /** A loaded model file, shared by every context on it. */
@@ -26,6 +27,8 @@ export interface LoadedFile {
   gpu: 'auto' | false;
   /** Set only when the file carries `tokenizer.chat_template`. */
   chatWrapper?: ChatWrapper;
+  /** The file's own chat template, parsed (set with `chatWrapper`). */
+  template?: ChatTemplate;
   prependsBos: boolean;
 }
 
@@ -37,6 +40,8 @@ export interface LoadedModel {
   pool: SequencePool;
   /** Set only when the file carries `tokenizer.chat_template`. */
   chatWrapper?: ChatWrapper;
+  /** The file's own chat template, parsed: what prompts are rendered with (`renderInput.ts`). */
+  template?: ChatTemplate;
   /** Whether LlamaCompletion prepends a beginning-of-sequence token to the input. */
   prependsBos: boolean;
 }
@@ -62,8 +67,13 @@ export async function openModelFile(llama: Llama, realFile: string, info: GgufIn
     );
   }
   let chatWrapper: ChatWrapper | undefined;
+  let template: ChatTemplate | undefined;
   if (info.hasChatTemplate) {
     try {
+      const source = (model.fileInfo.metadata as { tokenizer?: { chat_template?: unknown } }).tokenizer?.chat_template;
+      template = new ChatTemplate(String(source));
+      // A trial render, so a template that cannot render a user turn fails here, naming the file.
+      template.render([{ role: 'user', content: 'U' }], { bos: '', eos: '' });
       // Only with a template: without one, resolveChatWrapper guesses (Llama2Chat for llama
       // models), whose default system prompt overflows small contexts.
       chatWrapper =
@@ -80,6 +90,7 @@ export async function openModelFile(llama: Llama, realFile: string, info: GgufIn
   }
   const file: LoadedFile = { model, gpu, prependsBos: prependsBos(model) };
   if (chatWrapper) file.chatWrapper = chatWrapper;
+  if (template) file.template = template;
   return file;
 }
 
@@ -106,6 +117,7 @@ export async function createLlamaContext(
       contextSize: settings.contextSize,
       threads: settings.threads,
       sequences: settings.sequences,
+      ...(settings.batchSize !== undefined ? { batchSize: settings.batchSize } : {}),
       ...(settings.batching === 'isolated' ? { batching: { itemPrioritizationStrategy: oneSequencePerBatch } } : {}),
       ...(settings.exactAttention ? { flashAttention: false, experimentalKvCacheKeyType: 'F32', experimentalKvCacheValueType: 'F32' } as const : {}),
       ...(adapters.length > 0

@@ -12,6 +12,7 @@ import path from 'node:path';
 import type { Llama, LlamaGrammar, LlamaLogLevel } from 'node-llama-cpp';
 import { ModelError, type JsonSchema } from '../../core/model/index.ts';
 import { DEFAULTS, type LlamaModelConfig, type LlamaProviderOptions, type LoadedModelInfo, type ResolvedSettings } from './config.ts';
+import { explainLlamaStartFailure } from './binary.ts';
 import { errorText } from './errorText.ts';
 import { checkGgufFile, type GgufInfo } from './ggufInfo.ts';
 import { probeFiniteLogits, scanFiniteWeights } from './finiteCheck.ts';
@@ -138,14 +139,22 @@ export class ModelCache {
   private settingsFor(key: string, realFile: string): { refs: string[]; settings: ResolvedSettings } {
     const d = { ...DEFAULTS, ...definedOnly(this.options.defaults ?? {}) };
     const refs: string[] = [];
-    const settings: ResolvedSettings = { contextSize: 0, threads: 0, sequences: 0, batching: 'mixed', exactAttention: false };
+    const settings: ResolvedSettings = { contextSize: 0, threads: 0, sequences: 0, batching: 'mixed', exactAttention: false, prefixReuse: true, source: { threads: 'default', batchSize: 'default' } };
     for (const [ref, c] of Object.entries(this.options.models)) {
       const real = realpathOrUndefined(c.path);
       if (real !== realFile) continue;
       if (contextKeySync(real, c.lora ?? []) !== key) continue;
       refs.push(ref);
       settings.contextSize = Math.max(settings.contextSize, c.contextSize ?? d.contextSize);
-      settings.threads = Math.max(settings.threads, c.threads ?? d.threads);
+      const threads = c.threads ?? d.threads;
+      if (threads > settings.threads) settings.source.threads = c.threads !== undefined ? (c.settingsSource?.threads ?? 'flag') : 'default';
+      settings.threads = Math.max(settings.threads, threads);
+      const batch = c.batchSize ?? d.batchSize;
+      if (batch !== undefined && batch > (settings.batchSize ?? 0)) {
+        settings.batchSize = batch;
+        settings.source.batchSize = c.batchSize !== undefined ? (c.settingsSource?.batchSize ?? 'flag') : 'default';
+      }
+      if (!(c.prefixReuse ?? d.prefixReuse)) settings.prefixReuse = false;
       settings.sequences = Math.max(settings.sequences, c.sequences ?? d.sequences);
       if ((c.batching ?? d.batching) === 'isolated') settings.batching = 'isolated';
       if (c.exactAttention) settings.exactAttention = true;
@@ -201,7 +210,10 @@ export class ModelCache {
         sequences: settings.sequences,
         gpu: file.gpu,
         batching: settings.batching,
-        usesChatTemplate: file.chatWrapper != null,
+        batchSize: context.batchSize,
+        prefixReuse: settings.prefixReuse,
+        source: { ...settings.source },
+        usesChatTemplate: file.template != null,
         lora: adapters.map((a) => ({ ...a })),
         loadMs: loadingModel ? performance.now() - started : performance.now() - ctxStarted,
       } satisfies LoadedModelInfo,
@@ -211,6 +223,7 @@ export class ModelCache {
       prependsBos: file.prependsBos,
     };
     if (file.chatWrapper) loaded.chatWrapper = file.chatWrapper;
+    if (file.template) loaded.template = file.template;
     return loaded;
   }
 
@@ -221,7 +234,7 @@ export class ModelCache {
       const level = this.logs.attach((this.options.logLevel ?? 'error') as LlamaLogLevel, this.options.onLog);
       const promise = sharedRuntime(anyGpu ? 'auto' : false, level).catch((err: unknown) => {
         if (this.llamaPromise === promise) this.llamaPromise = undefined;
-        throw new ModelError('MODEL_LOAD_FAILED', `The llama.cpp runtime could not start: ${errorText(err)}`, undefined, {
+        throw new ModelError('MODEL_LOAD_FAILED', `The llama.cpp runtime could not start: ${explainLlamaStartFailure(err)}`, undefined, {
           cause: err,
         });
       });

@@ -24,10 +24,28 @@ export class SequencePool {
 
   /**
    * A free sequence, a new one (while fewer than `size` exist), or the next one released.
+   * With `prefer` (prefix reuse), the free sequence it scores highest, when it scores above 0
+   * (a shared prefix), beats creating a new one; ties go to the most recently released.
    * @throws ModelError `ABORTED` (naming `ref`) when `signal` aborts while waiting; the close reason once closed.
    */
-  acquire(signal: AbortSignal | undefined, ref: string): Promise<LlamaContextSequence> {
+  acquire(signal: AbortSignal | undefined, ref: string, prefer?: (sequence: LlamaContextSequence) => number): Promise<LlamaContextSequence> {
     if (this.closedWith) return Promise.reject(this.closedWith);
+    if (prefer && this.free.length > 0) {
+      let best = -1;
+      let bestScore = 0;
+      for (let i = this.free.length - 1; i >= 0; i--) {
+        const score = prefer(this.free[i]!);
+        if (score > bestScore) {
+          best = i;
+          bestScore = score;
+        }
+      }
+      if (best >= 0) return Promise.resolve(this.free.splice(best, 1)[0]!);
+    }
+    if (prefer && this.created < this.size && this.context.sequencesLeft > 0) {
+      this.created++;
+      return Promise.resolve(this.context.getSequence());
+    }
     const ready = this.free.pop();
     if (ready) return Promise.resolve(ready);
     if (this.created < this.size && this.context.sequencesLeft > 0) {

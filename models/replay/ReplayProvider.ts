@@ -97,6 +97,11 @@ export class ReplayProvider implements ModelProvider {
     // Token ids are served when asked for and recorded (a replayed SFT export reads them).
     if (request.recordTokens && rec.promptTokenIds) result.promptTokenIds = rec.promptTokenIds;
     if (request.recordTokens && rec.completionTokenIds) result.completionTokenIds = rec.completionTokenIds;
+    // What the recorded call ran with, so a replayed trace stores the same call.
+    if (rec.renderedPrompt !== undefined) result.renderedPrompt = rec.renderedPrompt;
+    if (rec.thinking !== undefined) result.thinking = rec.thinking;
+    if (rec.applied !== undefined) result.applied = rec.applied;
+    if (rec.promptTokensEvaluated !== undefined) result.promptTokensEvaluated = rec.promptTokensEvaluated;
     return result;
   }
 

@@ -93,6 +93,11 @@ function ModelRow({ model: m, index }: { model: ModelEntry; index: number }) {
             ✗ {m.error}
           </div>
         )}
+        {m.unavailable && (
+          <div className="note error small" role="alert" data-testid="model-unavailable">
+            unavailable: {m.unavailable}
+          </div>
+        )}
       </td>
       <td>{m.info?.architecture ?? '–'}</td>
       <td className="num">{paramCount(m.info?.parameters)}</td>
@@ -125,7 +130,7 @@ function ModelRow({ model: m, index }: { model: ModelEntry; index: number }) {
         {usedBy.length > 0 && <div className="small">used by {usedBy.join(', ')}</div>}
       </td>
       <td>
-        <button type="button" data-testid="model-test" disabled={!!m.error || test?.status === 'loading'} onClick={() => void testModel(m.path)} title={`Generate ${TEST_MAX_TOKENS} tokens after “${TEST_PROMPT}”`}>
+        <button type="button" data-testid="model-test" disabled={!!m.error || !!m.unavailable || test?.status === 'loading'} onClick={() => void testModel(m.path)} title={`Generate ${TEST_MAX_TOKENS} tokens after “${TEST_PROMPT}”`}>
           {test?.status === 'loading' ? 'Generating…' : 'Test'}
         </button>
         {test?.status === 'ready' && (
