@@ -159,21 +159,30 @@ class FakeProvider implements ModelProvider {
   async dispose() {}
 }
 
+/** The hand-wired learn-design team on a fresh store with the fake trainer and provider: what a loop test needs. */
+function fakeTeamLoop(prefix: string) {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  const store = openStore(path.join(dir, 'loop.db'));
+  const yaml = readFileSync('examples/learn-design-fixed.yaml', 'utf8');
+  const { graph } = parseWorkflow(yaml, { tools: defaultTools() });
+  const ds = getDataset('learn-design');
+  const models: FakeModel[] = [];
+  const trainer: Trainer = { load: async (file) => { const m = new FakeModel(file); models.push(m); return m; } };
+  const base = {
+    store, graph, workflow: { yaml }, dataset: { name: ds.name, grader: ds.grader, classOf: ds.classOf! },
+    trainTasks: ds.load({ split: 'train', limit: 6 }), tools: defaultTools(), trainer,
+    makeProvider: async (m: LoopModels) => new FakeProvider(m),
+    models: { models: { default: path.join(dir, 'base.gguf') }, roleModels: { picker: 'default', executor: 'default' } },
+  };
+  return { dir, store, models, ds, base };
+}
+
 describe('the loop with an SFT warm start (fake trainer, fake provider)', () => {
   it('iterations 1..k step each SFT role on its successful calls; later iterations take policy steps; versions say which', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'flowlab-sft-'));
-    const store = openStore(path.join(dir, 'loop.db'));
-    const yaml = readFileSync('examples/learn-design-fixed.yaml', 'utf8');
-    const { graph } = parseWorkflow(yaml, { tools: defaultTools() });
-    const ds = getDataset('learn-design');
-    const models: FakeModel[] = [];
-    const trainer: Trainer = { load: async (file) => { const m = new FakeModel(file); models.push(m); return m; } };
+    const { dir, store, models, ds, base } = fakeTeamLoop('flowlab-sft-');
     try {
       const report = await runTrainLoop({
-        store, graph, workflow: { yaml }, dataset: { name: ds.name, grader: ds.grader, classOf: ds.classOf! },
-        trainTasks: ds.load({ split: 'train', limit: 6 }), heldoutTasks: ds.load({ split: 'heldout', limit: 6 }), tools: defaultTools(), trainer,
-        makeProvider: async (m) => new FakeProvider(m),
-        models: { models: { default: path.join(dir, 'base.gguf') }, roleModels: { picker: 'default', executor: 'default' } },
+        ...base, heldoutTasks: ds.load({ split: 'heldout', limit: 6 }),
         roles: ['picker', 'executor'], group: 4, iterations: 3, tasksPerIteration: 2, lr: 3e-4, kl: 0.02, temperature: 1,
         heldoutSamples: 2, heldoutTemperature: 1, seed: 3, versionsDir: path.join(dir, 'v'),
         sft: { warmStart: 2, mix: false, steps: 2, lr: 1e-3, minScore: { picker: 0.5 } },
@@ -222,19 +231,10 @@ describe('the loop with an SFT warm start (fake trainer, fake provider)', () => 
   });
 
   it('a replay pool (sft.pool): each iteration SFTs on up to n distinct successes per class from every iteration so far, newest first', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'flowlab-sft-pool-'));
-    const store = openStore(path.join(dir, 'loop.db'));
-    const yaml = readFileSync('examples/learn-design-fixed.yaml', 'utf8');
-    const { graph } = parseWorkflow(yaml, { tools: defaultTools() });
-    const ds = getDataset('learn-design');
-    const models: FakeModel[] = [];
-    const trainer: Trainer = { load: async (file) => { const m = new FakeModel(file); models.push(m); return m; } };
+    const { dir, store, models, ds, base } = fakeTeamLoop('flowlab-sft-pool-');
     try {
       const report = await runTrainLoop({
-        store, graph, workflow: { yaml }, dataset: { name: ds.name, grader: ds.grader, classOf: ds.classOf! },
-        trainTasks: ds.load({ split: 'train', limit: 6 }), heldoutTasks: [], tools: defaultTools(), trainer,
-        makeProvider: async (m) => new FakeProvider(m),
-        models: { models: { default: path.join(dir, 'base.gguf') }, roleModels: { picker: 'default', executor: 'default' } },
+        ...base, heldoutTasks: [],
         roles: ['picker', 'executor'], group: 4, iterations: 3, tasksPerIteration: 2, lr: 3e-4, kl: 0.02, temperature: 1,
         heldoutSamples: 1, heldoutTemperature: 1, seed: 3, versionsDir: path.join(dir, 'v'),
         sft: { warmStart: 0, mix: true, steps: 1, lr: 1e-3, minScore: { picker: 0.5 }, roles: ['picker'], pool: 2 },
