@@ -35,7 +35,7 @@ const full: ModelCallRecord = {
   promptTokensEvaluated: 12,
 };
 
-describe('model call settings (schema version 9)', () => {
+describe('model call settings (schema version 10)', () => {
   it('round-trips the rendered prompt, thinking, applied settings and evaluated tokens, one insert at a time and in a batch', () => {
     const s = openStore(path.join(tempDir('store-call-settings'), 'a.db'));
     try {
@@ -53,17 +53,17 @@ describe('model call settings (schema version 9)', () => {
     }
   });
 
-  it('a store opened without migration 9 still stores and reads calls (without the settings); migrating keeps them', () => {
-    const file = path.join(tempDir('store-call-settings'), 'v8.db');
-    const v8 = openStore(file, { migrations: MIGRATIONS.slice(0, 8) });
-    const exp = createExperiment(v8);
+  it('a store opened without migration 10 still stores and reads calls (without the settings); migrating keeps them', () => {
+    const file = path.join(tempDir('store-call-settings'), 'v9.db');
+    const v9 = openStore(file, { migrations: MIGRATIONS.slice(0, 9) });
+    const exp = createExperiment(v9);
     const r = runWith(exp, 0, [full]);
-    v8.saveRun(r.run, r.events);
-    expect(v8.getRunEvents(r.run.runId)[0]!.calls[0]).toEqual(plain);
-    v8.close();
+    v9.saveRun(r.run, r.events);
+    expect(v9.getRunEvents(r.run.runId)[0]!.calls[0]).toEqual(plain);
+    v9.close();
     const s = openStore(file);
     try {
-      expect(s.migration).toMatchObject({ from: 8, applied: [9] });
+      expect(s.migration).toMatchObject({ from: 9, applied: [10] });
       expect(s.getRunEvents(r.run.runId)[0]!.calls[0]).toEqual(plain);
       const db = new Database(file, { readonly: true });
       expect(db.prepare('SELECT COUNT(*) FROM model_call_settings').pluck().get()).toBe(0);

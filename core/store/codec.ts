@@ -352,7 +352,7 @@ export interface CallDbRow {
   error: string | null;
   prompt_token_ids: string | null;
   completion_token_ids: string | null;
-  /** From model_call_settings (absent before schema version 9, NULL without a row). */
+  /** From model_call_settings (absent before schema version 10, NULL without a row). */
   rendered_prompt?: string | null;
   thinking?: string | null;
   applied_json?: string | null;

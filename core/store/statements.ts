@@ -35,7 +35,7 @@ function multiRowInserts(db: Database) {
   };
 }
 
-/** The model_calls columns read with the `model_call_settings` columns, when the table exists (schema version 9). */
+/** The model_calls columns read with the `model_call_settings` columns, when the table exists (schema version 10). */
 function callSelect(db: Database): { columns: string; join: string } {
   const has = db.prepare(`SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'model_call_settings'`).pluck().get() === 1;
   return has
