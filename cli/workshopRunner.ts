@@ -8,7 +8,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { RunRecord } from '../core/results/index.ts';
 import { openStore } from '../core/store/index.ts';
 import {
@@ -16,8 +15,9 @@ import {
   type RevealChart, type RevealFact, type RoleHeldout, type ScenarioStep, type StepResult, type StepRunner, type TamperView,
 } from '../core/workshop/index.ts';
 import { compareRuns } from './commands/compare.ts';
+import { repoRoot } from './root.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT = repoRoot(import.meta.url);
 
 /** Options of {@link cliStepRunner}. */
 export interface CliStepRunnerOptions {

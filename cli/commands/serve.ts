@@ -1,6 +1,5 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { createHandlers, type WorkshopHost } from '../../core/api/index.ts';
 import { openStore, type Store } from '../../core/store/index.ts';
@@ -9,8 +8,9 @@ import { createEventHub, createLabHost, isLoopback, rendererMissingMessage, star
 import { act, dbOption, harden, intOption, parseWith, UsageError, type CommandContext } from '../args.ts';
 import { CommandError } from '../errors.ts';
 import { processIo, type Io } from '../io.ts';
+import { repoRoot } from '../root.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const ROOT = repoRoot(import.meta.url);
 /** Default port of `flowlab serve`. */
 export const DEFAULT_PORT = 5177;
 

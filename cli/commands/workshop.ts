@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Option, type Command } from 'commander';
 import type { WorkshopHost } from '../../core/api/index.ts';
 import { openStore } from '../../core/store/index.ts';
@@ -13,8 +12,9 @@ import { CommandError } from '../errors.ts';
 import type { Io } from '../io.ts';
 import { cliStepRunner } from '../workshopRunner.ts';
 import { startServe, type RunningServe } from './serve.ts';
+import { repoRoot } from '../root.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const ROOT = repoRoot(import.meta.url);
 /** Default port of `flowlab workshop` (one above `flowlab serve`'s). */
 export const WORKSHOP_PORT = 5178;
 
