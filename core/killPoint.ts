@@ -14,8 +14,10 @@
  * guard verdict is freshly written to its environment's guard.json), `outer-pair-judged`
  * (outer.ts: a tournament pair's verdict is stored), `outer-tournament-done` (outer.ts: a task's
  * tournament is judged, not yet ranked), `outer-rankings-stored` (rank.ts: the rankings are
- * recorded, nothing exported), and `outer-arm-exported` (rank.ts: one arm's export is written,
- * the next not yet).
+ * recorded, nothing exported), `outer-arm-exported` (rank.ts: one arm's export is written,
+ * the next not yet), `rsi-version-recorded` (rsi.ts: an arm's trained version is recorded, the
+ * next arm not yet trained), and `rsi-cycle-stored` (rsi.ts: a cycle's record is stored, its
+ * state.json not yet written).
  */
 const SPEC = /^([a-z][a-z0-9-]*)(?:@([1-9][0-9]*))?$/;
 
