@@ -8,45 +8,24 @@
  * record once, every step run once with its calls once, every file byte for byte), and its
  * replay must match without loading a model.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, openStore, type Store } from '../core/store/index.ts';
 import { tempDir } from '../test/fixtures.ts';
 import { cli, haveShared, tinyModel } from '../test/cli.ts';
+import { cliKilledAt, filesUnder, peekStore } from '../test/killed.ts';
 
 const LOOP = 'rk-kill';
 const args = (db: string) => ['rank', '--model', tinyModel, '--threads', '1', '--dataset', 'learn-tool', '--tasks', '1', '--runs', '4', '--neighbours', '2', '--top-k', '2', '--validation', '1', '--loop-id', LOOP, '--db', db, '--json'];
 
-/** Runs the command with the kill hook set; resolves how the child ended. */
-function killedAt(db: string, point: string): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['bin/flowlab.js', ...args(db)], { stdio: 'ignore', env: { ...process.env, FLOWLAB_TEST_KILL_AT: point } });
-    child.on('close', (code, signal) => resolve({ code, signal }));
-  });
-}
+const killedAt = (db: string, point: string) => cliKilledAt(args(db), point);
 
 const records = (s: Store) => s.mass.list(LOOP).map((r) => `${r.kind} ${r.key} ${canonicalJson(r.value)}`).sort();
 const kinds = (s: Store) => s.mass.list(LOOP).map((r) => r.kind).sort();
 /** Each step: id, status, stored runs and calls. */
 const steps = (s: Store) => s.listExperiments().map((x) => `${x.id} ${x.status} runs=${s.listRuns(x.id).length} calls=${s.getExperimentCalls(x.id).length}`).sort();
 const withRun = (s: Store) => s.listExperiments().filter((x) => s.listRuns(x.id).length > 0).map((x) => x.id).sort();
-
-function filesUnder(dir: string, rel = ''): string[] {
-  if (!existsSync(path.join(dir, rel))) return [];
-  return readdirSync(path.join(dir, rel)).sort().flatMap((n) => (statSync(path.join(dir, rel, n)).isDirectory() ? filesUnder(dir, path.join(rel, n)) : [path.join(rel, n)]));
-}
-
-/** The store of `db`, read-only in effect (not marking anything interrupted). */
-function peek<T>(db: string, f: (s: Store) => T): T {
-  const s = openStore(db, { markInterrupted: false });
-  try {
-    return f(s);
-  } finally {
-    s.close();
-  }
-}
 
 describe.skipIf(!haveShared)('flowlab rank on stories260K: SIGKILL at six points, resumed to the uninterrupted result', () => {
   it('every rerun takes over; the result, records, steps and files equal an uninterrupted run; the replay needs no model', async () => {
@@ -66,25 +45,25 @@ describe.skipIf(!haveShared)('flowlab rank on stories260K: SIGKILL at six points
 
     // 1. The third step (run r2) is created, then the process dies before running it.
     expect(await killedAt(db, 'mass-step-created@3')).toEqual({ code: null, signal: 'SIGKILL' });
-    expect(peek(db, (s) => [s.listExperiments().length, withRun(s), kinds(s)])).toEqual([3, runIds.slice(0, 2), ['outer-settings']]);
+    expect(peekStore(db, (s) => [s.listExperiments().length, withRun(s), kinds(s)])).toEqual([3, runIds.slice(0, 2), ['outer-settings']]);
     expect(guarded()).toEqual(runIds.slice(0, 2));
 
     // 2. The rerun takes r2 over, runs it and dies once its guard verdict is written.
     expect(await killedAt(db, 'outer-run-guarded')).toEqual({ code: null, signal: 'SIGKILL' });
-    expect(peek(db, withRun)).toEqual(runIds.slice(0, 3));
+    expect(peekStore(db, withRun)).toEqual(runIds.slice(0, 3));
     expect(guarded()).toEqual(runIds.slice(0, 3));
 
     // 3. Dies after the second tournament verdict is stored.
     expect(await killedAt(db, 'outer-pair-judged@2')).toEqual({ code: null, signal: 'SIGKILL' });
-    expect(peek(db, withRun)).toEqual([...runIds, `${LOOP}-t0-p0`, `${LOOP}-t0-p1`].sort());
+    expect(peekStore(db, withRun)).toEqual([...runIds, `${LOOP}-t0-p0`, `${LOOP}-t0-p1`].sort());
 
     // 4. Dies with the tournament judged (the two verdicts read back, four judged), nothing ranked.
     expect(await killedAt(db, 'outer-tournament-done')).toEqual({ code: null, signal: 'SIGKILL' });
-    expect(peek(db, (s) => [withRun(s).length, kinds(s)])).toEqual([10, ['outer-settings']]);
+    expect(peekStore(db, (s) => [withRun(s).length, kinds(s)])).toEqual([10, ['outer-settings']]);
 
     // 5. Dies with the ranking recorded, nothing exported.
     expect(await killedAt(db, 'outer-rankings-stored')).toEqual({ code: null, signal: 'SIGKILL' });
-    expect(peek(db, kinds)).toEqual(['outer-ranking', 'outer-settings']);
+    expect(peekStore(db, kinds)).toEqual(['outer-ranking', 'outer-settings']);
     expect(existsSync(path.join(out, 'self'))).toBe(false);
 
     // 6. Dies with the self arm exported, the verifier arm not yet.

@@ -9,13 +9,13 @@
  * once, every file byte for byte, the trained GGUFs included; only training's wall-clock
  * seconds may differ), and replay without a model.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, openStore, type Store } from '../core/store/index.ts';
 import { tempDir } from '../test/fixtures.ts';
 import { cli, haveShared, tinyModel } from '../test/cli.ts';
+import { cliKilledAt, filesUnder, peekStore } from '../test/killed.ts';
 
 const LOOP = 'rsi-kill';
 const args = (db: string) => [
@@ -23,12 +23,7 @@ const args = (db: string) => [
   '--heldout', '2', '--cycles', '1', '--sft-passes', '1', '--sft-batch', '4', '--loop-id', LOOP, '--db', db, '--json',
 ];
 
-function killedAt(db: string, point: string): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['bin/flowlab.js', ...args(db)], { stdio: 'ignore', env: { ...process.env, FLOWLAB_TEST_KILL_AT: point } });
-    child.on('close', (code, signal) => resolve({ code, signal }));
-  });
-}
+const killedAt = (db: string, point: string) => cliKilledAt(args(db), point);
 
 /** Training's wall-clock seconds (a measurement, not a result) masked; everything else must match. */
 const unclocked = (text: string) => text.replace(/"seconds": ?[0-9.e+-]+/g, '"seconds":"<wall>"');
@@ -36,20 +31,6 @@ const kinds = (s: Store) => s.mass.list(LOOP).map((r) => r.kind).sort();
 const records = (s: Store, dir: string) => s.mass.list(LOOP).map((r) => unclocked(`${r.kind} ${r.key} ${canonicalJson(r.value)}`.split(dir).join('<dir>'))).sort();
 const steps = (s: Store) => s.listExperiments().map((x) => `${x.id} ${x.status} runs=${s.listRuns(x.id).length} calls=${s.getExperimentCalls(x.id).length}`).sort();
 const versions = (s: Store, dir: string) => s.weights.list({ role: 'mass' }).map((v) => `${v.id} ${v.path.split(dir).join('<dir>')} ${v.parentId ?? '-'}`).sort();
-
-function filesUnder(dir: string, rel = ''): string[] {
-  if (!existsSync(path.join(dir, rel))) return [];
-  return readdirSync(path.join(dir, rel)).sort().flatMap((n) => (statSync(path.join(dir, rel, n)).isDirectory() ? filesUnder(dir, path.join(rel, n)) : [path.join(rel, n)]));
-}
-
-function peek<T>(db: string, f: (s: Store) => T): T {
-  const s = openStore(db, { markInterrupted: false });
-  try {
-    return f(s);
-  } finally {
-    s.close();
-  }
-}
 
 describe.skipIf(!haveShared)('flowlab rsi --cycles 1 on stories260K: SIGKILL in training and between the cycle record and state.json', () => {
   it('every rerun takes over; the report, records, versions, steps and files equal an uninterrupted run; the replay needs no model', async () => {
@@ -64,20 +45,20 @@ describe.skipIf(!haveShared)('flowlab rsi --cycles 1 on stories260K: SIGKILL in 
 
     // 1. The self arm's first GGUF is written to its temp file, not renamed: no version.
     expect(await killedAt(db, 'gguf-temp-written')).toEqual({ code: null, signal: 'SIGKILL' });
-    expect(peek(db, (s) => [kinds(s), s.weights.list({ role: 'mass' }).length])).toEqual([['outer-base', 'outer-ranking', 'outer-settings'], 0]);
+    expect(peekStore(db, (s) => [kinds(s), s.weights.list({ role: 'mass' }).length])).toEqual([['outer-base', 'outer-ranking', 'outer-settings'], 0]);
     expect(existsSync(gguf('self'))).toBe(false);
     const temps = () => readdirSync(path.join(out, 'versions')).filter((f) => f.endsWith('.tmp'));
     expect(temps()).toEqual([expect.stringMatching(/^\.c1-self\.gguf\.\d+\.[0-9a-f]+\.tmp$/)]);
 
     // 2. The self arm is trained again and recorded; the process dies before the verifier arm trains.
     expect(await killedAt(db, 'rsi-version-recorded')).toEqual({ code: null, signal: 'SIGKILL' });
-    expect(peek(db, (s) => s.weights.list({ role: 'mass' }).map((v) => v.id))).toEqual([`wv-${LOOP}-c1-self`]);
+    expect(peekStore(db, (s) => s.weights.list({ role: 'mass' }).map((v) => v.id))).toEqual([`wv-${LOOP}-c1-self`]);
     expect([existsSync(gguf('self')), existsSync(gguf('verifier'))]).toEqual([true, false]);
     expect(temps()).toEqual([]); // the dead writer's temp file is swept before the arm trains again
 
     // 3. Both arms trained and evaluated, the cycle recorded, state.json not yet written.
     expect(await killedAt(db, 'rsi-cycle-stored')).toEqual({ code: null, signal: 'SIGKILL' });
-    expect(peek(db, kinds)).toEqual(['outer-base', 'outer-cycle', 'outer-ranking', 'outer-settings']);
+    expect(peekStore(db, kinds)).toEqual(['outer-base', 'outer-cycle', 'outer-ranking', 'outer-settings']);
     expect(existsSync(path.join(out, 'state.json'))).toBe(false);
 
     const resumed = await cli(args(db));
