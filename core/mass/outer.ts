@@ -19,6 +19,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ModelProvider, SamplingParams } from '../model/provider.ts';
+import { killPoint } from '../killPoint.ts';
 import { deriveSeed } from '../random.ts';
 import type { Store } from '../store/index.ts';
 import type { Task } from '../tasks/types.ts';
@@ -208,7 +209,7 @@ export async function rankTask(task: Task, taskIndex: number, deps: OuterDeps, o
       rec.reported = reportedScore(path.join(dir, 'env'), parseAnswer(ws.answer), task, family.grader);
       const claims = [...recheckContracts(store, ws, o.design, family), ...(rec.tampered?.claims ?? [])];
       rec.guard = guardRun({ before: rec.before, after: rec.after, claims, reported: rec.reported, verified });
-      writeJson(recFile, rec);
+      writeJson(recFile, rec);      killPoint('outer-run-guarded');
     }
     // What the self-judge reads of a tampered run: its answer carries the tamperer's success claim.
     if (rec.tampered) ws = { ...ws, answer: `${ws.answer ?? ''} ${rec.tampered.note}` };
@@ -230,9 +231,11 @@ export async function rankTask(task: Task, taskIndex: number, deps: OuterDeps, o
     // A stored verdict read back must be of this pair in this orientation (a schedule changed by other options would not be).
     const asked = (v.experimentId ? store.listTasks(v.experimentId)[0]?.input : undefined) as { a_run?: unknown; b_run?: unknown } | undefined;
     if (asked && (asked.a_run !== p.a || asked.b_run !== p.b)) throw new MassRankError('BAD_TOURNAMENT', `stored verdict ${v.experimentId} judged ${String(asked.a_run)} vs ${String(asked.b_run)}, not ${p.a} vs ${p.b}: the loop was started with other options (--runs, --seed)`);
+    killPoint('outer-pair-judged');
     deps.onEvent?.({ type: 'pair', taskId: task.id, done: ++judgedCount, total: schedule.length });
     return { winner: v.winner, rationale: v.rationale };
   }, { signal: deps.signal });
+  killPoint('outer-tournament-done');
 
   const ranked = rankPlayers(bradleyTerry(ids, matchesOf(pairs), { iterations: o.iterations }));
   const out: RankedRun[] = ranked.map((p) => {

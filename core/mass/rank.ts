@@ -4,6 +4,7 @@
  * is crossed, the halt report and no export.
  */
 import path from 'node:path';
+import { killPoint } from '../killPoint.ts';
 import type { ModelProvider } from '../model/provider.ts';
 import type { Store } from '../store/index.ts';
 import type { Task } from '../tasks/types.ts';
@@ -53,6 +54,7 @@ export async function runRank(deps: RankDeps, o: OuterOptions & { outDir: string
     }, champ ? { ...o, design: champ.design, version: champ.version } : o));
   }
   storeRankings(deps.store, o.prefix, o.prefix, null, rankings, { train: o.train, validation: o.validation });
+  killPoint('outer-rankings-stored');
   const runs = rankings.reduce((s, r) => s + r.runs.length, 0);
   const quarantined = rankings.reduce((s, r) => s + r.runs.filter((x) => x.quarantined).length, 0);
   const decided = rankings.reduce((s, r) => s + r.agreement.decided, 0);
@@ -61,6 +63,11 @@ export async function runRank(deps: RankDeps, o: OuterOptions & { outDir: string
   const check = checkThresholds({ runs, quarantined, agreement }, o.thresholds);
   const exports: RankResult['exports'] = {};
   if (check.halt) storeHalt(deps.store, o.prefix, { cycle: null, reasons: check.reasons });
-  if (!check.halt) for (const arm of ARMS) exports[arm] = exportArm(deps.store, rankings, arm, path.join(o.outDir, arm), { prefix: o.prefix });
+  if (!check.halt) {
+    for (const arm of ARMS) {
+      exports[arm] = exportArm(deps.store, rankings, arm, path.join(o.outDir, arm), { prefix: o.prefix });
+      killPoint('outer-arm-exported');
+    }
+  }
   return { rankings, runs, quarantined, agreement, tampered: tamperSummary(rankings, o.train), check, exports };
 }

@@ -20,6 +20,7 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { killPoint } from '../killPoint.ts';
 import type { ModelProvider, SamplingParams } from '../model/provider.ts';
 import { deriveSeed, mulberry32 } from '../random.ts';
 import { bootstrapMeanCI, signTest, type BootstrapCI, type SignTest } from '../stats/paired.ts';
@@ -278,8 +279,11 @@ export async function runRsi(deps: RsiDeps, o: RsiOptions): Promise<RsiReport> {
         a.heldout = await compare(deps, o, base, await providerOf(state.arms[arm].model), `${o.loopId}-c${c}-${arm}-heldout`, c, arm);
       }
       state.cycles.push(cycle);
-      writeJson(stateFile, state);
+      // The record first: state.json is what a rerun skips a cycle by, so a kill between the two
+      // must leave the record (a rerun redoes the cycle from stored steps), never lose it.
       storeCycle(deps.store, o.loopId, cycle);
+      killPoint('rsi-cycle-stored');
+      writeJson(stateFile, state);
     }
     report.cycles = state.cycles;
     return report;
@@ -341,6 +345,7 @@ async function trainArm(deps: RsiDeps, o: RsiOptions, state: RsiState, c: number
       sft, exported: out.exported, skipped: tr.skipped + va.skipped,
     },
   });
+  killPoint('rsi-version-recorded');
   return { ...out, versionId, file: path.resolve(file), sft };
 }
 

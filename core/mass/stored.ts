@@ -10,6 +10,7 @@
 import type { ToolSource } from '../engine/index.ts';
 import { executePending } from '../experiments/execute.ts';
 import { asExperimentId } from '../ids.ts';
+import { killPoint } from '../killPoint.ts';
 import type { RoleName } from '../ids.ts';
 import type { ModelProvider, SamplingParams } from '../model/provider.ts';
 import type { RunRecord } from '../results/index.ts';
@@ -90,6 +91,7 @@ export async function runStep(deps: StepDeps, spec: StepSpec): Promise<StepResul
       tasks: [{ taskIndex: 0, taskId: spec.task.id, input: spec.input, expected: spec.task.expected }],
     });
   }
+  killPoint('mass-step-created');
   const provider = deps.providerFor?.(id) ?? deps.provider;
   const res = await executePending({ store, experimentId: id, graph, grader: spec.grader, provider, tools: deps.tools, checks: spec.checks, seed: spec.seed, signal: deps.signal, modelFor: deps.modelFor, recordTokens: deps.recordTokens, sampling: deps.sampling });
   if (res.cancelled) {

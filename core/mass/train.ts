@@ -7,7 +7,7 @@
  * the assistant tokens of the validation sequences) is measured before training and after each
  * pass, and the weights of the best pass are written as the new version.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { ModelProvider } from '../model/provider.ts';
 import type { SftSequence, StepResult, TrainableModel, Trainer } from '../training/port.ts';
@@ -68,13 +68,49 @@ export interface SftRunResult {
 }
 
 /**
+ * Removes the temp files a killed write of `outFile` left beside it: models/gguf/writeGguf.ts's
+ * `.<name>.<pid>.<hex>.tmp`, whose writer process is gone (a live writer's temp is kept). A
+ * killed rsi run would otherwise leave one dead model-sized file per kill. Returns the paths removed.
+ */
+export function sweepDeadTemps(outFile: string): string[] {
+  const dir = path.dirname(outFile);
+  const prefix = `.${path.basename(outFile)}.`;
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names.sort()) {
+    const m = /^(\d+)\.[0-9a-f]+\.tmp$/.exec(name.startsWith(prefix) ? name.slice(prefix.length) : '');
+    if (!m || alive(Number(m[1]))) continue;
+    rmSync(path.join(dir, name), { force: true });
+    removed.push(path.join(dir, name));
+  }
+  return removed;
+}
+
+function alive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
  * Trains `start` on `train` for `passes` passes and writes the pass with the lowest validation
- * loss (the last pass when there is no validation data) to `outFile`.
+ * loss (the last pass when there is no validation data) to `outFile`, first sweeping the dead
+ * temp files of an earlier, killed write of it (`sweepDeadTemps`).
  */
 export async function sftTrain(trainer: Trainer, start: string, train: readonly SftSequence[], validation: readonly SftSequence[], outFile: string, o: SftRunOptions): Promise<SftRunResult> {
   const t0 = performance.now();
   const model = await trainer.load(start);
   mkdirSync(path.dirname(outFile), { recursive: true });
+  sweepDeadTemps(outFile);
   try {
     const validationLoss = [validation.length ? await maskedLoss(model, validation) : NaN];
     const trainLoss: number[] = [];
