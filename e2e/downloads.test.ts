@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserMissing, openLab, REQUIRED, sharedMissing, TINY_MODEL, type OpenLab, type ServeProcess } from './harness.ts';
+import { browserMissing, openLab, REQUIRED, screenshot, sharedMissing, TINY_MODEL, type OpenLab, type ServeProcess } from './harness.ts';
 
 const missing = browserMissing() ?? sharedMissing();
 if (missing && REQUIRED) throw new Error(`e2e: ${missing} (FLOWLAB_E2E_REQUIRED=1: the browser tests must run here)`);
@@ -64,6 +64,7 @@ describe.skipIf(!!missing)('downloading a model from the Models view (flowlab se
     await expect(row.textContent()).resolves.toMatch(/tiny-copy\.gguf.*model folder.*llama/);
     expect(existsSync(path.join(lab.ws.models, 'tiny-copy.gguf'))).toBe(true);
     expect(pageErrors).toEqual([]);
+    await screenshot(page, 'models-download');
   });
 
   it('refuses a download whose sha256 differs, in words, and lists nothing', async () => {

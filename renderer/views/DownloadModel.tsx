@@ -94,7 +94,7 @@ export function DownloadModel() {
         {starting ? 'Starting…' : 'Download'}
       </button>
       {view && (
-        <div className="progress grow" data-testid="download-status" data-status={view.status}>
+        <div className="progress" style={{ flexBasis: '100%' }} data-testid="download-status" data-status={view.status}>
           <p className="small">
             {view.fileName && <code>{view.fileName}</code>} {view.status === 'running' ? 'downloading' : view.status === 'completed' ? '✓ downloaded and checked; it is in the list below' : view.status}
             {' · '}
