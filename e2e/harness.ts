@@ -129,10 +129,10 @@ export interface ServeProcess {
 /**
  * Starts `node bin/flowlab.js serve --port 0 --db <db> --models <dir>` and waits for its URL.
  * `again` starts it on a stopped server's port with its token (`FLOWLAB_TOKEN`), as a user
- * restarting it would, so the open page can reconnect.
+ * restarting it would, so the open page can reconnect. `extraArgs`: more `flowlab serve` flags.
  */
-export async function startServe(ws: Workspace, timeoutMs = 30_000, again?: { port: number; token: string }): Promise<ServeProcess> {
-  const child = spawn(process.execPath, ['bin/flowlab.js', 'serve', '--port', String(again?.port ?? 0), '--db', ws.db, '--models', ws.models], {
+export async function startServe(ws: Workspace, timeoutMs = 30_000, again?: { port: number; token: string }, extraArgs: readonly string[] = []): Promise<ServeProcess> {
+  const child = spawn(process.execPath, ['bin/flowlab.js', 'serve', '--port', String(again?.port ?? 0), '--db', ws.db, '--models', ws.models, ...extraArgs], {
     cwd: ROOT,
     env: { ...process.env, FLOWLAB_SHARED: SHARED, ...(again ? { FLOWLAB_TOKEN: again.token } : {}) },
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -225,9 +225,10 @@ export interface OpenLab<T> {
 /**
  * Builds the renderer if needed, makes a fresh workspace, lets `seed` write into its database
  * (closed again before the server opens it; `ws` for seeds that run the CLI on it), starts
- * `flowlab serve` and opens a page in headless Chromium. What fails on the way is cleaned up.
+ * `flowlab serve` (with `options.serveArgs` as more flags) and opens a page in headless Chromium.
+ * What fails on the way is cleaned up.
  */
-export async function openLab<T>(seed: (store: Store, ws: Workspace) => Promise<T> | T): Promise<OpenLab<T>> {
+export async function openLab<T>(seed: (store: Store, ws: Workspace) => Promise<T> | T, options: { serveArgs?: readonly string[] } = {}): Promise<OpenLab<T>> {
   ensureRendererBuilt();
   const ws = createWorkspace();
   let serve: ServeProcess | undefined;
@@ -245,7 +246,7 @@ export async function openLab<T>(seed: (store: Store, ws: Workspace) => Promise<
     } finally {
       store.close();
     }
-    serve = await startServe(ws);
+    serve = await startServe(ws, undefined, undefined, options.serveArgs);
     context = await launchBrowser(ws);
     const page = await context.newPage();
     const pageErrors: string[] = [];

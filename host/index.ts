@@ -7,6 +7,7 @@ export { createLabHost, DEFAULT_TEST_TOKENS, type LabHostHandle, type LabHostOpt
 export { LabRunner, type LabRunnerOptions, type LoadableProvider } from './runner.ts';
 export { ModelCatalog, readGgufHeader, testGeneration, type ModelCatalogOptions, type ModelHeader, type ReadModelHeader } from './models.ts';
 export { ModelPaths, type ModelPathRoots } from './modelPaths.ts';
+export { isPrivateAddress, ModelDownloads, type ModelDownloadsOptions } from './downloads.ts';
 export { listExamples } from './examples.ts';
 export { MAX_WORKFLOW_FILE_BYTES, WorkflowFolder } from './workflowFiles.ts';
 export { listDatasets } from './datasets.ts';

@@ -12,6 +12,7 @@ import { watchStore } from './storeWatch.ts';
 import type { ModelConfig } from '../core/model/index.ts';
 import { ApiError } from '../core/api/index.ts';
 import { llamaBinaryStatus, type LlamaBinaryStatus } from '../models/llama/binary.ts';
+import { ModelDownloads } from './downloads.ts';
 
 /** Options of {@link createLabHost}. */
 export interface LabHostOptions {
@@ -65,12 +66,20 @@ export interface LabHostOptions {
    * `UNAVAILABLE` with the message, instead of failing inside. Default: `llamaBinaryStatus()`, checked once.
    */
   llamaBinary?: () => LlamaBinaryStatus;
+  /**
+   * Model downloads into `modelDir` (host/downloads.ts): `allowPrivateHosts` lets them reach
+   * hosts on this machine or a private network (default refused with FORBIDDEN; `flowlab serve
+   * --allow-private-downloads`, tests); `fetch` (@internal tests) replaces the global fetch.
+   */
+  downloads?: { allowPrivateHosts?: boolean; fetch?: typeof fetch };
 }
 
 /** The lab host plus its lifecycle. */
 export interface LabHostHandle extends LabHost {
   /** The runner, for hosts and tests that wait on an experiment (`runner.settled(id)`). */
   readonly runner: LabRunner;
+  /** The model downloads, for tests that wait on one (`downloads.settled(id)`). */
+  readonly downloads: ModelDownloads;
   /** Cancels running experiments and waits for them to stop (the store stays open). Idempotent. */
   dispose(): Promise<void>;
 }
@@ -108,6 +117,10 @@ export function createLabHost(options: LabHostOptions): LabHostHandle {
   const watch = watchMs > 0 ? watchStore(options.store, options.emit, watchMs) : null;
   const workflows = new WorkflowFolder(options.workflowsDir ?? WorkflowFolder.beside(options.dbFile, os.tmpdir()));
   let binary: LlamaBinaryStatus | undefined;
+  const downloads = new ModelDownloads({
+    modelDir: options.modelDir, emit: options.emit,
+    ...(options.downloads?.allowPrivateHosts && { allowPrivateHosts: true }), ...(options.downloads?.fetch && { fetch: options.downloads.fetch }),
+  });
   const binaryStatus = () => (binary ??= (options.llamaBinary ?? llamaBinaryStatus)());
   /** Rejects with `UNAVAILABLE` (the binary's message) before `method` would load a local model. */
   const needLocalModels = async <T>(method: string, then: () => Promise<T>): Promise<T> => {
@@ -117,6 +130,7 @@ export function createLabHost(options: LabHostOptions): LabHostHandle {
   };
   return {
     runner,
+    downloads,
     listExamples: () => listExamples(options.examplesDir),
     listDatasets: () => listDatasets(datasets),
     listModels: async () => {
@@ -143,12 +157,14 @@ export function createLabHost(options: LabHostOptions): LabHostHandle {
     saveWorkflowFile: (payload) => workflows.save(payload),
     dispose: () => {
       watch?.stop();
-      return runner.dispose();
+      return Promise.all([downloads.dispose(), runner.dispose()]).then(() => {});
     },
     startEvolve: (req) => runner.mass.startEvolve(req),
     startRank: (req) => runner.mass.startRank(req),
     startRsi: (req) => runner.mass.startRsi(req),
     cancelMass: ({ jobId }) => runner.mass.cancel(jobId),
     distillCard: (req) => runner.distill(req),
+    startDownload: (req) => downloads.start(req),
+    cancelDownload: ({ downloadId }) => downloads.cancel(downloadId),
   };
 }

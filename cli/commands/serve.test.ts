@@ -21,6 +21,11 @@ describe('flowlab serve arguments', () => {
     expect(path.isAbsolute(o.models)).toBe(true);
   });
 
+  it('allows private download hosts only when asked', () => {
+    expect(parseServeArgs([]).allowPrivateDownloads).toBeUndefined();
+    expect(parseServeArgs(['--allow-private-downloads']).allowPrivateDownloads).toBe(true);
+  });
+
   it('refuses a non-loopback host other than 0.0.0.0, and bad ports (exit 2 with usage)', async () => {
     let io = capture();
     expect(await main(['serve', '--host', '192.168.1.5'], io)).toBe(2);

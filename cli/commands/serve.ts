@@ -29,6 +29,7 @@ function serveOptions(cmd: Command): Command {
     .addOption(dbOption())
     .option('--models <dir>', 'model folder (*.gguf) (default: $FLOWLAB_MODELS, else $FLOWLAB_SHARED/models or ../shared/models)')
     .option('--allow-model <path>', 'another model file or folder requests may use (repeatable); every other path outside --models is refused', (v: string, prev: string[] = []) => [...prev, v])
+    .option('--allow-private-downloads', 'let model downloads from the page reach hosts on this machine or a private network (refused by default, so the page cannot use the lab as a proxy into your network)')
     .option('--data-dir <dir>', 'dataset folder (default: $FLOWLAB_SHARED/data or ../shared/data)')
     .option('--renderer <dir>', 'built renderer (default: out/renderer, written by `npm run build`)');
 }
@@ -39,6 +40,7 @@ interface ServeFlags {
   db: string;
   models?: string;
   allowModel?: string[];
+  allowPrivateDownloads?: boolean;
   dataDir?: string;
   renderer?: string;
 }
@@ -56,6 +58,8 @@ export interface ServeOptions {
   models: string;
   /** Model files or folders requests may use besides `models` (absolute). */
   allowModels?: string[];
+  /** Model downloads may reach hosts on this machine or a private network (host/downloads.ts). */
+  allowPrivateDownloads?: boolean;
   dataDir?: string;
   renderer: string;
   examples?: string;
@@ -92,6 +96,7 @@ export async function startServe(opts: ServeOptions): Promise<RunningServe> {
     emit: hub.emit,
     // Writes by anyone (the CLI on the same database included) reach the page as `stored` events.
     watchStoreMs: STORE_WATCH_MS,
+    ...(opts.allowPrivateDownloads && { downloads: { allowPrivateHosts: true } }),
   });
   const workshop = opts.workshop?.(store);
   const api = createHandlers({ store, version: appVersion(), lab, ...(workshop && { workshop: workshop.host }) });
@@ -172,6 +177,7 @@ function serveOptionsOf(values: ServeFlags): ServeOptions {
     db: values.db,
     models: path.resolve(models),
     ...(values.allowModel?.length ? { allowModels: values.allowModel.map((p) => path.resolve(p)) } : {}),
+    ...(values.allowPrivateDownloads ? { allowPrivateDownloads: true } : {}),
     ...(values.dataDir !== undefined ? { dataDir: values.dataDir } : {}),
     renderer: path.resolve(values.renderer ?? path.join(ROOT, 'out/renderer')),
   };

@@ -31,6 +31,9 @@ export const LAB_METHODS = [
   'startRsi',
   'cancelMass',
   'distillCard',
+  // Model downloads into the host's models folder (downloads.ts).
+  'startDownload',
+  'cancelDownload',
 ] as const;
 
 /** The workshop methods (answered only by a workshop server: `flowlab workshop`). */

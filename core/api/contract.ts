@@ -18,6 +18,7 @@ import type { StudiesApiAdditions } from './studies.ts';
 import type { MassApiAdditions } from './mass.ts';
 import { MAX_WORKFLOW_FILE_NAME, WORKFLOW_FILE_NAME, type WorkflowFilesApiAdditions } from './workflowFiles.ts';
 import type { MassJobApiAdditions } from './massJobs.ts';
+import { downloadFileNameProblem, downloadSourceProblem, type DownloadApiAdditions } from './downloads.ts';
 import type { ExperimentMeta, LoopApiAdditions } from './loop.ts';
 import type { WorkshopApiAdditions } from './workshop.ts';
 
@@ -105,6 +106,22 @@ const massJobSchemas = {
     arms: z.array(z.enum(['self', 'verifier'])).min(1, 'must name at least one arm').max(2, 'must name at most 2 arms').optional(),
   }),
   cancelMass: z.strictObject({ jobId: Id }),
+};
+/** Model downloads (downloads.ts): the source's and file name's form; where the source points is the host's check. */
+const downloadSchemas = {
+  startDownload: z.strictObject({
+    source: z.string().min(1, 'must not be empty').max(MAX_PATH_LENGTH, `must be at most ${MAX_PATH_LENGTH} characters`).superRefine((v, ctx) => {
+      const problem = downloadSourceProblem(v);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    }),
+    sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex digits').optional(),
+    sizeBytes: z.number().int('must be an integer').min(1, 'must be at least 1').max(Number.MAX_SAFE_INTEGER, 'is too large').optional(),
+    fileName: z.string().superRefine((v, ctx) => {
+      const problem = downloadFileNameProblem(v);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    }).optional(),
+  }),
+  cancelDownload: z.strictObject({ downloadId: Id }),
 };
 
 /** Payload schemas, one per API method. */
@@ -225,6 +242,7 @@ export const payloadSchemas = {
     overwrite: z.boolean().optional(),
   }),
   ...massJobSchemas,
+  ...downloadSchemas,
   getRollouts: z.strictObject({ experimentId: Id }),
   listCards: z.strictObject({ role: Name.optional() }).optional(),
   getCardEffect: z.strictObject({ cardId: Id }),
@@ -420,7 +438,7 @@ export interface AppInfo {
  * synchronously; the lab methods (`LabApiAdditions`, lab.ts) return
  * Promises and reject with the same ApiErrors (a bad payload included).
  */
-export interface FlowlabApi extends LabApiAdditions, ImproveApiAdditions, LearningApiAdditions, DiffApiAdditions, StudiesApiAdditions, MassApiAdditions, WorkflowFilesApiAdditions, MassJobApiAdditions, LoopApiAdditions, WorkshopApiAdditions {
+export interface FlowlabApi extends LabApiAdditions, ImproveApiAdditions, LearningApiAdditions, DiffApiAdditions, StudiesApiAdditions, MassApiAdditions, WorkflowFilesApiAdditions, MassJobApiAdditions, LoopApiAdditions, WorkshopApiAdditions, DownloadApiAdditions {
   /** All experiments, newest first, with progress and scores. */
   listExperiments(payload?: ApiPayload<'listExperiments'>): ExperimentSummary[];
   /** One experiment with its workflow text and config. Errors: `NOT_FOUND`. */

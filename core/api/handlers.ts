@@ -18,6 +18,7 @@ import type { WorkshopHost } from './workshop.ts';
 import { WorkshopError } from '../workshop/index.ts';
 import { getDesignDiff, getEvolution, getOuterLoop, listEvolutions, listOuterLoops } from './massHandlers.ts';
 import { massJobHandlers } from './massJobHandlers.ts';
+import { downloadHandlers } from './downloadHandlers.ts';
 import { compareExperiments, deleteCard, experimentMetaOf, exportCards } from './loopHandlers.ts';
 
 /** What the handlers need: the open store, the app version, the lab host, and optionally the tool registry. */
@@ -150,6 +151,7 @@ export function createHandlers(deps: HandlerDeps): FlowlabApi {
       return host.distillCard(payload);
     },
     exportCards: (payload) => exportCards(store, payload?.ids),
+    ...downloadHandlers(lab),
     getWorkshop: () => workshop('getWorkshop').view(),
     submitPrediction: ({ attendee, stepId, choice }) => workshop('submitPrediction').submit(attendee, stepId, choice),
     controlWorkshop: ({ action, index }) => workshop('controlWorkshop').control(action === 'goto' ? { action, index: index! } : { action: action as Exclude<typeof action, 'goto'> }),

@@ -43,6 +43,8 @@ function fakeLab(over: Partial<LabHost> = {}): LabHost & { calls: [string, unkno
     startRsi: (p) => rec('startRsi', p, { jobId: p.loopId ?? 'rsi-x' }),
     cancelMass: (p) => rec('cancelMass', p, { cancelled: p.jobId === 'rk' }),
     distillCard: (p) => rec('distillCard', p, { id: 'card-1', role: p.role, title: 't', appliesWhen: 'w', advice: 'a', sourceRuns: [], teacher: 'x', shots: 1, onlySuccesses: false, simulated: false, createdAt: 1, uses: 0 }),
+    startDownload: (p) => rec('startDownload', p, { downloadId: 'dl-1' }),
+    cancelDownload: (p) => rec('cancelDownload', p, { cancelled: p.downloadId === 'dl-1' }),
     ...over,
   };
 }
@@ -93,8 +95,11 @@ describe('lab methods over a fake LabHost', () => {
     await expect(api.startRsi({ dataset: 'learn-tool', model: '/m/x.gguf', cycles: 1 })).resolves.toEqual({ jobId: 'rsi-x' });
     await expect(api.cancelMass({ jobId: 'rk' })).resolves.toEqual({ cancelled: true });
     await expect(api.distillCard({ experimentId: EXP, role: 'solver', shots: 2 })).resolves.toMatchObject({ id: 'card-1', role: 'solver' });
+    await expect(api.startDownload({ source: 'hf:o/r/m.gguf', sha256: 'ab'.repeat(32), sizeBytes: 10, fileName: 'mine.gguf' })).resolves.toEqual({ downloadId: 'dl-1' });
+    await expect(api.cancelDownload({ downloadId: 'dl-1' })).resolves.toEqual({ cancelled: true });
     expect(lab.calls.map(([m]) => m)).toEqual([...LAB_METHODS]);
     expect(lab.calls.find(([m]) => m === 'startRun')![1]).toEqual(RUN);
+    expect(lab.calls.find(([m]) => m === 'startDownload')![1]).toEqual({ source: 'hf:o/r/m.gguf', sha256: 'ab'.repeat(32), sizeBytes: 10, fileName: 'mine.gguf' });
   });
 
   it('returns a Promise from every lab method, even for a bad payload', () => {

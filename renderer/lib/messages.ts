@@ -21,6 +21,9 @@ const FIELD_WORDS: Readonly<Record<string, string>> = {
   id: 'The id',
   prompt: 'The prompt',
   maxTokens: 'The number of tokens',
+  source: 'The source',
+  sha256: 'The sha256',
+  fileName: 'The file name',
 };
 
 /** What to say when a code arrives with no usable message. */

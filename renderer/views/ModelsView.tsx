@@ -4,6 +4,7 @@ import { userMessage } from '../lib/messages.ts';
 import { TEST_MAX_TOKENS, TEST_PROMPT } from '../store/catalog.ts';
 import { useLab, useLabPick } from '../useLab.ts';
 import { bytes, paramCount } from './format.ts';
+import { DownloadModel } from './DownloadModel.tsx';
 import { LoadState } from './Status.tsx';
 import { TableHead } from './TableHead.tsx';
 
@@ -20,6 +21,7 @@ export function ModelsView() {
         </button>
       </header>
       <AddModel />
+      <DownloadModel />
       <LoadState state={models} what="models" />
       {models.status === 'ready' && list.length === 0 && (
         <div className="empty" data-testid="models-empty">
