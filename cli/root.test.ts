@@ -17,3 +17,14 @@ describe('repoRoot', () => {
     expect(repoRoot(pathToFileURL('/nowhere/a/b/c.js').href)).toBe(path.resolve('/nowhere'));
   });
 });
+
+describe('ensureRenderer', () => {
+  it('never builds a renderer named by --renderer, nor one already built', async () => {
+    const { ensureRenderer, DEFAULT_RENDERER } = await import('./commands/serve.ts');
+    const notes: string[] = [];
+    const io = { stdout: () => {}, stderr: (t: string) => void notes.push(t) } as unknown as Parameters<typeof ensureRenderer>[1];
+    ensureRenderer('/nowhere/renderer', io, 'serve');
+    expect(notes).toEqual([]);
+    expect(DEFAULT_RENDERER).toBe(path.join(ROOT, 'out', 'renderer'));
+  });
+});

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Command } from 'commander';
@@ -163,6 +164,24 @@ export function parseServeArgs(argv: string[]): ServeOptions {
   return serveOptionsOf(parseWith(cmd, argv).opts<ServeFlags>());
 }
 
+/** The renderer bundle `flowlab serve` and `flowlab workshop` serve unless `--renderer` names another. */
+export const DEFAULT_RENDERER = path.join(ROOT, 'out/renderer');
+
+/**
+ * Builds the default renderer once when it is missing (a fresh clone after `npm ci` has the CLI
+ * bundle only): runs `electron-vite build` from this checkout (a few seconds), telling `io` what
+ * it does. A renderer named by `--renderer` is never built. Errors: none; when the build is not
+ * possible or fails the page answers with `rendererMissingMessage` as before.
+ */
+export function ensureRenderer(rendererDir: string, io: Io, command: string): void {
+  if (path.resolve(rendererDir) !== DEFAULT_RENDERER || existsSync(path.join(rendererDir, 'index.html'))) return;
+  const bin = path.join(ROOT, 'node_modules', '.bin', process.platform === 'win32' ? 'electron-vite.cmd' : 'electron-vite');
+  if (!existsSync(bin)) return;
+  io.stderr(`flowlab ${command}: the renderer is not built yet; building it once (electron-vite build)...\n`);
+  const built = spawnSync(bin, ['build', '--logLevel', 'error'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', shell: process.platform === 'win32' });
+  if (built.status !== 0) io.stderr(`flowlab ${command}: the renderer build failed (${(built.stderr || built.error?.message || '').trim().slice(-400)}); run \`npm run build\`.\n`);
+}
+
 /** The checked serve options from the parsed flags. Errors: UsageError (a host that is neither loopback nor all interfaces). */
 function serveOptionsOf(values: ServeFlags): ServeOptions {
   const port = values.port;
@@ -179,7 +198,7 @@ function serveOptionsOf(values: ServeFlags): ServeOptions {
     ...(values.allowModel?.length ? { allowModels: values.allowModel.map((p) => path.resolve(p)) } : {}),
     ...(values.allowPrivateDownloads ? { allowPrivateDownloads: true } : {}),
     ...(values.dataDir !== undefined ? { dataDir: values.dataDir } : {}),
-    renderer: path.resolve(values.renderer ?? path.join(ROOT, 'out/renderer')),
+    renderer: path.resolve(values.renderer ?? DEFAULT_RENDERER),
   };
 }
 
@@ -189,6 +208,7 @@ function serveOptionsOf(values: ServeFlags): ServeOptions {
  * closed. Exit code 0 after a clean stop.
  */
 async function serveCommand(opts: ServeOptions, io: Io): Promise<number> {
+  ensureRenderer(opts.renderer, io, 'serve');
   const running = await startServe(opts);
   const { server } = running;
   if (!existsSync(path.join(opts.renderer, 'index.html'))) io.stderr(`flowlab serve: ${rendererMissingMessage(opts.renderer)}\n`);

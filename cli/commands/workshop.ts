@@ -11,7 +11,7 @@ import { act, dbOption, intOption, UsageError, type CommandContext } from '../ar
 import { CommandError } from '../errors.ts';
 import type { Io } from '../io.ts';
 import { cliStepRunner } from '../workshopRunner.ts';
-import { startServe, type RunningServe } from './serve.ts';
+import { DEFAULT_RENDERER, ensureRenderer, startServe, type RunningServe } from './serve.ts';
 import { repoRoot } from '../root.ts';
 
 const ROOT = repoRoot(import.meta.url);
@@ -188,9 +188,11 @@ async function workshopCommand(file: string, v: WorkshopFlags, io: Io): Promise<
     }
   }
 
+  const renderer = path.resolve(v.renderer ?? DEFAULT_RENDERER);
+  ensureRenderer(renderer, io, 'workshop');
   const running = await startWorkshop({
     scenario, mode: v.live ? 'live' : 'room', db: v.db, host: v.host, port: v.port, models: path.dirname(model),
-    renderer: path.resolve(v.renderer ?? path.join(ROOT, 'out/renderer')),
+    renderer,
     report: (id) => path.resolve(v.report ?? path.join(path.dirname(path.resolve(v.db)), `workshop-${id}.html`)),
     ...(v.live && { runner: runner() }),
   });
