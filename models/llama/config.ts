@@ -67,9 +67,10 @@ export interface LlamaModelConfig {
    */
   batchSize?: number;
   /**
-   * `true`: a call starts from the free sequence whose evaluated tokens share the longest prefix
-   * with its prompt and evaluates only the rest (KV-cache reuse, as llama.cpp's server does with
-   * `cache_prompt`); `false`: every call starts from an empty sequence. Calls that record token
+   * `true`: a call starts from the sequence whose evaluated tokens share the longest prefix with
+   * its prompt (one sequence kept per prefix, waiting for a busy one that holds most of the
+   * prompt; models/llama/sequencePool.ts) and evaluates only the rest (KV-cache reuse, as
+   * llama.cpp's server does with `cache_prompt`); `false`: every call starts from an empty sequence. Calls that record token
    * ids (`recordTokens`) always start empty.
    *
    * Defaults to `defaults.prefixReuse` (`true`).

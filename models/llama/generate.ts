@@ -2,9 +2,10 @@
  * One generation call of a `LlamaProvider`: the request's context is looked up (loaded on first
  * use), a free sequence taken from its pool, and the completion sampled through node-llama-cpp's
  * `LlamaCompletion` (or, with `recordTokens`, through the token recorder, from an empty sequence).
- * With prefix reuse (the default) the call takes the free sequence whose evaluated tokens share
- * the longest prefix with its prompt, and `LlamaCompletion` evaluates only the rest
- * (`adaptStateToTokens`); without it every call starts from an empty sequence.
+ * With prefix reuse (the default) the call takes the sequence holding the longest prefix of its
+ * prompt (waiting for a busy one when that saves half the prompt; `SequencePool`), and
+ * `LlamaCompletion` evaluates only the rest (`adaptStateToTokens`); without it every call starts
+ * from an empty sequence.
  */
 import { LlamaCompletion, LlamaText, type LlamaContextSequence, type Token } from 'node-llama-cpp';
 import { ModelError, splitThinking, type AppliedSettings, type GenerateRequest, type GenerateResult } from '../../core/model/index.ts';
@@ -55,7 +56,7 @@ export async function generate(cache: ModelCache, request: GenerateRequest): Pro
   const callSignal = link?.signal;
   let sequence: LlamaContextSequence;
   try {
-    sequence = await loaded.pool.acquire(callSignal, request.model, reuse ? reusable : undefined);
+    sequence = await loaded.pool.acquire(callSignal, request.model, reuse ? fed : undefined);
   } catch (err) {
     link?.release();
     throw err;

@@ -43,4 +43,21 @@ describe.skipIf(!haveModels)('prefix reuse on a template-carrying tiny model', (
       expect(on.every((r) => r.applied?.prefixReuse === true) && off.every((r) => r.applied?.prefixReuse === false)).toBe(true);
     }
   });
+
+  it('a group of concurrent calls with one prompt chains on the sequence holding it: the same texts, the prompt evaluated once', async () => {
+    const group = async (prefixReuse: boolean) => {
+      const p = new LlamaProvider({ models: { default: { path: file, threads: 1, prefixReuse, sequences: 4 } } });
+      providers.push(p);
+      return Promise.all([0, 1, 2, 3].map((i) => p.generate(req({ system, prompt: prompts[0]!, seed: 11 + i, params: { temperature: 0, maxTokens: 16 } }))));
+    };
+    const on = await group(true);
+    const off = await group(false);
+    expect(on.map((r) => r.text)).toEqual(off.map((r) => r.text));
+    const sent = on.reduce((s, r) => s + r.tokens.prompt, 0);
+    const evaluated = on.reduce((s, r) => s + (r.promptTokensEvaluated ?? 0), 0);
+    // The first call evaluates the whole prompt, each later one its last token only.
+    expect(evaluated).toBe(on[0]!.tokens.prompt + 3);
+    expect(evaluated).toBeLessThan(0.3 * sent);
+    expect(off.reduce((s, r) => s + (r.promptTokensEvaluated ?? 0), 0)).toBe(sent);
+  });
 });
