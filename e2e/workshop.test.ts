@@ -8,7 +8,9 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext } from 'playwright-core';
+import { API_METHODS } from '../core/api/index.ts';
 import { openStore } from '../core/store/index.ts';
+import { ATTENDEE_METHODS, TOKEN_HEADER } from '../host/index.ts';
 import { parseScenario, rehearse, type StepRunner } from '../core/workshop/index.ts';
 import { newExperiment, runRecord } from '../test/fixtures.ts';
 import { browserMissing, createWorkspace, ensureRendererBuilt, launchBrowser, ROOT, type Workspace } from './harness.ts';
@@ -23,6 +25,7 @@ describe.skipIf(skip !== undefined)('workshop: one presenter, several attendees'
   let child: ReturnType<typeof spawn>;
   let presenterUrl = '';
   let attendeeUrl = '';
+  let other = '';
 
   beforeAll(async () => {
     ensureRendererBuilt();
@@ -31,6 +34,7 @@ describe.skipIf(skip !== undefined)('workshop: one presenter, several attendees'
     const store = openStore(ws.db);
     const exp = store.createExperiment(newExperiment({ limit: 1 })).id;
     store.saveRun(runRecord(exp, 0), []);
+    other = store.createExperiment(newExperiment({ limit: 1 })).id; // not one of the workshop's
     const runner: StepRunner = { run: async (step) => ({ stepId: step.id, truth: step.id === 'bad-wire' ? 'designer' : 'executor', headline: 'Structure blames the designer: 5 of 5 root failures (5 wiring).', facts: [{ label: 'Root failures blamed', value: 'designer 5' }], chart: null, experimentIds: [exp], runIds: [], command: 'npm run flowlab -- blame-eval examples/designer-team.yaml --inject designer=dangling_edge@1', seconds: 10, recordedAt: 1 }) };
     await rehearse(store, scenario, runner);
     store.close();
@@ -91,4 +95,26 @@ describe.skipIf(skip !== undefined)('workshop: one presenter, several attendees'
     // The phone page fits its width.
     expect(await attendees[2]!.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
   }, 120_000);
+
+  it('from an attendee page, the attendee token is refused every other method and experiments outside the workshop', async () => {
+    const page = await context.newPage();
+    await page.goto(attendeeUrl);
+    const token = new URL(attendeeUrl).searchParams.get('token')!;
+    const refused = API_METHODS.filter((m) => !ATTENDEE_METHODS.includes(m));
+    const answers = await page.evaluate(async ({ methods, header, token, other }) => {
+      const call = async (m: string, body?: unknown) => {
+        const r = await fetch(`/api/${m}`, { method: 'POST', headers: { 'content-type': 'application/json', [header]: token }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+        return [m, r.status, r.status === 403 ? "" : await r.text()] as const;
+      };
+      const out = [];
+      for (const m of methods) out.push(await call(m));
+      out.push(await call('getExperiment', { id: other }));
+      out.push(await call('startRun', { workflowText: 'name: x\n', dataset: 'gsm8k', models: { default: '/m/x.gguf' } }));
+      return out;
+    }, { methods: refused, header: TOKEN_HEADER, token, other });
+    expect(refused).toContain('startRun');
+    expect(answers.length).toBe(refused.length + 2);
+    for (const [m, status, text] of answers) expect([m, status, text]).toEqual([m, 403, ""]);
+    await page.close();
+  });
 });
