@@ -99,6 +99,7 @@ export function createLabHost(options: LabHostOptions): LabHostHandle {
     emit: options.emit,
     datasets,
     modelDir: path.resolve(options.modelDir),
+    studies: { plansDir: path.join(options.examplesDir, 'studies'), ...(roots && { workflowRoots: [options.examplesDir, options.workflowsDir ?? WorkflowFolder.beside(options.dbFile, os.tmpdir())] }) },
     ...(options.createProvider ? { createProvider: options.createProvider } : {}),
     ...(options.checkModel ? { checkModel: options.checkModel } : {}),
     ...(options.versionsDir !== undefined ? { versionsDir: options.versionsDir } : {}),
@@ -150,5 +151,8 @@ export function createLabHost(options: LabHostOptions): LabHostHandle {
     startRsi: (req) => runner.mass.startRsi(req),
     cancelMass: ({ jobId }) => runner.mass.cancel(jobId),
     distillCard: (req) => runner.distill(req),
+    listStudyPlans: () => runner.studies.plans(),
+    startStudy: (req) => needLocalModels('startStudy', () => runner.studies.start(req)),
+    cancelStudy: ({ studyId }) => runner.studies.cancel(studyId),
   };
 }

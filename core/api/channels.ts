@@ -31,6 +31,10 @@ export const LAB_METHODS = [
   'startRsi',
   'cancelMass',
   'distillCard',
+  // Studies from the window (studyJobs.ts): the shipped plans, start (or dry run), cancel.
+  'listStudyPlans',
+  'startStudy',
+  'cancelStudy',
 ] as const;
 
 /** The workshop methods (answered only by a workshop server: `flowlab workshop`). */
