@@ -117,17 +117,22 @@ export class LabRunner {
         return readCheckedGgufInfo(file);
       });
     this.versionsDir = LabRunner.versionsDirOf(options.store, options.versionsDir);
-    this.mass = new MassJobs({
-      store: options.store, emit: (e) => this.emit(e), tools: this.tools, createProvider: this.createProvider, loadTrainer: options.loadTrainer ?? loadTrainer,
-      checkModel: async (file, method, field) => {
+    // What background jobs (MASS, studies) need of the runner: a model file confined and checked
+    // before it loads (FORBIDDEN / BAD_REQUEST naming `field`), and the shared model-file claims.
+    const jobFiles = {
+      checkModel: async (file: string, method: string, field: string) => {
         if (this.disposed) throw new ApiError('UNAVAILABLE', `${method}: the lab is shutting down`, method);
         options.modelPaths?.check(file, method, field);
         await this.checkModel(file).catch((err: unknown) => {
           throw new ApiError('BAD_REQUEST', `${method}: ${err instanceof Error ? err.message : String(err)}`, method, field, { cause: err });
         });
       },
-      claim: (files, method, holder) => this.claim(files, method, holder),
-      release: (files) => this.release(files),
+      claim: (files: string[], method: string, holder: string) => this.claim(files, method, holder),
+      release: (files: string[]) => this.release(files),
+    };
+    this.mass = new MassJobs({
+      store: options.store, emit: (e) => this.emit(e), tools: this.tools, createProvider: this.createProvider, loadTrainer: options.loadTrainer ?? loadTrainer,
+      ...jobFiles,
     });
     const location = options.datasets ?? {};
     this.studies = new StudyJobs({
@@ -137,15 +142,7 @@ export class LabRunner {
       dataDir: resolveDataDir(location),
       plansDir: options.studies?.plansDir ?? path.resolve('examples', 'studies'),
       ...(options.studies?.workflowRoots && { workflowRoots: options.studies.workflowRoots }),
-      checkModel: async (file, method, field) => {
-        if (this.disposed) throw new ApiError('UNAVAILABLE', `${method}: the lab is shutting down`, method);
-        options.modelPaths?.check(file, method, field);
-        await this.checkModel(file).catch((err: unknown) => {
-          throw new ApiError('BAD_REQUEST', `${method}: ${err instanceof Error ? err.message : String(err)}`, method, field, { cause: err });
-        });
-      },
-      claim: (files, method, holder) => this.claim(files, method, holder),
-      release: (files) => this.release(files),
+      ...jobFiles,
     });
   }
 

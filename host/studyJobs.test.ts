@@ -25,6 +25,8 @@ let store: Store;
 let events: LabEvent[];
 let lab: LabHostHandle;
 let api: FlowlabApi;
+/** While set, every model call waits for it (a study held mid-cell). */
+let gate: Promise<void> | null = null;
 
 const tinyPlan = (file: string, limit = 2) => `name: tiny
 baseline: single
@@ -41,7 +43,10 @@ function open(confine: boolean) {
   lab = createLabHost({
     store, dbFile: path.join(dir, 'lab.db'), modelDir: path.join(dir, 'models'), examplesDir: path.join(ROOT, 'examples'),
     emit: (e) => events.push(e),
-    createProvider: async (cfg) => scripted(cfg.models['default'] ?? ''),
+    createProvider: async (cfg) => {
+      const inner = scripted(cfg.models['default'] ?? '');
+      return { name: inner.name, modelsLoaded: () => 0, dispose: () => inner.dispose(), generate: async (r) => (await gate, inner.generate(r)) };
+    },
     checkModel: async () => {},
     llamaBinary: () => ({ ok: true }) as never,
     ...(confine && { modelRoots: { folders: [] } }),
@@ -56,6 +61,7 @@ beforeEach(() => {
   writeFileSync(model, 'GGUF tiny');
   store = openStore(path.join(dir, 'lab.db'));
   events = [];
+  gate = null;
   open(false);
 });
 afterEach(async () => {
@@ -147,5 +153,23 @@ describe('startStudy: a 1-cell study from the lab (SIMULATED provider)', () => {
     expect(closing.type === 'studyJob' && closing.estimate!.seconds).toBeGreaterThan(0);
     expect(api.getStudy({ studyId }).summary).toMatchObject({ cellsDone: 0, runsDone: 0 });
     expect(api.getStudy({ studyId }).estimate).toMatchObject({ runs: 2 });
+  });
+
+  it('cancels a running study at its next step; the same request resumes it to the end', async () => {
+    let release!: () => void;
+    gate = new Promise((r) => (release = r));
+    const { studyId } = await api.startStudy({ planText: tinyPlan(model), threads: 1 });
+    await expect.poll(() => statuses(studyId)).toEqual(['running']);
+    const cancelled = api.cancelStudy({ studyId });
+    release();
+    await expect(cancelled).resolves.toEqual({ cancelled: true });
+    expect(statuses(studyId)).toEqual(['running', 'cancelled']);
+    await expect(api.cancelStudy({ studyId })).resolves.toEqual({ cancelled: false });
+    expect(api.getStudy({ studyId }).summary.runsDone).toBeLessThan(2);
+    gate = null;
+    await api.startStudy({ planText: tinyPlan(model), threads: 1 });
+    await lab.runner.studies.settled(studyId);
+    expect(statuses(studyId)).toEqual(['running', 'cancelled', 'running', 'completed']);
+    expect(api.getStudy({ studyId }).summary).toMatchObject({ cellsDone: 1, runsDone: 2 });
   });
 });
