@@ -61,22 +61,27 @@ describe.skipIf(!!missing)('starting a study from the window (flowlab serve, sto
   }, 240_000);
 
   it('starts it, sees it progress live and complete, and its table appears', async () => {
+    // Every state the job's box shows, recorded in the page as it changes (the tiny study can end within a second).
+    await page.evaluate(() => {
+      const seen: string[] = [];
+      (window as unknown as { studySeen: string[] }).studySeen = seen;
+      new MutationObserver(() => {
+        const box = document.querySelector('[data-testid="study-job"]');
+        if (!box) return;
+        const state = `${box.getAttribute('data-dry-run')} ${box.getAttribute('data-status')} ${box.querySelector('[data-testid="study-job-count"]')?.textContent ?? ''}`;
+        if (seen.at(-1) !== state) seen.push(state);
+      }).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+    });
     await page.click(tid('study-start'));
-    await page.locator(`${tid('study-job-lines')} li`).first().waitFor({ timeout: 60_000 });
-    const seen = new Set<string>();
-    const deadline = Date.now() + 240_000;
-    let status = '';
-    while (Date.now() < deadline) {
-      status = (await page.locator(tid('study-job')).getAttribute('data-status')) ?? '';
-      seen.add(`${status} ${(await page.locator(tid('study-job-lines')).textContent().catch(() => '')) ?? ''}`);
-      if (status === 'completed' || status === 'failed') break;
-      await page.waitForTimeout(100);
-    }
-    expect(status).toBe('completed');
-    expect([...seen].some((s) => s.startsWith('running'))).toBe(true);
+    await page.locator(`${tid('study-job')}[data-dry-run="false"][data-status="completed"]`).waitFor({ timeout: 240_000 });
+    const seen = await page.evaluate(() => (window as unknown as { studySeen: string[] }).studySeen);
+    // It was shown running, with the cell count moving from 0 to 1 of 1.
+    expect(seen).toContain('false running 0 / 1 cells');
+    expect(seen.at(-1)).toBe('false completed 1 / 1 cells');
     await expect(page.locator(tid('study-job-count')).textContent()).resolves.toBe('1 / 1 cells');
     const lines = (await page.locator(tid('study-job-lines')).textContent()) ?? '';
     expect(lines).toMatch(/cell single\/id\/s0\/tiny: run 2\/2/);
+    expect(lines).toMatch(/Study st-window-tiny-\w+: 1 cell, 0 train loops/);
     expect(lines).toMatch(/Status: completed\. CSV and HTML: .*flowlab-studies/);
     // The stored study is shown with its table.
     await expect.poll(() => page.locator(tid('study-summary')).textContent(), { timeout: 20_000 }).toMatch(/completed · 1\/1 cells, 2\/2 runs/);

@@ -225,7 +225,8 @@ export class StudyJobs {
     const cells = studyCells(plan, studyId, loaded.skipZones);
     // done/total of every progress event: the cells finished (or skipped as already complete) of the study's cells.
     let cellsDone = 0;
-    progress(`Study ${studyId}: ${cells.length} cells, ${trainingUnits(plan).length} train loops`, 0, cells.length);
+    const units = trainingUnits(plan).length;
+    progress(`Study ${studyId}: ${cells.length} cell${cells.length === 1 ? '' : 's'}, ${units} train loop${units === 1 ? '' : 's'}`, 0, cells.length);
     const outcome = await runStudy(plan, studyId, this.deps(loaded), {
       ...(req.budgetTokens !== undefined && { budgetTokens: req.budgetTokens }), ...(req.budgetMinutes !== undefined && { budgetMinutes: req.budgetMinutes }), signal,
       onEvent: (e) => {

@@ -137,7 +137,7 @@ function StudyJobProgress({ job }: { job: StudyJob }) {
   const tone = job.status === 'completed' ? 'ok' : job.status === 'failed' ? 'bad' : job.status === 'cancelled' || job.status === 'stopped' ? 'muted' : 'busy';
   const e = job.estimate;
   return (
-    <div className="progress" data-testid="study-job" data-status={job.status}>
+    <div className="progress" data-testid="study-job" data-status={job.status} data-dry-run={String(job.dryRun)}>
       <div className="row wrap">
         <strong>{job.dryRun ? 'Dry run' : 'Study'} <code>{job.studyId}</code></strong>
         <span className={`status tone-${tone}`} data-testid="study-job-status">{job.status}</span>
