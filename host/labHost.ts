@@ -108,6 +108,7 @@ export function createLabHost(options: LabHostOptions): LabHostHandle {
     emit: options.emit,
     datasets,
     modelDir: path.resolve(options.modelDir),
+    studies: { plansDir: path.join(options.examplesDir, 'studies'), ...(roots && { workflowRoots: [options.examplesDir, options.workflowsDir ?? WorkflowFolder.beside(options.dbFile, os.tmpdir())] }) },
     ...(options.createProvider ? { createProvider: options.createProvider } : {}),
     ...(options.checkModel ? { checkModel: options.checkModel } : {}),
     ...(options.versionsDir !== undefined ? { versionsDir: options.versionsDir } : {}),
@@ -166,5 +167,8 @@ export function createLabHost(options: LabHostOptions): LabHostHandle {
     distillCard: (req) => runner.distill(req),
     startDownload: (req) => downloads.start(req),
     cancelDownload: ({ downloadId }) => downloads.cancel(downloadId),
+    listStudyPlans: () => runner.studies.plans(),
+    startStudy: (req) => needLocalModels('startStudy', () => runner.studies.start(req)),
+    cancelStudy: ({ studyId }) => runner.studies.cancel(studyId),
   };
 }

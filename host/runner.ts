@@ -16,6 +16,7 @@ import type { ModelPaths } from './modelPaths.ts';
 import { apiErrorOf, apiFieldOf, parseRequestWorkflow, requestCards, resolveRequestModels } from './request.ts';
 import { TRAIN_LOOP_DEFAULTS, trainLoopLabEvent, trainLoopSpecOf } from './trainLoop.ts';
 import { MassJobs } from './massJobs.ts';
+import { StudyJobs } from './studyJobs.ts';
 
 /** A provider the runner can pre-load (node-llama-cpp's loads every model file on `load()`). */
 export type LoadableProvider = ModelProvider;
@@ -49,6 +50,8 @@ export interface LabRunnerOptions {
    * `FORBIDDEN` before anything reads it. Default: unconfined (the desktop app).
    */
   modelPaths?: ModelPaths;
+  /** Study jobs (host/studyJobs.ts): the shipped plans' folder, and the folders a plan's workflows must lie in (undefined: any). Default: `examples/studies` of the working folder. */
+  studies?: { plansDir: string; workflowRoots?: readonly string[] };
 }
 
 interface ActiveLoop {
@@ -100,6 +103,8 @@ export class LabRunner {
   readonly versionsDir: string;
   /** MASS jobs (evolve, rank, rsi: host/massJobs.ts), sharing this runner's model-file claims. */
   readonly mass: MassJobs;
+  /** Study jobs (`flowlab study` from the window: host/studyJobs.ts), sharing the model-file claims. */
+  readonly studies: StudyJobs;
 
   constructor(private readonly options: LabRunnerOptions) {
     this.sandbox = options.sandbox ?? new PyodideSandbox();
@@ -112,17 +117,32 @@ export class LabRunner {
         return readCheckedGgufInfo(file);
       });
     this.versionsDir = LabRunner.versionsDirOf(options.store, options.versionsDir);
-    this.mass = new MassJobs({
-      store: options.store, emit: (e) => this.emit(e), tools: this.tools, createProvider: this.createProvider, loadTrainer: options.loadTrainer ?? loadTrainer,
-      checkModel: async (file, method, field) => {
+    // What background jobs (MASS, studies) need of the runner: a model file confined and checked
+    // before it loads (FORBIDDEN / BAD_REQUEST naming `field`), and the shared model-file claims.
+    const jobFiles = {
+      checkModel: async (file: string, method: string, field: string) => {
         if (this.disposed) throw new ApiError('UNAVAILABLE', `${method}: the lab is shutting down`, method);
         options.modelPaths?.check(file, method, field);
         await this.checkModel(file).catch((err: unknown) => {
           throw new ApiError('BAD_REQUEST', `${method}: ${err instanceof Error ? err.message : String(err)}`, method, field, { cause: err });
         });
       },
-      claim: (files, method, holder) => this.claim(files, method, holder),
-      release: (files) => this.release(files),
+      claim: (files: string[], method: string, holder: string) => this.claim(files, method, holder),
+      release: (files: string[]) => this.release(files),
+    };
+    this.mass = new MassJobs({
+      store: options.store, emit: (e) => this.emit(e), tools: this.tools, createProvider: this.createProvider, loadTrainer: options.loadTrainer ?? loadTrainer,
+      ...jobFiles,
+    });
+    const location = options.datasets ?? {};
+    this.studies = new StudyJobs({
+      store: options.store, emit: (e) => this.emit(e), tools: this.tools, loadTrainer: options.loadTrainer ?? loadTrainer, versionsDir: this.versionsDir,
+      models: { create: this.createProvider, fingerprint: withFingerprints, verify: verifyModelFiles },
+      datasets: (name, dataDir) => getDataset(name, dataDir === undefined ? { ...location, sandbox: this.sandbox } : { dataDir, sandbox: this.sandbox }),
+      dataDir: resolveDataDir(location),
+      plansDir: options.studies?.plansDir ?? path.resolve('examples', 'studies'),
+      ...(options.studies?.workflowRoots && { workflowRoots: options.studies.workflowRoots }),
+      ...jobFiles,
     });
   }
 
@@ -475,6 +495,7 @@ export class LabRunner {
     for (const l of loops) l.handle.cancel();
     await Promise.all([...all, ...loops].map((a) => a.finished));
     await this.mass.dispose();
+    await this.studies.dispose();
     await this.sandbox.close();
   }
 

@@ -50,6 +50,8 @@ function installDraft(): void {
 }
 // MASS jobs started from the MASS tab (renderer/store/mass.ts).
 subscribe((event) => lab.getState().receiveMass(event));
+// Studies started from the Studies view (renderer/store/studies.ts).
+subscribe((event) => lab.getState().receiveStudy(event));
 // The event stream going down (the server stopped) and coming back.
 onConnection((up) => lab.getState().setConnectionLost(!up));
 

@@ -3,21 +3,16 @@ import os from 'node:os';
 import path from 'node:path';
 import Table from 'cli-table3';
 import type { Command } from 'commander';
-import { trainableRoles, ExperimentSpecError, type WorkflowSource } from '../../core/experiments/index.ts';
-import type { ModelConfig } from '../../core/model/index.ts';
 import { openStore, type Store } from '../../core/store/index.ts';
 import {
-  accuracyText, calibrateStudy, deltaText, estimateRecord, estimateStudy, formatSeconds, parseStudyPlan, pendingRuns, planError, runStudy, studyCells, studyIdOf,
+  accuracyText, calibrateStudy, deltaText, estimateRecord, estimateStudy, formatSeconds, pendingRuns, runStudy, studyCells,
   studyReportHtml, studyTableCsv, trainingUnits, StudyError, type StudyDeps, type StudyEstimate, type StudyEvent, type StudyPlan, type StudyState, type StudyTable,
 } from '../../core/studies/index.ts';
-import { DatasetError, datasetNames, getDataset, resolveSharedDir } from '../../core/tasks/index.ts';
-import type { Trainer } from '../../core/training/index.ts';
-import { computeWorkflowHash } from '../../core/store/index.ts';
 import { fileModelPort, loadTrainer } from '../../models/factory.ts';
-import { resolveModels } from '../../models/resolve.ts';
+import { planPath, resolveStudyPlan, studyDepsOf, type LoadedStudyPlan } from '../../host/studyPlan.ts';
 import { act, dbOption, intOption, UsageError, type CommandContext } from '../args.ts';
 import { asCliSync } from '../errors.ts';
-import { cliDatasets, cliSandbox, defaultVersionsDir, loadWorkflowArg } from '../flags.ts';
+import { cliDatasets, cliSandbox, defaultVersionsDir } from '../flags.ts';
 import { defaultTools } from '../../core/tools/index.ts';
 import type { Io } from '../io.ts';
 
@@ -61,21 +56,12 @@ export function define(cmd: Command, ctx: CommandContext): void {
     .action(act(ctx, (file: string, o: StudyFlags) => studyCommand(file, o, ctx.io)));
 }
 
-/** A plan path: `$FLOWLAB_SHARED` and `~` expanded, relative to the plan's folder. */
-export function planPath(p: string, planDir: string): string {
-  const expanded = p.replace(/^\$FLOWLAB_SHARED(?=\/|$)/, resolveSharedDir()).replace(/^~(?=\/|$)/, os.homedir());
-  return path.resolve(planDir, expanded);
-}
+/** A plan path: `$FLOWLAB_SHARED` and `~` expanded, relative to the plan's folder (host/studyPlan.ts). */
+export { planPath };
 
-interface Loaded {
-  plan: StudyPlan;
-  studyId: string;
-  workflows: Record<string, WorkflowSource>;
-  skipZones: Set<string>;
-  notes: string[];
-}
+type Loaded = LoadedStudyPlan;
 
-/** Reads, validates and resolves a plan: workflows loaded, models resolved, zones checked. Errors: StudyError BAD_PLAN (located), SpecError of a workflow. */
+/** Reads, validates and resolves a plan (host/studyPlan.ts `resolveStudyPlan`). Errors: StudyError BAD_PLAN (located, or the file unreadable), SpecError of a workflow. */
 export function loadPlan(file: string, flags: Pick<StudyFlags, 'model' | 'threads'>, dataDir?: string): Loaded {
   let text: string;
   try {
@@ -83,73 +69,14 @@ export function loadPlan(file: string, flags: Pick<StudyFlags, 'model' | 'thread
   } catch (err) {
     throw new StudyError('BAD_PLAN', `cannot read study plan ${file}: ${(err as Error).message}`, [], file);
   }
-  const plan = parseStudyPlan(text, file);
-  const dir = path.dirname(path.resolve(file));
-  const problems: Array<{ path: Array<string | number>; message: string }> = [];
-  const notes: string[] = [];
-  const known = datasetNames().join(', ');
-  const splitsOf = (name: string): string[] | undefined => {
-    try {
-      return getDataset(name, { ...(dataDir !== undefined && { dataDir }) }).splits;
-    } catch (err) {
-      if (err instanceof DatasetError && err.code === 'UNKNOWN_DATASET') return undefined;
-      throw err;
-    }
-  };
-  const skipZones = new Set<string>();
-  plan.zones.forEach((z, i) => {
-    const splits = splitsOf(z.dataset);
-    if (splits && !splits.includes(z.split)) problems.push({ path: ['zones', i, 'split'], message: `${z.dataset} has no split "${z.split}" (splits: ${splits.join(', ')})` });
-    if (splits) return;
-    if (z.optional) {
-      skipZones.add(z.id);
-      notes.push(`zone ${z.id} skipped: dataset "${z.dataset}" is not in this build (known: ${known})`);
-    } else problems.push({ path: ['zones', i, 'dataset'], message: `unknown dataset "${z.dataset}" (known: ${known}); mark the zone "optional: true" to skip it where it is missing` });
-  });
-  if (plan.train) {
-    const splits = splitsOf(plan.train.dataset);
-    if (!splits) problems.push({ path: ['train', 'dataset'], message: `unknown dataset "${plan.train.dataset}" (known: ${known})` });
-    else if (!splits.includes(plan.train.split)) problems.push({ path: ['train', 'split'], message: `${plan.train.dataset} has no split "${plan.train.split}" (splits: ${splits.join(', ')})` });
-  }
-  const workflows: Record<string, WorkflowSource> = {};
-  plan.conditions.forEach((c, i) => {
-    const wfFile = path.resolve(dir, c.workflow);
-    const { workflow } = loadWorkflowArg(wfFile);
-    workflows[c.id] = { ...workflow, file: wfFile };
-    c.workflow = wfFile;
-    if (c.train) {
-      try {
-        trainableRoles(workflows[c.id]!, c.train.roles);
-      } catch (err) {
-        if (err instanceof ExperimentSpecError) problems.push({ path: ['conditions', i, 'train', 'roles'], message: err.message });
-        else throw err;
-      }
-    }
-  });
-  for (const m of plan.models) {
-    m.model = flags.model ? path.resolve(flags.model) : planPath(m.model, dir);
-    if (flags.threads !== undefined) m.threads = flags.threads;
-  }
-  if (problems.length) throw planError(text, problems, file);
-  const salt = plan.conditions.map((c) => computeWorkflowHash(workflows[c.id]!.text)).join(',');
-  return { plan, studyId: studyIdOf(plan, salt), workflows, skipZones, notes };
+  return resolveStudyPlan(text, file, { ...(flags.model !== undefined && { model: flags.model }), ...(flags.threads !== undefined && { threads: flags.threads }), ...(dataDir !== undefined && { dataDir }), tools: defaultTools({ sandbox: cliSandbox() }) });
 }
 
 function depsFor(store: Store, loaded: Loaded, dataDir: string | undefined): StudyDeps {
-  let trainer: Promise<Trainer> | undefined;
-  return {
-    store,
-    models: fileModelPort(),
-    // Code datasets (MBPP, HumanEval) grade in the sandbox; code_runner is among the tools.
-    datasets: cliDatasets,
-    tools: defaultTools({ sandbox: cliSandbox() }),
-    trainer: () => (trainer ??= loadTrainer()),
-    workflows: loaded.workflows,
-    resolve: (conditionId, model, roleVersions): ModelConfig =>
-      asCliSync(() => resolveModels(loaded.workflows[conditionId]!.graph, { default: model.model, threads: model.threads, ...(model.contextSize && { contextSize: model.contextSize }), ...(roleVersions && { roleVersions }) }, (id) => store.weights.find(id)).config),
-    versionsDir: path.join(defaultVersionsDir(store), 'studies'),
-    ...(dataDir !== undefined && { dataDir }),
-  };
+  return studyDepsOf(store, loaded, {
+    models: fileModelPort(), datasets: cliDatasets, tools: defaultTools({ sandbox: cliSandbox() }), loadTrainer,
+    versionsDir: defaultVersionsDir(store), ...(dataDir !== undefined && { dataDir }), wrap: asCliSync,
+  });
 }
 
 async function studyCommand(file: string, flags: StudyFlags, io: Io): Promise<number> {

@@ -34,6 +34,10 @@ export const LAB_METHODS = [
   // Model downloads into the host's models folder (downloads.ts).
   'startDownload',
   'cancelDownload',
+  // Studies from the window (studyJobs.ts): the shipped plans, start (or dry run), cancel.
+  'listStudyPlans',
+  'startStudy',
+  'cancelStudy',
 ] as const;
 
 /** The workshop methods (answered only by a workshop server: `flowlab workshop`). */

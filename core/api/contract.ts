@@ -19,6 +19,7 @@ import type { MassApiAdditions } from './mass.ts';
 import { MAX_WORKFLOW_FILE_NAME, WORKFLOW_FILE_NAME, type WorkflowFilesApiAdditions } from './workflowFiles.ts';
 import type { MassJobApiAdditions } from './massJobs.ts';
 import { downloadFileNameProblem, downloadSourceProblem, type DownloadApiAdditions } from './downloads.ts';
+import type { StudyJobApiAdditions } from './studyJobs.ts';
 import type { ExperimentMeta, LoopApiAdditions } from './loop.ts';
 import type { WorkshopApiAdditions } from './workshop.ts';
 
@@ -122,6 +123,23 @@ const downloadSchemas = {
     }).optional(),
   }),
   cancelDownload: z.strictObject({ downloadId: Id }),
+};
+
+/** Study jobs (studyJobs.ts): the options of `flowlab study`; ranges as the CLI's; exactly one of planName and planText. */
+const MAX_STUDY_PLAN_CHARS = 200_000;
+const studyJobSchemas = {
+  listStudyPlans: NoPayload,
+  startStudy: z.strictObject({
+    planName: z.string().regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}\.ya?ml$/, 'must be a plan file name ending in .yaml or .yml (letters, digits, _ . -), not a path').refine((n) => !n.includes('..'), 'must not contain ..').optional(),
+    planText: z.string().min(1, 'must not be empty').max(MAX_STUDY_PLAN_CHARS, `must be at most ${MAX_STUDY_PLAN_CHARS} characters`).optional(),
+    dryRun: z.boolean().optional(),
+    model: AbsolutePath.optional(),
+    threads: Count(1, 256).optional(),
+    budgetTokens: Count(1, Number.MAX_SAFE_INTEGER).optional(),
+    budgetMinutes: z.number().gt(0, 'must be greater than 0').max(525_600, 'must be at most 525600').optional(),
+    calibrationTasks: Count(1, 64).optional(),
+  }).refine((p) => (p.planName === undefined) !== (p.planText === undefined), { message: 'give exactly one of planName (a shipped plan) and planText (a pasted plan)', path: ['planName'] }),
+  cancelStudy: z.strictObject({ studyId: Id }),
 };
 
 /** Payload schemas, one per API method. */
@@ -243,6 +261,7 @@ export const payloadSchemas = {
   }),
   ...massJobSchemas,
   ...downloadSchemas,
+  ...studyJobSchemas,
   getRollouts: z.strictObject({ experimentId: Id }),
   listCards: z.strictObject({ role: Name.optional() }).optional(),
   getCardEffect: z.strictObject({ cardId: Id }),
@@ -438,7 +457,7 @@ export interface AppInfo {
  * synchronously; the lab methods (`LabApiAdditions`, lab.ts) return
  * Promises and reject with the same ApiErrors (a bad payload included).
  */
-export interface FlowlabApi extends LabApiAdditions, ImproveApiAdditions, LearningApiAdditions, DiffApiAdditions, StudiesApiAdditions, MassApiAdditions, WorkflowFilesApiAdditions, MassJobApiAdditions, LoopApiAdditions, WorkshopApiAdditions, DownloadApiAdditions {
+export interface FlowlabApi extends LabApiAdditions, ImproveApiAdditions, LearningApiAdditions, DiffApiAdditions, StudiesApiAdditions, MassApiAdditions, WorkflowFilesApiAdditions, MassJobApiAdditions, LoopApiAdditions, WorkshopApiAdditions, DownloadApiAdditions, StudyJobApiAdditions {
   /** All experiments, newest first, with progress and scores. */
   listExperiments(payload?: ApiPayload<'listExperiments'>): ExperimentSummary[];
   /** One experiment with its workflow text and config. Errors: `NOT_FOUND`. */

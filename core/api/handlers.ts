@@ -19,6 +19,7 @@ import { WorkshopError } from '../workshop/index.ts';
 import { getDesignDiff, getEvolution, getOuterLoop, listEvolutions, listOuterLoops } from './massHandlers.ts';
 import { massJobHandlers } from './massJobHandlers.ts';
 import { downloadHandlers } from './downloadHandlers.ts';
+import { studyJobHandlers } from './studyJobHandlers.ts';
 import { compareExperiments, deleteCard, experimentMetaOf, exportCards } from './loopHandlers.ts';
 
 /** What the handlers need: the open store, the app version, the lab host, and optionally the tool registry. */
@@ -119,6 +120,7 @@ export function createHandlers(deps: HandlerDeps): FlowlabApi {
       return host.startTrainLoop(payload);
     },
     ...massJobHandlers(lab),
+    ...studyJobHandlers(lab),
     cancelTrainLoop: async (payload) => {
       const host = lab('cancelTrainLoop');
       if (!host.cancelTrainLoop) throw new ApiError('UNAVAILABLE', 'cancelTrainLoop: this host cannot run train loops', 'cancelTrainLoop');

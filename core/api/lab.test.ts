@@ -45,6 +45,9 @@ function fakeLab(over: Partial<LabHost> = {}): LabHost & { calls: [string, unkno
     distillCard: (p) => rec('distillCard', p, { id: 'card-1', role: p.role, title: 't', appliesWhen: 'w', advice: 'a', sourceRuns: [], teacher: 'x', shots: 1, onlySuccesses: false, simulated: false, createdAt: 1, uses: 0 }),
     startDownload: (p) => rec('startDownload', p, { downloadId: 'dl-1' }),
     cancelDownload: (p) => rec('cancelDownload', p, { cancelled: p.downloadId === 'dl-1' }),
+    listStudyPlans: () => rec('listStudyPlans', undefined, [{ name: 'laptop.yaml', text: 'name: laptop\n' }]),
+    startStudy: (p) => rec('startStudy', p, { studyId: p.planName ? `study-${p.planName}` : 'study-pasted' }),
+    cancelStudy: (p) => rec('cancelStudy', p, { cancelled: p.studyId === 'study-laptop.yaml' }),
     ...over,
   };
 }
@@ -97,6 +100,9 @@ describe('lab methods over a fake LabHost', () => {
     await expect(api.distillCard({ experimentId: EXP, role: 'solver', shots: 2 })).resolves.toMatchObject({ id: 'card-1', role: 'solver' });
     await expect(api.startDownload({ source: 'hf:o/r/m.gguf', sha256: 'ab'.repeat(32), sizeBytes: 10, fileName: 'mine.gguf' })).resolves.toEqual({ downloadId: 'dl-1' });
     await expect(api.cancelDownload({ downloadId: 'dl-1' })).resolves.toEqual({ cancelled: true });
+    await expect(api.listStudyPlans()).resolves.toEqual([{ name: 'laptop.yaml', text: 'name: laptop\n' }]);
+    await expect(api.startStudy({ planName: 'laptop.yaml', dryRun: true, threads: 1 })).resolves.toEqual({ studyId: 'study-laptop.yaml' });
+    await expect(api.cancelStudy({ studyId: 'study-laptop.yaml' })).resolves.toEqual({ cancelled: true });
     expect(lab.calls.map(([m]) => m)).toEqual([...LAB_METHODS]);
     expect(lab.calls.find(([m]) => m === 'startRun')![1]).toEqual(RUN);
     expect(lab.calls.find(([m]) => m === 'startDownload')![1]).toEqual({ source: 'hf:o/r/m.gguf', sha256: 'ab'.repeat(32), sizeBytes: 10, fileName: 'mine.gguf' });

@@ -12,6 +12,7 @@ import { isStoredEvent, type StoredEvent } from './storeEvents.ts';
 import type { ReadWorkflowFilePayload, SaveWorkflowFilePayload, WorkflowFileInfo, WorkflowFileList, WorkflowFileText } from './workflowFiles.ts';
 import { isMassJobEvent, type MassJobEvent, type MassJobHost } from './massJobs.ts';
 import { isDownloadEvent, type DownloadEvent, type DownloadHost } from './downloads.ts';
+import { isStudyJobEvent, type StudyJobEvent, type StudyJobHost } from './studyJobs.ts';
 import type { DistillCardRequest } from './loop.ts';
 import type { LibraryCard } from './improve.ts';
 
@@ -145,10 +146,11 @@ export type LabEvent =
   | TrainLoopEvent
   | StoredEvent
   | MassJobEvent
-  | DownloadEvent;
+  | DownloadEvent
+  | StudyJobEvent;
 
-/** The events of experiments (those with an `experimentId` subject): every LabEvent but a train loop's, the store's and a MASS job's. */
-export type ExperimentLabEvent = Exclude<LabEvent, TrainLoopEvent | StoredEvent | MassJobEvent | DownloadEvent>;
+/** The events of experiments (those with an `experimentId` subject): every LabEvent but a train loop's, the store's, a MASS job's, a download's and a study job's. */
+export type ExperimentLabEvent = Exclude<LabEvent, TrainLoopEvent | StoredEvent | MassJobEvent | DownloadEvent | StudyJobEvent>;
 
 /** Whether `e` is an experiment's event (not a train loop's). */
 export function isExperimentLabEvent(e: LabEvent): e is ExperimentLabEvent {
@@ -268,7 +270,7 @@ export type Awaitable<T> = T | Promise<T>;
  * `createHandlers`. Implementations throw `ApiError` (with method and field) for what the user
  * can fix; anything else is mapped by `toApiError`.
  */
-export interface LabHost extends MassJobHost, DownloadHost {
+export interface LabHost extends MassJobHost, DownloadHost, StudyJobHost {
   listExamples(): Awaitable<ExampleWorkflow[]>;
   listDatasets(): Awaitable<DatasetInfo[]>;
   listModels(): Awaitable<ModelEntry[]>;
@@ -307,6 +309,7 @@ export function isLabEvent(value: unknown): value is LabEvent {
   if (e['type'] === 'stored') return isStoredEvent(value);
   if (typeof e['type'] === 'string' && e['type'].startsWith('mass')) return isMassJobEvent(value);
   if (typeof e['type'] === 'string' && e['type'].startsWith('download')) return isDownloadEvent(value);
+  if (e['type'] === 'studyJob' || e['type'] === 'studyProgress') return isStudyJobEvent(value);
   const str = (k: string) => typeof e[k] === 'string' && (e[k] as string).length <= 400;
   const count = (k: string) => Number.isInteger(e[k]) && (e[k] as number) >= 0;
   const optional = (k: string, ok: (v: unknown) => boolean) => e[k] === undefined || ok(e[k]);

@@ -1,8 +1,12 @@
 /**
  * The Studies view's state: the studies in the database and the chosen one in full (plan, cell
  * and train-loop progress, the table). An older load answering after a newer one is dropped.
+ * And the study started from the view (`startStudy`, what `flowlab study` runs, or its dry run):
+ * its status, cell count, latest lines and estimate from the pushed `StudyJobEvent`s, and its
+ * cancel; when it ends the studies are loaded again with it shown.
  */
-import type { StudyDetail, StudySummaryView } from '../../core/api/client.ts';
+import type { LabEvent, StartStudyRequest, StudyDetail, StudyJobEstimate, StudyJobEvent, StudyJobStatus, StudyPlanFile, StudySummaryView } from '../../core/api/client.ts';
+import { ApiError } from '../../core/api/client.ts';
 import { IDLE, latestLoader, type Loadable } from './loadable.ts';
 import type { SliceContext } from './types.ts';
 
@@ -16,6 +20,42 @@ export interface StudiesSlice {
   selectStudy(id: string): Promise<void>;
   /** Opens a cell's experiment in the Experiments view. */
   openStudyExperiment(experimentId: string): Promise<void>;
+  /** The shipped plans (examples/studies). */
+  studyPlans: Loadable<StudyPlanFile[]>;
+  loadStudyPlans(): Promise<void>;
+  /** The study started from the view (null: none yet). */
+  studyJob: StudyJob | null;
+  /** Why the last start was refused (the API error's message), or null. */
+  studyJobError: string | null;
+  startStudyJob(request: StartStudyRequest): Promise<void>;
+  cancelStudyJob(): Promise<void>;
+  /** Folds a pushed event of the job into `studyJob` (other events are ignored). */
+  receiveStudy(event: LabEvent): void;
+}
+
+/** A study job as the view shows it. */
+export interface StudyJob {
+  studyId: string;
+  dryRun: boolean;
+  status: 'starting' | StudyJobStatus;
+  /** The latest progress lines, oldest first (at most STUDY_JOB_LINES). */
+  lines: string[];
+  /** Cells finished of the study's cells. */
+  done?: number;
+  total?: number;
+  message?: string;
+  /** A completed dry run's estimate. */
+  estimate?: StudyJobEstimate;
+}
+
+/** Progress lines kept for the view. */
+export const STUDY_JOB_LINES = 12;
+const ended = (s: StudyJob['status']) => s !== 'starting' && s !== 'running';
+
+/** `job` with the event `e` folded in. */
+export function foldStudyJob(job: StudyJob, e: StudyJobEvent): StudyJob {
+  if (e.type === 'studyJob') return { ...job, status: e.status, ...(e.message !== undefined && { message: e.message }), ...(e.estimate && { estimate: e.estimate }) };
+  return { ...job, lines: [...job.lines, e.line].slice(-STUDY_JOB_LINES), ...(e.done !== undefined && { done: e.done }), ...(e.total !== undefined && { total: e.total }) };
 }
 
 declare module './types.ts' {
@@ -31,10 +71,58 @@ export function createStudiesSlice({ api, set, get }: SliceContext): StudiesSlic
     if (!id) return void set({ study: IDLE });
     await one(() => api.getStudy({ studyId: id }));
   };
+  const plans = latestLoader(() => get().studyPlans, (studyPlans) => set({ studyPlans }));
+  /** Events of jobs whose start has not answered yet (the host sends `running` before it answers). */
+  const early: StudyJobEvent[] = [];
+  const afterEnd = async (job: StudyJob) => {
+    set({ studyId: job.studyId });
+    await get().loadStudies();
+  };
   return {
     studies: IDLE,
     study: IDLE,
     studyId: '',
+    studyPlans: IDLE,
+    studyJob: null,
+    studyJobError: null,
+
+    async loadStudyPlans() {
+      await plans(() => api.listStudyPlans());
+    },
+
+    async startStudyJob(request) {
+      set({ studyJob: null, studyJobError: null });
+      early.length = 0;
+      try {
+        const { studyId } = await api.startStudy(request);
+        let job: StudyJob = { studyId, dryRun: request.dryRun ?? false, status: 'starting', lines: [] };
+        for (const e of early.splice(0)) if (e.studyId === studyId) job = foldStudyJob(job, e);
+        set({ studyJob: job, studyId });
+        if (ended(job.status)) await afterEnd(job);
+        else await get().loadStudies();
+      } catch (err) {
+        set({ studyJobError: err instanceof ApiError || err instanceof Error ? err.message : String(err) });
+      }
+    },
+
+    async cancelStudyJob() {
+      const job = get().studyJob;
+      if (!job || ended(job.status)) return;
+      await api.cancelStudy({ studyId: job.studyId });
+    },
+
+    receiveStudy(event) {
+      if (event.type !== 'studyJob' && event.type !== 'studyProgress') return;
+      const job = get().studyJob;
+      if (!job || job.studyId !== event.studyId) {
+        early.push(event);
+        if (early.length > 500) early.shift();
+        return;
+      }
+      const next = foldStudyJob(job, event);
+      set({ studyJob: next });
+      if (ended(next.status) && !ended(job.status)) void afterEnd(next);
+    },
 
     async loadStudies() {
       await list(() => api.listStudies());

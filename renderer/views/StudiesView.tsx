@@ -3,6 +3,7 @@ import type { StudyDetail, StudyTable, StudyTableEntry } from '../../core/api/cl
 import { useLab, useLabPick } from '../useLab.ts';
 import { shellWord } from '../lib/commands.ts';
 import { LoadState, RefreshButton } from './Status.tsx';
+import { StudyStartPanel } from './StudyStartPanel.tsx';
 
 /** How often the view reloads while shown (live while `flowlab study` writes to the same database). */
 export const STUDIES_REFRESH_MS = 3000;
@@ -183,10 +184,11 @@ export function StudiesView() {
         <p className="muted small">Conditions × zones × seeds × models, each cell an experiment. Live every 3 s.</p>
         <RefreshButton onRefresh={loadStudies} title="Refresh" />
       </header>
+      <StudyStartPanel />
       <LoadState state={studies} what="studies" />
       {studies.status === 'ready' && list.length === 0 && (
         <div className="empty" data-testid="studies-empty">
-          <p><strong>No study yet.</strong> Run a plan from a terminal (with <code>flowlab serve</code> on the same database this view follows it live):</p>
+          <p><strong>No study yet.</strong> Start one above, or run a plan from a terminal (with <code>flowlab serve</code> on the same database this view follows it live):</p>
           <StudyCommand />
         </div>
       )}
