@@ -45,3 +45,16 @@ function freePort(): Promise<number> {
     });
   });
 }
+
+describe('serve-model refuses what is not a GGUF file before it listens', () => {
+  it('a missing path, a folder and a text file: exit 2, the file named, nothing served', async () => {
+    const r1 = await cli(['serve-model', path.join(dir(), 'absent.gguf'), '--port', '0']);
+    expect([r1.code, r1.out]).toEqual([2, '']);
+    expect(r1.err).toContain('absent.gguf: cannot be read (ENOENT)');
+    const r2 = await cli(['serve-model', dir(), '--port', '0']);
+    expect(r2.err).toContain('not a file (serve-model serves GGUF files)');
+    const r3 = await cli(['serve-model', path.resolve('README.md'), '--port', '0']);
+    expect(r3.code).toBe(2);
+    expect(r3.err).toContain('README.md: not a GGUF file (its first bytes are not "GGUF")');
+  }, 60_000);
+});

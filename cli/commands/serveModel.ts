@@ -1,3 +1,4 @@
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { MAX_SEQUENCES } from '../../core/limits.ts';
@@ -54,9 +55,27 @@ export function servedModels(files: readonly string[], names: readonly string[] 
   return out;
 }
 
+/** Refuses, before anything listens, a served path that is not a readable GGUF file. Errors: UsageError naming the file and what is wrong. */
+function checkGguf(file: string): void {
+  let fd: number | undefined;
+  try {
+    if (!statSync(file).isFile()) throw new UsageError(`${file}: not a file (serve-model serves GGUF files)`);
+    fd = openSync(file, 'r');
+    const magic = Buffer.alloc(4);
+    readSync(fd, magic, 0, 4, 0);
+    if (magic.toString('latin1') !== 'GGUF') throw new UsageError(`${file}: not a GGUF file (its first bytes are not "GGUF")`);
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(`${file}: cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)}); give the path of a .gguf file`);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
 async function serveModelCommand(files: string[], o: ServeModelFlags, io: Io): Promise<number> {
   if (!isLoopback(o.host) && o.host !== '0.0.0.0' && o.host !== '::') throw new UsageError(`--host ${o.host}: serve on loopback (127.0.0.1, localhost, ::1), or 0.0.0.0 / :: for your network`);
   const models = servedModels(files, o.name);
+  for (const file of Object.values(models)) checkGguf(file);
   let threads = o.threads;
   if (threads !== undefined) {
     const c = clampThreads(threads);
