@@ -73,13 +73,13 @@ describe.skipIf(!!missing)('the lab as a workbench in Chromium against flowlab s
     // Edit: a role changed in the graph, then the workflow's name typed in the text.
     await page.click(tid('editor-node-answer'));
     await page.selectOption(tid('node-role-select'), 'verifier');
-    await expect.poll(() => page.inputValue(tid('yaml-text'))).toMatch(/- id: answer\n\s+role: verifier\n/);
+    await expect.poll(() => page.inputValue(tid('yaml-text')), WAIT).toMatch(/- id: answer\n\s+role: verifier\n/);
     await page.fill(tid('yaml-text'), (await page.inputValue(tid('yaml-text'))).replace('name: gsm8k-team', 'name: my-team'));
     await page.locator(`${tid('doc-state')}[data-dirty="true"]`).waitFor(WAIT);
     const edited = await page.inputValue(tid('yaml-text'));
 
     await page.click(tid('doc-save'));
-    await expect.poll(() => page.inputValue(tid('doc-save-name'))).toBe('gsm8k-team.yaml');
+    await expect.poll(() => page.inputValue(tid('doc-save-name')), WAIT).toBe('gsm8k-team.yaml');
     await page.fill(tid('doc-save-name'), 'my-team.yaml');
     await screenshot(page, 'editor-save-as');
     // The document bar and its Save as form fit the 1280 px window (no sideways scrolling).
@@ -98,9 +98,9 @@ describe.skipIf(!!missing)('the lab as a workbench in Chromium against flowlab s
     await page.locator(`${tid('doc-open-saved')} option[value="my-team.yaml"]`).waitFor({ state: 'attached', ...WAIT });
     // Undo still works after the reload (the history is kept as diffs in the draft).
     await page.click(tid('undo-edit'));
-    await expect.poll(() => page.inputValue(tid('yaml-text'))).toContain('name: gsm8k-team');
+    await expect.poll(() => page.inputValue(tid('yaml-text')), WAIT).toContain('name: gsm8k-team');
     await page.click(tid('redo-edit'));
-    await expect.poll(() => page.inputValue(tid('yaml-text'))).toBe(edited);
+    await expect.poll(() => page.inputValue(tid('yaml-text')), WAIT).toBe(edited);
   }, 120_000);
 
   it('the unsaved-work prompt: a reload keeps the draft, Open example asks before replacing it', async () => {
@@ -125,7 +125,7 @@ describe.skipIf(!!missing)('the lab as a workbench in Chromium against flowlab s
 
     await page.click(tid('example-open'));
     await page.click(tid('unsaved-discard'));
-    await expect.poll(() => page.inputValue(tid('yaml-text'))).toContain('name: gsm8k-team');
+    await expect.poll(() => page.inputValue(tid('yaml-text')), WAIT).toContain('name: gsm8k-team');
     await expect(page.locator(tid('doc-state')).textContent()).resolves.toBe('opened: examples/gsm8k-team.yaml');
   }, 120_000);
 
