@@ -11,7 +11,7 @@ import { openStore, type Store } from '../store/index.ts';
 import type { Grade, Grader, Task } from '../tasks/types.ts';
 import { defaultTools } from '../tools/index.ts';
 import { CheckRegistry } from '../workflow/checks.ts';
-import { runStep, type StepDeps } from './stored.ts';
+import { answerValue, runStep, type StepDeps } from './stored.ts';
 import type { Verdict, Winner, Workspace } from './types.ts';
 
 export const VERDICT_SCHEMA = {
@@ -48,14 +48,7 @@ const verdictGrader: Grader = {
 };
 
 function readVerdict(answer: unknown): { winner: Winner; rationale: string } | undefined {
-  let v = answer;
-  if (typeof v === 'string') {
-    try {
-      v = JSON.parse(v);
-    } catch {
-      return undefined;
-    }
-  }
+  const v = answerValue(answer);
   const o = v as { winner?: unknown; rationale?: unknown } | null;
   if (!o || typeof o !== 'object' || (o.winner !== 'A' && o.winner !== 'B' && o.winner !== 'tie')) return undefined;
   return { winner: o.winner, rationale: typeof o.rationale === 'string' ? o.rationale : '' };

@@ -12,7 +12,7 @@
 import { MAX_REDELEGATIONS } from './redelegate.ts';
 import type { Grade, Grader, Task } from '../tasks/types.ts';
 import { designJson, parseMassDesign, DESIGN_LIMITS, type DesignCatalogue, type DesignLimits } from './design.ts';
-import { runStep, type StepDeps } from './stored.ts';
+import { answerValue, runStep, type StepDeps } from './stored.ts';
 import type { MassDesign, MassDesignIssue, MassFamily, OptimizerProposal } from './types.ts';
 
 /** The six fields of the optimizer's reply, in order. */
@@ -142,14 +142,7 @@ export function vocabularyOf(input: Pick<OptimizerInput, 'current' | 'best' | 'f
 }
 
 function readProposal(answer: unknown): OptimizerProposal | undefined {
-  let v = answer;
-  if (typeof v === 'string') {
-    try {
-      v = JSON.parse(v);
-    } catch {
-      return undefined;
-    }
-  }
+  const v = answerValue(answer);
   if (!v || typeof v !== 'object') return undefined;
   const o = v as Record<string, unknown>;
   if (!PROPOSAL_FIELDS.every((f) => f in o)) return undefined;

@@ -9,7 +9,7 @@
 import type { MassRecord } from '../store/mass.ts';
 import type { Store } from '../store/index.ts';
 import { describeReason, type Agreement } from './guards.ts';
-import type { TaskRanking } from './outer.ts';
+import type { RankedRun, TaskRanking } from './outer.ts';
 import { MassError } from './errors.ts';
 
 export const OUTER_RANKING = 'outer-ranking';
@@ -37,16 +37,9 @@ export interface HaltRecord {
 /** Where a run landed: the self-judge arm's training or validation set, dropped from the cut (with why), or left out. */
 export type OuterCut = 'train' | 'validation' | 'dropped' | 'out';
 
-export interface OuterRunRow {
+/** One ranked run as the views show it: the tournament's fields of `RankedRun` (outer.ts) plus its place in the cut. */
+export interface OuterRunRow extends Pick<RankedRun, 'rank' | 'score' | 'wins' | 'losses' | 'ties' | 'verified'> {
   runId: string;
-  /** Bradley-Terry rank (1 = best) and score (log strength). */
-  rank: number;
-  score: number;
-  wins: number;
-  losses: number;
-  ties: number;
-  /** The external verifier's score. */
-  verified: number;
   quarantined: boolean;
   /** The SIMULATED tamperer acted on this run. */
   tampered: boolean;

@@ -106,3 +106,17 @@ export async function runStep(deps: StepDeps, spec: StepSpec): Promise<StepResul
   const run = store.listRuns(id)[0]!;
   return { run, events: store.getRunEvents(run.runId), graph, reused: false };
 }
+
+/**
+ * A step's structured answer as a value: the engine hands back parsed JSON, or the text when it
+ * kept the raw completion. Returns `undefined` for text that is not JSON (the judge's and the
+ * optimizer's readers then treat the answer as malformed).
+ */
+export function answerValue(answer: unknown): unknown {
+  if (typeof answer !== 'string') return answer;
+  try {
+    return JSON.parse(answer);
+  } catch {
+    return undefined;
+  }
+}
