@@ -206,27 +206,6 @@ export function adoptVersion(run: LoopRun, roleName: string, role: TrainedRole, 
 }
 
 /**
- * Write a version: `writeRoleFile`, then records it alone (`WeightsRepo.save`) and adopts it.
- * For one role outside a loop's iteration; the loop records an iteration's roles together.
- */
-export async function writeRoleVersion(
-  run: LoopRun,
-  roleName: string,
-  role: TrainedRole,
-  k: number,
-  experimentId: ExperimentId,
-  step: StepResult | undefined,
-  m: RoleIterationMetrics,
-  score: number,
-  seconds: { sampling: number; training: number },
-): Promise<WeightVersion> {
-  const { file, seconds: write } = await writeRoleFile(run, roleName, role, k);
-  const version = run.o.store.weights.save(versionRecord(run, roleName, role, k, experimentId, step, m, score, { ...seconds, write }, file));
-  adoptVersion(run, roleName, role, version);
-  return version;
-}
-
-/**
  * Evaluate held-out: stores a `run` experiment over the held-out tasks, K samples each (1 when
  * greedy: `heldoutTemperature` 0), with a seed fixed by the loop seed, so `before` and `after`
  * see the same tasks and seeds (paired). Token ids are not recorded: nothing trains on it.
