@@ -113,9 +113,13 @@ export async function downloadModel(ref: string, options: DownloadOptions): Prom
         controller.enqueue(chunk);
       },
     });
+    const out = createWriteStream(part, { flags: resumed > 0 ? 'a' : 'w' });
     try {
-      await pipeline(Readable.fromWeb(res.body.pipeThrough(counter) as import('node:stream/web').ReadableStream), createWriteStream(part, { flags: resumed > 0 ? 'a' : 'w' }));
+      await pipeline(Readable.fromWeb(res.body.pipeThrough(counter) as import('node:stream/web').ReadableStream), out);
     } catch (err) {
+      // The broken pipeline destroys the file stream, but writes in flight still land: wait for its
+      // close, so the .part holds what arrived (the next run resumes from its size) before we answer.
+      if (!out.closed) await new Promise<void>((resolve) => out.once('close', () => resolve()));
       if (options.signal?.aborted) throw new DownloadError('ABORTED', `download of ${url} was aborted at ${bytes} bytes; run it again to resume`, url);
       throw new DownloadError('HTTP_ERROR', `download of ${url} broke off at ${bytes} bytes (${err instanceof Error ? err.message : String(err)}); run it again to resume`, url);
     }
