@@ -94,21 +94,6 @@ export interface EventSourceLike {
   close(): void;
 }
 
-const connectionListeners = new Set<(up: boolean) => void>();
-
-/**
- * Tells `listener` when the pushed-event connection goes down (`false`: the server stopped or
- * cannot be reached) and comes back (`true`). Returns the unsubscribe function.
- */
-export function onConnection(listener: (up: boolean) => void): () => void {
-  connectionListeners.add(listener);
-  return () => void connectionListeners.delete(listener);
-}
-
-function connectionChanged(up: boolean): void {
-  for (const l of [...connectionListeners]) l(up);
-}
-
 /**
  * A `Subscribe` over Server-Sent Events at `url`: one connection shared by all listeners, opened
  * with the first and closed with the last. `open` makes the connection (default `new EventSource(url)`).
@@ -170,7 +155,8 @@ const NO_EVENTS: Subscribe = () => () => {};
 const statusListeners = new Set<(status: ConnectionStatus) => void>();
 /**
  * Follows the connection to the browser host's event stream (lost, retrying, open again; see
- * connection.ts). In the desktop app (IPC) it never reports. Returns the unsubscribe function.
+ * connection.ts): the one way to hear about the connection (`state !== 'open'` is "down"). In the
+ * desktop app (IPC) it never reports. Returns the unsubscribe function.
  */
 export function onConnectionStatus(listener: (status: ConnectionStatus) => void): () => void {
   statusListeners.add(listener);
@@ -186,7 +172,6 @@ function defaultSubscribe(): Subscribe {
   sseSubscribe ??= createReconnectingSubscribe(`/api/events?token=${encodeURIComponent(t)}`, {
     onStatus: (status) => {
       for (const l of [...statusListeners]) l(status);
-      connectionChanged(status.state === 'open');
     },
   });
   return sseSubscribe;

@@ -182,13 +182,13 @@ describe('when the server stops mid-run only "cancelled" shows and Start stays e
   it('marks the connection lost (Start refuses meanwhile) and resyncs when it is back', async () => {
     const { lab } = await openLab();
     lab.getState().setDefaultModel(KEPT);
-    lab.getState().setConnectionLost(true);
-    expect(lab.getState().connectionLost).toBe(true);
+    lab.getState().setConnection({ state: 'lost', attempt: 1, retryInMs: 1000, downSince: 5 });
+    expect(lab.getState().serverDown).toBe(true);
     await lab.getState().startRun();
     // Nothing was sent: no error from the host, no run started.
     expect(lab.getState()).toMatchObject({ starting: false, runError: null, live: null });
-    lab.getState().setConnectionLost(false);
-    expect(lab.getState().connectionLost).toBe(false);
+    lab.getState().setConnection({ state: 'open', attempt: 0, retryInMs: null, downSince: null });
+    expect(lab.getState().serverDown).toBe(false);
   });
 });
 

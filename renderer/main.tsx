@@ -1,7 +1,7 @@
 /** Renderer entry: builds the API client and view store, subscribes to pushed events, mounts the app. */
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { createApiClient, onConnection, onConnectionStatus, subscribe } from './api.ts';
+import { createApiClient, onConnectionStatus, subscribe } from './api.ts';
 import { App } from './App.tsx';
 import { createLabStore } from './state.ts';
 import { keepDraft, restoreDraft } from './store/draft.ts';
@@ -52,8 +52,6 @@ function installDraft(): void {
 subscribe((event) => lab.getState().receiveMass(event));
 // Studies started from the Studies view (renderer/store/studies.ts).
 subscribe((event) => lab.getState().receiveStudy(event));
-// The event stream going down (the server stopped) and coming back.
-onConnection((up) => lab.getState().setConnectionLost(!up));
 
 function storedTheme(): string | null {
   try {

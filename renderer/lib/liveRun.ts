@@ -39,8 +39,6 @@ export interface LiveRun {
   runsWrong: number;
   runsFailed: number;
   runsCancelled: number;
-  /** The connection to the host was lost while this run was live (set by the store; cleared when it returns). */
-  connectionLost?: boolean;
   /** The task run drawn on the graph. */
   watching: string | null;
   /** Unfinished runs (and the watched one), by run id. */

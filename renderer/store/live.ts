@@ -19,7 +19,11 @@ export const LIVE_REFETCH_MS = 750;
 
 export interface LiveSlice {
   connection: ConnectionStatus;
-  /** The server cannot be reached now (the connection is not open). */
+  /**
+   * The server cannot be reached now: `connection.state !== 'open'`, set with it by
+   * setConnection (the one source of "the connection is down" for every view: the banner, Start,
+   * Cancel, Save).
+   */
   serverDown: boolean;
   /** Takes a connection status (renderer/connection.ts); coming back refetches everything. */
   setConnection(status: ConnectionStatus): void;
@@ -85,7 +89,8 @@ export function createLiveSlice({ api, set, get, deps }: SliceContext): LiveSlic
       if (wasDown && !down) {
         get().refetchAreas(STORED_AREAS);
         void get().loadCatalog(true);
-        void settleLiveRun();
+        // The followed run's stored end first, then whatever the host runs now (another window's).
+        void settleLiveRun().then(() => get().attachActiveRun());
       }
     },
 

@@ -47,9 +47,6 @@ export interface RunSlice {
   starting: boolean;
   /** Why the last start or cancel failed. */
   runError: string | null;
-  /** The pushed-event connection to the host is down (the server stopped, the network went): Start waits for it. */
-  connectionLost: boolean;
-  setConnectionLost(lost: boolean): void;
   setRunForm(patch: Partial<Omit<RunForm, 'faults'>>): void;
   addFault(row?: Partial<FaultRow>): void;
   updateFault(index: number, patch: Partial<FaultRow>): void;
@@ -115,37 +112,12 @@ export function createRunSlice({ api, set, get, deps }: SliceContext): RunSlice 
     if (detail.status === 'ready' && get().live?.experimentId === experimentId) set({ runGraph: graphOf(detail.data.workflowYaml) });
   };
 
-  /** After a reconnect: the live run's real state from the store (its end may have been missed), or the host's running one. */
-  const resyncLive = async () => {
-    const live = get().live;
-    if (live && !isFinished(live)) {
-      const detail = await load(() => api.getExperiment({ id: live.experimentId }));
-      const now = get().live;
-      if (detail.status === 'ready' && now?.experimentId === live.experimentId && !isFinished(now) && detail.data.status !== 'running') {
-        const status = detail.data.status === 'completed' ? 'completed' : detail.data.status === 'failed' ? 'failed' : 'cancelled';
-        set({ live: { ...now, status } });
-      }
-    }
-    await get().attachActiveRun();
-  };
-
   return {
     runForm: { dataset: '', split: '', limit: 3, seed: 1, faults: [] },
     live: null,
     runGraph: null,
     starting: false,
     runError: null,
-    connectionLost: false,
-
-    setConnectionLost(lost) {
-      if (lost === get().connectionLost) return;
-      set({ connectionLost: lost });
-      // Back again: what ran meanwhile is in the store, not in the events this page missed.
-      if (!lost) {
-        void get().refresh();
-        void resyncLive();
-      }
-    },
 
     setRunForm(patch) {
       const form = { ...get().runForm, ...patch };
@@ -206,7 +178,8 @@ export function createRunSlice({ api, set, get, deps }: SliceContext): RunSlice 
     },
 
     async startRun() {
-      if (get().starting || get().connectionLost || (get().live && !isFinished(get().live))) return;
+      // While the server cannot be reached (store/live.ts) Start waits for it.
+      if (get().starting || get().serverDown || (get().live && !isFinished(get().live))) return;
       const req = get().runRequest();
       if (!req.ok) {
         set({ runError: req.problems.join(' ') });

@@ -148,7 +148,7 @@ function Faults() {
 }
 
 function RunControls() {
-  const { live, starting, runError, startRun, cancelRun, runRequest, serverDown, connectionLost } = useLabPick('live', 'starting', 'runError', 'startRun', 'cancelRun', 'runRequest', 'serverDown', 'connectionLost');
+  const { live, starting, runError, startRun, cancelRun, runRequest, serverDown } = useLabPick('live', 'starting', 'runError', 'startRun', 'cancelRun', 'runRequest', 'serverDown');
   // Recomputed on any change of what it reads.
   useLab((s) => s.runForm);
   useLab((s) => s.roleModels);
@@ -172,7 +172,7 @@ function RunControls() {
         </p>
       )}
       <div className="row">
-        <button type="button" className="primary" data-testid="run-start" disabled={!req.ok || starting || running || connectionLost || serverDown} onClick={() => void startRun()} title={connectionLost || serverDown ? 'The connection to the lab server is lost: start again once it is back' : 'Start (Ctrl+Enter)'}>
+        <button type="button" className="primary" data-testid="run-start" disabled={!req.ok || starting || running || serverDown} onClick={() => void startRun()} title={serverDown ? 'The connection to the lab server is lost: start again once it is back' : 'Start (Ctrl+Enter)'}>
           {starting ? 'Starting…' : 'Start'}
         </button>
         <button type="button" data-testid="run-cancel" disabled={!running || serverDown} onClick={() => void cancelRun()} title="Cancel (Alt+C)">
@@ -189,7 +189,7 @@ function RunControls() {
 }
 
 function Progress() {
-  const { live, starting, selectExperiment, setView, connectionLost } = useLabPick('live', 'starting', 'selectExperiment', 'setView', 'connectionLost');
+  const { live, starting, selectExperiment, setView, serverDown } = useLabPick('live', 'starting', 'selectExperiment', 'setView', 'serverDown');
   if (!live && starting) {
     return (
       <div className="empty" data-testid="run-starting" role="status">
@@ -208,13 +208,13 @@ function Progress() {
   const pct = Math.round(progressOf(tally) * 100);
   const finished = isFinished(live);
   return (
-    <div className="progress" data-testid="run-status" data-status={live.status} data-connection={connectionLost ? 'lost' : 'ok'}>
+    <div className="progress" data-testid="run-status" data-status={live.status} data-connection={serverDown ? 'lost' : 'ok'}>
       <div className="row wrap">
         <strong>
           <code>{live.experimentId}</code>
         </strong>
         <span className={`status tone-${live.status === 'completed' ? 'ok' : live.status === 'failed' ? 'bad' : live.status === 'cancelled' ? 'muted' : 'busy'}`}>{live.status}</span>
-        {connectionLost && (
+        {serverDown && (
           <span className="status tone-bad connection-lost" data-testid="run-connection-lost" role="alert">
             ⚠ connection to the lab server lost: what happened to the run is unknown until it is back
           </span>

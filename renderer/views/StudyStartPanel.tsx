@@ -59,7 +59,7 @@ const running = (j: StudyJob | null) => !!j && (j.status === 'starting' || j.sta
  */
 export function StudyStartPanel() {
   const { studyPlans, loadStudyPlans, models, loadModels, studyJob, studyJobError, startStudyJob, cancelStudyJob } = useLabPick('studyPlans', 'loadStudyPlans', 'models', 'loadModels', 'studyJob', 'studyJobError', 'startStudyJob', 'cancelStudyJob');
-  const offline = useLab((s) => s.connectionLost);
+  const offline = useLab((s) => s.serverDown);
   useEffect(() => {
     if (studyPlans.status === 'idle') void loadStudyPlans();
     if (models.status === 'idle') void loadModels();
