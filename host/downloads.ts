@@ -20,6 +20,7 @@ import path from 'node:path';
 import { existsSync } from 'node:fs';
 import { ApiError, downloadFileNameProblem, type DownloadEvent, type DownloadFailure, type LabEvent, type StartDownloadRequest } from '../core/api/index.ts';
 import { DownloadError, downloadModel, modelUrl } from '../models/download.ts';
+import { JobTable, jobEmitter, MAX_EVENT_TEXT } from './jobs.ts';
 
 /** Options of {@link ModelDownloads}. */
 export interface ModelDownloadsOptions {
@@ -67,15 +68,10 @@ export function isPrivateAddress(ip: string): boolean {
   return (first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80 || (first & 0xff00) === 0xff00;
 }
 
-interface Running {
-  controller: AbortController;
-  fileName: string;
-  finished: Promise<void>;
-}
-
 /** The downloads running in one lab (see the module comment). */
 export class ModelDownloads {
-  private readonly running = new Map<string, Running>();
+  /** The running downloads, each with the file name it writes. */
+  private readonly running = new JobTable<string>();
   private next = 1;
 
   constructor(private readonly o: ModelDownloadsOptions) {}
@@ -136,26 +132,19 @@ export class ModelDownloads {
     const dir = path.resolve(this.o.modelDir);
     const file = path.join(dir, fileName);
     if (path.dirname(file) !== dir) throw new ApiError('BAD_REQUEST', `${M}: the file name must stay in the models folder`, M, 'fileName');
-    if ([...this.running.values()].some((r) => r.fileName === fileName)) throw new ApiError('BUSY', `${M}: ${fileName} is downloading already`, M, 'fileName');
+    if (this.running.metas().includes(fileName)) throw new ApiError('BUSY', `${M}: ${fileName} is downloading already`, M, 'fileName');
     if (existsSync(file)) throw new ApiError('BAD_REQUEST', `${M}: ${fileName} is in the models folder already; remove it or give another file name`, M, 'fileName');
     await this.checkUrl(url);
 
     const downloadId = `dl-${Date.now().toString(36)}-${this.next++}`;
-    const controller = new AbortController();
-    const send = (e: DownloadEvent) => {
-      try {
-        this.o.emit(e);
-      } catch {
-        // a broken listener must not break the download
-      }
-    };
+    const send = jobEmitter<DownloadEvent>(this.o.emit);
     let bytes = 0;
     let total: number | undefined = req.sizeBytes;
     let sentAt = 0;
     const totalOf = () => (total !== undefined ? { total } : {});
     send({ type: 'download', downloadId, fileName, status: 'running', bytes, ...totalOf() });
-    const finished = downloadModel(url, {
-      dir, fileName, signal: controller.signal, fetch: this.guardedFetch,
+    this.running.start(downloadId, fileName, (signal) => downloadModel(url, {
+      dir, fileName, signal, fetch: this.guardedFetch,
       ...(req.sha256 && { sha256: req.sha256 }), ...(req.sizeBytes !== undefined && { size: req.sizeBytes }),
       onProgress: (b, t) => {
         bytes = b;
@@ -168,34 +157,27 @@ export class ModelDownloads {
     }).then(
       (r) => send({ type: 'download', downloadId, fileName, status: 'completed', bytes: r.bytes, total: r.bytes, path: r.file, sha256: r.sha256 }),
       (err: unknown) => {
-        if (controller.signal.aborted) return send({ type: 'download', downloadId, fileName, status: 'cancelled', bytes, ...totalOf(), message: 'Cancelled. Start the same download again to resume where it stopped.' });
+        if (signal.aborted) return send({ type: 'download', downloadId, fileName, status: 'cancelled', bytes, ...totalOf(), message: 'Cancelled. Start the same download again to resume where it stopped.' });
         const { code, message } = failureOf(err);
-        send({ type: 'download', downloadId, fileName, status: 'failed', bytes, ...totalOf(), code, message: message.slice(0, 2000) });
+        send({ type: 'download', downloadId, fileName, status: 'failed', bytes, ...totalOf(), code, message: message.slice(0, MAX_EVENT_TEXT) });
       },
-    ).finally(() => this.running.delete(downloadId));
-    this.running.set(downloadId, { controller, fileName, finished });
+    ));
     return { downloadId };
   }
 
   /** Stops a download (the part file stays for a resume); resolves once its closing event was sent. `{cancelled: false}` when it does not run here. */
-  async cancel(downloadId: string): Promise<{ cancelled: boolean }> {
-    const r = this.running.get(downloadId);
-    if (!r) return { cancelled: false };
-    r.controller.abort();
-    await r.finished;
-    return { cancelled: true };
+  cancel(downloadId: string): Promise<{ cancelled: boolean }> {
+    return this.running.cancel(downloadId);
   }
 
   /** Resolves when the download has ended and its closing event was sent (at once when it does not run here). */
-  async settled(downloadId: string): Promise<void> {
-    await this.running.get(downloadId)?.finished;
+  settled(downloadId: string): Promise<void> {
+    return this.running.settled(downloadId);
   }
 
   /** Cancels every download and waits for them. */
-  async dispose(): Promise<void> {
-    const all = [...this.running.values()];
-    for (const r of all) r.controller.abort();
-    await Promise.all(all.map((r) => r.finished));
+  dispose(): Promise<void> {
+    return this.running.dispose();
   }
 }
 

@@ -20,6 +20,7 @@ import { getDataset } from '../core/tasks/index.ts';
 import type { ToolRegistry } from '../core/tools/index.ts';
 import type { Trainer } from '../core/training/index.ts';
 import { verifyModelFiles, withFingerprints } from '../models/resolve.ts';
+import { errorText, JobTable, jobEmitter, MAX_EVENT_TEXT } from './jobs.ts';
 import { apiErrorOf } from './request.ts';
 
 /** `flowlab rank` / `flowlab rsi`'s defaults (their usage text, cli/commands/rsi.ts) for the fields a request leaves out. */
@@ -44,12 +45,6 @@ export interface MassJobsOptions {
   /** Claims model files for a job (BUSY when taken) and releases them. */
   claim: (files: string[], method: string, holder: string) => void;
   release: (files: string[]) => void;
-}
-
-interface Job {
-  kind: MassJobKind;
-  controller: AbortController;
-  finished: Promise<void>;
 }
 
 const stamp = () => new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14);
@@ -102,7 +97,7 @@ function evolveLine(e: EvolveEvent): string {
 
 /** The MASS jobs running in one lab (see the module comment). */
 export class MassJobs {
-  private readonly jobs = new Map<string, Job>();
+  private readonly jobs = new JobTable();
 
   constructor(private readonly o: MassJobsOptions) {}
 
@@ -195,24 +190,18 @@ export class MassJobs {
   }
 
   /** Stops a job at its next step; resolves once it has stopped and its closing event was sent. `{cancelled: false}` when it does not run here. */
-  async cancel(jobId: string): Promise<{ cancelled: boolean }> {
-    const job = this.jobs.get(jobId);
-    if (!job) return { cancelled: false };
-    job.controller.abort();
-    await job.finished;
-    return { cancelled: true };
+  cancel(jobId: string): Promise<{ cancelled: boolean }> {
+    return this.jobs.cancel(jobId);
   }
 
   /** Resolves when the job has ended and its closing event was sent (at once when it does not run here). */
-  async settled(jobId: string): Promise<void> {
-    await this.jobs.get(jobId)?.finished;
+  settled(jobId: string): Promise<void> {
+    return this.jobs.settled(jobId);
   }
 
   /** Cancels every job and waits for them. */
-  async dispose(): Promise<void> {
-    const all = [...this.jobs.values()];
-    for (const j of all) j.controller.abort();
-    await Promise.all(all.map((j) => j.finished));
+  dispose(): Promise<void> {
+    return this.jobs.dispose();
   }
 
   /** Refuses, before anything loads, a champion source that lacks a task and other settings under a stored loop id (BAD_REQUEST naming the field); records the settings. */
@@ -237,32 +226,24 @@ export class MassJobs {
   }
 
   private async launch(kind: MassJobKind, jobId: string, model: string, method: string, body: (signal: AbortSignal, emit: (line: string, done?: number, total?: number) => void) => Promise<void>): Promise<{ jobId: string }> {
-    if (this.jobs.has(jobId)) throw new ApiError('BUSY', `${method}: ${jobId} is running here`, method, kind === 'evolve' ? 'id' : 'loopId');
+    const refuseRunning = () => {
+      if (this.jobs.has(jobId)) throw new ApiError('BUSY', `${method}: ${jobId} is running here`, method, kind === 'evolve' ? 'id' : 'loopId');
+    };
+    refuseRunning();
     const file = path.resolve(model);
     await this.o.checkModel(file, method, 'model');
+    refuseRunning(); // the same id started meanwhile
     this.o.claim([file], method, `MASS ${kind} ${jobId}`);
-    const controller = new AbortController();
-    const send = (e: LabEvent) => {
-      try {
-        this.o.emit(e);
-      } catch {
-        // a broken listener must not break the job
-      }
-    };
-    const emit = (line: string, done?: number, total?: number) => send({ type: 'massProgress', jobId, job: kind, line: line.slice(0, 2000), ...(done !== undefined && { done }), ...(total !== undefined && { total }) });
+    const send = jobEmitter<LabEvent>(this.o.emit);
+    const emit = (line: string, done?: number, total?: number) => send({ type: 'massProgress', jobId, job: kind, line: line.slice(0, MAX_EVENT_TEXT), ...(done !== undefined && { done }), ...(total !== undefined && { total }) });
     send({ type: 'massJob', jobId, job: kind, status: 'running' });
-    const finished = body(controller.signal, emit).then(
+    this.jobs.start(jobId, undefined, (signal) => body(signal, emit).then(
       () => send({ type: 'massJob', jobId, job: kind, status: 'completed' }),
       (err: unknown) => {
-        const cancelled = controller.signal.aborted;
-        const e = apiErrorOf(err, method);
-        send({ type: 'massJob', jobId, job: kind, status: cancelled ? 'cancelled' : 'failed', ...(!cancelled && { message: (e instanceof Error ? e.message : String(e)).slice(0, 2000) }) });
+        const cancelled = signal.aborted;
+        send({ type: 'massJob', jobId, job: kind, status: cancelled ? 'cancelled' : 'failed', ...(!cancelled && { message: errorText(apiErrorOf(err, method)) }) });
       },
-    ).finally(() => {
-      this.o.release([file]);
-      this.jobs.delete(jobId);
-    });
-    this.jobs.set(jobId, { kind, controller, finished });
+    ), () => this.o.release([file]));
     return { jobId };
   }
 }

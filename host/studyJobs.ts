@@ -21,6 +21,7 @@ import type { Dataset } from '../core/tasks/index.ts';
 import type { ToolRegistry } from '../core/tools/index.ts';
 import type { Trainer } from '../core/training/index.ts';
 import { SpecError } from '../core/workflow/index.ts';
+import { errorText, JobTable, jobEmitter, MAX_EVENT_TEXT } from './jobs.ts';
 import { resolveStudyPlan, studyDepsOf, type LoadedStudyPlan } from './studyPlan.ts';
 
 /** `flowlab study`'s defaults (cli/commands/study.ts) for the fields a request leaves out. */
@@ -88,14 +89,9 @@ export function studyEventLine(e: StudyEvent): string {
   }
 }
 
-interface Job {
-  controller: AbortController;
-  finished: Promise<void>;
-}
-
 /** The study jobs running in one lab (see the module comment). */
 export class StudyJobs {
-  private readonly jobs = new Map<string, Job>();
+  private readonly jobs = new JobTable();
 
   constructor(private readonly o: StudyJobsOptions) {}
 
@@ -133,53 +129,39 @@ export class StudyJobs {
     const loaded = this.resolve(req);
     const { plan, studyId } = loaded;
     const dryRun = req.dryRun ?? STUDY_JOB_DEFAULTS.dryRun;
-    if (this.jobs.has(studyId)) throw new ApiError('BUSY', `${M}: study ${studyId} is running here`, M, loaded.field);
+    const refuseRunning = () => {
+      if (this.jobs.has(studyId)) throw new ApiError('BUSY', `${M}: study ${studyId} is running here`, M, loaded.field);
+    };
+    refuseRunning();
     const files = [...new Set(plan.models.map((m) => m.model))];
     for (const f of files) await this.o.checkModel(f, M, req.model !== undefined ? 'model' : loaded.field);
+    refuseRunning(); // the same study started meanwhile
     this.o.claim(files, M, `study ${studyId}`);
-    const controller = new AbortController();
-    const send = (e: LabEvent) => {
-      try {
-        this.o.emit(e);
-      } catch {
-        // a broken listener must not break the job
-      }
-    };
-    const progress = (line: string, done?: number, total?: number) => send({ type: 'studyProgress', studyId, line: line.slice(0, 2000), ...(done !== undefined && { done }), ...(total !== undefined && { total }) });
+    const send = jobEmitter<LabEvent>(this.o.emit);
+    const progress = (line: string, done?: number, total?: number) => send({ type: 'studyProgress', studyId, line: line.slice(0, MAX_EVENT_TEXT), ...(done !== undefined && { done }), ...(total !== undefined && { total }) });
     const close = (status: StudyJobStatus, extra: { message?: string; estimate?: StudyJobEstimate } = {}) => send({ type: 'studyJob', studyId, dryRun, status, ...extra });
     send({ type: 'studyJob', studyId, dryRun, status: 'running' });
     for (const n of loaded.notes) progress(`Note: ${n}`);
-    const body = dryRun ? this.dryRun(loaded, req, controller.signal, progress) : this.run(loaded, req, controller.signal, progress);
-    const finished = body.then(
+    this.jobs.start(studyId, undefined, (signal) => (dryRun ? this.dryRun(loaded, req, signal, progress) : this.run(loaded, req, signal, progress)).then(
       (r) => close(r.status, r),
-      (err: unknown) => close(controller.signal.aborted ? 'cancelled' : 'failed', controller.signal.aborted ? {} : { message: (err instanceof Error ? err.message : String(err)).slice(0, 2000) }),
-    ).finally(() => {
-      this.o.release(files);
-      this.jobs.delete(studyId);
-    });
-    this.jobs.set(studyId, { controller, finished });
+      (err: unknown) => close(signal.aborted ? 'cancelled' : 'failed', signal.aborted ? {} : { message: errorText(err) }),
+    ), () => this.o.release(files));
     return { studyId };
   }
 
   /** Stops a study at its next step; resolves once it has stopped and its closing event was sent. `{cancelled: false}` when it does not run here. */
-  async cancel(studyId: string): Promise<{ cancelled: boolean }> {
-    const job = this.jobs.get(studyId);
-    if (!job) return { cancelled: false };
-    job.controller.abort();
-    await job.finished;
-    return { cancelled: true };
+  cancel(studyId: string): Promise<{ cancelled: boolean }> {
+    return this.jobs.cancel(studyId);
   }
 
   /** Resolves when the study's job has ended (at once when none runs here). */
-  async settled(studyId: string): Promise<void> {
-    await this.jobs.get(studyId)?.finished;
+  settled(studyId: string): Promise<void> {
+    return this.jobs.settled(studyId);
   }
 
   /** Cancels every job and waits for them. */
-  async dispose(): Promise<void> {
-    const all = [...this.jobs.values()];
-    for (const j of all) j.controller.abort();
-    await Promise.all(all.map((j) => j.finished));
+  dispose(): Promise<void> {
+    return this.jobs.dispose();
   }
 
   private rowOf(loaded: LoadedStudyPlan & { file: string }) {
