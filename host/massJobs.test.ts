@@ -4,89 +4,66 @@
  * closing events, the records the CLI writes, cancel, BUSY on a held model file, a refused
  * payload naming its field, and other settings under a stored loop id refused before anything runs.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ApiError, createHandlers, isLabEvent, type FlowlabApi, type LabEvent, type MassJobEvent } from '../core/api/index.ts';
+import { describe, expect, it } from 'vitest';
+import { ApiError, isLabEvent, type MassJobEvent } from '../core/api/index.ts';
 import { fakeTrainer, scripted } from '../core/mass/rsi.fixture.ts';
-import { openStore, type Store } from '../core/store/index.ts';
-import { rejectionOf } from '../test/fixtures.ts';
-import { createLabHost, type LabHostHandle } from './index.ts';
+import { fakeModelFile, labHostOptions, labPerTest, rejectionOf } from '../test/fixtures.ts';
+import { createLabHost } from './index.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
-let dir: string;
 let model: string;
-let store: Store;
-let events: LabEvent[];
-let lab: LabHostHandle;
-let api: FlowlabApi;
-
-beforeEach(() => {
-  dir = mkdtempSync(path.join(tmpdir(), 'flowlab-lab-mass-'));
-  mkdirSync(path.join(dir, 'models'));
-  model = path.join(dir, 'models', 'tiny.gguf');
-  writeFileSync(model, 'GGUF tiny');
-  store = openStore(path.join(dir, 'lab.db'));
-  events = [];
-  lab = createLabHost({
-    store, dbFile: path.join(dir, 'lab.db'), modelDir: path.join(dir, 'models'), examplesDir: path.join(ROOT, 'examples'), dataDir: path.join(dir, 'data'),
-    emit: (e) => events.push(e),
+const t = labPerTest('lab-mass', (h) => {
+  model = fakeModelFile(h.dir);
+  return createLabHost({
+    ...labHostOptions(h), dataDir: path.join(h.dir, 'data'),
     createProvider: async (cfg) => scripted(cfg.models['default'] ?? ''),
-    checkModel: async () => {},
     loadTrainer: async () => fakeTrainer([]),
   });
-  api = createHandlers({ store, version: 't', lab });
-});
-afterEach(async () => {
-  await lab.dispose();
-  store.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
-const mass = (id: string) => events.filter((e): e is MassJobEvent => (e.type === 'massJob' || e.type === 'massProgress') && e.jobId === id);
+const mass = (id: string) => t.events.filter((e): e is MassJobEvent => (e.type === 'massJob' || e.type === 'massProgress') && e.jobId === id);
 const closing = (id: string) => mass(id).filter((e) => e.type === 'massJob').map((e) => (e.type === 'massJob' ? e.status : ''));
 
 describe('MASS jobs from the lab (SIMULATED model and trainer)', () => {
   it('starts an evolve with the CLI defaults, pushes its progress and stores the evolution', async () => {
-    const { jobId } = await api.startEvolve({ dataset: 'learn-tool', model, iterations: 3 });
+    const { jobId } = await t.api.startEvolve({ dataset: 'learn-tool', model, iterations: 3 });
     expect(jobId).toBe('evo-learn-tool-1-baseline');
-    await lab.runner.mass.settled(jobId);
+    await t.lab.runner.mass.settled(jobId);
     expect(closing(jobId)).toEqual(['running', 'completed']);
     const progress = mass(jobId).filter((e) => e.type === 'massProgress');
     expect(progress.length).toBeGreaterThan(2);
     expect(progress.every((e) => isLabEvent(e))).toBe(true);
     expect(progress.at(-1)).toMatchObject({ done: 3, total: 3 });
     expect(progress.map((e) => (e.type === 'massProgress' ? e.line : '')).join('\n')).toMatch(/task 0 it 0: baseline ran, external score/);
-    expect(api.getEvolution({ evolutionId: jobId })).toMatchObject({ evolutionId: jobId, rule: 'baseline', iterations: 3 });
+    expect(t.api.getEvolution({ evolutionId: jobId })).toMatchObject({ evolutionId: jobId, rule: 'baseline', iterations: 3 });
   }, 60_000);
 
   it('starts a rank (halted by the SIMULATED tamperer, recorded so) and an rsi cycle; refuses other settings under the loop id', async () => {
-    const { jobId } = await api.startRank({ dataset: 'learn-tool', model, tasks: 1, runs: 4, topK: 2, simulateTamperer: 'expectation', loopId: 'lab-rank' });
-    await lab.runner.mass.settled(jobId);
+    const { jobId } = await t.api.startRank({ dataset: 'learn-tool', model, tasks: 1, runs: 4, topK: 2, simulateTamperer: 'expectation', loopId: 'lab-rank' });
+    await t.lab.runner.mass.settled(jobId);
     expect(closing(jobId)).toEqual(['running', 'completed']);
-    expect(api.getOuterLoop({ loopId: 'lab-rank' }).halted).toEqual({ cycle: null, reasons: ['2 of 4 runs quarantined (50.0%), above the threshold of 25.0%'] });
-    const other = await rejectionOf(ApiError, api.startRank({ dataset: 'learn-tool', model, tasks: 2, runs: 4, topK: 2, loopId: 'lab-rank' }));
+    expect(t.api.getOuterLoop({ loopId: 'lab-rank' }).halted).toEqual({ cycle: null, reasons: ['2 of 4 runs quarantined (50.0%), above the threshold of 25.0%'] });
+    const other = await rejectionOf(ApiError, t.api.startRank({ dataset: 'learn-tool', model, tasks: 2, runs: 4, topK: 2, loopId: 'lab-rank' }));
     expect(other).toMatchObject({ code: 'BAD_REQUEST', method: 'startRank', field: 'tamperer' });
     expect(other.message).toMatch(/loop lab-rank was started with other settings \(options\.tamperer, tasks\)/);
 
-    const rsi = await api.startRsi({ dataset: 'learn-tool', model, tasks: 1, runs: 4, topK: 2, heldout: 2, cycles: 1, sftPasses: 1, loopId: 'lab-rsi' });
-    await lab.runner.mass.settled(rsi.jobId);
+    const rsi = await t.api.startRsi({ dataset: 'learn-tool', model, tasks: 1, runs: 4, topK: 2, heldout: 2, cycles: 1, sftPasses: 1, loopId: 'lab-rsi' });
+    await t.lab.runner.mass.settled(rsi.jobId);
     expect(closing('lab-rsi')).toEqual(['running', 'completed']);
-    expect(api.getOuterLoop({ loopId: 'lab-rsi' }).cycles.map((c) => `${c.cycle}:${c.arm}`)).toEqual(['1:self', '1:verifier']);
+    expect(t.api.getOuterLoop({ loopId: 'lab-rsi' }).cycles.map((c) => `${c.cycle}:${c.arm}`)).toEqual(['1:self', '1:verifier']);
   }, 60_000);
 
   it('cancels a running job, holds its model file meanwhile (BUSY), and names a bad field', async () => {
-    const { jobId } = await api.startRank({ dataset: 'learn-tool', model, tasks: 4, runs: 18, loopId: 'long' });
-    const busy = await rejectionOf(ApiError, api.startEvolve({ dataset: 'learn-tool', model }));
+    const { jobId } = await t.api.startRank({ dataset: 'learn-tool', model, tasks: 4, runs: 18, loopId: 'long' });
+    const busy = await rejectionOf(ApiError, t.api.startEvolve({ dataset: 'learn-tool', model }));
     expect(busy).toMatchObject({ code: 'BUSY', method: 'startEvolve' });
     expect(busy.message).toContain('is in use by MASS rank long');
-    await expect(api.cancelMass({ jobId })).resolves.toEqual({ cancelled: true });
+    await expect(t.api.cancelMass({ jobId })).resolves.toEqual({ cancelled: true });
     expect(closing(jobId)).toEqual(['running', 'cancelled']);
-    await expect(api.cancelMass({ jobId })).resolves.toEqual({ cancelled: false });
-    const bad = await rejectionOf(ApiError, api.startRsi({ dataset: 'learn-tool', model, arms: [] }));
+    await expect(t.api.cancelMass({ jobId })).resolves.toEqual({ cancelled: false });
+    const bad = await rejectionOf(ApiError, t.api.startRsi({ dataset: 'learn-tool', model, arms: [] }));
     expect(bad).toMatchObject({ code: 'BAD_REQUEST', field: 'arms' });
-    const family = await rejectionOf(ApiError, api.startRank({ dataset: 'gsm8k', model }));
+    const family = await rejectionOf(ApiError, t.api.startRank({ dataset: 'gsm8k', model }));
     expect(family).toMatchObject({ code: 'BAD_REQUEST', field: 'dataset' });
   }, 60_000);
 });

@@ -4,58 +4,41 @@
  * model file it holds (BUSY), cancelling, a loop that fails, and where versions go. The loop on
  * the real tiny model, against `flowlab train-loop`: trainLoop.model.test.ts.
  */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ApiError, createHandlers, type FlowlabApi, type LabEvent, type StartTrainLoopRequest } from '../core/api/index.ts';
+import { describe, expect, it } from 'vitest';
+import { ApiError, type StartTrainLoopRequest } from '../core/api/index.ts';
 import { ScriptedProvider } from '../core/model/index.ts';
-import { openStore, type Store } from '../core/store/index.ts';
+import { openStore } from '../core/store/index.ts';
 import { getDataset } from '../core/tasks/index.ts';
 import type { TrainableModel, Trainer } from '../core/training/index.ts';
 import { defaultTools } from '../core/tools/index.ts';
 import { parseWorkflow } from '../core/workflow/index.ts';
 import { resolveModels } from '../models/resolve.ts';
-import { gate, rejectionOf } from '../test/fixtures.ts';
-import { createEventHub, createLabHost, LabRunner, startLabServer, TOKEN_HEADER, type LabHostHandle } from './index.ts';
+import { fakeModelFile, gate, labHostOptions, labPerTest, rejectionOf, REPO_ROOT } from '../test/fixtures.ts';
+import { createEventHub, createLabHost, LabRunner, startLabServer, TOKEN_HEADER } from './index.ts';
 import { TRAIN_LOOP_DEFAULTS, trainLoopSpecOf } from './trainLoop.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
-const LEARN = readFileSync(path.join(ROOT, 'examples/learn-word.yaml'), 'utf8');
+const LEARN = readFileSync(path.join(REPO_ROOT, 'examples/learn-word.yaml'), 'utf8');
 
-let dir: string;
 let model: string;
-let store: Store;
-let events: LabEvent[];
-let lab: LabHostHandle;
-let api: FlowlabApi;
 /** What the fake trainer's `load` does (default: a model that is never stepped). */
 let load: (file: string) => Promise<TrainableModel>;
 const fakeModel = (): TrainableModel => ({ dispose: () => {} }) as unknown as TrainableModel;
 const trainer: Trainer = { load: (file) => load(file) };
 
-beforeEach(() => {
-  dir = mkdtempSync(path.join(tmpdir(), 'flowlab-lab-train-'));
-  mkdirSync(path.join(dir, 'models'));
-  model = path.join(dir, 'models', 'tiny.gguf');
-  writeFileSync(model, 'GGUF tiny');
-  store = openStore(path.join(dir, 'lab.db'));
-  events = [];
+const t = labPerTest('lab-train', (h) => {
+  model = fakeModelFile(h.dir);
   load = async () => fakeModel();
-  lab = createLabHost({
-    store, dbFile: path.join(dir, 'lab.db'), modelDir: path.join(dir, 'models'), examplesDir: path.join(ROOT, 'examples'), dataDir: path.join(dir, 'data'),
-    emit: (e) => events.push(e),
+  return createLabHost({
+    ...labHostOptions(h), dataDir: path.join(h.dir, 'data'),
     createProvider: async () => new ScriptedProvider(async () => 'a happy story'),
     checkModel: async (file) => {
       if (file.endsWith('bad.gguf')) throw new Error(`Model file is not a GGUF: ${file}`);
     },
     loadTrainer: async () => trainer,
   });
-  api = createHandlers({ store, version: 't', lab });
-});
-afterEach(async () => {
-  await lab.dispose();
-  store.close();
 });
 
 const req = (over: Partial<StartTrainLoopRequest> = {}): StartTrainLoopRequest => ({ workflowText: LEARN, dataset: 'learn-word', models: { default: model }, iterations: 2, group: 2, limit: 2, heldout: 0, ...over });
@@ -82,15 +65,15 @@ describe('startTrainLoop request errors name their field', () => {
     ['an unknown start version', { roleVersions: { writer: 'v-nope' } }, 'BAD_REQUEST', 'roleVersions.writer', /^startTrainLoop: roleVersions.writer: no weight version v-nope in the database$/],
     ['an invalid model file', { models: { default: '/m/bad.gguf' } }, 'BAD_REQUEST', 'models.default', /^startTrainLoop: Model file is not a GGUF: \/m\/bad.gguf$/],
   ])('%s', async (_what, over, code, field, message) => {
-    const err = await bad(api.startTrainLoop(req(over)));
+    const err = await bad(t.api.startTrainLoop(req(over)));
     expect([err.code, err.method, err.field]).toEqual([code, 'startTrainLoop', field]);
     expect(err.message).toMatch(message);
-    expect(events).toEqual([]);
-    expect(lab.runner.trainLoops()).toEqual([]);
+    expect(t.events).toEqual([]);
+    expect(t.lab.runner.trainLoops()).toEqual([]);
   });
 
   it('a trainer that cannot load is UNAVAILABLE, and the model file is not kept', async () => {
-    const runner = new LabRunner({ store, emit: (e) => events.push(e), modelDir: dir, checkModel: async () => {}, loadTrainer: async () => { throw new Error('no TensorFlow.js'); } });
+    const runner = new LabRunner({ store: t.store, emit: (e) => t.events.push(e), modelDir: t.dir, checkModel: async () => {}, loadTrainer: async () => { throw new Error('no TensorFlow.js'); } });
     for (let i = 0; i < 2; i++) {
       const err = await bad(runner.startTrainLoop(req()));
       expect([err.code, err.message]).toEqual(['UNAVAILABLE', 'startTrainLoop: the trainer cannot load: no TensorFlow.js']);
@@ -102,9 +85,9 @@ describe('startTrainLoop request errors name their field', () => {
 describe('the spec a request maps onto', () => {
   it('has the CLI defaults for every field left out, and the lab folders', () => {
     const { graph } = parseWorkflow(LEARN, { tools: defaultTools() });
-    const resolved = resolveModels(graph, { default: model, roles: {}, contextSize: 512 }, (id) => store.weights.find(id));
+    const resolved = resolveModels(graph, { default: model, roles: {}, contextSize: 512 }, (id) => t.store.weights.find(id));
     const minimal = { workflowText: LEARN, dataset: 'learn-word', models: { default: model } };
-    const spec = trainLoopSpecOf(minimal, graph, LEARN, resolved, store, getDataset('learn-word'), { versionsDir: '/lab/v', dataDir: '/lab/data' });
+    const spec = trainLoopSpecOf(minimal, graph, LEARN, resolved, t.store, getDataset('learn-word'), { versionsDir: '/lab/v', dataDir: '/lab/data' });
     const { workflow: _w, models, startVersions, ...rest } = spec;
     expect(rest).toEqual({
       dataset: 'learn-word', dataDir: '/lab/data', split: 'train', heldoutSplit: 'heldout', heldout: 32, group: 8, iterations: 10, tasksPerIteration: 4,
@@ -114,14 +97,14 @@ describe('the spec a request maps onto', () => {
     expect(models.contextSize).toBe(TRAIN_LOOP_DEFAULTS.contextSize);
     expect(startVersions).toEqual({});
     // The held-out temperature follows the sampling temperature unless given.
-    expect(trainLoopSpecOf({ ...minimal, temperature: 0.7 }, graph, LEARN, resolved, store, getDataset('learn-word'), { versionsDir: '/v', dataDir: undefined }).heldoutTemperature).toBe(0.7);
-    expect(trainLoopSpecOf({ ...minimal, temperature: 0.7, heldoutTemperature: 0 }, graph, LEARN, resolved, store, getDataset('learn-word'), { versionsDir: '/v', dataDir: undefined }).heldoutTemperature).toBe(0);
+    expect(trainLoopSpecOf({ ...minimal, temperature: 0.7 }, graph, LEARN, resolved, t.store, getDataset('learn-word'), { versionsDir: '/v', dataDir: undefined }).heldoutTemperature).toBe(0.7);
+    expect(trainLoopSpecOf({ ...minimal, temperature: 0.7, heldoutTemperature: 0 }, graph, LEARN, resolved, t.store, getDataset('learn-word'), { versionsDir: '/v', dataDir: undefined }).heldoutTemperature).toBe(0);
   });
 
   it('takes the SFT options of `flowlab train-loop` (defaults filled in), and refuses SFT options without a warm start or a mix', () => {
     const { graph } = parseWorkflow(LEARN, { tools: defaultTools() });
-    const resolved = resolveModels(graph, { default: model, roles: {}, contextSize: 512 }, (id) => store.weights.find(id));
-    const of = (over: Partial<StartTrainLoopRequest>) => trainLoopSpecOf({ workflowText: LEARN, dataset: 'learn-word', models: { default: model }, ...over }, graph, LEARN, resolved, store, getDataset('learn-word'), { versionsDir: '/v', dataDir: undefined });
+    const resolved = resolveModels(graph, { default: model, roles: {}, contextSize: 512 }, (id) => t.store.weights.find(id));
+    const of = (over: Partial<StartTrainLoopRequest>) => trainLoopSpecOf({ workflowText: LEARN, dataset: 'learn-word', models: { default: model }, ...over }, graph, LEARN, resolved, t.store, getDataset('learn-word'), { versionsDir: '/v', dataDir: undefined });
     expect(of({}).sft).toBeUndefined();
     expect(of({ warmStart: 4 }).sft).toEqual({ warmStart: 4, mix: false, steps: 2, lr: 1e-3, minScore: 1 });
     expect(of({ sftMix: true, sftSteps: 3, sftLr: 5e-4, sftMinScore: { writer: 0.5 }, sftRoles: ['writer'] }).sft).toEqual({ warmStart: 0, mix: true, steps: 3, lr: 5e-4, minScore: { writer: 0.5 }, roles: ['writer'] });
@@ -133,19 +116,19 @@ describe('the spec a request maps onto', () => {
   });
 
   it('a start version is the role\'s lineage parent', () => {
-    const v = store.weights.save({ role: 'writer', basePath: model, path: model, hyper: {}, metrics: {} });
+    const v = t.store.weights.save({ role: 'writer', basePath: model, path: model, hyper: {}, metrics: {} });
     const { graph } = parseWorkflow(LEARN, { tools: defaultTools() });
-    const resolved = resolveModels(graph, { roles: {}, roleVersions: { writer: v.id } }, (id) => store.weights.find(id));
-    const spec = trainLoopSpecOf({ workflowText: LEARN, dataset: 'learn-word', models: {}, roleVersions: { writer: v.id } }, graph, LEARN, resolved, store, getDataset('learn-word'), { versionsDir: '/v', dataDir: undefined });
-    expect(spec.startVersions).toEqual({ writer: store.weights.get(v.id) });
+    const resolved = resolveModels(graph, { roles: {}, roleVersions: { writer: v.id } }, (id) => t.store.weights.find(id));
+    const spec = trainLoopSpecOf({ workflowText: LEARN, dataset: 'learn-word', models: {}, roleVersions: { writer: v.id } }, graph, LEARN, resolved, t.store, getDataset('learn-word'), { versionsDir: '/v', dataDir: undefined });
+    expect(spec.startVersions).toEqual({ writer: t.store.weights.get(v.id) });
   });
 
   it('versions go beside the database, or to the temporary folder for an in-memory one', async () => {
-    expect(lab.runner.versionsDir).toBe(path.join(dir, 'flowlab-versions'));
+    expect(t.lab.runner.versionsDir).toBe(path.join(t.dir, 'flowlab-versions'));
     const mem = openStore(':memory:');
-    const runner = new LabRunner({ store: mem, emit: () => {}, modelDir: dir });
+    const runner = new LabRunner({ store: mem, emit: () => {}, modelDir: t.dir });
     expect(runner.versionsDir).toBe(path.join(tmpdir(), 'flowlab-versions'));
-    expect(new LabRunner({ store: mem, emit: () => {}, modelDir: dir, versionsDir: '/srv/lab/v' }).versionsDir).toBe('/srv/lab/v');
+    expect(new LabRunner({ store: mem, emit: () => {}, modelDir: t.dir, versionsDir: '/srv/lab/v' }).versionsDir).toBe('/srv/lab/v');
     mem.close();
   });
 });
@@ -157,20 +140,20 @@ describe('a running loop', () => {
       await loading.wait;
       return fakeModel();
     };
-    const { loopId } = await api.startTrainLoop(req());
-    expect(events).toEqual([{ type: 'trainLoop', loopId, status: 'running', roles: ['writer'], done: 0, iterations: 2 }]);
-    expect(lab.runner.trainLoops()).toEqual([loopId]);
-    const busy = await bad(api.startTrainLoop(req()));
+    const { loopId } = await t.api.startTrainLoop(req());
+    expect(t.events).toEqual([{ type: 'trainLoop', loopId, status: 'running', roles: ['writer'], done: 0, iterations: 2 }]);
+    expect(t.lab.runner.trainLoops()).toEqual([loopId]);
+    const busy = await bad(t.api.startTrainLoop(req()));
     expect([busy.code, busy.field, busy.message]).toEqual(['BUSY', 'models', `startTrainLoop: model ${model} is in use by train loop ${loopId}; wait for it or cancel it`]);
-    const run = await bad(api.startRun({ workflowText: LEARN, dataset: 'learn-word', split: 'heldout', limit: 1, seed: 0, models: { default: model } }));
+    const run = await bad(t.api.startRun({ workflowText: LEARN, dataset: 'learn-word', split: 'heldout', limit: 1, seed: 0, models: { default: model } }));
     expect([run.code, run.method]).toEqual(['BUSY', 'startRun']);
-    const cancelled = api.cancelTrainLoop({ loopId });
+    const cancelled = t.api.cancelTrainLoop({ loopId });
     loading.open();
     await expect(cancelled).resolves.toEqual({ cancelled: true });
-    expect(events.at(-1)).toEqual({ type: 'trainLoop', loopId, status: 'cancelled', roles: ['writer'], done: 0, iterations: 2 });
-    expect(lab.runner.trainLoops()).toEqual([]);
-    await expect(api.cancelTrainLoop({ loopId })).resolves.toEqual({ cancelled: false });
-    const next = await api.startTrainLoop(req());
+    expect(t.events.at(-1)).toEqual({ type: 'trainLoop', loopId, status: 'cancelled', roles: ['writer'], done: 0, iterations: 2 });
+    expect(t.lab.runner.trainLoops()).toEqual([]);
+    await expect(t.api.cancelTrainLoop({ loopId })).resolves.toEqual({ cancelled: false });
+    const next = await t.api.startTrainLoop(req());
     expect(next.loopId).not.toBe(loopId);
   });
 
@@ -178,15 +161,15 @@ describe('a running loop', () => {
     load = async (file) => {
       throw new Error(`unsupported architecture in ${file}`);
     };
-    const { loopId } = await api.startTrainLoop(req());
-    await lab.runner.trainLoopSettled(loopId);
-    expect(events).toEqual([
+    const { loopId } = await t.api.startTrainLoop(req());
+    await t.lab.runner.trainLoopSettled(loopId);
+    expect(t.events).toEqual([
       { type: 'trainLoop', loopId, status: 'running', roles: ['writer'], done: 0, iterations: 2 },
       { type: 'trainLoop', loopId, status: 'failed', roles: ['writer'], done: 0, iterations: 2, message: `unsupported architecture in ${model}` },
     ]);
-    expect(lab.runner.trainLoops()).toEqual([]);
+    expect(t.lab.runner.trainLoops()).toEqual([]);
     load = async () => fakeModel();
-    await expect(api.startTrainLoop(req())).resolves.toMatchObject({ loopId: expect.stringMatching(/^tl-/) });
+    await expect(t.api.startTrainLoop(req())).resolves.toMatchObject({ loopId: expect.stringMatching(/^tl-/) });
   });
 
   it('dispose stops running loops and refuses new ones', async () => {
@@ -195,12 +178,12 @@ describe('a running loop', () => {
       await loading.wait;
       return fakeModel();
     };
-    const { loopId } = await api.startTrainLoop(req());
-    const disposed = lab.dispose();
+    const { loopId } = await t.api.startTrainLoop(req());
+    const disposed = t.lab.dispose();
     loading.open();
     await disposed;
-    expect(events.at(-1)).toMatchObject({ type: 'trainLoop', loopId, status: 'cancelled' });
-    expect((await bad(api.startTrainLoop(req()))).code).toBe('UNAVAILABLE');
+    expect(t.events.at(-1)).toMatchObject({ type: 'trainLoop', loopId, status: 'cancelled' });
+    expect((await bad(t.api.startTrainLoop(req()))).code).toBe('UNAVAILABLE');
   });
 });
 
@@ -211,7 +194,7 @@ describe('the browser host serves it', () => {
       await loading.wait;
       return fakeModel();
     };
-    const server = await startLabServer({ api, subscribe: createEventHub().subscribe, rendererDir: path.join(dir, 'no-renderer'), token: 't'.repeat(64) });
+    const server = await startLabServer({ api: t.api, subscribe: createEventHub().subscribe, rendererDir: path.join(t.dir, 'no-renderer'), token: 't'.repeat(64) });
     try {
       const post = async (method: string, body: unknown) => {
         const res = await fetch(`http://127.0.0.1:${server.port}/api/${method}`, { method: 'POST', headers: { 'content-type': 'application/json', [TOKEN_HEADER]: 't'.repeat(64) }, body: JSON.stringify(body) });
@@ -222,10 +205,10 @@ describe('the browser host serves it', () => {
       const ok = await post('startTrainLoop', req());
       expect(ok.status).toBe(200);
       const loopId = ok.body.result!.loopId!;
-      expect(lab.runner.trainLoops()).toEqual([loopId]);
+      expect(t.lab.runner.trainLoops()).toEqual([loopId]);
       // The trainer finishes loading only once the cancel has reached the runner.
-      const cancel = lab.runner.cancelTrainLoop.bind(lab.runner);
-      lab.runner.cancelTrainLoop = (id) => {
+      const cancel = t.lab.runner.cancelTrainLoop.bind(t.lab.runner);
+      t.lab.runner.cancelTrainLoop = (id) => {
         const done = cancel(id);
         loading.open();
         return done;

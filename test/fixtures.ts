@@ -18,7 +18,7 @@ import { DEFAULT_WEIGHTS, type RoleLadder } from '../core/reward/index.ts';
 import { computeWorkflowHash, openStore, type NewExperiment, type OpenStoreOptions, type SqliteStore, type Store } from '../core/store/index.ts';
 import type { ModelCallRecord, NodeEvent } from '../core/trace/index.ts';
 import type { RunRecord } from '../core/results/index.ts';
-import type { LabHostHandle } from '../host/index.ts';
+import type { LabHostHandle, LabHostOptions } from '../host/index.ts';
 
 // ---------- the shared test material ----------
 
@@ -96,7 +96,7 @@ export interface LabTest {
  * A lab host for every test of a file (call at its top level). Before each test: a fresh folder
  * `flowlab-<tag>-*`, a store at `<dir>/lab.db`, an empty event list, then `t.lab = make(t)` (it
  * may prepare the folder first; its `emit` should push to `t.events`) and `t.api`, the handlers
- * over it (version `t`). After each: the lab disposed, the store closed. The returned object's
+ * over it (version `t`). After each: the lab disposed, the store closed, the folder removed. The returned object's
  * fields are the running test's; `relab(t, lab)` swaps in another lab mid-test.
  */
 export function labPerTest(tag: string, make: (t: LabTest) => LabHostHandle): LabTest {
@@ -110,8 +110,37 @@ export function labPerTest(tag: string, make: (t: LabTest) => LabHostHandle): La
   afterEach(async () => {
     await t.lab.dispose();
     t.store.close();
+    rmSync(t.dir, { recursive: true, force: true });
   });
   return t;
+}
+
+/** The repository's root folder (examples/, the shipped study plans). */
+export const REPO_ROOT = path.resolve(import.meta.dirname, '..');
+
+/**
+ * The `createLabHost` options a lab-host test over `t` starts from: its store and `<dir>/lab.db`,
+ * the models folder `<dir>/models`, the repository's examples, every event pushed to `t.events`,
+ * and every model file accepted (`checkModel` passes). A test spreads them and adds its own
+ * provider, trainer, data folder or checks.
+ */
+export function labHostOptions(t: LabTest): Pick<LabHostOptions, 'store' | 'dbFile' | 'modelDir' | 'examplesDir' | 'emit' | 'checkModel'> {
+  return {
+    store: t.store, dbFile: path.join(t.dir, 'lab.db'), modelDir: path.join(t.dir, 'models'), examplesDir: path.join(REPO_ROOT, 'examples'),
+    emit: (e) => t.events.push(e),
+    checkModel: async () => {},
+  };
+}
+
+/**
+ * Writes `<dir>/models/<name>` (made when missing) holding `GGUF <stem>`, a file to name and
+ * claim, not a model to load; returns its absolute path.
+ */
+export function fakeModelFile(dir: string, name = 'tiny.gguf'): string {
+  const file = path.join(dir, 'models', name);
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, `GGUF ${name.replace(/\.gguf$/, '')}`);
+  return file;
 }
 
 /** Makes `lab` the test's lab, with `t.api` over it (the previous lab is not disposed). */
