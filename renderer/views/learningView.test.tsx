@@ -1,31 +1,17 @@
-import { renderToStaticMarkup } from 'react-dom/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StoreApi } from 'zustand/vanilla';
-import { createHandlers, createRemoteApi, type FlowlabApi } from '../../core/api/index.ts';
-import { openStore, type Store } from '../../core/store/index.ts';
 import { TRAIN_LOOP_COMMAND } from '../lib/learning.ts';
-import { createLabStore, type LabState } from '../state.ts';
-import { LabContext } from '../useLab.ts';
+import type { LabState } from '../state.ts';
 import { LearningView } from './LearningView.tsx';
+import { closeViewStores, renderView, storeLab } from './viewTest.fixture.tsx';
 
-let store: Store | undefined;
-afterEach(() => store?.close());
+afterEach(closeViewStores);
 
-function client(fill: (s: Store) => void) {
-  store = openStore(':memory:');
-  fill(store);
-  const api: FlowlabApi = createHandlers({ store, version: 'test' });
-  return createRemoteApi(async (method, payload) => (api[method] as (p: unknown) => unknown)(payload));
-}
-
-function render(lab: StoreApi<LabState>): string {
-  const s: StoreApi<LabState> = { ...lab, getInitialState: lab.getState };
-  return renderToStaticMarkup(<LabContext.Provider value={s}>{<LearningView />}</LabContext.Provider>);
-}
+const render = (lab: StoreApi<LabState>): string => renderView(lab, <LearningView />);
 
 describe('Learning view', () => {
   it('shows the empty state with the train-loop command', async () => {
-    const lab = createLabStore(client(() => {}));
+    const lab = await storeLab();
     await lab.getState().loadLearning();
     const html = render(lab);
     expect(html).toContain('data-testid="learning-empty"');
@@ -33,13 +19,11 @@ describe('Learning view', () => {
   });
 
   it('shows a role tab, the rung table, the lineage and the before/after block', async () => {
-    const lab = createLabStore(
-      client((s) => {
-        const hyper = { loopId: 'tl-1', lr: 0.001 };
-        s.weights.save({ id: 'wv-1', role: 'solver', basePath: '/b.gguf', path: '/v/iter-001.gguf', iteration: 1, hyper, metrics: { reward: 0.2, kl: 0.01, rungs: { format: 1, validity: 1, completion: 1, correctness: 0, credit: 0 } }, createdAt: 1 });
-        s.weights.save({ id: 'wv-2', role: 'solver', basePath: '/b.gguf', path: '/v/iter-002.gguf', parentId: 'wv-1', iteration: 2, hyper, metrics: { reward: 0.7, kl: 0.02 }, createdAt: 2 });
-      }),
-    );
+    const lab = await storeLab((s) => {
+      const hyper = { loopId: 'tl-1', lr: 0.001 };
+      s.weights.save({ id: 'wv-1', role: 'solver', basePath: '/b.gguf', path: '/v/iter-001.gguf', iteration: 1, hyper, metrics: { reward: 0.2, kl: 0.01, rungs: { format: 1, validity: 1, completion: 1, correctness: 0, credit: 0 } }, createdAt: 1 });
+      s.weights.save({ id: 'wv-2', role: 'solver', basePath: '/b.gguf', path: '/v/iter-002.gguf', parentId: 'wv-1', iteration: 2, hyper, metrics: { reward: 0.7, kl: 0.02 }, createdAt: 2 });
+    });
     await lab.getState().loadLearning();
     expect(lab.getState().learning.status).toBe('ready');
     const html = render(lab);
@@ -50,15 +34,13 @@ describe('Learning view', () => {
   });
 
   it('shows the co-evolution of a designer and an executor trained in one loop, with a legend per role', async () => {
-    const lab = createLabStore(
-      client((s) => {
-        const hyper = { loopId: 'tl-co' };
-        let t = 0;
-        for (const [role, rewards] of [['designer', [0.1, 0.5]], ['executor', [0.2, 0.6]]] as const) {
-          rewards.forEach((reward, i) => s.weights.save({ id: `wv-${role}-${i + 1}`, role, basePath: '/b.gguf', path: `/v/${role}-${i + 1}.gguf`, iteration: i + 1, hyper, metrics: { reward }, createdAt: ++t }));
-        }
-      }),
-    );
+    const lab = await storeLab((s) => {
+      const hyper = { loopId: 'tl-co' };
+      let t = 0;
+      for (const [role, rewards] of [['designer', [0.1, 0.5]], ['executor', [0.2, 0.6]]] as const) {
+        rewards.forEach((reward, i) => s.weights.save({ id: `wv-${role}-${i + 1}`, role, basePath: '/b.gguf', path: `/v/${role}-${i + 1}.gguf`, iteration: i + 1, hyper, metrics: { reward }, createdAt: ++t }));
+      }
+    });
     await lab.getState().loadLearning();
     const html = render(lab);
     expect(html).toContain('data-testid="coevolution-chart"');

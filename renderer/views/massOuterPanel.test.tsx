@@ -1,31 +1,23 @@
-import { renderToStaticMarkup } from 'react-dom/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StoreApi } from 'zustand/vanilla';
-import { createHandlers, createRemoteApi, type FlowlabApi } from '../../core/api/index.ts';
 import { rankingRecord, storeBase, storeCycle, storeHalt, storeRankings } from '../../core/mass/outerRecords.ts';
 import type { TaskRanking } from '../../core/mass/outer.ts';
 import type { CycleReport } from '../../core/mass/rsi.ts';
-import { openStore, type Store } from '../../core/store/index.ts';
-import { createLabStore, type LabState } from '../state.ts';
-import { LabContext } from '../useLab.ts';
+import type { Store } from '../../core/store/index.ts';
+import type { LabState } from '../state.ts';
 import { MassOuterPanel, RANK_COMMAND } from './MassOuterPanel.tsx';
+import { closeViewStores, renderView, storeLab } from './viewTest.fixture.tsx';
 
-let store: Store | undefined;
-afterEach(() => store?.close());
+afterEach(closeViewStores);
 
+/** A lab over the MASS records `fill` stores, its MASS lists loaded. */
 async function lab(fill: (s: Store) => void) {
-  store = openStore(':memory:');
-  fill(store);
-  const api: FlowlabApi = createHandlers({ store, version: 'test' });
-  const l = createLabStore(createRemoteApi(async (method, payload) => (api[method] as (p: unknown) => unknown)(payload)));
+  const l = await storeLab(fill);
   await l.getState().loadMass();
   return l;
 }
 
-function render(l: StoreApi<LabState>): string {
-  const s: StoreApi<LabState> = { ...l, getInitialState: l.getState };
-  return renderToStaticMarkup(<LabContext.Provider value={s}>{<MassOuterPanel />}</LabContext.Provider>);
-}
+const render = (l: StoreApi<LabState>): string => renderView(l, <MassOuterPanel />);
 
 const agreement = { decided: 4, agreed: 3, verifierTies: 1, rate: 0.75 };
 const guard = (q: boolean) => ({ quarantined: q, reasons: q ? [{ code: 'ENV_CHANGED' as const, file: 'grader.json', before: 'a'.repeat(64), after: 'b'.repeat(64) }] : [] });

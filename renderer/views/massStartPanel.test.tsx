@@ -1,34 +1,13 @@
-import { renderToStaticMarkup } from 'react-dom/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StoreApi } from 'zustand/vanilla';
-import { ApiError, createHandlers, createRemoteApi, type FlowlabApi, type LabHost, type MassJobEvent } from '../../core/api/index.ts';
-import { openStore, type Store } from '../../core/store/index.ts';
-import { createLabStore, type LabState } from '../state.ts';
-import { LabContext } from '../useLab.ts';
+import { ApiError, type MassJobEvent } from '../../core/api/index.ts';
+import type { LabState } from '../state.ts';
 import { MASS_FORM_DEFAULTS, massStartOf, MassStartPanel } from './MassStartPanel.tsx';
+import { closeViewStores, renderView, scriptedLab } from './viewTest.fixture.tsx';
 
-let store: Store | undefined;
-afterEach(() => store?.close());
+afterEach(closeViewStores);
 
-/** A lab whose host answers the MASS job methods by script (SIMULATED: no model runs). */
-function lab(host: (l: StoreApi<LabState>) => Partial<LabHost>) {
-  store = openStore(':memory:');
-  let l: StoreApi<LabState>;
-  const fake = {
-    listExamples: () => [], listDatasets: () => [], activeRuns: () => [], cancelRun: () => ({ cancelled: false }),
-    listModels: () => [{ path: '/m/tiny.gguf', fileName: 'tiny.gguf', sizeBytes: 1, source: 'folder' as const, info: { architecture: 'llama', fileType: 'F32', hasChatTemplate: false } }],
-    addModel: () => { throw new Error('unused'); }, testModel: () => { throw new Error('unused'); }, startRun: () => { throw new Error('unused'); },
-    ...host(new Proxy({} as StoreApi<LabState>, { get: (_t, k) => (l as unknown as Record<string | symbol, unknown>)[k] })),
-  } as LabHost;
-  const api: FlowlabApi = createHandlers({ store, version: 'test', lab: fake });
-  l = createLabStore(createRemoteApi(async (method, payload) => (api[method] as (p: unknown) => unknown)(payload)));
-  return l;
-}
-
-function render(l: StoreApi<LabState>): string {
-  const s: StoreApi<LabState> = { ...l, getInitialState: l.getState };
-  return renderToStaticMarkup(<LabContext.Provider value={s}>{<MassStartPanel />}</LabContext.Provider>);
-}
+const render = (l: StoreApi<LabState>): string => renderView(l, <MassStartPanel />);
 
 const ev = (e: Omit<MassJobEvent, 'job' | 'jobId'> & Partial<MassJobEvent>): MassJobEvent => ({ job: 'evolve', jobId: 'evo-1', ...e }) as MassJobEvent;
 
@@ -42,7 +21,7 @@ describe('MASS start form and job progress', () => {
 
   it('folds the events (those sent before the start answered too), shows progress, and loads the lists when the job ends', async () => {
     let requested: unknown;
-    const l = lab((self) => ({
+    const l = scriptedLab((self) => ({
       startEvolve: async (req) => {
         requested = req;
         // The host sends `running` and a first line before it answers.
@@ -72,7 +51,7 @@ describe('MASS start form and job progress', () => {
   });
 
   it('shows a refused start with the host\'s message', async () => {
-    const l = lab(() => ({ startRank: async () => { throw new ApiError('BUSY', 'startRank: model /m/tiny.gguf is in use by MASS evolve evo-1', 'startRank', 'models'); } }));
+    const l = scriptedLab(() => ({ startRank: async () => { throw new ApiError('BUSY', 'startRank: model /m/tiny.gguf is in use by MASS evolve evo-1', 'startRank', 'models'); } }));
     await l.getState().startMassJob({ job: 'rank', request: { dataset: 'learn-tool', model: '/m/tiny.gguf' } });
     expect(l.getState().massJobError).toBe('startRank: model /m/tiny.gguf is in use by MASS evolve evo-1');
     expect(render(l)).toContain('data-testid="mass-start-error"');

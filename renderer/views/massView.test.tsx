@@ -1,33 +1,19 @@
-import { renderToStaticMarkup } from 'react-dom/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StoreApi } from 'zustand/vanilla';
-import { createHandlers, createRemoteApi, type FlowlabApi } from '../../core/api/index.ts';
 import { evolve } from '../../core/mass/inner.ts';
 import { scripted, spec } from '../../core/mass/loop.fixture.ts';
-import { openStore, type Store } from '../../core/store/index.ts';
 import { defaultTools } from '../../core/tools/index.ts';
-import { createLabStore, type LabState } from '../state.ts';
-import { LabContext } from '../useLab.ts';
+import type { LabState } from '../state.ts';
 import { EVOLVE_COMMAND, MassView } from './MassView.tsx';
+import { closeViewStores, renderView, storeLab } from './viewTest.fixture.tsx';
 
-let store: Store | undefined;
-afterEach(() => store?.close());
+afterEach(closeViewStores);
 
-async function client(fill: (s: Store) => Promise<void>) {
-  store = openStore(':memory:');
-  await fill(store);
-  const api: FlowlabApi = createHandlers({ store, version: 'test' });
-  return createRemoteApi(async (method, payload) => (api[method] as (p: unknown) => unknown)(payload));
-}
-
-function render(lab: StoreApi<LabState>): string {
-  const s: StoreApi<LabState> = { ...lab, getInitialState: lab.getState };
-  return renderToStaticMarkup(<LabContext.Provider value={s}>{<MassView />}</LabContext.Provider>);
-}
+const render = (lab: StoreApi<LabState>): string => renderView(lab, <MassView />);
 
 describe('MASS view', () => {
   it('shows the empty state with the evolve command', async () => {
-    const lab = createLabStore(await client(async () => {}));
+    const lab = await storeLab();
     await lab.getState().loadMass();
     const html = render(lab);
     expect(html).toContain('data-testid="mass-empty"');
@@ -35,7 +21,7 @@ describe('MASS view', () => {
   });
 
   it('shows the champion timeline (SIMULATED scripted loop) and the diff between two versions', async () => {
-    const lab = createLabStore(await client((s) => evolve(spec('evo-v'), { store: s, provider: scripted(), tools: defaultTools() }).then(() => {})));
+    const lab = await storeLab((s) => evolve(spec('evo-v'), { store: s, provider: scripted(), tools: defaultTools() }));
     await lab.getState().loadMass();
     expect(lab.getState().evolution.status).toBe('ready');
     let html = render(lab);

@@ -1,31 +1,17 @@
-import { renderToStaticMarkup } from 'react-dom/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StoreApi } from 'zustand/vanilla';
-import { createHandlers, createRemoteApi, type FlowlabApi } from '../../core/api/index.ts';
-import { openStore, type Store } from '../../core/store/index.ts';
 import { runToyStudy } from '../../core/studies/study.fixture.ts';
-import { createLabStore, type LabState } from '../state.ts';
-import { LabContext } from '../useLab.ts';
+import type { LabState } from '../state.ts';
 import { StudiesView, STUDY_COMMAND } from './StudiesView.tsx';
+import { closeViewStores, renderView, storeLab } from './viewTest.fixture.tsx';
 
-let store: Store | undefined;
-afterEach(() => store?.close());
+afterEach(closeViewStores);
 
-async function client(fill: (s: Store) => Promise<unknown>) {
-  store = openStore(':memory:');
-  await fill(store);
-  const api: FlowlabApi = createHandlers({ store, version: 'test' });
-  return createRemoteApi(async (method, payload) => (api[method] as (p: unknown) => unknown)(payload));
-}
-
-function render(lab: StoreApi<LabState>): string {
-  const s: StoreApi<LabState> = { ...lab, getInitialState: lab.getState };
-  return renderToStaticMarkup(<LabContext.Provider value={s}>{<StudiesView />}</LabContext.Provider>);
-}
+const render = (lab: StoreApi<LabState>): string => renderView(lab, <StudiesView />);
 
 describe('Studies view', () => {
   it('shows the empty state with the study command', async () => {
-    const lab = createLabStore(await client(async () => {}));
+    const lab = await storeLab();
     await lab.getState().loadStudies();
     const html = render(lab);
     expect(html).toContain('data-testid="studies-empty"');
@@ -34,7 +20,7 @@ describe('Studies view', () => {
 
   it('shows the table with intervals and deltas, the chart, the cells, and opens a cell in the Experiments view', async () => {
     let studyId = '';
-    const lab = createLabStore(await client(async (s) => (studyId = (await runToyStudy(s)).studyId)));
+    const lab = await storeLab(async (s) => (studyId = (await runToyStudy(s)).studyId));
     await lab.getState().loadStudies();
     expect(lab.getState().study.status).toBe('ready');
     const html = render(lab);

@@ -1,35 +1,16 @@
-import { renderToStaticMarkup } from 'react-dom/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StoreApi } from 'zustand/vanilla';
-import { ApiError, createHandlers, createRemoteApi, type FlowlabApi, type LabHost, type StudyJobEvent } from '../../core/api/index.ts';
-import { openStore, type Store } from '../../core/store/index.ts';
-import { createLabStore, type LabState } from '../state.ts';
-import { LabContext } from '../useLab.ts';
+import { ApiError, type LabHost, type StudyJobEvent } from '../../core/api/index.ts';
+import type { LabState } from '../state.ts';
 import { STUDY_FORM_DEFAULTS, studyStartOf, StudyStartPanel } from './StudyStartPanel.tsx';
+import { closeViewStores, renderView, scriptedLab } from './viewTest.fixture.tsx';
 
-let store: Store | undefined;
-afterEach(() => store?.close());
+afterEach(closeViewStores);
 
-/** A lab whose host answers the study job methods by script (no model runs). */
-function lab(host: (l: StoreApi<LabState>) => Partial<LabHost>) {
-  store = openStore(':memory:');
-  let l: StoreApi<LabState>;
-  const fake = {
-    listExamples: () => [], listDatasets: () => [], activeRuns: () => [], cancelRun: () => ({ cancelled: false }),
-    listModels: () => [{ path: '/m/tiny.gguf', fileName: 'tiny.gguf', sizeBytes: 1, source: 'folder' as const, info: { architecture: 'llama', fileType: 'F32', hasChatTemplate: false } }],
-    listStudyPlans: () => [{ name: 'laptop.yaml', text: 'name: laptop\n' }, { name: 'single-agent.yaml', text: 'name: s\n' }],
-    addModel: () => { throw new Error('unused'); }, testModel: () => { throw new Error('unused'); }, startRun: () => { throw new Error('unused'); },
-    ...host(new Proxy({} as StoreApi<LabState>, { get: (_t, k) => (l as unknown as Record<string | symbol, unknown>)[k] })),
-  } as LabHost;
-  const api: FlowlabApi = createHandlers({ store, version: 'test', lab: fake });
-  l = createLabStore(createRemoteApi(async (method, payload) => (api[method] as (p: unknown) => unknown)(payload)));
-  return l;
-}
-
-function render(l: StoreApi<LabState>): string {
-  const s: StoreApi<LabState> = { ...l, getInitialState: l.getState };
-  return renderToStaticMarkup(<LabContext.Provider value={s}>{<StudyStartPanel />}</LabContext.Provider>);
-}
+/** A lab whose host answers the study job methods by script (no model runs), with two shipped plans. */
+const lab = (host: (l: StoreApi<LabState>) => Partial<LabHost>) =>
+  scriptedLab(host, { listStudyPlans: () => [{ name: 'laptop.yaml', text: 'name: laptop\n' }, { name: 'single-agent.yaml', text: 'name: s\n' }] });
+const render = (l: StoreApi<LabState>): string => renderView(l, <StudyStartPanel />);
 
 const ev = (e: Omit<StudyJobEvent, 'studyId'> & Partial<StudyJobEvent>): StudyJobEvent => ({ studyId: 'study-1', ...e }) as StudyJobEvent;
 
