@@ -66,7 +66,8 @@ async function list(folders: string[], o: { json?: boolean }, io: Io): Promise<n
     io.stdout(JSON.stringify(rows) + '\n');
     return 0;
   }
-  const table = new Table({ head: ['file', 'architecture', 'parameters', 'quantisation', 'context', 'chat template', 'size'] });
+  // Plain text, as every other table of the CLI (no colour codes in a pipe, a file or under NO_COLOR).
+  const table = new Table({ head: ['file', 'architecture', 'parameters', 'quantisation', 'context', 'chat template', 'size'], style: { head: [], border: [] } });
   for (const r of rows) {
     if ('error' in r) table.push([r.file, { colSpan: 6, content: `unreadable: ${r.error}` }]);
     else table.push([r.file, r.architecture, r.parameters?.toLocaleString('en') ?? '-', r.quantisation, r.contextLength?.toLocaleString('en') ?? '-', r.chatTemplate ? 'yes' : 'no', `${(r.sizeBytes / 2 ** 20).toFixed(1)} MiB`]);
