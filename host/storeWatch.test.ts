@@ -36,9 +36,14 @@ describe('watching the store for writes by anyone (host/storeWatch.ts)', () => {
     const watch = watchStore(store, (e) => events.push(e), 60_000);
     store.weights.save({ id: 'wv-1', role: 'solver', basePath: '/b.gguf', path: '/v1.gguf', iteration: 1, hyper: {}, metrics: { reward: 0.5 }, createdAt: 9 });
     expect(watch.check()).toEqual(['learning']);
+    // A workshop's room (core/workshop): a session's state, then an attendee's prediction.
+    store.workshops.createSession({ id: 'ws-1', scenarioId: 's', scenarioHash: 'h', mode: 'room', state: { stepIndex: 0 } });
+    expect(watch.check()).toEqual(['workshop']);
+    store.workshops.putPrediction('ws-1', 'step-1', 'a1', 'designer');
+    expect(watch.check()).toEqual(['workshop']);
     store.close();
     expect(watch.check()).toEqual([]);
-    expect(events).toEqual([{ type: 'stored', areas: ['learning'] }]);
+    expect(events).toEqual([{ type: 'stored', areas: ['learning'] }, { type: 'stored', areas: ['workshop'] }, { type: 'stored', areas: ['workshop'] }]);
   });
 
   it('runs inside the lab host when asked (flowlab serve, the desktop worker), and stops with it', async () => {

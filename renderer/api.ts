@@ -7,7 +7,7 @@
  * The token is read from the page URL once and kept in memory only (never stored).
  */
 import { ApiError, createRemoteApi, isLabEvent, type FlowlabClient, type Invoke, type LabEvent, type Subscribe } from '../core/api/client.ts';
-import { createReconnectingSubscribe, deliverMessage, type ConnectionStatus } from './connection.ts';
+import { CONNECTED, createReconnectingSubscribe, deliverMessage, type ConnectionStatus } from './connection.ts';
 
 /** The session token header `flowlab serve` checks (see host/server.ts). */
 export const TOKEN_HEADER = 'x-flowlab-token';
@@ -153,6 +153,18 @@ function defaultHost(): FlowlabClient | undefined {
 const NO_EVENTS: Subscribe = () => () => {};
 
 const statusListeners = new Set<(status: ConnectionStatus) => void>();
+let lastStatus: ConnectionStatus = CONNECTED;
+
+/**
+ * The event stream's status now (what {@link onConnectionStatus} last reported; `CONNECTED`
+ * before any report), or null where this page has no event stream at all (opened outside the
+ * desktop app and `flowlab serve`).
+ */
+export function connectionStatus(): ConnectionStatus | null {
+  if (typeof window === 'undefined') return null;
+  if (window.flowlab) return lastStatus; // IPC: never reports, always up
+  return sessionToken() && typeof EventSource !== 'undefined' ? lastStatus : null;
+}
 /**
  * Follows the connection to the browser host's event stream (lost, retrying, open again; see
  * connection.ts): the one way to hear about the connection (`state !== 'open'` is "down"). In the
@@ -171,6 +183,7 @@ function defaultSubscribe(): Subscribe {
   if (!t || typeof EventSource === 'undefined') return NO_EVENTS;
   sseSubscribe ??= createReconnectingSubscribe(`/api/events?token=${encodeURIComponent(t)}`, {
     onStatus: (status) => {
+      lastStatus = status;
       for (const l of [...statusListeners]) l(status);
     },
   });

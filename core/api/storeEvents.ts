@@ -8,10 +8,10 @@
  */
 
 /** The parts of the store a `stored` event names (the store's `StoreArea`). */
-export type StoredArea = 'experiments' | 'cards' | 'learning' | 'studies' | 'mass';
+export type StoredArea = 'experiments' | 'cards' | 'learning' | 'studies' | 'mass' | 'workshop';
 
 /** The areas, in a stable order. */
-export const STORED_AREAS: readonly StoredArea[] = ['experiments', 'cards', 'learning', 'studies', 'mass'];
+export const STORED_AREAS: readonly StoredArea[] = ['experiments', 'cards', 'learning', 'studies', 'mass', 'workshop'];
 
 /** The store changed; `areas` says where (never empty). */
 export interface StoredEvent {

@@ -362,10 +362,11 @@ export class SqliteStore implements Store {
     const row = this.db
       .prepare(
         `SELECT ${q([sig('experiments', 'updated_at'), sig('runs')])} AS experiments, ${q([sig('cards', 'created_at'), sig('card_uses')])} AS cards, ` +
-          `${q([sig('weight_versions', 'created_at'), sig('train_loops', 'updated_at')])} AS learning, ${sig('studies', 'updated_at')} AS studies, ${sig('mass_records', 'created_at')} AS mass`,
+          `${q([sig('weight_versions', 'created_at'), sig('train_loops', 'updated_at')])} AS learning, ${sig('studies', 'updated_at')} AS studies, ${sig('mass_records', 'created_at')} AS mass, ` +
+          `${q([sig('workshop_sessions', 'updated_at'), sig('workshop_results', 'created_at'), sig('workshop_predictions', 'at')])} AS workshop`,
       )
       .get() as Record<StoreArea, string>;
-    return { experiments: row.experiments, cards: row.cards, learning: row.learning, studies: row.studies, mass: row.mass };
+    return { experiments: row.experiments, cards: row.cards, learning: row.learning, studies: row.studies, mass: row.mass, workshop: row.workshop };
   }
 
   private workshopsRepo?: SqliteWorkshopRepo;

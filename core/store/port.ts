@@ -158,10 +158,11 @@ export interface Store {
   /**
    * One short signature per area of the store (counts and latest times of its tables), so a
    * poller that saw `changeCounter` move can tell which areas changed. Areas: `experiments`
-   * (experiments and their runs), `cards`, `learning` (weight versions, train loops), `studies`, `mass`.
+   * (experiments and their runs), `cards`, `learning` (weight versions, train loops), `studies`, `mass`,
+   * `workshop` (workshop sessions' state, step results, the room's predictions).
    */
   areaSignatures(): Record<StoreArea, string>;
 }
 
 /** The parts of the store `areaSignatures` tells apart. */
-export type StoreArea = 'experiments' | 'cards' | 'learning' | 'studies' | 'mass';
+export type StoreArea = 'experiments' | 'cards' | 'learning' | 'studies' | 'mass' | 'workshop';

@@ -2,12 +2,15 @@
  * Workshop mode's pages (`flowlab workshop`): `#/workshop/presenter` (the presenter's token:
  * attendee URL and QR code, step, timer, live prediction count, controls, reveal) and
  * `#/workshop` (the attendee's token: follows the presenter's step, predicts; phone-sized).
- * Both poll `getWorkshop` once a second (the attendee token has no event stream).
+ * Both refresh on the store's `workshop` events and poll only while the event stream is down
+ * (followWorkshop.ts; the attendee token has no stream, so its page polls); the timer counts
+ * down on the page against the host's clock.
  */
 import { useEffect, useMemo, useState } from 'react';
 import QRCode from 'qrcode';
 import type { FlowlabClient, WorkshopView } from '../../../core/api/client.ts';
-import { createApiClient } from '../../api.ts';
+import { connectionStatus, createApiClient, onConnectionStatus, subscribe } from '../../api.ts';
+import { followWorkshop } from './followWorkshop.ts';
 import './workshop.css';
 
 /** Whether the page's hash asks for a workshop page, and which. */
@@ -17,20 +20,32 @@ export function workshopRoute(hash: string = typeof location === 'undefined' ? '
   return null;
 }
 
-function usePolledView(api: FlowlabClient): [WorkshopView | null, string | null, (v: WorkshopView) => void] {
+/** The view, the last error, and a setter for a view the page got otherwise (a control's answer). */
+function useWorkshopView(api: FlowlabClient): [WorkshopView | null, string | null, (v: WorkshopView) => void] {
   const [view, setView] = useState<WorkshopView | null>(null);
   const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    let live = true;
-    const tick = () => void api.getWorkshop().then((v) => live && (setView(v), setError(null)), (e: unknown) => live && setError(String((e as Error).message ?? e)));
-    tick();
-    const t = window.setInterval(tick, 1000);
-    return () => {
-      live = false;
-      window.clearInterval(t);
-    };
-  }, [api]);
+  useEffect(
+    () => followWorkshop({
+      fetch: () => api.getWorkshop(),
+      onView: (v) => (setView(v), setError(null)),
+      onError: setError,
+      subscribe, onConnectionStatus, connectionStatus,
+    }),
+    [api],
+  );
   return [view, error, setView];
+}
+
+/** Re-renders every second (the timer), with how far the host's clock is ahead of this page's, ms. */
+function useHostClock(view: WorkshopView): number {
+  const [, tick] = useState(0);
+  useEffect(() => {
+    const t = window.setInterval(() => tick((n) => n + 1), 1000);
+    return () => window.clearInterval(t);
+  }, []);
+  // `view.now` was the host's clock when the view was made: keep the offset of its arrival.
+  const offset = useMemo(() => view.now - Date.now(), [view]);
+  return Date.now() + offset;
 }
 
 function attendeeId(): string {
@@ -46,7 +61,9 @@ function attendeeId(): string {
 }
 
 function Timer({ view }: { view: WorkshopView }) {
-  const left = view.step.secondsLeft;
+  const now = useHostClock(view);
+  // As core/workshop/steps.ts `secondsLeft` counts, on the host's clock.
+  const left = Math.max(0, Math.ceil(view.step.seconds - (now - view.step.startedAt) / 1000));
   return <span className={`ws-timer${left === 0 ? ' ws-over' : ''}`} data-testid="ws-timer">{Math.floor(left / 60)}:{String(left % 60).padStart(2, '0')}</span>;
 }
 
@@ -76,7 +93,7 @@ function Reveal({ view }: { view: WorkshopView }) {
 }
 
 function Presenter({ api }: { api: FlowlabClient }) {
-  const [view, error, setView] = usePolledView(api);
+  const [view, error, setView] = useWorkshopView(api);
   const [qr, setQr] = useState<string | null>(null);
   const url = view?.attendeeUrl ?? null;
   useEffect(() => {
@@ -119,7 +136,7 @@ function Presenter({ api }: { api: FlowlabClient }) {
 }
 
 function Attendee({ api }: { api: FlowlabClient }) {
-  const [view, error] = usePolledView(api);
+  const [view, error] = useWorkshopView(api);
   const me = useMemo(attendeeId, []);
   const [mine, setMine] = useState<Record<string, string>>({});
   if (!view) return <p className="ws-page">{error ?? 'Joining the workshop…'}</p>;

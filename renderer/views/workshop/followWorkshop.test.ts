@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import type { LabEvent, WorkshopView } from '../../../core/api/client.ts';
+import { CONNECTED, type ConnectionStatus } from '../../connection.ts';
+import { followWorkshop, WORKSHOP_POLL_MS } from './followWorkshop.ts';
+
+const LOST: ConnectionStatus = { state: 'lost', attempt: 1, retryInMs: 1000, downSince: 5 };
+
+/** A fake page: its event stream, status, poll timer and `getWorkshop` (each answer is `version` n, resolved by the test). */
+function page(initial: ConnectionStatus | null = CONNECTED) {
+  const listeners = new Set<(e: LabEvent) => void>();
+  const statusListeners = new Set<(s: ConnectionStatus) => void>();
+  const polls: Array<{ fn: () => void; ms: number; stopped: boolean }> = [];
+  const pending: Array<(v: WorkshopView) => void> = [];
+  const shown: number[] = [];
+  let status = initial;
+  const stop = followWorkshop({
+    fetch: () => new Promise<WorkshopView>((resolve) => pending.push(resolve)),
+    onView: (v) => shown.push(v.version),
+    onError: () => {},
+    subscribe: (l) => (listeners.add(l), () => void listeners.delete(l)),
+    onConnectionStatus: (l) => (statusListeners.add(l), () => void statusListeners.delete(l)),
+    connectionStatus: () => status,
+    every: (fn, ms) => {
+      const p = { fn, ms, stopped: false };
+      polls.push(p);
+      return () => void (p.stopped = true);
+    },
+  });
+  const flush = () => new Promise((r) => setTimeout(r, 0));
+  return {
+    stop, shown, pending, listeners, statusListeners,
+    running: () => polls.filter((p) => !p.stopped),
+    push: (e: LabEvent) => listeners.forEach((l) => l(e)),
+    status: (s: ConnectionStatus) => ((status = s), statusListeners.forEach((l) => l(s))),
+    /** Answers the oldest pending fetch with version `n`. */
+    answer: async (n: number) => {
+      pending.shift()!({ version: n } as WorkshopView);
+      await flush();
+    },
+  };
+}
+
+describe('followWorkshop: the store\'s workshop events, polling only while the stream is down', () => {
+  it('fetches once, then on each stored event naming workshop (not other areas), never polling while the stream is up', async () => {
+    const p = page();
+    expect(p.pending).toHaveLength(1);
+    await p.answer(1);
+    p.push({ type: 'stored', areas: ['experiments'] });
+    expect(p.pending).toHaveLength(0);
+    p.push({ type: 'stored', areas: ['cards', 'workshop'] });
+    expect(p.pending).toHaveLength(1);
+    // Two more events while that fetch is in flight: one fetch after it, not two.
+    p.push({ type: 'stored', areas: ['workshop'] });
+    p.push({ type: 'stored', areas: ['workshop'] });
+    expect(p.pending).toHaveLength(1);
+    await p.answer(2);
+    expect(p.pending).toHaveLength(1);
+    await p.answer(3);
+    expect(p.shown).toEqual([1, 2, 3]);
+    expect(p.running()).toEqual([]);
+    p.stop();
+    p.push({ type: 'stored', areas: ['workshop'] });
+    expect(p.pending).toHaveLength(0);
+    expect(p.listeners.size + p.statusListeners.size).toBe(0);
+  });
+
+  it('polls every WORKSHOP_POLL_MS while the stream is down, stops and fetches once when it is back', async () => {
+    const p = page();
+    await p.answer(1);
+    p.status(LOST);
+    expect(p.running().map((x) => x.ms)).toEqual([WORKSHOP_POLL_MS]);
+    p.status({ ...LOST, state: 'connecting', retryInMs: null });
+    expect(p.running()).toHaveLength(1); // still one poll, not a second
+    p.running()[0]!.fn();
+    await p.answer(2);
+    p.status(CONNECTED);
+    expect(p.running()).toEqual([]);
+    expect(p.pending).toHaveLength(1);
+    await p.answer(3);
+    expect(p.shown).toEqual([1, 2, 3]);
+    p.stop();
+  });
+
+  it('a page whose token has no stream (down from the start, or no stream at all) polls from the start', () => {
+    for (const initial of [LOST, null]) {
+      const p = page(initial);
+      expect(p.running().map((x) => x.ms)).toEqual([WORKSHOP_POLL_MS]);
+      p.stop();
+      expect(p.running()).toEqual([]);
+    }
+  });
+});

@@ -1,0 +1,95 @@
+/**
+ * Keeps a workshop page's view of the session fresh. The session lives in the store (core/workshop:
+ * its state, step results and the room's predictions), so the host's store watch pushes a `stored`
+ * event naming `workshop` whenever anyone changes it (host/storeWatch.ts; the same event the lab's
+ * lists follow, renderer/store/live.ts): the page fetches `getWorkshop` once, then again on each
+ * such event. Only while the event stream is down (the server cannot be reached, or the page's
+ * token has no stream: the attendee token, host/workshop.ts) does it poll, every
+ * WORKSHOP_POLL_MS. One fetch at a time: one asked for while another is in flight runs once
+ * after it, so answers arrive in order.
+ */
+import { isStoredEvent, type LabEvent, type WorkshopView } from '../../../core/api/client.ts';
+import type { ConnectionStatus } from '../../connection.ts';
+
+/** The poll period while the event stream is down, ms. */
+export const WORKSHOP_POLL_MS = 1000;
+
+/** What {@link followWorkshop} works with (the page's API and event stream, and the clock). */
+export interface WorkshopFeedOptions {
+  fetch: () => Promise<WorkshopView>;
+  onView: (view: WorkshopView) => void;
+  onError: (message: string) => void;
+  /** The pushed events (renderer/api.ts `subscribe`); returns the unsubscribe function. */
+  subscribe: (listener: (event: LabEvent) => void) => () => void;
+  /** The event stream's status changes (renderer/api.ts `onConnectionStatus`); returns the unsubscribe function. */
+  onConnectionStatus: (listener: (status: ConnectionStatus) => void) => () => void;
+  /** The stream's status now; null where the page has no event stream at all (it polls). */
+  connectionStatus: () => ConnectionStatus | null;
+  /** Runs `fn` every `ms` until the returned function is called (default setInterval). */
+  every?: (fn: () => void, ms: number) => () => void;
+}
+
+/** Whether a pushed event says the workshop's part of the store changed. */
+export function isWorkshopChange(event: LabEvent): boolean {
+  return isStoredEvent(event) && event.areas.includes('workshop');
+}
+
+/** Starts following the session (see the module comment); returns the function that stops it. */
+export function followWorkshop(o: WorkshopFeedOptions): () => void {
+  const every = o.every ?? ((fn: () => void, ms: number) => {
+    const t = setInterval(fn, ms);
+    return () => clearInterval(t);
+  });
+  let stopped = false;
+  let inFlight = false;
+  let again = false;
+  const fetchNow = () => {
+    if (stopped) return;
+    if (inFlight) {
+      again = true;
+      return;
+    }
+    inFlight = true;
+    void o.fetch().then(
+      (v) => {
+        if (!stopped) o.onView(v);
+      },
+      (e: unknown) => {
+        if (!stopped) o.onError(String((e as Error)?.message ?? e));
+      },
+    ).finally(() => {
+      inFlight = false;
+      if (again) {
+        again = false;
+        fetchNow();
+      }
+    });
+  };
+
+  let stopPolling: (() => void) | null = null;
+  const follow = (status: ConnectionStatus | null) => {
+    if (stopped) return;
+    if (status?.state !== 'open') {
+      stopPolling ??= every(fetchNow, WORKSHOP_POLL_MS);
+    } else if (stopPolling) {
+      // The stream is back: what changed meanwhile arrives by this one fetch, then by events.
+      stopPolling();
+      stopPolling = null;
+      fetchNow();
+    }
+  };
+
+  const unsubscribe = o.subscribe((event) => {
+    if (isWorkshopChange(event)) fetchNow();
+  });
+  const unfollow = o.onConnectionStatus(follow);
+  fetchNow();
+  follow(o.connectionStatus());
+  return () => {
+    stopped = true;
+    unsubscribe();
+    unfollow();
+    stopPolling?.();
+    stopPolling = null;
+  };
+}
