@@ -20,7 +20,7 @@ import path from 'node:path';
 import { existsSync } from 'node:fs';
 import { ApiError, downloadFileNameProblem, type DownloadEvent, type DownloadFailure, type LabEvent, type StartDownloadRequest } from '../core/api/index.ts';
 import { DownloadError, downloadModel, modelUrl } from '../models/download.ts';
-import { JobTable, jobEmitter, MAX_EVENT_TEXT } from './jobs.ts';
+import { jobEmitter, JobOwner, MAX_EVENT_TEXT } from './jobs.ts';
 
 /** Options of {@link ModelDownloads}. */
 export interface ModelDownloadsOptions {
@@ -68,13 +68,16 @@ export function isPrivateAddress(ip: string): boolean {
   return (first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80 || (first & 0xff00) === 0xff00;
 }
 
-/** The downloads running in one lab (see the module comment). */
-export class ModelDownloads {
-  /** The running downloads, each with the file name it writes. */
-  private readonly running = new JobTable<string>();
+/**
+ * The downloads running in one lab, each kept with the file name it writes (see the module
+ * comment); `cancel` stops one and leaves its part file for a resume (JobOwner).
+ */
+export class ModelDownloads extends JobOwner<string> {
   private next = 1;
 
-  constructor(private readonly o: ModelDownloadsOptions) {}
+  constructor(private readonly o: ModelDownloadsOptions) {
+    super();
+  }
 
   /**
    * Refuses `url` unless it is http(s) and (without `allowPrivateHosts`) every address its host
@@ -132,7 +135,7 @@ export class ModelDownloads {
     const dir = path.resolve(this.o.modelDir);
     const file = path.join(dir, fileName);
     if (path.dirname(file) !== dir) throw new ApiError('BAD_REQUEST', `${M}: the file name must stay in the models folder`, M, 'fileName');
-    if (this.running.metas().includes(fileName)) throw new ApiError('BUSY', `${M}: ${fileName} is downloading already`, M, 'fileName');
+    if (this.jobs.metas().includes(fileName)) throw new ApiError('BUSY', `${M}: ${fileName} is downloading already`, M, 'fileName');
     if (existsSync(file)) throw new ApiError('BAD_REQUEST', `${M}: ${fileName} is in the models folder already; remove it or give another file name`, M, 'fileName');
     await this.checkUrl(url);
 
@@ -143,7 +146,7 @@ export class ModelDownloads {
     let sentAt = 0;
     const totalOf = () => (total !== undefined ? { total } : {});
     send({ type: 'download', downloadId, fileName, status: 'running', bytes, ...totalOf() });
-    this.running.start(downloadId, fileName, (signal) => downloadModel(url, {
+    this.jobs.start(downloadId, fileName, (signal) => downloadModel(url, {
       dir, fileName, signal, fetch: this.guardedFetch,
       ...(req.sha256 && { sha256: req.sha256 }), ...(req.sizeBytes !== undefined && { size: req.sizeBytes }),
       onProgress: (b, t) => {
@@ -163,21 +166,6 @@ export class ModelDownloads {
       },
     ));
     return { downloadId };
-  }
-
-  /** Stops a download (the part file stays for a resume); resolves once its closing event was sent. `{cancelled: false}` when it does not run here. */
-  cancel(downloadId: string): Promise<{ cancelled: boolean }> {
-    return this.running.cancel(downloadId);
-  }
-
-  /** Resolves when the download has ended and its closing event was sent (at once when it does not run here). */
-  settled(downloadId: string): Promise<void> {
-    return this.running.settled(downloadId);
-  }
-
-  /** Cancels every download and waits for them. */
-  dispose(): Promise<void> {
-    return this.running.dispose();
   }
 }
 

@@ -4,7 +4,8 @@
  * with its own `AbortController`; a cancel aborts the job's signal and waits until it has
  * settled (its closing event sent, its cleanup run); dispose cancels them all. What a job does,
  * which events it sends and how it reads its own end stay with its owner: `start` takes the
- * whole body, closing events included, and the table only keeps it until it settles.
+ * whole body, closing events included, and the table only keeps it until it settles. The
+ * owners extend {@link JobOwner} for their public `cancel`, `settled` and `dispose`.
  */
 
 /** Longest line or message of a pushed job event, characters (longer ones are cut). */
@@ -82,5 +83,25 @@ export class JobTable<Meta = undefined> {
     const all = [...this.jobs.values()];
     for (const j of all) j.controller.abort();
     await Promise.all(all.map((j) => j.finished));
+  }
+}
+
+/** What a job owner (MassJobs, StudyJobs, ModelDownloads) offers over its table: cancel one job, wait for one, stop them all. */
+export abstract class JobOwner<Meta = undefined> {
+  protected readonly jobs = new JobTable<Meta>();
+
+  /** Stops the job at its next step (aborts its signal); resolves once it has settled and its closing event was sent. `{cancelled: false}` when it does not run here. */
+  cancel(id: string): Promise<{ cancelled: boolean }> {
+    return this.jobs.cancel(id);
+  }
+
+  /** Resolves when the job has settled and its closing event was sent (at once when it does not run here). */
+  settled(id: string): Promise<void> {
+    return this.jobs.settled(id);
+  }
+
+  /** Cancels every job and waits for them all. */
+  dispose(): Promise<void> {
+    return this.jobs.dispose();
   }
 }

@@ -20,7 +20,7 @@ import { getDataset } from '../core/tasks/index.ts';
 import type { ToolRegistry } from '../core/tools/index.ts';
 import type { Trainer } from '../core/training/index.ts';
 import { verifyModelFiles, withFingerprints } from '../models/resolve.ts';
-import { errorText, JobTable, jobEmitter, MAX_EVENT_TEXT } from './jobs.ts';
+import { errorText, jobEmitter, JobOwner, MAX_EVENT_TEXT } from './jobs.ts';
 import { apiErrorOf } from './request.ts';
 
 /** `flowlab rank` / `flowlab rsi`'s defaults (their usage text, cli/commands/rsi.ts) for the fields a request leaves out. */
@@ -95,11 +95,11 @@ function evolveLine(e: EvolveEvent): string {
   }
 }
 
-/** The MASS jobs running in one lab (see the module comment). */
-export class MassJobs {
-  private readonly jobs = new JobTable();
-
-  constructor(private readonly o: MassJobsOptions) {}
+/** The MASS jobs running in one lab (see the module comment); `cancel` stops one at its next step (JobOwner). */
+export class MassJobs extends JobOwner {
+  constructor(private readonly o: MassJobsOptions) {
+    super();
+  }
 
   /**
    * Starts `flowlab evolve` in the background. Errors (ApiError, method `startEvolve`):
@@ -187,21 +187,6 @@ export class MassJobs {
         onEvent: (e) => emit(line(e), e.type === 'progress' ? e.done : undefined, e.type === 'progress' ? e.total : undefined),
       }, settings, cycles);
     });
-  }
-
-  /** Stops a job at its next step; resolves once it has stopped and its closing event was sent. `{cancelled: false}` when it does not run here. */
-  cancel(jobId: string): Promise<{ cancelled: boolean }> {
-    return this.jobs.cancel(jobId);
-  }
-
-  /** Resolves when the job has ended and its closing event was sent (at once when it does not run here). */
-  settled(jobId: string): Promise<void> {
-    return this.jobs.settled(jobId);
-  }
-
-  /** Cancels every job and waits for them. */
-  dispose(): Promise<void> {
-    return this.jobs.dispose();
   }
 
   /** Refuses, before anything loads, a champion source that lacks a task and other settings under a stored loop id (BAD_REQUEST naming the field); records the settings. */

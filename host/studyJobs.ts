@@ -21,7 +21,7 @@ import type { Dataset } from '../core/tasks/index.ts';
 import type { ToolRegistry } from '../core/tools/index.ts';
 import type { Trainer } from '../core/training/index.ts';
 import { SpecError } from '../core/workflow/index.ts';
-import { errorText, JobTable, jobEmitter, MAX_EVENT_TEXT } from './jobs.ts';
+import { errorText, jobEmitter, JobOwner, MAX_EVENT_TEXT } from './jobs.ts';
 import { resolveStudyPlan, studyDepsOf, type LoadedStudyPlan } from './studyPlan.ts';
 
 /** `flowlab study`'s defaults (cli/commands/study.ts) for the fields a request leaves out. */
@@ -89,11 +89,11 @@ export function studyEventLine(e: StudyEvent): string {
   }
 }
 
-/** The study jobs running in one lab (see the module comment). */
-export class StudyJobs {
-  private readonly jobs = new JobTable();
-
-  constructor(private readonly o: StudyJobsOptions) {}
+/** The study jobs running in one lab, by study id (see the module comment); `cancel` stops one at its next step (JobOwner). */
+export class StudyJobs extends JobOwner {
+  constructor(private readonly o: StudyJobsOptions) {
+    super();
+  }
 
   /** The shipped plans. */
   plans(): StudyPlanFile[] {
@@ -147,21 +147,6 @@ export class StudyJobs {
       (err: unknown) => close(signal.aborted ? 'cancelled' : 'failed', signal.aborted ? {} : { message: errorText(err) }),
     ), () => this.o.release(files));
     return { studyId };
-  }
-
-  /** Stops a study at its next step; resolves once it has stopped and its closing event was sent. `{cancelled: false}` when it does not run here. */
-  cancel(studyId: string): Promise<{ cancelled: boolean }> {
-    return this.jobs.cancel(studyId);
-  }
-
-  /** Resolves when the study's job has ended (at once when none runs here). */
-  settled(studyId: string): Promise<void> {
-    return this.jobs.settled(studyId);
-  }
-
-  /** Cancels every job and waits for them. */
-  dispose(): Promise<void> {
-    return this.jobs.dispose();
   }
 
   private rowOf(loaded: LoadedStudyPlan & { file: string }) {
