@@ -8,6 +8,7 @@
  */
 import type { DesignDiff, EvolutionSummary, EvolutionTimeline, LabEvent, MassJobEvent, MassJobKind, OuterLoopSummary, OuterLoopView, StartEvolveRequest, StartRankRequest, StartRsiRequest } from '../../core/api/client.ts';
 import { ApiError } from '../../core/api/client.ts';
+import { followJob, withProgress } from './jobFollow.ts';
 import { IDLE, latestLoader, type Loadable } from './loadable.ts';
 import type { SliceContext } from './types.ts';
 
@@ -71,17 +72,19 @@ export function createMassSlice({ api, set, get }: SliceContext): MassSlice {
     const id = get().massEvolutionId || list.data[list.data.length - 1]!.evolutionId;
     await timelineLoader(() => api.getEvolution({ evolutionId: id }));
   };
-  /** Events of jobs whose start has not answered yet (the host sends `running` before it answers). */
-  const early: MassJobEvent[] = [];
   const fold = (job: MassJob, e: MassJobEvent): MassJob => {
     if (e.type === 'massJob') return { ...job, status: e.status, ...(e.message !== undefined && { message: e.message }) };
-    return { ...job, lines: [...job.lines, e.line].slice(-MASS_JOB_LINES), ...(e.done !== undefined && { done: e.done }), ...(e.total !== undefined && { total: e.total }) };
+    return withProgress(job, e, MASS_JOB_LINES);
   };
   const ended = (s: MassJob['status']) => s === 'completed' || s === 'cancelled' || s === 'failed';
   const afterEnd = async (job: MassJob) => {
     set(job.job === 'evolve' ? { massEvolutionId: job.jobId } : { massOuterId: job.jobId });
     await get().loadMass();
   };
+  const follow = followJob<MassJob, MassJobEvent>({
+    idOfEvent: (e) => e.jobId, idOfJob: (j) => j.jobId, fold, ended: (j) => ended(j.status),
+    get: () => get().massJob, set: (massJob) => set({ massJob }), onEnd: afterEnd,
+  });
   const loadOuter = async () => {
     const list = await outerListLoader(() => api.listOuterLoops());
     if (!list || list.status !== 'ready' || !list.data.length) return;
@@ -102,11 +105,10 @@ export function createMassSlice({ api, set, get }: SliceContext): MassSlice {
 
     async startMassJob(start) {
       set({ massJob: null, massJobError: null });
-      early.length = 0;
+      follow.reset();
       try {
         const { jobId } = await (start.job === 'evolve' ? api.startEvolve(start.request) : start.job === 'rank' ? api.startRank(start.request) : api.startRsi(start.request));
-        let job: MassJob = { jobId, job: start.job, status: 'starting', lines: [] };
-        for (const e of early.splice(0)) if (e.jobId === jobId) job = fold(job, e);
+        const job = follow.started({ jobId, job: start.job, status: 'starting', lines: [] });
         set({ massJob: job });
         if (ended(job.status)) await afterEnd(job);
       } catch (err) {
@@ -121,16 +123,7 @@ export function createMassSlice({ api, set, get }: SliceContext): MassSlice {
     },
 
     receiveMass(event) {
-      if (event.type !== 'massJob' && event.type !== 'massProgress') return;
-      const job = get().massJob;
-      if (!job || job.jobId !== event.jobId) {
-        early.push(event);
-        if (early.length > 500) early.shift();
-        return;
-      }
-      const next = fold(job, event);
-      set({ massJob: next });
-      if (ended(next.status) && !ended(job.status)) void afterEnd(next);
+      if (event.type === 'massJob' || event.type === 'massProgress') follow.receive(event);
     },
 
     async loadMass() {

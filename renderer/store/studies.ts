@@ -7,6 +7,7 @@
  */
 import type { LabEvent, StartStudyRequest, StudyDetail, StudyJobEstimate, StudyJobEvent, StudyJobStatus, StudyPlanFile, StudySummaryView } from '../../core/api/client.ts';
 import { ApiError } from '../../core/api/client.ts';
+import { followJob, withProgress } from './jobFollow.ts';
 import { IDLE, latestLoader, type Loadable } from './loadable.ts';
 import type { SliceContext } from './types.ts';
 
@@ -55,7 +56,7 @@ const ended = (s: StudyJob['status']) => s !== 'starting' && s !== 'running';
 /** `job` with the event `e` folded in. */
 export function foldStudyJob(job: StudyJob, e: StudyJobEvent): StudyJob {
   if (e.type === 'studyJob') return { ...job, status: e.status, ...(e.message !== undefined && { message: e.message }), ...(e.estimate && { estimate: e.estimate }) };
-  return { ...job, lines: [...job.lines, e.line].slice(-STUDY_JOB_LINES), ...(e.done !== undefined && { done: e.done }), ...(e.total !== undefined && { total: e.total }) };
+  return withProgress(job, e, STUDY_JOB_LINES);
 }
 
 declare module './types.ts' {
@@ -72,12 +73,14 @@ export function createStudiesSlice({ api, set, get }: SliceContext): StudiesSlic
     await one(() => api.getStudy({ studyId: id }));
   };
   const plans = latestLoader(() => get().studyPlans, (studyPlans) => set({ studyPlans }));
-  /** Events of jobs whose start has not answered yet (the host sends `running` before it answers). */
-  const early: StudyJobEvent[] = [];
   const afterEnd = async (job: StudyJob) => {
     set({ studyId: job.studyId });
     await get().loadStudies();
   };
+  const follow = followJob<StudyJob, StudyJobEvent>({
+    idOfEvent: (e) => e.studyId, idOfJob: (j) => j.studyId, fold: foldStudyJob, ended: (j) => ended(j.status),
+    get: () => get().studyJob, set: (studyJob) => set({ studyJob }), onEnd: afterEnd,
+  });
   return {
     studies: IDLE,
     study: IDLE,
@@ -92,11 +95,10 @@ export function createStudiesSlice({ api, set, get }: SliceContext): StudiesSlic
 
     async startStudyJob(request) {
       set({ studyJob: null, studyJobError: null });
-      early.length = 0;
+      follow.reset();
       try {
         const { studyId } = await api.startStudy(request);
-        let job: StudyJob = { studyId, dryRun: request.dryRun ?? false, status: 'starting', lines: [] };
-        for (const e of early.splice(0)) if (e.studyId === studyId) job = foldStudyJob(job, e);
+        const job = follow.started({ studyId, dryRun: request.dryRun ?? false, status: 'starting', lines: [] });
         set({ studyJob: job, studyId });
         if (ended(job.status)) await afterEnd(job);
         else await get().loadStudies();
@@ -112,16 +114,7 @@ export function createStudiesSlice({ api, set, get }: SliceContext): StudiesSlic
     },
 
     receiveStudy(event) {
-      if (event.type !== 'studyJob' && event.type !== 'studyProgress') return;
-      const job = get().studyJob;
-      if (!job || job.studyId !== event.studyId) {
-        early.push(event);
-        if (early.length > 500) early.shift();
-        return;
-      }
-      const next = foldStudyJob(job, event);
-      set({ studyJob: next });
-      if (ended(next.status) && !ended(job.status)) void afterEnd(next);
+      if (event.type === 'studyJob' || event.type === 'studyProgress') follow.receive(event);
     },
 
     async loadStudies() {
