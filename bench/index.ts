@@ -9,7 +9,7 @@
  * rollout group batched through Flowlab >= 90% of raw node-llama-cpp; peak resident memory of
  * the main job and of the 30-iteration workshop train-loop under 400 MB; HumanEval's 164
  * canonical solutions checked in the code sandbox under 60 s on 2 cores (bench/sandbox.ts); prompt
- * tokens evaluated <= 40% of those sent with prefix reuse on the main job, as plain runs and as rollout groups (bench/models.ts, with tune's best beside the default). Figures are printed,
+ * tokens evaluated <= 40% of those sent with prefix reuse on the main job, as plain runs and as rollout groups, in two prompt layouts (bench/models.ts, with tune's best beside the default). Figures are printed,
  * not asserted. FLOWLAB_BENCH_TRAIN_ITERATIONS sets the train-loop's iterations (default 30).
  */
 import { existsSync } from 'node:fs';
@@ -58,21 +58,8 @@ if (!existsSync(stories)) {
 
 // Local models: prefix reuse on and off on the main job with a template-carrying model; tune beside the default.
 if (existsSync(stories)) {
-  const { benchModels } = await import('./models.ts');
-  const m = await benchModels({ stories });
-  const pct = (x: { evaluated: number; sent: number }) => fmt((100 * x.evaluated) / x.sent, 1);
-  console.log(`models   gsm8k-team, ${m.tasks} tasks, stories260K + a ChatML template, 1 thread; each case with prefix reuse on and off in this run`);
-  const cases = [
-    ['plain runs', `flowlab run --limit ${m.tasks}`, m.plain],
-    [`rollouts G=${m.group}`, `flowlab rollouts --group ${m.group} --limit ${m.tasks} (temperature 0.8)`, m.rollouts],
-  ] as const;
-  for (const [name, what, c] of cases) {
-    console.log(`  ${name.padEnd(15)} ${what}, ${c.on.calls} calls`);
-    console.log(`    reuse on   ${c.on.evaluated} of ${c.on.sent} prompt tokens evaluated (${pct(c.on)}%)   ${fmt(c.on.wallSeconds, 2)} s   goal <= 40%   ${ok(c.on.evaluated <= 0.4 * c.on.sent)}`);
-    console.log(`    reuse off  ${c.off.evaluated} of ${c.off.sent} (${pct(c.off)}%)   ${fmt(c.off.wallSeconds, 2)} s   (baseline)   same completions: ${c.sameCompletions} of ${c.on.calls}`);
-  }
-  console.log(`  tune best         ${m.tune.best.threads} thread(s), batch ${m.tune.best.batchSize}: ${fmt(m.tune.best.tokensPerSecond, 0)} tokens/s   ${fmt(m.tune.best.tokensPerSecond / m.tune.default.tokensPerSecond, 2)}x the default`);
-  console.log(`  default setting   ${m.tune.default.threads} thread(s), batch ${m.tune.default.batchSize}: ${fmt(m.tune.default.tokensPerSecond, 0)} tokens/s   (baseline)`);
+  const { benchModels, printModelsBench } = await import('./models.ts');
+  printModelsBench(await benchModels({ stories }));
 }
 
 const engine = await benchEngine();

@@ -102,10 +102,7 @@ async function runAgent(node: GraphNode, inputs: Record<string, unknown>, ctx: N
   if (!role) throw wiring('INVALID_CONFIG', `node "${node.id}" has no role to run it`);
   const template = node.prompt ?? defaultPrompt(inputs);
   const hints = ctx.hints?.(role.name) ?? '';
-  const prompt = renderTemplate(template, { ...inputs, task: ctx.taskInput, hints });
-  // Hints go where the template puts `{{hints}}`; a template without the slot still gets them,
-  // appended to the role's system instructions.
-  const system = hints && !templateRefs(template).some((r) => r.root === 'hints') ? withHints(role.instructions, hints) : role.instructions;
+  const { prompt, system } = assemblePrompt(template, node, inputs, ctx.taskInput, role.instructions, hints);
   const callIndex = calls.length;
   const request: GenerateRequest = {
     role: role.name,
@@ -248,6 +245,30 @@ function classifyCallError(e: unknown, ctx: NodeContext): NodeFailure {
 
 /** The heading under which hint cards are appended to a role's system instructions. */
 export const HINTS_HEADING = 'Hints from earlier tasks:';
+
+/**
+ * A call's text: the prompt rendered from `template`, and the system text (`''` for none).
+ * Hints go where the template puts `{{hints}}`; a template without that slot gets them appended
+ * to the role's instructions under HINTS_HEADING. The instructions (with those hints) are the
+ * system text, unless the template puts `{{instructions}}` (and the node has no input port of
+ * that name, which would win): they are then rendered there and no system text is sent, so a
+ * prompt can lead with what calls of several roles share (the task) and the chat template's
+ * system turn no longer parts them (prefix reuse, docs/models.md "Prefix reuse").
+ */
+function assemblePrompt(
+  template: string,
+  node: GraphNode,
+  inputs: Record<string, unknown>,
+  taskInput: Record<string, unknown>,
+  instructions: string,
+  hints: string,
+): { prompt: string; system: string } {
+  const refs = templateRefs(template);
+  const roleText = hints && !refs.some((r) => r.root === 'hints') ? withHints(instructions, hints) : instructions;
+  const slot = refs.some((r) => r.root === 'instructions') && !node.inputs.some((p) => p.name === 'instructions');
+  const scope = { ...inputs, task: taskInput, hints, ...(slot ? { instructions: roleText } : {}) };
+  return { prompt: renderTemplate(template, scope), system: slot ? '' : roleText };
+}
 
 function withHints(instructions: string, hints: string): string {
   return `${instructions ? instructions + '\n\n' : ''}${HINTS_HEADING}\n${hints}`;

@@ -1,12 +1,12 @@
 /**
- * Prompt templates. `{{port}}`, `{{port.field}}`, `{{task.field}}`, `{{hints}}`, and sections
+ * Prompt templates. `{{port}}`, `{{port.field}}`, `{{task.field}}`, `{{hints}}`, `{{instructions}}`, and sections
  * `{{#port}}...{{/port}}` rendered only when the value is present and non-empty (e.g. loop feedback).
  * Objects render as compact JSON; null/undefined render as an empty string.
  */
 const TOKEN = /\{\{\s*([#/]?)\s*([A-Za-z_][\w-]*(?:\.[\w-]+)*)\s*\}\}/g;
 
 export interface TemplateRef {
-  /** First path segment: a port name, `task`, or `hints`. */
+  /** First path segment: a port name, `task`, `hints` or `instructions`. */
   root: string;
   path: string[];
   /** 0-based character offset in the template. */

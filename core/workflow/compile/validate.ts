@@ -105,7 +105,8 @@ export function validateWorkflowGraph(
       // One issue per missing port, naming every use of it ({{feedback}} and {{feedback.reason}} are one problem).
       const missing = new Map<string, string[]>();
       for (const ref of templateRefs(node.prompt)) {
-        if (ref.root === 'task' || ref.root === 'hints') continue;
+        // `{{instructions}}`: the role's instructions, placed in the prompt (core/engine/runNode.ts assemblePrompt).
+        if (ref.root === 'task' || ref.root === 'hints' || ref.root === 'instructions') continue;
         if (node.inputs.some((p) => p.name === ref.root)) continue;
         const uses = missing.get(ref.root) ?? [];
         const use = `{{${[ref.root, ...ref.path].join('.')}}}`;
