@@ -9,9 +9,11 @@
  * cancels its generation (the provider's abort signal). `Host` headers are checked against the
  * bound address (DNS rebinding, `hostHeader.ts`); with `keyEnv` a bearer key is required.
  *
- * Streaming: the model port returns a call's text whole, so a stream carries the role chunk at
- * once, then the text in one content chunk when generation ends, then the finish chunk (and the
- * usage chunk with `stream_options.include_usage`) and `data: [DONE]`.
+ * Streaming: the role chunk at once, then one content chunk per decoded piece as the model
+ * writes it (the port's `onText` hook; a grammar-constrained JSON text streams the same way),
+ * then the finish chunk (and the usage chunk with `stream_options.include_usage`) and
+ * `data: [DONE]`. The content chunks add up to the text a non-streamed reply carries (for a
+ * reasoning model the stream carries the thinking block too: it is the model's raw text).
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -122,7 +124,8 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     }
     let out: GenerateResult;
     try {
-      out = await provider.generate({ ...call.input, model: call.model, key: { taskKey: id, nodeId: 'serve-model', attempt: 1, callIndex: 0 }, signal: ac.signal });
+      const onText = call.stream ? (piece: string) => void (res.destroyed || sse(res, chunk(id, call.model, { content: piece }, null))) : undefined;
+      out = await provider.generate({ ...call.input, model: call.model, key: { taskKey: id, nodeId: 'serve-model', attempt: 1, callIndex: 0 }, signal: ac.signal, ...(onText && { onText }) });
     } catch (e) {
       if (ac.signal.aborted) {
         stats.cancelled++;
@@ -143,7 +146,6 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     const finish = out.stopReason === 'maxTokens' ? 'length' : 'stop';
     const usage = { prompt_tokens: out.tokens.prompt, completion_tokens: out.tokens.completion, total_tokens: out.tokens.prompt + out.tokens.completion };
     if (call.stream) {
-      if (out.text) sse(res, chunk(id, call.model, { content: out.text }, null));
       sse(res, chunk(id, call.model, {}, finish));
       if (call.streamUsage) sse(res, { id, object: 'chat.completion.chunk', created: created(), model: call.model, choices: [], usage });
       res.write('data: [DONE]\n\n');
