@@ -2,7 +2,8 @@
  * `flowlab serve-model`'s server: local GGUF files over the OpenAI-compatible API, so other
  * tools can use the lab's models and the OpenAI-compatible provider (models/openai) is tested
  * against a real server. Routes: `GET /v1/models`, `POST /v1/chat/completions` (request read by
- * `chatRequest.ts`; JSON schemas enforced by grammar-constrained decoding through the
+ * `chatRequest.ts`: the whole conversation goes to the provider as `turns`, which the model's chat
+ * template renders turn by turn; JSON schemas enforced by grammar-constrained decoding through the
  * node-llama-cpp provider unless `grammar: false`, which accepts them with 200 and ignores them,
  * as llama-server does for some schema forms), `seed`, `usage`, and `stream: true` as
  * Server-Sent Events in OpenAI's `chat.completion.chunk` form. A client that disconnects
@@ -125,7 +126,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     let out: GenerateResult;
     try {
       const onText = call.stream ? (piece: string) => void (res.destroyed || sse(res, chunk(id, call.model, { content: piece }, null))) : undefined;
-      out = await provider.generate({ ...call.input, model: call.model, key: { taskKey: id, nodeId: 'serve-model', attempt: 1, callIndex: 0 }, signal: ac.signal, ...(onText && { onText }) });
+      out = await provider.generate({ ...call.input, turns: call.turns, model: call.model, key: { taskKey: id, nodeId: 'serve-model', attempt: 1, callIndex: 0 }, signal: ac.signal, ...(onText && { onText }) });
     } catch (e) {
       if (ac.signal.aborted) {
         stats.cancelled++;

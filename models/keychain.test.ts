@@ -55,7 +55,7 @@ describe.skipIf(skip)('keychainSecret', () => {
       message: expect.stringMatching(/`secret-tool` is not on PATH \(install libsecret-tools.*keychain entry flowlab-test\/me/),
     });
     const tool = fakeTool('secret-tool', `echo 'No such secret' >&2\n${SECRET_TOOL}`);
-    const err = (await keychainSecret({ service: "flowlab-test", account: "other" }, { env: onPath(tool.dir), platform: "linux" }).catch((e: unknown) => e)) as Error;
+    const err = (await keychainSecret({ service: 'flowlab-test', account: 'other' }, { env: onPath(tool.dir), platform: 'linux' }).catch((e: unknown) => e)) as Error;
     expect(err).toMatchObject({ code: 'KEYCHAIN_ENTRY_MISSING' });
     expect((err as Error).message).toBe(
       "no key in keychain entry service \"flowlab-test\" account \"other\" (`secret-tool lookup service flowlab-test account other` exited 1: No such secret); store it with: secret-tool store --label='Flowlab flowlab-test' service 'flowlab-test' account 'other'",
