@@ -35,20 +35,27 @@ describe.skipIf(!haveShared || !linux)('an API key from the keychain reaches the
   };
   const db = () => path.join(dir(), 'flowlab.db');
   const ref = (account: string) => `openai:${server!.baseUrl}#stories260K&keychain=flowlab-test/${account}&retries=0`;
-
-  it('a run on the endpoint gets its answers with the key, which is stored nowhere', async () => {
-    const r = await cli(['run', 'examples/gsm8k-team.yaml', '--dataset', 'gsm8k', '--split', 'test', '--limit', '2', '--model', ref('me'), '--db', db(), '--json'], env());
+  /** Runs the main job on `limit` tasks with the key from `account`'s entry, then `check`s the stored experiment. */
+  const runOn = async (account: string, limit: number, check: (store: ReturnType<typeof openStore>, experimentId: string) => void) => {
+    const r = await cli(['run', 'examples/gsm8k-team.yaml', '--dataset', 'gsm8k', '--split', 'test', '--limit', String(limit), '--model', ref(account), '--db', db(), '--json'], env());
     expect(r.code, r.err).toBe(0);
     const { experimentId } = JSON.parse(r.out) as { experimentId: string };
     const store = openStore(db());
     try {
-      const calls = store.getExperimentCalls(experimentId);
-      expect(calls.length).toBeGreaterThan(0);
-      expect(calls.every((c) => c.model === 'stories260K' && c.completionTokens > 0)).toBe(true);
-      expect(JSON.stringify(store.getExperiment(experimentId).config)).toContain('keychain=flowlab-test/me');
+      check(store, experimentId);
     } finally {
       store.close();
     }
+    return experimentId;
+  };
+
+  it('a run on the endpoint gets its answers with the key, which is stored nowhere', async () => {
+    const experimentId = await runOn('me', 2, (store, id) => {
+      const calls = store.getExperimentCalls(id);
+      expect(calls.length).toBeGreaterThan(0);
+      expect(calls.every((c) => c.model === 'stories260K' && c.completionTokens > 0)).toBe(true);
+      expect(JSON.stringify(store.getExperiment(id).config)).toContain('keychain=flowlab-test/me');
+    });
     const trace = path.join(dir(), 'traces.json');
     const x = await cli(['export', experimentId, '--format', 'otlp-json', '--out', trace, '--with-content', '--db', db()], env());
     expect(x.code, x.err).toBe(0);
@@ -60,16 +67,10 @@ describe.skipIf(!haveShared || !linux)('an API key from the keychain reaches the
   }, 180_000);
 
   it('a missing entry fails the calls naming the entry and the command that stores it', async () => {
-    const r = await cli(['run', 'examples/gsm8k-team.yaml', '--dataset', 'gsm8k', '--split', 'test', '--limit', '1', '--model', ref('nobody'), '--db', db(), '--json'], env());
-    expect(r.code, r.err).toBe(0);
-    const { experimentId } = JSON.parse(r.out) as { experimentId: string };
-    const store = openStore(db());
-    try {
-      const failed = store.listRuns(experimentId).flatMap((run) => store.getRunEvents(run.runId)).filter((e) => e.errorCode === 'GENERATION_FAILED');
+    await runOn('nobody', 1, (store, id) => {
+      const failed = store.listRuns(id).flatMap((run) => store.getRunEvents(run.runId)).filter((e) => e.errorCode === 'GENERATION_FAILED');
       expect(failed.length).toBeGreaterThan(0);
       expect(failed[0]!.message).toMatch(/no key in keychain entry service "flowlab-test" account "nobody".*store it with: secret-tool store --label='Flowlab flowlab-test' service 'flowlab-test' account 'nobody'/);
-    } finally {
-      store.close();
-    }
+    });
   }, 120_000);
 });
