@@ -14,6 +14,38 @@ describe('readChatRequest', () => {
     expect(call.input).toMatchObject({ system: 'Be brief.', prompt: 'Hi', seed: 12, params: { temperature: 0.5, topP: 0.9, topK: 20, minP: 0.1, stop: ['\n'], maxTokens: 30 } });
   });
 
+  it('reads a conversation into turns in order (developer as system, null content as ""), and its plain form', () => {
+    const messages = [
+      { role: 'developer', content: 'Rules.' },
+      { role: 'user', content: 'Q1' },
+      { role: 'assistant', content: null },
+      { role: 'system', content: 'More rules.' },
+      { role: 'user', content: [{ type: 'text', text: 'Q' }, { type: 'text', text: '2' }] },
+    ];
+    const call = readChatRequest({ model: 'tiny', messages }, ['tiny'], true);
+    expect(call.turns).toEqual([
+      { role: 'system', content: 'Rules.' },
+      { role: 'user', content: 'Q1' },
+      { role: 'assistant', content: '' },
+      { role: 'system', content: 'More rules.' },
+      { role: 'user', content: 'Q2' },
+    ]);
+    expect([call.input.system, call.input.prompt]).toEqual(['Rules.\n\nMore rules.', 'Q1\n\n\n\nQ2']);
+    const param = (m: unknown[]) => {
+      try {
+        readChatRequest({ model: 'tiny', messages: m }, ['tiny'], true);
+      } catch (e) {
+        return (e as ChatRequestError).param;
+      }
+      return 'accepted';
+    };
+    expect(param([{ role: 'user', content: 'a' }, { role: 'function', name: 'f', content: 'x' }])).toBe('messages[1].role');
+    expect(param([{ role: 'user', content: 'a' }, { role: 'assistant', content: null, tool_calls: [{ id: 'c' }] }, { role: 'user', content: 'b' }])).toBe('messages[1].tool_calls');
+    expect(param([{ role: 'user', content: [{ type: 'input_audio', input_audio: {} }] }])).toBe('messages[0].content');
+    expect(param([{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }, { role: 'system', content: 'c' }])).toBe('messages[1].role');
+    expect(param([{ role: 'system', content: 'only rules' }])).toBe('messages');
+  });
+
   it('finds the schema in every form servers accept; --no-grammar accepts it and drops it', () => {
     const forms = [
       { response_format: { type: 'json_schema', json_schema: { name: 'x', schema } } },

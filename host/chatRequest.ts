@@ -9,7 +9,7 @@
 import { randomInt } from 'node:crypto';
 import { asRoleName } from '../core/ids.ts';
 import { MAX_GENERATED_TOKENS } from '../core/limits.ts';
-import type { CallInput, JsonSchema } from '../core/model/index.ts';
+import type { CallInput, ChatTurn, JsonSchema } from '../core/model/index.ts';
 
 /** A request the server refuses with 400 (or 404 for an unknown model); `param` names the field. */
 export class ChatRequestError extends Error {
@@ -30,6 +30,8 @@ export interface ChatCall {
   /** The model id (a key of the served models). */
   model: string;
   input: CallInput;
+  /** The whole conversation, in order (a `developer` message as a system turn), for the provider's `turns`. */
+  turns: ChatTurn[];
   stream: boolean;
   /** `stream_options.include_usage`: a last chunk with the usage. */
   streamUsage: boolean;
@@ -44,9 +46,7 @@ type Body = Record<string, unknown>;
  * only one when exactly one is served. With `enforceSchema` false a schema is accepted and
  * ignored (the request still succeeds). Samplers: `temperature` (default 1), `top_p`, `top_k`,
  * `min_p`; `seed` (default random); `max_tokens` or `max_completion_tokens` (default: until the
- * end of text or a full context); `stop` (a string or up to 4). System (and `developer`)
- * messages become the system text; every other message's text is joined by blank lines into
- * the prompt (one user turn: the port has no multi-turn input).
+ * end of text or a full context); `stop` (a string or up to 4). Messages: see {@link readMessages}.
  * @throws ChatRequestError naming the field.
  */
 export function readChatRequest(raw: unknown, models: readonly string[], enforceSchema: boolean): ChatCall {
@@ -55,7 +55,7 @@ export function readChatRequest(raw: unknown, models: readonly string[], enforce
   const model = b['model'] === undefined && models.length === 1 ? models[0]! : b['model'];
   if (typeof model !== 'string') throw new ChatRequestError('`model` must be a string (one of the ids /v1/models lists)', 'model');
   if (!models.includes(model)) throw new ChatRequestError(`model "${model.slice(0, 100)}" is not served here (served: ${models.join(', ')})`, 'model', 404, 'invalid_request_error', 'model_not_found');
-  const { system, prompt } = readMessages(b['messages']);
+  const { system, prompt, turns } = readMessages(b['messages']);
   if (b['n'] !== undefined && b['n'] !== 1) throw new ChatRequestError('only n = 1 is supported', 'n');
   if (typeof b['grammar'] === 'string') throw new ChatRequestError('GBNF `grammar` is not supported: send a JSON schema (`response_format` json_schema)', 'grammar');
   const maxTokens = optInt(b, 'max_completion_tokens') ?? optInt(b, 'max_tokens') ?? 0;
@@ -77,22 +77,37 @@ export function readChatRequest(raw: unknown, models: readonly string[], enforce
     ...(schema && enforceSchema ? { jsonSchema: schema } : {}),
   };
   const streamOptions = b['stream_options'] as Body | undefined;
-  return { model, input, stream: b['stream'] === true, streamUsage: streamOptions?.['include_usage'] === true, hadSchema: schema !== undefined };
+  return { model, input, turns, stream: b['stream'] === true, streamUsage: streamOptions?.['include_usage'] === true, hadSchema: schema !== undefined };
 }
 
-function readMessages(messages: unknown): { system: string; prompt: string } {
+/**
+ * The conversation of `messages`: roles `system` (`developer`, OpenAI's newer name for it, is
+ * read as `system`), `user` and `assistant`, each with string content or an array of text parts
+ * (an assistant's `null` content reads as ""), in order, the last non-system message a user
+ * message (the model answers it). `turns` is the conversation as given, for chat templates;
+ * `system` and `prompt` are its plain-completion form: the system messages' text joined by blank
+ * lines, and the other messages' text joined by blank lines.
+ * @throws ChatRequestError naming the field: another role (`tool`, `function`), a non-text part
+ *   (`image_url`, `input_audio`), a message carrying `tool_calls`, no user message, or a
+ *   conversation that does not end with a user message.
+ */
+function readMessages(messages: unknown): { system: string; prompt: string; turns: ChatTurn[] } {
   if (!Array.isArray(messages) || messages.length === 0) throw new ChatRequestError('`messages` must be a non-empty array', 'messages');
-  const system: string[] = [];
-  const turns: string[] = [];
-  messages.forEach((m: unknown, i) => {
+  const turns = messages.map((m: unknown, i): ChatTurn => {
     const msg = m as Body | null;
     const role = msg?.['role'];
     if (typeof role !== 'string') throw new ChatRequestError(`messages[${i}].role must be a string`, `messages[${i}].role`);
-    const text = contentText(msg!['content'], i);
-    (role === 'system' || role === 'developer' ? system : turns).push(text);
+    if (!['system', 'developer', 'user', 'assistant'].includes(role)) {
+      throw new ChatRequestError(`messages[${i}].role "${role.slice(0, 40)}" is not served: roles are system, user and assistant (no tools or functions)`, `messages[${i}].role`);
+    }
+    if (msg!['tool_calls'] !== undefined || msg!['function_call'] !== undefined) throw new ChatRequestError(`messages[${i}] carries tool calls, which are not served`, `messages[${i}].tool_calls`);
+    return { role: role === 'developer' ? 'system' : (role as ChatTurn['role']), content: contentText(msg!['content'], i) };
   });
-  if (turns.length === 0) throw new ChatRequestError('`messages` has no user message', 'messages');
-  return { system: system.join('\n\n'), prompt: turns.join('\n\n') };
+  const talk = turns.filter((t) => t.role !== 'system');
+  if (talk.length === 0) throw new ChatRequestError('`messages` has no user message', 'messages');
+  if (talk.at(-1)!.role !== 'user') throw new ChatRequestError('the last message (after any system messages) must be a user message: the model answers it', `messages[${turns.lastIndexOf(talk.at(-1)!)}].role`);
+  const text = (list: ChatTurn[]) => list.map((t) => t.content).join('\n\n');
+  return { system: text(turns.filter((t) => t.role === 'system')), prompt: text(talk), turns };
 }
 
 /** A message's text: a string, or the `text` parts of a content array. */
@@ -103,7 +118,7 @@ function contentText(content: unknown, i: number): string {
     return content
       .map((part: unknown, j) => {
         const p = part as Body | null;
-        if (p?.['type'] !== 'text' || typeof p['text'] !== 'string') throw new ChatRequestError(`messages[${i}].content[${j}]: only text parts are supported`, `messages[${i}].content`);
+        if (p?.['type'] !== 'text' || typeof p['text'] !== 'string') throw new ChatRequestError(`messages[${i}].content[${j}]: only text parts are supported (got type ${JSON.stringify(p?.['type'] ?? null).slice(0, 40)})`, `messages[${i}].content`);
         return p['text'];
       })
       .join('');

@@ -2,16 +2,19 @@
  * `flowlab serve-model`'s server: local GGUF files over the OpenAI-compatible API, so other
  * tools can use the lab's models and the OpenAI-compatible provider (models/openai) is tested
  * against a real server. Routes: `GET /v1/models`, `POST /v1/chat/completions` (request read by
- * `chatRequest.ts`; JSON schemas enforced by grammar-constrained decoding through the
+ * `chatRequest.ts`: the whole conversation goes to the provider as `turns`, which the model's chat
+ * template renders turn by turn; JSON schemas enforced by grammar-constrained decoding through the
  * node-llama-cpp provider unless `grammar: false`, which accepts them with 200 and ignores them,
  * as llama-server does for some schema forms), `seed`, `usage`, and `stream: true` as
  * Server-Sent Events in OpenAI's `chat.completion.chunk` form. A client that disconnects
  * cancels its generation (the provider's abort signal). `Host` headers are checked against the
  * bound address (DNS rebinding, `hostHeader.ts`); with `keyEnv` a bearer key is required.
  *
- * Streaming: the model port returns a call's text whole, so a stream carries the role chunk at
- * once, then the text in one content chunk when generation ends, then the finish chunk (and the
- * usage chunk with `stream_options.include_usage`) and `data: [DONE]`.
+ * Streaming: the role chunk at once, then one content chunk per decoded piece as the model
+ * writes it (the port's `onText` hook; a grammar-constrained JSON text streams the same way),
+ * then the finish chunk (and the usage chunk with `stream_options.include_usage`) and
+ * `data: [DONE]`. The content chunks add up to the text a non-streamed reply carries (for a
+ * reasoning model the stream carries the thinking block too: it is the model's raw text).
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -122,7 +125,8 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     }
     let out: GenerateResult;
     try {
-      out = await provider.generate({ ...call.input, model: call.model, key: { taskKey: id, nodeId: 'serve-model', attempt: 1, callIndex: 0 }, signal: ac.signal });
+      const onText = call.stream ? (piece: string) => void (res.destroyed || sse(res, chunk(id, call.model, { content: piece }, null))) : undefined;
+      out = await provider.generate({ ...call.input, turns: call.turns, model: call.model, key: { taskKey: id, nodeId: 'serve-model', attempt: 1, callIndex: 0 }, signal: ac.signal, ...(onText && { onText }) });
     } catch (e) {
       if (ac.signal.aborted) {
         stats.cancelled++;
@@ -143,7 +147,6 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     const finish = out.stopReason === 'maxTokens' ? 'length' : 'stop';
     const usage = { prompt_tokens: out.tokens.prompt, completion_tokens: out.tokens.completion, total_tokens: out.tokens.prompt + out.tokens.completion };
     if (call.stream) {
-      if (out.text) sse(res, chunk(id, call.model, { content: out.text }, null));
       sse(res, chunk(id, call.model, {}, finish));
       if (call.streamUsage) sse(res, { id, object: 'chat.completion.chunk', created: created(), model: call.model, choices: [], usage });
       res.write('data: [DONE]\n\n');

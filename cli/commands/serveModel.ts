@@ -26,8 +26,9 @@ export function define(cmd: Command, ctx: CommandContext): void {
     .usage('<file.gguf...> [--port P] [--host 127.0.0.1] [--threads N] [--no-grammar]')
     .description([
       'Serves local GGUF files over the OpenAI-compatible API: GET /v1/models, POST /v1/chat/completions',
-      '(json_schema enforced by grammar, seed, usage, stream: true as Server-Sent Events; a client that',
-      'disconnects cancels its generation). Prints the API base URL on stdout; Ctrl-C stops.',
+      '(json_schema enforced by grammar, seed, usage, stream: true as Server-Sent Events token by token;',
+      'multi-turn messages rendered through the file\'s chat template; a client that disconnects cancels',
+      'its generation). Prints the API base URL on stdout; Ctrl-C stops.',
       'Model ids are the file names without .gguf (or --name). Use it from Flowlab as',
       '--model openai:<url>#<id> (docs/models.md).',
     ].join('\n'))

@@ -4,14 +4,15 @@
  * `--role-model role=...`, a workflow's `models.<ref>.path`, the lab's `models.default`):
  *
  * ```
- * openai:<base-url>#<model>[&key=<ENV>][&concurrency=<n>][&timeout=<seconds>][&retries=<n>][&form=<form>][&extras=0|1][&logprobs=0|1]
+ * openai:<base-url>#<model>[&key=<ENV> | &keychain=<service>/<account>][&concurrency=<n>][&timeout=<seconds>][&retries=<n>][&form=<form>][&extras=0|1][&logprobs=0|1]
  * ```
  *
  * Several endpoints for one reference (a cluster of vLLM or llama-server instances serving the
  * same model) are joined by commas: `openai:http://a:8080/v1#m,http://b:8080/v1#m`; calls are
  * spread by least outstanding requests. The fragment is never sent to a server; `key` names the
- * environment variable holding the API key (the key itself is never written into a reference,
- * so it never reaches the database or a trace). `form` is how a JSON schema is sent:
+ * environment variable holding the API key, `keychain` the OS keychain entry holding it
+ * (models/keychain.ts); the key itself is never written into a reference, so it never reaches
+ * the database or a trace. `form` is how a JSON schema is sent:
  * `json_schema` (OpenAI `response_format`, the default), `llama` (llama-server's
  * `response_format: {type: json_object, schema}`), `grammar` (llama-server's `json_schema`
  * field), `vllm` (vLLM's `structured_outputs.json` and the older `guided_json`), `ollama`
@@ -37,6 +38,8 @@ export interface EndpointSpec {
   model: string;
   /** Environment variable holding the API key (sent as `Authorization: Bearer`). */
   keyEnv?: string;
+  /** The OS keychain entry holding the API key (instead of `keyEnv`). */
+  keychain?: KeychainEntry;
   /** Requests in flight at once on this endpoint (default 4). */
   concurrency: number;
   /** Per-request timeout in milliseconds (default 120,000). */
@@ -48,6 +51,15 @@ export interface EndpointSpec {
   extras: boolean;
   /** Ask for token logprobs (default false). */
   logprobs: boolean;
+}
+
+/**
+ * An entry of the OS keychain: macOS Keychain's generic password (`-s` service, `-a` account),
+ * libsecret's `service` / `account` attributes, Windows' PasswordVault resource / user name.
+ */
+export interface KeychainEntry {
+  service: string;
+  account: string;
 }
 
 export class EndpointRefError extends FlowlabError<'BAD_ENDPOINT'> {
@@ -107,7 +119,12 @@ function parsePart(part: string, at: number): EndpointSpec {
     switch (k) {
       case 'key':
         if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(v)) throw bad('key names an environment variable (letters, digits, _), never the key itself');
+        if (spec.keychain) throw bad('give the key by key=<ENV> or keychain=<service>/<account>, not both');
         spec.keyEnv = v;
+        break;
+      case 'keychain':
+        if (spec.keyEnv !== undefined) throw bad('give the key by key=<ENV> or keychain=<service>/<account>, not both');
+        spec.keychain = keychainEntry(v, bad);
         break;
       case 'concurrency':
         spec.concurrency = intIn(v, 1, LIMITS.concurrency, bad);
@@ -128,11 +145,23 @@ function parsePart(part: string, at: number): EndpointSpec {
         spec[k] = v === '1';
         break;
       default:
-        throw bad('unknown option (known: key, concurrency, timeout, retries, form, extras, logprobs)');
+        throw bad('unknown option (known: key, keychain, concurrency, timeout, retries, form, extras, logprobs)');
     }
     optAt += opt.length + 1;
   }
   return spec;
+}
+
+/** `<service>/<account>`, each part letters, digits and `._@+:-` (or `%XX`-encoded), at most 200 characters. */
+function keychainEntry(v: string, bad: (why: string) => Error): KeychainEntry {
+  const slash = v.indexOf('/');
+  const part = /^(?:[A-Za-z0-9._@+:-]|%[0-9A-Fa-f]{2}){1,200}$/;
+  if (slash < 0 || !part.test(v.slice(0, slash)) || !part.test(v.slice(slash + 1))) throw bad('keychain names an entry as <service>/<account> (letters, digits, ._@+:- or %XX), never the key itself');
+  try {
+    return { service: decodeURIComponent(v.slice(0, slash)), account: decodeURIComponent(v.slice(slash + 1)) };
+  } catch {
+    throw bad('keychain: a %XX escape does not decode to UTF-8 text');
+  }
 }
 
 function intIn(v: string, min: number, max: number, bad: (why: string) => Error): number {

@@ -45,6 +45,12 @@ export interface CallInput {
   jsonSchema?: JsonSchema;
 }
 
+/** One turn of a conversation, as chat templates and OpenAI's chat messages (text only) have it. */
+export interface ChatTurn {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
 /** One request to a model. */
 export interface GenerateRequest extends CallInput {
   /** The model reference the role names (a key of the workflow's model map, or a path). */
@@ -56,6 +62,24 @@ export interface GenerateRequest extends CallInput {
    * for training on exactly what was sampled (on-policy; docs/laptop-rl.md). Providers that cannot leave them unset.
    */
   recordTokens?: boolean;
+  /**
+   * A whole conversation, in order (system, user and assistant turns; the last one a user turn),
+   * for a model with a chat template or a server that takes messages: the turns are rendered as
+   * given, the generation prompt after the last. `system` and `prompt` still hold the same
+   * conversation in plain-completion form (system turns joined by blank lines; the other turns'
+   * text joined by blank lines), which a model without a template, and a provider that takes
+   * one user turn only, use instead. Not recorded: replays look calls up by `key`.
+   */
+  turns?: readonly ChatTurn[];
+  /**
+   * Streaming hook: called with each decoded piece of the completion as it is generated, in
+   * order; the pieces' concatenation equals the completion's raw text (`text`, or for a reasoning
+   * model the thinking block followed by the answer, as the model wrote it). Never called by
+   * replays; a provider that cannot stream (or that may re-ask, as a post-validated schema call
+   * can) calls it once with the whole text before it returns. A hook that throws does not stop
+   * the generation.
+   */
+  onText?: (chunk: string) => void;
 }
 
 /** Where a thread count or batch size came from: `flowlab tune`'s stored best, a flag / request field, or the built-in default. */

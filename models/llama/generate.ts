@@ -8,7 +8,7 @@
  * from an empty sequence.
  */
 import { LlamaCompletion, LlamaText, type LlamaContextSequence, type Token } from 'node-llama-cpp';
-import { ModelError, splitThinking, type AppliedSettings, type GenerateRequest, type GenerateResult } from '../../core/model/index.ts';
+import { ModelError, splitThinking, textStream, type AppliedSettings, type GenerateRequest, type GenerateResult } from '../../core/model/index.ts';
 import { errorText } from './errorText.ts';
 import type { LoadedModel } from './loaders.ts';
 import type { ModelCache } from './modelCache.ts';
@@ -68,6 +68,7 @@ export async function generate(cache: ModelCache, request: GenerateRequest): Pro
     const applied = appliedSettings(loaded, request, reuse);
     if (request.recordTokens) {
       const rec = await sampleRecorded(loaded, call);
+      if (request.onText) textStream(request.onText).end(rec.text); // the recorder samples token by token without a text hook: one piece
       return withThinking(input.opensThinking && !grammar, {
         text: rec.text,
         tokens: { prompt: rec.promptTokenIds.length, completion: rec.completionTokenIds.length },
@@ -140,6 +141,8 @@ async function sampleCompletion(call: SampleCall): Promise<{ text: string; compl
   const { sequence, input, request, grammar, userStops, signal } = call;
   const stopTriggers: (string | LlamaText)[] = [...userStops, ...input.extraStops];
   const completion = new LlamaCompletion({ contextSequence: sequence });
+  // The caller's streaming hook gets node-llama-cpp's text chunks (held back past stop-trigger prefixes by LlamaCompletion itself).
+  const stream = request.onText ? textStream(request.onText) : undefined;
   const meterBefore = sequence.tokenMeter.getState();
   let response;
   try {
@@ -150,6 +153,7 @@ async function sampleCompletion(call: SampleCall): Promise<{ text: string; compl
       ...(grammar ? { grammar } : {}),
       ...(stopTriggers.length > 0 ? { customStopTriggers: stopTriggers } : {}),
       ...(signal ? { signal } : {}),
+      ...(stream ? { onTextChunk: (piece: string) => stream.push(piece) } : {}),
       // Never drop or shift tokens silently: the prompt was checked to fit above, and
       // generation ends when the context is full. (A numeric shift size is used as is;
       // it bounds the prompt to contextSize - 1 inside LlamaCompletion.)
@@ -159,6 +163,7 @@ async function sampleCompletion(call: SampleCall): Promise<{ text: string; compl
   } finally {
     completion.dispose({ disposeSequence: false });
   }
+  stream?.end(response.response);
   const used = sequence.tokenMeter.diff(meterBefore);
   return {
     text: response.response,

@@ -15,8 +15,9 @@ export interface RenderedInput {
 }
 
 /**
- * Renders `request` for `loaded`: with a chat template, a system message (`request.system`,
- * when set) and one user message (`request.prompt`) through the file's own template with the
+ * Renders `request` for `loaded`: with a chat template, the request's `turns` (a whole
+ * conversation, as given), else a system message (`request.system`, when set) and one user
+ * message (`request.prompt`), through the file's own template with the
  * generation prompt added (`chatTemplate.ts`: a prefill such as `<think>\n` is kept; a template
  * that refuses a system message gets the instructions ahead of the user's text), tokenized
  * by the model and without the template's own leading BOS (LlamaCompletion adds one); the chat
@@ -30,16 +31,16 @@ export function renderInput(loaded: LoadedModel, request: GenerateRequest): Rend
   const { model, template } = loaded;
   if (template) {
     const tokenText = { bos: model.tokens.bosString ?? '', eos: model.tokens.eosString ?? '' };
-    const user: TemplateMessage = { role: 'user', content: request.prompt };
+    const messages = templateMessages(request);
     let text: LlamaText;
     let generationPrompt: string;
     try {
       try {
-        ({ text, generationPrompt } = template.render(request.system ? [{ role: 'system', content: request.system }, user] : [user], tokenText));
+        ({ text, generationPrompt } = template.render(messages, tokenText));
       } catch (err) {
-        // Some templates refuse a system message (they raise): the instructions then lead the user's message.
-        if (!request.system) throw err;
-        ({ text, generationPrompt } = template.render([{ role: 'user', content: `${request.system}\n\n${request.prompt}` }], tokenText));
+        // Some templates refuse a system message (they raise): the instructions then lead the first user message.
+        if (!messages.some((m) => m.role === 'system')) throw err;
+        ({ text, generationPrompt } = template.render(systemIntoFirstUser(messages), tokenText));
       }
     } catch (err) {
       throw new ModelError('GENERATION_FAILED', `The chat template of ${loaded.summary.fileName} failed on this prompt (ref "${request.model}"): ${errorText(err)}`, request.model, { cause: err });
@@ -53,6 +54,21 @@ export function renderInput(loaded: LoadedModel, request: GenerateRequest): Rend
   // Exactly what LlamaCompletion does with a string input (see tokenizeInput + BOS handling).
   const tokens = model.tokenize(text, false, loaded.prependsBos ? 'trimLeadingSpace' : undefined);
   return { tokens, rendered: text, extraStops: [], opensThinking: false };
+}
+
+/** The messages a template renders: the request's `turns` as given, else its system message (when set) and one user message. */
+function templateMessages(request: GenerateRequest): TemplateMessage[] {
+  if (request.turns) return request.turns.map((t) => ({ role: t.role, content: t.content }));
+  const user: TemplateMessage = { role: 'user', content: request.prompt };
+  return request.system ? [{ role: 'system', content: request.system }, user] : [user];
+}
+
+/** `messages` without system messages: their text (joined by blank lines) leads the first user message's. */
+function systemIntoFirstUser(messages: readonly TemplateMessage[]): TemplateMessage[] {
+  const system = messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n\n');
+  const rest = messages.filter((m) => m.role !== 'system');
+  const first = rest.findIndex((m) => m.role === 'user');
+  return rest.map((m, i) => (i === first ? { role: 'user', content: `${system}\n\n${m.content}` } : m));
 }
 
 /** The chat wrapper's stop triggers for an open model turn (its end-of-turn markers), none without a wrapper. */

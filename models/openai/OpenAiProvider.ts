@@ -13,14 +13,19 @@
  *   probe found the schema ignored (`verdicts.ts`), the schema is also put into the system
  *   message in words. A reply still invalid is returned as it is: the engine's contract check
  *   turns it into `UNPARSABLE_OUTPUT` or `CONTRACT_VIOLATION`, so no unchecked output is kept.
- * - API keys are read from the environment variable the reference names, at each call; they are
- *   never in the reference, the result, an error message or the trace.
+ * - API keys are read from the environment variable the reference names, at each call, or from
+ *   the OS keychain entry it names, once per process (models/keychain.ts); they are never in the
+ *   reference, the result, an error message or the trace.
+ * - Streaming: with the port's `onText` hook and no schema, the call asks for `stream: true`
+ *   and hands each content delta on as it arrives (`stream.ts`); a retry is made only while
+ *   nothing has streamed. A schema call may be asked again, so its hook gets the kept text once.
  */
-import { endpointId, ModelError, type EndpointSpec, type GenerateRequest, type GenerateResult, type ModelProvider } from '../../core/model/index.ts';
+import { endpointId, ModelError, textStream, type EndpointSpec, type GenerateRequest, type GenerateResult, type ModelProvider, type TextStream } from '../../core/model/index.ts';
 import { jsonSchemaValidator } from '../../core/workflow/index.ts';
 import { chatBody, readChatReply, schemaInstruction, validJson, type ChatReply } from './body.ts';
 import { backoffMs, postJson, RetryableError, sleep, type FetchLike } from './http.ts';
 import { EndpointPool } from './pool.ts';
+import { postChatStream } from './stream.ts';
 import type { ProbeVerdicts } from './verdicts.ts';
 
 /** Options of {@link OpenAiProvider}. */
@@ -56,7 +61,8 @@ export class OpenAiProvider implements ModelProvider {
 
   /**
    * One chat completion: a system message (`request.system`) and a user message
-   * (`request.prompt`); `temperature`, `top_p`, `seed`, `stop` (the first 4), `max_tokens`, and
+   * (`request.prompt`), or the request's `turns`; streamed with `request.onText` (see the module
+   * comment); `temperature`, `top_p`, `seed`, `stop` (the first 4), `max_tokens`, and
    * with the endpoint's `extras` `top_k` and `min_p`. Token counts are the server's `usage`
    * (0 where it sends none; `flowlab probe` says so). `model` is the id the server answers with.
    * `renderedPrompt` is not known (the server applies its own template). `ms` is the whole
@@ -78,13 +84,15 @@ export class OpenAiProvider implements ModelProvider {
     const schema = request.jsonSchema;
     const validate = schema ? jsonSchemaValidator.compile(schema) : undefined;
     const tries = schema ? 1 + (this.options.schemaRetries ?? 2) : 1;
+    const stream = request.onText ? textStream(request.onText) : undefined;
     let last: { reply: ChatReply; seed: number; spec: EndpointSpec } | undefined;
     for (let k = 0; k < tries; k++) {
       const seed = retrySeed(request.seed, k);
-      last = await this.call(pool, request, seed, signal);
+      last = await this.call(pool, request, seed, signal, schema ? undefined : stream);
       if (!validate || validJson(last.reply.text, validate)) break;
     }
     const { reply, seed, spec } = last!;
+    stream?.end(reply.text);
     const out: GenerateResult = {
       text: reply.text,
       tokens: reply.tokens,
@@ -97,8 +105,8 @@ export class OpenAiProvider implements ModelProvider {
     return out;
   }
 
-  /** One reply, with retries on retryable failures, each on the least busy endpoint. */
-  private async call(pool: EndpointPool, request: GenerateRequest, seed: number, signal: AbortSignal): Promise<{ reply: ChatReply; seed: number; spec: EndpointSpec }> {
+  /** One reply, with retries on retryable failures, each on the least busy endpoint; streamed into `stream` when given. */
+  private async call(pool: EndpointPool, request: GenerateRequest, seed: number, signal: AbortSignal, stream?: TextStream): Promise<{ reply: ChatReply; seed: number; spec: EndpointSpec }> {
     const ref = request.model;
     for (let attempt = 0; ; attempt++) {
       const lease = await pool.acquire(signal, ref).catch((e: unknown) => {
@@ -109,8 +117,10 @@ export class OpenAiProvider implements ModelProvider {
       const body = chatBody(request, spec, seed, {
         sendSchema: spec.form !== 'none',
         ...(request.jsonSchema && (ignored || spec.form === 'none') ? { extraSystem: schemaInstruction(request.jsonSchema) } : {}),
+        ...(stream && { stream: true }),
       });
       try {
+        if (stream) return { reply: await postChatStream(spec, body, ref, signal, this.fetchImpl, this.options.env, (piece) => stream.push(piece)), seed, spec };
         const { body: json } = await postJson(spec, '/chat/completions', body, ref, signal, this.fetchImpl, this.options.env);
         return { reply: readChatReply(json, spec.baseUrl, ref), seed, spec };
       } catch (e) {

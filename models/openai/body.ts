@@ -31,16 +31,24 @@ export function schemaInstruction(schema: JsonSchema): string {
 }
 
 /**
- * The body of one call: `system` (with `extraSystem` appended) and `prompt` as two messages,
+ * The body of one call: `system` (with `extraSystem` appended) and `prompt` as two messages, or
+ * the request's `turns` as they are (`extraSystem` then leads as a system message of its own);
  * the samplers (`top_k`, `min_p` only with `spec.extras`), `seed`, `stop`, `max_tokens` (left
- * out when `maxTokens <= 0`), the schema in `spec.form` (unless `sendSchema` is false) and
- * `logprobs` with `spec.logprobs`.
+ * out when `maxTokens <= 0`), the schema in `spec.form` (unless `sendSchema` is false),
+ * `logprobs` with `spec.logprobs`, and with `stream` `stream: true` asking for the usage in the
+ * last chunk (`stream_options.include_usage`).
  */
-export function chatBody(request: GenerateRequest, spec: EndpointSpec, seed: number, opts: { extraSystem?: string; sendSchema: boolean }): Record<string, unknown> {
-  const system = [request.system, opts.extraSystem].filter((s): s is string => !!s).join('\n\n');
-  const messages = [...(system ? [{ role: 'system', content: system }] : []), { role: 'user', content: request.prompt }];
+export function chatBody(request: GenerateRequest, spec: EndpointSpec, seed: number, opts: { extraSystem?: string; sendSchema: boolean; stream?: boolean }): Record<string, unknown> {
+  let messages: Array<{ role: string; content: string }>;
+  if (request.turns) {
+    messages = [...(opts.extraSystem ? [{ role: 'system', content: opts.extraSystem }] : []), ...request.turns.map((t) => ({ role: t.role, content: t.content }))];
+  } else {
+    const system = [request.system, opts.extraSystem].filter((s): s is string => !!s).join('\n\n');
+    messages = [...(system ? [{ role: 'system', content: system }] : []), { role: 'user', content: request.prompt }];
+  }
   const p = request.params;
-  const body: Record<string, unknown> = { model: spec.model, messages, temperature: p.temperature, seed, stream: false };
+  const body: Record<string, unknown> = { model: spec.model, messages, temperature: p.temperature, seed, stream: opts.stream === true };
+  if (opts.stream) body['stream_options'] = { include_usage: true };
   if (p.maxTokens > 0) body['max_tokens'] = p.maxTokens;
   if (p.topP !== undefined) body['top_p'] = p.topP;
   if (spec.extras && p.topK !== undefined) body['top_k'] = p.topK;

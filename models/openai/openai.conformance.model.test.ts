@@ -3,7 +3,8 @@
  * provider against `flowlab serve-model`'s server (host/modelServer.ts) over loopback with the
  * tiny real model: json_schema outputs, same seed same text, usage, cancellation. Then what the
  * suite cannot see from the client: the server cancels the generation of a client that went
- * away, streams Server-Sent Events with the same text and usage, and lists its models.
+ * away, streams Server-Sent Events with the same text and usage (the provider's `onText` reads
+ * them piece by piece), and lists its models.
  */
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -61,6 +62,18 @@ describe.skipIf(skip !== false)('serve-model over loopback', () => {
     expect(chunks.at(-2)!.choices[0]!.finish_reason).toBe('length');
     expect(chunks.at(-1)!.usage).toEqual(plain.usage);
     expect(plain.usage).toEqual({ prompt_tokens: plain.usage['prompt_tokens'], completion_tokens: 12, total_tokens: plain.usage['prompt_tokens']! + 12 });
+  });
+
+  it('onText: the provider streams from the server piece by piece; the pieces add up to the non-streamed text (greedy, one seed)', async () => {
+    const p = provider();
+    const call = { ...conformanceRequests().plain, params: { temperature: 0, maxTokens: 40 } };
+    const whole = await p.generate(call);
+    const pieces: string[] = [];
+    const streamed = await p.generate({ ...call, onText: (t) => pieces.push(t) });
+    expect(pieces.length).toBeGreaterThan(10);
+    expect(pieces.join('')).toBe(whole.text);
+    expect([streamed.text, streamed.tokens]).toEqual([whole.text, whole.tokens]);
+    await p.dispose();
   });
 
   it('lists its models, and refuses an unknown model (404) and a bad field (400) naming the param', async () => {
