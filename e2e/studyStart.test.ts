@@ -85,7 +85,7 @@ describe.skipIf(!!missing)('starting a study from the window (flowlab serve, sto
     expect(lines).toMatch(/Study st-window-tiny-\w+: 1 cell, 0 train loops/);
     expect(lines).toMatch(/Status: completed\. CSV and HTML: .*flowlab-studies/);
     // The stored study is shown with its table.
-    await expect.poll(() => page.locator(tid('study-summary')).textContent(), { timeout: 20_000 }).toMatch(/completed · 1\/1 cells, 2\/2 runs/);
+    await expect.poll(() => page.locator(tid('study-summary')).textContent(), { timeout: 30_000 }).toMatch(/completed · 1\/1 cells, 2\/2 runs/);
     await expect(page.locator(`${tid('study-table')} tbody tr`).count()).resolves.toBe(1);
     await screenshot(page, 'study-start');
     expect(pageErrors).toEqual([]);
