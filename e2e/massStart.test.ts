@@ -8,7 +8,7 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserMissing, openLab, REQUIRED, screenshot, sharedMissing, type OpenLab, type ServeProcess } from './harness.ts';
+import { browserMissing, openLab, recordStates, REQUIRED, screenshot, sharedMissing, type OpenLab, type ServeProcess } from './harness.ts';
 
 const missing = browserMissing() ?? sharedMissing();
 if (missing && REQUIRED) throw new Error(`e2e: ${missing} (FLOWLAB_E2E_REQUIRED=1: the browser tests must run here)`);
@@ -37,22 +37,13 @@ describe.skipIf(!!missing)('starting MASS jobs from the window (flowlab serve, s
     await page.locator(tid('mass-start-iterations')).fill('3');
     // Every state the job's box shows, recorded in the page as it changes (sampling it from here
     // can miss a count that lasts less than a round trip).
-    await page.evaluate(() => {
-      const states: string[] = [];
-      (window as unknown as { massSeen: string[] }).massSeen = states;
-      new MutationObserver(() => {
-        const box = document.querySelector('[data-testid="mass-job"]');
-        if (!box) return;
-        const state = `${box.getAttribute('data-status')} ${box.querySelector('[data-testid="mass-job-count"]')?.textContent ?? ''}`;
-        if (states.at(-1) !== state) states.push(state);
-      }).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
-    });
+    const states = await recordStates(page, tid('mass-job'), ['data-status'], 'mass-job-count');
     await page.click(tid('mass-start'));
     // Progress arrives while it runs: the count moves and lines are added.
     await page.locator(`${tid('mass-job')} ${tid('mass-job-lines')} li`).first().waitFor({ timeout: 60_000 });
     await page.locator(`${tid('mass-job')}:is([data-status="completed"], [data-status="failed"])`).waitFor({ timeout: 240_000 });
     const status = await page.locator(tid('mass-job')).getAttribute('data-status');
-    const seen = await page.evaluate(() => (window as unknown as { massSeen: string[] }).massSeen);
+    const seen = await states();
     expect(status).toBe('completed');
     expect(seen.some((s) => s.startsWith('running'))).toBe(true);
     // At least two different counts were shown while it ran (live progress, not only the end); the
