@@ -8,6 +8,8 @@ import { haveShared, noteSkip, tempDir, tinyModel as model } from '../test/fixtu
 
 if (!haveShared) noteSkip('cli.model.test', 'the model-dependent CLI tests', `${model} or the GSM8K data`);
 const tmp = () => tempDir('cli');
+/** How long a test waits for a child CLI to store what it kills it after (a model to load, on a loaded 2-core machine). */
+const KILL_WAIT_MS = 180_000;
 
 describe.skipIf(!haveShared)('flowlab run / replay / resume with the real tiny model', () => {
   it('runs gsm8k-team on real tasks, stores every node event and call, and replays them identically without a model', async () => {
@@ -43,9 +45,11 @@ describe.skipIf(!haveShared)('flowlab run / replay / resume with the real tiny m
     const dir = tmp();
     const db = path.join(dir, 'kill.db');
     const child = spawn(process.execPath, ['bin/flowlab.js', 'run', 'examples/gsm8k-team.yaml', '--dataset', 'gsm8k', '--limit', '10', '--model', model, '--db', db], { stdio: 'ignore' });
-    // Wait until some (not all) runs are stored, then kill -9.
+    const closed = new Promise((r) => child.once('close', r)); // listened from the start: it may end before the kill
+    // Wait until some (not all) runs are stored, then kill -9. On the clock, not a count of polls: a
+    // loaded machine takes long to start the CLI and load the model (600 polls of 25 ms gave it about 15 s).
     let stored = 0;
-    for (let i = 0; i < 600 && stored < 3; i++) {
+    for (const deadline = Date.now() + KILL_WAIT_MS; stored < 3 && child.exitCode === null && Date.now() < deadline; ) {
       await new Promise((r) => setTimeout(r, 25));
       if (!existsSync(db)) continue;
       try {
@@ -56,7 +60,7 @@ describe.skipIf(!haveShared)('flowlab run / replay / resume with the real tiny m
       } catch { /* the writer may hold the first lock */ }
     }
     child.kill('SIGKILL');
-    await new Promise((r) => child.once('close', r));
+    await closed;
     expect(stored).toBeGreaterThanOrEqual(3);
 
     const store = openStore(db); // opening marks the dead process's experiment interrupted
@@ -77,7 +81,7 @@ describe.skipIf(!haveShared)('flowlab run / replay / resume with the real tiny m
     for (const b of before) expect(runs.find((r) => r.runId === b.runId)).toEqual(b);
     expect(after.getExperiment(exp.id).status).toBe('completed');
     after.close();
-  });
+  }, 300_000);
 
   it('blame-eval with two injected roles prints the table; surfaced kinds have recall 1.0; show marks roots and cascades', async () => {
     const dir = tmp();

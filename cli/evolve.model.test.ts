@@ -23,8 +23,10 @@ describe.skipIf(!haveShared)('flowlab evolve on stories260K (learn-tool)', () =>
 
     const db = path.join(dir, 'kill.db');
     const child = spawn(process.execPath, ['bin/flowlab.js', ...args(db)], { stdio: 'ignore' });
+    const closed = new Promise((r) => child.once('close', r)); // listened from the start: it may end before the kill
     let n = 0;
-    for (let i = 0; i < 2400 && n < 8; i++) {
+    // On the clock (not a count of polls) and only while it runs: a loaded machine is slow to start it and load the model.
+    for (const deadline = Date.now() + 300_000; n < 8 && child.exitCode === null && Date.now() < deadline; ) {
       await new Promise((r) => setTimeout(r, 25));
       if (!existsSync(db)) continue;
       try {
@@ -34,7 +36,7 @@ describe.skipIf(!haveShared)('flowlab evolve on stories260K (learn-tool)', () =>
       } catch { /* the writer may hold the lock */ }
     }
     child.kill('SIGKILL');
-    await new Promise((r) => child.once('close', r));
+    await closed;
     const killed = openStore(db);
     const before = killed.mass.list(ID).length;
     killed.close();

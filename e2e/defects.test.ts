@@ -111,7 +111,7 @@ describe.skipIf(!!noBrowser)('the defects seen, and every view at 1280x800 in bo
     const widths: Record<string, number> = {};
     for (const theme of ['light', 'dark'] as const) {
       if ((await page.getAttribute('html', 'data-theme')) !== theme) await page.click(tid('theme-toggle'));
-      await expect.poll(() => page.getAttribute('html', 'data-theme')).toBe(theme);
+      await expect.poll(() => page.getAttribute('html', 'data-theme'), WAIT).toBe(theme);
       for (const view of ALL_VIEWS) {
         await page.click(tid(`nav-${view}`));
         await prepare(view);
@@ -123,7 +123,7 @@ describe.skipIf(!!noBrowser)('the defects seen, and every view at 1280x800 in bo
     expect(tooWide).toEqual([]);
     expect(Object.keys(widths)).toHaveLength(ALL_VIEWS.length * 2);
     await page.click(tid('theme-toggle'));
-    await expect.poll(() => page.getAttribute('html', 'data-theme')).toBe('light');
+    await expect.poll(() => page.getAttribute('html', 'data-theme'), WAIT).toBe('light');
   }, 240_000);
 
   it('the "⚑ blamed: …" badge clipped in the nodes table: every badge lies inside the table\'s box', async () => {
@@ -176,7 +176,7 @@ describe.skipIf(!!noBrowser)('the defects seen, and every view at 1280x800 in bo
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
     const before = { zoom: await zoom(), scrollY: await page.evaluate(() => window.scrollY) };
     await page.mouse.wheel(0, -400);
-    await expect.poll(zoom).toBeGreaterThan(before.zoom);
+    await expect.poll(zoom, WAIT).toBeGreaterThan(before.zoom);
     expect(await page.evaluate(() => window.scrollY)).toBe(before.scrollY);
     // A drag on the background pans.
     const pan = await graph.getAttribute('data-pan');
@@ -184,14 +184,14 @@ describe.skipIf(!!noBrowser)('the defects seen, and every view at 1280x800 in bo
     await page.mouse.down();
     await page.mouse.move(box.x + 120, box.y + box.height - 60, { steps: 6 });
     await page.mouse.up();
-    await expect.poll(() => graph.getAttribute('data-pan')).not.toBe(pan);
+    await expect.poll(() => graph.getAttribute('data-pan'), WAIT).not.toBe(pan);
   });
 
   it("the silent node's border purple in the graph but amber in the legend: the key's colour is the graph's, in both themes", async () => {
     await openTrace(lab.seeded.revise);
     for (const theme of ['light', 'dark'] as const) {
       if ((await page.getAttribute('html', 'data-theme')) !== theme) await page.click(tid('theme-toggle'));
-      await expect.poll(() => page.getAttribute('html', 'data-theme')).toBe(theme);
+      await expect.poll(() => page.getAttribute('html', 'data-theme'), WAIT).toBe(theme);
       const swatch = page.locator(tid('legend-state-silent'));
       await expect(swatch.evaluate((el) => getComputedStyle(el).borderTopColor)).resolves.toBe(rgb(traceStateColor(theme, 'silent')));
     }

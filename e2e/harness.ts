@@ -298,3 +298,24 @@ export async function longestTaskSince(page: Page, since: number): Promise<{ lon
     return { longest: tasks.reduce((m, t) => Math.max(m, t.duration), 0), count: tasks.length };
   }, since);
 }
+
+/**
+ * Starts recording, in the page, every state the element `box` (a CSS selector) shows: the values
+ * of `attributes` and the text of its descendant `[data-testid=count]`, joined by spaces, one entry
+ * per change (a MutationObserver, so no state is missed between two reads from the test, however
+ * short it lasts). Resolves with a function that returns the states seen so far, oldest first.
+ */
+export async function recordStates(page: Page, box: string, attributes: readonly string[], count: string): Promise<() => Promise<string[]>> {
+  const key = `__flowlabStates${Math.random().toString(36).slice(2)}`;
+  await page.evaluate(({ key, box, attributes, count }) => {
+    const states: string[] = [];
+    (window as unknown as Record<string, string[]>)[key] = states;
+    new MutationObserver(() => {
+      const el = document.querySelector(box);
+      if (!el) return;
+      const state = [...attributes.map((a) => el.getAttribute(a)), el.querySelector(`[data-testid="${count}"]`)?.textContent ?? ''].join(' ');
+      if (states.at(-1) !== state) states.push(state);
+    }).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+  }, { key, box, attributes: [...attributes], count });
+  return () => page.evaluate((k) => [...((window as unknown as Record<string, string[]>)[k] ?? [])], key);
+}

@@ -41,9 +41,14 @@ if (noBrowser && REQUIRED) throw new Error(`e2e: ${noBrowser} (FLOWLAB_E2E_REQUI
 if (noBrowser) process.stdout.write(`[e2e] SKIPPED: ${noBrowser}\n`);
 else if (noShared) process.stdout.write(`[e2e] model steps SKIPPED: ${noShared}\n`);
 
-/** Budgets. The targets of the issue are reported; the assertions are loose (CI machines vary). */
+/**
+ * Budgets. The targets are reported (`[e2e perf]`, artifacts/e2e-perf.json) and judged there; the
+ * assertions are loose, since they are wall time on whatever machine runs the suite. On a 2-core
+ * machine with two busy processes beside the e2e files the 2,000-node draw took 4.6 s, a hair under
+ * the 5 s limit it had; the limit is 20 s.
+ */
 const DRAW_TARGET_MS = 1500;
-const DRAW_LIMIT_MS = 5000;
+const DRAW_LIMIT_MS = 20_000;
 const LONGTASK_TARGET_MS = 200;
 const LONGTASK_LIMIT_MS = 1000;
 /** Tasks of the live run that is watched mid-way and cancelled. */
@@ -217,7 +222,7 @@ describe.skipIf(!!noBrowser)('the lab in Chromium against flowlab serve', () => 
       if (totalMs >= 200) expect(drawTasks.count).toBeGreaterThan(0);
       // The list below fills in after the first frame; the failing node is a root, its successors cascades.
       await page.locator(tid(`trace-row-${BIG_FAILING_NODE}`)).waitFor(WAIT);
-      await expect.poll(() => page.locator('tr.row-st-cascade').count()).toBeGreaterThan(0);
+      await expect.poll(() => page.locator('tr.row-st-cascade').count(), WAIT).toBeGreaterThan(0);
       await screenshot(page, 'trace-2000-nodes');
       // Selecting the root failure brings it into view, zoomed in enough for labels.
       await page.click(tid(`trace-row-${BIG_FAILING_NODE}`));
@@ -226,7 +231,7 @@ describe.skipIf(!!noBrowser)('the lab in Chromium against flowlab serve', () => 
       await page.evaluate(() => window.scrollTo(0, 0)); // clicking the row scrolled the page
       await page.waitForTimeout(600); // the 250 ms centring animation
       await screenshot(page, 'trace-2000-nodes-root');
-    }, 60_000);
+    }, 120_000);
   });
 
   describe.skipIf(!!noShared)('the main flow with the tiny real model', () => {
@@ -236,7 +241,8 @@ describe.skipIf(!!noBrowser)('the lab in Chromium against flowlab serve', () => 
       await page.locator(`${tid('example-select')} option[value="examples/gsm8k-team.yaml"]`).waitFor({ state: 'attached', ...WAIT });
       await page.selectOption(tid('example-select'), 'examples/gsm8k-team.yaml');
       await page.click(tid('example-open'));
-      await expect.poll(() => page.inputValue(tid('yaml-text'))).toContain('name: gsm8k-team');
+      // The example's text comes from the host (a fetch): poll as long as the other waits (expect.poll's own default is 1 s).
+      await expect.poll(() => page.inputValue(tid('yaml-text')), WAIT).toContain('name: gsm8k-team');
       await page.locator(`${tid('validation')}[data-valid="true"]`).waitFor(WAIT);
       await page.locator(`${tid('graph')}[data-nodes="5"][data-ready="true"]`).waitFor(WAIT);
     });
@@ -246,7 +252,7 @@ describe.skipIf(!!noBrowser)('the lab in Chromium against flowlab serve', () => 
       expect(before).toMatch(/- id: answer\n\s+role: answerer\n/);
       await page.click(tid('editor-node-answer'));
       await page.selectOption(tid('node-role-select'), 'verifier');
-      await expect.poll(() => page.inputValue(tid('yaml-text'))).toMatch(/- id: answer\n\s+role: verifier\n/);
+      await expect.poll(() => page.inputValue(tid('yaml-text')), WAIT).toMatch(/- id: answer\n\s+role: verifier\n/);
       const after = await page.inputValue(tid('yaml-text'));
       // Only that line changed: comments and layout of the rest are kept.
       expect(after.split('\n').filter((l, i) => l !== before.split('\n')[i])).toEqual(['    role: verifier']);
@@ -284,7 +290,9 @@ describe.skipIf(!!noBrowser)('the lab in Chromium against flowlab serve', () => 
         await page.locator('.live-graph .graph[data-ready="true"]').waitFor(WAIT);
         await screenshot(page, 'run-live');
         // The run may end on its own between the check and the click: then there is nothing to cancel.
-        await page.click(tid('run-cancel'), { timeout: 5_000 }).catch(() => undefined);
+        // The click may wait for the page (busy drawing the live run on a loaded machine) as long as the
+        // other waits: given up after 5 s, the 40-task run would go on past the 30 s wait for its end.
+        await page.click(tid('run-cancel'), WAIT).catch(() => undefined);
         await page.locator(`${tid('run-status')}:is([data-status="cancelled"], [data-status="completed"])`).waitFor(WAIT);
         ended = await status.getAttribute('data-status');
       }
@@ -334,7 +342,7 @@ describe.skipIf(!!noBrowser)('the lab in Chromium against flowlab serve', () => 
       await expect(detail.locator(tid('simulated-marker')).textContent()).resolves.toMatch(/SIMULATED/);
       // The rest of the run: solve is the root, its successors cascades (not blamed).
       await expect(page.locator('tr.row-st-root').count()).resolves.toBe(1);
-      await expect.poll(() => page.locator('tr.row-st-cascade').count()).toBeGreaterThan(0);
+      await expect.poll(() => page.locator('tr.row-st-cascade').count(), WAIT).toBeGreaterThan(0);
       await expect(page.locator(tid('blame-summary')).locator(tid('blame-role-solver')).textContent()).resolves.toContain('solve');
       // The edited workflow is the one that ran: node answer has the role set in the graph.
       await expect(page.locator('tr', { has: page.locator(tid('trace-row-answer')) }).locator('td').nth(2).textContent()).resolves.toBe('verifier');

@@ -8,7 +8,7 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserMissing, openLab, REQUIRED, screenshot, sharedMissing, type OpenLab, type ServeProcess } from './harness.ts';
+import { browserMissing, openLab, recordStates, REQUIRED, screenshot, sharedMissing, type OpenLab, type ServeProcess } from './harness.ts';
 
 const missing = browserMissing() ?? sharedMissing();
 if (missing && REQUIRED) throw new Error(`e2e: ${missing} (FLOWLAB_E2E_REQUIRED=1: the browser tests must run here)`);
@@ -63,19 +63,10 @@ describe.skipIf(!!missing)('starting a study from the window (flowlab serve, sto
 
   it('starts it, sees it progress live and complete, and its table appears', async () => {
     // Every state the job's box shows, recorded in the page as it changes (the tiny study can end within a second).
-    await page.evaluate(() => {
-      const seen: string[] = [];
-      (window as unknown as { studySeen: string[] }).studySeen = seen;
-      new MutationObserver(() => {
-        const box = document.querySelector('[data-testid="study-job"]');
-        if (!box) return;
-        const state = `${box.getAttribute('data-dry-run')} ${box.getAttribute('data-status')} ${box.querySelector('[data-testid="study-job-count"]')?.textContent ?? ''}`;
-        if (seen.at(-1) !== state) seen.push(state);
-      }).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
-    });
+    const states = await recordStates(page, tid('study-job'), ['data-dry-run', 'data-status'], 'study-job-count');
     await page.click(tid('study-start'));
     await page.locator(`${tid('study-job')}[data-dry-run="false"][data-status="completed"]`).waitFor({ timeout: 240_000 });
-    const seen = await page.evaluate(() => (window as unknown as { studySeen: string[] }).studySeen);
+    const seen = await states();
     // It was shown running, with the cell count moving from 0 to 1 of 1.
     expect(seen).toContain('false running 0 / 1 cells');
     expect(seen.at(-1)).toBe('false completed 1 / 1 cells');
@@ -85,7 +76,7 @@ describe.skipIf(!!missing)('starting a study from the window (flowlab serve, sto
     expect(lines).toMatch(/Study st-window-tiny-\w+: 1 cell, 0 train loops/);
     expect(lines).toMatch(/Status: completed\. CSV and HTML: .*flowlab-studies/);
     // The stored study is shown with its table.
-    await expect.poll(() => page.locator(tid('study-summary')).textContent(), { timeout: 20_000 }).toMatch(/completed · 1\/1 cells, 2\/2 runs/);
+    await expect.poll(() => page.locator(tid('study-summary')).textContent(), { timeout: 30_000 }).toMatch(/completed · 1\/1 cells, 2\/2 runs/);
     await expect(page.locator(`${tid('study-table')} tbody tr`).count()).resolves.toBe(1);
     await screenshot(page, 'study-start');
     expect(pageErrors).toEqual([]);

@@ -138,10 +138,11 @@ describe.skipIf(!!missing)('the lab as a workbench in Chromium against flowlab s
     const ended = Date.now();
     const id = /"experimentId":\s*"([^"]+)"/.exec(run.out)?.[1] ?? /(exp-[\w-]+)/.exec(run.out)?.[1];
     expect(id, run.out).toBeTruthy();
-    // No click on Refresh: the host saw the database change and pushed a `stored` event.
-    await page.locator(`${tid('rollouts-experiment')} option[value="${id}"]`).waitFor({ state: 'attached', timeout: 15_000 });
+    // No click on Refresh: the host saw the database change and pushed a `stored` event (the page
+    // then reloads the list; on a loaded 2-core machine that takes seconds, so wait as long as elsewhere).
+    await page.locator(`${tid('rollouts-experiment')} option[value="${id}"]`).waitFor({ state: 'attached', ...WAIT });
     // And its finished rollouts too (the runs were stored after the experiment row appeared).
-    await expect.poll(() => page.locator(`${tid('rollouts-experiment')} option[value="${id}"]`).textContent(), { timeout: 15_000 }).toMatch(/ 2\/2 rollouts$/);
+    await expect.poll(() => page.locator(`${tid('rollouts-experiment')} option[value="${id}"]`).textContent(), WAIT).toMatch(/ 2\/2 rollouts$/);
     const seen = Date.now();
     process.stdout.write(`[e2e workbench] CLI rollouts ${id}: ran ${((ended - started) / 1000).toFixed(1)} s, in the open Rollouts view ${((seen - ended) / 1000).toFixed(1)} s after it exited\n`);
     await page.click(tid('nav-experiments'));

@@ -130,9 +130,11 @@ describe.skipIf(!haveModel)('startTrainLoop through the lab API (stories260K, re
     expect([busy.code, busy.field]).toEqual(['BUSY', 'models']);
     expect(busy.message).toBe(`startRun: model ${tinyModel} is in use by train loop ${loopId}; wait for it or cancel it`);
     expect((await rejectionOf(ApiError, api.startTrainLoop(REQUEST))).code).toBe('BUSY');
+    // The first iteration's event, or the loop's closing one: a loop that failed first is named below instead of the test hanging.
+    const ended = (e: LabEvent) => e.type === 'trainLoop' && e.loopId === loopId && e.status !== 'running';
     await new Promise<void>((resolve) => {
       const check = setInterval(() => {
-        if (events.some((e) => e.type === 'trainIteration' && e.loopId === loopId)) resolve(void clearInterval(check));
+        if (events.some((e) => (e.type === 'trainIteration' && e.loopId === loopId) || ended(e))) resolve(void clearInterval(check));
       }, 20);
     });
     const cancelled = await api.cancelTrainLoop({ loopId });

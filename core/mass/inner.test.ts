@@ -90,8 +90,10 @@ describe('evolve (scripted team, judge and optimizer: SIMULATED)', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'mass-kill-'));
     const db = path.join(dir, 'kill.db');
     const child = spawn(process.execPath, ['--import', 'tsx', 'core/mass/loop.fixture.ts', db, '40'], { stdio: 'ignore' });
+    const closed = new Promise((r) => child.once('close', r)); // listened from the start: it may end before the kill
     let records = 0;
-    for (let i = 0; i < 1200 && records < 12; i++) {
+    // On the clock (not a count of polls) and only while it runs: tsx starting the child takes seconds on a loaded machine.
+    for (const deadline = Date.now() + 120_000; records < 12 && child.exitCode === null && Date.now() < deadline; ) {
       await new Promise((r) => setTimeout(r, 25));
       if (!existsSync(db)) continue;
       try {
@@ -101,7 +103,7 @@ describe('evolve (scripted team, judge and optimizer: SIMULATED)', () => {
       } catch { /* the writer may hold the lock */ }
     }
     child.kill('SIGKILL');
-    await new Promise((r) => child.on('close', r));
+    await closed;
     const killed = openStore(db);
     const before = killed.mass.list('evo-kill').length;
     expect(before).toBeGreaterThanOrEqual(12);
@@ -115,5 +117,5 @@ describe('evolve (scripted team, judge and optimizer: SIMULATED)', () => {
     expect(steps(killed)).toEqual(steps(reference));
     killed.close();
     reference.close();
-  }, 60_000);
+  }, 240_000);
 });
