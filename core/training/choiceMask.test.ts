@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { defaultTools } from '../tools/index.ts';
 import { parseWorkflow } from '../workflow/load.ts';
-import { choiceMask, chosenSpans } from './choiceMask.ts';
+import { branchingSpans, choiceMask, chosenSpans } from './choiceMask.ts';
 
 const enumSchema = { enum: ['today', 'tomorrow', 'now'] };
 const design = {
@@ -21,21 +21,35 @@ const design = {
 };
 
 describe('choice mask (grammar-forced tokens left out of the loss)', () => {
-  it('an enum answer: the value inside the quotes is chosen, the quotes are forced', () => {
+  it('an enum answer: the characters where the members branch are chosen; the quotes and the forced rest are not', () => {
     const text = '"tomorrow"';
-    expect(chosenSpans(text, enumSchema)).toEqual([[1, 9]]);
+    // `t` (today/tomorrow vs now) and `m` (tomorrow vs today); after `tom` only tomorrow is left.
+    expect(chosenSpans(text, enumSchema)).toEqual([[1, 2], [3, 4]]);
     // tokens: `"` `tom` `orrow` `"` starting at 0, 1, 4, 9
-    expect(choiceMask(text, enumSchema, [0, 1, 4, 9])).toEqual([0, 1, 1, 0]);
+    expect(choiceMask(text, enumSchema, [0, 1, 4, 9])).toEqual([0, 1, 0, 0]);
+    // `now` is decided by its first character.
+    expect(chosenSpans('"now"', enumSchema)).toEqual([[1, 2]]);
   });
 
-  it('a design: ids, sources and the key that picks the branch are chosen; const, one-member enum and structure are forced', () => {
+  it('branching characters: a shared first character leaves the second chosen; a member that is a prefix of another makes the closing quote chosen', () => {
+    const names = ['sunny_day', 'story_kind', 'count_op'];
+    expect(branchingSpans('sunny_day', names, 1, '"sunny_day"')).toEqual([[1, 3]]);
+    expect(branchingSpans('count_op', names, 1, '"count_op"')).toEqual([[1, 2]]);
+    expect(branchingSpans('now', ['now', 'nowadays'], 1, '"now"')).toEqual([[4, 5]]);
+    // Not among the choices (or written with escapes): chosen whole.
+    expect(branchingSpans('later', ['now', 'today'], 1, '"later"')).toEqual([[1, 6]]);
+  });
+
+  it('a design: the branching characters of ids, sources and the key that picks the branch are chosen; const, one-member enum and structure are forced', () => {
     const text = '{"steps":[{"id":"a","skill":"sunny_day","role":"executor","inputs":{"request":"task.request"}}]}';
-    const spans = chosenSpans(text, design)!.map(([a, b]) => text.slice(a, b));
-    expect(spans).toEqual(['skill', 'a', 'task.request']);
-    // One token per character: the chosen characters are exactly those of the three spans.
+    const spans = chosenSpans(text, design)!;
+    // The `s` of "skill" (against "tool"), the id `a` (against `b`), the `t` of task.request (against a, b).
+    expect(spans.map(([a, b]) => text.slice(a, b))).toEqual(['s', 'a', 't']);
+    expect(spans[0]).toEqual([text.indexOf('"skill"') + 1, text.indexOf('"skill"') + 2]);
+    // One token per character: three chosen tokens.
     const offsets = Array.from(text, (_, i) => i);
     const mask = choiceMask(text, design, offsets)!;
-    expect(mask.reduce((a, m) => a + m, 0)).toBe('skill'.length + 'a'.length + 'task.request'.length);
+    expect(mask.reduce((a, m) => a + m, 0)).toBe(3);
   });
 
   it('text that is not one JSON value, or nothing chosen: no mask (train on every token)', () => {
@@ -49,10 +63,13 @@ describe('choice mask (grammar-forced tokens left out of the loss)', () => {
     const { graph } = parseWorkflow(readFileSync('examples/designer-team.yaml', 'utf8'), { tools: defaultTools() });
     const schema = graph.nodes.find((n) => n.id === 'design')!.contract!.schema;
     const skill = '{ "steps": [ { "skill": "count_op", "id": "a", "role": "executor", "inputs": { "request": "task.request" } } ] }';
-    expect(chosenSpans(skill, schema)!.map(([a, b]) => skill.slice(a, b))).toEqual(['skill', 'count_op', 'task.request']);
-    // A tool step: the key picks the tool branches, the tool name picks among them, the source is chosen.
+    // The key's `s` (skill, not tool), the name's `c` (count_op, not sunny_day or story_kind), the source's `t`.
+    const spans = chosenSpans(skill, schema)!;
+    expect(spans.map(([a, b]) => skill.slice(a, b))).toEqual(['s', 'c', 't']);
+    expect(spans[1]).toEqual([skill.indexOf('count_op'), skill.indexOf('count_op') + 1]);
+    // A tool step: the key picks the tool branches, the tool name's first character picks among them, the source is chosen.
     const tool = '{ "steps": [ { "tool": "math", "id": "a", "inputs": { "op": "task.request" } } ] }';
-    expect(chosenSpans(tool, schema)!.map(([a, b]) => tool.slice(a, b))).toEqual(['tool', 'math', 'task.request']);
+    expect(chosenSpans(tool, schema)!.map(([a, b]) => tool.slice(a, b))).toEqual(['t', 'm', 't']);
   });
 
   it('a list whose length is open: the separator after each item that could have been the last is chosen (`,` one more, `]` stop)', () => {

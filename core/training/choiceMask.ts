@@ -15,12 +15,21 @@
  * schema leaves open (`maxItems`, after `minItems`), the `,` or `]` after each item (one more
  * step, or stop).
  * Forced: every other key, punctuation, whitespace, `const` values, one-member enums, and tokens
- * after the JSON value (the end-of-generation token). Pure.
+ * after the JSON value (the end-of-generation token).
+ *
+ * Within a chosen value from a known set of strings (an enum's members, the branches' `const`s,
+ * the keys the branches still allow) only the characters where the set still branches are
+ * chosen: after the characters written so far, the grammar allows more than one next character
+ * (or the end of the value: then the closing quote is chosen). The rest of the value is forced
+ * like a `const` — `"count_op"` among `sunny_day`, `story_kind`, `count_op` is decided by its
+ * `c`; `sunny_day` by `s` and `u`. Training the forced rest under the unmasked model would add
+ * the gradients of tokens the sampler never chose, ~20 of them per design against the 1–2 that
+ * decide its class (docs/laptop-rl.md, "The designer team"). Pure.
  */
 import { isMap, isScalar, isSeq, parseDocument, type Node as YamlNode } from 'yaml';
 import type { JsonSchema } from '../model/provider.ts';
 
-type Schema = { enum?: unknown[]; const?: unknown; type?: unknown; oneOf?: Schema[]; anyOf?: Schema[]; properties?: Record<string, Schema>; items?: Schema; prefixItems?: Schema[]; minItems?: number; maxItems?: number };
+type Schema = { enum?: unknown[]; const?: unknown; type?: unknown; oneOf?: Schema[]; anyOf?: Schema[]; properties?: Record<string, Schema>; items?: Schema; prefixItems?: Schema[]; minItems?: number; maxItems?: number; /** internal: the values the branches still allow (their `const`s) */ choices?: unknown[] };
 
 /** Character spans [start, end) of the chosen parts of `text` under `schema`; undefined when `text` is not one JSON value. */
 export function chosenSpans(text: string, schema: JsonSchema | undefined): Array<[number, number]> | undefined {
@@ -40,6 +49,11 @@ function walk(node: YamlNode, schema: Schema | undefined, spans: Array<[number, 
   if (isScalar(node)) {
     if (!range || !chosen(schema)) return;
     const quoted = node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE';
+    const choices = schema?.enum ?? schema?.choices;
+    if (quoted && Array.isArray(choices) && choices.every((c) => typeof c === 'string')) {
+      spans.push(...branchingSpans(node.value, choices as string[], range[0] + 1, text));
+      return;
+    }
     spans.push(quoted ? [range[0] + 1, range[1] - 1] : [range[0], range[1]]);
     return;
   }
@@ -72,14 +86,17 @@ function walk(node: YamlNode, schema: Schema | undefined, spans: Array<[number, 
   for (const p of node.items) {
     const k = isScalar(p.key) ? String(p.key.value) : '';
     const r = (p.key as YamlNode | null)?.range;
-    if (live.length > 1 && r && !live.every((b) => Object.hasOwn(b.properties!, k))) spans.push([r[0] + 1, r[1] - 1]);
+    if (live.length > 1 && r && !live.every((b) => Object.hasOwn(b.properties!, k))) {
+      const keys = [...new Set(live.flatMap((b) => Object.keys(b.properties!)))];
+      spans.push(...branchingSpans(k, keys, r[0] + 1, text));
+    }
     live = live.filter((b) => Object.hasOwn(b.properties!, k));
     const v = p.value as YamlNode | null;
     if (!v) continue;
     if (live.length > 1 && isScalar(v)) {
       const consts = live.map((b) => b.properties![k]!.const);
       if (consts.every((c) => c !== undefined)) {
-        if (new Set(consts).size > 1) walk(v, {}, values, text);
+        if (new Set(consts).size > 1) walk(v, { choices: consts }, values, text);
         live = live.filter((b) => b.properties![k]!.const === v.value);
         continue;
       }
@@ -87,6 +104,26 @@ function walk(node: YamlNode, schema: Schema | undefined, spans: Array<[number, 
     walk(v, live.length === 1 ? live[0]!.properties![k] : undefined, values, text);
   }
   spans.push(...values);
+}
+
+/**
+ * The spans of `value` (written from `at` in `text`, inside its quotes) where `choices` still
+ * branch: character i is chosen when the choices that begin with value[0..i) do not all agree on
+ * what comes next (another character, or the end: then the closing quote at `at + value.length`
+ * is chosen). A value with escapes, or not among `choices`, is chosen whole.
+ */
+export function branchingSpans(value: unknown, choices: readonly string[], at: number, text: string): Array<[number, number]> {
+  const v = String(value);
+  if (text.slice(at, at + v.length) !== v || !choices.includes(v)) return [[at, at + v.length]];
+  const out: Array<[number, number]> = [];
+  for (let i = 0; i <= v.length; i++) {
+    const next = new Set(choices.filter((c) => c.startsWith(v.slice(0, i))).map((c) => (i < c.length ? c[i] : '')));
+    if (next.size < 2) continue;
+    const last = out[out.length - 1];
+    if (last && last[1] === at + i) last[1] += 1;
+    else out.push([at + i, at + i + 1]);
+  }
+  return out;
 }
 
 /** Whether a scalar under `schema` was chosen (more than one value possible). */
