@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { defaultTools } from '../tools/index.ts';
 import { parseWorkflow } from '../workflow/load.ts';
-import { branchingSpans, choiceMask, chosenSpans } from './choiceMask.ts';
+import { branchingSpans, choiceAllowed, choiceMask, chosenSpans } from './choiceMask.ts';
 
 const enumSchema = { enum: ['today', 'tomorrow', 'now'] };
 const design = {
@@ -52,6 +52,21 @@ describe('choice mask (grammar-forced tokens left out of the loss)', () => {
     expect(mask.reduce((a, m) => a + m, 0)).toBe(3);
   });
 
+  it('what the grammar allowed at a choice: every token that continues the value toward one of its strings', () => {
+    // Pieces: 0 `"`, 1 `t`, 2 `to`, 3 `n`, 4 `now`, 5 `m`, 6 `orrow`, 7 `x`, 8 `day`, 9 `om`, 10 `o`, 11 `ow"`.
+    const pieces = ['"', 't', 'to', 'n', 'now', 'm', 'orrow', 'x', 'day', 'om', 'o', 'ow"'];
+    const text = '"tomorrow"';
+    // Tokens `"` `t` `om` `orrow` `"` (ids 0 1 9 6 0) at 0 1 2 4 9.
+    const allowed = choiceAllowed(text, enumSchema, [0, 1, 2, 4, 9], [0, 1, 9, 6, 0], pieces)!;
+    // `t`: the start of today/tomorrow or now (t, to, n, now); `om`: after `t`, tomorrow's `o`/`om` or today's `o`.
+    expect(allowed).toEqual([null, [1, 2, 3, 4], [9, 10], null, null]);
+    // A token that runs to the closing quote is allowed where the value may end.
+    expect(choiceAllowed('"now"', enumSchema, [0, 1, 2], [0, 3, 11], pieces)).toEqual([null, [1, 2, 3, 4], null]);
+    // No pieces, or nothing restricted: undefined.
+    expect(choiceAllowed(text, enumSchema, [0, 1, 2, 4, 9], [0, 1, 9, 6, 0], [])).toBeUndefined();
+    expect(choiceAllowed('"now"', { const: 'now' }, [0, 1, 4], [0, 4, 0], pieces)).toBeUndefined();
+  });
+
   it('text that is not one JSON value, or nothing chosen: no mask (train on every token)', () => {
     expect(choiceMask('{"steps": [', design, [0, 5])).toBeUndefined();
     expect(choiceMask('"now"', { const: 'now' }, [0, 1, 4])).toBeUndefined();
@@ -62,11 +77,11 @@ describe('choice mask (grammar-forced tokens left out of the loss)', () => {
   it('the design grammar of examples/designer-team.yaml: the skill name among several skill branches is chosen (the class of the design), the id and the one role are forced', () => {
     const { graph } = parseWorkflow(readFileSync('examples/designer-team.yaml', 'utf8'), { tools: defaultTools() });
     const schema = graph.nodes.find((n) => n.id === 'design')!.contract!.schema;
-    const skill = '{ "steps": [ { "skill": "count_op", "id": "a", "role": "executor", "inputs": { "request": "task.request" } } ] }';
-    // The key's `s` (skill, not tool), the name's `c` (count_op, not sunny_day or story_kind), the source's `t`.
+    const skill = '{ "steps": [ { "skill": "op_arg", "id": "a", "role": "executor", "inputs": { "request": "task.request" } } ] }';
+    // The key's `s` (skill, not tool), the name's `o` (op_arg, not day_arg or kind_arg), the source's `t`.
     const spans = chosenSpans(skill, schema)!;
-    expect(spans.map(([a, b]) => skill.slice(a, b))).toEqual(['s', 'c', 't']);
-    expect(spans[1]).toEqual([skill.indexOf('count_op'), skill.indexOf('count_op') + 1]);
+    expect(spans.map(([a, b]) => skill.slice(a, b))).toEqual(['s', 'o', 't']);
+    expect(spans[1]).toEqual([skill.indexOf('op_arg'), skill.indexOf('op_arg') + 1]);
     // A tool step: the key picks the tool branches, the tool name's first character picks among them, the source is chosen.
     const tool = '{ "steps": [ { "tool": "math", "id": "a", "inputs": { "op": "task.request" } } ] }';
     expect(chosenSpans(tool, schema)!.map(([a, b]) => tool.slice(a, b))).toEqual(['t', 'm', 't']);
