@@ -23,8 +23,8 @@ import { killPoint } from '../killPoint.ts';
 import type { ModelProvider } from '../model/provider.ts';
 import type { ExperimentCall } from '../store/types.ts';
 import { newWeightVersionId, type NewWeightVersion } from '../store/weights.ts';
-import { choiceMask } from './choiceMask.ts';
-import { isTrainable } from './samples.ts';
+import { choiceAllowed, choiceMask } from './choiceMask.ts';
+import { isTrainable, type CallMask } from './samples.ts';
 import { TrainingError } from './errors.ts';
 import { iterationMetrics, iterationSteps, iterationTasks, mean, minScoreOf, roleIterationMetrics, roleSftBatches, roleStepBatches, stepKind, trainRef, wiringRootFailures } from './iteration.ts';
 import type { SftSequence, StepResult, TrainableModel } from './port.ts';
@@ -174,6 +174,9 @@ async function runLoop(o: TrainLoopOptions, loopId: string, hyper: LoopHyper, st
     }
     live = await o.makeProvider(modelsSnapshot(models));
     const run: LoopRun = { o, loopId, hyper, models, provider: live };
+    // Each trained role's token texts: what a grammar allowed at a choice (core/training/choiceMask.ts).
+    const vocabularies = new Map([...roles].map(([role, r]) => [role, r.model.vocabulary?.()]));
+    const piecesOf = (role: string) => vocabularies.get(role);
     const stateOf = (iterations: IterationMetrics[], heldoutBefore: HeldoutResult | undefined): TrainLoopState => ({
       roles: Object.fromEntries([...roles].map(([role, r]) => [role, { basePath: r.basePath, startPath: r.startPath, path: r.path, ...(r.parentId ? { parentId: r.parentId } : {}), versions: [...r.versions] }])),
       iterations,
@@ -206,8 +209,9 @@ async function runLoop(o: TrainLoopOptions, loopId: string, hyper: LoopHyper, st
       // Per trained role: the SFT step on its successful calls (warm start, or mixed), then the
       // policy step on its own calls and advantages (after the warm start).
       const plans = new Map(o.roles.map((role) => [role, iterationSteps(k, o.sft, role)]));
-      // Grammar-bound calls train on their chosen tokens only (core/training/choiceMask.ts).
-      const masks = await choiceMasks(live, calls.filter((c) => o.roles.includes(c.role)));
+      // Grammar-bound calls train on their chosen tokens only, each under the distribution renormalised
+      // over what the grammar allowed there (core/training/choiceMask.ts).
+      const masks = await choiceMasks(live, calls.filter((c) => o.roles.includes(c.role)), piecesOf);
       const maskOf = (c: (typeof calls)[number]) => masks.get(c);
       const batches = roleStepBatches(calls, rows, o.roles, maskOf);
       const sftRoles = o.roles.filter((role) => plans.get(role)!.sft);
@@ -215,7 +219,7 @@ async function runLoop(o: TrainLoopOptions, loopId: string, hyper: LoopHyper, st
       const pool = o.sft?.pool && sftRoles.length ? loopRollouts(o.store, loopId, k) : undefined;
       const sftRuns = pool?.runs ?? runs;
       const sftCalls = pool?.calls ?? calls;
-      const sftMasks = pool ? await choiceMasks(live, successfulCalls(pool, sftRoles, o.sft!.minScore)) : masks;
+      const sftMasks = pool ? await choiceMasks(live, successfulCalls(pool, sftRoles, o.sft!.minScore), piecesOf) : masks;
       const expectedOf = new Map(sftRuns.map((r) => [r.runId as string, r.expected]));
       const classOf = o.dataset.classOf && ((id: string) => (expectedOf.has(id) ? o.dataset.classOf!({ expected: expectedOf.get(id)! }) : undefined));
       const sftBatches = o.sft && sftRoles.length ? roleSftBatches(sftCalls, sftRuns, sftRoles, o.sft.minScore, (c) => sftMasks.get(c), classOf, o.sft.pool) : new Map<string, SftSequence[]>();
@@ -306,13 +310,17 @@ function successfulCalls(pool: { runs: readonly RunRecord[]; calls: readonly Exp
  * ids), from the provider's token offsets (ModelProvider.tokenOffsets); none when the provider
  * cannot say where tokens start, or a call's text is not one JSON value (choiceMask).
  */
-async function choiceMasks(provider: ModelProvider, calls: readonly ExperimentCall[]): Promise<Map<ExperimentCall, number[]>> {
-  const out = new Map<ExperimentCall, number[]>();
+async function choiceMasks(provider: ModelProvider, calls: readonly ExperimentCall[], piecesOf: (role: string) => readonly string[] | undefined): Promise<Map<ExperimentCall, CallMask>> {
+  const out = new Map<ExperimentCall, CallMask>();
   if (!provider.tokenOffsets) return out;
   for (const c of calls) {
     if (!c.jsonSchema || !isTrainable(c)) continue;
-    const mask = choiceMask(c.completion, c.jsonSchema, await provider.tokenOffsets(c.modelRef, c.completionTokenIds));
-    if (mask) out.set(c, mask);
+    const offsets = await provider.tokenOffsets(c.modelRef, c.completionTokenIds);
+    const mask = choiceMask(c.completion, c.jsonSchema, offsets);
+    if (!mask) continue;
+    const pieces = piecesOf(c.role);
+    const allowed = pieces?.length ? choiceAllowed(c.completion, c.jsonSchema, offsets, c.completionTokenIds, pieces) : undefined;
+    out.set(c, { mask, ...(allowed && { allowed }) });
   }
   return out;
 }

@@ -9,6 +9,12 @@ export interface SftSequence {
   tokens: number[];
   /** Same length as `tokens`; 1 = predict this token (it is in the loss), 0 = context only. */
   lossMask: number[];
+  /**
+   * Same length as `tokens` when given: at a position with a list, the token ids the decoding
+   * grammar allowed there (the token itself among them); that token's log-probability is taken
+   * under the model's distribution renormalised over them. Null: the whole vocabulary.
+   */
+  allowed?: Array<readonly number[] | null>;
 }
 
 /** One sampled completion with its group-relative advantage (core/rollouts). */
@@ -23,6 +29,14 @@ export interface PolicySample {
    * (core/training/choiceMask.ts). Absent: every completion token. Same length as `completionTokens`.
    */
   completionMask?: number[];
+  /**
+   * Per completion token, the token ids the decoding grammar allowed at that position (the
+   * sampled one among them; core/training/choiceMask.ts): its log-probability, in the objective
+   * and the KL, is taken under the model's distribution renormalised over them — the
+   * distribution the sampler drew from. Null: the whole vocabulary. Same length as
+   * `completionTokens`.
+   */
+  completionAllowed?: Array<readonly number[] | null>;
 }
 
 export interface SftOptions {
@@ -60,6 +74,12 @@ export interface TrainableModel {
   greedy(promptTokens: readonly number[], maxTokens: number): Promise<number[]>;
   /** Next-token probabilities after each prefix position: [positions][vocab]. */
   probabilities(tokens: readonly number[]): Promise<number[][]>;
+  /**
+   * The text of every token id (the tokenizer's pieces, SentencePiece's `▁` as a space, a byte
+   * token `<0xNN>` as that byte's character), when the model file lists them. What the
+   * grammar allowed at a choice is computed from it (core/training/choiceMask.ts).
+   */
+  vocabulary?(): readonly string[];
   /**
    * Writes the current weights as a new GGUF (the source file with tensor payloads replaced),
    * atomically: through a temp file named `*.tmp` in the destination's folder, renamed into place

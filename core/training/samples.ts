@@ -21,14 +21,22 @@ export function policySamples(calls: readonly ExperimentCall[], role: string, ad
     if (c.role !== role || !isTrainable(c)) continue;
     const advantage = advantageOf(c.runId);
     if (advantage === undefined || !Number.isFinite(advantage)) continue;
-    const mask = maskOf?.(c);
-    out.push({ promptTokens: c.promptTokenIds, completionTokens: c.completionTokenIds, advantage, ...(mask && { completionMask: mask }) });
+    const m = maskOf?.(c);
+    out.push({ promptTokens: c.promptTokenIds, completionTokens: c.completionTokenIds, advantage, ...(m && { completionMask: m.mask }), ...(m?.allowed && { completionAllowed: m.allowed }) });
   }
   return out;
 }
 
-/** The loss mask of a call's completion tokens (1 = chosen; core/training/choiceMask.ts), or undefined for all of them. */
-export type MaskOf = (call: ExperimentCall) => number[] | undefined;
+/**
+ * The loss mask of a call's completion tokens (1 = chosen; core/training/choiceMask.ts) and, where
+ * known, what the grammar allowed at each (`allowed`, PolicySample.completionAllowed), or
+ * undefined for all of them, unrestricted.
+ */
+export type MaskOf = (call: ExperimentCall) => CallMask | undefined;
+export interface CallMask {
+  mask: number[];
+  allowed?: Array<readonly number[] | null>;
+}
 
 /**
  * SFT sequences of one role: prompt + completion ids with the loss on completion tokens only
@@ -38,10 +46,11 @@ export function sftSequences(calls: readonly ExperimentCall[], role: string, kee
   const out: SftSequence[] = [];
   for (const c of calls) {
     if (c.role !== role || !isTrainable(c) || !keep(c.runId)) continue;
-    const mask = maskOf?.(c);
+    const m = maskOf?.(c);
     out.push({
       tokens: [...c.promptTokenIds, ...c.completionTokenIds],
-      lossMask: [...c.promptTokenIds.map(() => 0), ...(mask ?? c.completionTokenIds.map(() => 1))],
+      lossMask: [...c.promptTokenIds.map(() => 0), ...(m?.mask ?? c.completionTokenIds.map(() => 1))],
+      ...(m?.allowed && { allowed: [...c.promptTokenIds.map(() => null), ...m.allowed] }),
     });
   }
   return out;

@@ -20,6 +20,11 @@
  * - Every step: global gradient-norm clip to `maxGradNorm` (default 1; 0 = off), then one Adam
  *   update (β1 0.9, β2 0.999, ε 1e-8, bias-corrected; no weight decay) at `lr`. SFT and policy
  *   steps share one Adam state.
+ * - Grammar-restricted positions (`PolicySample.completionAllowed`, `SftSequence.allowed`): the
+ *   log-probability of the token there is taken under the softmax over the allowed ids only
+ *   (the logits of the others get −1e9 before the log-softmax), in the objective and the KL:
+ *   the distribution a grammar-constrained sampler drew from, so the gradient moves the allowed
+ *   choices against each other, not against tokens the grammar never lets through.
  */
 import type {
   LoadOptions,
@@ -140,6 +145,17 @@ export class TfjsTrainableModel implements TrainableModel {
     return new TfjsTrainableModel(ggufPath, config, file, specs, params, reference);
   }
 
+  /** The text of every token id (see TrainableModel.vocabulary), from the file's `tokenizer.ggml.tokens`; empty when it has none. */
+  vocabulary(): readonly string[] {
+    const tokens = this.gguf.metadata['tokenizer.ggml.tokens'];
+    if (!Array.isArray(tokens)) return [];
+    return tokens.map((p) => {
+      const piece = String(p);
+      const byte = /^<0x([0-9A-Fa-f]{2})>$/.exec(piece);
+      return byte ? String.fromCharCode(parseInt(byte[1]!, 16)) : piece.replace(/\u2581/g, ' ');
+    });
+  }
+
   // ---- inference --------------------------------------------------------------------------------
 
   /**
@@ -231,8 +247,9 @@ export class TfjsTrainableModel implements TrainableModel {
     if (count === 0) throw new RangeError('sftStep: no token has lossMask 1 (after the first position)');
     for (let i = 0; i < weight.length; i++) weight[i]! /= count;
 
+    const restrict = this.restriction(b * t, batch.map((s, i) => ({ at: i * t - 1, allowed: s.allowed, length: s.tokens.length, first: 1 })), 'sftStep');
     const { loss, gradNorm } = this.update(opts.lr, opts.maxGradNorm, ids, b, t, (logits) => {
-      const lp = pick(logSoftmax(logits), targets, this.config.vocab);
+      const lp = pick(logSoftmax(restrict ? tf.add(logits, restrict()) : logits), targets, this.config.vocab);
       return { loss: tf.neg(tf.sum(tf.mul(lp, tf.tensor1d(weight)))) as tf.Scalar };
     });
     return { loss, tokens: count, ms: performance.now() - started, gradNorm };
@@ -449,7 +466,33 @@ export class TfjsTrainableModel implements TrainableModel {
         }
       }
     });
-    return { samples: kept.length, b, t, ids, targets, weight, isCompletion, advantage, old, hasOld, tokens };
+    const restrict = this.restriction(n, kept.map((s, i) => ({ at: i * t + s.promptTokens.length - 1, allowed: s.completionAllowed, length: s.completionTokens.length, first: 0 })), 'policyStep');
+    return { samples: kept.length, b, t, ids, targets, weight, isCompletion, advantage, old, hasOld, tokens, restrict };
+  }
+
+  /**
+   * The additive logit mask of grammar-restricted positions, `[n, V]` (0 for an allowed id, −1e9
+   * for the others; rows of unrestricted positions all 0), built on call, or undefined when no
+   * sequence has an allowed list. Each entry: the flat row of the sequence's first listed token
+   * minus one (`at`: row `at + j` predicts its token `j`), its list, how long it must be, and
+   * the first token predicted (`first`: an SFT sequence's token 0 is never predicted).
+   */
+  private restriction(n: number, seqs: Array<{ at: number; allowed?: ReadonlyArray<readonly number[] | null>; length: number; first: number }>, where: string): (() => T) | undefined {
+    if (!seqs.some((s) => s.allowed?.some((a) => a))) return undefined;
+    const v = this.config.vocab;
+    const mask = new Float32Array(n * v);
+    seqs.forEach((s, i) => {
+      if (!s.allowed) return;
+      if (s.allowed.length !== s.length) throw new RangeError(`${where} sequence ${i}: ${s.length} tokens but ${s.allowed.length} allowed lists`);
+      s.allowed.forEach((ids, j) => {
+        const row = s.at + j;
+        if (!ids || j < s.first) return;
+        this.checkTokens(ids, `${where} sequence ${i} allowed[${j}]`);
+        mask.fill(-1e9, row * v, (row + 1) * v);
+        for (const id of ids) mask[row * v + id] = 0;
+      });
+    });
+    return () => tf.tensor2d(mask, [n, v]);
   }
 
   /** `log π(target)` at every position of a policy batch, `[B*T]`, at `temperature`, outside any gradient tape. */
@@ -460,6 +503,7 @@ export class TfjsTrainableModel implements TrainableModel {
   /** `log π(target)` at every position of a policy batch from its logits `[B*T, V]`, at `temperature`. */
   private logprobsOf(logits: T, pb: ReturnType<TfjsTrainableModel['policyBatch']>, temperature: number): T {
     if (temperature !== 1) logits = tf.div(logits, temperature);
+    if (pb.restrict) logits = tf.add(logits, pb.restrict());
     return pick(logSoftmax(logits), pb.targets, this.config.vocab);
   }
 

@@ -211,6 +211,27 @@ describe('tfjs LLaMA forward (synthetic models)', () => {
     }
   });
 
+  it('grammar-restricted positions: the log-probability is renormalised over the allowed ids (policy and SFT)', async () => {
+    const file = await fixture('allowed.gguf', { seed: 29 });
+    const model = await new TfjsTrainer().load(file);
+    try {
+      // Next-token distribution after [1, 4, 5, 6]: the position that predicts token 7.
+      const p = (await model.probabilities([1, 4, 5, 6]))[3]!;
+      const renorm = Math.log(p[7]! / (p[7]! + p[9]! + p[2]!));
+      expect(renorm).toBeGreaterThan(Math.log(p[7]!));
+      const r = await model.policyStep([{ promptTokens: [1, 4, 5], completionTokens: [6, 7, 8], advantage: 1, completionMask: [0, 1, 0], completionAllowed: [null, [7, 9, 2], null] }], { lr: 1e-9, kl: 0 });
+      expect(r.loss).toBeCloseTo(-renorm, 4);
+      const q = (await model.probabilities([1, 4, 5, 6]))[3]!;
+      const s = await model.sftStep([{ tokens: [1, 4, 5, 6, 7], lossMask: [0, 0, 0, 0, 1], allowed: [null, null, null, null, [7, 3]] }], { lr: 1e-9 });
+      expect(s.loss).toBeCloseTo(-Math.log(q[7]! / (q[7]! + q[3]!)), 4);
+      await expect(model.policyStep([{ promptTokens: [1], completionTokens: [2, 3], advantage: 1, completionAllowed: [[2, 5]] }], { lr: 1e-3, kl: 0 })).rejects.toThrow(/2 tokens but 1 allowed lists/);
+      // This fixture lists no tokenizer pieces.
+      expect(model.vocabulary()).toEqual([]);
+    } finally {
+      model.dispose();
+    }
+  });
+
   it('rejects bad input with clear errors', async () => {
     const file = await fixture('inputs.gguf', { seed: 19 });
     const model = await new TfjsTrainer().load(file);
