@@ -1,11 +1,11 @@
 /**
  * `flowlab train-loop`'s SFT flags (--warm-start, --sft-mix, --sft-steps, --sft-lr,
- * --sft-min-score, --sft-roles) and the report's per-class, constant-policy and wiring lines.
+ * --sft-min-score, --sft-roles), --entropy and the report's per-class, constant-policy and wiring lines.
  */
 import { describe, expect, it } from 'vitest';
 import type { HeldoutResult, IterationMetrics, TrainLoopReport } from '../core/training/index.ts';
 import { UsageError } from './args.ts';
-import { formatTrainLoop, sftScheduleOf, trainLoopJson } from './commands/trainLoop.ts';
+import { entropyOf, formatTrainLoop, sftScheduleOf, trainLoopJson } from './commands/trainLoop.ts';
 
 const flags = { warmStart: 0, sftSteps: 2, sftLr: '1e-3' };
 
@@ -31,6 +31,14 @@ describe('the SFT schedule of the flags', () => {
       [{ ...flags, warmStart: 1, sftMinScore: 'designer=0.5=1' }, /"designer=0.5=1" is not role=score/],
     ];
     for (const [v, message] of bad) expect(() => sftScheduleOf(v), JSON.stringify(v)).toThrow(UsageError), expect(() => sftScheduleOf(v)).toThrow(message);
+  });
+});
+
+describe('--entropy', () => {
+  it('a weight in [0, 1]; 0 is none; other values are refused naming the flag', () => {
+    expect(entropyOf('0.05')).toBe(0.05);
+    expect(entropyOf('0')).toBeUndefined();
+    for (const v of ['-0.1', '2', 'x']) expect(() => entropyOf(v)).toThrow(new RegExp(`--entropy: bad value "${v}"`));
   });
 });
 

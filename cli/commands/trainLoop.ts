@@ -35,6 +35,7 @@ interface TrainLoopFlags extends ModelFlagValues {
   kl: string;
   temperature: string;
   maxGradNorm: string;
+  entropy: string;
   heldout: number;
   heldoutSamples: number;
   heldoutTemperature?: string;
@@ -77,6 +78,7 @@ export function define(cmd: Command, ctx: CommandContext, deps: TrainLoopDeps = 
     .option('--lr <x>', 'Adam learning rate', '3e-4')
     .option('--kl <x>', 'KL penalty weight (k3, to the starting model)', '0.02')
     .option('--temperature <T>', 'sampling temperature (> 0)', '1')
+    .option('--entropy <x>', 'entropy bonus weight at grammar-restricted chosen tokens (0 = off; 0..1)', '0')
     .option('--max-grad-norm <x>', 'clip the gradient norm (0 = off)', '1')
     .addOption(intOption('--heldout <n>', 'held-out tasks (0 = no held-out evaluation)', { default: 32 }))
     .addOption(intOption('--heldout-samples <k>', 'fixed-seed samples per held-out task', { min: 1, default: 4 }))
@@ -105,6 +107,7 @@ async function trainLoopCommand(workflowFile: string, values: TrainLoopFlags, io
   const kl = numFlag(values.kl, 'kl', (x) => x >= 0);
   const temperature = numFlag(values.temperature, 'temperature', (x) => x > 0 && x <= 5);
   const maxGradNorm = numFlag(values.maxGradNorm, 'max-grad-norm', (x) => x >= 0);
+  const entropy = entropyOf(values.entropy);
   const heldoutTemperature = values.heldoutTemperature === undefined ? temperature : numFlag(values.heldoutTemperature, 'heldout-temperature', (x) => x >= 0 && x <= 5);
   const sft = sftScheduleOf(values);
 
@@ -123,7 +126,7 @@ async function trainLoopCommand(workflowFile: string, values: TrainLoopFlags, io
     const spec = {
       workflow, dataset: values.dataset, dataDir: values.dataDir, split: values.split, heldoutSplit: values.heldoutSplit, heldout: heldoutN, roles,
       group: G, iterations, tasksPerIteration: limit, lr, kl, temperature, maxGradNorm, heldoutSamples, heldoutTemperature, seed, models: resolved.config, startVersions, versionsDir,
-      ...(sft && { sft }),
+      ...(sft && { sft }), ...(entropy !== undefined && { entropy }),
     };
     const trainer = deps.trainer ?? (await loadTrainer());
 
@@ -202,6 +205,16 @@ export function sftScheduleOf(v: Pick<TrainLoopFlags, 'warmStart' | 'sftMix' | '
 }
 
 /** A number flag `ok` accepts. Errors: UsageError `--<name>: bad value "<v>"`. */
+/**
+ * The policy step's entropy bonus weight of `--entropy` (core/training/port.ts
+ * PolicyOptions.entropy): a number in [0, 1]; 0 (the default) is none (undefined).
+ * Throws UsageError naming the flag otherwise.
+ */
+export function entropyOf(v: string): number | undefined {
+  const x = numFlag(v, 'entropy', (y) => y >= 0 && y <= 1);
+  return x > 0 ? x : undefined;
+}
+
 function numFlag(v: string, name: string, ok: (x: number) => boolean): number {
   const x = Number(v);
   if (!Number.isFinite(x) || !ok(x)) throw new UsageError(`--${name}: bad value "${v}"`);

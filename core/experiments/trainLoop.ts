@@ -118,7 +118,7 @@ export function launchTrainLoop(spec: TrainLoopSpec, deps: ServiceDeps & { train
     models: { models: base.models, roleModels: base.roleModels }, roles, startVersions: spec.startVersions ?? {},
     group: spec.group, iterations: spec.iterations, tasksPerIteration: spec.tasksPerIteration, lr: spec.lr, kl: spec.kl, temperature: spec.temperature,
     maxGradNorm: spec.maxGradNorm, heldoutSamples: spec.heldoutSamples, heldoutTemperature: spec.heldoutTemperature, seed: spec.seed, versionsDir: spec.versionsDir,
-    ...(spec.sft && { sft: spec.sft }),
+    ...(spec.sft && { sft: spec.sft }), ...(spec.entropy ? { entropy: spec.entropy } : {}),
     parallel, signal: controller.signal, loopId, resume, plan: JSON.parse(JSON.stringify(plan)) as Record<string, unknown>,
     config: { models: recorded, dataDir: spec.dataDir },
     onEvent: (e) => {

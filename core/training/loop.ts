@@ -74,7 +74,7 @@ export function checkLoopOptions(o: Pick<TrainLoopOptions, 'roles' | 'graph' | '
 
 /** The loop's hyper-parameters as stored with every experiment and version. */
 export function loopHyper(o: TrainLoopOptions, loopId: string): LoopHyper {
-  return { lr: o.lr, kl: o.kl, temperature: o.temperature, group: o.group, tasksPerIteration: o.tasksPerIteration, maxGradNorm: o.maxGradNorm ?? null, seed: o.seed, dataset: o.dataset.name, loopId, ...(o.sft && { sft: o.sft }) };
+  return { lr: o.lr, kl: o.kl, temperature: o.temperature, group: o.group, tasksPerIteration: o.tasksPerIteration, maxGradNorm: o.maxGradNorm ?? null, ...(o.entropy ? { entropy: o.entropy } : {}), seed: o.seed, dataset: o.dataset.name, loopId, ...(o.sft && { sft: o.sft }) };
 }
 
 /**

@@ -53,6 +53,12 @@ export interface PolicyOptions extends SftOptions {
   clip?: number;
   /** Sampling temperature the completions were drawn at (log-probs are taken at this temperature). */
   temperature?: number;
+  /**
+   * Entropy bonus weight β ≥ 0 (default 0): the loss gets −β times the entropy of the sampler's
+   * renormalised distribution at each grammar-restricted completion token (a trainer's file
+   * comment gives the reduction; Williams & Peng 1991, §5).
+   */
+  entropy?: number;
 }
 
 export interface StepResult {

@@ -123,7 +123,7 @@ export function scoreGroup(store: Store, experimentId: ExperimentId, G: number, 
 export async function applyPolicyStep(run: LoopRun, role: TrainedRole, batch: RoleBatch): Promise<StepResult | undefined> {
   const { o } = run;
   if (!batch.samples.length) return undefined;
-  return await role.model.policyStep(batch.samples, { lr: o.lr, kl: o.kl, temperature: o.temperature, ...(o.maxGradNorm !== undefined ? { maxGradNorm: o.maxGradNorm } : {}) });
+  return await role.model.policyStep(batch.samples, { lr: o.lr, kl: o.kl, temperature: o.temperature, ...(o.maxGradNorm !== undefined ? { maxGradNorm: o.maxGradNorm } : {}), ...(o.entropy ? { entropy: o.entropy } : {}) });
 }
 
 /** Sequences per SFT optimiser step (as `flowlab train --mode sft`'s default batch). */

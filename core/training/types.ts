@@ -37,6 +37,12 @@ export interface TrainLoopSchedule {
   temperature: number;
   /** Clip of the global gradient norm in the policy step (0: off; absent: the trainer's own, core/training/port.ts). */
   maxGradNorm?: number;
+  /**
+   * Entropy bonus weight β of the policy step (absent or 0: none): −β times the entropy of the
+   * sampler's renormalised distribution at each grammar-restricted chosen token is added to the
+   * loss (core/training/port.ts PolicyOptions.entropy; Williams & Peng 1991, §5).
+   */
+  entropy?: number;
   /** Held-out samples per task (fixed seeds, same before and after) and their temperature (0: greedy, one per task). */
   heldoutSamples: number;
   heldoutTemperature: number;
@@ -242,6 +248,8 @@ export type LoopHyper = {
   group: number;
   tasksPerIteration: number;
   maxGradNorm: number | null;
+  /** The entropy bonus weight; absent when none. */
+  entropy?: number;
   seed: number;
   dataset: string;
   loopId: string;

@@ -25,6 +25,12 @@
  *   (the logits of the others get −1e9 before the log-softmax), in the objective and the KL:
  *   the distribution a grammar-constrained sampler drew from, so the gradient moves the allowed
  *   choices against each other, not against tokens the grammar never lets through.
+ * - Entropy bonus (`opts.entropy` = β, default 0; policy steps only): at each kept completion
+ *   position that is grammar-restricted, the per-token loss gets `−β · H_t`, where
+ *   `H_t = −Σ_{a allowed} p(a) log p(a)` is the entropy of the renormalised (sampler's)
+ *   distribution there, at `opts.temperature`; averaged with the same weights as the objective.
+ *   It keeps a choice among few allowed tokens from collapsing before every class was explored
+ *   (the entropy regulariser of Williams & Peng 1991, §5; Mnih et al. 2016, A3C, §4).
  */
 import type {
   LoadOptions,
@@ -264,6 +270,8 @@ export class TfjsTrainableModel implements TrainableModel {
     const temperature = opts.temperature ?? 1;
     if (!(temperature > 0)) throw new RangeError(`policyStep: temperature must be > 0, got ${temperature}`);
     const eps = opts.clip ?? DEFAULT_CLIP;
+    const beta = opts.entropy ?? 0;
+    if (!(beta >= 0)) throw new RangeError(`policyStep: entropy must be >= 0, got ${opts.entropy}`);
     const pb = this.policyBatch(batch);
     if (pb.samples === 0) return { loss: 0, kl: 0, tokens: 0, ms: performance.now() - started, gradNorm: 0 };
 
@@ -272,7 +280,7 @@ export class TfjsTrainableModel implements TrainableModel {
 
     let klValue = 0;
     const { loss, gradNorm } = this.update(opts.lr, opts.maxGradNorm, pb.ids, pb.b, pb.t, (logits) => {
-      const lp = this.logprobsOf(logits, pb, temperature); // [B*T]
+      const { lp, entropy } = this.logprobsAndEntropy(logits, pb, temperature); // [B*T] each
       const w = tf.tensor1d(pb.weight);
       const adv = tf.tensor1d(pb.advantage);
       let surrogate = tf.mul(adv, lp);
@@ -284,7 +292,8 @@ export class TfjsTrainableModel implements TrainableModel {
       }
       const d = tf.sub(tf.tensor1d(refLp), lp);
       const k3 = tf.sub(tf.sub(tf.exp(d), d), 1);
-      const perToken = tf.sub(tf.mul(k3, opts.kl), surrogate);
+      let perToken = tf.sub(tf.mul(k3, opts.kl), surrogate);
+      if (beta > 0) perToken = tf.sub(perToken, tf.mul(tf.mul(entropy, tf.tensor1d(pb.restricted)), beta));
       const kl = tf.div(tf.sum(tf.mul(k3, tf.tensor1d(pb.isCompletion))), pb.tokens);
       return { loss: tf.sum(tf.mul(perToken, w)) as tf.Scalar, extra: kl as tf.Scalar, onExtra: (x: number) => (klValue = x) };
     });
@@ -467,7 +476,13 @@ export class TfjsTrainableModel implements TrainableModel {
       }
     });
     const restrict = this.restriction(n, kept.map((s, i) => ({ at: i * t + s.promptTokens.length - 1, allowed: s.completionAllowed, length: s.completionTokens.length, first: 0 })), 'policyStep');
-    return { samples: kept.length, b, t, ids, targets, weight, isCompletion, advantage, old, hasOld, tokens, restrict };
+    // 1 at the kept completion rows whose token was grammar-restricted (the entropy bonus's rows).
+    const restricted = new Float32Array(n);
+    kept.forEach((s, i) => s.completionAllowed?.forEach((ids, j) => {
+      const row = i * t + s.promptTokens.length - 1 + j;
+      if (ids && isCompletion[row]) restricted[row] = 1;
+    }));
+    return { samples: kept.length, b, t, ids, targets, weight, isCompletion, advantage, old, hasOld, tokens, restrict, restricted };
   }
 
   /**
@@ -505,6 +520,18 @@ export class TfjsTrainableModel implements TrainableModel {
     if (temperature !== 1) logits = tf.div(logits, temperature);
     if (pb.restrict) logits = tf.add(logits, pb.restrict());
     return pick(logSoftmax(logits), pb.targets, this.config.vocab);
+  }
+
+  /**
+   * `log π(target)` and the entropy `−Σ_a π(a) log π(a)` of the (restricted, renormalised)
+   * next-token distribution at every position of a policy batch, from its logits `[B*T, V]` at
+   * `temperature`: two `[B*T]` tensors. Ids the grammar forbids have π = 0 and add nothing.
+   */
+  private logprobsAndEntropy(logits: T, pb: ReturnType<TfjsTrainableModel['policyBatch']>, temperature: number): { lp: T; entropy: T } {
+    if (temperature !== 1) logits = tf.div(logits, temperature);
+    if (pb.restrict) logits = tf.add(logits, pb.restrict());
+    const ls = logSoftmax(logits);
+    return { lp: pick(ls, pb.targets, this.config.vocab), entropy: tf.neg(tf.sum(tf.mul(tf.exp(ls), ls), 1)) };
   }
 
   // ---- write-back -------------------------------------------------------------------------------

@@ -232,6 +232,34 @@ describe('tfjs LLaMA forward (synthetic models)', () => {
     }
   });
 
+  it('entropy bonus: −β · the entropy of the renormalised distribution at restricted chosen tokens, and a step raises it', async () => {
+    const file = await fixture('entropy.gguf', { seed: 31 });
+    const model = await new TfjsTrainer().load(file);
+    try {
+      const allowed = [7, 9, 2];
+      const entropyAt = async (): Promise<number> => {
+        const p = (await model.probabilities([1, 4, 5, 6]))[3]!;
+        const z = allowed.reduce((acc, id) => acc + p[id]!, 0);
+        return -allowed.reduce((acc, id) => acc + (p[id]! / z) * Math.log(p[id]! / z), 0);
+      };
+      const h0 = await entropyAt();
+      expect(h0).toBeGreaterThan(0);
+      expect(h0).toBeLessThan(Math.log(3));
+      // A = 0, kl 0: the loss is the entropy term alone; token 6 (unrestricted) and 8 (masked out) add nothing.
+      const sample = { promptTokens: [1, 4, 5], completionTokens: [6, 7, 8], advantage: 0, completionMask: [1, 1, 0], completionAllowed: [null, allowed, null] };
+      const r = await model.policyStep([sample], { lr: 1e-9, kl: 0, entropy: 0.5 });
+      // Two kept tokens: weight 1/2 each; only the restricted one carries −β·H.
+      expect(r.loss).toBeCloseTo(-0.5 * h0 / 2, 4);
+      const off = await model.policyStep([sample], { lr: 1e-9, kl: 0 });
+      expect(off.loss).toBeCloseTo(0, 6);
+      for (let i = 0; i < 5; i++) await model.policyStep([sample], { lr: 1e-2, kl: 0, entropy: 1 });
+      expect(await entropyAt()).toBeGreaterThan(h0 + 1e-3);
+      await expect(model.policyStep([sample], { lr: 1e-3, kl: 0, entropy: -0.1 })).rejects.toThrow(/entropy must be >= 0, got -0.1/);
+    } finally {
+      model.dispose();
+    }
+  });
+
   it('rejects bad input with clear errors', async () => {
     const file = await fixture('inputs.gguf', { seed: 19 });
     const model = await new TfjsTrainer().load(file);
