@@ -89,6 +89,9 @@ describe.skipIf(!!missing)('the lab as a workbench in Chromium against flowlab s
     const onDisk = path.join(lab.ws.dir, 'flowlab-workflows', 'my-team.yaml');
     expect(existsSync(onDisk)).toBe(true);
     expect(readFileSync(onDisk, 'utf8')).toBe(edited);
+    // The typing burst joins the undo history when the text goes quiet, and the draft is written
+    // after its own quiet time: reload only once the stored draft holds both edits.
+    await expect.poll(() => page.evaluate(() => (JSON.parse(localStorage.getItem('flowlab.editor.draft.v1') ?? '{}') as { undo?: unknown[] }).undo?.length ?? 0), WAIT).toBe(2);
 
     await page.reload();
     await page.click(tid('nav-editor'));
