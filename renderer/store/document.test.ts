@@ -157,6 +157,28 @@ describe('the draft across reloads (store/draft.ts)', () => {
     expect(second.getState().documentDirty()).toBe(false);
   });
 
+  it('a flush right after typing (page hidden before the text went quiet) keeps the burst undoable', async () => {
+    const storage = new Map<string, string>();
+    const mem: DraftStorage = { getItem: (k) => storage.get(k) ?? null, setItem: (k, v) => void storage.set(k, v) };
+    const first = labStore('draft-burst');
+    const draft = keepDraft(first, mem, manualDelay().delay);
+    first.getState().openExample(EXAMPLE);
+    await settle();
+    expect(first.getState().editGraph({ op: 'setRole', id: 'answer', role: 'verifier' })).toBe(true);
+    const edited = first.getState().editor.text;
+    first.getState().setText(edited.replace('name: gsm8k-team', 'name: my-team')); // no quiet time yet
+    expect(first.getState().editor.undo).toHaveLength(1); // the burst is still open
+    draft.flush();
+    const stored = parseDraft(storage.get(DRAFT_KEY)!)!;
+    expect(stored.undo).toHaveLength(2);
+    const second = labStore('draft-burst-b');
+    expect(restoreDraft(second, mem)).toBe(true);
+    second.getState().undo(); // takes back the typed rename, not the role change
+    expect(second.getState().editor.text).toBe(edited);
+    second.getState().undo();
+    expect(second.getState().editor.text).toBe(TEAM);
+  });
+
   it('ignores a damaged draft, and keeps the text when the history does not fit', () => {
     expect(parseDraft('{"v":1,"text":3}')).toBeNull();
     expect(parseDraft('not json')).toBeNull();

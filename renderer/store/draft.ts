@@ -78,7 +78,8 @@ export function restoreDraft(store: StoreApi<LabState>, storage: DraftStorage): 
 
 /**
  * Writes the draft after each change of the editor's text, file, history or document (after
- * DRAFT_DEBOUNCE_MS of quiet), and at once on `flush()`. A full storage drops the undo history
+ * DRAFT_DEBOUNCE_MS of quiet), and at once on `flush()`, which first records the open burst of
+ * typing in the undo history (`commitTyping`). A full storage drops the undo history
  * first, then gives up quietly (the text stays in the page). Returns `{flush, stop}`.
  */
 export function keepDraft(
@@ -108,6 +109,9 @@ export function keepDraft(
   });
   return {
     flush() {
+      // The open burst of typing joins the undo history first, so a reload right after typing
+      // keeps it undoable (it would otherwise join only after the text went quiet).
+      store.getState().commitTyping();
       if (!cancel) return;
       cancel();
       write();

@@ -56,6 +56,11 @@ export interface EditorSlice {
   openExample(example: ExampleWorkflow): void;
   /** Parses and validates the current text now (the debounce calls this). */
   validateNow(): Promise<void>;
+  /**
+   * Records the typing since the last undo point as one edit now, without waiting for the text to
+   * go quiet (a page about to be hidden or reloaded: store/draft.ts `flush`). No-op when nothing was typed.
+   */
+  commitTyping(): void;
   /** Applies a graph edit to the text; false (with a notice) when it cannot apply. */
   editGraph(edit: GraphEdit): boolean;
   /** Takes back the last edit (graph edit or burst of typing); the same as `undo`. */
@@ -161,6 +166,10 @@ export function createEditorSlice({ api, set, get, deps }: SliceContext): Editor
     editor: EMPTY_EDITOR,
     roleModels: {},
     defaultModel: null,
+
+    commitTyping() {
+      recordTyping();
+    },
 
     setText(text) {
       if (text === get().editor.text) return;
