@@ -250,7 +250,11 @@ await p.dispose();
     try {
       const ac = new AbortController();
       const calls = Array.from({ length: 12 }, (_, i) => provider.generate(req({ seed: i, signal: ac.signal, params: { maxTokens: 900 } })));
-      await new Promise((r) => setTimeout(r, 5));
+      // Wait until the calls are under way (a loaded machine may take longer than a few ms), then
+      // a little more so that every call that would add its own listener has had the time to.
+      const deadline = Date.now() + 10_000;
+      while (getEventListeners(ac.signal, 'abort').length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+      await new Promise((r) => setTimeout(r, 20));
       expect(getEventListeners(ac.signal, 'abort')).toHaveLength(1); // 4 running, 8 waiting for a sequence
       ac.abort();
       const settled = await Promise.allSettled(calls);
