@@ -55,8 +55,11 @@ export const runIdOf = (experimentId: string, taskIndex: number) => asRunId(`${e
 /** The seed of the run of task `taskIndex` (same on a resume or replay). */
 export const runSeedOf = (seed: number, taskIndex: number) => deriveSeed(seed, 'task', taskIndex);
 
+/** The task a planned task stands for, as the dataset made it (its `meta` included: graders read it). */
 export function taskOf(p: PlannedTask): Task {
-  return { id: p.taskId, index: p.taskIndex, input: (p.input ?? {}) as Record<string, unknown>, expected: p.expected ?? '' };
+  const task: Task = { id: p.taskId, index: p.taskIndex, input: (p.input ?? {}) as Record<string, unknown>, expected: p.expected ?? '' };
+  if (p.meta) task.meta = p.meta;
+  return task;
 }
 
 /**

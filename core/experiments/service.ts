@@ -15,7 +15,7 @@ import { rolloutIndex, rolloutTaskId } from '../rollouts/groups.ts';
 import { formatMode, learningRoles, parseMode } from '../rollouts/modes.ts';
 import type { RolloutsConfig } from '../rollouts/store.ts';
 import { computeWorkflowHash } from '../store/ids.ts';
-import type { ExperimentRow } from '../store/types.ts';
+import type { ExperimentRow, PlannedTask } from '../store/types.ts';
 import { getDataset } from '../tasks/registry.ts';
 import type { Dataset, Task } from '../tasks/types.ts';
 import { defaultTools } from '../tools/index.ts';
@@ -137,23 +137,23 @@ async function prepareNew(spec: Exclude<ExperimentSpec, ResumeSpec>, deps: Servi
     ...(spec.dataDir !== undefined && { dataDir: spec.dataDir }),
     models: deps.models.fingerprint ? deps.models.fingerprint(models) : models,
   };
-  let planned: Array<{ taskIndex: number; taskId: string; input: unknown; expected: string }>;
+  let planned: PlannedTask[];
   if (spec.kind === 'run') {
     if (spec.cards) config.cards = spec.cards;
     const versions = Object.entries(spec.roleVersions ?? {});
     if (versions.length) config.roleVersions = versions.map(([role, id]) => `${role}=${id}`);
-    planned = tasks.map((t) => ({ taskIndex: t.index - offset, taskId: t.id, input: t.input, expected: t.expected }));
+    planned = tasks.map((t) => ({ taskIndex: t.index - offset, taskId: t.id, input: t.input, expected: t.expected, ...(t.meta && { meta: t.meta }) }));
   } else if (spec.kind === 'blame-eval') {
     Object.assign(config, { inject: [...spec.inject], simulated: true });
     const runs = spec.runs ?? spec.limit;
     planned = Array.from({ length: runs }, (_, i) => {
       const t = tasks[i % tasks.length]!;
-      return { taskIndex: i, taskId: t.id, input: t.input, expected: t.expected };
+      return { taskIndex: i, taskId: t.id, input: t.input, expected: t.expected, ...(t.meta && { meta: t.meta }) };
     });
   } else {
     config.rollouts = rollouts;
     const G = rollouts!.group;
-    planned = tasks.flatMap((t, ti) => Array.from({ length: G }, (_, g) => ({ taskIndex: rolloutIndex(ti, g, G), taskId: rolloutTaskId(t.id, g), input: t.input, expected: t.expected })));
+    planned = tasks.flatMap((t, ti) => Array.from({ length: G }, (_, g) => ({ taskIndex: rolloutIndex(ti, g, G), taskId: rolloutTaskId(t.id, g), input: t.input, expected: t.expected, ...(t.meta && { meta: t.meta }) })));
   }
   if (spec.source !== undefined) config.source = spec.source;
   if (spec.corpus !== undefined) config.corpus = spec.corpus;

@@ -88,7 +88,7 @@ export async function runStep(deps: StepDeps, spec: StepSpec): Promise<StepResul
       split: spec.task.id.split('/')[1] ?? '',
       seed: spec.seed,
       config: { ...deps.config, mass: spec.about },
-      tasks: [{ taskIndex: 0, taskId: spec.task.id, input: spec.input, expected: spec.task.expected }],
+      tasks: [{ taskIndex: 0, taskId: spec.task.id, input: spec.input, expected: spec.task.expected, ...(spec.task.meta && { meta: spec.task.meta }) }],
     });
   }
   killPoint('mass-step-created');

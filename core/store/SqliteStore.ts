@@ -105,7 +105,9 @@ export class SqliteStore implements Store {
       }
       for (const t of input.tasks) {
         try {
-          this.st.insertTask.run(id, t.taskIndex, t.taskId, toJson(t.input ?? null, () => `experiment ${id} task ${t.taskIndex}: input`), t.expected ?? null);
+          const input = toJson(t.input ?? null, () => `experiment ${id} task ${t.taskIndex}: input`);
+          if (t.meta === undefined || !this.st.insertTaskMeta) this.st.insertTask.run(id, t.taskIndex, t.taskId, input, t.expected ?? null);
+          else this.st.insertTaskMeta.run(id, t.taskIndex, t.taskId, input, t.expected ?? null, toJson(t.meta, () => `experiment ${id} task ${t.taskIndex}: meta`));
         } catch (err) {
           if (isUnique(err)) throw new StoreError('INVALID_RECORD', `experiment ${id}: task index ${t.taskIndex} is planned twice`, id, { cause: err });
           throw invalid(err, `experiment ${id} task ${t.taskIndex}`);

@@ -134,6 +134,8 @@ export interface TaskDbRow {
   task_id: string;
   input_json: string;
   expected: string | null;
+  /** Schema version 11; absent from older files. */
+  meta_json?: string | null;
 }
 
 export const taskFromRow: (r: TaskDbRow) => PlannedTask = rowDecoder<TaskDbRow, PlannedTask>({
@@ -141,6 +143,7 @@ export const taskFromRow: (r: TaskDbRow) => PlannedTask = rowDecoder<TaskDbRow, 
   taskId: ['task_id'],
   input: ['input_json', fromJson],
   expected: ['expected'],
+  meta: ['meta_json', (v: string) => fromJson(v) as Record<string, unknown> | undefined],
 });
 
 export interface RunDbRow {

@@ -111,6 +111,14 @@ CREATE TABLE model_calls (
 CREATE INDEX model_calls_run ON model_calls(run_id);
 `;
 
+/**
+ * A planned task's `meta` (JSON; NULL for tasks planned before), so a grader that reads it
+ * (DataWright's parts) sees the task whole on run, resume and replay.
+ */
+const TASK_META = /* sql */ `
+ALTER TABLE experiment_tasks ADD COLUMN meta_json TEXT;
+`;
+
 /** Every schema version this code knows, in order. Append only. */
 /** Credit and the reward ladder stored with each run (docs/credit.md); `simulated`: faults were injected. */
 const CREDIT = /* sql */ `
@@ -332,6 +340,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 8, name: 'mass-records', up: MASS },
   { version: 9, name: 'workshops', up: WORKSHOPS },
   { version: 10, name: 'call-settings', up: CALL_SETTINGS },
+  { version: 11, name: 'task-meta', up: TASK_META },
 ];
 
 /** The newest schema version this code knows. */

@@ -46,6 +46,11 @@ function callSelect(db: Database): { columns: string; join: string } {
     : { columns: 'c.*', join: '' };
 }
 
+/** Whether `experiment_tasks` has the `meta_json` column (schema version 11). */
+function hasTaskMeta(db: Database): boolean {
+  return (db.prepare(`SELECT name FROM pragma_table_info('experiment_tasks')`).pluck().all() as string[]).includes('meta_json');
+}
+
 /** Every statement the store runs, prepared once per connection and reused. */
 export function prepareStatements(db: Database) {
   const p = (sql: string): Statement => db.prepare(sql);
@@ -60,6 +65,8 @@ export function prepareStatements(db: Database) {
     insertExperiment: p(`INSERT INTO experiments (id, created_at, updated_at, kind, workflow_name, workflow_yaml, workflow_hash,
       dataset, split, task_limit, seed, config_json, status, pid) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`),
     insertTask: p('INSERT INTO experiment_tasks (experiment_id, task_index, task_id, input_json, expected) VALUES (?,?,?,?,?)'),
+    /** A task with meta (schema version 11); undefined in a database without `meta_json` (opened with fewer migrations): meta is then not stored. */
+    insertTaskMeta: hasTaskMeta(db) && p('INSERT INTO experiment_tasks (experiment_id, task_index, task_id, input_json, expected, meta_json) VALUES (?,?,?,?,?,?)') || undefined,
     insertRun: p(`INSERT INTO runs (id, experiment_id, task_index, task_id, status, answer, expected, score, correct, seed,
       prompt_tokens, completion_tokens, started_at, ended_at, failures_json, credit_json, ladder_json, simulated)
       VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`),
@@ -82,8 +89,8 @@ export function prepareStatements(db: Database) {
                         SUM(correct) AS runs_correct, AVG(score) AS mean_score
                  FROM runs GROUP BY experiment_id) r ON r.experiment_id = e.id
       ORDER BY e.created_at DESC, e.id DESC`),
-    tasksOf: p('SELECT task_index, task_id, input_json, expected FROM experiment_tasks WHERE experiment_id = ? ORDER BY task_index'),
-    pendingOf: p(`SELECT t.task_index, t.task_id, t.input_json, t.expected FROM experiment_tasks t
+    tasksOf: p('SELECT * FROM experiment_tasks WHERE experiment_id = ? ORDER BY task_index'),
+    pendingOf: p(`SELECT t.* FROM experiment_tasks t
       WHERE t.experiment_id = ? AND NOT EXISTS
         (SELECT 1 FROM runs r WHERE r.experiment_id = t.experiment_id AND r.task_index = t.task_index)
       ORDER BY t.task_index`),

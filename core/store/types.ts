@@ -21,6 +21,12 @@ export interface PlannedTask {
   /** The task's input as given to the workflow (any JSON-serialisable value). */
   input: unknown;
   expected?: string;
+  /**
+   * The task's `meta` (core/tasks `Task.meta`: DataWright's parts, a code task's tests...), kept so
+   * the grader sees the task as the dataset made it, on run, resume and replay alike. Absent for
+   * tasks planned before schema version 11.
+   */
+  meta?: Record<string, unknown>;
 }
 
 /** What an experiment runs: the workflow, the data and the configuration (shared by input and row). */

@@ -32,12 +32,13 @@ export function iterationTasks<T>(trainTasks: readonly T[], k: number, perIterat
  * `rolloutIndex(ti, g, K)` (ti·K + g: a group of K is consecutive, see core/rollouts/groups.ts)
  * and id `rolloutTaskId(id, g)`, or the task's own id when `plainSingle` and K is 1.
  */
-export function sampledTaskList(tasks: readonly Task[], K: number, plainSingle = false): Array<{ taskIndex: number; taskId: string; input: Task['input']; expected: Task['expected'] }> {
+export function sampledTaskList(tasks: readonly Task[], K: number, plainSingle = false): Array<{ taskIndex: number; taskId: string; input: Task['input']; expected: Task['expected']; meta?: Task['meta'] }> {
   return tasks.flatMap((t, ti) => Array.from({ length: K }, (_, g) => ({
     taskIndex: rolloutIndex(ti, g, K),
     taskId: plainSingle && K === 1 ? t.id : rolloutTaskId(t.id, g),
     input: t.input,
     expected: t.expected,
+    ...(t.meta && { meta: t.meta }),
   })));
 }
 
