@@ -4,7 +4,7 @@
  * (`executePending`) with the scripted model — a SIMULATED model, named so in the stored calls —
  * so each task's design is known: task 0 wires a dangling input (a wiring root failure on node
  * `b`, blamed on the designer), task 1 is a good design (correct answer 4), task 2 uses one id
- * twice (the design cannot run: INVALID_DESIGN on the design node), task 3 is cut off mid-way, as
+ * twice (the design cannot run: the contract's prefixItems refuse it, CONTRACT_VIOLATION on the design node), task 3 is cut off mid-way, as
  * a tiny model's designs are (UNPARSABLE_OUTPUT on the design node).
  */
 import { executePending } from '../experiments/index.ts';

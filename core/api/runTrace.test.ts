@@ -64,7 +64,7 @@ describe('getRunTrace of a designed run (scripted, SIMULATED designer)', () => {
     expect(t.design!.usable).toBe(false);
     expect(t.design!.problem).toBe('at steps[1].id: duplicate node id "a" (first defined at steps[0])');
     expect(t.design!.issues.map((i) => [i.code, i.path, i.nodeId ?? null])).toEqual([['DUPLICATE_ID', ['steps', 1, 'id'], null]]);
-    expect(t.events.map((e) => [e.nodeId, e.errorCode])).toEqual([['design', 'INVALID_DESIGN']]);
+    expect(t.events.map((e) => [e.nodeId, e.errorCode])).toEqual([['design', 'CONTRACT_VIOLATION']]);
   });
 
   it('a design that does not parse: the completion as written, no document, the design node failed UNPARSABLE_OUTPUT', () => {

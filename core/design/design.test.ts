@@ -118,9 +118,9 @@ describe('the design stage (core/design)', () => {
     expect(credit.cascades.map((c) => c.nodeId)).toEqual(['b']);
   });
 
-  it('an unusable design (an id used twice) fails the design node as INVALID_DESIGN, blamed on the designer', async () => {
+  it('an unusable design (an id used twice) is refused by the design node contract (prefixItems: step i has id i) as CONTRACT_VIOLATION, blamed on the designer, the record naming the duplicate', async () => {
     const out = await run(step.twoIds);
-    expect(out.events.map((e) => [e.nodeId, e.status, e.failureClass, e.errorCode])).toEqual([['design', 'failed', 'execution', 'INVALID_DESIGN']]);
+    expect(out.events.map((e) => [e.nodeId, e.status, e.failureClass, e.errorCode])).toEqual([['design', 'failed', 'execution', 'CONTRACT_VIOLATION']]);
     expect(recordOf(out.events).problem).toBe('at steps[1].id: duplicate node id "a" (first defined at steps[0])');
     expect(recordOf(out.events).issues).toEqual([{ code: 'DUPLICATE_ID', path: ['steps', 1, 'id'], message: 'duplicate node id "a" (first defined at steps[0])' }]);
     const { credit } = scoreRun(out.graph, out.events, { completed: false, score: 0, correct: false });

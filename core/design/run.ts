@@ -65,6 +65,17 @@ export async function runGraph(graph: Graph, opts: GraphRunOptions): Promise<Gra
       record.problem = compiled.problem;
       Object.assign(ev, { status: 'failed', failureClass: 'execution', errorCode: 'INVALID_DESIGN', message: `the design cannot run: ${compiled.problem}` });
     }
+  } else if (ev.errorCode === 'CONTRACT_VIOLATION' && stage.notation !== 'code') {
+    // The contract refused a design that parses (the engine's check, e.g. a repeated id against the
+    // grammar's prefixItems): the node keeps its code, and the record says why in the design's own
+    // terms when the validator finds the problem too.
+    const doc = parsed(record.text);
+    if (doc !== undefined) {
+      const refused = compileDesign(stage, doc, { tools: opts.tools, checks: opts.checks, reserved: graph.nodes.map((n) => n.id) });
+      record.document = doc;
+      record.issues = refused.issues;
+      if (!refused.usable && refused.problem) record.problem = refused.problem;
+    }
   }
   ev.output = record;
   sink?.nodeFinished?.(ev);
@@ -75,6 +86,14 @@ export async function runGraph(graph: Graph, opts: GraphRunOptions): Promise<Gra
   const events = [ev, ...second.events.map((e, i) => ({ ...e, seq: i + 1 }))];
   const tokens = { promptTokens: first.promptTokens + second.promptTokens, completionTokens: first.completionTokens + second.completionTokens };
   return { ...second, ...tokens, events, startedAt: first.startedAt, graph: runnable };
+}
+
+function parsed(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The record of a finished design node: its text and parsed document (validation comes after). */

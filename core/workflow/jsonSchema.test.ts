@@ -68,3 +68,15 @@ describe('jsonSchemaValidator: the precompiled draft-07 meta-schema check', () =
     expect(meta!.validate).toBeUndefined();
   });
 });
+
+describe('prefixItems (JSON Schema 2020-12) in the engine validator', () => {
+  it('checks each position against its subschema and leaves later items free', () => {
+    const v = jsonSchemaValidator.compile({ type: 'array', prefixItems: [{ const: 'a' }, { type: 'number' }], minItems: 1 });
+    expect(v(['a', 2])).toBe(true);
+    expect(v(['a', 2, 'anything'])).toBe(true);
+    expect(v(['a'])).toBe(true);
+    expect(v(['b', 2])).toBe(false);
+    expect(v(['a', 'x'])).toBe(false);
+    expect(v([])).toBe(false);
+  });
+});

@@ -41,3 +41,20 @@ class PrecompiledMetaAjv extends Ajv {
  * two instances did it twice. The meta-schema is never compiled: see PrecompiledMetaAjv.
  */
 export const jsonSchemaValidator: Ajv = new PrecompiledMetaAjv(JSON_SCHEMA_OPTIONS);
+
+/**
+ * `prefixItems` (JSON Schema 2020-12, "prefixItems": item i must match subschema i; items past
+ * the list are left to `items`, here unconstrained) on the draft-07 validator, which otherwise
+ * ignores the word (strict mode is off): a macro that expands it to draft-07's tuple form
+ * `items: [...]`, the same positional rule. Flowlab's own schemas use it (a design's steps,
+ * core/workflow/compile/designStage.ts); without it the engine accepted a design whose step i was
+ * wrong and only the later design check caught it, too late for a retry.
+ * A schema giving both `prefixItems` and a single-schema `items` gets draft-07's reading of
+ * `items` (every item) beside the positional rule.
+ */
+jsonSchemaValidator.addKeyword({
+  keyword: 'prefixItems',
+  type: 'array',
+  schemaType: 'array',
+  macro: (schema: unknown[]) => ({ items: schema }),
+});

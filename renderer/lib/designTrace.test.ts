@@ -63,7 +63,7 @@ describe('the trace of a designed run (scripted, SIMULATED designer)', () => {
 
   it('an unusable design: the design node is the one root failure, blamed on the designer, and nothing else is drawn', () => {
     const m = modelOf(traces[2]!);
-    expect(m.nodes.map((n) => [n.id, n.state, n.errorCode, n.blamed])).toEqual([['design', 'root', 'INVALID_DESIGN', 'designer']]);
+    expect(m.nodes.map((n) => [n.id, n.state, n.errorCode, n.blamed])).toEqual([['design', 'root', 'CONTRACT_VIOLATION', 'designer']]);
   });
 
   it('a hand-written run has no author marks and keeps its labels', () => {
