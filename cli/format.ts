@@ -20,6 +20,7 @@ export function formatReport(r: ExperimentReport, title: string): string {
     ['failures: execution', String(f.execution)],
     ['failures: cascade', String(f.cascade)],
     ['failures: infrastructure', String(f.infrastructure)],
+    ['outputs repaired / cut at max_tokens', `${r.outputs.repaired} / ${r.outputs.cut}`],
     ['prompt tokens', String(r.promptTokens)],
     ['completion tokens', String(r.completionTokens)],
     ['seconds per task', r.secondsPerTask.toFixed(2)],

@@ -2,7 +2,7 @@ import Table from 'cli-table3';
 import type { Command } from 'commander';
 import { openStore } from '../../core/store/index.ts';
 import type { CreditResult } from '../../core/credit/index.ts';
-import type { RoleLadder } from '../../core/reward/index.ts';
+import { outputFlags, type RoleLadder } from '../../core/reward/index.ts';
 import type { NodeEvent } from '../../core/trace/index.ts';
 import type { RunRecord } from '../../core/results/index.ts';
 import { defaultTools } from '../../core/tools/index.ts';
@@ -99,16 +99,19 @@ function describe(e: NodeEvent, credit?: CreditResult): string {
   const sim = e.simulated ? `  [SIMULATED ${e.fault ?? 'fault'}]` : '';
   const tokens = e.calls.length ? `  ${e.calls.reduce((s, c) => s + c.promptTokens, 0)}+${e.calls.reduce((s, c) => s + c.completionTokens, 0)} tok` : '';
   const ms = `  ${e.endedAt - e.startedAt} ms`;
+  const flags = outputFlags(e);
+  const thought = e.calls.some((c) => c.thinking !== undefined) ? '  [thinking kept apart]' : '';
+  const marks = `${flags.repaired ? `  [REPAIRED: JSON taken from ${e.calls.at(-1)!.repair === 'fenced' ? 'a fenced block' : 'prose'}]` : ''}${flags.cut ? `  [CUT at max_tokens]` : ''}${thought}`;
   switch (e.status) {
     case 'ok':
-      return `✓ ${who} ok  -> ${clip(JSON.stringify(e.output) ?? '(no output recorded)')}${tokens}${ms}${sim}`;
+      return `✓ ${who} ok${flags.cut ? ' (cut at max_tokens)' : ''}  -> ${clip(JSON.stringify(e.output) ?? '(no output recorded)')}${tokens}${ms}${marks}${sim}`;
     case 'skipped':
       return `- ${who} skipped: ${e.message ?? ''}`;
     case 'cascade':
       return `↓ ${who} CASCADE of ${cascade?.roots.join(', ') ?? e.causes?.join(', ') ?? '?'} (not blamed)`;
     case 'failed': {
       const blame = root ? (root.blamed ? `blamed: ${root.blamed}` : root.candidates ? `ambiguous: ${root.candidates.join(' | ')}` : 'no role: infrastructure') : cascade ? `cascade of ${cascade.roots.join(', ')}` : 'superseded';
-      return `✗ ${who} ${root ? 'ROOT FAILURE' : 'failed'} ${e.failureClass}/${e.errorCode}: ${clip(e.message ?? '')}  (${blame})${tokens}${ms}${sim}`;
+      return `✗ ${who} ${root ? 'ROOT FAILURE' : 'failed'} ${e.failureClass}/${e.errorCode}: ${clip(e.message ?? '')}  (${blame})${tokens}${ms}${marks}${sim}`;
     }
     default:
       return e.status satisfies never;
@@ -120,7 +123,7 @@ function formatRunLadder(ladder: Record<string, RoleLadder>, credit?: CreditResu
   for (const [role, l] of Object.entries(ladder)) {
     const rc = credit?.byRole[role];
     const w = l.weights;
-    t.push([role, l.format.toFixed(2), l.validity.toFixed(2), String(l.completion), l.correctness.toFixed(2), l.credit.toFixed(2), l.reward.toFixed(3), `${l.highestRung}/5`, rc ? `${rc.rootFailures.length}/${rc.authored.length}` : '-', `${w.format}/${w.validity}/${w.completion}/${w.correctness}/${w.credit}`]);
+    t.push([role, l.format.toFixed(2) + (l.repaired ? ` (${l.repaired} repaired)` : '') + (l.cut ? ` (${l.cut} cut)` : ''), l.validity.toFixed(2), String(l.completion), l.correctness.toFixed(2), l.credit.toFixed(2), l.reward.toFixed(3), `${l.highestRung}/5`, rc ? `${rc.rootFailures.length}/${rc.authored.length}` : '-', `${w.format}/${w.validity}/${w.completion}/${w.correctness}/${w.credit}`]);
   }
   return `Reward ladder (h = wf*f + wv*v + we*e + wa*a + wc*c; rungs 1 format, 2 validity, 3 completion, 4 correctness, 5 credit)\n${t.toString()}`;
 }

@@ -3,6 +3,8 @@ import type { RoleName } from '../ids.ts';
 import { FlowlabError } from '../errors.ts';
 import { ModelError } from '../model/errors.ts';
 import type { GenerateRequest, ModelProvider, SamplingParams } from '../model/provider.ts';
+import { repairJson } from '../model/repair.ts';
+import { splitReply } from '../model/thinking.ts';
 import type { ModelCallRecord } from '../trace/events.ts';
 import type { CheckRegistry } from '../workflow/checks.ts';
 import type { ToolShape } from '../workflow/compile.ts';
@@ -51,6 +53,8 @@ export interface NodeContext {
   sampling?: Partial<Pick<SamplingParams, 'temperature' | 'topK' | 'topP' | 'minP'>>;
   /** Ask the provider for the token ids fed and sampled, and keep them on each call record (training). */
   recordTokens?: boolean;
+  /** Refuse repaired structured output (the workflow's `limits.strict_output`; see runAgent). */
+  strictOutput?: boolean;
 }
 
 export interface NodeResult {
@@ -136,10 +140,14 @@ async function runAgent(node: GraphNode, inputs: Record<string, unknown>, ctx: N
   let text: string;
   try {
     const res = await withTimeout(ctx, (signal) => ctx.provider.generate({ ...request, signal }));
-    text = res.text;
+    // Thinking apart from the answer, the same for every provider: a provider that split it
+    // already (a local model knows its prefill) says so with `thinking`; any other reply is split
+    // here (a `<think>` block, a server's hidden prefill). Contracts and graders see the answer.
+    const split = res.thinking === undefined ? splitReply(res.text) : { answer: res.text, thinking: res.thinking };
+    text = split.answer;
     Object.assign(record, {
       model: res.model,
-      completion: res.text,
+      completion: text,
       promptTokens: res.tokens.prompt,
       completionTokens: res.tokens.completion,
       ms: res.ms,
@@ -149,7 +157,7 @@ async function runAgent(node: GraphNode, inputs: Record<string, unknown>, ctx: N
     if (res.promptTokenIds) record.promptTokenIds = res.promptTokenIds;
     if (res.completionTokenIds) record.completionTokenIds = res.completionTokenIds;
     if (res.renderedPrompt !== undefined) record.renderedPrompt = res.renderedPrompt;
-    if (res.thinking !== undefined) record.thinking = res.thinking;
+    if (split.thinking !== undefined) record.thinking = split.thinking;
     if (res.applied) record.applied = res.applied;
     if (res.promptTokensEvaluated !== undefined) record.promptTokensEvaluated = res.promptTokensEvaluated;
   } catch (e) {
@@ -159,17 +167,45 @@ async function runAgent(node: GraphNode, inputs: Record<string, unknown>, ctx: N
     throw f;
   }
   if (!node.contract?.schema) return text.trim();
+  return structuredOutput(text, node, record, ctx.strictOutput === true);
+}
+
+/**
+ * A reply's value under its node's schema. The answer as a whole first: JSON valid under the
+ * schema is the output. Otherwise, unless `strict`, the JSON value written inside it (a fenced
+ * block, an object in prose; core/model/repair.ts) when valid, with `record.repair` saying how it
+ * was found. Else a typed failure: CONTRACT_VIOLATION when some JSON was found (the whole answer,
+ * else the first value inside it), UNPARSABLE_OUTPUT when none was; a reply cut at `max_tokens`
+ * says so, and a strict refusal names what a repair would have taken.
+ */
+function structuredOutput(text: string, node: GraphNode, record: ModelCallRecord, strict: boolean): unknown {
+  const validate = validatorFor(node.contract!.schema!);
+  const cut = record.stopReason === 'maxTokens' ? ` (cut off at max_tokens=${node.maxTokens})` : '';
   let value: unknown;
+  let parsed = true;
   try {
     value = JSON.parse(text);
   } catch {
-    throw execution('UNPARSABLE_OUTPUT', `output is not valid JSON${record.stopReason === 'maxTokens' ? ` (cut off at max_tokens=${node.maxTokens})` : ''}: ${clip(text)}`);
+    parsed = false;
   }
-  const validate = validatorFor(node.contract.schema);
-  if (!validate(value)) {
-    throw execution('CONTRACT_VIOLATION', `output violates the schema: ${ajv.errorsText(validate.errors, { dataVar: 'output' })}`);
+  if (parsed && validate(value)) return value;
+  const found = repairJson(text, (v) => validate(v) === true);
+  const violation = (checked: unknown, where: string, note = '') => {
+    validate(checked);
+    return execution('CONTRACT_VIOLATION', `output${where} violates the schema${cut}: ${ajv.errorsText(validate.errors, { dataVar: 'output' })}${note}`);
+  };
+  if (found.ok) {
+    if (!strict) {
+      record.repair = found.kind;
+      return found.value;
+    }
+    const refused = `; strict_output refused the ${found.kind} JSON value inside it that would repair it`;
+    if (!parsed) throw execution('UNPARSABLE_OUTPUT', `output is not valid JSON${cut}${refused}: ${clip(text)}`);
+    throw violation(value, '', refused);
   }
-  return value;
+  if (parsed) throw violation(value, '');
+  if (!('kind' in found)) throw execution('UNPARSABLE_OUTPUT', `output is not valid JSON${cut}: ${clip(text)}`);
+  throw violation(found.invalid, ` (the ${found.kind} JSON value inside it)`);
 }
 
 async function runTool(node: GraphNode, inputs: Record<string, unknown>, ctx: NodeContext): Promise<unknown> {

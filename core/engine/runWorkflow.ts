@@ -167,6 +167,7 @@ export async function runWorkflow(graph: Graph, opts: RunOptions): Promise<RunOu
         modelFor: opts.modelFor,
         sampling: opts.sampling,
         recordTokens: opts.recordTokens,
+        strictOutput: graph.limits.strictOutput === true,
       }).then(
         (res) => {
           running--;

@@ -45,6 +45,12 @@ export interface ExperimentReport {
   silentRuns: number;
   /** Runs containing injected (simulated) faults. */
   simulatedRuns: number;
+  /**
+   * Node outputs, summed over runs and roles, that parsed only once repaired (JSON found in a
+   * fenced block or prose; `RoleLadder.repaired`), and that were cut at `max_tokens` with the
+   * node still ok (`RoleLadder.cut`).
+   */
+  outputs: { repaired: number; cut: number };
 }
 
 /** Aggregates stored runs into the report. Pure. */
@@ -67,6 +73,7 @@ export function summarizeRuns(experimentId: string, runs: readonly RunRecord[], 
   const roles: Record<string, RoleSummary> = {};
   let silentRuns = 0;
   let simulatedRuns = 0;
+  const outputs = { repaired: 0, cut: 0 };
   for (const r of runs) {
     if (r.credit?.silent) silentRuns++;
     if (r.simulated) simulatedRuns++;
@@ -80,6 +87,8 @@ export function summarizeRuns(experimentId: string, runs: readonly RunRecord[], 
       s.reward += l.reward / n;
       s.highestRung += l.highestRung / n;
       s.blamed += r.credit?.byRole[role]?.rootFailures.length ?? 0;
+      outputs.repaired += l.repaired ?? 0;
+      outputs.cut += l.cut ?? 0;
       if (r.credit?.ambiguous.some((a) => a.candidates.includes(l.role))) s.ambiguous++;
     }
   }
@@ -101,5 +110,6 @@ export function summarizeRuns(experimentId: string, runs: readonly RunRecord[], 
     roles,
     silentRuns,
     simulatedRuns,
+    outputs,
   };
 }

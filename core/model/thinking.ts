@@ -43,3 +43,36 @@ export function splitThinking(text: string, opened: boolean): SplitThinking {
   if (close < 0) return { answer: '', thinking: inner.trim() };
   return { answer: inner.slice(close + THINK_CLOSE.length).trimStart(), thinking: inner.slice(0, close).trim() };
 }
+
+/** Where a reply's thinking may be, besides its text (what a server sent beside `content`). */
+export interface ReplyThinking {
+  /** The prompt is known to open a block (a local model's prefill): the text starts inside it. */
+  opened?: boolean;
+  /**
+   * Thinking the server sent apart from the answer: OpenAI-compatible servers' `reasoning_content`
+   * (DeepSeek's API, vLLM and llama-server with a reasoning parser) or `reasoning` (Ollama, OpenRouter).
+   */
+  reasoning?: string;
+}
+
+/**
+ * Splits any provider's reply into thinking and answer, the same way for every provider (the
+ * engine applies it to every reply; core/engine/runNode.ts):
+ * - a block that opens the text (`<think>…</think>`, after whitespace), or with `opened` the
+ *   text up to the first `</think>` (splitThinking);
+ * - without `opened`, a text holding `</think>` with no `<think>` before it: a prefill the client
+ *   cannot see (a server's chat template opened the block), so what precedes it is thinking;
+ * - `reasoning`, sent apart by the server, is thinking too (before any thinking found in the text).
+ * A block cut off before `</think>` (the text starts with `<think>` and never closes it) is all
+ * thinking and an empty answer. Text without any of these is all answer.
+ */
+export function splitReply(text: string, where: ReplyThinking = {}): SplitThinking {
+  let split = splitThinking(text, where.opened === true);
+  if (split.thinking === undefined && !where.opened) {
+    const close = text.indexOf(THINK_CLOSE);
+    if (close >= 0 && text.lastIndexOf(THINK_OPEN, close) < 0) split = { answer: text.slice(close + THINK_CLOSE.length).trimStart(), thinking: text.slice(0, close).trim() };
+  }
+  const reasoning = where.reasoning?.trim();
+  if (!reasoning) return split;
+  return { answer: split.answer, thinking: split.thinking ? `${reasoning}\n\n${split.thinking}` : reasoning };
+}

@@ -1,1 +1,1 @@
-export { computeLadder, DEFAULT_WEIGHTS, RUNGS, type RoleLadder, type Rung, type LadderNode, type LadderEvent } from './ladder.ts';
+export { computeLadder, DEFAULT_WEIGHTS, outputFlags, RUNGS, type RoleLadder, type Rung, type LadderNode, type LadderEvent } from './ladder.ts';

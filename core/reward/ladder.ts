@@ -16,7 +16,7 @@ export type Rung = (typeof RUNGS)[number];
 
 /** The rung values, weights and reward of one role's ladder (a run's, or a mean across runs). */
 export interface LadderScores {
-  /** f: share of the role's outputs that parsed (0..1). */
+  /** f: share of the role's outputs that parsed as written (0..1; a repaired output does not count). */
   format: number;
   /** v_ρ: share of the role's contributions that were valid: run nodes whose contract held, wired nodes with no wiring fault (0..1). */
   validity: number;
@@ -39,6 +39,17 @@ export interface RoleLadder extends LadderScores {
   nodesRun: number;
   /** Nodes the role wired. */
   nodesWired: number;
+  /**
+   * The role's node outputs that parsed only once repaired (JSON taken from a fenced block or
+   * prose; core/model/repair.ts): they do not count as formatted on f. Absent when 0.
+   */
+  repaired?: number;
+  /**
+   * The role's node outputs whose model call stopped at `max_tokens` (stop reason `maxTokens`),
+   * the node still ok: flagged here, not taken off f (a cut structured output that does not
+   * parse already fails f as UNPARSABLE_OUTPUT). Absent when 0.
+   */
+  cut?: number;
 }
 
 export interface LadderNode {
@@ -52,6 +63,14 @@ export interface LadderEvent {
   status: NodeStatus;
   failureClass?: FailureClass;
   errorCode?: string;
+  /** The node run's model calls (how each stopped; whether its output was repaired). */
+  calls?: ReadonlyArray<{ stopReason?: string; repair?: string }>;
+}
+
+/** How a node run's output was written: repaired (its last call's JSON was found inside the text) and/or cut at max_tokens. */
+export function outputFlags(ev: Pick<LadderEvent, 'calls'>): { repaired: boolean; cut: boolean } {
+  const last = ev.calls?.at(-1);
+  return { repaired: last?.repair !== undefined, cut: last?.stopReason === 'maxTokens' };
 }
 
 /** Codes meaning the node produced no parsable output (the format rung fails). */
@@ -86,11 +105,16 @@ export function computeLadder(
     let valid = 0;
     let wired = 0;
     let wiredOk = 0;
+    let repaired = 0;
+    let cut = 0;
     for (const node of nodes) {
       const ev = final.get(node.id);
       if (node.runBy === role.name && ev && (ev.status === 'ok' || ev.status === 'failed') && ev.failureClass !== 'infrastructure' && ev.failureClass !== 'wiring') {
         ran++;
-        if (!(ev.status === 'failed' && FORMAT_FAILURES.has(ev.errorCode ?? ''))) parsed++;
+        const flags = outputFlags(ev);
+        if (flags.repaired) repaired++;
+        if (flags.cut && ev.status === 'ok') cut++;
+        if (!(ev.status === 'failed' && FORMAT_FAILURES.has(ev.errorCode ?? '')) && !flags.repaired) parsed++;
         if (ev.status === 'ok') valid++;
       }
       if (node.wiredBy.includes(role.name)) {
@@ -108,7 +132,7 @@ export function computeLadder(
     const passed = [f === 1 && ran + wired > 0, v === 1 && ran + wired > 0, e === 1, a >= 1, c === 0];
     let highestRung = 0;
     while (highestRung < 5 && passed[highestRung]) highestRung++;
-    out[role.name] = { role: role.name, format: f, validity: v, completion: e, correctness: a, credit: c, weights, reward: round(reward), highestRung, nodesRun: ran, nodesWired: wired };
+    out[role.name] = { role: role.name, format: f, validity: v, completion: e, correctness: a, credit: c, weights, reward: round(reward), highestRung, nodesRun: ran, nodesWired: wired, ...(repaired && { repaired }), ...(cut && { cut }) };
   }
   return out;
 }

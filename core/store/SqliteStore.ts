@@ -426,7 +426,7 @@ export class SqliteStore implements Store {
           pushEventParams(row, run.runId, e);
           for (const c of e.calls ?? []) {
             pushCallParams(calls.row(), run.runId, id, e, c);
-            const extra = st.insertCallSettings && callSettingsParams(run.runId, id, e, c);
+            const extra = st.insertCallSettings && callSettingsParams(run.runId, id, e, c, st.callSettingsRepair);
             if (extra) settings.push(extra);
           }
         }
@@ -471,7 +471,7 @@ export class SqliteStore implements Store {
       for (const c of e.calls ?? []) {
         try {
           st.insertCall.run(callParams(run.runId, eventId, e, c));
-          const extra = st.insertCallSettings && callSettingsParams(run.runId, eventId, e, c);
+          const extra = st.insertCallSettings && callSettingsParams(run.runId, eventId, e, c, st.callSettingsRepair);
           if (extra) st.insertCallSettings!.run(extra);
         } catch (err) {
           throw invalid(err, `run ${run.runId} node ${e.nodeId} attempt ${e.attempt} call ${c.callIndex}`);

@@ -8,6 +8,7 @@ import type { RunRecord } from '../results/index.ts';
 import { checkEvent, checkRun } from './checks.ts';
 import { StoreError } from './errors.ts';
 import type { ExperimentCall, ExperimentRow, ExperimentStatus, ExperimentSummary, PlannedTask } from './types.ts';
+import { REPAIR_KINDS, type RepairKind } from '../model/repair.ts';
 
 /**
  * JSON text of `value`; undefined for `undefined` (stored as NULL).
@@ -360,15 +361,18 @@ export interface CallDbRow {
   thinking?: string | null;
   applied_json?: string | null;
   prompt_tokens_evaluated?: number | null;
+  /** Schema version 11. */
+  repair?: string | null;
 }
 
 /**
  * Positional parameters of the model_call_settings insert for call `c` of event `eventId`, or
  * undefined when the call has none of its fields (no row is written).
  */
-export function callSettingsParams(runId: string, eventId: number, e: NodeEvent, c: ModelCallRecord): unknown[] | undefined {
-  if (c.renderedPrompt === undefined && c.thinking === undefined && c.applied === undefined && c.promptTokensEvaluated === undefined) return undefined;
-  return [
+export function callSettingsParams(runId: string, eventId: number, e: NodeEvent, c: ModelCallRecord, withRepair = false): unknown[] | undefined {
+  const repair = withRepair && c.repair !== undefined;
+  if (c.renderedPrompt === undefined && c.thinking === undefined && c.applied === undefined && c.promptTokensEvaluated === undefined && !repair) return undefined;
+  const row = [
     eventId,
     c.callIndex,
     c.renderedPrompt ?? null,
@@ -376,6 +380,8 @@ export function callSettingsParams(runId: string, eventId: number, e: NodeEvent,
     c.applied === undefined ? null : callJson(c.applied, runId, e, c, 'applied'),
     c.promptTokensEvaluated ?? null,
   ];
+  if (withRepair) row.push(c.repair ?? null);
+  return row;
 }
 
 /** Positional parameters of the model_calls insert. */
@@ -436,6 +442,7 @@ export const callFromRow: (r: CallDbRow) => ModelCallRecord = rowDecoder<CallDbR
   thinking: ['thinking'],
   applied: ['applied_json', (j: string) => fromJson(j) as ModelCallRecord['applied']],
   promptTokensEvaluated: ['prompt_tokens_evaluated'],
+  repair: ['repair', (k: string) => (REPAIR_KINDS as readonly string[]).includes(k) ? (k as RepairKind) : undefined],
 });
 
 /** Token ids as a JSON array (NULL when absent); `INVALID_RECORD` unless every id is a non-negative integer. */

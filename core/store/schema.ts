@@ -113,10 +113,12 @@ CREATE INDEX model_calls_run ON model_calls(run_id);
 
 /**
  * A planned task's `meta` (JSON; NULL for tasks planned before), so a grader that reads it
- * (DataWright's parts) sees the task whole on run, resume and replay.
+ * (DataWright's parts) sees the task whole on run, resume and replay; and how a call's structured
+ * output was repaired (`ModelCallRecord.repair`: `fenced` | `embedded`; NULL: taken as written).
  */
 const TASK_META = /* sql */ `
 ALTER TABLE experiment_tasks ADD COLUMN meta_json TEXT;
+ALTER TABLE model_call_settings ADD COLUMN repair TEXT;
 `;
 
 /** Every schema version this code knows, in order. Append only. */

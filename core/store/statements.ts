@@ -36,19 +36,21 @@ function multiRowInserts(db: Database) {
 }
 
 /** The model_calls columns read with the `model_call_settings` columns, when the table exists (schema version 10). */
-function callSelect(db: Database): { columns: string; join: string } {
+function callSelect(db: Database): { columns: string; join: string; repair: boolean } {
   const has = db.prepare(`SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'model_call_settings'`).pluck().get() === 1;
+  const repair = has && hasColumn(db, 'model_call_settings', 'repair');
   return has
     ? {
-        columns: 'c.*, x.rendered_prompt, x.thinking, x.applied_json, x.prompt_tokens_evaluated',
+        repair,
+        columns: `c.*, x.rendered_prompt, x.thinking, x.applied_json, x.prompt_tokens_evaluated${repair ? ', x.repair' : ''}`,
         join: 'LEFT JOIN model_call_settings x ON x.node_event_id = c.node_event_id AND x.call_index = c.call_index',
       }
-    : { columns: 'c.*', join: '' };
+    : { columns: 'c.*', join: '', repair: false };
 }
 
-/** Whether `experiment_tasks` has the `meta_json` column (schema version 11). */
-function hasTaskMeta(db: Database): boolean {
-  return (db.prepare(`SELECT name FROM pragma_table_info('experiment_tasks')`).pluck().all() as string[]).includes('meta_json');
+/** Whether `table` has `column` (a column a later migration added: schema version 11's). */
+function hasColumn(db: Database, table: string, column: string): boolean {
+  return (db.prepare(`SELECT name FROM pragma_table_info(?)`).pluck().all(table) as string[]).includes(column);
 }
 
 /** Every statement the store runs, prepared once per connection and reused. */
@@ -58,15 +60,19 @@ export function prepareStatements(db: Database) {
   return {
     /** Undefined in a database without `model_call_settings` (opened with fewer migrations): the settings are then not stored. */
     insertCallSettings: calls.join
-      ? p(`INSERT INTO model_call_settings (node_event_id, call_index, rendered_prompt, thinking, applied_json, prompt_tokens_evaluated) VALUES (?,?,?,?,?,?)`)
+      ? calls.repair
+        ? p(`INSERT INTO model_call_settings (node_event_id, call_index, rendered_prompt, thinking, applied_json, prompt_tokens_evaluated, repair) VALUES (?,?,?,?,?,?,?)`)
+        : p(`INSERT INTO model_call_settings (node_event_id, call_index, rendered_prompt, thinking, applied_json, prompt_tokens_evaluated) VALUES (?,?,?,?,?,?)`)
       : undefined,
+    /** Whether model_call_settings has the `repair` column (schema version 11): its insert then takes 7 values. */
+    callSettingsRepair: calls.repair,
     insertMany: multiRowInserts(db),
     maxEventId: p('SELECT max(id) FROM node_events').pluck(),
     insertExperiment: p(`INSERT INTO experiments (id, created_at, updated_at, kind, workflow_name, workflow_yaml, workflow_hash,
       dataset, split, task_limit, seed, config_json, status, pid) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`),
     insertTask: p('INSERT INTO experiment_tasks (experiment_id, task_index, task_id, input_json, expected) VALUES (?,?,?,?,?)'),
     /** A task with meta (schema version 11); undefined in a database without `meta_json` (opened with fewer migrations): meta is then not stored. */
-    insertTaskMeta: hasTaskMeta(db) && p('INSERT INTO experiment_tasks (experiment_id, task_index, task_id, input_json, expected, meta_json) VALUES (?,?,?,?,?,?)') || undefined,
+    insertTaskMeta: hasColumn(db, 'experiment_tasks', 'meta_json') && p('INSERT INTO experiment_tasks (experiment_id, task_index, task_id, input_json, expected, meta_json) VALUES (?,?,?,?,?,?)') || undefined,
     insertRun: p(`INSERT INTO runs (id, experiment_id, task_index, task_id, status, answer, expected, score, correct, seed,
       prompt_tokens, completion_tokens, started_at, ended_at, failures_json, credit_json, ladder_json, simulated)
       VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`),

@@ -1,5 +1,6 @@
 import type { NodeId, RoleName, RunId } from '../ids.ts';
 import type { AppliedSettings, CallInput } from '../model/provider.ts';
+import type { RepairKind } from '../model/repair.ts';
 import type { NodeErrorCode } from './codes.ts';
 
 /** How a node run ended. `cascade`: not run (or run on bad input) because an input came from a failed node. */
@@ -40,6 +41,12 @@ export interface ModelCallRecord extends CallInput {
   renderedPrompt?: string;
   /** A reasoning model's thinking, kept apart from `completion` (never seen by contracts or graders). */
   thinking?: string;
+  /**
+   * Set when the output under the node's schema was repaired: the completion was not JSON valid
+   * under the schema as a whole, and the valid JSON value inside it was taken, from a fenced
+   * block (`fenced`) or from prose (`embedded`) (core/model/repair.ts). Absent: taken as written.
+   */
+  repair?: RepairKind;
   /** The sampler, threads, context and batch size the call ran with (local models). */
   applied?: AppliedSettings;
   /** Prompt tokens actually evaluated; `promptTokens - promptTokensEvaluated` were reused from an earlier call's KV state. */

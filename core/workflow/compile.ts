@@ -65,6 +65,7 @@ export function compileWorkflow(doc: WorkflowDoc, opts: CompileOptions): { graph
       maxHops: doc.limits?.max_hops ?? DEFAULT_LIMITS.maxHops,
       concurrency: doc.limits?.concurrency ?? DEFAULT_LIMITS.concurrency,
       nodeTimeoutMs: doc.limits?.node_timeout_ms ?? DEFAULT_LIMITS.nodeTimeoutMs,
+      ...(doc.limits?.strict_output && { strictOutput: true }),
     },
   };
   return { graph, issues };

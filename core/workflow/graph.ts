@@ -148,6 +148,11 @@ export interface Limits {
   concurrency: number;
   /** Default per-node timeout, ms. */
   nodeTimeoutMs: number;
+  /**
+   * Refuse repaired structured output (`limits.strict_output`): a reply that is not exactly JSON
+   * valid under its schema fails even when a valid JSON value sits inside it. Default false.
+   */
+  strictOutput?: boolean;
 }
 
 /** The one internal graph every notation compiles to. Plain data. */

@@ -176,6 +176,10 @@ export const WorkflowSpec = z
         max_hops: z.number().int().positive().max(100000).optional(),
         concurrency: z.number().int().positive().max(64).optional(),
         node_timeout_ms: z.number().int().positive().optional(),
+        strict_output: z
+          .boolean()
+          .optional()
+          .describe('true: an output must be exactly JSON valid under its schema; JSON found inside prose or a fenced block is not repaired (default false: repaired and recorded, docs/models.md)'),
       })
       .strict()
       .optional(),

@@ -20,7 +20,7 @@
  *   and hands each content delta on as it arrives (`stream.ts`); a retry is made only while
  *   nothing has streamed. A schema call may be asked again, so its hook gets the kept text once.
  */
-import { endpointId, ModelError, textStream, type EndpointSpec, type GenerateRequest, type GenerateResult, type ModelProvider, type TextStream } from '../../core/model/index.ts';
+import { endpointId, ModelError, repairJson, splitReply, textStream, type SplitThinking, type EndpointSpec, type GenerateRequest, type GenerateResult, type ModelProvider, type TextStream } from '../../core/model/index.ts';
 import { jsonSchemaValidator } from '../../core/workflow/index.ts';
 import { chatBody, readChatReply, schemaInstruction, validJson, type ChatReply } from './body.ts';
 import { backoffMs, postJson, RetryableError, sleep, type FetchLike } from './http.ts';
@@ -85,22 +85,27 @@ export class OpenAiProvider implements ModelProvider {
     const validate = schema ? jsonSchemaValidator.compile(schema) : undefined;
     const tries = schema ? 1 + (this.options.schemaRetries ?? 2) : 1;
     const stream = request.onText ? textStream(request.onText) : undefined;
-    let last: { reply: ChatReply; seed: number; spec: EndpointSpec } | undefined;
+    let last: { reply: ChatReply; seed: number; spec: EndpointSpec; split: SplitThinking } | undefined;
     for (let k = 0; k < tries; k++) {
       const seed = retrySeed(request.seed, k);
-      last = await this.call(pool, request, seed, signal, schema ? undefined : stream);
-      if (!validate || validJson(last.reply.text, validate)) break;
+      const got = await this.call(pool, request, seed, signal, schema ? undefined : stream);
+      // Thinking apart from the answer (core/model/thinking.ts splitReply, as the engine splits
+      // every reply); the answer is what the schema checks. An answer whose JSON sits in prose or
+      // a fence is kept: the engine repairs it (or refuses it in strict mode) and records which.
+      last = { ...got, split: splitReply(got.reply.text, { reasoning: got.reply.reasoning }) };
+      if (!validate || validJson(last.split.answer, validate) || repairJson(last.split.answer, (v) => validate(v) === true).ok) break;
     }
-    const { reply, seed, spec } = last!;
+    const { reply, seed, spec, split } = last!;
     stream?.end(reply.text);
     const out: GenerateResult = {
-      text: reply.text,
+      text: split.answer,
       tokens: reply.tokens,
       ms: performance.now() - started,
       seed,
       model: reply.model ?? spec.model,
       stopReason: reply.stopReason,
     };
+    if (split.thinking !== undefined) out.thinking = split.thinking;
     if (reply.logprobs) out.logprobs = reply.logprobs;
     return out;
   }

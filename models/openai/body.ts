@@ -61,17 +61,22 @@ export function chatBody(request: GenerateRequest, spec: EndpointSpec, seed: num
 }
 
 /** What a reply says: the text, the usage, how it ended, the logprobs, the model id. */
-export type ChatReply = Pick<GenerateResult, 'text' | 'tokens' | 'stopReason' | 'logprobs'> & { model?: string };
+export type ChatReply = Pick<GenerateResult, 'text' | 'tokens' | 'stopReason' | 'logprobs'> & {
+  model?: string;
+  /** Thinking the server sent apart from `content`: `message.reasoning_content` (DeepSeek, vLLM, llama-server) or `message.reasoning` (Ollama, OpenRouter). */
+  reasoning?: string;
+};
 
 /**
  * Reads a chat-completions reply: `choices[0].message.content` (null reads as ""),
  * `usage.prompt_tokens` / `completion_tokens` (0 when the server sends no usage),
  * `finish_reason` `stop` -> `eos`, `length` -> `maxTokens`, others `other`,
- * `choices[0].logprobs.content[].logprob`.
+ * `choices[0].logprobs.content[].logprob`, and the thinking sent apart
+ * (`message.reasoning_content`, else `message.reasoning`) as `reasoning`.
  * @throws ModelError `GENERATION_FAILED` when there is no choice with a message.
  */
 export function readChatReply(body: unknown, where: string, ref: string): ChatReply {
-  const b = body as { model?: unknown; choices?: Array<{ message?: { content?: unknown }; finish_reason?: unknown; logprobs?: { content?: Array<{ logprob?: unknown }> } }>; usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } };
+  const b = body as { model?: unknown; choices?: Array<{ message?: { content?: unknown; reasoning_content?: unknown; reasoning?: unknown }; finish_reason?: unknown; logprobs?: { content?: Array<{ logprob?: unknown }> } }>; usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } };
   const choice = Array.isArray(b?.choices) ? b.choices[0] : undefined;
   if (!choice || typeof choice.message !== 'object' || choice.message === null) {
     throw new ModelError('GENERATION_FAILED', `${where} answered without choices[0].message (ref "${ref}")`, ref);
@@ -85,6 +90,8 @@ export function readChatReply(body: unknown, where: string, ref: string): ChatRe
     stopReason: choice.finish_reason === 'stop' ? 'eos' : choice.finish_reason === 'length' ? 'maxTokens' : 'other',
   };
   if (typeof b.model === 'string' && b.model) reply.model = b.model;
+  const reasoning = choice.message.reasoning_content ?? choice.message.reasoning;
+  if (typeof reasoning === 'string' && reasoning !== '') reply.reasoning = reasoning;
   const lp = choice.logprobs?.content;
   if (Array.isArray(lp)) reply.logprobs = lp.map((t) => (typeof t.logprob === 'number' ? t.logprob : Number.NaN));
   return reply;

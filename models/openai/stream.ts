@@ -14,7 +14,7 @@ import { clip, RetryableError, send, transportError, type FetchLike } from './ht
 interface ChunkBody {
   model?: unknown;
   error?: { message?: unknown } | string;
-  choices?: Array<{ delta?: { content?: unknown }; finish_reason?: unknown; logprobs?: { content?: Array<{ logprob?: unknown }> } | null }>;
+  choices?: Array<{ delta?: { content?: unknown; reasoning_content?: unknown; reasoning?: unknown }; finish_reason?: unknown; logprobs?: { content?: Array<{ logprob?: unknown }> } | null }>;
   usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } | null;
 }
 
@@ -69,6 +69,8 @@ export async function postChatStream(spec: EndpointSpec, body: Record<string, un
     if (c.usage) reply.tokens = { prompt: count(c.usage.prompt_tokens), completion: count(c.usage.completion_tokens) };
     const choice = Array.isArray(c.choices) ? c.choices[0] : undefined;
     if (!choice) return;
+    const thought = choice.delta?.reasoning_content ?? choice.delta?.reasoning;
+    if (typeof thought === 'string' && thought !== '') reply.reasoning = (reply.reasoning ?? '') + thought;
     const piece = choice.delta?.content;
     if (typeof piece === 'string' && piece !== '') {
       reply.text += piece;

@@ -12,6 +12,10 @@ export function NodeDetail({ model }: { model: TraceModel }) {
   const event = attempts.find((e) => e.attempt === attemptWanted) ?? attempts[attempts.length - 1];
   const blame = blameText(node);
   const tokens = event ? eventTokens(event) : { prompt: 0, completion: 0 };
+  // How the output was written (core/reward outputFlags): its last call cut at max_tokens, its JSON repaired.
+  const lastCall = event?.calls.at(-1);
+  const cut = lastCall?.stopReason === 'maxTokens';
+  const repair = lastCall?.repair;
 
   return (
     <aside className="node-detail" data-testid="node-detail" aria-label={`Node ${node.id}`}>
@@ -32,6 +36,16 @@ export function NodeDetail({ model }: { model: TraceModel }) {
         {blame && (
           <span className={`badge${node.blamed ? ' blamed' : ''}`} data-testid="blame-badge">
             ⚑ {blame}
+          </span>
+        )}
+        {cut && (
+          <span className="tag tone-warn" data-testid="cut-marker" title="The model call stopped at max_tokens: the output may be incomplete">
+            cut at max_tokens
+          </span>
+        )}
+        {repair && (
+          <span className="tag tone-warn" data-testid="repair-marker" title="The reply was not JSON as a whole; the valid JSON value inside it was taken (strict_output refuses this)">
+            repaired: JSON from {repair === 'fenced' ? 'a fenced block' : 'prose'}
           </span>
         )}
         {event?.simulated && (
@@ -107,6 +121,12 @@ export function NodeDetail({ model }: { model: TraceModel }) {
               )}
               <h5>Prompt</h5>
               <pre className="value" data-testid="node-prompt">{c.prompt}</pre>
+              {c.thinking !== undefined && (
+                <>
+                  <h5>Thinking (kept apart; never checked or graded)</h5>
+                  <pre className="value muted" data-testid="node-thinking">{c.thinking}</pre>
+                </>
+              )}
               <h5>Completion</h5>
               <pre className="value" data-testid="node-completion">{c.completion}</pre>
               <p className="muted small">
