@@ -7,7 +7,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { trainableRoles, ExperimentSpecError, type WorkflowSource } from '../core/experiments/index.ts';
-import type { ModelConfig, ModelPort } from '../core/model/index.ts';
+import { isEndpointRef, type ModelConfig, type ModelPort } from '../core/model/index.ts';
 import { computeWorkflowHash, type Store } from '../core/store/index.ts';
 import { parseStudyPlan, planError, studyIdOf, type StudyDeps, type StudyPlan } from '../core/studies/index.ts';
 import { DatasetError, datasetNames, getDataset, resolveSharedDir, type Dataset } from '../core/tasks/index.ts';
@@ -95,7 +95,9 @@ export function resolveStudyPlan(text: string, file: string, o: ResolvePlanOptio
     }
   });
   for (const m of plan.models) {
-    m.model = o.model ? path.resolve(o.model) : planPath(m.model, dir);
+    // An endpoint (`openai:http://...#model`, docs/models.md) is a model like a file, never a path.
+    const given = o.model ?? m.model;
+    m.model = isEndpointRef(given) ? given : o.model ? path.resolve(o.model) : planPath(m.model, dir);
     if (o.threads !== undefined) m.threads = o.threads;
   }
   if (problems.length) throw planError(text, problems, file);

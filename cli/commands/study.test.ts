@@ -37,6 +37,13 @@ describe('flowlab study: plans', () => {
       expect(user.notes.some((n) => n.startsWith(`zone ${z.id} skipped: dataset "${z.dataset}" is not in this build`)), z.id).toBe(!known(z.dataset));
     }
     expect(user.skipZones.has('id')).toBe(false);
+    // An endpoint is a model, not a path: kept as written from --model and from the plan (it was resolved to <cwd>/openai:http:/...).
+    const endpoint = 'openai:http://127.0.0.1:8080/v1#oracle';
+    expect(loadPlan('examples/studies/gsm8k-mbpp.yaml', { model: endpoint }).plan.models[0]!.model).toBe(endpoint);
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'study-endpoint-'));
+    const planFile = path.join(dir, 'plan.yaml');
+    writeFileSync(planFile, `name: e\nbaseline: w\nconditions:\n  - { id: w, kind: workflow, workflow: ${path.resolve('examples/learn-design-fixed.yaml')} }\nzones:\n  - { id: a, kind: in-distribution, dataset: learn-design, split: heldout, limit: 2 }\nmodels:\n  - { id: m, model: '${endpoint}' }\n`);
+    expect(loadPlan(planFile, {}).plan.models[0]!.model).toBe(endpoint);
     expect(planPath('~/m.gguf', '/p')).toBe(path.join(os.homedir(), 'm.gguf'));
     expect(planPath('m.gguf', '/p')).toBe('/p/m.gguf');
   });
