@@ -192,6 +192,10 @@ export async function runConformance(o: ConformanceOptions = {}): Promise<Confor
     const pairs = examples.filter((e) => {
       const named = families.get(e.file)!;
       if (named.size && !named.has(familyOf(baseTasks))) return false;
+      if (name !== base && datasetNeedsSandbox(base)) {
+        o.onSkip?.(e.file, name, "DataWright's one answer per line cannot hold a multi-line function (its grader splits the reply by numbered lines)");
+        return false;
+      }
       if (name !== base && !writesText(e.graph)) {
         o.onSkip?.(e.file, name, 'its answer is a tool result, a number or a choice: it cannot write one answer per part');
         return false;
