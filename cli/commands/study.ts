@@ -44,7 +44,7 @@ export function define(cmd: Command, ctx: CommandContext): void {
     ].join('\n'))
     .argument('<plan.yaml>', 'the study plan (docs/studies.md)')
     .option('--dry-run', 'print the cells, calls, tokens and estimated time; run nothing')
-    .option('--model <file.gguf>', "every plan model's file replaced by this one (a user's model)")
+    .option('--model <file.gguf|openai:url#model>', "every plan model replaced by this one (a user's model: a GGUF file or an endpoint, docs/models.md)")
     .addOption(intOption('--threads <n>', "every plan model's threads", { min: 1, max: 256 }))
     .addOption(intOption('--budget-tokens <n>', 'stop cleanly once this many tokens were spent (resumable)', { min: 1 }))
     .option('--budget-minutes <m>', 'stop cleanly after this many minutes (resumable)')
