@@ -24,7 +24,7 @@ describe('the Trace view node panel: how an output was written', () => {
   it('marks a call cut at max_tokens and a repaired output, and shows the thinking apart', () => {
     const html = render({ stopReason: 'maxTokens', repair: 'fenced', thinking: 'add 2 and 2' });
     expect(html).toContain('data-testid="cut-marker"');
-    expect(html).toMatch(/data-testid="repair-marker"[^>]*>repaired: JSON from a fenced block</span>/);
+    expect(html).toMatch(/data-testid="repair-marker"[^>]*>repaired: JSON from a fenced block<\/span>/);
     expect(html).toMatch(/<pre class="value muted" data-testid="node-thinking">add 2 and 2<\/pre>/);
   });
   it('shows none of them for a call written as asked', () => {
