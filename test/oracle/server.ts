@@ -108,7 +108,7 @@ function messyReply(task: Task, schema: Schema | undefined, skills: SkillHints |
   const shape = fnv1a32(prompt) % 4;
   const code = isCodeTask(task);
   const thought = code ? 'Draft:\n```python\ndef draft():\n    return None\n```\nThat draft is wrong; the full function follows.' : 'Let me work this out step by step. Draft: {"answer": "?"}';
-  const answer = schema ? messyJson(fill(schema, task, skills), shape) : code ? `Here is the function:\n\n${goldReply(task)}\n\nIt passes the examples.` : goldReply(task);
+  const answer = schema ? messyJson(fill(schema, task, skills), shape, gradedAsNumber(task)) : code ? `Here is the function:\n\n${goldReply(task)}\n\nIt passes the examples.` : goldReply(task);
   switch (shape) {
     case 0:
       return { content: `<think>\n${thought}\n</think>\n\n${answer}` };
@@ -122,9 +122,14 @@ function messyReply(task: Task, schema: Schema | undefined, skills: SkillHints |
 }
 
 /** A JSON value as a chatty model writes it: in a fenced block after a sentence, or inside a sentence; numbers in text fields with units and separators. */
-function messyJson(value: unknown, shape: number): string {
-  const json = JSON.stringify(messyNumbers(value), null, shape % 2 ? undefined : 2);
+function messyJson(value: unknown, shape: number, numbers: boolean): string {
+  const json = JSON.stringify(numbers ? messyNumbers(value) : value, null, shape % 2 ? undefined : 2);
   return shape === 1 ? `The result is ${json} as requested.` : `Sure! Here is the JSON:\n\`\`\`json\n${json}\n\`\`\``;
+}
+
+/** Whether a task's answer is graded as a number (GSM8K: its meta holds the worked solution), where `$18.00` and `1,234` are fair ways to write it; a year in a multi-hop answer is not. */
+function gradedAsNumber(task: Task): boolean {
+  return typeof task.meta?.solution === 'string';
 }
 
 /** Text fields holding a whole number written as a person might: `1,234` from a thousand up, else `$18.00`. */
