@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { asNodeId } from '../core/ids.ts';
 import { agentEvent, modelCall, runRecord } from '../test/fixtures.ts';
 import { formatRun } from './commands/show.ts';
 
@@ -10,7 +11,7 @@ describe('flowlab show: how each output was written', () => {
       agentEvent(run.runId, 'solve', 'solver', [{ ...modelCall(), completion: '```json\n{"x":1}\n```', repair: 'fenced' }], { seq: 1 }),
       agentEvent(run.runId, 'check', 'checker', [modelCall()], { seq: 2 }),
     ];
-    const text = formatRun(run, events, { nodes: [{ id: 'plan' }, { id: 'solve' }, { id: 'check' }], edges: [] });
+    const text = formatRun(run, events, { nodes: ['plan', 'solve', 'check'].map((id) => ({ id: asNodeId(id) })), edges: [] });
     const line = (id: string) => text.split('\n').find((l) => l.includes(`${id}#1`))!;
     expect(line('plan')).toMatch(/✓ plan#1 \[agent planner\] ok \(cut at max_tokens\) .*\[CUT at max_tokens\]  \[thinking kept apart\]$/);
     expect(line('solve')).toMatch(/\[REPAIRED: JSON taken from a fenced block\]$/);
