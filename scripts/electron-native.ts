@@ -35,6 +35,10 @@ function electronAbi(version: string): string | undefined {
   }
 }
 
+function llamaVersion(): string {
+  return (JSON.parse(readFileSync(require.resolve('node-llama-cpp/package.json'), 'utf8')) as { version: string }).version;
+}
+
 function installed(pkg: string): boolean {
   return existsSync(path.join(ROOT, 'node_modules', pkg, 'package.json'));
 }
@@ -50,7 +54,7 @@ const plan = {
   present: existsSync(binding),
   nodeBuild: path.join(path.dirname(require.resolve('better-sqlite3/package.json')), 'build/Release/better_sqlite3.node'),
   llamaPackage: llama,
-  llamaPackagePresent: installed(llama),
+  llamaPackagePresent: llama !== undefined && installed(llama),
 };
 
 if (process.argv.includes('--check')) {
@@ -58,8 +62,10 @@ if (process.argv.includes('--check')) {
   process.exit(0);
 }
 
-if (!plan.llamaPackagePresent) {
-  console.error(`node-llama-cpp's prebuilt binaries for this machine (${llama}) are not installed: models cannot load. Fix: npm i ${llama} (or npm ci on this machine).`);
+if (llama === undefined) {
+  console.error(`node-llama-cpp publishes no prebuilt llama.cpp binary for ${process.platform}-${process.arch}: models cannot load until one is built (npx --no node-llama-cpp source download; needs cmake and a compiler).`);
+} else if (!plan.llamaPackagePresent) {
+  console.error(`node-llama-cpp's prebuilt binaries for this machine (${llama}) are not installed: models cannot load. Fix: npm install --no-save ${llama}@${llamaVersion()} (or npm ci on this machine).`);
 }
 
 if (plan.present && !process.argv.includes('--force')) process.exit(0);
