@@ -91,7 +91,7 @@ export function llamaBuildsToTry(mode: 'auto' | false, platform: string = proces
 
 /** The binaries package of the CPU-mode build on `platform`/`arch` (undefined where none is published). */
 export function llamaCpuPackage(platform: string = process.platform, arch: string = process.arch): string | undefined {
-  return llamaBuildPackages(platform, arch, llamaGpuOption(false, platform, arch))[0];
+  return llamaBuildPackages(platform, arch, nodeLlamaPlatform(platform) === 'mac' && arch === 'arm64' ? 'metal' : false)[0];
 }
 
 /** Every package (binaries and extensions) of the builds {@link llamaBuildsToTry} lists. */
