@@ -13,7 +13,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import config, { FUSE_V1, FUSES } from '../forge.config.ts';
+import { FuseV1Options, FuseVersion } from '@electron/fuses';
+import config, { FUSES } from '../forge.config.ts';
 import { openStore } from '../core/store/index.ts';
 import { electronSqliteBinding, explainAbiMismatch, REBUILD_COMMAND } from './native.ts';
 
@@ -22,21 +23,38 @@ const require = createRequire(import.meta.url);
 
 describe('Electron fuses in the Forge config', () => {
   it('are handed to the fuses plugin', () => {
-    expect(config.plugins).toEqual([{ name: '@electron-forge/plugin-fuses', config: FUSES }]);
+    expect(config.plugins).toHaveLength(1);
+    const plugin = config.plugins![0] as unknown as { name: string; fusesConfig: unknown };
+    expect(plugin.name).toBe('fuses');
+    expect(plugin.fusesConfig).toBe(FUSES);
   });
 
-  it('turn RunAsNode, NODE_OPTIONS, --inspect and file:// privileges off; cookie encryption, asar integrity and asar-only on', () => {
-    expect(FUSES['version']).toBe('1');
-    const set = (i: number) => FUSES[String(i)];
-    expect(set(FUSE_V1.RunAsNode)).toBe(false);
-    expect(set(FUSE_V1.EnableNodeOptionsEnvironmentVariable)).toBe(false);
-    expect(set(FUSE_V1.EnableNodeCliInspectArguments)).toBe(false);
-    expect(set(FUSE_V1.GrantFileProtocolExtraPrivileges)).toBe(false);
-    expect(set(FUSE_V1.EnableCookieEncryption)).toBe(true);
-    expect(set(FUSE_V1.EnableEmbeddedAsarIntegrityValidation)).toBe(true);
-    expect(set(FUSE_V1.OnlyLoadAppFromAsar)).toBe(true);
-    // The wire indices of @electron/fuses' FuseV1Options.
-    expect([FUSE_V1.RunAsNode, FUSE_V1.EnableCookieEncryption, FUSE_V1.OnlyLoadAppFromAsar, FUSE_V1.GrantFileProtocolExtraPrivileges]).toEqual([0, 1, 5, 7]);
+  it('turn NODE_OPTIONS, --inspect and file:// privileges off; cookie encryption, asar integrity and asar-only on; RunAsNode on (see below)', () => {
+    expect(FUSES.version).toBe(FuseVersion.V1);
+    expect(FUSES[FuseV1Options.RunAsNode]).toBe(true);
+    expect(FUSES[FuseV1Options.EnableNodeOptionsEnvironmentVariable]).toBe(false);
+    expect(FUSES[FuseV1Options.EnableNodeCliInspectArguments]).toBe(false);
+    expect(FUSES[FuseV1Options.GrantFileProtocolExtraPrivileges]).toBe(false);
+    expect(FUSES[FuseV1Options.EnableCookieEncryption]).toBe(true);
+    expect(FUSES[FuseV1Options.EnableEmbeddedAsarIntegrityValidation]).toBe(true);
+    expect(FUSES[FuseV1Options.OnlyLoadAppFromAsar]).toBe(true);
+  });
+
+  it("RunAsNode stays on because node-llama-cpp's binary test forks through utilityProcess only where it exists (main), else child_process.fork", () => {
+    // node-llama-cpp's installed test of its binary (run before loading it: always on Linux).
+    const dir = path.dirname(require.resolve('node-llama-cpp'));
+    const source = readFileSync(path.join(dir, 'bindings/utils/testBindingBinary.js'), 'utf8');
+    expect(source).toContain('const { utilityProcess } = await import("electron");');
+    expect(source).toContain('fork: utilityProcess.fork.bind(utilityProcess)');
+    // The fallback when utilityProcess is missing (a utility process has none: Electron's
+    // utilityProcess is "Process: Main"): node's fork of process.execPath, the app's own binary.
+    expect(source).toMatch(/return \{\s*type: "node",\s*fork\s*\};/);
+    const getLlama = readFileSync(path.join(dir, 'bindings/getLlama.js'), 'utf8');
+    expect(getLlama).toMatch(/if \(platform === "linux"\) \{\s*if \(isPrebuiltBinary\)\s*return true;/);
+    // Models load in the lab's utility process, not in main.
+    const worker = readFileSync(path.join(ROOT, 'electron/worker.ts'), 'utf8');
+    expect(worker).toContain('process.parentPort');
+    expect(readFileSync(path.join(ROOT, 'forge.config.ts'), 'utf8')).toContain('RunAsNode stays ON, on purpose.');
   });
 });
 
