@@ -16,10 +16,12 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { app, BrowserWindow, dialog, ipcMain, protocol, session, utilityProcess } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, MessageChannelMain, protocol, session, utilityProcess } from 'electron';
 import { createHandlers, EVENT_CHANNEL, type LabEvent } from '../core/api/index.ts';
 import { openStore, type Store } from '../core/store/index.ts';
 import { registerIpc } from './ipc.ts';
+import { serveSandboxForks, type PortLike } from './sandboxForks.ts';
+import type { UtilityFork } from '../models/sandbox/index.ts';
 import { registerWorkflowPicker, WORKFLOW_FILTERS } from './pickWorkflow.ts';
 import { createLabRelay, type LabRelay, type WorkerConfig, type WorkerLink } from './relay.ts';
 import { DEV_CSP, PRODUCTION_CSP } from '../host/security.ts';
@@ -91,9 +93,19 @@ function workerConfig(dbFile: string, binding: string | undefined): WorkerConfig
   };
 }
 
-/** Forks the lab's utility process and adapts it to the relay's `WorkerLink`. */
+/**
+ * Forks the lab's utility process and adapts it to the relay's `WorkerLink`. Right after the
+ * fork it gets a message port on which main starts the code sandbox's processes for it
+ * (electron/sandboxForks.ts: `utilityProcess.fork` exists only in main), with the folder for the
+ * sandbox's program file (a real folder under the user data folder, never inside app.asar).
+ */
 function spawnWorker(): WorkerLink {
   const child = utilityProcess.fork(WORKER_FILE, [], { serviceName: 'Flowlab lab', stdio: 'inherit' });
+  const { port1, port2 } = new MessageChannelMain();
+  const fork: UtilityFork = (modulePath, args, options) => utilityProcess.fork(modulePath, args, options) as unknown as ReturnType<UtilityFork>;
+  const forks = serveSandboxForks(port1 as unknown as PortLike, fork);
+  child.postMessage({ kind: 'sandbox-forks', scriptDir: path.join(app.getPath('userData'), 'sandbox') }, [port2]);
+  child.on('exit', () => forks.dispose());
   return {
     postMessage: (message) => child.postMessage(message),
     onMessage: (listener) => child.on('message', listener),
