@@ -10,7 +10,7 @@
  *
  * Locations: the database is `<userData>/flowlab.db` (`$FLOWLAB_DB` overrides), the model folder
  * `<userData>/models` (`$FLOWLAB_MODELS` overrides), datasets `<shared>/data` where the shared
- * folder is `$FLOWLAB_SHARED`, else `<userData>` when it has a `data/` folder.
+ * folder is `$FLOWLAB_SHARED` (or `../shared` exists), else `<userData>/datasets`.
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -82,13 +82,14 @@ function sqliteBinding(): string | undefined {
 
 /** Where the worker finds examples, models and datasets. */
 function workerConfig(dbFile: string, binding: string | undefined): WorkerConfig {
-  const userData = app.getPath('userData');
-  const shared = process.env['FLOWLAB_SHARED'] ? path.resolve(process.env['FLOWLAB_SHARED']) : existsSync(path.join(userData, 'data')) ? userData : undefined;
+  const shared = process.env['FLOWLAB_SHARED'] ? path.resolve(process.env['FLOWLAB_SHARED']) : undefined;
   return {
     dbFile,
     modelDir: modelFolder(),
     examplesDir: path.join(app.getAppPath(), 'examples'),
     ...(shared ? { sharedDir: shared } : {}),
+    // Datasets: <userData>/datasets (`flowlab datasets fetch`), unless a shared folder is named or found.
+    userDataDir: app.getPath('userData'),
     ...(binding ? { sqliteBinding: binding } : {}),
   };
 }

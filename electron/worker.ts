@@ -39,6 +39,7 @@ serveLab(
       modelDir: config.modelDir,
       examplesDir: config.examplesDir,
       ...(config.sharedDir !== undefined ? { sharedDir: config.sharedDir } : {}),
+      ...(config.userDataDir !== undefined ? { userDataDir: config.userDataDir } : {}),
       emit,
       // Writes by anyone (the CLI on the same database included) reach the window as `stored` events.
       watchStoreMs: STORE_WATCH_MS,
