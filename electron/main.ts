@@ -208,7 +208,7 @@ function startLab(): boolean {
     log: (line) => console.error(`[flowlab] ${line}`),
   });
   relay.start();
-  const handlers = createHandlers({ store, version: app.getVersion(), lab: relay });
+  const handlers = createHandlers({ store, version: app.getVersion(), modelDir: modelFolder(), lab: relay });
   disposeIpc = registerIpc(ipcMain, handlers, {
     isTrustedSender: (event) => !!event.senderFrame && isOwnPage(event.senderFrame.url, ORIGIN),
     onError: (error, channel) => {

@@ -100,7 +100,7 @@ export async function startServe(opts: ServeOptions): Promise<RunningServe> {
     ...(opts.allowPrivateDownloads && { downloads: { allowPrivateHosts: true } }),
   });
   const workshop = opts.workshop?.(store);
-  const api = createHandlers({ store, version: appVersion(), lab, ...(workshop && { workshop: workshop.host }) });
+  const api = createHandlers({ store, version: appVersion(), modelDir: opts.models, lab, ...(workshop && { workshop: workshop.host }) });
   let server: LabServer;
   try {
     server = await startLabServer({ api, subscribe: hub.subscribe, rendererDir: opts.renderer, host: opts.host, port: opts.port, ...(token ? { token } : {}), ...(workshop && { guests: workshop.guests }) });
