@@ -94,6 +94,8 @@ describe.skipIf(!found.node)("Forge's package step makes an app that contains th
     expect(files).not.toContain('/node_modules/vitest/package.json');
     expect(files).not.toContain('/node_modules/electron/package.json');
     expect(files).toContain('/node_modules/node-llama-cpp/package.json');
+    // Squirrel.Windows start-up events are handled by this runtime dependency (electron/main.ts).
+    expect(files).toContain('/node_modules/electron-squirrel-startup/package.json');
     // (Packager leaves the folders of ignored packages behind, empty: a package is its package.json.)
     const llama = [...files].filter((f) => /^\/node_modules\/@node-llama-cpp\/[^/]+\/package\.json$/.test(f)).sort();
     expect(llama).toEqual(['/node_modules/@node-llama-cpp/linux-x64-vulkan/package.json', '/node_modules/@node-llama-cpp/linux-x64/package.json']);

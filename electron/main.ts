@@ -16,10 +16,12 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { app, BrowserWindow, dialog, ipcMain, MessageChannelMain, protocol, session, utilityProcess } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, MessageChannelMain, protocol, session, shell, utilityProcess } from 'electron';
+import squirrelStartup from 'electron-squirrel-startup';
 import { createHandlers, EVENT_CHANNEL, type LabEvent } from '../core/api/index.ts';
 import { openStore, type Store } from '../core/store/index.ts';
 import { registerIpc } from './ipc.ts';
+import { checkForUpdate, setUpdateCheck } from './updateCheck.ts';
 import { serveSandboxForks, type PortLike } from './sandboxForks.ts';
 import type { UtilityFork } from '../models/sandbox/index.ts';
 import { registerWorkflowPicker, WORKFLOW_FILTERS } from './pickWorkflow.ts';
@@ -240,7 +242,32 @@ async function stopLab(): Promise<void> {
   store = null;
 }
 
-if (!app.requestSingleInstanceLock()) {
+/**
+ * The update check (electron/updateCheck.ts): a newer version in the feed is offered in a
+ * dialog with "Open download page", "Later" and "Don't check again" (which writes
+ * `updateCheck: false` to `<userData>/settings.json`). Nothing is downloaded or installed.
+ */
+async function offerUpdate(): Promise<void> {
+  const userDataDir = app.getPath('userData');
+  const pkg = JSON.parse(await readFile(path.join(app.getAppPath(), 'package.json'), 'utf8')) as { flowlab?: { updateFeed?: string } };
+  const result = await checkForUpdate({ current: app.getVersion(), feed: pkg.flowlab?.updateFeed, userDataDir });
+  if (result.kind === 'failed') console.error(`[flowlab] update check: ${result.message}`);
+  if (result.kind !== 'newer' || !mainWindow) return;
+  const { response } = await dialog.showMessageBox(mainWindow, {
+    type: 'info',
+    message: `Flowlab ${result.offer.version} is available (this is ${app.getVersion()}).`,
+    buttons: ['Open download page', 'Later', "Don't check again"],
+    defaultId: 0,
+    cancelId: 1,
+  });
+  if (response === 0) await shell.openExternal(result.offer.url);
+  if (response === 2) setUpdateCheck(userDataDir, false);
+}
+
+if (squirrelStartup) {
+  // A Squirrel.Windows install, update or uninstall event: electron-squirrel-startup creates or
+  // removes the shortcuts and quits the app; nothing else starts.
+} else if (!app.requestSingleInstanceLock()) {
   // Another Flowlab already runs: it gets focus (see 'second-instance'), this one leaves.
   app.quit();
 } else {
@@ -270,5 +297,6 @@ if (!app.requestSingleInstanceLock()) {
       return;
     }
     createWindow();
+    if (app.isPackaged) void offerUpdate().catch((err: unknown) => console.error('[flowlab] update check:', err));
   });
 }

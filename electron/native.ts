@@ -43,6 +43,20 @@ export function llamaPlatformPackage(platform: string, arch: string): string | u
   return llamaCpuPackage(platform, arch);
 }
 
+/**
+ * node-gyp as bundled with npm beside a Node binary, for a compile when no prebuilt addon can be
+ * downloaded: `<prefix>/lib/node_modules/npm/...` on macOS and Linux (Node in `<prefix>/bin`), but
+ * `<node folder>\node_modules\npm\...` on Windows (node.exe and npm side by side in
+ * `C:\Program Files\nodejs`). `npm_config_node_gyp` (set by npm for scripts) wins when present.
+ */
+export function npmNodeGypPath(execPath: string, platform: string, env: Record<string, string | undefined> = {}): string {
+  if (env['npm_config_node_gyp']) return env['npm_config_node_gyp'];
+  const p = platform === 'win32' ? path.win32 : path.posix;
+  const dir = p.dirname(execPath);
+  const npm = platform === 'win32' ? p.join(dir, 'node_modules', 'npm') : p.join(dir, '..', 'lib', 'node_modules', 'npm');
+  return p.join(npm, 'node_modules', 'node-gyp', 'bin', 'node-gyp.js');
+}
+
 /** The command that puts the Electron build in place (package.json `rebuild:electron`). */
 export const REBUILD_COMMAND = 'npm run rebuild:electron';
 

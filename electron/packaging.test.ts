@@ -16,7 +16,7 @@ import { describe, expect, it } from 'vitest';
 import { FuseV1Options, FuseVersion } from '@electron/fuses';
 import config, { FUSES } from '../forge.config.ts';
 import { openStore } from '../core/store/index.ts';
-import { electronSqliteBinding, explainAbiMismatch, REBUILD_COMMAND } from './native.ts';
+import { electronSqliteBinding, explainAbiMismatch, npmNodeGypPath, REBUILD_COMMAND } from './native.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -108,6 +108,12 @@ describe('native modules for Electron', () => {
         "Electron's better-sqlite3 once into node_modules/.flowlab-electron; needs the internet), then start Flowlab again.",
     );
     expect(explainAbiMismatch(new Error('SQLITE_CANTOPEN: unable to open database file'), { electron: '41.7.1', modules: '145' })).toBeUndefined();
+  });
+
+  it("finds npm's node-gyp beside Node on Windows (node.exe and npm side by side) and under lib/ elsewhere", () => {
+    expect(npmNodeGypPath('C:\\Program Files\\nodejs\\node.exe', 'win32')).toBe('C:\\Program Files\\nodejs\\node_modules\\npm\\node_modules\\node-gyp\\bin\\node-gyp.js');
+    expect(npmNodeGypPath('/usr/local/bin/node', 'darwin')).toBe('/usr/local/lib/node_modules/npm/node_modules/node-gyp/bin/node-gyp.js');
+    expect(npmNodeGypPath('/usr/bin/node', 'linux', { npm_config_node_gyp: '/x/node-gyp.js' })).toBe('/x/node-gyp.js');
   });
 
   it('main opens the store through that addon and shows the explained mismatch', () => {

@@ -18,7 +18,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, r
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { electronSqliteBinding, llamaPlatformPackage, type NativeTarget } from '../electron/native.ts';
+import { electronSqliteBinding, llamaPlatformPackage, npmNodeGypPath, type NativeTarget } from '../electron/native.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(path.join(ROOT, 'package.json'));
@@ -80,8 +80,7 @@ try {
   let r = spawnSync(process.execPath, [prebuild, '--runtime', 'electron', '--target', target.electron, '--arch', target.arch, '--platform', target.platform], { cwd: work, stdio: 'inherit' });
   if (r.status !== 0) {
     console.error('No published Electron build could be downloaded: compiling with node-gyp (needs Python and a C++ compiler) ...');
-    const npmGyp = path.join(path.dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js');
-    const gyp = process.env['npm_config_node_gyp'] ?? npmGyp;
+    const gyp = npmNodeGypPath(process.execPath, process.platform, process.env);
     r = spawnSync(process.execPath, [gyp, 'rebuild', '--release', '--runtime=electron', `--target=${target.electron}`, `--arch=${target.arch}`, '--dist-url=https://electronjs.org/headers'], { cwd: work, stdio: 'inherit' });
   }
   const built = path.join(work, 'build', 'Release', 'better_sqlite3.node');
