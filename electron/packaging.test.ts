@@ -12,7 +12,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FuseV1Options, FuseVersion } from '@electron/fuses';
 import config, { FUSES } from '../forge.config.ts';
 import { openStore } from '../core/store/index.ts';
@@ -121,5 +121,53 @@ describe('native modules for Electron', () => {
     expect(main).toContain('openStore(file, binding ? { nativeBinding: binding } : {})');
     expect(main).toContain('explainAbiMismatch(err, { electron: process.versions.electron, modules: process.versions.modules })');
     expect(readFileSync(path.join(ROOT, 'electron/worker.ts'), 'utf8')).toContain('nativeBinding: config.sqliteBinding');
+  });
+});
+
+describe('signing in the Forge config comes from the environment, and is skipped without it', () => {
+  const KEYS = ['APPLE_SIGN_IDENTITY', 'APPLE_ID', 'APPLE_APP_SPECIFIC_PASSWORD', 'APPLE_TEAM_ID', 'WINDOWS_CERTIFICATE_FILE', 'WINDOWS_CERTIFICATE_PASSWORD'];
+  const saved = Object.fromEntries(KEYS.map((k) => [k, process.env[k]]));
+  const load = async () => {
+    vi.resetModules();
+    return (await import('../forge.config.ts')).default;
+  };
+  afterEach(() => {
+    for (const k of KEYS) {
+      if (saved[k] === undefined) delete process.env[k];
+      else process.env[k] = saved[k];
+    }
+  });
+
+  it('unsigned without the variables', async () => {
+    for (const k of KEYS) delete process.env[k];
+    const c = await load();
+    expect(c.packagerConfig?.osxSign).toBeUndefined();
+    expect(c.packagerConfig?.osxNotarize).toBeUndefined();
+    const squirrel = c.makers!.find((m) => (m as { name?: string }).name === '@electron-forge/maker-squirrel') as { config: Record<string, unknown> };
+    expect(squirrel.config['certificateFile']).toBeUndefined();
+  });
+
+  it('signs and notarises on macOS and signs Squirrel on Windows when they are set', async () => {
+    Object.assign(process.env, { APPLE_SIGN_IDENTITY: 'Developer ID Application: X (TEAM1)', APPLE_ID: 'a@b.c', APPLE_APP_SPECIFIC_PASSWORD: 'pw', APPLE_TEAM_ID: 'TEAM1', WINDOWS_CERTIFICATE_FILE: '/k/cert.pfx', WINDOWS_CERTIFICATE_PASSWORD: 'secret' });
+    const c = await load();
+    expect((c.packagerConfig?.osxSign as { identity: string }).identity).toBe('Developer ID Application: X (TEAM1)');
+    expect(c.packagerConfig?.osxNotarize).toEqual({ appleId: 'a@b.c', appleIdPassword: 'pw', teamId: 'TEAM1' });
+    const squirrel = c.makers!.find((m) => (m as { name?: string }).name === '@electron-forge/maker-squirrel') as { config: Record<string, unknown> };
+    expect(squirrel.config).toMatchObject({ certificateFile: '/k/cert.pfx', certificatePassword: 'secret' });
+  });
+});
+
+describe('the .deb carries the AppArmor profile Electron documents for Ubuntu 24.04+', () => {
+  it('postinst and postrm are wired in, parse as sh, and grant userns to the installed binary', () => {
+    const deb = config.makers!.find((m) => (m as { name?: string }).name === '@electron-forge/maker-deb') as { config: { options: { name: string; bin: string; scripts: Record<string, string> } } };
+    const { scripts, name, bin } = deb.config.options;
+    expect(Object.keys(scripts).sort()).toEqual(['postinst', 'postrm']);
+    for (const f of Object.values(scripts)) execFileSync('sh', ['-n', f]);
+    const postinst = readFileSync(scripts['postinst']!, 'utf8');
+    // electron-installer-debian installs the app in /usr/lib/<name>/ with the binary <bin>.
+    expect(postinst).toContain(`profile flowlab /usr/lib/${name}/${bin} flags=(unconfined) {`);
+    expect(postinst).toContain('  userns,');
+    expect(postinst).toContain('abi <abi/4.0>,');
+    expect(readFileSync(scripts['postrm']!, 'utf8')).toContain('apparmor_parser --remove');
   });
 });
