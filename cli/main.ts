@@ -43,6 +43,7 @@ const COMMANDS: Record<string, Entry> = {
   versions: { term: 'versions', summary: 'the weight versions training wrote, per role, with their lineage', load: async () => ({ define: (await import('./commands/train.ts')).defineVersions }) },
   rank: { term: 'rank', summary: "MASS outer loop: champion runs, ring tournament, Bradley-Terry, guards, SFT export (no training)", load: () => import('./commands/rank.ts') },
   workshop: { term: 'workshop <scenario.yaml>', summary: 'a room exercise: rehearse once, then presenter + attendee pages (QR code, predictions, reveal, report)', load: () => import('./commands/workshop.ts') },
+  datasets: { term: 'datasets <list|fetch>', summary: 'which datasets are ready; fetch the public ones into the data folder (sha256-checked)', load: () => import('./commands/datasets.ts') },
   models: { term: 'models <list|download>', summary: 'GGUF files with their metadata; download from hf: or a URL (resumed, sha256-checked)', load: () => import('./commands/models.ts') },
   tune: { term: 'tune --model <file>', summary: "measure tokens/s over threads and batch sizes; store the best for the file on this machine", load: () => import('./commands/tune.ts') },
   rsi: { term: 'rsi', summary: 'MASS whole cycles: outer loop -> SFT per arm (self-judge | verifier) -> new version, held-out paired test', load: () => import('./commands/rsi.ts') },

@@ -10,16 +10,20 @@
  *
  * Locations: the database is `<userData>/flowlab.db` (`$FLOWLAB_DB` overrides), the model folder
  * `<userData>/models` (`$FLOWLAB_MODELS` overrides), datasets `<shared>/data` where the shared
- * folder is `$FLOWLAB_SHARED`, else `<userData>` when it has a `data/` folder.
+ * folder is `$FLOWLAB_SHARED` (or `../shared` exists), else `<userData>/datasets`.
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { app, BrowserWindow, dialog, ipcMain, protocol, session, utilityProcess } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, MessageChannelMain, protocol, session, shell, utilityProcess } from 'electron';
+import squirrelStartup from 'electron-squirrel-startup';
 import { createHandlers, EVENT_CHANNEL, type LabEvent } from '../core/api/index.ts';
 import { openStore, type Store } from '../core/store/index.ts';
 import { registerIpc } from './ipc.ts';
+import { checkForUpdate, setUpdateCheck } from './updateCheck.ts';
+import { serveSandboxForks, type PortLike } from './sandboxForks.ts';
+import type { UtilityFork } from '../models/sandbox/index.ts';
 import { registerWorkflowPicker, WORKFLOW_FILTERS } from './pickWorkflow.ts';
 import { createLabRelay, type LabRelay, type WorkerConfig, type WorkerLink } from './relay.ts';
 import { DEV_CSP, PRODUCTION_CSP } from '../host/security.ts';
@@ -80,20 +84,31 @@ function sqliteBinding(): string | undefined {
 
 /** Where the worker finds examples, models and datasets. */
 function workerConfig(dbFile: string, binding: string | undefined): WorkerConfig {
-  const userData = app.getPath('userData');
-  const shared = process.env['FLOWLAB_SHARED'] ? path.resolve(process.env['FLOWLAB_SHARED']) : existsSync(path.join(userData, 'data')) ? userData : undefined;
+  const shared = process.env['FLOWLAB_SHARED'] ? path.resolve(process.env['FLOWLAB_SHARED']) : undefined;
   return {
     dbFile,
     modelDir: modelFolder(),
     examplesDir: path.join(app.getAppPath(), 'examples'),
     ...(shared ? { sharedDir: shared } : {}),
+    // Datasets: <userData>/datasets (`flowlab datasets fetch`), unless a shared folder is named or found.
+    userDataDir: app.getPath('userData'),
     ...(binding ? { sqliteBinding: binding } : {}),
   };
 }
 
-/** Forks the lab's utility process and adapts it to the relay's `WorkerLink`. */
+/**
+ * Forks the lab's utility process and adapts it to the relay's `WorkerLink`. Right after the
+ * fork it gets a message port on which main starts the code sandbox's processes for it
+ * (electron/sandboxForks.ts: `utilityProcess.fork` exists only in main), with the folder for the
+ * sandbox's program file (a real folder under the user data folder, never inside app.asar).
+ */
 function spawnWorker(): WorkerLink {
   const child = utilityProcess.fork(WORKER_FILE, [], { serviceName: 'Flowlab lab', stdio: 'inherit' });
+  const { port1, port2 } = new MessageChannelMain();
+  const fork: UtilityFork = (modulePath, args, options) => utilityProcess.fork(modulePath, args, options) as unknown as ReturnType<UtilityFork>;
+  const forks = serveSandboxForks(port1 as unknown as PortLike, fork);
+  child.postMessage({ kind: 'sandbox-forks', scriptDir: path.join(app.getPath('userData'), 'sandbox') }, [port2]);
+  child.on('exit', () => forks.dispose());
   return {
     postMessage: (message) => child.postMessage(message),
     onMessage: (listener) => child.on('message', listener),
@@ -195,7 +210,7 @@ function startLab(): boolean {
     log: (line) => console.error(`[flowlab] ${line}`),
   });
   relay.start();
-  const handlers = createHandlers({ store, version: app.getVersion(), lab: relay });
+  const handlers = createHandlers({ store, version: app.getVersion(), modelDir: modelFolder(), lab: relay });
   disposeIpc = registerIpc(ipcMain, handlers, {
     isTrustedSender: (event) => !!event.senderFrame && isOwnPage(event.senderFrame.url, ORIGIN),
     onError: (error, channel) => {
@@ -227,7 +242,32 @@ async function stopLab(): Promise<void> {
   store = null;
 }
 
-if (!app.requestSingleInstanceLock()) {
+/**
+ * The update check (electron/updateCheck.ts): a newer version in the feed is offered in a
+ * dialog with "Open download page", "Later" and "Don't check again" (which writes
+ * `updateCheck: false` to `<userData>/settings.json`). Nothing is downloaded or installed.
+ */
+async function offerUpdate(): Promise<void> {
+  const userDataDir = app.getPath('userData');
+  const pkg = JSON.parse(await readFile(path.join(app.getAppPath(), 'package.json'), 'utf8')) as { flowlab?: { updateFeed?: string } };
+  const result = await checkForUpdate({ current: app.getVersion(), feed: pkg.flowlab?.updateFeed, userDataDir });
+  if (result.kind === 'failed') console.error(`[flowlab] update check: ${result.message}`);
+  if (result.kind !== 'newer' || !mainWindow) return;
+  const { response } = await dialog.showMessageBox(mainWindow, {
+    type: 'info',
+    message: `Flowlab ${result.offer.version} is available (this is ${app.getVersion()}).`,
+    buttons: ['Open download page', 'Later', "Don't check again"],
+    defaultId: 0,
+    cancelId: 1,
+  });
+  if (response === 0) await shell.openExternal(result.offer.url);
+  if (response === 2) setUpdateCheck(userDataDir, false);
+}
+
+if (squirrelStartup) {
+  // A Squirrel.Windows install, update or uninstall event: electron-squirrel-startup creates or
+  // removes the shortcuts and quits the app; nothing else starts.
+} else if (!app.requestSingleInstanceLock()) {
   // Another Flowlab already runs: it gets focus (see 'second-instance'), this one leaves.
   app.quit();
 } else {
@@ -257,5 +297,6 @@ if (!app.requestSingleInstanceLock()) {
       return;
     }
     createWindow();
+    if (app.isPackaged) void offerUpdate().catch((err: unknown) => console.error('[flowlab] update check:', err));
   });
 }

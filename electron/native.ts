@@ -12,6 +12,7 @@
  * platform package must be installed.
  */
 import path from 'node:path';
+import { llamaCpuPackage } from '../models/llama/platform.ts';
 
 /** The runtime an addon is built for. */
 export interface NativeTarget {
@@ -31,10 +32,29 @@ export function electronSqliteBinding(root: string, target: NativeTarget): strin
   return path.join(root, ELECTRON_NATIVE_DIR, 'better-sqlite3', `${target.electron}-${target.platform}-${target.arch}`, 'better_sqlite3.node');
 }
 
-/** The platform package of node-llama-cpp's prebuilt binaries for this machine, e.g. `@node-llama-cpp/linux-x64`. */
-export function llamaPlatformPackage(platform: string, arch: string): string {
-  const os = platform === 'win32' ? 'win' : platform === 'darwin' ? 'mac' : platform;
-  return `@node-llama-cpp/${os}-${arch}`;
+/**
+ * The package of node-llama-cpp's prebuilt llama.cpp binary that a CPU-only model loads on this
+ * machine (models/llama/platform.ts, read from node-llama-cpp's own resolution code):
+ * `@node-llama-cpp/mac-arm64-metal` on Apple Silicon (there is no `mac-arm64` package; checking
+ * for one warned falsely on every start there), `@node-llama-cpp/win-x64` on 64-bit Windows, and
+ * so on; undefined where node-llama-cpp publishes none.
+ */
+export function llamaPlatformPackage(platform: string, arch: string): string | undefined {
+  return llamaCpuPackage(platform, arch);
+}
+
+/**
+ * node-gyp as bundled with npm beside a Node binary, for a compile when no prebuilt addon can be
+ * downloaded: `<prefix>/lib/node_modules/npm/...` on macOS and Linux (Node in `<prefix>/bin`), but
+ * `<node folder>\node_modules\npm\...` on Windows (node.exe and npm side by side in
+ * `C:\Program Files\nodejs`). `npm_config_node_gyp` (set by npm for scripts) wins when present.
+ */
+export function npmNodeGypPath(execPath: string, platform: string, env: Record<string, string | undefined> = {}): string {
+  if (env['npm_config_node_gyp']) return env['npm_config_node_gyp'];
+  const p = platform === 'win32' ? path.win32 : path.posix;
+  const dir = p.dirname(execPath);
+  const npm = platform === 'win32' ? p.join(dir, 'node_modules', 'npm') : p.join(dir, '..', 'lib', 'node_modules', 'npm');
+  return p.join(npm, 'node_modules', 'node-gyp', 'bin', 'node-gyp.js');
 }
 
 /** The command that puts the Electron build in place (package.json `rebuild:electron`). */

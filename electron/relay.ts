@@ -37,6 +37,8 @@ export interface WorkerConfig {
   examplesDir: string;
   /** The shared folder whose `data/` holds the datasets; absent: core's default. */
   sharedDir?: string;
+  /** The user data folder: its `datasets/` holds the datasets when no shared folder is named or found. */
+  userDataDir?: string;
   /** The Electron build of better-sqlite3's addon to open the store with (electron/native.ts); absent: the package's own. */
   sqliteBinding?: string;
 }

@@ -7,6 +7,8 @@
 import { openStore } from '../core/store/index.ts';
 import { createLabHost, STORE_WATCH_MS } from '../host/index.ts';
 import { serveLab } from './relay.ts';
+import { remoteUtilityFork, type PortLike } from './sandboxForks.ts';
+import { setDefaultSandboxLauncher, utilityLauncher } from '../models/sandbox/index.ts';
 
 const parentPort = process.parentPort;
 if (!parentPort) {
@@ -17,7 +19,17 @@ if (!parentPort) {
 serveLab(
   {
     postMessage: (message) => parentPort.postMessage(message),
-    onMessage: (listener) => parentPort.on('message', (event) => listener(event.data)),
+    onMessage: (listener) =>
+      parentPort.on('message', (event) => {
+        // Main's port for sandbox processes (electron/sandboxForks.ts), sent before `init`: the
+        // code sandbox's workers start as utility processes forked by main.
+        const data = event.data as { kind?: unknown; scriptDir?: unknown } | undefined;
+        if (data?.kind === 'sandbox-forks' && typeof data.scriptDir === 'string' && event.ports[0]) {
+          setDefaultSandboxLauncher(utilityLauncher(remoteUtilityFork(event.ports[0] as unknown as PortLike), data.scriptDir));
+          return;
+        }
+        listener(event.data);
+      }),
   },
   (config, emit) => {
     const store = openStore(config.dbFile, config.sqliteBinding !== undefined ? { nativeBinding: config.sqliteBinding } : {});
@@ -27,6 +39,7 @@ serveLab(
       modelDir: config.modelDir,
       examplesDir: config.examplesDir,
       ...(config.sharedDir !== undefined ? { sharedDir: config.sharedDir } : {}),
+      ...(config.userDataDir !== undefined ? { userDataDir: config.userDataDir } : {}),
       emit,
       // Writes by anyone (the CLI on the same database included) reach the window as `stored` events.
       watchStoreMs: STORE_WATCH_MS,

@@ -31,6 +31,11 @@ export interface LabHostOptions {
   sharedDir?: string;
   /** A data folder to use instead of `<sharedDir>/data`. */
   dataDir?: string;
+  /**
+   * The user's data folder (the desktop app's, or the folder of `flowlab serve`'s database): its
+   * `datasets/` is the data folder when no shared folder is named or found (core/tasks/paths.ts).
+   */
+  userDataDir?: string;
   /** Receives every LabEvent (SSE fan-out, the utility process's port, tests). */
   emit: (event: LabEvent) => void;
   /** @internal tests: the provider factory (default node-llama-cpp) and model checks. */
@@ -93,7 +98,11 @@ export const DEFAULT_TEST_TOKENS = 24;
  * store. Payloads are expected validated (by `createHandlers`).
  */
 export function createLabHost(options: LabHostOptions): LabHostHandle {
-  const datasets = { ...(options.sharedDir !== undefined ? { sharedDir: options.sharedDir } : {}), ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}) };
+  const datasets = {
+    ...(options.sharedDir !== undefined ? { sharedDir: options.sharedDir } : {}),
+    ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
+    ...(options.userDataDir !== undefined ? { userDataDir: options.userDataDir } : {}),
+  };
   const catalog = new ModelCatalog({
     modelDir: options.modelDir,
     ...(options.dbFile === ':memory:' || options.dbFile === '' ? {} : { addedFile: `${path.resolve(options.dbFile)}.models.json` }),

@@ -18,7 +18,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, r
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { electronSqliteBinding, llamaPlatformPackage, type NativeTarget } from '../electron/native.ts';
+import { electronSqliteBinding, llamaPlatformPackage, npmNodeGypPath, type NativeTarget } from '../electron/native.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(path.join(ROOT, 'package.json'));
@@ -33,6 +33,10 @@ function electronAbi(version: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+function llamaVersion(): string {
+  return (JSON.parse(readFileSync(require.resolve('node-llama-cpp/package.json'), 'utf8')) as { version: string }).version;
 }
 
 function installed(pkg: string): boolean {
@@ -50,7 +54,7 @@ const plan = {
   present: existsSync(binding),
   nodeBuild: path.join(path.dirname(require.resolve('better-sqlite3/package.json')), 'build/Release/better_sqlite3.node'),
   llamaPackage: llama,
-  llamaPackagePresent: installed(llama),
+  llamaPackagePresent: llama !== undefined && installed(llama),
 };
 
 if (process.argv.includes('--check')) {
@@ -58,8 +62,10 @@ if (process.argv.includes('--check')) {
   process.exit(0);
 }
 
-if (!plan.llamaPackagePresent) {
-  console.error(`node-llama-cpp's prebuilt binaries for this machine (${llama}) are not installed: models cannot load. Fix: npm i ${llama} (or npm ci on this machine).`);
+if (llama === undefined) {
+  console.error(`node-llama-cpp publishes no prebuilt llama.cpp binary for ${process.platform}-${process.arch}: models cannot load until one is built (npx --no node-llama-cpp source download; needs cmake and a compiler).`);
+} else if (!plan.llamaPackagePresent) {
+  console.error(`node-llama-cpp's prebuilt binaries for this machine (${llama}) are not installed: models cannot load. Fix: npm install --no-save ${llama}@${llamaVersion()} (or npm ci on this machine).`);
 }
 
 if (plan.present && !process.argv.includes('--force')) process.exit(0);
@@ -74,8 +80,7 @@ try {
   let r = spawnSync(process.execPath, [prebuild, '--runtime', 'electron', '--target', target.electron, '--arch', target.arch, '--platform', target.platform], { cwd: work, stdio: 'inherit' });
   if (r.status !== 0) {
     console.error('No published Electron build could be downloaded: compiling with node-gyp (needs Python and a C++ compiler) ...');
-    const npmGyp = path.join(path.dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js');
-    const gyp = process.env['npm_config_node_gyp'] ?? npmGyp;
+    const gyp = npmNodeGypPath(process.execPath, process.platform, process.env);
     r = spawnSync(process.execPath, [gyp, 'rebuild', '--release', '--runtime=electron', `--target=${target.electron}`, `--arch=${target.arch}`, '--dist-url=https://electronjs.org/headers'], { cwd: work, stdio: 'inherit' });
   }
   const built = path.join(work, 'build', 'Release', 'better_sqlite3.node');

@@ -84,7 +84,7 @@ describe('flowlab serve as a process', () => {
     const noToken = await fetch(`${u.origin}/api/appInfo`, { method: 'POST' });
     expect(noToken.status).toBe(401);
     const info = await fetch(`${u.origin}/api/appInfo`, { method: 'POST', headers: { 'x-flowlab-token': token } });
-    expect(await info.json()).toEqual({ ok: true, result: { version: expect.any(String), dbFile: path.join(dir, 'x.db') } });
+    expect(await info.json()).toEqual({ ok: true, result: { version: expect.any(String), dbFile: path.join(dir, 'x.db'), modelDir: dir } });
     const code = await new Promise<number | null>((resolve) => {
       child.on('exit', (c) => resolve(c));
       child.kill('SIGTERM');

@@ -31,7 +31,7 @@ function serveOptions(cmd: Command): Command {
     .option('--models <dir>', 'model folder (*.gguf) (default: $FLOWLAB_MODELS, else $FLOWLAB_SHARED/models or ../shared/models)')
     .option('--allow-model <path>', 'another model file or folder requests may use (repeatable); every other path outside --models is refused', (v: string, prev: string[] = []) => [...prev, v])
     .option('--allow-private-downloads', 'let model downloads from the page reach hosts on this machine or a private network (refused by default, so the page cannot use the lab as a proxy into your network)')
-    .option('--data-dir <dir>', 'dataset folder (default: $FLOWLAB_SHARED/data or ../shared/data)')
+    .option('--data-dir <dir>', 'dataset folder (default: $FLOWLAB_SHARED/data or ../shared/data; without either, datasets/ beside the --db file, where `flowlab datasets fetch` puts them)')
     .option('--renderer <dir>', 'built renderer (default: out/renderer, written by `npm run build`)');
 }
 
@@ -93,14 +93,14 @@ export async function startServe(opts: ServeOptions): Promise<RunningServe> {
     modelDir: opts.models,
     modelRoots: allowedModelRoots(opts.allowModels ?? []),
     examplesDir: opts.examples ?? path.join(ROOT, 'examples'),
-    ...(opts.dataDir !== undefined ? { dataDir: opts.dataDir } : {}),
+    ...(opts.dataDir !== undefined ? { dataDir: opts.dataDir } : { userDataDir: path.dirname(path.resolve(opts.db)) }),
     emit: hub.emit,
     // Writes by anyone (the CLI on the same database included) reach the page as `stored` events.
     watchStoreMs: STORE_WATCH_MS,
     ...(opts.allowPrivateDownloads && { downloads: { allowPrivateHosts: true } }),
   });
   const workshop = opts.workshop?.(store);
-  const api = createHandlers({ store, version: appVersion(), lab, ...(workshop && { workshop: workshop.host }) });
+  const api = createHandlers({ store, version: appVersion(), modelDir: opts.models, lab, ...(workshop && { workshop: workshop.host }) });
   let server: LabServer;
   try {
     server = await startLabServer({ api, subscribe: hub.subscribe, rendererDir: opts.renderer, host: opts.host, port: opts.port, ...(token ? { token } : {}), ...(workshop && { guests: workshop.guests }) });

@@ -447,6 +447,8 @@ export interface AppInfo {
   version: string;
   /** The SQLite database file in use (`:memory:` in tests). */
   dbFile: string;
+  /** The folder the lab lists models from and downloads them into, when the host says (absolute). */
+  modelDir?: string;
 }
 
 /**

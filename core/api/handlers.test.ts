@@ -91,6 +91,10 @@ describe('createHandlers over an in-memory store', () => {
   it('tells the app version and database file', () => {
     expect(api.appInfo()).toEqual({ version: '9.9.9', dbFile: ':memory:' });
   });
+
+  it('tells the models folder when the host gives one (the Models view shows it when empty)', () => {
+    expect(createHandlers({ store, version: '9.9.9', modelDir: '/u/models' }).appInfo()).toEqual({ version: '9.9.9', dbFile: ':memory:', modelDir: '/u/models' });
+  });
 });
 
 describe('validateWorkflow', () => {

@@ -28,6 +28,8 @@ export interface HandlerDeps {
   store: Store;
   /** The app version reported by `appInfo`. */
   version: string;
+  /** The models folder reported by `appInfo` (the Models view shows it when it is empty). */
+  modelDir?: string;
   /** Tools known to `validateWorkflow`. Default: `defaultTools()` (calculator, extract_number). */
   tools?: ToolLookup;
   /**
@@ -95,7 +97,7 @@ export function createHandlers(deps: HandlerDeps): FlowlabApi {
       }
     },
 
-    appInfo: () => ({ version: deps.version, dbFile: store.file }),
+    appInfo: () => ({ version: deps.version, dbFile: store.file, ...(deps.modelDir !== undefined ? { modelDir: deps.modelDir } : {}) }),
 
     listExamples: async () => lab('listExamples').listExamples(),
     listDatasets: async () => lab('listDatasets').listDatasets(),

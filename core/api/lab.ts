@@ -34,6 +34,17 @@ export interface DatasetInfo {
   /** False when its files are not found (the message says where it looked). */
   available: boolean;
   message?: string;
+  /** When not available and fetchable: how a user gets it (core/tasks/downloads.ts). */
+  get?: DatasetGet;
+}
+
+/** How to get a dataset's files: the command, the data folder they go to, bytes, licence and source. */
+export interface DatasetGet {
+  command: string;
+  folder: string;
+  bytes: number;
+  licence: string;
+  source: string;
 }
 
 /** The GGUF header fields the model catalogue shows (a subset of `GgufInfo` from models/llama). */

@@ -1,6 +1,7 @@
 export type { Dataset, Grade, Grader, LoadOptions, SyncGrader, Task } from './types.ts';
 export { DatasetError, type DatasetErrorCode } from './errors.ts';
-export { resolveDataDir, resolveSharedDir } from './paths.ts';
+export { resolveDataDir, resolveSharedDir, userDatasetsDir } from './paths.ts';
+export { DATASET_SOURCES, datasetBytes, datasetSource, fetchDatasetCommand, type DatasetFile, type DatasetSource } from './downloads.ts';
 export {
   extractFinalNumber,
   formatNumber,

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -10,11 +11,21 @@ export function resolveSharedDir(opts: { sharedDir?: string } = {}): string {
   return given !== undefined ? path.resolve(given) : path.resolve(process.cwd(), '../shared');
 }
 
+/** The datasets folder of a user's data folder: `<userDataDir>/datasets` (absolute). */
+export function userDatasetsDir(userDataDir: string): string {
+  return path.join(path.resolve(userDataDir), 'datasets');
+}
+
 /**
- * The data folder: `opts.dataDir` when given (e.g. `--data-dir`), else `<shared>/data`
- * (see `resolveSharedDir`). Absolute; existence is not checked.
+ * The data folder: `opts.dataDir` when given (e.g. `--data-dir`), else `<shared>/data` when a
+ * shared folder is named (`opts.sharedDir`, `$FLOWLAB_SHARED`) or `<cwd>/../shared` exists; else,
+ * when `opts.userDataDir` is given (the desktop app's user data folder, the folder of
+ * `flowlab serve`'s database), that folder's `datasets/` (where `flowlab datasets fetch` puts
+ * them); else `<cwd>/../shared/data`. Absolute; the returned folder's existence is not checked.
  */
-export function resolveDataDir(opts: { dataDir?: string; sharedDir?: string } = {}): string {
+export function resolveDataDir(opts: { dataDir?: string; sharedDir?: string; userDataDir?: string } = {}): string {
   if (opts.dataDir !== undefined) return path.resolve(opts.dataDir);
-  return path.join(resolveSharedDir(opts), 'data');
+  const named = opts.sharedDir !== undefined || !!process.env.FLOWLAB_SHARED;
+  if (named || opts.userDataDir === undefined || existsSync(resolveSharedDir(opts))) return path.join(resolveSharedDir(opts), 'data');
+  return userDatasetsDir(opts.userDataDir);
 }

@@ -16,6 +16,8 @@ export interface DatasetLocation {
   dataDir?: string;
   /** The shared folder; its `data/` is used when `dataDir` is not given. */
   sharedDir?: string;
+  /** A user data folder whose `datasets/` is used when no shared folder is named or found (core/tasks/paths.ts). */
+  userDataDir?: string;
   /**
    * Where graded code runs, for datasets graded by running tests (`datasetNeedsSandbox`). The
    * composition root creates it (models/sandbox) and closes it.

@@ -10,6 +10,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { llamaCpuPackage } from './platform.ts';
 
 /** What {@link llamaBinaryStatus} found. */
 export interface LlamaBinaryStatus {
@@ -30,15 +31,13 @@ export interface LlamaBinaryStatus {
 /** The folder of package `pkg` among `searched` (its candidate folders, in Node's resolution order), or undefined when it is not installed. */
 export type PackageResolver = (pkg: string, searched: readonly string[]) => string | undefined;
 
-/** The CPU binary package node-llama-cpp loads on `platform`/`arch` (its own table; GPU variants need the same one as fallback). */
+/**
+ * The binary package node-llama-cpp loads on `platform`/`arch` for a CPU-only model (its own
+ * table, models/llama/platform.ts: `@node-llama-cpp/mac-arm64-metal` on Apple Silicon, where
+ * no other build is published; GPU builds need this one as their fallback elsewhere).
+ */
 export function llamaBinaryPackage(platform: NodeJS.Platform = process.platform, arch: string = process.arch): string | undefined {
-  if (platform === 'darwin') return arch === 'arm64' ? '@node-llama-cpp/mac-arm64-metal' : arch === 'x64' ? '@node-llama-cpp/mac-x64' : undefined;
-  if (platform === 'linux') {
-    const names: Record<string, string> = { x64: 'linux-x64', arm64: 'linux-arm64', arm: 'linux-armv7l', riscv64: 'linux-riscv64' };
-    return names[arch] && `@node-llama-cpp/${names[arch]}`;
-  }
-  if (platform === 'win32') return arch === 'x64' ? '@node-llama-cpp/win-x64' : arch === 'arm64' ? '@node-llama-cpp/win-arm64' : undefined;
-  return undefined;
+  return llamaCpuPackage(platform, arch);
 }
 
 const requireHere = createRequire(import.meta.url);

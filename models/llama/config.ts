@@ -26,8 +26,10 @@ export interface LlamaModelConfig {
    */
   threads?: number;
   /**
-   * `false`: CPU only (no layers offloaded). `'auto'`: offload as many layers as fit on a GPU, if
-   * the runtime finds one (also makes `getLlama` look for a GPU backend).
+   * `false`: CPU only (no layers offloaded: `gpuLayers: 0`). On Apple Silicon this still loads
+   * node-llama-cpp's Metal build, the only one it publishes for mac-arm64 (a `gpu: false` runtime
+   * finds no binary there); elsewhere the CPU build. `'auto'`: offload as many layers as fit on a
+   * GPU, if the runtime finds one (Metal, CUDA or Vulkan; models/llama/platform.ts).
    *
    * Defaults to `defaults.gpu` (`false`).
    */

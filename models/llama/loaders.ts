@@ -20,6 +20,7 @@ import type { LogRing } from './logRing.ts';
 import type { ResolvedLora } from './loraAdapters.ts';
 import { ChatTemplate } from './chatTemplate.ts';
 import type { SequencePool } from './sequencePool.ts';
+import { llamaGpuLayers } from './platform.ts';
 
 /** A loaded model file, shared by every context on it. */
 export interface LoadedFile {
@@ -57,7 +58,7 @@ export async function openModelFile(llama: Llama, realFile: string, info: GgufIn
   const logMark = logs.mark();
   let model: LlamaModel;
   try {
-    model = await llama.loadModel({ modelPath: realFile, gpuLayers: gpu === false ? 0 : 'auto' });
+    model = await llama.loadModel({ modelPath: realFile, gpuLayers: llamaGpuLayers(gpu) });
   } catch (err) {
     throw new ModelError(
       'MODEL_LOAD_FAILED',

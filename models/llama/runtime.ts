@@ -9,6 +9,7 @@ import {
   type Llama,
   type LlamaLogLevel,
 } from 'node-llama-cpp';
+import { llamaGpuOption } from './platform.ts';
 
 /** An open provider's interest in llama.cpp's log lines. */
 export interface LogListener {
@@ -38,7 +39,9 @@ export function sharedRuntime(gpu: 'auto' | false, logLevel: LlamaLogLevel): Pro
   let runtime = runtimes.get(key);
   if (!runtime) {
     runtime = getLlama({
-      gpu: gpu === 'auto' ? 'auto' : false,
+      // CPU-only is the Metal build on Apple Silicon (the only one published there), with
+      // `gpuLayers: 0` at load (models/llama/platform.ts); `false` elsewhere.
+      gpu: llamaGpuOption(gpu),
       build: 'never', // never compile llama.cpp (minutes); use the prebuilt binary or fail
       usePrebuiltBinaries: true,
       skipDownload: true,

@@ -1,1 +1,2 @@
 export { ALL_LAYERS, PyodideSandbox, pyodidePackageDir, workerArgs, type PyodideSandboxOptions, type SandboxLayers } from './pool.ts';
+export { defaultSandboxLauncher, insideAsar, nodeLauncher, nodeUtilityFork, outsideAsar, setDefaultSandboxLauncher, utilityLauncher, writeWorkerScript, type LaunchSpec, type SandboxChild, type SandboxLauncher, type UtilityChildLike, type UtilityFork, type UtilityForkOptions } from './launcher.ts';

@@ -3,10 +3,10 @@ import { SandboxError } from '../../core/sandbox/index.ts';
 import { PyodideSandbox, workerArgs } from './index.ts';
 
 describe('workerArgs', () => {
-  it('grants read access to the pyodide folder only, no code generation, a heap cap, the program from stdin', () => {
+  it('grants read access to the pyodide folder only, no code generation, a heap cap', () => {
     expect(workerArgs('/opt/pyodide', 128, '20.18.0')).toEqual([
       '--experimental-permission', '--allow-fs-read=/opt/pyodide/', '--disallow-code-generation-from-strings',
-      '--max-old-space-size=128', '--no-warnings', '--input-type=module', '-',
+      '--max-old-space-size=128', '--no-warnings',
     ]);
     expect(workerArgs('/opt/pyodide', 128, '24.1.0')[0]).toBe('--permission');
   });

@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -7,6 +6,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { SandboxError, checkSandboxRequest, type CodeSandbox, type SandboxRequest, type SandboxResult, type SandboxStatus } from '../../core/sandbox/index.ts';
 import { WORKER_SOURCE } from './workerSource.ts';
+import { defaultSandboxLauncher, outsideAsar, type SandboxChild, type SandboxLauncher } from './launcher.ts';
 
 /**
  * The isolation layers (docs/sandbox.md). All on by default; switching one off is for measuring
@@ -56,11 +56,16 @@ export interface PyodideSandboxOptions {
   snapshotDir?: string | false;
   /** Layers to switch off, for measurement only (see `SandboxLayers`). Default: all on. */
   layers?: Partial<SandboxLayers>;
+  /**
+   * How worker processes start (models/sandbox/launcher.ts). Default: the process-wide default,
+   * `child_process.spawn` of Node unless the desktop app set Electron's utility-process one.
+   */
+  launcher?: SandboxLauncher;
 }
 
 /** A started worker process and what the pool knows of it. */
 interface Worker {
-  child: ChildProcess;
+  child: SandboxChild;
   ready: Promise<void>;
   busy: boolean;
   dead: boolean;
@@ -95,17 +100,21 @@ interface Queued {
 
 const MB = 1024 * 1024;
 
-/** The folder holding pyodide.mjs and its runtime files, real path (symlinks resolved). */
+/**
+ * The folder holding pyodide.mjs and its runtime files, real path (symlinks resolved). In a
+ * packaged app the package resolves inside `app.asar`; its files are unpacked beside it
+ * (forge.config.ts), and a worker process can read only real files: `app.asar.unpacked`.
+ */
 export function pyodidePackageDir(): string {
   const require = createRequire(import.meta.url);
-  return fs.realpathSync(path.dirname(require.resolve('pyodide/package.json')));
+  return outsideAsar(fs.realpathSync(path.dirname(require.resolve('pyodide/package.json'))));
 }
 
 /**
- * The command line of a worker: Node's permission model (`--experimental-permission` before Node
+ * The Node flags of a worker: Node's permission model (`--experimental-permission` before Node
  * 23, `--permission` after) with read access to the pyodide folder only and no write, child
  * process, worker or addon permission; code generation from strings off (`eval`, `Function`);
- * a V8 heap cap; the program itself read from stdin (`-`).
+ * a V8 heap cap. The launcher adds how the program is given (models/sandbox/launcher.ts).
  * Reference: Node.js "Permissions" documentation (process-based permissions).
  */
 export function workerArgs(pyodideDir: string, jsHeapMb: number, nodeVersion = process.versions.node, layers: SandboxLayers = ALL_LAYERS): string[] {
@@ -115,8 +124,6 @@ export function workerArgs(pyodideDir: string, jsHeapMb: number, nodeVersion = p
     ...(layers.noCodeGen ? ['--disallow-code-generation-from-strings'] : []),
     `--max-old-space-size=${jsHeapMb}`,
     '--no-warnings',
-    '--input-type=module',
-    '-',
   ];
 }
 
@@ -163,6 +170,7 @@ export class PyodideSandbox implements CodeSandbox {
   private pending = 0;
   private keepAlive: ReturnType<typeof setInterval> | undefined;
   private readonly layers: SandboxLayers;
+  private readonly launcher: SandboxLauncher;
 
   constructor(opts: PyodideSandboxOptions = {}) {
     this.size = Math.max(1, opts.size ?? Math.min(2, os.availableParallelism?.() ?? os.cpus().length));
@@ -172,6 +180,7 @@ export class PyodideSandbox implements CodeSandbox {
     this.startTimeoutMs = opts.startTimeoutMs ?? 120_000;
     this.pyodideDirOpt = opts.pyodideDir;
     this.layers = { ...ALL_LAYERS, ...opts.layers };
+    this.launcher = opts.launcher ?? defaultSandboxLauncher();
     // A pool with a layer off keeps its snapshot to itself (it was taken under other settings).
     if (Object.values(this.layers).includes(false)) this.snapshotDir = false;
     this.snapshotDir = opts.snapshotDir ?? path.join(os.tmpdir(), `flowlab-sandbox-${process.getuid?.() ?? 'user'}`);
@@ -354,7 +363,7 @@ export class PyodideSandbox implements CodeSandbox {
   private kill(w: Worker, why: string): void {
     if (w.dead) return;
     w.dead = true;
-    w.child.kill('SIGKILL');
+    w.child.kill();
     void why;
   }
 
@@ -376,28 +385,28 @@ export class PyodideSandbox implements CodeSandbox {
     else this.snapshot ??= this.readSnapshot();
     const fromSnapshot = this.snapshot !== undefined;
     let started = false;
-    const child = spawn(process.execPath, workerArgs(this.pyodideDir, this.jsHeapMb, process.versions.node, this.layers), {
-      stdio: ['pipe', 'ignore', 'pipe', 'ipc'],
-      serialization: 'advanced',
-      env,
-      cwd: this.pyodideDir,
-      windowsHide: true,
-    });
-    const w: Worker = { child, busy: false, dead: false, stderrTail: '', heapMb: 0, ready: Promise.resolve() };
-    child.stderr?.setEncoding('utf8');
-    child.stderr?.on('data', (s: string) => { w.stderrTail = (w.stderrTail + s).slice(-4000); });
-    child.stdin?.on('error', () => {});
-    child.stdin?.end(WORKER_SOURCE);
+    const w: Worker = { child: undefined as unknown as SandboxChild, busy: false, dead: false, stderrTail: '', heapMb: 0, ready: Promise.resolve() };
+    let child: SandboxChild;
+    try {
+      child = this.launcher({ source: WORKER_SOURCE, execArgv: workerArgs(this.pyodideDir, this.jsHeapMb, process.versions.node, this.layers), env, cwd: this.pyodideDir });
+    } catch (cause) {
+      w.dead = true;
+      w.ready = Promise.reject(new SandboxError('START_FAILED', `cannot start a sandbox worker: ${(cause as Error).message}`, {}, { cause }));
+      w.ready.catch(() => {});
+      return w;
+    }
+    w.child = child;
+    child.onStderr((s) => { w.stderrTail = (w.stderrTail + s).slice(-4000); });
     child.send({ type: 'init', snapshot: this.snapshot ?? null, layers: this.layers });
     child.unref();
-    (child as unknown as { channel?: { unref(): void } }).channel?.unref();
     w.ready = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.kill(w, 'start timed out');
         reject(new SandboxError('START_FAILED', `a sandbox worker did not load Pyodide within ${this.startTimeoutMs} ms`));
       }, this.startTimeoutMs);
       timer.unref();
-      child.on('message', (msg: WorkerMessage) => {
+      child.onMessage((raw) => {
+        const msg = raw as WorkerMessage;
         if (msg?.type === 'ready') {
           clearTimeout(timer);
           started = true;
@@ -415,11 +424,11 @@ export class PyodideSandbox implements CodeSandbox {
           w.onResult?.(msg);
         }
       });
-      child.on('error', (err) => {
+      child.onError((err) => {
         clearTimeout(timer);
         reject(new SandboxError('START_FAILED', `cannot start a sandbox worker (${process.execPath}): ${err.message}`, {}, { cause: err }));
       });
-      child.on('exit', (code, sig) => {
+      child.onExit((code, sig) => {
         clearTimeout(timer);
         const why = `the sandbox worker exited (${sig ?? `status ${code}`})${w.stderrTail ? `: ${w.stderrTail.trim().slice(-600)}` : ''}`;
         const wasDead = w.dead;

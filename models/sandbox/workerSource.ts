@@ -121,10 +121,12 @@ def _flowlab_flush():
 `;
 
 /**
- * The program a sandbox worker process runs, as text: the parent (`pool.ts`) starts
- * `node <permission flags> --input-type=module -` and writes this to the child's stdin, so the
- * worker needs no file of its own on disk (nothing to locate after bundling, nothing the child
- * must be allowed to read but pyodide's own folder).
+ * The program a sandbox worker process runs, as text: under Node the parent (`pool.ts`, through
+ * models/sandbox/launcher.ts) starts `node <permission flags> --input-type=module -` and writes
+ * this to the child's stdin, so the worker needs no file of its own on disk; in the desktop app it
+ * is written once to a file in the user data folder and started with Electron's
+ * `utilityProcess.fork`. It talks to its parent over `process.parentPort` in a utility process,
+ * else over Node's IPC channel (`process.send`).
  *
  * What the program does, in order (each step is one of the layers docs/sandbox.md measures):
  * 1. Keeps private copies of the few host functions it needs (`process.send`, `process.on`,
@@ -156,9 +158,11 @@ def _flowlab_flush():
  * The program is plain JavaScript (ES2022) with no imports but `pyodide` itself.
  */
 export const WORKER_SOURCE = String.raw`
-const send = process.send.bind(process);
+// The parent's channel: Electron's process.parentPort in a utility process, else Node's IPC.
+const parentPort = process.parentPort;
+const send = parentPort ? (msg) => parentPort.postMessage(msg) : process.send.bind(process);
 const on = process.on.bind(process);
-const onMessage = (fn) => on('message', fn);
+const onMessage = parentPort ? (fn) => parentPort.on('message', (e) => fn(e.data)) : (fn) => on('message', fn);
 const exit = process.exit.bind(process);
 const pyodideUrl = process.env.FLOWLAB_PYODIDE_URL;
 const fsConstants = process.getBuiltinModule('fs').constants;
@@ -167,7 +171,7 @@ process.binding = (name) => {
   if (name === 'constants') return { fs: fsConstants, os: osConstants };
   throw new Error('process.binding is disabled in the sandbox');
 };
-process.on('disconnect', () => exit(0));
+if (!parentPort) process.on('disconnect', () => exit(0));
 
 const MB = 1024 * 1024;
 const limits = { heapBytes: 512 * MB, outputBytes: 1 << 20 };
@@ -201,9 +205,15 @@ function writer(key) {
 
 // The parent's first message: a memory snapshot of an interpreter that has loaded and imported
 // the warm baseline (Pyodide's makeMemorySnapshot), or none, in which case this worker makes one.
-const init = await new Promise((resolve) => on('message', function first(msg) {
-  if (msg && msg.type === 'init') { process.off('message', first); resolve(msg); }
-}));
+let settleInit;
+const initSeen = new Promise((resolve) => { settleInit = resolve; });
+const runQueue = [];
+let serveRun = (msg) => runQueue.push(msg);
+onMessage((msg) => {
+  if (msg && msg.type === 'init') settleInit(msg);
+  else if (msg && msg.type === 'run') serveRun(msg);
+});
+const init = await initSeen;
 const t0 = Date.now();
 const { loadPyodide } = await import(pyodideUrl);
 const layers = init.layers;
@@ -253,8 +263,7 @@ const flushStd = pyodide.globals.get('_flowlab_flush');
 const baselineHeap = pyodide._module.HEAP8.length;
 send({ type: 'ready', loadMs: Date.now() - t0, heapMb: baselineHeap / MB });
 
-onMessage((msg) => {
-  if (!msg || msg.type !== 'run') return;
+serveRun = (msg) => {
   limits.heapBytes = Math.max(baselineHeap, (msg.memoryMb ?? 512) * MB);
   limits.outputBytes = msg.outputBytes ?? (1 << 20);
   out.stdout = []; out.stderr = []; out.bytes = 0; out.over = false; out.draining = false; refusedGrowth = false;
@@ -279,6 +288,7 @@ onMessage((msg) => {
     stderr: Buffer.concat(out.stderr).toString('utf8'),
     ...(error && { error }), heapMb: heap / MB, tainted,
   });
-});
+};
+for (const msg of runQueue.splice(0)) serveRun(msg);
 `;
 

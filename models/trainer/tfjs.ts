@@ -13,6 +13,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 import { TrainingError } from '../../core/training/index.ts';
 import { registerTrainerGradients } from './gradients.ts';
+import { outsideAsar } from '../sandbox/index.ts';
 
 export { tf };
 
@@ -29,7 +30,8 @@ export function initTfjs(): Promise<void> {
   ready ??= (async () => {
     registerTrainerGradients();
     const require = createRequire(import.meta.url);
-    const dir = path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm'));
+    // In a packaged app the package resolves inside app.asar; its files are unpacked beside it (forge.config.ts).
+    const dir = outsideAsar(path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm')));
     setWasmPaths(dir + path.sep);
     // The Emscripten module installs process-wide `uncaughtException` / `unhandledRejection`
     // handlers that rethrow, which turns any later crash of the process (even unrelated to tfjs)

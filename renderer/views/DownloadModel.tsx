@@ -28,7 +28,7 @@ export function foldDownload(view: DownloadView | undefined, event: DownloadEven
  * pushed `DownloadEvent`s, Cancel, errors in the user's words, and a rescan of the model list
  * when the file is in place.
  */
-export function DownloadModel() {
+export function DownloadModel({ request }: { request?: { source: string; n: number } | undefined } = {}) {
   const api = useMemo(() => createApiClient(), []);
   const { loadModels } = useLabPick('loadModels');
   const [source, setSource] = useState('');
@@ -51,12 +51,11 @@ export function DownloadModel() {
   }, [view?.status, loadModels]);
 
   const running = starting || view?.status === 'running';
-  const start = async () => {
+  const start = async (from: string = source.trim(), hash: string = sha256.trim()) => {
     setError(null);
     setStarting(true);
     try {
-      const hash = sha256.trim();
-      const { downloadId: id } = await api.startDownload({ source: source.trim(), ...(hash && { sha256: hash }) });
+      const { downloadId: id } = await api.startDownload({ source: from, ...(hash && { sha256: hash }) });
       setDownloadId(id);
     } catch (err) {
       setError(userMessage(err instanceof ApiError ? err : { message: err instanceof Error ? err.message : String(err) }));
@@ -64,6 +63,14 @@ export function DownloadModel() {
       setStarting(false);
     }
   };
+  // A one-click download from the catalogue (ModelsView): fill the form and start it.
+  useEffect(() => {
+    if (!request) return;
+    setSource(request.source);
+    setSha256('');
+    void start(request.source, '');
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- runs once per request
+  }, [request?.n]);
   const cancel = async () => {
     if (!downloadId) return;
     try {

@@ -5,13 +5,16 @@ import { TEST_MAX_TOKENS, TEST_PROMPT } from '../store/catalog.ts';
 import { useLab, useLabPick } from '../useLab.ts';
 import { bytes, paramCount } from './format.ts';
 import { DownloadModel } from './DownloadModel.tsx';
+import { MODEL_CATALOGUE } from './modelCatalogue.ts';
 import { LoadState } from './Status.tsx';
 import { TableHead } from './TableHead.tsx';
 
 /** GGUF models: the model folder's and those added by path, with metadata, role assignment and a test generation. */
 export function ModelsView() {
-  const { models, loadModels } = useLabPick('models', 'loadModels');
+  const { models, loadModels, appInfo } = useLabPick('models', 'loadModels', 'appInfo');
   const list = models.status === 'ready' ? models.data : [];
+  const [request, setRequest] = useState<{ source: string; n: number } | undefined>(undefined);
+  const folder = appInfo.status === 'ready' ? appInfo.data.modelDir : undefined;
   return (
     <section className="view models-view" aria-labelledby="models-title">
       <header className="view-head">
@@ -21,14 +24,43 @@ export function ModelsView() {
         </button>
       </header>
       <AddModel />
-      <DownloadModel />
+      <DownloadModel request={request} />
       <LoadState state={models} what="models" />
       {models.status === 'ready' && list.length === 0 && (
         <div className="empty" data-testid="models-empty">
           <p>
-            <strong>No models yet.</strong> Copy <code>.gguf</code> files into the lab's model folder and press Rescan, or add a file by its absolute path above. Small
-            quantised models (Q4/Q8, a few hundred MB) run well on a laptop's CPU.
+            <strong>No models yet.</strong> Copy <code>.gguf</code> files into the lab's model folder
+            {folder && (
+              <>
+                {' '}
+                (<code data-testid="models-folder">{folder}</code>)
+              </>
+            )}{' '}
+            and press Rescan, add a file by its absolute path above, or download one of these small instruction models (Q4, they run on a laptop's CPU):
           </p>
+          <table data-testid="model-catalogue">
+            <TableHead columns={['Model', { label: 'Size', num: true }, 'Licence', 'Laptop', 'Notes', '']} />
+            <tbody>
+              {MODEL_CATALOGUE.map((m) => (
+                <tr key={m.source}>
+                  <td>
+                    {m.name}
+                    <br />
+                    <code className="small">{m.source}</code>
+                  </td>
+                  <td className="num">≈ {m.approxMb >= 1000 ? `${(m.approxMb / 1000).toFixed(1)} GB` : `${m.approxMb} MB`}</td>
+                  <td>{m.licence}</td>
+                  <td>{m.fits}</td>
+                  <td className="small">{m.note}; size checked, sha256 shown after download (none pinned)</td>
+                  <td>
+                    <button type="button" data-testid="catalogue-get" onClick={() => setRequest({ source: m.source, n: Date.now() })}>
+                      Download
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
         </div>
       )}
       {list.length > 0 && (

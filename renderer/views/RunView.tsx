@@ -80,6 +80,12 @@ function RunForm() {
           {dataset.message ?? `The ${dataset.name} files were not found.`}
         </p>
       )}
+      {dataset && !dataset.available && dataset.get && (
+        <p className="note small" data-testid="run-dataset-get">
+          Get it with <code>{dataset.get.command}</code> ({dataset.get.bytes >= 1e6 ? `${(dataset.get.bytes / 1e6).toFixed(1)} MB` : `${Math.max(1, Math.round(dataset.get.bytes / 1e3))} kB`}, licence {dataset.get.licence};
+          from {dataset.get.source}; sha256-checked) into <code>{dataset.get.folder}</code>. The procedural <code>learn</code> datasets need no files.
+        </p>
+      )}
       {dataset && <p className="muted small">{dataset.describe}</p>}
       <label className="row">
         <span>Split</span>

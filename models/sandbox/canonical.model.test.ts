@@ -2,22 +2,27 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getDataset, humanEvalProgram, mbppProgram, resolveSharedDir, type Task } from '../../core/tasks/index.ts';
-import { noteSkip } from '../../test/fixtures.ts';
-import { PyodideSandbox } from './index.ts';
+import { noteSkip, tempDir } from '../../test/fixtures.ts';
+import { nodeUtilityFork, PyodideSandbox, utilityLauncher } from './index.ts';
 
 const shared = resolveSharedDir();
 const humanEvalFile = path.join(shared, 'data', 'humaneval', 'HumanEval.jsonl');
 const mbppFile = path.join(shared, 'data', 'mbpp', 'sanitized-mbpp.json');
 const haveData = fs.existsSync(humanEvalFile) && fs.existsSync(mbppFile);
-if (!haveData) noteSkip('canonical.test', 'the HumanEval and MBPP reference-solution checks', fs.existsSync(humanEvalFile) ? mbppFile : humanEvalFile);
+if (!haveData) noteSkip('canonical.model.test', 'the HumanEval and MBPP reference-solution checks', fs.existsSync(humanEvalFile) ? mbppFile : humanEvalFile);
 
-describe.skipIf(!haveData)('reference solutions pass their own tests in the sandbox', () => {
+/**
+ * The sandbox started the way the desktop app starts it (models/sandbox/launcher.ts
+ * `utilityLauncher`: the worker program as a file, its flags, a working directory outside any
+ * asar), with Node's fork standing in for Electron's `utilityProcess.fork`.
+ */
+describe.skipIf(!haveData)('reference solutions pass their own tests in the sandbox (launched as the desktop app does)', () => {
   let sandbox: PyodideSandbox;
   const grade = async (tasks: Task[], program: (t: Task, code: string) => string) =>
     Promise.all(tasks.map(async (t) => ({ task: t, result: await sandbox.run({ code: program(t, t.expected), timeoutMs: 10_000 }) })));
 
   beforeAll(async () => {
-    sandbox = new PyodideSandbox({ size: 2 });
+    sandbox = new PyodideSandbox({ size: 2, launcher: utilityLauncher(nodeUtilityFork, tempDir('canonical-sandbox')) });
     await sandbox.warm();
   }, 120_000);
   afterAll(async () => { await sandbox?.close(); });
@@ -28,7 +33,7 @@ describe.skipIf(!haveData)('reference solutions pass their own tests in the sand
     const t0 = performance.now();
     const rows = await grade(tasks, humanEvalProgram);
     const failed = rows.filter((r) => r.result.status !== 'ok').map((r) => `${r.task.meta!.task_id}: ${r.result.status} ${r.result.error?.message ?? ''}`);
-    console.log(`[canonical] HumanEval: ${rows.length - failed.length}/164 canonical solutions pass (${((performance.now() - t0) / 1000).toFixed(1)} s, 2 warm interpreters)`);
+    console.log(`[canonical] HumanEval: ${rows.length - failed.length}/164 canonical solutions pass (${((performance.now() - t0) / 1000).toFixed(1)} s, 2 warm interpreters, utility launcher)`);
     expect(failed).toEqual([]);
   }, 300_000);
 
