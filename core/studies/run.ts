@@ -16,6 +16,7 @@ import { startTrainLoop } from '../experiments/trainLoop.ts';
 import type { ModelConfig, ModelPort } from '../model/config.ts';
 import type { Store } from '../store/port.ts';
 import type { StudyStatus } from '../store/studies.ts';
+import { getDataset } from '../tasks/registry.ts';
 import type { Dataset } from '../tasks/types.ts';
 import type { Trainer } from '../training/port.ts';
 import { loopIdOf, studyCells, trainingUnits, type StudyCell, type TrainingUnit } from './cells.ts';
@@ -88,7 +89,17 @@ export interface StudyOutcome {
   message?: string;
 }
 
-const toRun = (r: StudyRun): StudyRun => ({ taskId: r.taskId, seed: r.seed, score: r.score, correct: r.correct, promptTokens: r.promptTokens, completionTokens: r.completionTokens, startedAt: r.startedAt, endedAt: r.endedAt });
+const toRun = (r: StudyRun): StudyRun => ({ taskId: r.taskId, seed: r.seed, score: r.score, correct: r.correct, promptTokens: r.promptTokens, completionTokens: r.completionTokens, startedAt: r.startedAt, endedAt: r.endedAt, ...(r.answer !== undefined && { answer: r.answer }), ...(r.expected !== undefined && { expected: r.expected }) });
+
+/** A zone dataset's class of a label (e.g. learn-design's tool), for the constant guard; undefined for datasets without classes or unknown names. */
+export function labelClassOf(dataset: string): ((label: string) => string) | undefined {
+  try {
+    const classOf = getDataset(dataset).classOf;
+    return classOf && ((label: string) => classOf({ expected: label }));
+  } catch {
+    return undefined;
+  }
+}
 
 /** The table of a study from what the store holds now (cells not run yet count no run). */
 export function studyTableNow(store: Store, plan: StudyPlan, studyId: string, state: StudyState): StudyTable {
@@ -98,7 +109,7 @@ export function studyTableNow(store: Store, plan: StudyPlan, studyId: string, st
     const r = state.units?.[u.key];
     if (r) trainingSeconds[u.condition.id] = (trainingSeconds[u.condition.id] ?? 0) + r.seconds;
   }
-  return buildStudyTable(plan, studyId, cells, (c) => (store.findExperiment(c.experimentId) ? store.listRuns(c.experimentId).map(toRun) : []), trainingSeconds);
+  return buildStudyTable(plan, studyId, cells, (c) => (store.findExperiment(c.experimentId) ? store.listRuns(c.experimentId).map(toRun) : []), trainingSeconds, labelClassOf);
 }
 
 /** Pending runs of a cell: its zone's limit when its experiment does not exist yet. */
