@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { answerGuard, constantFlag, deltaGuardNote, guardNote } from './answers.ts';
+import { accuracyByNovelty } from './novelty.ts';
 
 const tool = (label: string) => label.split(':')[0]!;
 const runs = (pairs: Array<[string | undefined, string]>) => pairs.map(([answer, expected]) => ({ answer, expected }));
@@ -58,5 +59,20 @@ describe('answerGuard', () => {
     expect(deltaGuardNote(c, c)).toBe('both constant');
     expect(deltaGuardNote(c, {})).toBe('one constant');
     expect(deltaGuardNote({}, undefined)).toBe('');
+  });
+});
+
+describe('accuracyByNovelty', () => {
+  it('splits accuracy by the task novelty, each part with its guard; undefined with one kind only', () => {
+    const novelty = (id: string) => (id === 'x' ? undefined : Number(id.slice(1)) % 4 === 3 ? 'new-wording' : 'in-template');
+    const r = (taskId: string, answer: string, expected: string) => ({ taskId, answer, expected, correct: answer === expected });
+    const runs = [r('t0', 'a', 'a'), r('t1', 'b', 'b'), r('t2', 'a', 'b'), r('t3', 'a', 'b'), r('t7', 'a', 'a'), r('x', 'a', 'a')];
+    const by = accuracyByNovelty(runs, novelty)!;
+    // in-template t0 t1 t2: 2 of 3 right; new-wording t3 t7: 1 of 2, both answered "a": CONSTANT; x has no novelty: left out.
+    expect(Object.keys(by)).toEqual(['in-template', 'new-wording']);
+    expect(by['in-template']).toMatchObject({ runs: 3, accuracy: 2 / 3 });
+    expect(by['in-template']!.guard.constant).toBeUndefined();
+    expect(by['new-wording']).toMatchObject({ runs: 2, accuracy: 0.5, guard: { distinctAnswers: 1, constant: { answer: 'a', share: 1 } } });
+    expect(accuracyByNovelty(runs.slice(0, 3), novelty)).toBeUndefined();
   });
 });

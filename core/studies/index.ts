@@ -3,5 +3,5 @@ export { studyCells, trainingUnits, studyIdOf, loopIdOf, canonicalJson, type Stu
 export { buildStudyTable, studyTableCsv, accuracyText, deltaText, guardText, labelOf, STUDY_CSV_COLUMNS, type StudyTable, type StudyTableEntry, type StudyDelta, type StudyRun } from './table.ts';
 export { estimateStudy, formatSeconds, speedKey, type StudyEstimate, type StudySpeeds, type RunSpeed, type TrainSpeed, type CellEstimate } from './estimate.ts';
 export { studyReportHtml, barChartSvg, CONDITION_COLOURS } from './html.ts';
-export { runStudy, inContext, studyTableNow, labelClassOf, pendingRuns, estimateRecord, type StudyDeps, type StudyEvent, type StudyOutcome, type StudyRunOptions, type StudyState, type UnitResult } from './run.ts';
+export { runStudy, inContext, studyTableNow, pendingRuns, estimateRecord, type StudyDeps, type StudyEvent, type StudyOutcome, type StudyRunOptions, type StudyState, type UnitResult } from './run.ts';
 export { calibrateStudy, type CalibrateDeps } from './calibrate.ts';

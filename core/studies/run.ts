@@ -8,6 +8,7 @@
  * stored) and the cell stays resumable; a train loop stopped midway trains again on resume.
  */
 import { cardsConfigFor } from '../distill/hooks.ts';
+import { labelClassOf } from '../guards/index.ts';
 import { FlowlabError } from '../errors.ts';
 import type { ToolSource } from '../engine/index.ts';
 import { startExperiment } from '../experiments/service.ts';
@@ -16,7 +17,6 @@ import { startTrainLoop } from '../experiments/trainLoop.ts';
 import type { ModelConfig, ModelPort } from '../model/config.ts';
 import type { Store } from '../store/port.ts';
 import type { StudyStatus } from '../store/studies.ts';
-import { getDataset } from '../tasks/registry.ts';
 import type { Dataset } from '../tasks/types.ts';
 import type { Trainer } from '../training/port.ts';
 import { loopIdOf, studyCells, trainingUnits, type StudyCell, type TrainingUnit } from './cells.ts';
@@ -90,16 +90,6 @@ export interface StudyOutcome {
 }
 
 const toRun = (r: StudyRun): StudyRun => ({ taskId: r.taskId, seed: r.seed, score: r.score, correct: r.correct, promptTokens: r.promptTokens, completionTokens: r.completionTokens, startedAt: r.startedAt, endedAt: r.endedAt, ...(r.answer !== undefined && { answer: r.answer }), ...(r.expected !== undefined && { expected: r.expected }) });
-
-/** A zone dataset's class of a label (e.g. learn-design's tool), for the constant guard; undefined for datasets without classes or unknown names. */
-export function labelClassOf(dataset: string): ((label: string) => string) | undefined {
-  try {
-    const classOf = getDataset(dataset).classOf;
-    return classOf && ((label: string) => classOf({ expected: label }));
-  } catch {
-    return undefined;
-  }
-}
 
 /** The table of a study from what the store holds now (cells not run yet count no run). */
 export function studyTableNow(store: Store, plan: StudyPlan, studyId: string, state: StudyState): StudyTable {
