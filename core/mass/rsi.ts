@@ -84,6 +84,11 @@ export interface RsiOptions {
   heldoutSamples: number;
   /** The arms to run (default both). */
   arms?: readonly Arm[];
+  /**
+   * Export (and train) the self-judge arm even when its judge audit says UNRELIABLE JUDGE
+   * (core/guards judgeAudit); its manifest then carries `unreliableJudge`. A fact of the loop (stored with its settings).
+   */
+  allowUnreliableJudge?: true;
 }
 
 /** One arm's held-out comparison with the base on the same tasks and seeds. */

@@ -30,7 +30,7 @@ function simulatedRanking(): TaskRanking {
   }));
   const kept = runs.filter((r) => !r.quarantined);
   return {
-    taskId: 'learn-tool/train/0', runs, pairs: [], agreement, workspaces: new Map(),
+    taskId: 'learn-tool/train/0', runs, pairs: [], swaps: [], agreement, workspaces: new Map(),
     self: { train: kept.slice(0, 15), validation: kept.slice(15, 16), dropped: [{ runId: 'sim-r2', why: 'quarantined' }] },
     verifier: { train: [], validation: [], dropped: [] },
   };
