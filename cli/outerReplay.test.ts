@@ -80,7 +80,7 @@ describe('outer-loop replay without the model (SIMULATED model)', () => {
     const model = path.join(dir, 'base.gguf');
     writeFileSync(model, 'base');
     const log: Array<{ start: string; seqs: SftSequence[] }> = [];
-    const args = ['--model', model, '--dataset', 'learn-tool', '--tasks', '2', '--runs', '5', '--top-k', '3', '--heldout', '6', '--cycles', '2', '--sft-passes', '1', '--db', db, '--loop-id', 'cy'];
+    const args = ['--model', model, '--dataset', 'learn-tool', '--tasks', '2', '--runs', '5', '--top-k', '3', '--heldout', '6', '--cycles', '2', '--sft-passes', '1', '--db', db, '--loop-id', 'cy', '--allow-unreliable-judge'];
     const first = await run(defineRsi, args, { makeProvider: counted([]), trainer: fakeTrainer(log) });
     expect(first.code).toBe(0);
     expect(log.length).toBe(4);

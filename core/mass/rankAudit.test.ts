@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -10,7 +10,8 @@ import { massFamily } from './family.ts';
 import { JUDGE_AUDIT, storedJudgeAudits } from './judgeAudit.ts';
 import { auditSample, type OuterOptions } from './outer.ts';
 import { runRank } from './rank.ts';
-import { scripted } from './rsi.fixture.ts';
+import { runRsi, type RsiOptions } from './rsi.ts';
+import { fakeTrainer, scripted } from './rsi.fixture.ts';
 
 const family = massFamily('learn-tool');
 const task = createLearnDataset('learn-tool', ['tool']).load({ split: 'train', limit: 1 })[0]!;
@@ -104,5 +105,30 @@ describe('flowlab rank: the self-judge audit (SIMULATED runs, scripted judges)',
     expect(good.judgeAudit.positionConsistency).toMatchObject({ n: 4, k: 4, rate: 1 });
     expect(good.judgeAudit.unreliable).toBe(false);
     expect(Object.keys(good.exports).sort()).toEqual(['self', 'verifier']);
+  });
+});
+
+describe('flowlab rsi: an unreliable self-judge trains no self arm unless allowed', () => {
+  it('cycle 1: the self arm is refused with the audit\'s reasons, the verifier arm trains; the audit is stored per group', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'rsi-audit-'));
+    dirs.push(dir);
+    const base = path.join(dir, 'base.gguf');
+    writeFileSync(base, 'base');
+    const store = openStore(path.join(dir, 'f.db'));
+    stores.push(store);
+    const ds = createLearnDataset('learn-tool', ['tool']);
+    const o: RsiOptions = {
+      loopId: 'rsi-audit', outDir: path.join(dir, 'out'), cycles: 1, baseModel: base, design: null, outer: outer('x') as RsiOptions['outer'],
+      thresholds: { maxQuarantinedShare: 1, minAgreement: 0 }, sft: { passes: 1, lr: 1e-3, batch: 8 }, heldoutSampling: { temperature: 0 }, heldoutSamples: 1,
+    };
+    const report = await runRsi({ store, trainer: fakeTrainer([]), makeProvider: async () => judgedBy(() => 'B'), family, trainTasks: ds.load({ split: 'train', limit: 1 }), heldoutTasks: ds.load({ split: 'heldout', limit: 2 }) }, o);
+    const [c1] = report.cycles;
+    const audit = c1!.groups[0]!.judgeAudit!;
+    expect(audit).toMatchObject({ judge: 'self-judge (base.gguf)', pairs: 15, verdicts: { A: 0, B: 15, tie: 0 }, unreliable: true });
+    expect(c1!.arms.self).toMatchObject({ refused: audit.reasons, trainedRuns: 0 });
+    expect(c1!.arms.self!.versionId).toBeUndefined();
+    expect(c1!.arms.verifier!.versionId).toBe('wv-rsi-audit-c1-verifier');
+    expect(existsSync(path.join(dir, 'out', 'cycle-1', 'self'))).toBe(false);
+    expect(storedJudgeAudits(store, 'rsi-audit')).toEqual([{ key: 'rsi-audit-c1-shared', audit }]);
   });
 });
