@@ -84,8 +84,10 @@ describe('flowlab study: the table marks constant policies', () => {
     const t = buildStudyTable(laptop.plan, laptop.studyId, cells, (c) => {
       const a = answer[c.condition.id];
       return a ? tasks(c.zone.dataset, c.zone.split).map((task) => ({ taskId: task.id, seed: 0, answer: a(task.expected), expected: task.expected, correct: a(task.expected) === task.expected, score: a(task.expected) === task.expected ? 1 : 0, promptTokens: 1, completionTokens: 1, startedAt: 0, endedAt: 1000 })) : [];
-    }, {}, labelClassOf);
+    }, {}, labelClassOf, (z) => (z.dataset === 'learn-design' ? (id: string) => (Number(id.split('/').pop()) % 4 === 3 ? 'new-wording' : 'in-template') : undefined));
     const text = formatStudyTable(t);
+    // learn-design heldout 0..47: 12 new-wording tasks (index mod 4 = 3), 36 in-template; the single agent is right on all.
+    expect(text).toContain('in-distribution (learn-design/heldout) by what is new, accuracy % (runs): single in-template 100.0 (36), new-wording 100.0 (12); workflow in-template');
     // learn-design heldout 0..47: math:multiply is the label of 10 tasks, the most common (weather:now 8, search:facts 7, ...):
     // best constant 10/48 = 20.8%; the workflow's constant answer scores exactly that, the picker's search:facts 7/48 = 14.6%.
     // learn-design-ood test 0..47: weather:tomorrow 8/48 = 16.7%; learn-errand test 0..47: search:story 9/48 = 18.8%.

@@ -197,6 +197,10 @@ export function formatStudyTable(t: StudyTable): string {
     }
     out.push(`Study ${t.name} (${t.studyId}), model ${model}: accuracy in %, ${Math.round(t.level * 100)}% percentile bootstrap (${t.resamples} resamples, seed ${t.bootstrapSeed}); Δ paired by seed and task, exact sign test.`);
     out.push(table.toString());
+    for (const z of t.zones) {
+      const es = t.conditions.map((c) => [c, t.entries.find((e) => e.model === model && e.zone === z.id && e.condition === c.id)] as const).filter(([, e]) => e?.novelty);
+      if (es.length) out.push(`${z.label} (${z.dataset}/${z.split}) by what is new, accuracy % (runs): ${es.map(([c, e]) => `${c.id} ${Object.entries(e!.novelty!).map(([k, n]) => `${k} ${(100 * n.accuracy).toFixed(1)} (${n.runs})${n.guard.constant ? ' CONSTANT' : ''}`).join(', ')}`).join('; ')}`);
+    }
     out.push(constants.length ? `Constant cells (answers collapsed to one value or to fewer than the zone's classes; their accuracy is a constant policy's):\n${constants.map((l) => `  ${l}`).join('\n')}` : 'No constant cell.');
     const train = Object.entries(t.trainingSeconds);
     if (train.length) out.push(`Training: ${train.map(([c, s]) => `${c} ${formatSeconds(s)}`).join(', ')}.`);

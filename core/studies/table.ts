@@ -5,7 +5,7 @@
  * interval of the mean paired difference (core/stats/paired.ts), and tokens and seconds per task.
  * Runs of several seeds are pooled; each model is its own set of rows. Pure.
  */
-import { answerGuard, constantFlag, deltaGuardNote, type AnswerGuard } from '../guards/index.ts';
+import { accuracyByNovelty, answerGuard, constantFlag, deltaGuardNote, type AnswerGuard, type NoveltyAccuracy } from '../guards/index.ts';
 import { bootstrapMeanCI, signTest, type BootstrapCI, type SignTest } from '../stats/paired.ts';
 import type { StudyCell } from './cells.ts';
 import type { ConditionKind, StudyPlan, ZoneKind } from './plan.ts';
@@ -50,6 +50,8 @@ export interface StudyTableEntry {
   score: number;
   /** The zone's best constant policy (from the labels), the distinct answers given and the CONSTANT flag (core/guards answerGuard). */
   guard: AnswerGuard;
+  /** Accuracy per task novelty (`in-template`, `new-wording`) when the zone's split has both (core/guards accuracyByNovelty). */
+  novelty?: Record<string, NoveltyAccuracy>;
   /** Against the baseline (absent for the baseline itself, or when nothing pairs). */
   delta?: StudyDelta;
   /** Mean prompt + completion tokens per run, and wall seconds per run. */
@@ -88,7 +90,7 @@ export const labelOf = (x: { id: string; label?: string }) => x.label ?? x.id;
  * bootstrapMeanCI and signTest over the paired differences (condition − baseline), both with the
  * plan's bootstrap seed and resamples.
  */
-export function buildStudyTable(plan: StudyPlan, studyId: string, cells: readonly StudyCell[], runsOf: (cell: StudyCell) => readonly StudyRun[], trainingSeconds: Record<string, number> = {}, classOf?: (dataset: string) => ((label: string) => string) | undefined): StudyTable {
+export function buildStudyTable(plan: StudyPlan, studyId: string, cells: readonly StudyCell[], runsOf: (cell: StudyCell) => readonly StudyRun[], trainingSeconds: Record<string, number> = {}, classOf?: (dataset: string) => ((label: string) => string) | undefined, noveltyOf?: (zone: StudyPlan['zones'][number]) => ((taskId: string) => string | undefined) | undefined): StudyTable {
   const opts = { resamples: plan.bootstrap.resamples, seed: plan.bootstrap.seed };
   const groups = new Map<string, { cells: StudyCell[]; runs: StudyRun[] }>();
   const gk = (condition: string, zone: string, model: string) => `${condition}\u0000${zone}\u0000${model}`;
@@ -115,6 +117,11 @@ export function buildStudyTable(plan: StudyPlan, studyId: string, cells: readonl
           accuracy: bootstrapMeanCI(runs.map((r) => (r.correct ? 1 : 0)), opts),
           score: mean(runs.map((r) => r.score)),
           guard: answerGuard(runs, classOf?.(zone.dataset)),
+          ...(() => {
+            const of = noveltyOf?.(zone);
+            const n = of && accuracyByNovelty(runs, of, classOf?.(zone.dataset));
+            return n ? { novelty: n } : {};
+          })(),
           tokensPerTask: mean(runs.map((r) => r.promptTokens + r.completionTokens)),
           secondsPerTask: mean(runs.map((r) => (r.endedAt - r.startedAt) / 1000)),
           experimentIds: g.cells.map((c) => c.experimentId),
