@@ -33,3 +33,23 @@ export function storeJudgeAudit(store: Store, loopId: string, prefix: string, au
 export function storedJudgeAudits(store: Store, loopId: string): Array<{ key: string; audit: JudgeAudit }> {
   return store.mass.list(loopId, JUDGE_AUDIT).map((r) => ({ key: r.key, audit: r.value as JudgeAudit }));
 }
+
+/**
+ * The inner loop's self-judge audited from an evolution's records (`flowlab evolve`, no judge
+ * call): each stored verdict against the external grader's verdict on the same two workspaces
+ * (their stored scores). The inner loop judges each pair once, so position consistency is not
+ * measured here (n/a); the verdict distribution, agreement and kappa are.
+ */
+export function evolutionAudit(judge: string, records: ReadonlyArray<{ kind: string; value: unknown }>): JudgeAudit {
+  const score = new Map<string, number>();
+  for (const r of records) {
+    const w = r.value as { runId?: unknown; score?: unknown };
+    if (r.kind === 'workspace' && typeof w.runId === 'string' && typeof w.score === 'number') score.set(w.runId, w.score);
+  }
+  const pairs = records.filter((r) => r.kind === 'verdict').map((r) => {
+    const v = r.value as { a: string; b: string; winner: 'A' | 'B' | 'tie' };
+    const [a, b] = [score.get(v.a), score.get(v.b)];
+    return { winner: v.winner, gold: a === undefined || b === undefined ? undefined : graderVerdict(a, b) };
+  });
+  return auditJudge(judge, pairs, []);
+}

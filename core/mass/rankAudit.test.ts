@@ -7,7 +7,7 @@ import type { GenerateRequest, ModelProvider } from '../model/provider.ts';
 import { openStore, type Store } from '../store/index.ts';
 import { createLearnDataset } from '../tasks/learn.ts';
 import { massFamily } from './family.ts';
-import { JUDGE_AUDIT, storedJudgeAudits } from './judgeAudit.ts';
+import { evolutionAudit, JUDGE_AUDIT, storedJudgeAudits } from './judgeAudit.ts';
 import { auditSample, type OuterOptions } from './outer.ts';
 import { runRank } from './rank.ts';
 import { runRsi, type RsiOptions } from './rsi.ts';
@@ -130,5 +130,22 @@ describe('flowlab rsi: an unreliable self-judge trains no self arm unless allowe
     expect(c1!.arms.verifier!.versionId).toBe('wv-rsi-audit-c1-verifier');
     expect(existsSync(path.join(dir, 'out', 'cycle-1', 'self'))).toBe(false);
     expect(storedJudgeAudits(store, 'rsi-audit')).toEqual([{ key: 'rsi-audit-c1-shared', audit }]);
+  });
+});
+
+describe('flowlab evolve: the inner loop\'s judge audited from its records', () => {
+  it('verdicts against the grader on the stored workspaces; no swap, so position consistency is n/a', () => {
+    const ws = (runId: string, score: number) => ({ kind: 'workspace', value: { runId, score } });
+    const verdict = (a: string, b: string) => ({ kind: 'verdict', value: { a, b, winner: 'B' } });
+    // Scores r1 1, r2 0, r3 0: the grader says A (r1 > r2), tie (r2 = r3), B (r3 < r1); the judge says B, B, B.
+    const a = evolutionAudit('self-judge (m.gguf)', [ws('r1', 1), ws('r2', 0), ws('r3', 0), verdict('r1', 'r2'), verdict('r2', 'r3'), verdict('r3', 'r1'), { kind: 'champion', value: {} }]);
+    expect(a.verdicts).toEqual({ A: 0, B: 3, tie: 0 });
+    expect(a.positionConsistency).toEqual({ n: 0, k: 0, rate: null, ci: null });
+    expect(a.agreement).toMatchObject({ n: 2, k: 1, rate: 0.5 });
+    // po = 1/3, pe = 1 x 1/3: kappa 0; SE = sqrt((1/3)(2/3) / (3 (2/3)²)) = 0.4082, interval +-0.8002.
+    expect(a.kappa.value).toBeCloseTo(0, 12);
+    expect(a.kappa.ci![1]).toBeCloseTo(0.8002, 4);
+    // 3 pairs: under the 8 the position-share test needs; kappa alone marks it.
+    expect(a.reasons).toEqual(['kappa vs the grader 0.000 [-0.800, 0.800] over 3 pairs: no better than chance']);
   });
 });
