@@ -17,8 +17,9 @@
  * documented threshold (`DEFAULT_JUDGE_THRESHOLDS`, docs/mass.md "The judge audit") is crossed:
  * position consistency below `minPositionConsistency` (0.6; a judge answering at random among
  * three verdicts mirrors itself 1/3 of the time), kappa no better than chance (its 95% interval
- * reaches 0), or one position (A or B) in at least `maxPositionShare` (0.95) of at least
- * `minPairs` (8) pairs shown in a seeded random orientation. Pure.
+ * reaches 0), one position (A or B) in at least `maxPositionShare` (0.95) of the pairs shown in
+ * a seeded random orientation, or fewer than `minPairs` (8) judged pairs (too few to audit;
+ * the kappa and position tests need that many). Pure.
  */
 
 /** A pairwise verdict: A (shown first) wins, B wins, or a tie. */
@@ -41,7 +42,7 @@ export interface JudgeThresholds {
   minPositionConsistency: number;
   /** Most share of pairs one position (A or B) may take (0..1). */
   maxPositionShare: number;
-  /** Least judged pairs before the position-share test applies. */
+  /** Least judged pairs for an audit: fewer is itself a reason (too few to audit); the kappa and position-share tests need this many. */
   minPairs: number;
 }
 
@@ -123,7 +124,8 @@ export function auditJudge(judge: string, pairs: readonly AuditedPair[], swaps: 
   if (positionConsistency.rate !== null && positionConsistency.rate < t.minPositionConsistency) {
     reasons.push(`position consistency ${pct(positionConsistency.rate)} (${positionConsistency.k}/${positionConsistency.n} swapped pairs mirrored), below ${pct(t.minPositionConsistency)}`);
   }
-  if (kappa.ci && kappa.ci[0] <= 0) reasons.push(`kappa vs the grader ${kappa.value!.toFixed(3)} [${kappa.ci[0].toFixed(3)}, ${kappa.ci[1].toFixed(3)}] over ${kappa.n} pairs: no better than chance`);
+  if (pairs.length > 0 && pairs.length < t.minPairs) reasons.push(`only ${pairs.length} pair${pairs.length === 1 ? '' : 's'} judged, fewer than ${t.minPairs}: too few to audit the judge`);
+  if (kappa.ci && kappa.n >= t.minPairs && kappa.ci[0] <= 0) reasons.push(`kappa vs the grader ${kappa.value!.toFixed(3)} [${kappa.ci[0].toFixed(3)}, ${kappa.ci[1].toFixed(3)}] over ${kappa.n} pairs: no better than chance`);
   for (const side of ['A', 'B'] as const) {
     if (pairs.length >= t.minPairs && verdicts[side] / pairs.length >= t.maxPositionShare) reasons.push(`answered "${side}" on ${verdicts[side]} of ${pairs.length} pairs (${pct(verdicts[side] / pairs.length)}), at or above ${pct(t.maxPositionShare)}: a position, not a judgment`);
   }

@@ -145,7 +145,8 @@ describe('flowlab evolve: the inner loop\'s judge audited from its records', () 
     // po = 1/3, pe = 1 x 1/3: kappa 0; SE = sqrt((1/3)(2/3) / (3 (2/3)²)) = 0.4082, interval +-0.8002.
     expect(a.kappa.value).toBeCloseTo(0, 12);
     expect(a.kappa.ci![1]).toBeCloseTo(0.8002, 4);
-    // 3 pairs: under the 8 the position-share test needs; kappa alone marks it.
-    expect(a.reasons).toEqual(['kappa vs the grader 0.000 [-0.800, 0.800] over 3 pairs: no better than chance']);
+    // 3 pairs: under the 8 an audit needs, which is itself the reason (the kappa and position tests need 8).
+    expect(a.reasons).toEqual(['only 3 pairs judged, fewer than 8: too few to audit the judge']);
+    expect(a.unreliable).toBe(true);
   });
 });
