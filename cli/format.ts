@@ -1,5 +1,6 @@
 import Table from 'cli-table3';
 import type { ExperimentReport, ReplayReport } from '../core/experiments/index.ts';
+import { constantFlag } from '../core/guards/index.ts';
 
 /** The JSON form of a report (`--json`). */
 export function reportJson(r: ExperimentReport): string {
@@ -14,7 +15,9 @@ export function formatReport(r: ExperimentReport, title: string): string {
   const f = r.failuresByClass;
   t.push(
     ['runs stored', `${r.runs} / ${r.tasksPlanned} planned`],
-    ['accuracy', pct(r.accuracy)],
+    ['accuracy', pct(r.accuracy) + (r.guard.constant ? ' CONSTANT' : '')],
+    ['best constant policy', r.guard.bestConstant ? `${pct(r.guard.bestConstant.accuracy)} (always ${JSON.stringify(r.guard.bestConstant.answer)})` : '-'],
+    ['distinct answers', `${r.guard.distinctAnswers}${r.guard.classes !== undefined ? ` (${r.guard.classes} classes)` : ''}`],
     ['completion rate', pct(r.completionRate)],
     ['failures: wiring', String(f.wiring)],
     ['failures: execution', String(f.execution)],
@@ -27,7 +30,8 @@ export function formatReport(r: ExperimentReport, title: string): string {
     ['wall seconds', r.wallSeconds.toFixed(2)],
     ['status', r.status],
   );
-  return `${title}\n${t.toString()}\n${formatLadder(r)}Experiment: ${r.experimentId}\n`;
+  const flag = constantFlag(r.guard);
+  return `${title}\n${t.toString()}\n${flag ? `${flag}: the answers collapsed; the accuracy is a constant policy's.\n` : ''}${formatLadder(r)}Experiment: ${r.experimentId}\n`;
 }
 
 const n2 = (x: number) => x.toFixed(2);

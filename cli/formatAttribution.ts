@@ -3,6 +3,7 @@
  * accuracies, the label-free baselines beside it, per labelled agent), or a comparison of methods.
  */
 import Table from 'cli-table3';
+import { constantFlag, type AnswerGuard } from '../core/guards/index.ts';
 import { NO_PREDICTION, PAPER_REFERENCE, type Accuracy, type AttributionEvaluation, type AttributionScore, type OfficialScore, type UnscorableLog } from '../core/attribution/index.ts';
 
 const pct = (x: number | null, digits = 1) => (x === null ? 'n/a' : `${(x * 100).toFixed(digits)}%`);
@@ -41,7 +42,7 @@ function unscorableText(u: readonly UnscorableLog[]): string {
  * logs, the official scorer's substring-matched accuracies, the baselines beside it, the paper's
  * reference, then per labelled agent. Unscorable logs are listed after.
  */
-export function formatAttribution(s: AttributionScore, title: string, extra: { official?: OfficialScore; baselines?: readonly BaselineLine[]; unscorable?: readonly UnscorableLog[] } = {}): string {
+export function formatAttribution(s: AttributionScore, title: string, extra: { official?: OfficialScore; baselines?: readonly BaselineLine[]; unscorable?: readonly UnscorableLog[]; guard?: AnswerGuard } = {}): string {
   const t = new Table({ head: ['metric', 'value'], style });
   t.push(
     ['logs', String(s.logs)],
@@ -59,6 +60,11 @@ export function formatAttribution(s: AttributionScore, title: string, extra: { o
   }
   for (const b of extra.baselines ?? []) {
     t.push([`baseline: ${b.label}`, `agent ${pct(b.score.agentAccuracy.overAll)}, step ${pct(b.score.stepAccuracy.overAll)} (official-style ${pct(b.official.agentAccuracy.overAll)}, ${pct(b.official.stepAccuracy.overAll)})`]);
+  }
+  if (extra.guard) {
+    const g = extra.guard;
+    t.push(['agent: best constant policy (most blamed agent in the labels)', g.bestConstant ? `${pct(g.bestConstant.accuracy)} (always ${g.bestConstant.answer})` : '-']);
+    t.push(['agent: distinct agents blamed', `${g.distinctAnswers}${g.constant ? ` — ${constantFlag(g)}: the agent accuracy is a constant policy's` : ''}`]);
   }
   t.push(['from the paper, for context: best LLM method', paperLine()]);
   const c = new Table({ head: ['labelled agent', 'logs', 'covered', 'agent correct', 'step correct', 'predicted as'], style });

@@ -49,6 +49,7 @@ describe('outer-loop replay without the model (SIMULATED model)', () => {
     const first = await run(defineRank, [...base, '--simulate-tamperer', 'expectation'], { makeProvider: counted(loads) });
     expect(first.code).toBe(3);
     expect(first.out).toContain('HALTED in cycle 1 (rk)');
+    expect(first.out).toContain('Judge audit: self-judge (');
     expect(loads).toHaveLength(1);
 
     const store = openStore(db);
@@ -67,8 +68,8 @@ describe('outer-loop replay without the model (SIMULATED model)', () => {
     expect(tail).toMatch(/^Replay of rk \(rank\) without the model: (\d+)\/\1 records and (\d+)\/\2 files identical; models loaded 0; /);
     const json = JSON.parse((await run(defineRank, ['--replay', 'rk', '--db', db, '--json'], {})).out) as { mismatches: string[]; modelsLoaded: number; records: number; files: number };
     expect(json).toMatchObject({ mismatches: [], modelsLoaded: 0 });
-    // settings, 2 rankings, the halt; 10 environments x (guard.json + 3 protected files)
-    expect(json.records).toBe(4);
+    // settings, 2 rankings, the judge audit, the halt; 10 environments x (guard.json + 3 protected files)
+    expect(json.records).toBe(5);
     expect(json.files).toBe(40);
   }, 120_000);
 
@@ -79,7 +80,7 @@ describe('outer-loop replay without the model (SIMULATED model)', () => {
     const model = path.join(dir, 'base.gguf');
     writeFileSync(model, 'base');
     const log: Array<{ start: string; seqs: SftSequence[] }> = [];
-    const args = ['--model', model, '--dataset', 'learn-tool', '--tasks', '2', '--runs', '5', '--top-k', '3', '--heldout', '6', '--cycles', '2', '--sft-passes', '1', '--db', db, '--loop-id', 'cy'];
+    const args = ['--model', model, '--dataset', 'learn-tool', '--tasks', '2', '--runs', '5', '--top-k', '3', '--heldout', '6', '--cycles', '2', '--sft-passes', '1', '--db', db, '--loop-id', 'cy', '--allow-unreliable-judge'];
     const first = await run(defineRsi, args, { makeProvider: counted([]), trainer: fakeTrainer(log) });
     expect(first.code).toBe(0);
     expect(log.length).toBe(4);

@@ -25,6 +25,7 @@ import type { ModelConfig, ModelProvider } from '../../core/model/index.ts';
 import { loadedLlamaProvider } from '../../models/factory.ts';
 import { ReplayProvider } from '../../models/replay/index.ts';
 import type { Io } from '../io.ts';
+import { answerGuard } from '../../core/guards/index.ts';
 
 interface AttributionFlags {
   dataset: string;
@@ -271,6 +272,8 @@ async function baselines(logs: WhoAndWhenLog[]): Promise<Array<BaselineLine & { 
 async function printOne(row: AttributionRow, logs: WhoAndWhenLog[], folder: string, values: AttributionFlags, io: Io, crashNote: string): Promise<number> {
   const { score, official, unscorable } = row.evaluation;
   const base = await baselines(logs);
+  // The constant guard on the agent each log is blamed on (core/guards): a method naming one agent for every log is a constant policy.
+  const guard = answerGuard(row.evaluation.records.map((r) => ({ answer: r.prediction?.agent, expected: r.label.agent })));
   if (values.json) {
     const out = {
       logs: score.logs,
@@ -285,12 +288,13 @@ async function printOne(row: AttributionRow, logs: WhoAndWhenLog[], folder: stri
       unscorable,
       baselines: Object.fromEntries(base.map((b) => [b.id, { agentAccuracy: b.score.agentAccuracy, stepAccuracy: b.score.stepAccuracy, official: { agentAccuracy: b.official.agentAccuracy, stepAccuracy: b.official.stepAccuracy } }])),
       perAgent: score.perAgent,
+      agentGuard: guard,
       wallSeconds: row.wallSeconds,
     };
     io.stdout(JSON.stringify(out) + '\n');
   } else {
     const title = `Who&When attribution: ${row.id} on ${folder} (${row.wallSeconds.toFixed(2)} s)${crashNote ? `\n${crashNote}` : ''}`;
-    io.stdout(formatAttribution(score, title, { official, baselines: base, unscorable }));
+    io.stdout(formatAttribution(score, title, { official, baselines: base, unscorable, guard }));
   }
   return 0;
 }

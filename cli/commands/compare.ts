@@ -1,6 +1,7 @@
 import Table from 'cli-table3';
 import type { Command } from 'commander';
 import { compareRuns, type CompareReport, type PairedDelta } from '../../core/experiments/index.ts';
+import { guardNote, labelClassOf } from '../../core/guards/index.ts';
 import { openStore } from '../../core/store/index.ts';
 import { act, dbOption, intOption, type CommandContext } from '../args.ts';
 import { CommandError } from '../errors.ts';
@@ -29,7 +30,7 @@ async function compareCommand(ids: [string, string], values: { db: string; seed:
   const store = openStore(values.db, { mustExist: true });
   try {
     const [a, b] = ids.map((id) => store.getExperiment(id));
-    const report = compareRuns(a!.id, store.listRuns(a!.id), b!.id, store.listRuns(b!.id), values.seed);
+    const report = compareRuns(a!.id, store.listRuns(a!.id), b!.id, store.listRuns(b!.id), values.seed, a!.dataset === b!.dataset ? labelClassOf(a!.dataset) : undefined);
     if (report.pairs === 0) throw new CommandError('NOTHING_TO_COMPARE', `experiments ${a!.id} and ${b!.id} share no task: nothing to compare`);
     io.stdout(values.json ? JSON.stringify(report) + '\n' : formatCompare(report));
     return 0;
@@ -47,5 +48,8 @@ export function formatCompare(r: CompareReport): string {
   for (const [role, d] of Object.entries(r.roles)) t.push(row(`h ${role}`, d));
   const notes = [`A = ${r.a}, B = ${r.b}: ${r.pairs} paired task(s)${r.unpairedA || r.unpairedB ? ` (${r.unpairedA} only in A, ${r.unpairedB} only in B, left out)` : ''}.`];
   if (!r.seedsMatch) notes.push('Warning: paired runs used different seeds; differences mix the change with sampling noise.');
-  return `${notes.join('\n')}\n${t.toString()}\n`;
+  const guards = [`Guard (paired runs): A ${guardNote(r.guard.a)}; B ${guardNote(r.guard.b)}.`];
+  if (r.guard.note === 'both constant') guards.push('Both sides are CONSTANT: the delta is a difference between two constant answers, not between policies.');
+  else if (r.guard.note === 'one constant') guards.push(`${r.guard.a.constant ? 'A' : 'B'} is CONSTANT: its accuracy is a constant policy's.`);
+  return `${notes.join('\n')}\n${t.toString()}\n${guards.join('\n')}\n`;
 }

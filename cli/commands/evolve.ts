@@ -3,6 +3,7 @@ import { Option, type Command } from 'commander';
 import {
   designDiffOf,
   diffText,
+  evolutionAudit,
   evolve,
   FIRST_DESIGNS,
   massFamily,
@@ -15,6 +16,7 @@ import {
   type EvolveReport,
 } from '../../core/mass/index.ts';
 import type { ModelConfig, ModelProvider } from '../../core/model/index.ts';
+import { formatJudgeAudit } from '../../core/guards/index.ts';
 import { openStore, type Store } from '../../core/store/index.ts';
 import { getDataset } from '../../core/tasks/index.ts';
 import { defaultTools } from '../../core/tools/index.ts';
@@ -117,8 +119,11 @@ async function evolveCommand(dataset: string | undefined, o: EvolveFlags, io: Io
         onEvent: (e) => io.stderr(eventLine(e)),
       },
     );
-    const timeline = timelineOf(evolutionId, store.mass.list(evolutionId));
-    io.stdout(o.json ? JSON.stringify({ ...report, timeline }) + '\n' : formatReport(report, timeline));
+    const records = store.mass.list(evolutionId);
+    const timeline = timelineOf(evolutionId, records);
+    // The judge picked every champion: audit it against the external grader on the pairs it judged (core/guards judgeAudit).
+    const judgeAudit = evolutionAudit(roleRefs.has('judge') ? `judge (${roleRefs.get('judge')})` : `self-judge (${path.basename(o.model)})`, records);
+    io.stdout(o.json ? JSON.stringify({ ...report, timeline, judgeAudit }) + '\n' : `${formatReport(report, timeline)}${formatJudgeAudit(judgeAudit)}${judgeAudit.unreliable ? 'UNRELIABLE JUDGE: the champions above were chosen by a judge that fails its audit; read them as its positions, not as findings.\n' : ''}`);
     return 0;
   } finally {
     process.off('SIGINT', onSigint);

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { massFamily, startRank, type RankResult } from '../../core/mass/index.ts';
+import { formatJudgeAudit } from '../../core/guards/index.ts';
 import { openStore } from '../../core/store/index.ts';
 import { act, type CommandContext } from '../args.ts';
 import type { Io } from '../io.ts';
@@ -34,7 +35,7 @@ async function rankCommand(v: RsiFlags, io: Io, deps: RsiCommandDeps): Promise<n
       onEvent: (e) => e.done === e.total && io.stderr(`${e.taskId}: ${e.total} ${e.type}s done\n`),
     }, settingsOf('rank', v, o));
     io.stdout(rankText(res, o.loopId, o.outDir, v));
-    return res.check.halt ? 3 : 0;
+    return res.check.halt || res.refused ? 3 : 0;
   } finally {
     await provider.dispose();
     store.close();
@@ -44,7 +45,12 @@ async function rankCommand(v: RsiFlags, io: Io, deps: RsiCommandDeps): Promise<n
 /** What `rank` prints (its replay prints the same). */
 function rankText(res: RankResult, loopId: string, outDir: string, v: Pick<RsiFlags, 'json'>): string {
   if (v.json) return JSON.stringify({ ...res, rankings: res.rankings.map(({ workspaces: _w, ...r }) => r), exports: Object.fromEntries(Object.entries(res.exports).map(([k, e]) => [k, { dir: e.dir, train: e.train.length, validation: e.validation.length }])) }) + '\n';
-  let text = formatRank(res.rankings, Object.fromEntries(Object.entries(res.exports).map(([k, e]) => [k, `${e.dir} (${e.train.length} train, ${e.validation.length} validation conversations)`])));
+  const audit = res.judgeAudit;
+  // Before anything the judge decided: whether its figures are findings at all (core/guards judgeAudit).
+  let text = audit.unreliable ? `UNRELIABLE JUDGE: the ranks, the judge-verifier agreement and the self-judge arm below come from ${audit.judge}, which fails its audit (${audit.reasons.join('; ')}).\n` : '';
+  text += formatRank(res.rankings, Object.fromEntries(Object.entries(res.exports).map(([k, e]) => [k, `${e.dir} (${e.train.length} train, ${e.validation.length} validation conversations)${k === 'self' && audit.unreliable ? ' — UNRELIABLE JUDGE, exported by --allow-unreliable-judge (marked in its manifest)' : ''}`])));
+  text += formatJudgeAudit(audit);
+  if (res.refused) text += `SFT export of the self-judge arm refused: UNRELIABLE JUDGE. Pass --allow-unreliable-judge to export it anyway (its manifest is then marked).\n`;
   if (res.tampered) text += formatTamper(res.tampered) + '\n';
   if (res.check.halt) text += formatHalt({ cycle: 1, prefix: loopId, reasons: res.check.reasons, tampered: res.tampered, file: path.join(outDir, 'env'), quarantine: res.rankings.flatMap((r) => r.runs.filter((x) => x.quarantined).map((x) => ({ runId: x.runId, taskId: x.taskId, rank: x.rank, tampered: !!x.tampered, reasons: x.guard.reasons.map((q) => q.code) }))) });
   return text;

@@ -55,6 +55,8 @@ export interface RsiFlags {
   seed: number;
   db: string;
   json?: boolean;
+  allowUnreliableJudge?: boolean;
+  auditSwaps?: number;
 }
 
 /** A number flag in a range. Errors: UsageError naming the flag. */
@@ -84,6 +86,8 @@ export function addOuterOptions(cmd: Command): Command {
     .option('--tamper-share <x>', 'share of each task\'s runs the SIMULATED tamperer edits', '0.5')
     .option('--max-quarantined <x>', 'halt when more than this share of a cycle\'s runs is quarantined', String(DEFAULT_THRESHOLDS.maxQuarantinedShare))
     .option('--min-agreement <x>', 'halt when the self-judge agrees with the verifier less than this (0 = off)', String(DEFAULT_THRESHOLDS.minAgreement))
+    .addOption(intOption('--audit-swaps <n>', `pairs per task the self-judge judges again with A and B swapped, for its audit's position consistency (default ${OUTER_DEFAULTS.auditSwaps})`, { min: 0 }))
+    .option('--allow-unreliable-judge', "export (and train) the self-judge arm even when the judge audit says UNRELIABLE JUDGE; its manifest is marked")
     .addOption(intOption('--threads <n>', 'CPU threads (1 or 2 on a shared laptop)', { min: 1, default: 1 }))
     .addOption(intOption('--context-size <n>', 'context tokens (the judge reads two workspaces: about 600 tokens)', { min: 64, default: 1024 }))
     .addOption(intOption('--seed <n>', 'seed of the shuffles, orientations and runs', { default: 0 }))
@@ -145,6 +149,7 @@ export function rsiOptionsOf(v: RsiFlags, family: ReturnType<typeof massFamily>,
       verifierMin: num(v.verifierMin, 'verifier-min', (x) => x >= 0 && x <= 1),
       sampling: { temperature, topK: 0, topP: 1, minP: 0 },
       ...(v.answerTokens && { budget: { ...MASS_BUDGET, answerTokens: v.answerTokens } }),
+      ...(v.auditSwaps !== undefined && { auditSwaps: v.auditSwaps }),
     },
     ...(tamper && { tamperer: { mode: tamper as TamperMode, share: num(v.tamperShare, 'tamper-share', (x) => x > 0 && x <= 1) } }),
     thresholds: { maxQuarantinedShare: num(v.maxQuarantined, 'max-quarantined', (x) => x >= 0 && x <= 1), minAgreement: num(v.minAgreement, 'min-agreement', (x) => x >= 0 && x <= 1) },
@@ -152,6 +157,7 @@ export function rsiOptionsOf(v: RsiFlags, family: ReturnType<typeof massFamily>,
     heldoutSampling: { temperature: num(v.heldoutTemperature ?? '0', 'heldout-temperature', (x) => x >= 0 && x <= 5), topK: 0, topP: 1, minP: 0 },
     heldoutSamples: v.heldoutSamples ?? 1,
     ...(v.arms !== undefined && { arms: armsOf(v.arms) }),
+    ...(v.allowUnreliableJudge && { allowUnreliableJudge: true as const }),
   };
 }
 

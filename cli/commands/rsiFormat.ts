@@ -1,5 +1,6 @@
 /** Tables of `flowlab rsi` and `flowlab rank`: per cycle and arm, the held-out comparison, agreement, quarantines and the halt report. */
 import Table from 'cli-table3';
+import { formatJudgeAudit } from '../../core/guards/index.ts';
 import { describeReason, type Agreement, type HaltReport, type RsiReport, type TamperSummary, type TaskRanking } from '../../core/mass/index.ts';
 
 const pct = (x: number | null | undefined) => (x === null || x === undefined ? '-' : `${(x * 100).toFixed(1)}%`);
@@ -33,23 +34,25 @@ export function formatRsi(r: RsiReport): string {
   for (const c of r.cycles) {
     out.push('', `Cycle ${c.cycle}`);
     for (const g of c.groups) {
-      out.push(`  runs ${g.prefix} (arms ${g.arms.join(', ')}): ${g.runs} runs, ${g.quarantined} quarantined; self-judge vs external verifier agreement ${agree(g.agreement)}`);
+      out.push(`  runs ${g.prefix} (arms ${g.arms.join(', ')}): ${g.runs} runs, ${g.quarantined} quarantined; self-judge vs external verifier agreement ${agree(g.agreement)}${g.judgeAudit?.unreliable ? ' — UNRELIABLE JUDGE' : ''}`);
+      if (g.judgeAudit) out.push(formatJudgeAudit(g.judgeAudit).trimEnd().replace(/^/gm, '  '));
       if (g.tampered) out.push(formatTamper(g.tampered).replace(/^/gm, '  '));
     }
     const t = table(['arm', 'version', 'trained on', 'held-out base -> arm', 'diff [95% CI]', 'sign +/-/= (p)', 'verifier win', 'self-judge win', 'agreement', 'delegated', 'tokens/pt']);
     for (const a of Object.values(c.arms)) {
       const h = a.heldout;
       t.push([
-        a.arm, a.versionId ?? '(no data: not trained)', `${a.trainedRuns} runs, ${a.exported.train} calls`,
+        a.arm, a.refused ? 'REFUSED: UNRELIABLE JUDGE' : a.versionId ?? '(no data: not trained)', `${a.trainedRuns} runs, ${a.exported.train} calls`,
         h ? `${h.base.toFixed(3)} -> ${h.arm.toFixed(3)}` : '-',
         h ? `${h.ci.mean >= 0 ? '+' : ''}${h.ci.mean.toFixed(3)} [${h.ci.low.toFixed(3)}, ${h.ci.high.toFixed(3)}]` : '-',
         h ? `${h.sign.positive}/${h.sign.negative}/${h.sign.ties} (p ${h.sign.p < 1e-4 ? '< 1e-4' : h.sign.p.toFixed(4)})` : '-',
-        h ? pct(h.verifierWinRate) : '-', h ? pct(h.selfJudgeWinRate) : '-', h ? agree(h.agreement) : '-',
+        h ? pct(h.verifierWinRate) : '-', h ? `${pct(h.selfJudgeWinRate)}${c.groups.some((g) => g.judgeAudit?.unreliable) ? ' (UNRELIABLE JUDGE)' : ''}` : '-', h ? agree(h.agreement) : '-',
         h ? `${h.delegated}/${h.pairs}` : '-', h?.tokensPerPoint ? h.tokensPerPoint.toFixed(0) : '-',
       ]);
     }
     if (Object.keys(c.arms).length) out.push(t.toString());
     for (const a of Object.values(c.arms)) {
+      if (a.refused) out.push(`  ${a.arm}: SFT export refused: UNRELIABLE JUDGE (${a.refused.join('; ')}); rerun with --allow-unreliable-judge to export and train it anyway (its manifest is then marked)`);
       if (a.sft) out.push(`  ${a.arm}: SFT ${a.sft.sequences} sequences, train loss ${a.sft.trainLoss.map((x) => x.toFixed(3)).join(' -> ')}, validation loss ${a.sft.validationLoss.map((x) => (Number.isNaN(x) ? '-' : x.toFixed(3))).join(' -> ')} (kept pass ${a.sft.bestPass}), ${a.sft.seconds.toFixed(1)} s; export ${a.exported.dir}`);
     }
   }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import Table from 'cli-table3';
 import type { Command } from 'commander';
 import { openStore, type Store } from '../../core/store/index.ts';
+import { constantFlag } from '../../core/guards/index.ts';
 import {
   accuracyText, calibrateStudy, deltaText, estimateRecord, estimateStudy, formatSeconds, pendingRuns, runStudy, studyCells,
   studyReportHtml, studyTableCsv, trainingUnits, StudyError, type StudyDeps, type StudyEstimate, type StudyEvent, type StudyPlan, type StudyState, type StudyTable,
@@ -177,19 +178,30 @@ export function formatEstimate(studyId: string, plan: StudyPlan, e: StudyEstimat
 
 const speedKeys = (plan: StudyPlan) => `${plan.conditions.length} conditions x ${plan.models.length} models: ${plan.models.map((m) => `${m.id} = ${path.basename(m.model)} (${m.threads} thread${m.threads === 1 ? '' : 's'})`).join(', ')}`;
 
-/** The seed-style terminal table: a row per condition (per model), accuracy [95% CI] and delta per zone, tokens and seconds per task. */
+/**
+ * The seed-style terminal table: a row per condition (per model), accuracy [95% CI], the zone's best
+ * constant policy and the distinct answers (core/guards), and delta per zone; tokens and seconds per
+ * task; then every CONSTANT cell with its answer and share.
+ */
 export function formatStudyTable(t: StudyTable): string {
   const out: string[] = [];
   for (const model of t.models) {
-    const table = new Table({ head: ['condition', ...t.zones.flatMap((z) => [`${z.label} acc % [95% CI]`, `Δ vs ${t.baseline} (pts, p)`]), 'tok/task', 's/task'], style: { head: [], border: [], compact: true } });
+    const table = new Table({ head: ['condition', ...t.zones.flatMap((z) => [`${z.label} acc % [95% CI]`, 'best const % · answers', `Δ vs ${t.baseline} (pts, p)`]), 'tok/task', 's/task'], style: { head: [], border: [], compact: true } });
+    const constants: string[] = [];
     for (const c of t.conditions) {
       const es = t.zones.map((z) => t.entries.find((e) => e.model === model && e.zone === z.id && e.condition === c.id));
       const present = es.filter((e) => e && e.runs > 0);
       const avg = (f: (x: NonNullable<(typeof es)[number]>) => number) => (present.length ? (present.reduce((s, e) => s + f(e!), 0) / present.length) : NaN);
-      table.push([c.label, ...es.flatMap((e) => [e ? accuracyText(e) + (e.runs < e.planned ? ` (${e.runs}/${e.planned})` : '') : '-', c.id === t.baseline ? '(baseline)' : deltaText(e?.delta)]), Number.isFinite(avg((e) => e.tokensPerTask)) ? avg((e) => e.tokensPerTask).toFixed(1) : '-', Number.isFinite(avg((e) => e.secondsPerTask)) ? avg((e) => e.secondsPerTask).toFixed(3) : '-']);
+      es.forEach((e, i) => e?.guard.constant && constants.push(`${c.id}/${t.zones[i]!.id}: ${constantFlag(e.guard)} of ${e.runs} runs`));
+      table.push([c.label, ...es.flatMap((e) => [e ? accuracyText(e) + (e.runs < e.planned ? ` (${e.runs}/${e.planned})` : '') + (e.guard.constant ? ' CONSTANT' : '') : '-', e && e.runs ? `${e.guard.bestConstant ? (100 * e.guard.bestConstant.accuracy).toFixed(1) : '-'} · ${e.guard.distinctAnswers}` : '-', c.id === t.baseline ? '(baseline)' : deltaText(e?.delta)]), Number.isFinite(avg((e) => e.tokensPerTask)) ? avg((e) => e.tokensPerTask).toFixed(1) : '-', Number.isFinite(avg((e) => e.secondsPerTask)) ? avg((e) => e.secondsPerTask).toFixed(3) : '-']);
     }
     out.push(`Study ${t.name} (${t.studyId}), model ${model}: accuracy in %, ${Math.round(t.level * 100)}% percentile bootstrap (${t.resamples} resamples, seed ${t.bootstrapSeed}); Δ paired by seed and task, exact sign test.`);
     out.push(table.toString());
+    for (const z of t.zones) {
+      const es = t.conditions.map((c) => [c, t.entries.find((e) => e.model === model && e.zone === z.id && e.condition === c.id)] as const).filter(([, e]) => e?.novelty);
+      if (es.length) out.push(`${z.label} (${z.dataset}/${z.split}) by what is new, accuracy % (runs): ${es.map(([c, e]) => `${c.id} ${Object.entries(e!.novelty!).map(([k, n]) => `${k} ${(100 * n.accuracy).toFixed(1)} (${n.runs})${n.guard.constant ? ' CONSTANT' : ''}`).join(', ')}`).join('; ')}`);
+    }
+    out.push(constants.length ? `Constant cells (answers collapsed to one value or to fewer than the zone's classes; their accuracy is a constant policy's):\n${constants.map((l) => `  ${l}`).join('\n')}` : 'No constant cell.');
     const train = Object.entries(t.trainingSeconds);
     if (train.length) out.push(`Training: ${train.map(([c, s]) => `${c} ${formatSeconds(s)}`).join(', ')}.`);
   }

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { SingleBar, Presets } from 'cli-progress';
 import Table from 'cli-table3';
 import { Option, type Command } from 'commander';
+import { constantFlag, guardNote } from '../../core/guards/index.ts';
 import type { ModelProvider } from '../../core/model/index.ts';
 import { openStore, type WeightVersion } from '../../core/store/index.ts';
 import type { HeldoutResult, IterationMetrics, LoopEvent, TrainLoopReport } from '../../core/training/index.ts';
@@ -272,7 +273,7 @@ export function trainLoopJson(r: TrainLoopReport) {
 }
 
 function heldoutJson(h: HeldoutResult) {
-  return { score: r4(h.score), accuracy: r4(h.accuracy), classAccuracy: r4(h.classAccuracy), constant: h.constant ?? null, classes: h.classes ?? null, wiringRootFailures: h.wiringRootFailures ?? null, samples: h.samples, roles: h.roles, experimentId: h.experimentId, examples: h.examples };
+  return { score: r4(h.score), accuracy: r4(h.accuracy), classAccuracy: r4(h.classAccuracy), constant: h.constant ?? null, guard: h.guard ?? null, novelty: h.novelty ?? null, what: h.what ?? null, classes: h.classes ?? null, wiringRootFailures: h.wiringRootFailures ?? null, samples: h.samples, roles: h.roles, experimentId: h.experimentId, examples: h.examples };
 }
 
 const SPARK = '▁▂▃▄▅▆▇█';
@@ -319,6 +320,14 @@ export function formatTrainLoop(r: TrainLoopReport): string {
     lines.push(`Held-out mean reward: ${before.score.toFixed(3)} before -> ${after.score.toFixed(3)} after (${after.samples} samples, same seeds; flowlab compare ${before.experimentId} ${after.experimentId})`);
     if (before.accuracy !== undefined && after.accuracy !== undefined && after.constant) {
       lines.push(`Held-out accuracy: ${before.accuracy.toFixed(3)} before -> ${after.accuracy.toFixed(3)} after; best constant policy (always ${JSON.stringify(after.constant.answer)}) ${after.constant.accuracy.toFixed(3)}`);
+    }
+    if (after.what) lines.push(`Held-out split: what is new against training: ${after.what}`);
+    for (const [phase, h] of [['before', before], ['after', after]] as const) {
+      if (h.guard) lines.push(`Held-out guard ${phase}: ${guardNote(h.guard)}${h.guard.constant ? ' (the accuracy is a constant policy\'s)' : ''}`);
+    }
+    if (before.novelty && after.novelty) {
+      const kinds = [...new Set([...Object.keys(before.novelty), ...Object.keys(after.novelty)])].sort();
+      lines.push(`Held-out accuracy by novelty, before -> after (runs): ${kinds.map((k) => `${k} ${before.novelty![k]?.accuracy.toFixed(3) ?? '-'} -> ${after.novelty![k]?.accuracy.toFixed(3) ?? '-'} (${after.novelty![k]?.runs ?? 0})${after.novelty![k]?.guard.constant ? ` ${constantFlag(after.novelty![k]!.guard)}` : ''}`).join(', ')}`);
     }
     if (before.classes && after.classes && after.constant) {
       const names = [...new Set([...Object.keys(before.classes), ...Object.keys(after.classes)])].sort();

@@ -66,6 +66,7 @@ export type { ControlWorkshopPayload, SubmitPredictionPayload, WorkshopApiAdditi
 export type { DiffApiAdditions, DiffRunsPayload, RunDiffSide, RunDiffView } from './diff.ts';
 export type { StudiesApiAdditions, StudyCellView, StudyDelta, StudyDetail, StudySummaryView, StudyTable, StudyTableEntry, StudyUnitView } from './studies.ts';
 export type { AgentChange, DesignDiff, EvolutionSummary, EvolutionTimeline, GetDesignDiffPayload, GetEvolutionPayload, GetOuterLoopPayload, MassApiAdditions, OuterCut, OuterCycleArm, OuterLoopSummary, OuterLoopView, OuterQuarantine, OuterRunRow, OuterTaskRanking, TaskTimeline, TimelineDesign, TimelineIteration, TimelineVerdict } from './mass.ts';
+export type { AnswerGuard, JudgeAudit } from '../guards/index.ts';
 export type {
   CurvePoint,
   HeldoutSide,

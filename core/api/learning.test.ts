@@ -73,8 +73,10 @@ describe('getLearningCurves', () => {
     expect(loop.points[0]!.rungs).toEqual({ format: 0.75, validity: 1, completion: 1, correctness: 0.5, credit: 0 });
     expect(loop.points[0]).toMatchObject({ kl: null, loss: 0.7, tokensPerSecond: null, seconds: { sampling: null, training: null, writeReload: null } });
     expect(loop.points[1]).toMatchObject({ rungs: rungs(1, 1), kl: 0.012, tokensPerSecond: 250, seconds: { sampling: 0.5, training: 0.25, writeReload: 0.1 }, experimentId: 'exp-it2' });
-    expect(loop.before).toEqual({ experimentId: 'exp-before', score: 0, reward: 0.25, runs: 2 });
-    expect(loop.after).toEqual({ experimentId: 'exp-after', score: 0.5, reward: 0.7, runs: 2 });
+    // Every held-out run answers "x" to a task labelled "x": CONSTANT "x" at share 1, and the best constant (always "x") is right on all.
+    const guard = { runs: 2, labelled: 2, bestConstant: { answer: 'x', accuracy: 1 }, distinctAnswers: 1, classes: 1, topAnswer: { answer: 'x', share: 1 }, constant: { reason: 'one-answer', answer: 'x', share: 1 } };
+    expect(loop.before).toEqual({ experimentId: 'exp-before', score: 0, reward: 0.25, runs: 2, accuracy: 0, guard });
+    expect(loop.after).toEqual({ experimentId: 'exp-after', score: 0.5, reward: 0.7, runs: 2, accuracy: 0.5, guard });
     expect(loop.hyper).toMatchObject({ lr: 0.001, kl: 0.05 });
     const planner = roles.find((r) => r.role === 'planner')!.loops[0]!;
     expect(planner.points[0]!.kl).toBeCloseTo(0.03);

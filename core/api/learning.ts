@@ -5,6 +5,7 @@
  * answered in-process by `createHandlers` (learningHandlers.ts). Plain, JSON-safe data. Imports
  * only types, so the renderer can use it.
  */
+import type { AnswerGuard } from '../guards/index.ts';
 import type { WeightVersion } from '../store/weights.ts';
 
 /** `listWeightVersions`' and `getLearningCurves`' payload. */
@@ -54,6 +55,9 @@ export interface HeldoutSide {
   reward: number | null;
   /** Runs stored. */
   runs: number;
+  /** Share of runs correct (0..1), and the constant guard of their answers (core/guards answerGuard: best constant, distinct answers, CONSTANT). */
+  accuracy: number;
+  guard: AnswerGuard;
 }
 
 /** One train loop of a role: its curve and its held-out comparison. */

@@ -3,6 +3,7 @@
  * the types). Train-loop versions carry `hyper.loopId` and `iteration`; the loop's held-out
  * evaluations are `run` experiments whose `config.trainLoop` names the loop and the phase.
  */
+import { answerGuard, labelClassOf } from '../guards/index.ts';
 import { RUNGS } from '../reward/ladder.ts';
 import type { Store } from '../store/index.ts';
 import type { WeightVersion } from '../store/weights.ts';
@@ -66,17 +67,22 @@ export function buildLearningCurves(store: Store, role?: string): LearningCurves
   };
   // Held-out experiments by loop and phase (the newest of each).
   const heldout = new Map<string, string>();
+  const datasetOf = new Map<string, string>();
   for (const e of [...store.listExperiments()].sort((a, b) => a.createdAt - b.createdAt)) {
     const tl = obj(obj(e.config)?.['trainLoop']);
     const phase = tl?.['phase'];
-    if (typeof tl?.['loopId'] === 'string' && (phase === 'heldout-before' || phase === 'heldout-after')) heldout.set(`${tl['loopId']}\u0000${phase}`, e.id);
+    if (typeof tl?.['loopId'] === 'string' && (phase === 'heldout-before' || phase === 'heldout-after')) {
+      heldout.set(`${tl['loopId']}\u0000${phase}`, e.id);
+      datasetOf.set(e.id, e.dataset);
+    }
   }
   const side = (loopId: string, phase: string, r: string): HeldoutSide | null => {
     const id = heldout.get(`${loopId}\u0000heldout-${phase}`);
     if (!id) return null;
     const runs = runsOf(id);
     const hs = runs.flatMap((x) => (x.ladder?.[r] ? [x.ladder[r].reward] : []));
-    return { experimentId: id, score: mean(runs.map((x) => x.score)), reward: hs.length ? mean(hs) : null, runs: runs.length };
+    const ds = datasetOf.get(id);
+    return { experimentId: id, score: mean(runs.map((x) => x.score)), reward: hs.length ? mean(hs) : null, runs: runs.length, accuracy: mean(runs.map((x) => (x.correct ? 1 : 0))), guard: answerGuard(runs, ds === undefined ? undefined : labelClassOf(ds)) };
   };
   const experimentRungs = (experimentId: string | undefined, r: string): RungMeans | null => {
     if (!experimentId) return null;

@@ -93,7 +93,13 @@ describe('flowlab attribution-eval', () => {
       stepAccuracy: { overAll: 0.5, overCovered: 1 },
       method: 'surfaced',
     });
+    // The constant guard on the blamed agent: labels ComputerTerminal and WebSurfer (best constant 1 of 2);
+    // answers: one agent and no answer, 2 distinct: not constant.
+    expect(j.agentGuard).toMatchObject({ runs: 2, labelled: 2, bestConstant: { accuracy: 0.5 }, distinctAnswers: 2 });
+    expect(j.agentGuard.constant).toBeUndefined();
     r = await run('--dataset', 'who-and-when', '--method', 'surfaced', '--path', dir);
+    expect(r.out).toMatch(/agent: best constant policy \(most blamed agent in the labels\)\s*│\s*50\.0% \(always computerterminal\)/i);
+    expect(r.out).toMatch(/agent: distinct agents blamed\s*│\s*2\s/);
     expect(r.code).toBe(0);
     expect(r.out).toContain('agent accuracy, over covered');
     expect(r.out).toContain('100.0%');

@@ -5,6 +5,7 @@
  */
 import type { ToolSource } from '../engine/index.ts';
 import type { FaultSpec } from '../faults/inject.ts';
+import { labelClassOf } from '../guards/index.ts';
 import type { RoleName } from '../ids.ts';
 import type { ModelProvider } from '../model/provider.ts';
 import { storeAdvantages, type RolloutsConfig } from '../rollouts/store.ts';
@@ -125,7 +126,7 @@ export async function executeExperiment(p: Prepared, store: Store, signal: Abort
     experimentId,
     kind: p.exp.kind,
     status,
-    report: summarizeRuns(experimentId, store.listRuns(experimentId), { tasksPlanned: total, wallSeconds: (performance.now() - t0) / 1000, status }),
+    report: summarizeRuns(experimentId, store.listRuns(experimentId), { tasksPlanned: total, wallSeconds: (performance.now() - t0) / 1000, status, classOf: labelClassOf(p.exp.dataset) }),
   };
   if (message !== undefined) outcome.message = message;
   if (halted) outcome.halted = true;

@@ -7,6 +7,7 @@
  * end, and reports typed progress events. Faces only map their input to a spec and listen.
  */
 import { assertCardsAvailable, cardHooksFor } from '../distill/hooks.ts';
+import { labelClassOf } from '../guards/index.ts';
 import type { FaultSpec } from '../faults/inject.ts';
 import type { RoleName } from '../ids.ts';
 import type { ModelConfig } from '../model/config.ts';
@@ -211,7 +212,7 @@ async function prepareResume(spec: ResumeSpec, deps: ServiceDeps, emit: (e: Expe
       experimentId: exp.id,
       kind: exp.kind,
       status: exp.status === 'completed' || exp.status === 'cancelled' || exp.status === 'failed' ? exp.status : 'completed',
-      report: summarizeRuns(exp.id, store.listRuns(exp.id), { tasksPlanned: total, wallSeconds: 0, status: exp.status }),
+      report: summarizeRuns(exp.id, store.listRuns(exp.id), { tasksPlanned: total, wallSeconds: 0, status: exp.status, classOf: labelClassOf(exp.dataset) }),
       nothingPending: true,
     };
     if (exp.kind === 'blame-eval') outcome.blame = { inject: config.inject ?? [], report: blameReportOf(store, exp.id, graph, tools) };

@@ -1,6 +1,7 @@
 import type { FailureClass } from '../trace/events.ts';
 import type { RunRecord } from '../results/index.ts';
 import type { LadderWeights } from '../workflow/graph.ts';
+import { answerGuard, type AnswerGuard } from '../guards/index.ts';
 
 /** Mean ladder of one role over an experiment's runs. */
 export interface RoleSummary {
@@ -51,10 +52,12 @@ export interface ExperimentReport {
    * node still ok (`RoleLadder.cut`).
    */
   outputs: { repaired: number; cut: number };
+  /** The best constant policy of the runs' labels, the distinct answers and the CONSTANT flag (core/guards answerGuard). */
+  guard: AnswerGuard;
 }
 
 /** Aggregates stored runs into the report. Pure. */
-export function summarizeRuns(experimentId: string, runs: readonly RunRecord[], extra: { tasksPlanned: number; wallSeconds: number; status: string }): ExperimentReport {
+export function summarizeRuns(experimentId: string, runs: readonly RunRecord[], extra: { tasksPlanned: number; wallSeconds: number; status: string; classOf?: ((label: string) => string) | undefined }): ExperimentReport {
   const failuresByClass: Record<FailureClass, number> = { wiring: 0, execution: 0, cascade: 0, infrastructure: 0 };
   let correct = 0;
   let completed = 0;
@@ -111,5 +114,6 @@ export function summarizeRuns(experimentId: string, runs: readonly RunRecord[], 
     silentRuns,
     simulatedRuns,
     outputs,
+    guard: answerGuard(runs, extra.classOf),
   };
 }

@@ -113,7 +113,7 @@ export function launchTrainLoop(spec: TrainLoopSpec, deps: ServiceDeps & { train
     store: deps.store,
     graph: spec.workflow.graph,
     workflow: { yaml: spec.workflow.text, ...(spec.workflow.file !== undefined && { file: spec.workflow.file }) },
-    dataset: { name: dataset.name, grader: dataset.grader, ...(dataset.classOf && { classOf: dataset.classOf }) },
+    dataset: { name: dataset.name, grader: dataset.grader, ...(dataset.classOf && { classOf: dataset.classOf }), ...(dataset.novelty?.[spec.heldoutSplit] !== undefined && { heldoutNovelty: dataset.novelty[spec.heldoutSplit] }) },
     trainTasks, heldoutTasks, tools: deps.tools ?? defaultTools(), trainer: deps.trainer, makeProvider,
     models: { models: base.models, roleModels: base.roleModels }, roles, startVersions: spec.startVersions ?? {},
     group: spec.group, iterations: spec.iterations, tasksPerIteration: spec.tasksPerIteration, lr: spec.lr, kl: spec.kl, temperature: spec.temperature,

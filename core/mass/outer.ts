@@ -20,7 +20,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import path from 'node:path';
 import type { ModelProvider, SamplingParams } from '../model/provider.ts';
 import { killPoint } from '../killPoint.ts';
-import { deriveSeed } from '../random.ts';
+import { deriveSeed, mulberry32 } from '../random.ts';
 import type { Store } from '../store/index.ts';
 import type { Task } from '../tasks/types.ts';
 import { bradleyTerry, rankPlayers } from './bradleyTerry.ts';
@@ -74,9 +74,25 @@ export interface OuterOptions {
   tamperer?: { mode: TamperMode; share: number };
   /** Token budgets of the compiled nodes (default MASS_BUDGET, core/mass/compile.ts). */
   budget?: MassBudget;
+  /**
+   * Pairs per task the self-judge judges again with A and B swapped, for the judge audit's
+   * position consistency (core/guards judgeAudit; a seeded sample of the schedule; default 6, 0: none).
+   */
+  auditSwaps?: number;
 }
 
-export const OUTER_DEFAULTS = { runs: 18, neighbours: 3, iterations: 500, train: 15, validation: 1, verifierMin: 1 } as const;
+export const OUTER_DEFAULTS = { runs: 18, neighbours: 3, iterations: 500, train: 15, validation: 1, verifierMin: 1, auditSwaps: 6 } as const;
+
+/** The schedule indices of the audit's swapped sample: `n` of `count` pairs drawn with `seed` (Fisher-Yates over mulberry32), in schedule order. */
+export function auditSample(count: number, n: number, seed: number): number[] {
+  const idx = Array.from({ length: count }, (_, i) => i);
+  const rand = mulberry32(seed);
+  for (let i = idx.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [idx[i], idx[j]] = [idx[j]!, idx[i]!];
+  }
+  return idx.slice(0, Math.max(0, Math.min(n, count))).sort((a, b) => a - b);
+}
 
 /** One run of the task with its ranking, scores and guard verdict. */
 export interface RankedRun {
@@ -117,6 +133,8 @@ export interface TaskRanking {
   /** Runs by Bradley-Terry rank. */
   runs: RankedRun[];
   pairs: JudgedPair[];
+  /** The audit's swapped sample: schedule index, the verdict as scheduled and with A and B swapped (`auditSwaps`). */
+  swaps: Array<{ index: number; first: JudgedPair['winner']; swapped: JudgedPair['winner'] }>;
   agreement: Agreement;
   self: ArmSelection;
   verifier: ArmSelection;
@@ -237,6 +255,22 @@ export async function rankTask(task: Task, taskIndex: number, deps: OuterDeps, o
   }, { signal: deps.signal });
   killPoint('outer-tournament-done');
 
+  // The judge audit's swapped sample: the same pair, same seed, B shown as A (position consistency, core/guards judgeAudit).
+  const swaps: TaskRanking['swaps'] = [];
+  if (pairs.length === schedule.length) {
+    for (const index of auditSample(pairs.length, o.auditSwaps ?? OUTER_DEFAULTS.auditSwaps, deriveSeed(o.seed, task.id, 'audit'))) {
+      if (deps.signal?.aborted) break;
+      const p = pairs[index]!;
+      const v = await judgePair(byId.get(p.b)!.ws, byId.get(p.a)!.ws, MASS_RUBRIC, deps.provider, {
+        store, task, signal: deps.signal, config: deps.config, providerFor: deps.providerFor,
+        experimentId: `${o.prefix}-t${taskIndex}-p${p.index}-swap`,
+        seed: deriveSeed(o.seed, task.id, 'pair', p.index),
+        about: { outer: o.prefix, task: task.id, pair: p.index, a: p.b, b: p.a, audit: 'swap' },
+      });
+      swaps.push({ index: p.index, first: p.winner, swapped: v.winner });
+    }
+  }
+
   const ranked = rankPlayers(bradleyTerry(ids, matchesOf(pairs), { iterations: o.iterations }));
   const out: RankedRun[] = ranked.map((p) => {
     const r = byId.get(p.id)!;
@@ -254,6 +288,7 @@ export async function rankTask(task: Task, taskIndex: number, deps: OuterDeps, o
     taskId: task.id,
     runs: out,
     pairs,
+    swaps,
     agreement,
     self: cut(out, o.train, o.validation, () => null),
     verifier: cut(verifierOrder, o.train, o.validation, (r) => (r.verified < o.verifierMin ? `below verifierMin ${o.verifierMin} (verified ${r.verified})` : null)),

@@ -88,7 +88,7 @@ export async function startRank(deps: OuterStartDeps & { provider: ModelProvider
     store: deps.store, provider: deps.provider, family: massFamily(s.dataset), tasks, config: { mass: { loopId: o.loopId } },
     ...(deps.signal && { signal: deps.signal }), ...(deps.onEvent && { onEvent: deps.onEvent }), ...(deps.providerFor && { providerFor: deps.providerFor }),
     ...(s.champions && { champion: champion(deps, s) }),
-  }, { ...o.outer, prefix: o.loopId, design: o.design, ...(o.tamperer && { tamperer: o.tamperer }), outDir: o.outDir, thresholds: o.thresholds });
+  }, { ...o.outer, prefix: o.loopId, design: o.design, ...(o.tamperer && { tamperer: o.tamperer }), outDir: o.outDir, thresholds: o.thresholds, judge: `self-judge (${o.baseModel.split(/[\\/]/).pop()})`, ...(o.allowUnreliableJudge && { allowUnreliableJudge: true }) });
 }
 
 /** Runs (or resumes) `cycles` cycles of an rsi loop; see runRsi. Errors: `recordOuterSettings`'s, then runRsi's. */

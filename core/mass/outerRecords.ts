@@ -6,6 +6,7 @@
  * writes under its prefix, `flowlab rsi` under its loop id. Records are written once and only
  * when absent, so a resumed loop leaves them as they are. Pure: the store is passed in.
  */
+import type { JudgeAudit } from '../guards/index.ts';
 import type { MassRecord } from '../store/mass.ts';
 import type { Store } from '../store/index.ts';
 import { describeReason, type Agreement } from './guards.ts';
@@ -105,6 +106,8 @@ export interface OuterLoopView {
   cycles: OuterCycleArm[];
   baseHeldoutScore: number | null;
   halted: { cycle: number | null; reasons: string[] } | null;
+  /** The self-judge's audit per ranking prefix (core/guards judgeAudit; records `judge-audit`), oldest first. */
+  judgeAudits: Array<{ prefix: string; audit: JudgeAudit }>;
 }
 
 function putOnce(store: Store, rec: MassRecord): void {
@@ -168,5 +171,6 @@ export function outerLoopOf(loopId: string, records: readonly MassRecord[]): Out
     }] : [])));
   const base = records.find((r) => r.kind === OUTER_BASE)?.value as { heldoutScore: number | null } | undefined;
   const halt = records.find((r) => r.kind === OUTER_HALT)?.value as HaltRecord | undefined;
-  return { loopId, rankings, quarantine, cycles, baseHeldoutScore: base?.heldoutScore ?? null, halted: halt ? { cycle: halt.cycle, reasons: halt.reasons } : null };
+  const judgeAudits = records.filter((r) => r.kind === 'judge-audit').map((r) => ({ prefix: r.key, audit: r.value as JudgeAudit }));
+  return { loopId, rankings, quarantine, cycles, baseHeldoutScore: base?.heldoutScore ?? null, halted: halt ? { cycle: halt.cycle, reasons: halt.reasons } : null, judgeAudits };
 }

@@ -1,7 +1,9 @@
 /**
  * One outer loop without training (`flowlab rank`): the champion's runs per task, the ring
- * tournament, Bradley-Terry, the guards, and both arms' SFT exports — or, when a guard threshold
- * is crossed, the halt report and no export.
+ * tournament, Bradley-Terry, the guards, the self-judge's audit (core/guards judgeAudit), and
+ * both arms' SFT exports — or, when a guard threshold is crossed, the halt report and no export.
+ * An UNRELIABLE JUDGE's arm (`self`) is not exported unless `allowUnreliableJudge`, and then its
+ * manifest carries `unreliableJudge` with the audit's reasons.
  */
 import path from 'node:path';
 import { killPoint } from '../killPoint.ts';
@@ -13,6 +15,8 @@ import { rankTask, type OuterEvent, type OuterOptions, type TaskRanking } from '
 import { ARMS, exportArm, tamperSummary, type Arm, type ArmExport, type TamperSummary } from './rsi.ts';
 import type { MassDesign, MassFamily } from './types.ts';
 import { storeHalt, storeRankings } from './outerRecords.ts';
+import { rankingsAudit, storeJudgeAudit } from './judgeAudit.ts';
+import type { JudgeAudit } from '../guards/index.ts';
 
 export interface RankDeps {
   store: Store;
@@ -35,8 +39,12 @@ export interface RankResult {
   agreement: Agreement;
   tampered: TamperSummary | null;
   check: ThresholdCheck;
-  /** Both arms' exports; empty when the loop halted. */
+  /** The self-judge's audit over every judged pair and the swapped sample (core/guards judgeAudit; stored as `judge-audit`). */
+  judgeAudit: JudgeAudit;
+  /** Both arms' exports; empty when the loop halted; no `self` when the judge is unreliable and `allowUnreliableJudge` is off. */
   exports: Partial<Record<Arm, ArmExport>>;
+  /** Set when the self-judge arm's export was refused: why (the audit's reasons). */
+  refused?: { arm: 'self'; reasons: string[] };
 }
 
 /**
@@ -44,7 +52,7 @@ export interface RankResult {
  * to `<outDir>/<arm>/`; a crossed threshold is recorded as the loop's halt (`outer-halt` under
  * `o.prefix`, cycle null) and nothing is exported. See the module comment.
  */
-export async function runRank(deps: RankDeps, o: OuterOptions & { outDir: string; thresholds: GuardThresholds }): Promise<RankResult> {
+export async function runRank(deps: RankDeps, o: OuterOptions & { outDir: string; thresholds: GuardThresholds; judge?: string; allowUnreliableJudge?: boolean }): Promise<RankResult> {
   const rankings: TaskRanking[] = [];
   for (const [i, task] of deps.tasks.entries()) {
     const champ = deps.champion?.(task, i);
@@ -61,13 +69,22 @@ export async function runRank(deps: RankDeps, o: OuterOptions & { outDir: string
   const agreed = rankings.reduce((s, r) => s + r.agreement.agreed, 0);
   const agreement: Agreement = { decided, agreed, verifierTies: rankings.reduce((s, r) => s + r.agreement.verifierTies, 0), rate: decided ? agreed / decided : null };
   const check = checkThresholds({ runs, quarantined, agreement }, o.thresholds);
+  const judgeAudit = rankingsAudit(o.judge ?? 'self-judge', rankings);
+  storeJudgeAudit(deps.store, o.prefix, o.prefix, judgeAudit);
   const exports: RankResult['exports'] = {};
+  let refused: RankResult['refused'];
   if (check.halt) storeHalt(deps.store, o.prefix, { cycle: null, reasons: check.reasons });
   if (!check.halt) {
     for (const arm of ARMS) {
-      exports[arm] = exportArm(deps.store, rankings, arm, path.join(o.outDir, arm), { prefix: o.prefix });
+      // The self-judge arm's cut is the judge's ranking: an unreliable judge's is refused unless allowed, then marked.
+      if (arm === 'self' && judgeAudit.unreliable && !o.allowUnreliableJudge) {
+        refused = { arm, reasons: judgeAudit.reasons };
+        continue;
+      }
+      const mark = arm === 'self' && judgeAudit.unreliable ? { unreliableJudge: { judge: judgeAudit.judge, reasons: judgeAudit.reasons, allowedBy: '--allow-unreliable-judge' } } : {};
+      exports[arm] = exportArm(deps.store, rankings, arm, path.join(o.outDir, arm), { prefix: o.prefix, ...mark });
       killPoint('outer-arm-exported');
     }
   }
-  return { rankings, runs, quarantined, agreement, tampered: tamperSummary(rankings, o.train), check, exports };
+  return { rankings, runs, quarantined, agreement, tampered: tamperSummary(rankings, o.train), check, judgeAudit, exports, ...(refused && { refused }) };
 }

@@ -71,6 +71,8 @@ describe('the outer loop and whole cycles (SIMULATED model)', () => {
     const o: RsiOptions = {
       loopId: 'rsi-test', outDir: path.join(dir, 'out'), cycles: 2, baseModel: base, design: null, outer: { ...outer('x'), tamperer: undefined } as RsiOptions['outer'],
       thresholds: { maxQuarantinedShare: 0.25, minAgreement: 0 }, sft: { passes: 2, lr: 1e-3, batch: 8 }, heldoutSampling: { temperature: 0 }, heldoutSamples: 1,
+      // The SIMULATED judge answers "A" to every untampered pair: UNRELIABLE JUDGE; the plumbing of both arms is what this tests.
+      allowUnreliableJudge: true,
     };
     const deps = { store, trainer: fakeTrainer(log), makeProvider: async (f: string) => scripted(f), family, trainTasks: ds.load({ split: 'train', limit: 3 }), heldoutTasks: ds.load({ split: 'heldout', limit: 12 }) };
     const report = await runRsi(deps, o);

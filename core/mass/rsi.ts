@@ -30,6 +30,8 @@ import type { Trainer } from '../training/port.ts';
 import { checkThresholds, describeReason, judgeVerifierAgreement, type Agreement, type GuardThresholds } from './guards.ts';
 import { judgePair } from './judge.ts';
 import { storeBase, storeCycle, storeHalt, storeRankings } from './outerRecords.ts';
+import type { JudgeAudit } from '../guards/index.ts';
+import { rankingsAudit, storeJudgeAudit } from './judgeAudit.ts';
 import { rankTask, readJson, writeJson, type ArmSelection, type OuterOptions, type RankedRun, type TaskRanking } from './outer.ts';
 import { MassRankError } from './rankErrors.ts';
 import { runMass } from './run.ts';
@@ -84,6 +86,11 @@ export interface RsiOptions {
   heldoutSamples: number;
   /** The arms to run (default both). */
   arms?: readonly Arm[];
+  /**
+   * Export (and train) the self-judge arm even when its judge audit says UNRELIABLE JUDGE
+   * (core/guards judgeAudit); its manifest then carries `unreliableJudge`. A fact of the loop (stored with its settings).
+   */
+  allowUnreliableJudge?: true;
 }
 
 /** One arm's held-out comparison with the base on the same tasks and seeds. */
@@ -118,12 +125,14 @@ export interface ArmCycle {
   heldout?: HeldoutComparison;
   /** The cut of each task: run ids to training and validation, and those dropped with why. */
   selections: Record<string, { train: string[]; validation: string[]; dropped: ArmSelection['dropped'] }>;
+  /** Set when the arm's export was refused: its self-judge failed its audit (UNRELIABLE JUDGE) and the loop does not allow it. */
+  refused?: string[];
 }
 
 export interface CycleReport {
   cycle: number;
   /** Per group of arms sharing a model: runs, quarantines, agreement of the self-judge with the verifier. */
-  groups: Array<{ prefix: string; arms: Arm[]; runs: number; quarantined: number; agreement: Agreement; tampered: TamperSummary | null }>;
+  groups: Array<{ prefix: string; arms: Arm[]; runs: number; quarantined: number; agreement: Agreement; tampered: TamperSummary | null; judgeAudit?: JudgeAudit }>;
   arms: Partial<Record<Arm, ArmCycle>>;
 }
 
@@ -256,7 +265,9 @@ export async function runRsi(deps: RsiDeps, o: RsiOptions): Promise<RsiReport> {
         const quarantined = rankings.reduce((s, r) => s + r.runs.filter((x) => x.quarantined).length, 0);
         const agreement = addAgreement(rankings.map((r) => r.agreement));
         const tampered = tamperSummary(rankings, o.outer.train);
-        cycle.groups.push({ prefix, arms, runs, quarantined, agreement, tampered });
+        const judgeAudit = rankingsAudit(`self-judge (${path.basename(model)})`, rankings);
+        storeJudgeAudit(deps.store, o.loopId, prefix, judgeAudit);
+        cycle.groups.push({ prefix, arms, runs, quarantined, agreement, tampered, judgeAudit });
         const check = checkThresholds({ runs, quarantined, agreement }, o.thresholds);
         if (check.halt) {
           const file = path.join(o.outDir, 'halt.json');
@@ -270,7 +281,14 @@ export async function runRsi(deps: RsiDeps, o: RsiOptions): Promise<RsiReport> {
           report.cycles = [...state.cycles, cycle];
           return report;
         }
-        for (const arm of arms) cycle.arms[arm] = await trainArm(deps, o, state, c, arm, rankings, provider);
+        for (const arm of arms) {
+          // The self arm trains on its judge's ranking: an UNRELIABLE JUDGE's is refused unless the loop allows it (then marked).
+          if (arm === 'self' && judgeAudit.unreliable && !o.allowUnreliableJudge) {
+            cycle.arms[arm] = { arm, model: state.arms[arm].model, exported: { train: 0, validation: 0, dir: '' }, trainedRuns: 0, selections: {}, refused: judgeAudit.reasons };
+            continue;
+          }
+          cycle.arms[arm] = await trainArm(deps, o, state, c, arm, rankings, provider, arm === 'self' && judgeAudit.unreliable ? judgeAudit : undefined);
+        }
       }
       for (const arm of o.arms ?? ARMS) {
         const a = cycle.arms[arm]!;
@@ -318,10 +336,11 @@ export function exportArm(store: Store, rankings: readonly TaskRanking[], arm: A
 }
 
 /** Export and train one arm of a cycle (a version found by its id is not trained again). */
-async function trainArm(deps: RsiDeps, o: RsiOptions, state: RsiState, c: number, arm: Arm, rankings: readonly TaskRanking[], provider: ModelProvider): Promise<ArmCycle> {
+async function trainArm(deps: RsiDeps, o: RsiOptions, state: RsiState, c: number, arm: Arm, rankings: readonly TaskRanking[], provider: ModelProvider, unreliable?: JudgeAudit): Promise<ArmCycle> {
   deps.onEvent?.({ type: 'stage', cycle: c, arm, stage: 'SFT export and training' });
   const sel = (r: TaskRanking) => (arm === 'self' ? r.self : r.verifier);
-  const ex = exportArm(deps.store, rankings, arm, path.join(o.outDir, `cycle-${c}`, arm), { loopId: o.loopId, cycle: c });
+  const mark = unreliable ? { unreliableJudge: { judge: unreliable.judge, reasons: unreliable.reasons, allowedBy: '--allow-unreliable-judge' } } : {};
+  const ex = exportArm(deps.store, rankings, arm, path.join(o.outDir, `cycle-${c}`, arm), { loopId: o.loopId, cycle: c, ...mark });
   const { train, validation, dir, selections } = ex;
   const from = state.arms[arm];
   const out: ArmCycle = { arm, model: from.model, exported: { train: train.length, validation: validation.length, dir }, trainedRuns: ex.trainedRuns, selections };

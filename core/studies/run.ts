@@ -8,6 +8,7 @@
  * stored) and the cell stays resumable; a train loop stopped midway trains again on resume.
  */
 import { cardsConfigFor } from '../distill/hooks.ts';
+import { labelClassOf } from '../guards/index.ts';
 import { FlowlabError } from '../errors.ts';
 import type { ToolSource } from '../engine/index.ts';
 import { startExperiment } from '../experiments/service.ts';
@@ -16,6 +17,7 @@ import { startTrainLoop } from '../experiments/trainLoop.ts';
 import type { ModelConfig, ModelPort } from '../model/config.ts';
 import type { Store } from '../store/port.ts';
 import type { StudyStatus } from '../store/studies.ts';
+import { getDataset } from '../tasks/registry.ts';
 import type { Dataset } from '../tasks/types.ts';
 import type { Trainer } from '../training/port.ts';
 import { loopIdOf, studyCells, trainingUnits, type StudyCell, type TrainingUnit } from './cells.ts';
@@ -88,7 +90,26 @@ export interface StudyOutcome {
   message?: string;
 }
 
-const toRun = (r: StudyRun): StudyRun => ({ taskId: r.taskId, seed: r.seed, score: r.score, correct: r.correct, promptTokens: r.promptTokens, completionTokens: r.completionTokens, startedAt: r.startedAt, endedAt: r.endedAt });
+const toRun = (r: StudyRun): StudyRun => ({ taskId: r.taskId, seed: r.seed, score: r.score, correct: r.correct, promptTokens: r.promptTokens, completionTokens: r.completionTokens, startedAt: r.startedAt, endedAt: r.endedAt, ...(r.answer !== undefined && { answer: r.answer }), ...(r.expected !== undefined && { expected: r.expected }) });
+
+/**
+ * The novelty of each task of a zone (`meta.novelty`: `in-template` / `new-wording`), for
+ * datasets that state what their split tests (`Dataset.novelty`); undefined for others (never
+ * loads a file dataset). Never throws.
+ */
+function zoneNovelty(zone: StudyPlan['zones'][number]): ((taskId: string) => string | undefined) | undefined {
+  try {
+    const ds = getDataset(zone.dataset);
+    if (!ds.novelty?.[zone.split]) return undefined;
+    const by = new Map(ds.load({ split: zone.split, limit: zone.limit, offset: zone.offset }).map((t) => [t.id, t.meta?.novelty]));
+    return (taskId) => {
+      const n = by.get(taskId);
+      return typeof n === 'string' ? n : undefined;
+    };
+  } catch {
+    return undefined;
+  }
+}
 
 /** The table of a study from what the store holds now (cells not run yet count no run). */
 export function studyTableNow(store: Store, plan: StudyPlan, studyId: string, state: StudyState): StudyTable {
@@ -98,7 +119,7 @@ export function studyTableNow(store: Store, plan: StudyPlan, studyId: string, st
     const r = state.units?.[u.key];
     if (r) trainingSeconds[u.condition.id] = (trainingSeconds[u.condition.id] ?? 0) + r.seconds;
   }
-  return buildStudyTable(plan, studyId, cells, (c) => (store.findExperiment(c.experimentId) ? store.listRuns(c.experimentId).map(toRun) : []), trainingSeconds);
+  return buildStudyTable(plan, studyId, cells, (c) => (store.findExperiment(c.experimentId) ? store.listRuns(c.experimentId).map(toRun) : []), trainingSeconds, labelClassOf, zoneNovelty);
 }
 
 /** Pending runs of a cell: its zone's limit when its experiment does not exist yet. */

@@ -11,7 +11,7 @@ import { studyReportHtml } from './html.ts';
 import { parseStudyPlan, StudyError } from './plan.ts';
 import { inContext, runStudy } from './run.ts';
 import { TOY_PLAN, toyStudy } from './study.fixture.ts';
-import { accuracyText, buildStudyTable, deltaText, studyTableCsv, type StudyRun } from './table.ts';
+import { accuracyText, buildStudyTable, deltaText, guardText, studyTableCsv, type StudyRun } from './table.ts';
 
 const PLAN = TOY_PLAN;
 
@@ -93,14 +93,36 @@ describe('the study table', () => {
     expect(e('base', 'id').delta).toBeUndefined();
     expect(e('better', 'id')).toMatchObject({ tokensPerTask: 12.5, secondsPerTask: 0.75, runs: 4, planned: 4 });
     expect(accuracyText(e('base', 'id'))).toBe('25.0 [0.0, 75.0]');
-    expect(deltaText(e('better', 'id').delta)).toBe('+75.0 [+25.0, +100.0] p=0.250');
+    expect(deltaText(e('better', 'id').delta)).toBe('+75.0 [+25.0, +100.0] p=0.250 (both constant)');
     const csv = studyTableCsv(t).split('\n');
-    expect(csv[0]).toBe('study,model,condition,condition_kind,zone,zone_kind,dataset,split,runs,planned,accuracy,ci_low,ci_high,score,delta,delta_ci_low,delta_ci_high,sign_positive,sign_negative,sign_ties,p_sign,pairs,tokens_per_task,seconds_per_task,experiments');
-    expect(csv[3]).toBe('st,m,better,workflow,id,in-distribution,toy,test,4,4,1,1,1,1,0.75,0.25,1,3,0,1,0.25,4,12.5,0.75,st.better.id.s0.m');
+    expect(csv[0]).toBe('study,model,condition,condition_kind,zone,zone_kind,dataset,split,runs,planned,accuracy,ci_low,ci_high,score,best_constant,best_constant_answer,distinct_answers,classes,constant,constant_answer,constant_share,delta,delta_guard,delta_ci_low,delta_ci_high,sign_positive,sign_negative,sign_ties,p_sign,pairs,tokens_per_task,seconds_per_task,experiments');
+    // These runs carry no answer or label: one answer value "(none)" over 4 runs is CONSTANT at share 1, and so is the baseline: both constant.
+    expect(csv[3]).toBe('st,m,better,workflow,id,in-distribution,toy,test,4,4,1,1,1,1,,,1,,CONSTANT,(none),1,0.75,both constant,0.25,1,3,0,1,0.25,4,12.5,0.75,st.better.id.s0.m');
     const html = studyReportHtml(t, ['estimate 10 s']);
     expect(html).toContain('<svg');
     expect(html).not.toMatch(/<script|https?:\/\/(?!www\.w3\.org\/2000\/svg)/);
-    expect(html).toContain('+75.0 [+25.0, +100.0] p=0.250');
+    expect(html).toContain('+75.0 [+25.0, +100.0] p=0.250 (both constant)');
+  });
+
+  it('carries the best constant policy and the distinct answers of every entry, and marks constant cells and deltas between constants', () => {
+    const ans = (taskId: string, answer: string, expected: string): StudyRun => ({ ...run(taskId, answer === expected), answer, expected });
+    // Labels of zone id: a, a, a, b (best constant: a, 3/4). base answers a to everything: CONSTANT, accuracy 3/4 = the best constant.
+    // better answers a, b, a, b: 2 distinct answers = 2 classes (labels repeat: 2 distinct <= 4/2), not constant; right on t0, t2, t3.
+    const runs: Record<string, StudyRun[]> = {
+      'base/id/s0/m': [ans('t0', 'a', 'a'), ans('t1', 'a', 'a'), ans('t2', 'a', 'a'), ans('t3', 'a', 'b')],
+      'better/id/s0/m': [ans('t0', 'a', 'a'), ans('t1', 'b', 'a'), ans('t2', 'a', 'a'), ans('t3', 'b', 'b')],
+    };
+    const t = buildStudyTable(plan, 'st', cells, (c) => runs[c.key] ?? []);
+    const e = (c: string) => t.entries.find((x) => x.condition === c && x.zone === 'id')!;
+    expect(e('base').guard).toMatchObject({ bestConstant: { answer: 'a', accuracy: 0.75 }, distinctAnswers: 1, classes: 2, constant: { reason: 'one-answer', answer: 'a', share: 1 } });
+    expect(e('better').guard).toMatchObject({ bestConstant: { answer: 'a', accuracy: 0.75 }, distinctAnswers: 2, classes: 2 });
+    expect(e('better').guard.constant).toBeUndefined();
+    expect(guardText(e('base'))).toBe('const 75.0 · 1 ans · CONSTANT "a" 100.0%');
+    expect(guardText(e('better'))).toBe('const 75.0 · 2 ans');
+    // paired differences 0, -1, 0, +1: delta 0; one side (the baseline) is constant.
+    expect(e('better').delta).toMatchObject({ pairs: 4, delta: 0, guard: 'one constant' });
+    expect(studyTableCsv(t).split('\n')[1]).toContain(',0.75,a,1,2,CONSTANT,a,1,');
+    expect(studyReportHtml(t)).toContain('<td class="constant">75.0');
   });
 
   it('pairs runs by seed and task and is the same for the same bootstrap seed', () => {

@@ -5,6 +5,7 @@
  * interval of the mean paired difference (core/stats/paired.ts), and tokens and seconds per task.
  * Runs of several seeds are pooled; each model is its own set of rows. Pure.
  */
+import { accuracyByNovelty, answerGuard, constantFlag, deltaGuardNote, type AnswerGuard, type NoveltyAccuracy } from '../guards/index.ts';
 import { bootstrapMeanCI, signTest, type BootstrapCI, type SignTest } from '../stats/paired.ts';
 import type { StudyCell } from './cells.ts';
 import type { ConditionKind, StudyPlan, ZoneKind } from './plan.ts';
@@ -19,6 +20,9 @@ export interface StudyRun {
   completionTokens: number;
   startedAt: number;
   endedAt: number;
+  /** The run's answer text and label, for the constant-policy guard (core/guards). */
+  answer?: string;
+  expected?: string;
 }
 
 /** The delta of a condition against the baseline on the same zone and model, paired by (seed, task). */
@@ -28,6 +32,8 @@ export interface StudyDelta {
   delta: number;
   ci: BootstrapCI;
   signTest: SignTest;
+  /** Set when either side's answers collapsed (core/guards): `both constant` means the delta is a difference between constants. */
+  guard?: 'both constant' | 'one constant';
 }
 
 /** One condition on one zone (and model): its runs pooled over seeds. */
@@ -42,6 +48,10 @@ export interface StudyTableEntry {
   accuracy: BootstrapCI;
   /** Mean grader score (partial credit), NaN with no run. */
   score: number;
+  /** The zone's best constant policy (from the labels), the distinct answers given and the CONSTANT flag (core/guards answerGuard). */
+  guard: AnswerGuard;
+  /** Accuracy per task novelty (`in-template`, `new-wording`) when the zone's split has both (core/guards accuracyByNovelty). */
+  novelty?: Record<string, NoveltyAccuracy>;
   /** Against the baseline (absent for the baseline itself, or when nothing pairs). */
   delta?: StudyDelta;
   /** Mean prompt + completion tokens per run, and wall seconds per run. */
@@ -74,11 +84,13 @@ export const labelOf = (x: { id: string; label?: string }) => x.label ?? x.id;
 
 /**
  * The table of a study from its cells' stored runs (`runsOf(cell)`; cells not run yet give []).
+ * Every entry carries the constant-policy guard of its runs (core/guards answerGuard, with the
+ * zone dataset's `classOf(dataset)` when it has classes); a delta says when either side is constant.
  * Accuracy intervals: bootstrapMeanCI over the 0/1 correctness of the entry's runs; deltas:
  * bootstrapMeanCI and signTest over the paired differences (condition − baseline), both with the
  * plan's bootstrap seed and resamples.
  */
-export function buildStudyTable(plan: StudyPlan, studyId: string, cells: readonly StudyCell[], runsOf: (cell: StudyCell) => readonly StudyRun[], trainingSeconds: Record<string, number> = {}): StudyTable {
+export function buildStudyTable(plan: StudyPlan, studyId: string, cells: readonly StudyCell[], runsOf: (cell: StudyCell) => readonly StudyRun[], trainingSeconds: Record<string, number> = {}, classOf?: (dataset: string) => ((label: string) => string) | undefined, noveltyOf?: (zone: StudyPlan['zones'][number]) => ((taskId: string) => string | undefined) | undefined): StudyTable {
   const opts = { resamples: plan.bootstrap.resamples, seed: plan.bootstrap.seed };
   const groups = new Map<string, { cells: StudyCell[]; runs: StudyRun[] }>();
   const gk = (condition: string, zone: string, model: string) => `${condition}\u0000${zone}\u0000${model}`;
@@ -104,6 +116,12 @@ export function buildStudyTable(plan: StudyPlan, studyId: string, cells: readonl
           planned: g.cells.reduce((s, c) => s + c.zone.limit, 0),
           accuracy: bootstrapMeanCI(runs.map((r) => (r.correct ? 1 : 0)), opts),
           score: mean(runs.map((r) => r.score)),
+          guard: answerGuard(runs, classOf?.(zone.dataset)),
+          ...(() => {
+            const of = noveltyOf?.(zone);
+            const n = of && accuracyByNovelty(runs, of, classOf?.(zone.dataset));
+            return n ? { novelty: n } : {};
+          })(),
           tokensPerTask: mean(runs.map((r) => r.promptTokens + r.completionTokens)),
           secondsPerTask: mean(runs.map((r) => (r.endedAt - r.startedAt) / 1000)),
           experimentIds: g.cells.map((c) => c.experimentId),
@@ -112,7 +130,10 @@ export function buildStudyTable(plan: StudyPlan, studyId: string, cells: readonl
         if (base) {
           const byKey = new Map(base.runs.map((r) => [pairKey(r), r]));
           const diffs = runs.filter((r) => byKey.has(pairKey(r))).map((r) => Number(r.correct) - Number(byKey.get(pairKey(r))!.correct));
-          if (diffs.length) entry.delta = { pairs: diffs.length, delta: mean(diffs), ci: bootstrapMeanCI(diffs, opts), signTest: signTest(diffs) };
+          if (diffs.length) {
+            const note = deltaGuardNote(entry.guard, answerGuard(base.runs, classOf?.(zone.dataset)));
+            entry.delta = { pairs: diffs.length, delta: mean(diffs), ci: bootstrapMeanCI(diffs, opts), signTest: signTest(diffs), ...(note && { guard: note }) };
+          }
         }
         entries.push(entry);
       }
@@ -141,9 +162,17 @@ export function accuracyText(e: Pick<StudyTableEntry, 'accuracy' | 'runs'>): str
   return e.runs ? `${pct(e.accuracy.mean)} [${pct(e.accuracy.low)}, ${pct(e.accuracy.high)}]` : '-';
 }
 
-/** The delta in points with its interval and sign-test p, e.g. `+12.5 [4.2, 20.8] p=0.008`. */
+/** The delta in points with its interval and sign-test p, e.g. `+12.5 [4.2, 20.8] p=0.008`, then ` (both constant)` when the guard says so. */
 export function deltaText(d: StudyDelta | undefined): string {
-  return d ? `${signed(d.delta)} [${signed(d.ci.low)}, ${signed(d.ci.high)}] p=${d.signTest.p < 0.001 ? d.signTest.p.toExponential(1) : d.signTest.p.toFixed(3)}` : '-';
+  return d ? `${signed(d.delta)} [${signed(d.ci.low)}, ${signed(d.ci.high)}] p=${d.signTest.p < 0.001 ? d.signTest.p.toExponential(1) : d.signTest.p.toFixed(3)}${d.guard ? ` (${d.guard})` : ''}` : '-';
+}
+
+/** The guard beside an entry's accuracy: `const 33.3 · 4 ans`, then the CONSTANT flag when set (`-` with no run). */
+export function guardText(e: Pick<StudyTableEntry, 'guard' | 'runs'>): string {
+  if (!e.runs) return '-';
+  const g = e.guard;
+  const flag = constantFlag(g);
+  return `const ${g.bestConstant ? pct(g.bestConstant.accuracy) : '-'} · ${g.distinctAnswers} ans${flag ? ` · ${flag}` : ''}`;
 }
 
 /** One CSV field, quoted when needed (RFC 4180). */
@@ -154,7 +183,7 @@ const csvField = (v: unknown) => {
 const r4 = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? undefined : Math.round(x * 1e4) / 1e4);
 
 /** The CSV columns of `studyTableCsv`, in order. */
-export const STUDY_CSV_COLUMNS = ['study', 'model', 'condition', 'condition_kind', 'zone', 'zone_kind', 'dataset', 'split', 'runs', 'planned', 'accuracy', 'ci_low', 'ci_high', 'score', 'delta', 'delta_ci_low', 'delta_ci_high', 'sign_positive', 'sign_negative', 'sign_ties', 'p_sign', 'pairs', 'tokens_per_task', 'seconds_per_task', 'experiments'] as const;
+export const STUDY_CSV_COLUMNS = ['study', 'model', 'condition', 'condition_kind', 'zone', 'zone_kind', 'dataset', 'split', 'runs', 'planned', 'accuracy', 'ci_low', 'ci_high', 'score', 'best_constant', 'best_constant_answer', 'distinct_answers', 'classes', 'constant', 'constant_answer', 'constant_share', 'delta', 'delta_guard', 'delta_ci_low', 'delta_ci_high', 'sign_positive', 'sign_negative', 'sign_ties', 'p_sign', 'pairs', 'tokens_per_task', 'seconds_per_task', 'experiments'] as const;
 
 /** The table as CSV (RFC 4180; one row per model × condition × zone; fractions, not percent). */
 export function studyTableCsv(t: StudyTable): string {
@@ -163,7 +192,7 @@ export function studyTableCsv(t: StudyTable): string {
   const rows = t.entries.map((e) => {
     const z = zone.get(e.zone)!;
     const d = e.delta;
-    return [t.studyId, e.model, e.condition, cond.get(e.condition)?.kind, e.zone, z?.kind, z?.dataset, z?.split, e.runs, e.planned, r4(e.accuracy.mean), r4(e.accuracy.low), r4(e.accuracy.high), r4(e.score), r4(d?.delta), r4(d?.ci.low), r4(d?.ci.high), d?.signTest.positive, d?.signTest.negative, d?.signTest.ties, r4(d?.signTest.p), d?.pairs, r4(e.tokensPerTask), r4(e.secondsPerTask), e.experimentIds.join(' ')];
+    return [t.studyId, e.model, e.condition, cond.get(e.condition)?.kind, e.zone, z?.kind, z?.dataset, z?.split, e.runs, e.planned, r4(e.accuracy.mean), r4(e.accuracy.low), r4(e.accuracy.high), r4(e.score), r4(e.guard.bestConstant?.accuracy), e.guard.bestConstant?.answer, e.guard.distinctAnswers, e.guard.classes, e.guard.constant ? 'CONSTANT' : '', e.guard.constant?.answer, r4(e.guard.constant?.share), r4(d?.delta), d?.guard, r4(d?.ci.low), r4(d?.ci.high), d?.signTest.positive, d?.signTest.negative, d?.signTest.ties, r4(d?.signTest.p), d?.pairs, r4(e.tokensPerTask), r4(e.secondsPerTask), e.experimentIds.join(' ')];
   });
   return [STUDY_CSV_COLUMNS, ...rows].map((r) => r.map(csvField).join(',')).join('\n') + '\n';
 }

@@ -221,6 +221,7 @@ export function createLearnDataset(name: string, kinds: readonly LearnKind[]): D
     name,
     splits: [...LEARN_SPLITS],
     grader: learnGrader,
+    novelty: { train: 'the training split', heldout: 'in-template only: the training templates with unseen names, cities, animals, words and numbers; no new wording, no new class' },
     load(opts: LoadOptions): Task[] {
       return loadProcedural(name, LEARN_SIZES, opts, (split, i) => learnTask(kinds[i % kinds.length]!, split, i, name));
     },

@@ -96,3 +96,37 @@ describe('the learn-design task family', () => {
     expect(grade('search:facts weather:today', two)).toMatchObject({ score: 1, correct: true });
   });
 });
+
+describe('the learn-design held-out split says what is new (issue 24)', () => {
+  // A request's template: numbers -> N, every filler of either split -> X.
+  const FILLERS = ['Paris', 'Rome', 'Tokyo', 'Cairo', 'Berlin', 'Madrid', 'cat', 'dog', 'horse', 'whale', 'tiger', 'moon', 'tree', 'river', 'cloud', 'trains', 'stars', 'boats', 'plants', 'Oslo', 'Lima', 'Delhi', 'Quito', 'owl', 'frog', 'shark', 'sun', 'hill', 'snow', 'birds', 'rocks', 'kites'];
+  const shape = (s: string) => s.replace(/\d+/g, 'N').replace(new RegExp(`\\b(${FILLERS.join('|')})\\b`, 'g'), 'X').replace(/^(Will it rain|Will it snow|Is it sunny|Is it cold|Is it windy)/, 'ASK');
+  const ds = getDataset('learn-design');
+  const train = ds.load({ split: 'train' });
+  const heldout = ds.load({ split: 'heldout' });
+  const trainShapes = new Set(train.map((t) => shape(t.input.request as string)));
+
+  it('every fourth held-out task (index mod 4 = 3) is new-wording: a template no other split uses; the rest reuse training templates', () => {
+    expect(heldout.slice(0, 8).map((t) => t.meta?.novelty)).toEqual(['in-template', 'in-template', 'in-template', 'new-wording', 'in-template', 'in-template', 'in-template', 'new-wording']);
+    expect(heldout.filter((t) => t.meta?.novelty === 'new-wording')).toHaveLength(125);
+    const others = new Set([...getDataset('learn-design-ood').load({ split: 'test' }), ...getDataset('learn-errand').load({ split: 'test' })].map((t) => t.input.request as string));
+    for (const t of heldout) {
+      const known = trainShapes.has(shape(t.input.request as string));
+      expect(known, `${t.id}: ${String(t.input.request)}`).toBe(t.meta?.novelty === 'in-template');
+      expect(others.has(t.input.request as string)).toBe(false);
+    }
+    expect(train.every((t) => t.meta?.novelty === undefined)).toBe(true);
+    // The new wordings keep the cue word: e.g. index 3 (weather) and 7 (search).
+    expect(heldout[3]!.input.request).toMatch(/^(Do I need an umbrella in|Should I take a coat to|What is the weather doing in) \w+ (today|tomorrow|now)\?$/);
+    expect(ds.novelty?.heldout).toMatch(/^in-template \(index mod 4 != 3\).*new-wording \(index mod 4 = 3\)/);
+    expect(getDataset('learn-design-ood').novelty?.test).toMatch(/^new-wording only/);
+    expect(getDataset('learn').novelty?.heldout).toMatch(/^in-template only/);
+  });
+
+  it('keeps every held-out label: the argument is drawn before the template', () => {
+    // The labels of held-out tasks 0..47 as counted before the new wordings were added.
+    const counts: Record<string, number> = {};
+    for (const t of heldout.slice(0, 48)) counts[t.expected] = (counts[t.expected] ?? 0) + 1;
+    expect(counts).toEqual({ 'math:multiply': 10, 'weather:now': 8, 'search:facts': 7, 'math:add': 5, 'weather:tomorrow': 5, 'search:books': 4, 'search:story': 3, 'weather:today': 3, 'search:word': 2, 'math:subtract': 1 });
+  });
+});

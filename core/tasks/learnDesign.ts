@@ -21,6 +21,13 @@
  * of a split and any run of 3 consecutive tasks holds one of each; the argument and the wording
  * are drawn from the seed. Splits `train` (2,000) and `heldout` (500) use disjoint fillers
  * (cities, animals, words, topics, numbers), so no request is in both.
+ *
+ * What the held-out split tests (`LEARN_DESIGN_NOVELTY`, and each held-out task's
+ * `meta.novelty`): three tasks in four (index mod 4 ≠ 3) are `in-template` — a training
+ * template with unseen names and numbers; every fourth (index mod 4 = 3) is `new-wording` — a
+ * template no other split (train, learn-design-ood, learn-errand) uses, with the same cue word
+ * and unseen fillers. The argument (the label) is drawn before the template, so the labels of
+ * every held-out index are the same as before the new wordings were added (issue 24).
  */
 import { fnv1a32, mulberry32, type Rng } from '../random.ts';
 import { DatasetError } from './errors.ts';
@@ -72,9 +79,39 @@ const REQUESTS: { [T in LearnDesignTool]: Record<(typeof LEARN_DESIGN_TOOLS)[T][
   },
 };
 
+/** Wordings only the held-out split uses (`new-wording` tasks): the training cue word in a template no other split has. */
+const HELDOUT_WORDINGS: typeof REQUESTS = {
+  weather: {
+    today: [(r, f) => `Do I need an umbrella in ${pick(r, f.cities)} today?`],
+    tomorrow: [(r, f) => `Should I take a coat to ${pick(r, f.cities)} tomorrow?`],
+    now: [(r, f) => `What is the weather doing in ${pick(r, f.cities)} now?`],
+  },
+  search: {
+    story: [(r, f) => `Could you dig up a story where a ${pick(r, f.animals)} is the hero?`],
+    word: [(r, f) => `I need the word ${pick(r, f.words)} explained by a search.`],
+    books: [(r, f) => `Could you dig up some books about ${pick(r, f.topics)}?`],
+    facts: [(r, f) => `I would like a few facts about the ${pick(r, f.animals)}.`],
+  },
+  math: {
+    add: [(r, f) => `Work out ${num(r, f)} plus ${num(r, f)} for me.`],
+    multiply: [(r, f) => `Work out ${num(r, f)} times ${num(r, f)} for me.`],
+    subtract: [(r, f) => `Work out ${num(r, f)} minus ${num(r, f)} for me.`],
+  },
+};
+
+/** What is new in each split against training (the held-out split's `in-template` and `new-wording` parts; see the module doc). */
+export const LEARN_DESIGN_NOVELTY: Record<LearnDesignSplit, string> = {
+  train: 'the training split',
+  heldout: 'in-template (index mod 4 != 3): training templates with unseen names and numbers; new-wording (index mod 4 = 3): templates no other split uses, unseen names and numbers; classes and arguments as in training',
+};
+
+/** A held-out task's novelty: `new-wording` at index mod 4 = 3, else `in-template`. */
+export const learnDesignNovelty = (index: number): 'in-template' | 'new-wording' => (index % 4 === 3 ? 'new-wording' : 'in-template');
+
 /**
  * The task of one split and index (pure). `input`: `{kind: 'design', request}`; `expected`: the
- * exact tool answer `<tool>:<argument>`; `meta`: `{class, tool, port, argument}`.
+ * exact tool answer `<tool>:<argument>`; `meta`: `{class, tool, port, argument}`, and on the
+ * held-out split `novelty` (`in-template` | `new-wording`, `learnDesignNovelty`).
  * @throws DatasetError `BAD_OPTIONS` for a negative or fractional index.
  */
 export function learnDesignTask(split: LearnDesignSplit, index: number, datasetName = 'learn-design'): Task {
@@ -83,14 +120,15 @@ export function learnDesignTask(split: LearnDesignSplit, index: number, datasetN
   const tool = LEARN_DESIGN_TOOL_NAMES[index % LEARN_DESIGN_TOOL_NAMES.length]!;
   const { port, values } = LEARN_DESIGN_TOOLS[tool];
   const argument = pick(r, values);
-  const templates = (REQUESTS[tool] as Record<string, Template[]>)[argument]!;
+  const novelty = split === 'heldout' ? learnDesignNovelty(index) : undefined;
+  const templates = ((novelty === 'new-wording' ? HELDOUT_WORDINGS : REQUESTS)[tool] as Record<string, Template[]>)[argument]!;
   const request = pick(r, templates)(r, FILL[split]);
   return {
     id: `${datasetName}/${split}/${index}`,
     index,
     input: { kind: 'design', request },
     expected: `${tool}:${argument}`,
-    meta: { class: tool, tool, port, argument },
+    meta: { class: tool, tool, port, argument, ...(novelty && { novelty }) },
   };
 }
 
@@ -171,13 +209,14 @@ export const learnDesignGrader: SyncGrader = {
   },
 };
 
-/** The `learn-design` dataset (splits `train`, `heldout`; `classOf` = `learnDesignClass`). */
+/** The `learn-design` dataset (splits `train`, `heldout`; `classOf` = `learnDesignClass`; `novelty` = `LEARN_DESIGN_NOVELTY`). */
 export function createLearnDesignDataset(name = 'learn-design'): Dataset {
   return {
     name,
     splits: [...LEARN_DESIGN_SPLITS],
     grader: learnDesignGrader,
     classOf: learnDesignClass,
+    novelty: LEARN_DESIGN_NOVELTY,
     load(opts: LoadOptions): Task[] {
       return loadProcedural(name, LEARN_DESIGN_SIZES, opts, (split, i) => learnDesignTask(split, i, name));
     },

@@ -80,9 +80,9 @@ const ERRAND: Templates = {
   },
 };
 
-const ZONES: Record<LearnZone, { name: string; templates: Templates }> = {
-  ood: { name: 'learn-design-ood', templates: OOD },
-  errand: { name: 'learn-errand', templates: ERRAND },
+const ZONES: Record<LearnZone, { name: string; templates: Templates; novelty: string }> = {
+  ood: { name: 'learn-design-ood', templates: OOD, novelty: 'new-wording only: templates no learn-design split uses (some with cue words training never uses) and unseen names and numbers; same classes, arguments and grader' },
+  errand: { name: 'learn-errand', templates: ERRAND, novelty: 'a new domain: everyday situations that only imply the tool and argument (no command verb, no tool word), unseen names and numbers; same classes, answers and grader' },
 };
 
 /**
@@ -108,6 +108,7 @@ export function createLearnZoneDataset(zone: LearnZone, name = ZONES[zone].name)
     splits: ['test'],
     grader: learnDesignGrader,
     classOf: learnDesignClass,
+    novelty: { test: ZONES[zone].novelty },
     load(opts: LoadOptions): Task[] {
       return loadProcedural(name, LEARN_ZONE_SIZES, opts, (_split, i) => learnZoneTask(zone, i, name));
     },

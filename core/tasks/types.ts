@@ -76,4 +76,11 @@ export interface Dataset {
    * `weather`). Absent: the dataset has no classes.
    */
   classOf?: (task: Pick<Task, 'expected'>) => string;
+  /**
+   * What each split holds that training does not (unseen names/numbers, unseen templates or
+   * wordings, unseen classes), by split name; tasks of a split with both parts say which in
+   * `meta.novelty` (`in-template` | `new-wording`), and held-out reports split accuracy by it
+   * (issue 24). Absent: not stated (file datasets).
+   */
+  novelty?: Record<string, string>;
 }

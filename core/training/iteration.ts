@@ -5,6 +5,7 @@
 import { safeFileName } from '../fileNames.ts';
 import path from 'node:path';
 import { RUNGS } from '../reward/ladder.ts';
+import { answerGuard } from '../guards/index.ts';
 import { rolloutIndex, rolloutTaskId, type RolloutSummary } from '../rollouts/groups.ts';
 import type { AdvantageRow } from '../store/improve.ts';
 import type { ExperimentCall } from '../store/types.ts';
@@ -168,16 +169,9 @@ export function classAccuracy(runs: readonly RunRecord[], classOf: ((task: { exp
  * class (its share is that policy's class accuracy). Ties go to the first in sorted order.
  */
 export function constantBaseline(runs: readonly RunRecord[], classOf?: (task: { expected: string }) => string): ConstantBaseline {
-  const top = (keys: string[]) => {
-    const counts = new Map<string, number>();
-    for (const k of keys) counts.set(k, (counts.get(k) ?? 0) + 1);
-    const [best] = [...counts].sort(([a, x], [b, y]) => y - x || (a < b ? -1 : a > b ? 1 : 0));
-    return best ? { value: best[0], share: best[1] / keys.length } : undefined;
-  };
-  const expected = runs.map((r) => r.expected).filter((e): e is string => e !== undefined);
-  const answer = top(expected);
-  const cls = classOf ? top(expected.map((e) => classOf({ expected: e }))) : undefined;
-  return { answer: answer?.value ?? null, accuracy: answer?.share ?? 0, ...(cls && { class: cls.value, classAccuracy: cls.share }) };
+  // One computation for every output: core/guards answerGuard (trimmed labels; ties to the first in sorted order).
+  const g = answerGuard(runs, classOf && ((label) => classOf({ expected: label })));
+  return { answer: g.bestConstant?.answer ?? null, accuracy: g.bestConstant?.accuracy ?? 0, ...(g.bestConstantClass && { class: g.bestConstantClass.class, classAccuracy: g.bestConstantClass.accuracy }) };
 }
 
 /** Where iteration `k`'s version of `role` is written: `<versionsDir>/<loopId>/<role>/iter-<kkk>.gguf` (role made file-safe). */
@@ -285,16 +279,18 @@ export function heldoutResult(experimentId: string, runs: readonly RunRecord[], 
 /**
  * What a held-out evaluation adds to `heldoutResult`: the share of runs correct; given
  * `classOf`, accuracy per class (`classAccuracy`) and the share whose answer is of the right
- * class; the best constant policy on the same runs (`constantBaseline`); and the wiring root
- * failures blamed on each trained role, per run.
+ * class; the best constant policy on the same runs (`constantBaseline`) and the constant guard
+ * (core/guards answerGuard: distinct answers, CONSTANT); and the wiring root failures blamed on
+ * each trained role, per run.
  */
-export function heldoutAccuracy(runs: readonly RunRecord[], roles: readonly string[], classOf?: (task: { expected: string }) => string): Required<Pick<HeldoutResult, 'accuracy' | 'constant' | 'wiringRootFailures'>> & Pick<HeldoutResult, 'classes' | 'classAccuracy'> {
+export function heldoutAccuracy(runs: readonly RunRecord[], roles: readonly string[], classOf?: (task: { expected: string }) => string): Required<Pick<HeldoutResult, 'accuracy' | 'constant' | 'guard' | 'wiringRootFailures'>> & Pick<HeldoutResult, 'classes' | 'classAccuracy'> {
   const classes = classAccuracy(runs, classOf);
   const graded = runs.filter((r) => r.expected !== undefined);
   return {
     accuracy: mean(runs.map((r) => (r.correct ? 1 : 0))),
     ...(classes && classOf && { classes, classAccuracy: mean(graded.map((r) => (r.answer !== undefined && classOf({ expected: r.answer }) === classOf({ expected: r.expected! }) ? 1 : 0))) }),
     constant: constantBaseline(runs, classOf),
+    guard: answerGuard(runs, classOf && ((label) => classOf({ expected: label }))),
     wiringRootFailures: Object.fromEntries(roles.map((role) => [role, wiringRootFailures(runs, role)])),
   };
 }

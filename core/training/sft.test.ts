@@ -106,6 +106,8 @@ describe('held-out numbers', () => {
       classes: classAccuracy(runs, learnDesignClass),
       classAccuracy: 2 / 5,
       constant: { answer: 'weather:today', accuracy: 2 / 5, class: 'weather', classAccuracy: 3 / 5 },
+      // Answers: weather:today, weather:now and no answer twice (r4, r5): 3 distinct (none counted once), = 3 classes: not CONSTANT.
+      guard: { runs: 5, labelled: 5, bestConstant: { answer: 'weather:today', accuracy: 2 / 5 }, bestConstantClass: { class: 'weather', accuracy: 3 / 5 }, distinctAnswers: 3, classes: 3, topAnswer: { answer: '(none)', share: 2 / 5 } },
       wiringRootFailures: { designer: 3 / 5, executor: 0 },
     });
   });
@@ -225,6 +227,12 @@ describe('the loop with an SFT warm start (fake trainer, fake provider)', () => 
       expect(after.constant).toEqual(constantBaseline(runs, learnDesignClass));
       expect(after.wiringRootFailures).toEqual({ picker: 0, executor: 0 });
       expect(report.iterations[0]!.classes!.weather!.runs).toBeGreaterThan(0);
+      // What the split tests: held-out tasks 0..5, 2 samples each; task 3 is new-wording (index mod 4 = 3): 2 runs, the other 10 in-template.
+      expect(Object.keys(after.novelty!)).toEqual(['in-template', 'new-wording']);
+      expect([after.novelty!['in-template']!.runs, after.novelty!['new-wording']!.runs]).toEqual([10, 2]);
+      const t3 = runs.filter((r) => r.taskId.startsWith('learn-design/heldout/3'));
+      expect(t3).toHaveLength(2);
+      expect(after.novelty!['new-wording']!.accuracy).toBe(t3.filter((r) => r.correct).length / 2);
     } finally {
       store.close();
     }

@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { ExperimentId, RoleName } from '../ids.ts';
 import { killPoint } from '../killPoint.ts';
 import { deriveSeed } from '../random.ts';
+import { accuracyByNovelty } from '../guards/index.ts';
 import { executePending } from '../experiments/execute.ts';
 import { groupRollouts, type RolloutSummary } from '../rollouts/groups.ts';
 import type { AdvantageRow } from '../store/improve.ts';
@@ -233,7 +234,13 @@ export async function evaluateHeldout(run: LoopRun, phase: 'before' | 'after'): 
     finishExperiment(o.store, id, res);
   }
   const runs = o.store.listRuns(id);
-  const result = { ...heldoutResult(id, runs, o.store.getExperimentCalls(id), o.roles), ...heldoutAccuracy(runs, o.roles, o.dataset.classOf) };
+  const result: HeldoutResult = { ...heldoutResult(id, runs, o.store.getExperimentCalls(id), o.roles), ...heldoutAccuracy(runs, o.roles, o.dataset.classOf) };
+  // What the split tests: accuracy per task novelty (in-template / new-wording) where the split has both.
+  const noveltyById = new Map(sampledTaskList(o.heldoutTasks, K, true).map((t, i) => [t.taskId, o.heldoutTasks[Math.floor(i / K)]!.meta?.novelty]));
+  const classOf = o.dataset.classOf;
+  const novelty = accuracyByNovelty(runs, (taskId) => { const n = noveltyById.get(taskId); return typeof n === 'string' ? n : undefined; }, classOf && ((label) => classOf({ expected: label })));
+  if (novelty) result.novelty = novelty;
+  if (o.dataset.heldoutNovelty) result.what = o.dataset.heldoutNovelty;
   o.onEvent?.({ type: 'heldout', phase, result });
   return result;
 }

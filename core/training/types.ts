@@ -5,6 +5,7 @@
 import type { ToolSource } from '../engine/index.ts';
 import type { ModelProvider } from '../model/provider.ts';
 import type { RUNGS } from '../reward/ladder.ts';
+import type { AnswerGuard, NoveltyAccuracy } from '../guards/index.ts';
 import type { Store } from '../store/index.ts';
 import type { WeightVersion } from '../store/weights.ts';
 import type { Grader, Task } from '../tasks/types.ts';
@@ -93,7 +94,8 @@ export interface TrainLoopOptions extends TrainLoopSchedule {
   graph: Graph;
   /** The workflow's source (stored with each experiment) and file, if any. */
   workflow: { yaml: string; file?: string };
-  dataset: { name: string; grader: Grader; classOf?: (task: Pick<Task, 'expected'>) => string };
+  /** `heldoutNovelty`: what the held-out split holds that training does not (Dataset.novelty of the split). */
+  dataset: { name: string; grader: Grader; classOf?: (task: Pick<Task, 'expected'>) => string; heldoutNovelty?: string };
   /** Training tasks: iteration k takes the next `tasksPerIteration` of them (wrapping around). */
   trainTasks: readonly Task[];
   /** Held-out tasks evaluated before and after (none: no held-out evaluation). */
@@ -219,6 +221,12 @@ export interface HeldoutResult {
   classAccuracy?: number;
   /** The best constant policy on the same runs. */
   constant?: ConstantBaseline;
+  /** The constant guard of the runs: best constant, distinct answers, CONSTANT (core/guards answerGuard). */
+  guard?: AnswerGuard;
+  /** Accuracy per novelty of the held-out tasks (`in-template`, `new-wording`), when the split has both (core/guards accuracyByNovelty). */
+  novelty?: Record<string, NoveltyAccuracy>;
+  /** What the held-out split holds that training does not (the dataset's `novelty` of the split). */
+  what?: string;
   /** Wiring root failures blamed on each trained role, per run. */
   wiringRootFailures?: Record<string, number>;
   /** A few completions of each trained role (the first samples), to see the text stays fluent. */

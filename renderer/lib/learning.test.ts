@@ -12,8 +12,8 @@ const loop: LoopCurve = {
     point(1, 0.05, null, { rungs: { format: 0.5, validity: 1, completion: 1, correctness: 0, credit: 0 }, tokensPerSecond: 812.6, seconds: { sampling: 0.9, training: 0.4, writeReload: 0.05 } }),
     point(2, 0.7, 0.0123),
   ],
-  before: { experimentId: 'b', score: 0.05, reward: 0.1, runs: 20 },
-  after: { experimentId: 'a', score: 0.65, reward: null, runs: 20 },
+  before: { experimentId: 'b', score: 0.05, reward: 0.1, runs: 20, accuracy: 0.05, guard: { runs: 20, labelled: 20, bestConstant: { answer: 'x', accuracy: 0.5 }, distinctAnswers: 3, topAnswer: { answer: 'x', share: 0.4 } } },
+  after: { experimentId: 'a', score: 0.65, reward: null, runs: 20, accuracy: 0.65, guard: { runs: 20, labelled: 20, bestConstant: { answer: 'x', accuracy: 0.5 }, distinctAnswers: 4, topAnswer: { answer: 'x', share: 0.3 } } },
   hyper: { lr: 0.001 },
 };
 const v = (id: string, role: string, parentId?: string, iteration?: number): WeightVersionView => ({

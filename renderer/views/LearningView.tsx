@@ -120,7 +120,7 @@ export function LearningView() {
             {ba.note && <p className="muted small">{ba.note}</p>}
             {(ba.before || ba.after) && (
               <table>
-                <TableHead columns={['', 'mean score', `mean reward (${role})`, 'runs', 'experiment']} />
+                <TableHead columns={['', 'mean score', `mean reward (${role})`, 'accuracy', 'best constant · answers', 'runs', 'experiment']} />
                 <tbody>
                   {(['before', 'after'] as const).map((k) => {
                     const s = ba[k];
@@ -129,6 +129,11 @@ export function LearningView() {
                         <th scope="row">{k}</th>
                         <td>{s ? s.score.toFixed(2) : '–'}</td>
                         <td>{s?.reward != null ? s.reward.toFixed(2) : '–'}</td>
+                        <td>{s?.accuracy != null ? s.accuracy.toFixed(2) : '–'}</td>
+                        <td data-testid={`learning-guard-${k}`}>
+                          {s?.guard ? `${s.guard.bestConstant ? s.guard.bestConstant.accuracy.toFixed(2) : '–'} · ${s.guard.distinctAnswers}` : '–'}
+                          {s?.guard?.constant && <strong className="error"> CONSTANT {JSON.stringify(s.guard.constant.answer)} {(100 * s.guard.constant.share).toFixed(1)}%</strong>}
+                        </td>
                         <td>{s ? s.runs : '–'}</td>
                         <td>{s ? <code>{s.experimentId}</code> : '–'}</td>
                       </tr>
@@ -138,6 +143,8 @@ export function LearningView() {
                     <th scope="row">change</th>
                     <td>{signed(ba.deltaScore)}</td>
                     <td>{signed(ba.deltaReward)}</td>
+                    <td />
+                    <td />
                     <td />
                     <td />
                   </tr>

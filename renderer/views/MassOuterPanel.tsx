@@ -1,4 +1,4 @@
-import type { OuterCycleArm, OuterLoopView, OuterTaskRanking } from '../../core/api/client.ts';
+import type { JudgeAudit, OuterCycleArm, OuterLoopView, OuterTaskRanking } from '../../core/api/client.ts';
 import { useLabPick } from '../useLab.ts';
 import { LoadState } from './Status.tsx';
 
@@ -56,6 +56,7 @@ function OuterLoop({ loop }: { loop: OuterLoopView }) {
           {loop.halted.cycle === null ? 'Halted before the export (rank)' : `Halted in cycle ${loop.halted.cycle}`}: {loop.halted.reasons.join('; ')}
         </p>
       )}
+      {(loop.judgeAudits ?? []).map((j) => <JudgeAuditNote key={j.prefix} prefix={j.prefix} audit={j.audit} />)}
       {loop.cycles.length > 0 && <Cycles cycles={loop.cycles} base={loop.baseHeldoutScore} />}
       <h4>Quarantine ({loop.quarantine.length})</h4>
       {loop.quarantine.length === 0 ? (
@@ -70,6 +71,25 @@ function OuterLoop({ loop }: { loop: OuterLoopView }) {
         </ul>
       )}
       {loop.rankings.map((t) => <Ranking key={`${t.prefix}/${t.taskId}`} t={t} />)}
+    </div>
+  );
+}
+
+const f3 = (x: number | null) => (x === null ? '–' : x.toFixed(3));
+const ci = (c: [number, number] | null) => (c ? ` [${c[0].toFixed(3)}, ${c[1].toFixed(3)}]` : '');
+
+/** The self-judge's audit (core/guards judgeAudit): verdicts, position consistency, agreement and kappa vs the verifier; UNRELIABLE JUDGE with its reasons. */
+function JudgeAuditNote({ prefix, audit: a }: { prefix: string; audit: JudgeAudit }) {
+  return (
+    <div className={a.unreliable ? 'note error' : 'note'} data-testid={`mass-judge-audit-${prefix}`}>
+      <strong>{a.unreliable ? 'UNRELIABLE JUDGE' : 'Judge audit'}</strong> <span className="muted small">{prefix} · {a.judge} · {a.pairs} pairs</span>
+      <ul className="small">
+        <li>verdicts: A {a.verdicts.A}, B {a.verdicts.B}, tie {a.verdicts.tie}</li>
+        <li>position consistency (pairs judged in both orders): {f3(a.positionConsistency.rate)}{ci(a.positionConsistency.ci)} ({a.positionConsistency.k}/{a.positionConsistency.n})</li>
+        <li>agreement with the verifier: {f3(a.agreement.rate)}{ci(a.agreement.ci)} ({a.agreement.k}/{a.agreement.n} decided pairs)</li>
+        <li>Cohen&apos;s kappa vs the verifier: {f3(a.kappa.value)}{ci(a.kappa.ci)}</li>
+        {a.unreliable && <li>Its ranks, agreement and the self arm come from a judge that fails: {a.reasons.join('; ')}</li>}
+      </ul>
     </div>
   );
 }

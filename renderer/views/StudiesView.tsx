@@ -88,8 +88,18 @@ function TableCell({ e, baseline, onOpen }: { e: StudyTableEntry | undefined; ba
           {e.runs ? `${pct(e.accuracy.mean)} [${pct(e.accuracy.low)}, ${pct(e.accuracy.high)}]` : '-'}
         </button>
         {e.runs < e.planned && <span className="muted small"> ({e.runs}/{e.planned})</span>}
+        {e.runs > 0 && e.guard && (
+          <div className="small" data-testid={`study-guard-${e.condition}-${e.zone}-${e.model}`}>
+            <span className="muted">best constant {e.guard.bestConstant ? pct(e.guard.bestConstant.accuracy) : '-'} · {e.guard.distinctAnswers} answer{e.guard.distinctAnswers === 1 ? '' : 's'}</span>
+            {e.guard.constant && (
+              <strong className="error" title="The answers collapsed: this accuracy is a constant policy's (core/guards)">
+                {' '}CONSTANT {JSON.stringify(e.guard.constant.answer)} {pct(e.guard.constant.share)}%
+              </strong>
+            )}
+          </div>
+        )}
       </td>
-      <td>{baseline ? <span className="muted">baseline</span> : d ? `${signed(d.delta)} [${signed(d.ci.low)}, ${signed(d.ci.high)}] p=${d.signTest.p.toFixed(3)}` : '-'}</td>
+      <td>{baseline ? <span className="muted">baseline</span> : d ? `${signed(d.delta)} [${signed(d.ci.low)}, ${signed(d.ci.high)}] p=${d.signTest.p.toFixed(3)}${d.guard ? ` (${d.guard})` : ''}` : '-'}</td>
     </>
   );
 }

@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StoreApi } from 'zustand/vanilla';
+import { computeWorkflowHash } from '../../core/store/index.ts';
+import { roleLadder, runRecord } from '../../test/fixtures.ts';
 import { TRAIN_LOOP_COMMAND } from '../lib/learning.ts';
 import type { LabState } from '../state.ts';
 import { LearningView } from './LearningView.tsx';
@@ -47,5 +49,22 @@ describe('Learning view', () => {
     expect(html).toContain('Co-evolution: designer and executor');
     for (const r of ['designer', 'executor']) expect(html).toContain(`data-testid="learning-role-${r}"`);
   });
-});
 
+  it('marks a constant held-out evaluation CONSTANT beside its best constant policy', async () => {
+    const YAML = 'name: learn\nsteps: []\n';
+    const lab = await storeLab((s) => {
+      for (const [id, phase] of [['exp-before', 'heldout-before'], ['exp-after', 'heldout-after']] as const) {
+        // Labels weather:now, search:word, math:add (3 classes); every run answers math:add: right once, CONSTANT.
+        const labels = ['weather:now', 'search:word', 'math:add'];
+        s.createExperiment({ id, kind: 'run', workflowName: 'learn', workflowYaml: YAML, workflowHash: computeWorkflowHash(YAML), dataset: 'learn-design', split: 'heldout', seed: 1, config: { trainLoop: { loopId: 'tl-1', phase } }, tasks: labels.map((expected, i) => ({ taskIndex: i, taskId: `t${i}`, input: {}, expected })) });
+        labels.forEach((expected, i) => s.saveRun(runRecord(id, i, { answer: 'math:add', expected, score: expected === 'math:add' ? 1 : 0, correct: expected === 'math:add', ladder: { solver: roleLadder('solver', 0.5) } }), []));
+      }
+      s.weights.save({ id: 'wv-1', role: 'solver', basePath: '/b.gguf', path: '/v/iter-001.gguf', iteration: 1, hyper: { loopId: 'tl-1' }, metrics: { reward: 0.2 }, createdAt: 1 });
+    });
+    await lab.getState().loadLearning();
+    const html = render(lab);
+    // accuracy 1/3; best constant: each label once, the first in order (math:add) 1/3; 1 answer.
+    expect(html).toContain('<td>0.33</td><td data-testid="learning-guard-before">0.33 · 1<strong class="error"> CONSTANT &quot;math:add&quot; 100.0%</strong></td>');
+    expect(html).toContain('data-testid="learning-guard-after"');
+  });
+});

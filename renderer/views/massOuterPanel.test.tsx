@@ -2,6 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { StoreApi } from 'zustand/vanilla';
 import { rankingRecord, storeBase, storeCycle, storeHalt, storeRankings } from '../../core/mass/outerRecords.ts';
 import type { TaskRanking } from '../../core/mass/outer.ts';
+import { storeJudgeAudit } from '../../core/mass/judgeAudit.ts';
+import { auditJudge } from '../../core/guards/index.ts';
 import type { CycleReport } from '../../core/mass/rsi.ts';
 import type { Store } from '../../core/store/index.ts';
 import type { LabState } from '../state.ts';
@@ -30,7 +32,7 @@ function simulatedRanking(): TaskRanking {
   }));
   const kept = runs.filter((r) => !r.quarantined);
   return {
-    taskId: 'learn-tool/train/0', runs, pairs: [], agreement, workspaces: new Map(),
+    taskId: 'learn-tool/train/0', runs, pairs: [], swaps: [], agreement, workspaces: new Map(),
     self: { train: kept.slice(0, 15), validation: kept.slice(15, 16), dropped: [{ runId: 'sim-r2', why: 'quarantined' }] },
     verifier: { train: [], validation: [], dropped: [] },
   };
@@ -83,6 +85,25 @@ describe('MASS outer-loop panel', () => {
     const html = render(l);
     expect(html).toContain('rk — 1 task(s), 0 cycle(s), halted');
     expect(html).toContain('data-testid="mass-outer-halted">Halted before the export (rank): 9 of 18 runs quarantined (50.0%), above the threshold of 25.0%</p>');
+  });
+
+  it('shows the self-judge audit: UNRELIABLE JUDGE with its figures and reasons (a scripted always-"B" judge, hand-computed)', async () => {
+    // 10 pairs all "B"; 4 swapped pairs, none mirrored; the verifier decides 5 pairs, 2 of them B, and ties 5.
+    const pairs = [...Array.from({ length: 2 }, () => ({ winner: 'B' as const, gold: 'B' as const })), ...Array.from({ length: 3 }, () => ({ winner: 'B' as const, gold: 'A' as const })), ...Array.from({ length: 5 }, () => ({ winner: 'B' as const, gold: 'tie' as const }))];
+    const audit = auditJudge('self-judge (stories260K.gguf)', pairs, Array.from({ length: 4 }, () => ({ first: 'B' as const, swapped: 'B' as const })));
+    const l = await lab((s) => {
+      storeRankings(s, 'rk', 'rk', null, [simulatedRanking()], { train: 15, validation: 1 });
+      storeJudgeAudit(s, 'rk', 'rk', audit);
+    });
+    const html = render(l);
+    expect(html).toContain('data-testid="mass-judge-audit-rk"');
+    expect(html).toContain('<strong>UNRELIABLE JUDGE</strong>');
+    expect(html).toContain('verdicts: A 0, B 10, tie 0');
+    // 0/4 mirrored: Wilson upper z²/(4 + z²) = 0.490; agreement 2/5 = 0.400; kappa: po = 2/10, pe = 1 x 2/10: 0.
+    expect(html).toContain('position consistency (pairs judged in both orders): 0.000 [0.000, 0.490] (0/4)');
+    expect(html).toContain('agreement with the verifier: 0.400');
+    expect(html).toContain('Cohen&#x27;s kappa vs the verifier: 0.000');
+    expect(html).toContain('answered &quot;B&quot; on 10 of 10 pairs (100.0%)');
   });
 
   it('keeps the record JSON-safe: the workspaces are left out', () => {
