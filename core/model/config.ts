@@ -121,4 +121,9 @@ export interface ModelPort {
    * same as when `recorded` was taken. Default: no check.
    */
   verify?(recorded: ModelConfig, current: ModelConfig): void;
+  /**
+   * The code version and native library versions this port runs with, recorded in every
+   * reproducibility fingerprint (core/repro). Default: unknown.
+   */
+  environment?(): { code: Record<string, string>; native: Record<string, string> };
 }
