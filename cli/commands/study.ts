@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { openStore, type Store } from '../../core/store/index.ts';
 import {
   accuracyText, calibrateStudy, deltaText, estimateRecord, estimateStudy, formatSeconds, pendingRuns, runStudy, studyCells,
-  studyReportHtml, studyTableCsv, trainingUnits, StudyError, type StudyDeps, type StudyEstimate, type StudyEvent, type StudyPlan, type StudyState, type StudyTable,
+  studyReportHtml, studyTableCsv, studyTimingCsv, trainingUnits, StudyError, type StudyDeps, type StudyEstimate, type StudyEvent, type StudyPlan, type StudyState, type StudyTable,
 } from '../../core/studies/index.ts';
 import { fileModelPort, loadTrainer } from '../../models/factory.ts';
 import { planPath, resolveStudyPlan, studyDepsOf, type LoadedStudyPlan } from '../../host/studyPlan.ts';
@@ -126,6 +126,7 @@ async function studyCommand(file: string, flags: StudyFlags, io: Io): Promise<nu
     const outDir = path.resolve(flags.out ?? path.join(store.file === ':memory:' ? process.cwd() : path.dirname(path.resolve(store.file)), 'flowlab-studies', studyId));
     mkdirSync(outDir, { recursive: true });
     writeFileSync(path.join(outDir, 'table.csv'), studyTableCsv(outcome.table));
+    writeFileSync(path.join(outDir, 'timing.csv'), studyTimingCsv(outcome.table));
     writeFileSync(path.join(outDir, 'report.html'), studyReportHtml(outcome.table, extra));
     if (flags.json) io.stdout(JSON.stringify({ studyId, status: outcome.status, wallSeconds: outcome.wallSeconds, tokens: outcome.tokens, table: outcome.table }) + '\n');
     else io.stdout(`${formatStudyTable(outcome.table)}${extra.map((l) => `${l}\n`).join('')}Status: ${outcome.status}${outcome.message ? ` (${outcome.message})` : ''}. CSV and HTML: ${outDir}\n`);

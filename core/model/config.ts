@@ -26,8 +26,10 @@ export interface ModelConfig {
   /** Concurrent sequences per model (rollout groups use G). Default: the provider's (4). */
   sequences?: number;
   /**
-   * `mixed`: concurrent sequences share decode batches (throughput; rollouts); `isolated`
-   * (default): bit-identical to running each call alone (see models/llama).
+   * `isolated` (default, the deterministic scheduler; rollouts and train-loop use it too): each
+   * decode holds one sequence, bit-identical to running each call alone (see models/llama);
+   * `mixed`: concurrent sequences share decode batches as timing has them (the bench-only
+   * timing-ordered baseline, FLOWLAB_BENCH_SCHEDULER=timing; recorded as not exactly repeatable).
    */
   batching?: 'mixed' | 'isolated';
   /**

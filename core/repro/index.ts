@@ -9,3 +9,4 @@ export { compareRuns, compareVersions, type FirstRunDifference, type RunsCompari
 export { sampleTaskIndices } from './sample.ts';
 export { experimentFingerprint, finishExperimentRecord, recordExperiment } from './experiment.ts';
 export { finishTrainLoopRecord, loopVersionHashes, recordTrainLoop, trainLoopFingerprint } from './trainLoop.ts';
+export { finishStudyRecord, recordStudy } from './study.ts';

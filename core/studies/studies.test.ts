@@ -11,7 +11,7 @@ import { studyReportHtml } from './html.ts';
 import { parseStudyPlan, StudyError } from './plan.ts';
 import { inContext, runStudy } from './run.ts';
 import { TOY_PLAN, toyStudy } from './study.fixture.ts';
-import { accuracyText, buildStudyTable, deltaText, studyTableCsv, type StudyRun } from './table.ts';
+import { accuracyText, buildStudyTable, deltaText, studyTableCsv, studyTimingCsv, type StudyRun } from './table.ts';
 
 const PLAN = TOY_PLAN;
 
@@ -95,8 +95,11 @@ describe('the study table', () => {
     expect(accuracyText(e('base', 'id'))).toBe('25.0 [0.0, 75.0]');
     expect(deltaText(e('better', 'id').delta)).toBe('+75.0 [+25.0, +100.0] p=0.250');
     const csv = studyTableCsv(t).split('\n');
-    expect(csv[0]).toBe('study,model,condition,condition_kind,zone,zone_kind,dataset,split,runs,planned,accuracy,ci_low,ci_high,score,delta,delta_ci_low,delta_ci_high,sign_positive,sign_negative,sign_ties,p_sign,pairs,tokens_per_task,seconds_per_task,experiments');
-    expect(csv[3]).toBe('st,m,better,workflow,id,in-distribution,toy,test,4,4,1,1,1,1,0.75,0.25,1,3,0,1,0.25,4,12.5,0.75,st.better.id.s0.m');
+    expect(csv[0]).toBe('study,model,condition,condition_kind,zone,zone_kind,dataset,split,runs,planned,accuracy,ci_low,ci_high,score,delta,delta_ci_low,delta_ci_high,sign_positive,sign_negative,sign_ties,p_sign,pairs,tokens_per_task,experiments');
+    expect(csv[3]).toBe('st,m,better,workflow,id,in-distribution,toy,test,4,4,1,1,1,1,0.75,0.25,1,3,0,1,0.25,4,12.5,st.better.id.s0.m');
+    // Wall-clock seconds live apart, so table.csv is a function of the inputs alone.
+    expect(studyTimingCsv(t).split('\n').slice(0, 1)).toEqual(['study,model,condition,zone,seconds_per_task']);
+    expect(studyTimingCsv(t).split('\n')[3]).toBe('st,m,better,id,0.75');
     const html = studyReportHtml(t, ['estimate 10 s']);
     expect(html).toContain('<svg');
     expect(html).not.toMatch(/<script|https?:\/\/(?!www\.w3\.org\/2000\/svg)/);
