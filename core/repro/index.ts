@@ -10,3 +10,4 @@ export { sampleTaskIndices } from './sample.ts';
 export { experimentFingerprint, finishExperimentRecord, recordExperiment } from './experiment.ts';
 export { finishTrainLoopRecord, loopVersionHashes, recordTrainLoop, trainLoopFingerprint } from './trainLoop.ts';
 export { finishStudyRecord, recordStudy } from './study.ts';
+export { finishEvolutionRecord, recordEvolution } from './evolution.ts';

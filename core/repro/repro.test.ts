@@ -5,7 +5,8 @@ import { agentEvent, modelCall, nodeEvents, runRecord } from '../../test/fixture
 import { asNodeId } from '../ids.ts';
 import type { ExperimentCall } from '../store/index.ts';
 import { inputOrder } from '../training/samples.ts';
-import { buildFingerprint, compareRuns, compareVersions, fingerprintDifferences, repeatabilityOf, runsDigest, sampleTaskIndices, sha256Of, versionsDigest } from './index.ts';
+import { openStore } from '../store/index.ts';
+import { buildFingerprint, compareRuns, finishEvolutionRecord, recordEvolution, compareVersions, fingerprintDifferences, repeatabilityOf, runsDigest, sampleTaskIndices, sha256Of, versionsDigest } from './index.ts';
 
 const hex = (s: string) => createHash('sha256').update(s).digest('hex');
 
@@ -108,5 +109,25 @@ describe('sampleTaskIndices', () => {
     expect(sampleTaskIndices(xs, 5, 3)).toEqual(s);
     expect(sampleTaskIndices([3, 1, 2], 5, 0)).toEqual([1, 2, 3]);
     expect(sampleTaskIndices(xs, 0, 1)).toEqual([]);
+  });
+});
+
+describe('evolution records', () => {
+  it('the digest of an evolution covers its records by kind and key, not the order they were written in', () => {
+    const recs = [{ kind: 'step', key: 't0/v1', value: { score: 0.5 } }, { kind: 'evolution', key: 'settings', value: { dataset: 'learn-tool' } }, { kind: 'step', key: 't0/v0', value: { score: 0 } }];
+    const digests = [recs, [...recs].reverse()].map((order) => {
+      const s = openStore(':memory:');
+      try {
+        for (const r of order) s.mass.put({ evolutionId: 'evo-1', ...r });
+        recordEvolution(s, 'evo-1', { tasks: [], firstDesign: {}, settings: { iterations: 1 }, seed: 0, models: { models: { default: '/m.gguf' }, roleModels: {}, gpu: false } });
+        const d = finishEvolutionRecord(s, 'evo-1');
+        expect(s.repro.find('evo-1')).toMatchObject({ kind: 'evolution', outputDigest: d });
+        return d;
+      } finally {
+        s.close();
+      }
+    });
+    expect(digests[0]).toBe(digests[1]);
+    expect(digests[0]).toBe(sha256Of([['evolution', 'settings', { dataset: 'learn-tool' }], ['step', 't0/v0', { score: 0 }], ['step', 't0/v1', { score: 0.5 }]]));
   });
 });
