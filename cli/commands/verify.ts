@@ -44,6 +44,9 @@ async function verifyCommand(id: string, flags: VerifyFlags, io: Io): Promise<nu
     }
     const study = src.studies.find(id);
     if (study) return await verifyStudy(src, scratch, study.id, study.plan as StudyPlan, study.state as StudyState, flags, io);
+    if (!src.findExperiment(id) && src.repro.find(id)?.kind === 'evolution') {
+      throw new CommandError('WRONG_KIND', `${id} is a MASS evolution: verify re-runs experiments, train loops and studies; check an evolution against its recorded calls with flowlab evolve --replay ${id}`);
+    }
     if (!src.findExperiment(id)) throw new CommandError('NOT_FOUND', `no experiment, train loop or study "${id}" in ${flags.db}`);
     const r = await rerunExperiment(src, scratch.store, id, flags.db, io);
     io.stdout(flags.json ? JSON.stringify({ kind: 'experiment', ...r, identical: isSame(r) }) + '\n' : formatExperimentVerify(r));
