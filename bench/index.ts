@@ -10,7 +10,10 @@
  * the main job and of the 30-iteration workshop train-loop under 400 MB; HumanEval's 164
  * canonical solutions checked in the code sandbox under 60 s on 2 cores (bench/sandbox.ts); prompt
  * tokens evaluated <= 40% of those sent with prefix reuse on the main job, as plain runs and as rollout groups, in two prompt layouts (bench/models.ts, with tune's best beside the default). Figures are printed,
- * not asserted. FLOWLAB_BENCH_TRAIN_ITERATIONS sets the train-loop's iterations (default 30).
+ * not asserted. FLOWLAB_BENCH_TRAIN_ITERATIONS sets the train-loop's iterations (default 30). The cost
+ * of reproducibility (bench/reproducibility.ts): the main job and the workshop train-loop with the
+ * deterministic scheduler beside the timing-ordered one, goal at most 10% slower
+ * (FLOWLAB_BENCH_REPRO_ITERATIONS, default 6).
  */
 import { existsSync } from 'node:fs';
 import { setMaxListeners } from 'node:events';
@@ -136,6 +139,13 @@ for (const file of ['stories260K.gguf', 'llama-2-tiny-random.gguf']) {
     console.log(`  llama.cpp reload  ${ms(t.reload)}   (dispose + load + context; reference: ${r.reloadMs[0]}-${r.reloadMs[1]} ms)`);
     console.log(`  llama.cpp sample  ${Math.round(t.samplingTokensPerSec).toLocaleString('en').padStart(6)} tok/s   (raw greedy, one sequence, 1 thread, same run)`);
   }
+}
+
+// Issue 24: the cost of reproducibility — the deterministic scheduler beside the timing-ordered one
+// (bench-only baseline), same run: the main job's wall time and the workshop train-loop's s/iteration.
+if (existsSync(stories)) {
+  const { benchReproducibility, printReproBench } = await import('./reproducibility.ts');
+  printReproBench(benchReproducibility({ model: stories, iterations: Number(process.env.FLOWLAB_BENCH_REPRO_ITERATIONS ?? 6), repeats: 2 }));
 }
 
 // Peak resident memory of the workshop train-loop (whole process, its default settings).

@@ -24,6 +24,8 @@ interface Entry {
 const COMMANDS: Record<string, Entry> = {
   run: { term: 'run <workflow.yaml>', summary: 'run a workflow on dataset tasks with local GGUF models', load: () => import('./commands/run.ts') },
   resume: { term: 'resume <experiment-or-loop-id>', summary: 'finish an interrupted experiment or train loop without redoing finished work', load: () => import('./commands/resume.ts') },
+  verify: { term: 'verify <id>', summary: 're-run an experiment, train loop or study into a scratch database: identical, or the first difference', load: () => import('./commands/verify.ts') },
+  repeat: { term: 'repeat <experiment-id>', summary: "re-run a sample of an experiment's tasks and report the fraction identical", load: () => import('./commands/repeat.ts') },
   replay: { term: 'replay <experiment-id>', summary: 're-run an experiment offline from recorded calls and compare outputs', load: () => import('./commands/replay.ts') },
   show: { term: 'show <run-id>', summary: "print a run's trace as a tree with root failures, cascades and the ladder", load: () => import('./commands/show.ts') },
   'blame-eval': { term: 'blame-eval <workflow>', summary: 'inject SIMULATED faults and score structural blame against ground truth', load: () => import('./commands/blameEval.ts') },

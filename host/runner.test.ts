@@ -72,7 +72,7 @@ describe('startRun with the CLI options', () => {
     await t.lab.runner.settled(experimentId);
     const exp = t.store.getExperiment(experimentId);
     expect(exp.kind).toBe('rollouts');
-    expect(exp.config).toMatchObject({ rollouts: { group: 2, temperature: 0.5, mode: 'multi-agent', learningRoles: ['solver'] }, models: { sequences: 4, batching: 'mixed' }, source: 'lab' });
+    expect(exp.config).toMatchObject({ rollouts: { group: 2, temperature: 0.5, mode: 'multi-agent', learningRoles: ['solver'] }, models: { sequences: 4, batching: 'isolated' }, source: 'lab' });
     expect(t.store.listRuns(experimentId)).toHaveLength(4);
     expect(t.store.improve.advantagesOf(experimentId).length).toBeGreaterThan(0);
   });

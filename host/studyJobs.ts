@@ -15,7 +15,7 @@ import { ApiError, type LabEvent, type StartStudyRequest, type StudyJobEstimate,
 import type { ModelPort } from '../core/model/index.ts';
 import { openStore, type Store } from '../core/store/index.ts';
 import {
-  calibrateStudy, estimateRecord, estimateStudy, pendingRuns, runStudy, studyCells, studyReportHtml, studyTableCsv, trainingUnits, StudyError, type StudyEvent, type StudyState,
+  calibrateStudy, estimateRecord, estimateStudy, pendingRuns, runStudy, studyCells, studyReportHtml, studyTableCsv, studyTimingCsv, trainingUnits, StudyError, type StudyEvent, type StudyState,
 } from '../core/studies/index.ts';
 import type { Dataset } from '../core/tasks/index.ts';
 import type { ToolRegistry } from '../core/tools/index.ts';
@@ -204,6 +204,7 @@ export class StudyJobs extends JobOwner {
     const outDir = path.join(store.file === ':memory:' || store.file === '' ? os.tmpdir() : path.dirname(path.resolve(store.file)), 'flowlab-studies', studyId);
     mkdirSync(outDir, { recursive: true });
     writeFileSync(path.join(outDir, 'table.csv'), studyTableCsv(outcome.table));
+    writeFileSync(path.join(outDir, 'timing.csv'), studyTimingCsv(outcome.table));
     writeFileSync(path.join(outDir, 'report.html'), studyReportHtml(outcome.table, [`Wall time: ${Math.round(outcome.wallSeconds)} s this run.`]));
     progress(`Status: ${outcome.status}. CSV and HTML: ${outDir}`);
     return { status: outcome.status, ...(outcome.message && { message: outcome.message }) };

@@ -7,6 +7,7 @@ import { isEndpointRef, loadedProvider, parseEndpointRef, type ModelConfig, type
 
 import type { LlamaModelConfig } from './llama/config.ts';
 import { tunedSettings } from './tuned.ts';
+import { reproEnvironment } from './environment.ts';
 import { MAX_SEQUENCES } from '../core/limits.ts';
 import { defaultThreads, maxThreads, verifyModelFiles, withFingerprints } from './resolve.ts';
 
@@ -61,7 +62,7 @@ export const loadedLlamaProvider = (cfg: ModelConfig): Promise<ModelProvider> =>
  * default), `fingerprint` and `verify` read the files (models/resolve.ts).
  */
 export function fileModelPort(create: (cfg: ModelConfig) => Promise<ModelProvider> = llamaProvider): ModelPort {
-  return { create, fingerprint: withFingerprints, verify: verifyModelFiles };
+  return { create, fingerprint: withFingerprints, verify: verifyModelFiles, environment: reproEnvironment };
 }
 
 /** The TensorFlow.js trainer (imported lazily: loading TensorFlow.js takes a while). */

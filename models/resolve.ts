@@ -136,6 +136,15 @@ export function resolveVersions(graph: Graph, roleVersions: Record<string, strin
 }
 
 /**
+ * The bench-only baseline switch (`npm run bench`, bench/reproducibility.ts): with this variable
+ * set to `timing`, resolved configs ask for `batching: 'mixed'` — node-llama-cpp's own scheduler,
+ * which puts in one decode whatever sequences are queued at that instant, so what shares a batch
+ * follows timing and a seeded sample is not exactly repeatable. The config records it, so every
+ * experiment made this way says so (core/repro). Not a user option.
+ */
+export const TIMING_SCHEDULER_ENV = 'FLOWLAB_BENCH_SCHEDULER';
+
+/**
  * Resolves which GGUF file each role uses: a role's own file (`roles`, or the file of its weight
  * version from `roleVersions`) beats the workflow's `models.<ref>.path` (relative to `baseDir`),
  * which beats `default` for roles on the `default` reference. A role with LoRA adapters
@@ -197,6 +206,10 @@ export function resolveModels(graph: Graph, req: ModelRequest, lookupVersion?: (
   if (req.batchSize !== undefined) config.batchSize = req.batchSize;
   if (req.prefixReuse === false) config.prefixReuse = false;
   if (Object.keys(loras).length) config.loras = loras;
+  if (process.env[TIMING_SCHEDULER_ENV] === 'timing') {
+    config.batching = 'mixed';
+    notes.push(`${TIMING_SCHEDULER_ENV}=timing: decode batches formed by timing (bench baseline); repeatability not guaranteed`);
+  }
   return { config, versions, fieldOf, notes };
 }
 

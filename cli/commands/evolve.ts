@@ -21,6 +21,8 @@ import { openStore, type Store } from '../../core/store/index.ts';
 import { getDataset } from '../../core/tasks/index.ts';
 import { defaultTools } from '../../core/tools/index.ts';
 import { llamaProvider } from '../../models/factory.ts';
+import { reproEnvironment } from '../../models/environment.ts';
+import { finishEvolutionRecord, recordEvolution } from '../../core/repro/index.ts';
 import { ReplayProvider } from '../../models/replay/index.ts';
 import { verifyModelFiles, withFingerprints } from '../../models/resolve.ts';
 import { act, dbOption, intOption, pairRecord, UsageError, type CommandContext } from '../args.ts';
@@ -107,6 +109,7 @@ async function evolveCommand(dataset: string | undefined, o: EvolveFlags, io: Io
     process.once('SIGINT', onSigint);
     io.stderr(`MASS inner loop ${evolutionId}: ${tasks.length} task(s) of ${dataset}/${o.split}, ${o.iterations} iterations, rule ${rule}, model ${path.basename(o.model)}\n`);
     const roleRefs = new Map(Object.keys(cfg.roleModels).map((r) => [r, cfg.roleModels[r]!]));
+    recordEvolution(store, evolutionId, { tasks, firstDesign: first.design, settings: { dataset, split: o.split, iterations: o.iterations, rule }, seed: o.seed, models: withFingerprints(cfg), environment: reproEnvironment() });
     const report = await evolve(
       { evolutionId, family, tasks, firstDesign: first.design, iterations: o.iterations, rule, seed: o.seed, catalogue },
       {
@@ -119,6 +122,7 @@ async function evolveCommand(dataset: string | undefined, o: EvolveFlags, io: Io
         onEvent: (e) => io.stderr(eventLine(e)),
       },
     );
+    if (!controller.signal.aborted) finishEvolutionRecord(store, evolutionId);
     const records = store.mass.list(evolutionId);
     const timeline = timelineOf(evolutionId, records);
     // The judge picked every champion: audit it against the external grader on the pairs it judged (core/guards judgeAudit).

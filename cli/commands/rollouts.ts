@@ -9,6 +9,7 @@ import { addExperimentOptions, cliDeps, modelRequestOf, loadWorkflowArg, toolsWi
 import { formatRollouts } from '../formatExperiments.ts';
 import type { Io } from '../io.ts';
 import { exitOf, progress, settled } from '../progress.ts';
+import { repeatabilityLine } from '../repeatability.ts';
 
 interface RolloutsFlags extends ExperimentFlagValues {
   group: number;
@@ -23,8 +24,8 @@ export function define(cmd: Command, ctx: CommandContext): void {
   cmd
     .usage('<workflow.yaml> --dataset gsm8k --model <file.gguf> --group G [options]')
     .description([
-      'Runs G rollouts per task with distinct recorded seeds, decoded together (the G trajectories of a',
-      "group share the model's decode batches), then computes each role's group-relative advantage:",
+      'Runs G rollouts per task with distinct recorded seeds, in flight together (each decode holds one',
+      'sequence, so a seeded group repeats bit for bit), then computes each role\'s group-relative advantage:',
       "A = (h - mean) / (std + 1e-6) of the role's ladder reward h within the task's group (population",
       "std; zero spread gives zero advantage and is reported), and Flow-GRPO's trajectory-level outcome",
       'advantage broadcast to every turn. Sampling is on-policy: temperature T, topK 0, topP 1, minP 0.',
@@ -66,7 +67,7 @@ async function rolloutsCommand(workflowFile: string, values: RolloutsFlags, io: 
     const outcome = settled(await bar.follow(handle));
     const { summary, config: ro } = outcome.rollouts!;
     const id = outcome.experimentId;
-    io.stdout(values.json ? JSON.stringify({ experimentId: id, ...summary, mode: ro.mode, group: G, temperature, accuracy: outcome.report.accuracy, wallSeconds: outcome.report.wallSeconds }) + '\n' : formatRollouts(id, summary, ro, outcome.report.wallSeconds));
+    io.stdout(values.json ? JSON.stringify({ experimentId: id, ...summary, mode: ro.mode, group: G, temperature, accuracy: outcome.report.accuracy, wallSeconds: outcome.report.wallSeconds }) + '\n' : formatRollouts(id, summary, ro, outcome.report.wallSeconds) + repeatabilityLine(store, id));
     return exitOf(outcome);
   } finally {
     store.close();

@@ -8,6 +8,7 @@ import { addCardOptions, addExperimentOptions, cardsConfigFromFlags, cliDeps, cl
 import { formatReport, reportJson } from '../format.ts';
 import type { Io } from '../io.ts';
 import { exitOf, progress, settled } from '../progress.ts';
+import { repeatabilityLine } from '../repeatability.ts';
 
 /** Flags of `flowlab run`. */
 interface RunFlags extends ExperimentFlagValues {
@@ -51,7 +52,7 @@ async function runCommand(workflowFile: string, values: RunFlags, io: Io): Promi
     }, cliDeps(store, tools), { onEvent: bar.onEvent }), { offset });
     const outcome = settled(await bar.follow(handle));
     const report = outcome.report;
-    io.stdout(values.json ? reportJson(report) : formatReport(report, `${workflow.graph.name} on ${store.getExperiment(outcome.experimentId).dataset}/${values.split}`));
+    io.stdout(values.json ? reportJson(report) : formatReport(report, `${workflow.graph.name} on ${store.getExperiment(outcome.experimentId).dataset}/${values.split}`) + repeatabilityLine(store, outcome.experimentId));
     return exitOf(outcome);
   } finally {
     store.close();

@@ -7,7 +7,7 @@ import { openStore, type Store } from '../../core/store/index.ts';
 import { constantFlag } from '../../core/guards/index.ts';
 import {
   accuracyText, calibrateStudy, deltaText, estimateRecord, estimateStudy, formatSeconds, pendingRuns, runStudy, studyCells,
-  studyReportHtml, studyTableCsv, trainingUnits, StudyError, type StudyDeps, type StudyEstimate, type StudyEvent, type StudyPlan, type StudyState, type StudyTable,
+  studyReportHtml, studyTableCsv, studyTimingCsv, trainingUnits, StudyError, type StudyDeps, type StudyEstimate, type StudyEvent, type StudyPlan, type StudyState, type StudyTable,
 } from '../../core/studies/index.ts';
 import { fileModelPort, loadTrainer } from '../../models/factory.ts';
 import { planPath, resolveStudyPlan, studyDepsOf, type LoadedStudyPlan } from '../../host/studyPlan.ts';
@@ -124,9 +124,13 @@ async function studyCommand(file: string, flags: StudyFlags, io: Io): Promise<nu
     }
     const after = store.studies.get(studyId).state as StudyState;
     const extra = estimateLines(after, outcome.wallSeconds, outcome.status);
+    // Cells that cannot repeat exactly (a model on a server): said under the table and in the report.
+    const inexact = studyCells(plan, studyId, loaded.skipZones).map((c) => [c.experimentId, store.repro.find(c.experimentId)?.repeatability] as const).filter(([, r]) => r !== undefined && r !== 'exact');
+    if (inexact.length) extra.push(`Repeatability ${inexact[0]![1]} in ${inexact.length} cell(s) (flowlab repeat ${inexact[0]![0]} measures it).`);
     const outDir = path.resolve(flags.out ?? path.join(store.file === ':memory:' ? process.cwd() : path.dirname(path.resolve(store.file)), 'flowlab-studies', studyId));
     mkdirSync(outDir, { recursive: true });
     writeFileSync(path.join(outDir, 'table.csv'), studyTableCsv(outcome.table));
+    writeFileSync(path.join(outDir, 'timing.csv'), studyTimingCsv(outcome.table));
     writeFileSync(path.join(outDir, 'report.html'), studyReportHtml(outcome.table, extra));
     if (flags.json) io.stdout(JSON.stringify({ studyId, status: outcome.status, wallSeconds: outcome.wallSeconds, tokens: outcome.tokens, table: outcome.table }) + '\n');
     else io.stdout(`${formatStudyTable(outcome.table)}${extra.map((l) => `${l}\n`).join('')}Status: ${outcome.status}${outcome.message ? ` (${outcome.message})` : ''}. CSV and HTML: ${outDir}\n`);

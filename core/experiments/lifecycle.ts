@@ -3,6 +3,7 @@
  * executePending with progress events, then halt / cancel / finish, rollout advantages and
  * blame scoring. The provider is disposed before `done` resolves.
  */
+import { finishExperimentRecord } from '../repro/experiment.ts';
 import type { ToolSource } from '../engine/index.ts';
 import type { FaultSpec } from '../faults/inject.ts';
 import { labelClassOf } from '../guards/index.ts';
@@ -117,6 +118,7 @@ export async function executeExperiment(p: Prepared, store: Store, signal: Abort
   if (halted) emit({ type: 'halted', experimentId, message: message! });
   try {
     store.finishExperiment(experimentId, status);
+    if (status === 'completed') finishExperimentRecord(store, experimentId);
   } catch (err) {
     if (status !== 'failed') message = `could not record the end of the experiment: ${err instanceof Error ? err.message : String(err)}`;
     error ??= err;

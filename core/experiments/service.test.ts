@@ -13,6 +13,7 @@ import type { Dataset, Grader } from '../tasks/types.ts';
 import { defaultTools } from '../tools/index.ts';
 import { parseWorkflow } from '../workflow/load.ts';
 import { startExperiment } from './service.ts';
+import { experimentDigest, sha256Of } from '../repro/index.ts';
 import { ExperimentSpecError, type ExperimentEvent, type ServiceDeps } from './spec.ts';
 
 const YAML = `
@@ -164,7 +165,8 @@ describe('startExperiment: blame-eval and rollouts', () => {
   it('rollouts plan G runs per task, sample on-policy, and store group advantages', async () => {
     const seen: Array<{ temperature?: number; topK?: number }> = [];
     const { store, deps, spec } = setup(async (cfg) => {
-      expect([cfg.sequences, cfg.batching]).toEqual([4, 'mixed']);
+      // Deterministic scheduler: one sequence per decode, so what shares a batch never depends on timing (was 'mixed').
+      expect([cfg.sequences, cfg.batching]).toEqual([4, 'isolated']);
       return new ScriptedProvider((r) => {
         seen.push({ temperature: r.params.temperature, topK: r.params.topK });
         return halfRight(r);
@@ -174,8 +176,36 @@ describe('startExperiment: blame-eval and rollouts', () => {
     const out = await h.done;
     expect(store.listTasks(h.experimentId)).toHaveLength(6);
     expect(seen.every((s) => s.temperature === 0.5 && s.topK === 0)).toBe(true);
-    expect(store.getExperiment(h.experimentId).config).toMatchObject({ rollouts: { group: 3, temperature: 0.5, mode: 'multi-agent', learningRoles: ['s'] }, models: { sequences: 4, batching: 'mixed' } });
+    expect(store.getExperiment(h.experimentId).config).toMatchObject({ rollouts: { group: 3, temperature: 0.5, mode: 'multi-agent', learningRoles: ['s'] }, models: { sequences: 4, batching: 'isolated' } });
     expect(out.rollouts?.summary).toMatchObject({ groups: 2, trajectories: 6 });
     expect(store.improve.advantagesOf(h.experimentId).length).toBeGreaterThan(0);
+    expect(store.repro.find(h.experimentId)).toMatchObject({ kind: 'experiment', repeatability: 'exact', fingerprint: { seed: 7, decode: { batching: 'isolated', sequences: 4 } } });
+  });
+
+  it('records a fingerprint when an experiment starts and its output digest when it completes; a re-run gives the same digest', async () => {
+    const { store, deps, spec } = setup();
+    deps.models.environment = () => ({ code: { flowlab: '0.1.0', commit: 'abc' }, native: { 'node-llama-cpp': '3.21.1' } });
+    const a = await startExperiment(spec, deps);
+    await a.done;
+    const rec = store.repro.find(a.experimentId)!;
+    expect(rec).toMatchObject({ kind: 'experiment', repeatability: 'exact' });
+    expect(rec.fingerprint).toMatchObject({
+      schema: 1, kind: 'experiment', seed: 7, models: { default: 'fp-1' },
+      inputs: { workflow: sha256Of(YAML), experimentKind: 'run', dataset: 'toy', split: 'test' },
+      code: { flowlab: '0.1.0', commit: 'abc' }, native: { 'node-llama-cpp': '3.21.1' },
+    });
+    expect(rec.outputDigest).toBe(experimentDigest(store, a.experimentId));
+    const b = await startExperiment(spec, deps);
+    await b.done;
+    // Same inputs, same outputs: same digest (ids and timings are not part of it).
+    expect(store.repro.find(b.experimentId)!.outputDigest).toBe(rec.outputDigest);
+    expect(store.repro.find(b.experimentId)!.fingerprintDigest).toBe(rec.fingerprintDigest);
+  });
+
+  it("a model config with batching 'mixed' (the bench's timing-ordered baseline) is recorded as not exactly repeatable", async () => {
+    const { store, deps, spec } = setup();
+    const h = await startExperiment({ ...spec, kind: 'rollouts', limit: 1, group: 2, temperature: 0.5, mode: 'multi-agent', models: { ...MODELS, batching: 'mixed' } }, deps);
+    await h.done;
+    expect(store.repro.find(h.experimentId)?.repeatability).toBe('not guaranteed: mixed decode batches');
   });
 });

@@ -6,6 +6,7 @@
  * rollout sampling, halts on a model that fails mid-run, stores rollout advantages, marks the
  * end, and reports typed progress events. Faces only map their input to a spec and listen.
  */
+import { recordExperiment } from '../repro/experiment.ts';
 import { assertCardsAvailable, cardHooksFor } from '../distill/hooks.ts';
 import { labelClassOf } from '../guards/index.ts';
 import type { FaultSpec } from '../faults/inject.ts';
@@ -129,7 +130,7 @@ async function prepareNew(spec: Exclude<ExperimentSpec, ResumeSpec>, deps: Servi
     rollouts = { group: spec.group, temperature: spec.temperature, mode: formatMode(mode), learningRoles: learningRoles(graph, mode), ...(spec.recordTokens && { recordTokens: true }) };
   }
   const { dataset, tasks } = loadTasks(deps, spec, emit);
-  const models: ModelConfig = rollouts ? { ...spec.models, sequences: Math.max(4, rollouts.group), batching: 'mixed' } : spec.models;
+  const models: ModelConfig = rollouts ? { ...spec.models, sequences: Math.max(4, rollouts.group), batching: spec.models.batching ?? 'isolated' } : spec.models;
   const provider = await loadProvider(deps, models);
 
   const config: Record<string, unknown> = {
@@ -252,6 +253,8 @@ function wire(a: {
   emit: (e: ExperimentEvent) => void;
 }): Prepared {
   const modelFor = (role: RoleName) => a.models.roleModels[role] ?? 'default';
+  // The reproducibility record (core/repro): what determines this experiment, before any task runs.
+  recordExperiment(a.deps.store, a.exp, (a.exp.config as StoredConfig).models ?? a.models, a.deps.models.environment?.());
   const base: Prepared = { exp: a.exp, graph: a.graph, grader: a.dataset.grader, provider: a.provider, tools: a.tools, modelFor, resumed: a.resumed };
   if (a.exp.kind === 'blame-eval') return { ...base, faults: { specs: a.specs, inject: ((a.exp.config as StoredConfig).inject ?? []).slice() } };
   if (a.exp.kind === 'rollouts' && a.rollouts) return { ...base, rollouts: a.rollouts, parallel: a.rollouts.group, sampling: onPolicy(a.rollouts.temperature), recordTokens: a.rollouts.recordTokens };

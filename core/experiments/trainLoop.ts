@@ -3,6 +3,7 @@
  * rollouts (core/training/loop.ts runTrainLoop), with the providers built by the model port
  * (loaded before use, reloaded after every write) and progress as the loop's events.
  */
+import { finishTrainLoopRecord, recordTrainLoop, trainLoopFingerprint } from '../repro/trainLoop.ts';
 import type { RoleName } from '../ids.ts';
 import { rolesThatRun } from '../workflow/index.ts';
 import type { ModelConfig } from '../model/config.ts';
@@ -107,8 +108,10 @@ export function launchTrainLoop(spec: TrainLoopSpec, deps: ServiceDeps & { train
     ...rest, workflow: { text: spec.workflow.text, ...(spec.workflow.file !== undefined && { file: spec.workflow.file }) }, roles, models: recorded,
     startVersions: Object.fromEntries(Object.entries(sv ?? {}).map(([role, v]) => [role, v.id])),
   };
-  const cfgOf = (m: LoopModels): ModelConfig => ({ ...base, models: m.models, roleModels: m.roleModels, sequences: Math.max(4, parallel), batching: 'mixed', exactAttention: true });
+  const cfgOf = (m: LoopModels): ModelConfig => ({ ...base, models: m.models, roleModels: m.roleModels, sequences: Math.max(4, parallel), batching: base.batching ?? 'isolated', exactAttention: true });
   const makeProvider = (m: LoopModels): Promise<ModelProvider> => loadedProvider(deps.models.create, cfgOf(m));
+  // The reproducibility record (core/repro): the plan, the starting files and the sampling settings.
+  recordTrainLoop(deps.store, loopId, trainLoopFingerprint(JSON.parse(JSON.stringify(plan)) as Record<string, unknown>, { ...cfgOf({ models: base.models, roleModels: base.roleModels }), ...(recorded.fingerprints && { fingerprints: recorded.fingerprints }) }, deps.models.environment?.()));
   const done = runTrainLoop({
     store: deps.store,
     graph: spec.workflow.graph,
@@ -130,6 +133,9 @@ export function launchTrainLoop(spec: TrainLoopSpec, deps: ServiceDeps & { train
         }
       }
     },
+  }).then((report) => {
+    if (deps.store.trainLoops.find(loopId)?.status === 'completed') finishTrainLoopRecord(deps.store, loopId);
+    return report;
   });
   return {
     loopId,

@@ -62,15 +62,26 @@ export function resumeTrainLoop(
     }
     store.trainLoops.finish(loop.id, 'interrupted');
   }
-  const plan = loop.plan as unknown as TrainLoopPlan;
   const tools = deps.tools ?? defaultTools();
+  const full = storedLoopSpec(loop, store, tools, spec.models, deps.models.verify);
+  return { loop, nothing: false, handle: launchTrainLoop(full, { ...deps, tools }, options, true) };
+}
+
+/**
+ * The spec a stored loop was started with (its plan), to continue it (`resumeTrainLoop`) or run it
+ * again elsewhere (`flowlab verify`): moved starting files in `moved`, checked by `verify` (the
+ * model port's) against the recorded fingerprints; start versions looked up in `store`.
+ * Errors: as resumeTrainLoop's.
+ */
+export function storedLoopSpec(loop: TrainLoopRow, store: Store, tools: NonNullable<ServiceDeps['tools']>, moved?: ResumeSpec['models'], verify?: ServiceDeps['models']['verify']): TrainLoopSpec {
+  const plan = loop.plan as unknown as TrainLoopPlan;
   const file = plan.workflow.file ? plan.workflow.file.split(/[\\/]/).pop() : undefined;
   const { graph } = parseWorkflow(plan.workflow.text, { tools, ...(file !== undefined && { file }) });
-  const models: ModelConfig = overrideModels(plan.models, spec.models);
-  deps.models.verify?.(plan.models, models); // the same starting files as when it started, or refuse
+  const models: ModelConfig = overrideModels(plan.models, moved);
+  verify?.(plan.models, models); // the same starting files as when it started, or refuse
   const startVersions: Record<string, WeightVersion> = Object.fromEntries(Object.entries(plan.startVersions ?? {}).map(([role, id]) => [role, store.weights.get(id)]));
   const { workflow: _w, startVersions: _s, ...rest } = plan;
-  const full: TrainLoopSpec = {
+  return {
     ...rest,
     workflow: { graph, text: plan.workflow.text, ...(plan.workflow.file !== undefined && { file: plan.workflow.file }) },
     models,
@@ -78,5 +89,4 @@ export function resumeTrainLoop(
     versionsDir: loop.versionsDir,
     loopId: loop.id,
   };
-  return { loop, nothing: false, handle: launchTrainLoop(full, { ...deps, tools }, options, true) };
 }

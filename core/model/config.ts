@@ -26,8 +26,10 @@ export interface ModelConfig {
   /** Concurrent sequences per model (rollout groups use G). Default: the provider's (4). */
   sequences?: number;
   /**
-   * `mixed`: concurrent sequences share decode batches (throughput; rollouts); `isolated`
-   * (default): bit-identical to running each call alone (see models/llama).
+   * `isolated` (default, the deterministic scheduler; rollouts and train-loop use it too): each
+   * decode holds one sequence, bit-identical to running each call alone (see models/llama);
+   * `mixed`: concurrent sequences share decode batches as timing has them (the bench-only
+   * timing-ordered baseline, FLOWLAB_BENCH_SCHEDULER=timing; recorded as not exactly repeatable).
    */
   batching?: 'mixed' | 'isolated';
   /**
@@ -121,4 +123,9 @@ export interface ModelPort {
    * same as when `recorded` was taken. Default: no check.
    */
   verify?(recorded: ModelConfig, current: ModelConfig): void;
+  /**
+   * The code version and native library versions this port runs with, recorded in every
+   * reproducibility fingerprint (core/repro). Default: unknown.
+   */
+  environment?(): { code: Record<string, string>; native: Record<string, string> };
 }

@@ -32,10 +32,11 @@ import { isPidAlive } from './liveness.ts';
 import type { MigrationReport } from './migrate.ts';
 import { MANY_ROWS, prepareStatements, type Statements } from './statements.ts';
 import { SqliteImproveRepo } from './improve.ts';
-import type { ImproveRepo, RunWithEvents, Store, StudiesRepo, TrainLoopsRepo, WeightsRepo, StoreArea } from './port.ts';
+import type { ImproveRepo, ReproRepo, RunWithEvents, Store, StudiesRepo, TrainLoopsRepo, WeightsRepo, StoreArea } from './port.ts';
 import { SqliteTrainLoopsRepo } from './trainLoops.ts';
 import { SqliteWeightsRepo } from './weights.ts';
 import { SqliteStudiesRepo } from './studies.ts';
+import { SqliteReproRepo } from './repro.ts';
 import { SqliteMassRepo, type MassRepo } from './mass.ts';
 import { SqliteWorkshopRepo, type WorkshopRepo } from './workshops.ts';
 import type { ExperimentCall, ExperimentRow, ExperimentStatus, ExperimentSummary, NewExperiment, PlannedTask } from './types.ts';
@@ -330,6 +331,13 @@ export class SqliteStore implements Store {
   get studies(): StudiesRepo {
     this.live();
     return (this.studiesRepo ??= new SqliteStudiesRepo(this.db, this.file));
+  }
+
+  private reproRepo?: SqliteReproRepo;
+  /** Reproducibility records: fingerprints and output digests (core/repro; `flowlab verify`). */
+  get repro(): ReproRepo {
+    this.live();
+    return (this.reproRepo ??= new SqliteReproRepo(this.db, this.file));
   }
 
   private trainLoopsRepo?: SqliteTrainLoopsRepo;

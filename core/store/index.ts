@@ -6,7 +6,7 @@
  * schema_migrations. See schema.ts for the layout.
  */
 export { openStore, type OpenStoreOptions } from './openStore.ts';
-export type { ImproveRepo, RunWithEvents, Store, StudiesRepo, TrainLoopsRepo, WeightsRepo, StoreArea } from './port.ts';
+export type { ImproveRepo, ReproRepo, RunWithEvents, Store, StudiesRepo, TrainLoopsRepo, WeightsRepo, StoreArea } from './port.ts';
 export { SqliteTrainLoopsRepo, type NewTrainLoop, type TrainLoopExperiment, type TrainLoopRow, type TrainLoopStatus } from './trainLoops.ts';
 export { openStores, SqliteStore } from './SqliteStore.ts';
 export { StoreError, type StoreErrorCode } from './errors.ts';
@@ -27,4 +27,5 @@ export { SqliteImproveRepo, type AdvantageRow, type Card } from './improve.ts';
 export { SqliteMassRepo, canonicalJson, type MassRecord, type MassRepo } from './mass.ts';
 export { SqliteWeightsRepo, newWeightVersionId, type WeightVersion, type NewWeightVersion } from './weights.ts';
 export { SqliteStudiesRepo, type StudyRow, type StudyStatus } from './studies.ts';
+export { SqliteReproRepo, type ReproKind, type ReproRecord } from './repro.ts';
 export { SqliteWorkshopRepo, type WorkshopPredictionRow, type WorkshopRepo, type WorkshopResultRow, type WorkshopSessionRow } from './workshops.ts';

@@ -17,6 +17,7 @@ import type { NewWeightVersion, WeightVersion } from './weights.ts';
 import type { StudyRow, StudyStatus } from './studies.ts';
 import type { MassRepo } from './mass.ts';
 import type { WorkshopRepo } from './workshops.ts';
+import type { ReproKind, ReproRecord } from './repro.ts';
 
 /** One run with all its node events (each with its model calls), as `saveRuns` takes them. */
 export interface RunWithEvents {
@@ -45,6 +46,15 @@ export interface ImproveRepo {
 }
 
 /** Weight versions written by training (core/training), with their lineage. */
+/** Reproducibility records (core/store/repro.ts): fingerprints and output digests, for `flowlab verify`. */
+export interface ReproRepo {
+  /** Records (or, on a resume, replaces) a fingerprint; an output digest already stored is kept. Errors: `INVALID_RECORD`. */
+  record(input: { id: string; kind: ReproKind; fingerprint: Record<string, unknown>; fingerprintDigest: string; repeatability: string }): void;
+  /** Stores the output digest of a finished record. Errors: `NOT_FOUND`. */
+  finish(id: string, outputDigest: string): void;
+  find(id: string): ReproRecord | undefined;
+}
+
 /** Studies: the plan and state of each (core/store/studies.ts has the row's fields). */
 export interface StudiesRepo {
   /** Errors: `EXPERIMENT_EXISTS` (id taken), `INVALID_RECORD`. */
@@ -138,6 +148,8 @@ export interface Store {
   readonly weights: WeightsRepo;
   /** Studies (core/studies). */
   readonly studies: StudiesRepo;
+  /** Reproducibility records (core/repro). */
+  readonly repro: ReproRepo;
   /** Train loops. */
   readonly trainLoops: TrainLoopsRepo;
   /** MASS loop records (core/mass): designs, verdicts, champions, write-once. */

@@ -331,6 +331,24 @@ CREATE TABLE model_call_settings (
 ) WITHOUT ROWID;
 `;
 
+/**
+ * Reproducibility records (core/repro, `flowlab verify`): per experiment, train loop, study or
+ * evolution id, the fingerprint of what determines it, whether it is exactly repeatable, and the
+ * digest of its outputs once finished. A table of its own, so the existing tables stay as they were.
+ */
+const REPRO = /* sql */ `
+CREATE TABLE repro_records (
+  id                 TEXT PRIMARY KEY,
+  kind               TEXT NOT NULL CHECK (kind IN ('experiment', 'train-loop', 'study', 'evolution')),
+  fingerprint_json   TEXT NOT NULL,
+  fingerprint_digest TEXT NOT NULL,
+  repeatability      TEXT NOT NULL,
+  output_digest      TEXT,
+  created_at         INTEGER NOT NULL,
+  finished_at        INTEGER
+) WITHOUT ROWID;
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial', up: INITIAL },
   { version: 2, name: 'credit-and-ladder', up: CREDIT },
@@ -343,6 +361,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 9, name: 'workshops', up: WORKSHOPS },
   { version: 10, name: 'call-settings', up: CALL_SETTINGS },
   { version: 11, name: 'task-meta', up: TASK_META },
+  { version: 12, name: 'repro-records', up: REPRO },
 ];
 
 /** The newest schema version this code knows. */

@@ -7,6 +7,7 @@
  * is duplicated. A token or minute budget stops it cleanly: the run in flight is dropped (not
  * stored) and the cell stays resumable; a train loop stopped midway trains again on resume.
  */
+import { finishStudyRecord, recordStudy } from '../repro/study.ts';
 import { cardsConfigFor } from '../distill/hooks.ts';
 import { labelClassOf } from '../guards/index.ts';
 import { FlowlabError } from '../errors.ts';
@@ -148,6 +149,7 @@ export async function runStudy(plan: StudyPlan, studyId: string, deps: StudyDeps
   let state = row.state as StudyState;
   store.markInterrupted();
   store.studies.update(studyId, { status: 'running' });
+  recordStudy(store, studyId, row.plan, deps.models.environment?.());
   const overBudget = (): string | undefined => {
     if (opts.budgetTokens !== undefined && tokens >= opts.budgetTokens) return `token budget reached: ${tokens} of ${opts.budgetTokens} tokens spent`;
     if (opts.budgetMinutes !== undefined && (now() - t0) / 60_000 >= opts.budgetMinutes) return `time budget reached: ${((now() - t0) / 60_000).toFixed(2)} of ${opts.budgetMinutes} minutes`;
@@ -162,6 +164,7 @@ export async function runStudy(plan: StudyPlan, studyId: string, deps: StudyDeps
     const wall = (now() - t0) / 1000;
     state = { ...state, wallSeconds: [...(state.wallSeconds ?? []), wall] };
     store.studies.update(studyId, { status: status === 'cancelled' ? 'stopped' : status, state: { wallSeconds: state.wallSeconds } });
+    if (status === 'completed') finishStudyRecord(store, studyId, studyCells(plan, studyId, new Set(state.skippedZones ?? [])));
     return { studyId, status, table: studyTableNow(store, plan, studyId, state), wallSeconds: wall, tokens, ...(message !== undefined && { message }) };
   };
 

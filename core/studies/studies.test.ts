@@ -11,7 +11,7 @@ import { studyReportHtml } from './html.ts';
 import { parseStudyPlan, StudyError } from './plan.ts';
 import { inContext, runStudy } from './run.ts';
 import { TOY_PLAN, toyStudy } from './study.fixture.ts';
-import { accuracyText, buildStudyTable, deltaText, guardText, studyTableCsv, type StudyRun } from './table.ts';
+import { accuracyText, buildStudyTable, deltaText, guardText, studyTableCsv, studyTimingCsv, type StudyRun } from './table.ts';
 
 const PLAN = TOY_PLAN;
 
@@ -95,9 +95,12 @@ describe('the study table', () => {
     expect(accuracyText(e('base', 'id'))).toBe('25.0 [0.0, 75.0]');
     expect(deltaText(e('better', 'id').delta)).toBe('+75.0 [+25.0, +100.0] p=0.250 (both constant)');
     const csv = studyTableCsv(t).split('\n');
-    expect(csv[0]).toBe('study,model,condition,condition_kind,zone,zone_kind,dataset,split,runs,planned,accuracy,ci_low,ci_high,score,best_constant,best_constant_answer,distinct_answers,classes,constant,constant_answer,constant_share,delta,delta_guard,delta_ci_low,delta_ci_high,sign_positive,sign_negative,sign_ties,p_sign,pairs,tokens_per_task,seconds_per_task,experiments');
+    expect(csv[0]).toBe('study,model,condition,condition_kind,zone,zone_kind,dataset,split,runs,planned,accuracy,ci_low,ci_high,score,best_constant,best_constant_answer,distinct_answers,classes,constant,constant_answer,constant_share,delta,delta_guard,delta_ci_low,delta_ci_high,sign_positive,sign_negative,sign_ties,p_sign,pairs,tokens_per_task,experiments');
     // These runs carry no answer or label: one answer value "(none)" over 4 runs is CONSTANT at share 1, and so is the baseline: both constant.
-    expect(csv[3]).toBe('st,m,better,workflow,id,in-distribution,toy,test,4,4,1,1,1,1,,,1,,CONSTANT,(none),1,0.75,both constant,0.25,1,3,0,1,0.25,4,12.5,0.75,st.better.id.s0.m');
+    expect(csv[3]).toBe('st,m,better,workflow,id,in-distribution,toy,test,4,4,1,1,1,1,,,1,,CONSTANT,(none),1,0.75,both constant,0.25,1,3,0,1,0.25,4,12.5,st.better.id.s0.m');
+    // Wall-clock seconds live apart, so table.csv is a function of the inputs alone.
+    expect(studyTimingCsv(t).split('\n').slice(0, 1)).toEqual(['study,model,condition,zone,seconds_per_task']);
+    expect(studyTimingCsv(t).split('\n')[3]).toBe('st,m,better,id,0.75');
     const html = studyReportHtml(t, ['estimate 10 s']);
     expect(html).toContain('<svg');
     expect(html).not.toMatch(/<script|https?:\/\/(?!www\.w3\.org\/2000\/svg)/);

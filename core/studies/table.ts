@@ -182,8 +182,21 @@ const csvField = (v: unknown) => {
 };
 const r4 = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? undefined : Math.round(x * 1e4) / 1e4);
 
-/** The CSV columns of `studyTableCsv`, in order. */
-export const STUDY_CSV_COLUMNS = ['study', 'model', 'condition', 'condition_kind', 'zone', 'zone_kind', 'dataset', 'split', 'runs', 'planned', 'accuracy', 'ci_low', 'ci_high', 'score', 'best_constant', 'best_constant_answer', 'distinct_answers', 'classes', 'constant', 'constant_answer', 'constant_share', 'delta', 'delta_guard', 'delta_ci_low', 'delta_ci_high', 'sign_positive', 'sign_negative', 'sign_ties', 'p_sign', 'pairs', 'tokens_per_task', 'seconds_per_task', 'experiments'] as const;
+/**
+ * The CSV columns of `studyTableCsv`, in order: only what the study's inputs determine, so two
+ * runs of one plan give byte-identical files (docs/laptop-rl.md "Reproducibility"); wall-clock
+ * figures go to `studyTimingCsv`.
+ */
+export const STUDY_CSV_COLUMNS = ['study', 'model', 'condition', 'condition_kind', 'zone', 'zone_kind', 'dataset', 'split', 'runs', 'planned', 'accuracy', 'ci_low', 'ci_high', 'score', 'best_constant', 'best_constant_answer', 'distinct_answers', 'classes', 'constant', 'constant_answer', 'constant_share', 'delta', 'delta_guard', 'delta_ci_low', 'delta_ci_high', 'sign_positive', 'sign_negative', 'sign_ties', 'p_sign', 'pairs', 'tokens_per_task', 'experiments'] as const;
+
+/** The CSV columns of `studyTimingCsv`, in order. */
+export const STUDY_TIMING_COLUMNS = ['study', 'model', 'condition', 'zone', 'seconds_per_task'] as const;
+
+/** The wall-clock side of the table as CSV (`timing.csv`): seconds per task per model × condition × zone; it varies with the machine's load. */
+export function studyTimingCsv(t: StudyTable): string {
+  const rows = t.entries.map((e) => [t.studyId, e.model, e.condition, e.zone, r4(e.secondsPerTask)]);
+  return [STUDY_TIMING_COLUMNS, ...rows].map((r) => r.map(csvField).join(',')).join('\n') + '\n';
+}
 
 /** The table as CSV (RFC 4180; one row per model × condition × zone; fractions, not percent). */
 export function studyTableCsv(t: StudyTable): string {
@@ -192,7 +205,7 @@ export function studyTableCsv(t: StudyTable): string {
   const rows = t.entries.map((e) => {
     const z = zone.get(e.zone)!;
     const d = e.delta;
-    return [t.studyId, e.model, e.condition, cond.get(e.condition)?.kind, e.zone, z?.kind, z?.dataset, z?.split, e.runs, e.planned, r4(e.accuracy.mean), r4(e.accuracy.low), r4(e.accuracy.high), r4(e.score), r4(e.guard.bestConstant?.accuracy), e.guard.bestConstant?.answer, e.guard.distinctAnswers, e.guard.classes, e.guard.constant ? 'CONSTANT' : '', e.guard.constant?.answer, r4(e.guard.constant?.share), r4(d?.delta), d?.guard, r4(d?.ci.low), r4(d?.ci.high), d?.signTest.positive, d?.signTest.negative, d?.signTest.ties, r4(d?.signTest.p), d?.pairs, r4(e.tokensPerTask), r4(e.secondsPerTask), e.experimentIds.join(' ')];
+    return [t.studyId, e.model, e.condition, cond.get(e.condition)?.kind, e.zone, z?.kind, z?.dataset, z?.split, e.runs, e.planned, r4(e.accuracy.mean), r4(e.accuracy.low), r4(e.accuracy.high), r4(e.score), r4(e.guard.bestConstant?.accuracy), e.guard.bestConstant?.answer, e.guard.distinctAnswers, e.guard.classes, e.guard.constant ? 'CONSTANT' : '', e.guard.constant?.answer, r4(e.guard.constant?.share), r4(d?.delta), d?.guard, r4(d?.ci.low), r4(d?.ci.high), d?.signTest.positive, d?.signTest.negative, d?.signTest.ties, r4(d?.signTest.p), d?.pairs, r4(e.tokensPerTask), e.experimentIds.join(' ')];
   });
   return [STUDY_CSV_COLUMNS, ...rows].map((r) => r.map(csvField).join(',')).join('\n') + '\n';
 }

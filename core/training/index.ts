@@ -1,4 +1,4 @@
-export type { Trainer, LoadOptions, TrainableModel, SftSequence, PolicySample, SftOptions, PolicyOptions, StepResult } from './port.ts';
+export type { Trainer, LoadOptions, TrainableModel, SftSequence, PolicySample, SftOptions, PolicyOptions, StepResult, OptimizerState } from './port.ts';
 export { runTrainLoop, trainRef, newLoopId, checkLoopOptions, loopHyper, type TrainLoopOptions, type TrainLoopReport, type IterationMetrics, type RoleIterationMetrics, type HeldoutResult, type LoopEvent, type LoopModels, type LoopHyper, type TrainLoopState } from './loop.ts';
 export { iterationTasks, sampledTaskList, roleStepBatches, iterationSteps, minScoreOf, roleSftBatches, stepKind, wiringRootFailures, classAccuracy, constantBaseline, heldoutAccuracy, versionFile, roleReward, rungMeans, roleIterationMetrics, iterationMetrics, heldoutResult, type RoleBatch, type IterationClock } from './iteration.ts';
 export { sampleGroup, scoreGroup, applyPolicyStep, applySftStep, SFT_BATCH, writeRoleFile, versionRecord, adoptVersion, evaluateHeldout, finishExperiment, modelsSnapshot } from './steps.ts';

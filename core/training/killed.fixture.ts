@@ -21,7 +21,7 @@ import type { GenerateRequest, GenerateResult, ModelProvider } from '../model/pr
 import { openStore } from '../store/index.ts';
 import { defaultTools } from '../tools/index.ts';
 import { parseWorkflow } from '../workflow/load.ts';
-import type { LoadOptions, PolicySample, StepResult, TrainableModel, Trainer } from './port.ts';
+import type { LoadOptions, OptimizerState, PolicySample, StepResult, TrainableModel, Trainer } from './port.ts';
 
 export const WORKSHOP_FILE = 'examples/workshop-learn.yaml';
 
@@ -31,9 +31,17 @@ export function stepsOf(file: string): number {
   return m ? Number(m[1]) : 0;
 }
 
+/** The fake optimiser moment a fake model file was written with ("... moment <m>"); undefined for the base. */
+export function momentOf(file: string): number | undefined {
+  const m = / moment ([\d.e+-]+)$/.exec(readFileSync(file, 'utf8'));
+  return m ? Number(m[1]) : undefined;
+}
+
 class FakeModel implements TrainableModel {
   readonly parameters = 1;
   private steps: number;
+  /** A stand-in for Adam's moments: m <- m / 2 + 1 per step, kept in the optimiser state (zero at load). */
+  private moment = 0;
   constructor(readonly path: string, private readonly reference: string) {
     this.steps = stepsOf(path);
   }
@@ -42,6 +50,7 @@ class FakeModel implements TrainableModel {
   }
   async policyStep(batch: readonly PolicySample[]): Promise<StepResult> {
     this.steps++;
+    this.moment = this.moment / 2 + 1;
     return { loss: -0.01 * this.steps, kl: 0, tokens: batch.reduce((s, b) => s + b.completionTokens.length, 0), ms: 1 };
   }
   async greedy(): Promise<number[]> {
@@ -53,11 +62,17 @@ class FakeModel implements TrainableModel {
   async writeGguf(out: string): Promise<void> {
     const tmp = path.join(path.dirname(out), `.${path.basename(out)}.${process.pid}.tmp`);
     const fd = openSync(tmp, 'wx');
-    writeSync(fd, `steps ${this.steps} ref ${this.reference}`);
+    writeSync(fd, `steps ${this.steps} ref ${this.reference} moment ${this.moment}`);
     fsyncSync(fd);
     closeSync(fd);
     killPoint('gguf-temp-written');
     renameSync(tmp, out);
+  }
+  optimizerState(): OptimizerState {
+    return { step: this.steps, tensors: [Float32Array.of(this.moment)] };
+  }
+  restoreOptimizerState(state: OptimizerState): void {
+    this.moment = state.tensors[0]![0]!;
   }
   dispose(): void {}
 }

@@ -29,6 +29,7 @@ import { TrainingError } from './errors.ts';
 import { iterationMetrics, iterationSteps, iterationTasks, mean, minScoreOf, roleIterationMetrics, roleSftBatches, roleStepBatches, stepKind, trainRef, wiringRootFailures } from './iteration.ts';
 import type { SftSequence, StepResult, TrainableModel } from './port.ts';
 import { sweepLoopFolder } from './recover.ts';
+import { readOptimizerFile } from './optimizerFile.ts';
 import { adoptVersion, applyPolicyStep, applySftStep, evaluateHeldout, modelsSnapshot, sampleGroup, scoreGroup, versionRecord, writeRoleFile } from './steps.ts';
 import type { RunRecord } from '../results/index.ts';
 import type { HeldoutResult, IterationMetrics, LoopHyper, LoopModels, LoopRun, RoleIterationMetrics, SftSchedule, TrainedRole, TrainLoopOptions, TrainLoopReport, TrainLoopState } from './types.ts';
@@ -168,6 +169,11 @@ async function runLoop(o: TrainLoopOptions, loopId: string, hyper: LoopHyper, st
       const s = state.roles[role]!;
       const model = await o.trainer.load(s.path, s.path === s.startPath ? {} : { reference: s.startPath });
       trainables.push(model);
+      // A resumed loop continues with the optimiser state its last version was written with (not zeros).
+      if (o.resume && s.versions.length > 0 && model.restoreOptimizerState) {
+        const saved = readOptimizerFile(s.path);
+        if (saved) model.restoreOptimizerState(saved);
+      }
       roles.set(role, { model, basePath: s.basePath, startPath: s.startPath, path: s.path, ...(s.parentId ? { parentId: s.parentId } : {}), versions: [...s.versions] });
       models.models[trainRef(role)] = s.path;
       models.roleModels[role] = trainRef(role);

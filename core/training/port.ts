@@ -92,7 +92,21 @@ export interface TrainableModel {
    * (core/training/recover.ts removes such temp files left by a killed process).
    */
   writeGguf(outPath: string): Promise<void>;
+  /**
+   * The optimiser's state (Adam: the step count and the first and second moments of every
+   * parameter, in a fixed order), so a resumed train loop continues with the moments it had
+   * (core/training/optimizerFile.ts stores it beside each version). Absent: a stateless trainer.
+   */
+  optimizerState?(): OptimizerState;
+  /** Puts back a state `optimizerState` gave (same model shapes). Throws when the shapes differ. */
+  restoreOptimizerState?(state: OptimizerState): void;
   dispose(): void;
+}
+
+/** An optimiser's state as plain data: its step count and its tensors' values (Adam: every m, then every v). */
+export interface OptimizerState {
+  step: number;
+  tensors: Float32Array[];
 }
 
 /** Options of `Trainer.load`. */

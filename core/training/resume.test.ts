@@ -8,7 +8,7 @@ import { loopDebris } from './recover.ts';
 import { getDataset } from '../tasks/index.ts';
 import { defaultTools } from '../tools/index.ts';
 import { parseWorkflow } from '../workflow/load.ts';
-import { FakeTrainer, SeedProvider, stepsOf, WORKSHOP_FILE } from './killed.fixture.ts';
+import { FakeTrainer, momentOf, SeedProvider, stepsOf, WORKSHOP_FILE } from './killed.fixture.ts';
 import { runTrainLoop } from './loop.ts';
 
 /**
@@ -72,6 +72,21 @@ function expectWholeLoop(t: ReturnType<typeof setup>): void {
 }
 
 describe('a train loop killed at a chosen point, then resumed', () => {
+  it("ends with the optimiser state of an uninterrupted loop: the moments are stored beside each version and restored at a resume", () => {
+    const whole = setup('adam-whole');
+    expect(child(['start', whole.db, whole.versions, whole.loopId, '4']).status).toBe(0);
+    const t = setup('adam-kill');
+    expect(child(['start', t.db, t.versions, t.loopId, '4'], 'rollout-stored@20').signal).toBe('SIGKILL'); // in iteration 3's sampling (8 rollouts per iteration)
+    expect(child(['resume', t.db, t.loopId]).status).toBe(0);
+    expectWholeLoop(t);
+    // m after k steps from zero: 1, 1.5, 1.75, 1.875 — the resumed loop's too (it restarted at 0, giving 1 and 1.5 for iterations 3 and 4, before).
+    for (const role of ROLES) {
+      const files = (x: ReturnType<typeof setup>) => [1, 2, 3, 4].map((k) => path.join(x.versions, x.loopId, role, `iter-00${k}.gguf`));
+      expect(files(whole).map(momentOf)).toEqual([1, 1.5, 1.75, 1.875]);
+      expect(files(t).map(momentOf)).toEqual([1, 1.5, 1.75, 1.875]);
+    }
+  });
+
   it('a partial temp GGUF is removed on resume; the loop ends at its planned iteration with an unbroken lineage', () => {
     const t = setup('tmp');
     const killed = child(['start', t.db, t.versions, t.loopId, '4'], 'gguf-temp-written@3'); // iteration 2, planner

@@ -17,7 +17,7 @@ export function isTrainable(c: ExperimentCall): c is ExperimentCall & { promptTo
  */
 export function policySamples(calls: readonly ExperimentCall[], role: string, advantageOf: (runId: string) => number | undefined, maskOf?: MaskOf): PolicySample[] {
   const out: PolicySample[] = [];
-  for (const c of calls) {
+  for (const c of inputOrder(calls)) {
     if (c.role !== role || !isTrainable(c)) continue;
     const advantage = advantageOf(c.runId);
     if (advantage === undefined || !Number.isFinite(advantage)) continue;
@@ -44,7 +44,7 @@ export interface CallMask {
  */
 export function sftSequences(calls: readonly ExperimentCall[], role: string, keep: (runId: string) => boolean, maskOf?: MaskOf): SftSequence[] {
   const out: SftSequence[] = [];
-  for (const c of calls) {
+  for (const c of inputOrder(calls)) {
     if (c.role !== role || !isTrainable(c) || !keep(c.runId)) continue;
     const m = maskOf?.(c);
     out.push({
@@ -54,6 +54,16 @@ export function sftSequences(calls: readonly ExperimentCall[], role: string, kee
     });
   }
   return out;
+}
+
+/**
+ * `calls` in the order they enter a training step: by task index, node id, attempt and call
+ * index — ids of the inputs, never the order the calls finished in (a node event's `seq` follows
+ * completion when branches of a run run in parallel). A step's gradient is a float sum over its
+ * samples, so its bits depend on this order (docs/laptop-rl.md, "Reproducibility"). Stable; a copy.
+ */
+export function inputOrder<C extends Pick<ExperimentCall, 'taskIndex' | 'nodeId' | 'attempt' | 'callIndex'>>(calls: readonly C[]): C[] {
+  return [...calls].sort((a, b) => a.taskIndex - b.taskIndex || (a.nodeId < b.nodeId ? -1 : a.nodeId > b.nodeId ? 1 : 0) || a.attempt - b.attempt || a.callIndex - b.callIndex);
 }
 
 /** Splits a batch into chunks of at most `size` (the last may be shorter). */

@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { ExperimentId, RoleName } from '../ids.ts';
 import { killPoint } from '../killPoint.ts';
+import { optimizerFileOf, writeOptimizerFile } from './optimizerFile.ts';
 import { deriveSeed } from '../random.ts';
 import { accuracyByNovelty } from '../guards/index.ts';
 import { executePending } from '../experiments/execute.ts';
@@ -158,6 +159,10 @@ export async function writeRoleFile(run: LoopRun, roleName: string, role: Traine
   const file = versionFile(run.o.versionsDir, run.loopId, roleName, k);
   mkdirSync(path.dirname(file), { recursive: true });
   const t0 = performance.now();
+  // The optimiser's state first (a resume continues from it; core/training/optimizerFile.ts): a kill
+  // between the two leaves a state file whose version is not recorded, rewritten when the iteration runs again.
+  const optimizer = role.model.optimizerState?.();
+  if (optimizer) writeOptimizerFile(optimizerFileOf(file), optimizer);
   await role.model.writeGguf(file);
   killPoint('version-file-written');
   return { file, seconds: (performance.now() - t0) / 1000 };

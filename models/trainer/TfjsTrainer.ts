@@ -34,6 +34,7 @@
  */
 import type {
   LoadOptions,
+  OptimizerState,
   PolicyOptions,
   PolicySample,
   SftOptions,
@@ -560,6 +561,27 @@ export class TfjsTrainableModel implements TrainableModel {
   }
 
   /** Frees every tensor of the model (weights, reference, Adam state, constants). Safe to call twice. */
+  /** Adam's step count and moments (every m, then every v, in parameter order), copied out. */
+  optimizerState(): OptimizerState {
+    return { step: this.adamStep, tensors: [...this.adamM, ...this.adamV].map((t) => Float32Array.from(t.dataSync() as Float32Array)) };
+  }
+
+  /**
+   * Puts back a state {@link optimizerState} gave: a resumed train loop continues with the moments
+   * it had instead of zeros. @throws TrainingError `INTERNAL` when the tensors do not match the parameters.
+   */
+  restoreOptimizerState(state: OptimizerState): void {
+    const n = this.params.length;
+    if (state.tensors.length !== 2 * n || state.tensors.some((t, i) => t.length !== this.params[i % n]!.size)) {
+      throw new TrainingError('INTERNAL', `${this.path}: the optimiser state does not fit this model (${state.tensors.length} tensors for ${n} parameters)`);
+    }
+    const next = state.tensors.map((t, i) => tf.keep(tf.tensor(t, this.params[i % n]!.shape, 'float32')));
+    for (const t of [...this.adamM, ...this.adamV]) t.dispose();
+    this.adamM = next.slice(0, n);
+    this.adamV = next.slice(n);
+    this.adamStep = state.step;
+  }
+
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
