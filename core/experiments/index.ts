@@ -22,3 +22,4 @@ export { startTrainLoop, trainableRoles, type TrainLoopSpec, type TrainLoopHandl
 export { resumeTrainLoop, trainLoopOf, type ResumeTrainLoopSpec } from './trainLoopResume.ts';
 export type { TrainLoopPlan } from './trainLoop.ts';
 export { compareRuns, type CompareReport, type PairedDelta } from './compare.ts';
+export { forkRun, forkPlan, forkOf, reachableFrom, parseNodeRef, ForkError, type ForkSpec, type ForkDeps, type ForkOutcome, type ForkCallCounts, type ForkConfig, type ForkErrorCode, type ForkSide, type Intervention, type RecordedCall } from './fork.ts';

@@ -28,3 +28,4 @@ export { SqliteMassRepo, canonicalJson, type MassRecord, type MassRepo } from '.
 export { SqliteWeightsRepo, newWeightVersionId, type WeightVersion, type NewWeightVersion } from './weights.ts';
 export { SqliteStudiesRepo, type StudyRow, type StudyStatus } from './studies.ts';
 export { SqliteWorkshopRepo, type WorkshopPredictionRow, type WorkshopRepo, type WorkshopResultRow, type WorkshopSessionRow } from './workshops.ts';
+export { SqliteForksRepo, type ForkLink, type ForksRepo } from './forks.ts';
