@@ -78,9 +78,8 @@ async function counterfactualCommand(experimentId: string, o: Flags, io: Io): Pr
     const deps = { ...cliDeps(store, tools), tools, replay: (calls: ConstructorParameters<typeof ReplayProvider>[0], opts: { checkPrompts: boolean }) => new ReplayProvider(calls, opts) };
     const report = await counterfactualBlame({
       experimentId: exp.id, intervene, with: correct, ...(o.runs !== undefined && { maxRuns: o.runs }), ...(o.threads !== undefined && { threads: o.threads }), save: Boolean(o.save),
-      onRun: (_v, done, total) => io.stderr(`\rcounterfactual: ${done}/${total} run(s)`),
+      onRun: (_v, done, total) => { if (io.isTTY) io.stderr(`\rcounterfactual: ${done}/${total} run(s)${done === total ? '\n' : ''}`); },
     }, deps);
-    io.stderr('\n');
     io.stdout(o.json ? JSON.stringify(report) + '\n' : formatCounterfactual(report, { simulated: exp.kind === 'blame-eval' }));
     return 0;
   } finally {

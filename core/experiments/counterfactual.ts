@@ -93,7 +93,7 @@ export interface CounterfactualReport {
   byRoleClass: Record<string, RateCell & { runs: number; otherFlipped: number }>;
   /** Silent runs: how many, how many got a located cause (a flipping fix upstream of the answer node), answer-node-only flips, and causes by role. */
   silent: { runs: number; located: number; fraction: number | null; answerOnly: number; byRole: Record<string, number> };
-  /** rows: structurally blamed role (`(silent)` for none); columns: counterfactual cause role (`(none)` when no fix flipped). */
+  /** rows: structurally blamed role (`(silent)` for none); columns: counterfactual cause role (`(none)` when no fix flipped, `(answer node)` when only the answer node's fix did). */
   agreement: Record<string, Record<string, number>>;
   /** Share of runs where structure and counterfactual name the same role (silent runs with no flip count as agreeing). */
   agreementRate: number | null;
@@ -122,6 +122,7 @@ export interface CounterfactualOptions {
 
 const SILENT = '(silent)';
 const NONE = '(none)';
+const ANSWER = '(answer node)';
 
 /**
  * Runs counterfactual blame over an experiment's failed and silent runs (see the module comment).
@@ -254,7 +255,7 @@ export function scoreCounterfactual(verdicts: readonly CounterfactualRun[], meta
       } else if (v.cause) silent.answerOnly++;
     }
     const row = v.roots[0]?.role ?? (v.roots.length ? '(ambiguous)' : SILENT);
-    const col = v.cause ? v.cause.role ?? NONE : NONE;
+    const col = !v.cause ? NONE : v.cause.answerNode ? ANSWER : v.cause.role ?? NONE;
     (agreement[row] ??= {})[col] = (agreement[row]![col] ?? 0) + 1;
     if (row === col || (row === SILENT && col === NONE)) agree++;
     const faults = new Set(v.injected.map((f) => `${f.nodeId}#${f.attempt}`));
