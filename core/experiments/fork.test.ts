@@ -11,6 +11,7 @@ import { openStore, type Store } from '../store/index.ts';
 import type { Dataset } from '../tasks/types.ts';
 import { defaultTools } from '../tools/index.ts';
 import { parseWorkflow } from '../workflow/index.ts';
+import { nodeSpanIdOf, runSpans, storedRuns, traceIdOf } from '../otel/index.ts';
 import { ForkError, forkPlan, forkRun, parseNodeRef, reachableFrom, type ForkDeps } from './fork.ts';
 import { startExperiment } from './service.ts';
 
@@ -112,6 +113,10 @@ describe('forkRun', () => {
     expect(stored.credit?.roots).toEqual([]);
     expect(stored.ladder?.solver).toBeDefined();
     expect(p.store.getExperiment(out.link!.experimentId)).toMatchObject({ kind: 'fork', status: 'completed' });
+    // Exported as OpenTelemetry spans, the fork's root span links to the parent's span of solve@2.
+    const { experiment, runs } = storedRuns(p.store, out.link!.experimentId, tools);
+    const [rootSpan] = runSpans(experiment, runs);
+    expect(rootSpan!.links).toEqual([{ context: { traceId: traceIdOf(p.runId), spanId: nodeSpanIdOf(p.runId, 'solve', 2), traceFlags: 1 }, attributes: { 'flowlab.fork.parent_run_id': p.runId, 'flowlab.fork.node_id': 'solve', 'flowlab.fork.attempt': 2, 'flowlab.fork.intervention': 'output' } }]);
     expect(snapshot(p.store, p.runId)).not.toBe(before); // one experiment more ...
     expect(JSON.stringify({ run: p.store.getRun(p.runId), events: p.store.getRunEvents(p.runId) })).toBe(JSON.stringify({ run: JSON.parse(before).run, events: JSON.parse(before).events })); // ... the parent unchanged
   });

@@ -43,6 +43,12 @@ export interface OtelRun {
   graph: TraceGraph;
   /** The task's input (written only with `withContent`). */
   taskInput?: unknown;
+  /**
+   * Set when the run is a fork (core/experiments/fork.ts): its root span carries a span link to the
+   * parent run's span of the node run it was forked at (trace and span ids of ids.ts, so the link
+   * resolves in any backend holding the parent's export), with the intervention as link attributes.
+   */
+  forkOf?: { parentRunId: string; nodeId: string; attempt: number; intervention: string };
 }
 
 export interface SpanOptions {
@@ -94,13 +100,19 @@ export function runSpans(experiment: OtelExperiment, runs: readonly OtelRun[], o
   const content = opts.withContent === true;
   const llm = opts.provider ?? 'llama.cpp';
 
-  for (const { run, events, graph, taskInput } of runs) {
+  for (const { run, events, graph, taskInput, forkOf } of runs) {
     const traceId = traceIdOf(run.runId);
     next = { traceId, spanId: runSpanIdOf(run.runId) };
     const firstRoot = run.credit?.roots[0]?.errorCode;
     const root = tracer.startSpan(`${OP.workflow} ${experiment.workflowName}`, {
       kind: SpanKind.INTERNAL,
       startTime: hrTimeOf(run.startedAt),
+      ...(forkOf && {
+        links: [{
+          context: { traceId: traceIdOf(forkOf.parentRunId), spanId: nodeSpanIdOf(forkOf.parentRunId, forkOf.nodeId, forkOf.attempt), traceFlags: 1 },
+          attributes: { [FL.forkParentRunId]: forkOf.parentRunId, [FL.forkNodeId]: forkOf.nodeId, [FL.forkAttempt]: forkOf.attempt, [FL.forkIntervention]: forkOf.intervention },
+        }],
+      }),
       attributes: attrs({
         [GEN_AI.operation]: OP.workflow,
         [GEN_AI.workflowName]: experiment.workflowName,
