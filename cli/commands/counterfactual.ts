@@ -1,7 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { counterfactualBlame, parseIntervene, type CorrectWith } from '../../core/experiments/index.ts';
+import { counterfactualBlame, evaluationsOf, parseIntervene, stepwiseRows, type CorrectWith, type CounterfactualReport } from '../../core/experiments/index.ts';
+import { otlpJsonOf, runSpans, storedRuns } from '../../core/otel/index.ts';
+import type { Store } from '../../core/store/index.ts';
+import type { ToolLookup } from '../../core/workflow/index.ts';
 import { openStore } from '../../core/store/index.ts';
 import { ReplayProvider } from '../../models/replay/index.ts';
 import { act, dbOption, intOption, UsageError, type CommandContext } from '../args.ts';
@@ -17,6 +20,7 @@ interface Flags {
   runs?: number;
   threads?: number;
   save?: boolean;
+  out?: string;
   json?: boolean;
 }
 
@@ -40,6 +44,7 @@ export function define(cmd: Command, ctx: CommandContext): void {
     .addOption(intOption('--runs <n>', 'examine at most this many failed or silent runs (task order)', { min: 1 }))
     .addOption(intOption('--threads <n>', 'CPU threads of the live models', { min: 1 }))
     .option('--save', 'store every fork, linked to its parent (default: discard them)')
+    .option('--out <dir>', 'also write counterfactual.json (the report), evaluations.otlp.json (the examined runs as OTLP/JSON spans with gen_ai.evaluation.result events on the forked node runs) and stepwise.jsonl (TRL stepwise supervision rows)')
     .addOption(dbOption())
     .option('--json', 'print one JSON object')
     .action(act(ctx, (id: string, o: Flags) => counterfactualCommand(id, o, ctx.io)));
@@ -80,9 +85,29 @@ async function counterfactualCommand(experimentId: string, o: Flags, io: Io): Pr
       experimentId: exp.id, intervene, with: correct, ...(o.runs !== undefined && { maxRuns: o.runs }), ...(o.threads !== undefined && { threads: o.threads }), save: Boolean(o.save),
       onRun: (_v, done, total) => { if (io.isTTY) io.stderr(`\rcounterfactual: ${done}/${total} run(s)${done === total ? '\n' : ''}`); },
     }, deps);
+    if (o.out) writeExports(o.out, report, store, tools, io);
     io.stdout(o.json ? JSON.stringify(report) + '\n' : formatCounterfactual(report, { simulated: exp.kind === 'blame-eval' }));
     return 0;
   } finally {
     store.close();
   }
+}
+
+/** The report, the examined runs' spans with their evaluation events, and TRL stepwise rows under `dir` (each file written whole: temp, then rename). */
+function writeExports(dir: string, report: CounterfactualReport, store: Store, tools: ToolLookup, io: Io): void {
+  mkdirSync(dir, { recursive: true });
+  const put = (name: string, text: string) => {
+    const file = path.join(dir, name);
+    writeFileSync(`${file}.tmp`, text);
+    renameSync(`${file}.tmp`, file);
+  };
+  put('counterfactual.json', JSON.stringify(report, null, 1) + '\n');
+  const { experiment, runs } = storedRuns(store, report.experimentId, tools);
+  const verdicts = new Map(report.verdicts.map((v) => [v.runId, v]));
+  const judged = runs.filter((r) => verdicts.has(r.run.runId)).map((r) => ({ ...r, evaluations: evaluationsOf(verdicts.get(r.run.runId)!) }));
+  put('evaluations.otlp.json', otlpJsonOf(runSpans(experiment, judged)));
+  const inputs = new Map(store.listTasks(report.experimentId).map((t) => [t.taskIndex, t.input]));
+  const rows = stepwiseRows(report, (id) => store.getRunEvents(id), (id) => JSON.stringify(inputs.get(store.getRun(id).taskIndex) ?? {}));
+  put('stepwise.jsonl', rows.map((r) => JSON.stringify(r)).join('\n') + (rows.length ? '\n' : ''));
+  io.stderr(`Wrote ${path.join(dir, 'counterfactual.json')}, evaluations.otlp.json (${judged.length} run(s)) and stepwise.jsonl (${rows.length} row(s)).\n`);
 }

@@ -8,6 +8,7 @@ import { parseWorkflow } from '../workflow/index.ts';
 import { counterfactualBlame, scoreCounterfactual, type CounterfactualRun } from './counterfactual.ts';
 import type { ForkDeps } from './fork.ts';
 import { nodeOracle } from './oracle.ts';
+import { evaluationsOf, stepwiseRows } from './counterfactualExport.ts';
 import { startExperiment } from './service.ts';
 import { formatCounterfactual } from '../../cli/formatCounterfactual.ts';
 
@@ -31,6 +32,19 @@ describe('scoreCounterfactual (pure, figures by hand)', () => {
     expect(r.agreementRate).toBe(2 / 5); // e/0 (solver = solver) and e/4 (silent, nothing flips)
     expect(r.injected).toEqual({ tried: 1, flipped: 0, rate: 0, latent: 0, byRole: { planner: { tried: 1, flipped: 0, rate: 0 } } });
     expect([r.forks, r.untried]).toEqual([8, 1]);
+  });
+
+  it('exports evaluation results per forked node run and TRL stepwise rows (the flipping step labelled false)', () => {
+    expect(evaluationsOf(runs[1]!)).toEqual([
+      { nodeId: 'plan', attempt: 1, name: 'flowlab.counterfactual', score: 1, label: 'causal', explanation: 'fix at plan#1 flips the run to success' },
+      { nodeId: 'solve', attempt: 1, name: 'flowlab.counterfactual', score: 0, label: 'not_causal', explanation: 'fix at solve#1 leaves the run wrong (structurally blamed)' },
+    ]);
+    const ev = (nodeId: string, seq: number, output: unknown, status = 'ok') => ({ nodeId, attempt: 1, seq, output, status }) as never;
+    const rows = stepwiseRows(r, () => [ev('plan', 0, 'add'), ev('solve', 1, undefined, 'failed'), ev('answer', 2, { answer: 6 })], (id) => `task of ${id}`);
+    // e/4 has no flipping fix: left out.
+    expect(rows.map((x) => x.runId)).toEqual(['e/0', 'e/1', 'e/2', 'e/3']);
+    expect(rows[1]).toEqual({ prompt: 'task of e/1', completions: ['plan: add', 'solve: (failed: failed)', 'answer: {"answer":6}'], labels: [false, true, true], runId: 'e/1' });
+    expect(rows[3]!.labels).toEqual([true, true, false]);
   });
 });
 

@@ -49,6 +49,13 @@ export interface OtelRun {
    * resolves in any backend holding the parent's export), with the intervention as link attributes.
    */
   forkOf?: { parentRunId: string; nodeId: string; attempt: number; intervention: string };
+  /**
+   * Evaluation results to put on node run spans as OpenTelemetry GenAI `gen_ai.evaluation.result`
+   * events (semantic conventions, gen-ai-events: `gen_ai.evaluation.name`,
+   * `gen_ai.evaluation.score.value`, `gen_ai.evaluation.score.label`, `gen_ai.evaluation.explanation`),
+   * e.g. counterfactual blame's verdict on each node run it forked at.
+   */
+  evaluations?: ReadonlyArray<{ nodeId: string; attempt: number; name: string; score: number; label: string; explanation?: string }>;
 }
 
 export interface SpanOptions {
@@ -100,7 +107,7 @@ export function runSpans(experiment: OtelExperiment, runs: readonly OtelRun[], o
   const content = opts.withContent === true;
   const llm = opts.provider ?? 'llama.cpp';
 
-  for (const { run, events, graph, taskInput, forkOf } of runs) {
+  for (const { run, events, graph, taskInput, forkOf, evaluations } of runs) {
     const traceId = traceIdOf(run.runId);
     next = { traceId, spanId: runSpanIdOf(run.runId) };
     const firstRoot = run.credit?.roots[0]?.errorCode;
@@ -209,6 +216,12 @@ export function runSpans(experiment: OtelExperiment, runs: readonly OtelRun[], o
         }),
       }, rootCtx);
       if (bad) span.setStatus({ code: SpanStatusCode.ERROR, message: e.message ?? e.errorCode ?? e.status });
+      for (const ev of evaluations ?? []) {
+        if (ev.nodeId !== e.nodeId || ev.attempt !== e.attempt) continue;
+        span.addEvent('gen_ai.evaluation.result', attrs({
+          'gen_ai.evaluation.name': ev.name, 'gen_ai.evaluation.score.value': ev.score, 'gen_ai.evaluation.score.label': ev.label, 'gen_ai.evaluation.explanation': ev.explanation,
+        }), hrTimeOf(e.endedAt));
+      }
       order.set(span.spanContext().spanId, order.size);
       const nodeCtx = trace.setSpan(ROOT_CONTEXT, span);
       for (const c of e.calls) {
