@@ -25,7 +25,7 @@ export function formatCounterfactual(r: CounterfactualReport, opts: { simulated?
     `Agreement rate: ${pct(r.agreementRate)} of runs.`,
     `Silent runs (wrong, no node failed): ${r.silent.runs}; given a located cause (a fix upstream of the answer node flips them): ${r.silent.located} (${pct(r.silent.fraction)}) [${byRole}]; flipped only by the answer node's oracle: ${r.silent.answerOnly}.`,
     ...(inj.tried || inj.latent || opts.simulated
-      ? [`SIMULATED faults: removing the injected fault flips ${inj.flipped}/${inj.tried} single-fault run(s) (${pct(inj.rate)})${injRoles ? ` [${injRoles}]` : ''}; ${inj.latent} run(s) hid a second planned fault below the first (not single-fault).`]
+      ? [`SIMULATED faults: fixing the injected node flips ${inj.flipped}/${inj.tried} single-fault run(s) (${pct(inj.rate)})${injRoles ? ` [${injRoles}]` : ''}; not single-fault: ${inj.latent} run(s) hid a second planned fault below the first, ${inj.natural} failed on the model's own further down.`]
       : []),
     '',
   ].join('\n');

@@ -30,7 +30,7 @@ describe('scoreCounterfactual (pure, figures by hand)', () => {
     expect(r.silent).toEqual({ runs: 3, located: 1, fraction: 1 / 3, answerOnly: 1, byRole: { planner: 1 } });
     expect(r.agreement).toEqual({ solver: { solver: 1, planner: 1 }, '(silent)': { planner: 1, '(answer node)': 1, '(none)': 1 } });
     expect(r.agreementRate).toBe(2 / 5); // e/0 (solver = solver) and e/4 (silent, nothing flips)
-    expect(r.injected).toEqual({ tried: 1, flipped: 0, rate: 0, latent: 0, byRole: { planner: { tried: 1, flipped: 0, rate: 0 } } });
+    expect(r.injected).toEqual({ tried: 1, flipped: 0, rate: 0, latent: 0, natural: 0, byRole: { planner: { tried: 1, flipped: 0, rate: 0 } } });
     expect([r.forks, r.untried]).toEqual([8, 1]);
   });
 

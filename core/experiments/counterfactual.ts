@@ -7,9 +7,9 @@
  * (the counterfactual replay of AgenTracer, arXiv:2509.03312, and DoVer, arXiv:2512.06749, done
  * exactly: the upstream is the recording itself).
  *
- * The corrected output (`with`): `oracle` — a node with a SIMULATED fault is re-run without it
- * (`unfault`), any other node gets its task family's oracle output (core/experiments/oracle.ts),
- * nodes with none are reported as untried; `teacher` — the node's role re-run from there on by
+ * The corrected output (`with`): `oracle` — the node's right output from its task family's oracle
+ * (core/experiments/oracle.ts); where the family knows none, a node with a SIMULATED fault is re-run
+ * without it (`unfault`: its own model's output); other nodes without one are reported as untried; `teacher` — the node's role re-run from there on by
  * another model; `output` — a given text (per node id, or one text for all).
  *
  * Reported (`scoreCounterfactual`, pure): per role and failure class, the causal precision of
@@ -54,6 +54,8 @@ export interface CounterfactualTrial {
    * realised fault can hide a second one.
    */
   faultsAfter?: number;
+  /** Root failures of the fork that no SIMULATED fault explains (the model's own, below the fixed node). */
+  naturalAfter?: number;
 }
 
 /** The counterfactual verdict on one failed or silent run. */
@@ -100,9 +102,11 @@ export interface CounterfactualReport {
   /**
    * SIMULATED faults: runs whose only fault is one injected node run (none left in the fork once it
    * is removed), and how often removing it flipped the run (by role); `latent`: runs with one
-   * realised fault whose fork met a second, planned for a node run the parent never reached.
+   * realised fault whose fork met a second, planned for a node run the parent never reached;
+   * `natural`: runs whose fork, the injected fault removed, failed on its own further down (the
+   * model's own root failure: the injected fault was not the only one).
    */
-  injected: RateCell & { byRole: Record<string, RateCell>; latent: number };
+  injected: RateCell & { byRole: Record<string, RateCell>; latent: number; natural: number };
   verdicts: CounterfactualRun[];
 }
 
@@ -152,6 +156,7 @@ export async function counterfactualBlame(opts: CounterfactualOptions, deps: For
           const out = await forkRun({ parentRunId: run.runId, nodeId: c.nodeId, attempt: c.attempt, intervention: iv, ...(opts.threads !== undefined && { threads: opts.threads }) }, deps, { save: opts.save ?? false, signal: opts.signal });
           trial.flipped = out.run.correct;
           trial.faultsAfter = out.events.filter((e) => e.fault).length;
+          trial.naturalAfter = (out.run.credit?.roots ?? []).filter((r) => !r.simulated && r.failureClass !== 'infrastructure').length;
           if (opts.save) trial.forkRunId = out.run.runId;
         } catch (err) {
           if (!(err instanceof ForkError)) throw err;
@@ -200,9 +205,9 @@ function candidates(v: CounterfactualRun, events: readonly NodeEvent[], graph: G
 function interventionFor(w: CorrectWith, t: CounterfactualTrial, ctx: Parameters<typeof nodeOracle>[0]): Intervention | undefined {
   switch (w.kind) {
     case 'oracle': {
-      if (t.injected) return { kind: 'unfault' };
       const output = nodeOracle(ctx);
-      return output === undefined ? undefined : { kind: 'output', output };
+      if (output !== undefined) return { kind: 'output', output };
+      return t.injected ? { kind: 'unfault' } : undefined;
     }
     case 'teacher':
       return t.role ? { kind: 'role-model', role: t.role, model: w.model } : undefined;
@@ -228,7 +233,7 @@ export function scoreCounterfactual(verdicts: readonly CounterfactualRun[], meta
   const byRoleClass: CounterfactualReport['byRoleClass'] = {};
   const silent: CounterfactualReport['silent'] = { runs: 0, located: 0, fraction: null, answerOnly: 0, byRole: {} };
   const agreement: CounterfactualReport['agreement'] = {};
-  const injected: CounterfactualReport['injected'] = { ...cell(), byRole: {}, latent: 0 };
+  const injected: CounterfactualReport['injected'] = { ...cell(), byRole: {}, latent: 0, natural: 0 };
   let agree = 0;
   let forks = 0;
   let untried = 0;
@@ -263,6 +268,7 @@ export function scoreCounterfactual(verdicts: readonly CounterfactualRun[], meta
       const f = v.injected[0]!;
       const t = v.trials.find((t) => t.nodeId === f.nodeId && t.attempt === f.attempt && t.flipped !== null);
       if (t && (t.faultsAfter ?? 0) > 0) injected.latent++;
+      else if (t && (t.naturalAfter ?? 0) > 0) injected.natural++;
       else if (t) {
         const r = (injected.byRole[t.role ?? NONE] ??= cell());
         injected.tried++;
