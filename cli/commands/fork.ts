@@ -15,6 +15,9 @@ interface ForkFlags {
   output?: string;
   prompt?: string;
   roleModel?: string;
+  roleVersion?: string;
+  roleLora?: string;
+  editWorkflow?: string;
   seed?: number;
   threads?: number;
   json?: boolean;
@@ -23,7 +26,7 @@ interface ForkFlags {
 /** `flowlab fork <run-id> --node <id>[@attempt] <one intervention>`. */
 export function define(cmd: Command, ctx: CommandContext): void {
   cmd
-    .usage('<run-id> --node <node-id>[@attempt] (--output <text|@file> | --prompt <text|@file> | --role-model role=<file|endpoint> | --seed S) [--threads N] [--db file] [--json]')
+    .usage('<run-id> --node <node-id>[@attempt] (--output <text|@file> | --prompt <text|@file> | --role-model role=<file|endpoint> | --role-version role=<id> | --role-lora role=<adapter.gguf[@scale]> | --seed S | --edit-workflow @file) [--threads N] [--db file] [--json]')
     .description([
       'Re-runs a stored run from one node run on, with one intervention there (docs/fork.md). Everything',
       'upstream of the node run is served from the run\'s recording (no model is loaded for it; prompts are',
@@ -38,6 +41,9 @@ export function define(cmd: Command, ctx: CommandContext): void {
     .option('--output <text|@file>', "replace the node's output: an agent node gets it as its completion (parsed and checked against its contract), a tool node returns it")
     .option('--prompt <text|@file>', "replace the node's prompt template (an agent node of the workflow)")
     .option('--role-model <role=file|endpoint>', 'another model for a role from the node run on (a GGUF file or an openai: reference)')
+    .option('--role-version <role=version-id>', 'a trained weight version (flowlab versions) as the role\'s model from the node run on')
+    .option('--role-lora <role=adapter.gguf[@scale]>', 'a LoRA adapter on the role\'s model from the node run on')
+    .option('--edit-workflow <@file>', 'a changed workflow (an edited downstream graph); anything changed upstream of the node is refused (RECORDING_MISMATCH)')
     .addOption(intOption('--seed <S>', "the fork's run seed (every live call's seed derives from it)"))
     .addOption(intOption('--threads <n>', 'CPU threads of the live models (default: the parent\'s)', { min: 1 }))
     .addOption(dbOption())
@@ -56,12 +62,27 @@ function textOf(value: string, flag: string): string {
 }
 
 /** The one intervention the flags name. Errors: UsageError when none or more than one is given. */
-export function interventionOf(o: Pick<ForkFlags, 'output' | 'prompt' | 'roleModel' | 'seed'>): Intervention {
-  const given = (['output', 'prompt', 'roleModel', 'seed'] as const).filter((k) => o[k] !== undefined);
-  if (given.length !== 1) throw new UsageError(`give exactly one intervention: --output, --prompt, --role-model or --seed${given.length ? ` (got ${given.map((g) => (g === 'roleModel' ? '--role-model' : `--${g}`)).join(', ')})` : ''}`);
+export function interventionOf(o: Pick<ForkFlags, 'output' | 'prompt' | 'roleModel' | 'roleVersion' | 'roleLora' | 'editWorkflow' | 'seed'>, versionPath: (id: string) => string = (id) => id): Intervention {
+  const flags = { output: '--output', prompt: '--prompt', roleModel: '--role-model', roleVersion: '--role-version', roleLora: '--role-lora', editWorkflow: '--edit-workflow', seed: '--seed' } as const;
+  const given = (Object.keys(flags) as Array<keyof typeof flags>).filter((k) => o[k] !== undefined);
+  if (given.length !== 1) throw new UsageError(`give exactly one intervention: ${Object.values(flags).join(', ')}${given.length ? ` (got ${given.map((g) => flags[g]).join(', ')})` : ''}`);
   if (o.output !== undefined) return { kind: 'output', output: textOf(o.output, 'output') };
   if (o.prompt !== undefined) return { kind: 'prompt', prompt: textOf(o.prompt, 'prompt') };
   if (o.seed !== undefined) return { kind: 'seed', seed: o.seed };
+  if (o.editWorkflow !== undefined) {
+    if (!o.editWorkflow.startsWith('@')) throw new UsageError(`--edit-workflow "${o.editWorkflow}": expected @<file>`);
+    return { kind: 'workflow', text: textOf(o.editWorkflow, 'edit-workflow') };
+  }
+  if (o.roleVersion !== undefined) {
+    const v = /^([^=\s]+)=(.+)$/.exec(o.roleVersion);
+    if (!v) throw new UsageError(`--role-version "${o.roleVersion}": expected role=<version-id>`);
+    return { kind: 'role-model', role: v[1]!, model: versionPath(v[2]!), version: v[2]! };
+  }
+  if (o.roleLora !== undefined) {
+    const l = /^([^=\s]+)=(.+?)(?:@(\d+(?:\.\d+)?))?$/.exec(o.roleLora);
+    if (!l) throw new UsageError(`--role-lora "${o.roleLora}": expected role=<adapter.gguf>[@scale]`);
+    return { kind: 'role-lora', role: l[1]!, lora: { path: path.resolve(l[2]!), ...(l[3] !== undefined && { scale: Number(l[3]) }) } };
+  }
   const m = /^([^=\s]+)=(.+)$/.exec(o.roleModel!);
   if (!m) throw new UsageError(`--role-model "${o.roleModel}": expected role=<file.gguf|openai:...>`);
   const model = m[2]!.startsWith('openai:') ? m[2]! : path.resolve(m[2]!);
@@ -69,10 +90,10 @@ export function interventionOf(o: Pick<ForkFlags, 'output' | 'prompt' | 'roleMod
 }
 
 async function forkCommand(runId: string, o: ForkFlags, io: Io): Promise<number> {
-  const intervention = interventionOf(o);
   const { nodeId, attempt } = parseNodeRef(o.node);
   const store = openStore(o.db, { mustExist: true, write: true });
   try {
+    const intervention = interventionOf(o, (id) => store.weights.get(id).path);
     const parent = store.getRun(runId);
     const tools = toolsOfExperiment(store.getExperiment(parent.experimentId).config, o.db, io);
     const deps = { ...cliDeps(store, tools), tools, replay: (calls: ConstructorParameters<typeof ReplayProvider>[0], opts: { checkPrompts: boolean }) => new ReplayProvider(calls, opts) };

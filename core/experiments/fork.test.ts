@@ -131,6 +131,28 @@ describe('forkRun', () => {
     expect(p.store.forks.forksOf(p.runId)).toEqual([]);
   });
 
+  it('an edited downstream graph runs from the node; an edit upstream is refused; another model or adapter for a role reaches the live config', async () => {
+    const p = await parentRun({ graph: team, text: TEAM }, toy, teamScript);
+    // The answerer's prompt edited (downstream of verify): the fork at verify@3 re-runs verify and the answerer only.
+    const edited = TEAM.replace('Final answer as JSON:', 'The final answer, as JSON:');
+    const out = await forkRun({ parentRunId: p.runId, nodeId: 'verify', attempt: 3, intervention: { kind: 'workflow', text: edited } }, p.deps, { save: false });
+    expect(out.calls).toEqual({ recorded: { plan: 1, solve: 3, verify: 2 }, intervened: 0, live: { verify: 1, answer: 1 } });
+    expect(out.events.find((e) => e.nodeId === 'answer')!.calls[0]!.prompt).toMatch(/The final answer, as JSON:/);
+    // An edit of the planner's prompt (upstream) cannot be served from the recording.
+    const upstream = TEAM.replace('Plan:', 'Your plan:');
+    const err = await forkRun({ parentRunId: p.runId, nodeId: 'verify', attempt: 3, intervention: { kind: 'workflow', text: upstream } }, p.deps).catch((e: unknown) => e as ForkError);
+    expect(err).toBeInstanceOf(ForkError);
+    expect((err as ForkError).code).toBe('RECORDING_MISMATCH');
+    expect((err as ForkError).message).toMatch(/node plan attempt 1 call 0: prompt differs/);
+    // Another model file and a LoRA adapter for the verifier: the live provider is built with them.
+    const configs: unknown[] = [];
+    const deps = { ...p.deps, models: { create: async (c: unknown) => { configs.push(c); return new ScriptedProvider(teamScript); } } };
+    await forkRun({ parentRunId: p.runId, nodeId: 'verify', intervention: { kind: 'role-model', role: 'verifier', model: '/m/other.gguf' } }, deps, { save: false });
+    await forkRun({ parentRunId: p.runId, nodeId: 'verify', intervention: { kind: 'role-lora', role: 'verifier', lora: { path: '/m/a.gguf', scale: 0.5 } } }, deps, { save: false });
+    expect(configs[0]).toMatchObject({ models: { default: '/m/sim.gguf', 'fork:verifier': '/m/other.gguf' }, roleModels: { verifier: 'fork:verifier', solver: 'default' } });
+    expect(configs[1]).toMatchObject({ models: { 'fork:verifier': '/m/sim.gguf' }, roleModels: { verifier: 'fork:verifier' }, loras: { 'fork:verifier': [{ path: '/m/a.gguf', scale: 0.5 }] } });
+  });
+
   it('forks inside a designer-generated graph at the exact node: the design is served from the recording', async () => {
     const p = await parentRun({ graph: designed.graph, text: designed.WF }, designed.dataset, designed.script);
     // Task 0 is "Will it rain tomorrow?": design -> a (day_args skill) -> b (weather tool) -> report.

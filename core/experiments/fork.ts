@@ -41,8 +41,12 @@ import { countFailures, runIdOf, scoreRun, taskOf } from './execute.ts';
  *   contract is a recorded failure of the node); a tool node returns it (JSON when it parses, else
  *   the text);
  * - `prompt`: its prompt template replaced (from this attempt on; the stored workflow text carries it);
- * - `role-model`: another model (a GGUF file or an `openai:` endpoint reference) for a role, from the
- *   fork node run on (the role's earlier calls are served from the recording);
+ * - `role-model`: another model (a GGUF file or an `openai:` endpoint reference; `version`: the weight
+ *   version it is, core/training) for a role, from the fork node run on (the role's earlier calls are
+ *   served from the recording);
+ * - `role-lora`: a LoRA adapter on the role's model from the fork node run on;
+ * - `workflow`: a changed workflow text (an edited downstream graph): nodes the edit adds or rewires
+ *   below the fork node run live; an edit that changes anything upstream is a RECORDING_MISMATCH;
  * - `seed`: the run's seed (every live call's seed derives from it);
  * - `unfault`: the node run re-run live without the SIMULATED fault a blame evaluation injected there
  *   (every other injected fault stays where it was): the counterfactual "had this node done its job".
@@ -50,8 +54,10 @@ import { countFailures, runIdOf, scoreRun, taskOf } from './execute.ts';
 export type Intervention =
   | { kind: 'output'; output: string }
   | { kind: 'prompt'; prompt: string }
-  | { kind: 'role-model'; role: string; model: string }
+  | { kind: 'role-model'; role: string; model: string; version?: string }
+  | { kind: 'role-lora'; role: string; lora: { path: string; scale?: number } }
   | { kind: 'seed'; seed: number }
+  | { kind: 'workflow'; text: string }
   | { kind: 'unfault' };
 
 /** Codes of ForkError. */
@@ -217,7 +223,14 @@ export async function forkRun(spec: ForkSpec, deps: ForkDeps, options: { save?: 
     workflowYaml = withPrompt(exp.workflowYaml, own.path, iv.prompt);
     graph = parseWorkflow(workflowYaml, { tools }).graph;
   }
-  if (iv.kind === 'role-model' && !base.roles.has(iv.role as RoleName)) {
+  if (iv.kind === 'workflow') {
+    workflowYaml = iv.text;
+    graph = parseWorkflow(workflowYaml, { tools }).graph; // SpecError, located, for a bad edit
+    if (!graph.nodes.some((n) => n.id === spec.nodeId) && graph.designNode === undefined) {
+      throw new ForkError('BAD_INTERVENTION', 'edit-workflow', `--edit-workflow: the edited workflow has no node "${spec.nodeId}" to fork at`);
+    }
+  }
+  if ((iv.kind === 'role-model' || iv.kind === 'role-lora') && !base.roles.has(iv.role as RoleName)) {
     throw new ForkError('BAD_INTERVENTION', 'role-model', `--role-model: the workflow has no role "${iv.role}" (roles: ${[...base.roles.keys()].join(', ')})`);
   }
   const parentFaults = new Map(events.filter((e) => e.fault).map((e) => [`${e.nodeId}#${e.attempt}`, e.fault!]));
@@ -234,7 +247,9 @@ export async function forkRun(spec: ForkSpec, deps: ForkDeps, options: { save?: 
   const isForkRun = (n: string, k: number) => n === spec.nodeId && k === attempt;
   const designFault = designInjector && ((ctx: Parameters<typeof designInjector.hook>[0]) => (iv.kind === 'unfault' && isForkRun(ran.designNode ?? '', ctx.attempt) ? undefined : designInjector.hook(ctx)));
 
-  const side = forkPlan(ran, events, spec.nodeId, attempt, iv.kind === 'output' && node.kind === 'agent' ? 'output' : iv.kind);
+  // Reachability on the graph the fork runs (an edited workflow's new edges count), with the parent's design spliced in.
+  const planGraph = iv.kind === 'workflow' ? runGraphOf(graph, events, { tools }) : ran;
+  const side = forkPlan(planGraph, events, spec.nodeId, attempt, iv.kind === 'output' && node.kind === 'agent' ? 'output' : iv.kind);
   const recordedCalls: RecordedCall[] = events.flatMap((e) => e.calls.map((c) => ({ ...c, taskIndex: parent.taskIndex, nodeId: e.nodeId, attempt: e.attempt })));
   const checked = deps.replay(recordedCalls, { checkPrompts: true });
   const loose = iv.kind === 'prompt' ? deps.replay(recordedCalls, { checkPrompts: false }) : checked;
@@ -402,9 +417,12 @@ function checkRecording(events: readonly NodeEvent[], graph: Graph, runId: strin
 /** The parent's models with the intervention's role model and the thread count applied. */
 function liveConfig(models: ModelConfig, iv: Intervention, threads?: number): ModelConfig {
   let cfg: ModelConfig = { ...models, ...(threads !== undefined && { threads }) };
-  if (iv.kind === 'role-model') {
+  if (iv.kind === 'role-model' || iv.kind === 'role-lora') {
     const ref = `fork:${iv.role}`;
-    cfg = { ...cfg, models: { ...cfg.models, [ref]: iv.model }, roleModels: { ...cfg.roleModels, [iv.role]: ref } };
+    const file = iv.kind === 'role-model' ? iv.model : cfg.models[cfg.roleModels[iv.role] ?? 'default'];
+    if (file === undefined) throw new ForkError('BAD_INTERVENTION', 'role-lora', `--role-lora: the run records no model for role "${iv.role}" to put the adapter on`);
+    cfg = { ...cfg, models: { ...cfg.models, [ref]: file }, roleModels: { ...cfg.roleModels, [iv.role]: ref } };
+    if (iv.kind === 'role-lora') cfg = { ...cfg, loras: { ...cfg.loras, [ref]: [iv.lora] } };
     if (cfg.fingerprints) cfg = { ...cfg, fingerprints: Object.fromEntries(Object.entries(cfg.fingerprints).filter(([k]) => k !== ref)) };
   }
   return cfg;
