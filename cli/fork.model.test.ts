@@ -59,6 +59,22 @@ describe.skipIf(!haveShared)('flowlab fork on the recorded main job (gsm8k-team,
     expect(JSON.parse(r.out)).toMatchObject({ runs: 1, mismatched: 0, modelsLoaded: 0 });
   }, 120_000);
 
+  it('counterfactual on the main job: the solver is blamed, fixing it with the oracle expression is tried and does not save the run (the tiny model fails below)', async () => {
+    const exp = parentId.split('/')[0]!;
+    const r = await cli(['counterfactual', exp, '--with', 'oracle', '--threads', '1', '--db', db, '--json']);
+    expect(r.code, r.err).toBe(0);
+    const report = JSON.parse(r.out);
+    expect(report.runs).toBe(1);
+    expect(report.verdicts[0].trials[0]).toMatchObject({ nodeId: 'solve', attempt: 1, blamed: true, intervention: 'output', flipped: false });
+    expect(report.byRoleClass['solver/execution']).toMatchObject({ runs: 1, tried: 1, flipped: 0, rate: 0 });
+    const bad = await cli(['counterfactual', exp, '--with', 'magic', '--db', db]);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/--with "magic": expected oracle, teacher=<model> or output=@<file>/);
+    const badOn = await cli(['counterfactual', exp, '--with', 'oracle', '--intervene', 'some', '--db', db]);
+    expect(badOn.code).toBe(1);
+    expect(badOn.err).toMatch(/--intervene "some": expected blamed, each-node or role:<role>.*\[BAD_INTERVENTION\]/);
+  }, 120_000);
+
   it('bad input: unknown node, a node that never ran, no intervention, a contract-breaking output; the parent unchanged', async () => {
     const before = stored(parentId);
     const unknown = await cli(['fork', parentId, '--node', 'solver', '--seed', '1', '--db', db]);
