@@ -176,6 +176,7 @@ interface StoredConfig {
   inject?: string[];
   fork?: ForkConfig;
   cards?: unknown;
+  rollouts?: { temperature: number };
   [k: string]: unknown;
 }
 
@@ -195,6 +196,7 @@ export async function forkRun(spec: ForkSpec, deps: ForkDeps, options: { save?: 
   const parent = findRun(store, spec.parentRunId);
   const exp = store.getExperiment(parent.experimentId);
   const config = (exp.config ?? {}) as StoredConfig;
+  if (exp.kind === 'import') throw new ForkError('INCOMPLETE_RECORDING', 'run', `run ${parent.runId} was imported from traces (flowlab import): its model calls were not recorded by Flowlab, so there is nothing to serve a fork from`);
   const base = parseWorkflow(exp.workflowYaml, { tools }).graph;
   const events = store.getRunEvents(parent.runId);
   if (events.length === 0) throw new ForkError('INCOMPLETE_RECORDING', 'run', `run ${parent.runId} has no recorded node events; there is nothing to serve the fork from`);
@@ -319,6 +321,8 @@ export async function forkRun(spec: ForkSpec, deps: ForkDeps, options: { save?: 
       tools: forkTools,
       signal: options.signal,
       modelFor: (role) => liveModels.roleModels[role] ?? 'default',
+      // A rollout's calls sampled on-policy at the experiment's temperature (core/experiments/service.ts): so do its forks' live calls.
+      ...(config.rollouts && { sampling: { temperature: config.rollouts.temperature, topK: 0, topP: 1, minP: 0 } }),
       hints: hints && ((role) => hints(role, parent.runId)),
       designFault,
     });
