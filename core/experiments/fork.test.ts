@@ -14,6 +14,7 @@ import { parseWorkflow } from '../workflow/index.ts';
 import { nodeSpanIdOf, runSpans, storedRuns, traceIdOf } from '../otel/index.ts';
 import { ForkError, forkPlan, forkRun, parseNodeRef, reachableFrom, type ForkDeps } from './fork.ts';
 import { startExperiment } from './service.ts';
+import { replayExperiment } from './replay.ts';
 
 const TEAM = readFileSync(path.join(REPO_ROOT, 'examples/gsm8k-team.yaml'), 'utf8');
 const tools = defaultTools();
@@ -151,6 +152,24 @@ describe('forkRun', () => {
     await forkRun({ parentRunId: p.runId, nodeId: 'verify', intervention: { kind: 'role-lora', role: 'verifier', lora: { path: '/m/a.gguf', scale: 0.5 } } }, deps, { save: false });
     expect(configs[0]).toMatchObject({ models: { default: '/m/sim.gguf', 'fork:verifier': '/m/other.gguf' }, roleModels: { verifier: 'fork:verifier', solver: 'default' } });
     expect(configs[1]).toMatchObject({ models: { 'fork:verifier': '/m/sim.gguf' }, roleModels: { verifier: 'fork:verifier' }, loras: { 'fork:verifier': [{ path: '/m/a.gguf', scale: 0.5 }] } });
+  });
+
+  it('a prompt fork edits the node\'s template in the stored workflow text, and replays without a model', async () => {
+    const p = await parentRun({ graph: team, text: TEAM }, toy, teamScript);
+    const prompt = 'Question: {{question}}\nCheck {{expression}} = {{value}}.\nVerdict as JSON:\n';
+    const out = await forkRun({ parentRunId: p.runId, nodeId: 'verify', intervention: { kind: 'prompt', prompt } }, p.deps);
+    expect(out.calls.recorded).toEqual({ plan: 1, solve: 1 });
+    expect(out.events.find((e) => e.nodeId === 'verify')!.calls[0]!.prompt).toBe('Question: What is 2 plus 3?\nCheck 2*3 = 6.\nVerdict as JSON:\n');
+    const exp = p.store.getExperiment(out.link!.experimentId);
+    const { graph } = parseWorkflow(exp.workflowYaml, { tools });
+    expect(graph.nodes.find((n) => n.id === 'verify')!.prompt).toBe(prompt);
+    expect(graph.nodes.find((n) => n.id === 'solve')!.prompt).toBe(team.nodes.find((n) => n.id === 'solve')!.prompt);
+    expect(exp.workflowYaml).toContain('# A four-role team on GSM8K'); // comments kept
+    const report = await replayExperiment({ store: p.store, experimentId: exp.id, graph, provider: new ReplayProvider(p.store.getExperimentCalls(exp.id)), tools });
+    expect(report).toMatchObject({ runs: 1, mismatched: 0, modelsLoaded: 0 });
+    expect(report.nodes).toBe(out.events.length);
+    // A prompt is an agent's: a tool node has none.
+    await expect(forkRun({ parentRunId: p.runId, nodeId: 'calculate', intervention: { kind: 'prompt', prompt } }, p.deps)).rejects.toMatchObject({ code: 'BAD_INTERVENTION' });
   });
 
   it('forks inside a designer-generated graph at the exact node: the design is served from the recording', async () => {
