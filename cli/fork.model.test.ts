@@ -92,6 +92,11 @@ describe.skipIf(!haveShared)('flowlab fork on the recorded main job (gsm8k-team,
     expect(never.code).toBe(1);
     expect(never.err).toMatch(/node "answer" never ran .*\[NEVER_RAN\]/);
 
+    // Another model for the solver that is not there: a clear error, nothing stored.
+    const missing = await cli(['fork', parentId, '--node', 'solve', '--role-model', 'solver=/nonexistent/v.gguf', '--db', db]);
+    expect(missing.code).toBe(1);
+    expect(missing.err).toMatch(/live model failed at node solve: MODEL_NOT_FOUND.*\/nonexistent\/v\.gguf.*\[MODEL_FAILED\]/);
+
     const broken = await cli(['fork', parentId, '--node', 'solve', '--output', 'not json', '--threads', '1', '--db', db, '--json']);
     expect(broken.code, broken.err).toBe(0);
     const b = JSON.parse(broken.out);

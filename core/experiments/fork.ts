@@ -61,7 +61,7 @@ export type Intervention =
   | { kind: 'unfault' };
 
 /** Codes of ForkError. */
-export type ForkErrorCode = 'UNKNOWN_RUN' | 'UNKNOWN_NODE' | 'NEVER_RAN' | 'UNKNOWN_ATTEMPT' | 'BAD_INTERVENTION' | 'INCOMPLETE_RECORDING' | 'RECORDING_MISMATCH';
+export type ForkErrorCode = 'UNKNOWN_RUN' | 'UNKNOWN_NODE' | 'NEVER_RAN' | 'UNKNOWN_ATTEMPT' | 'BAD_INTERVENTION' | 'INCOMPLETE_RECORDING' | 'RECORDING_MISMATCH' | 'MODEL_FAILED';
 
 /** A fork that cannot be made; nothing was stored. `field` names the flag or request field at fault. */
 export class ForkError extends FlowlabError<ForkErrorCode> {
@@ -188,8 +188,8 @@ interface StoredConfig {
  * or cascaded, or no event), UNKNOWN_ATTEMPT, BAD_INTERVENTION (a prompt on a tool or designed node,
  * `unfault` where no fault was injected, a role the workflow lacks), INCOMPLETE_RECORDING (no events,
  * an agent node run with no recorded call, the task not planned, a recorded call missing when
- * served), RECORDING_MISMATCH (an upstream prompt differs from the recording); the model port's
- * errors when the live models cannot be built.
+ * served), RECORDING_MISMATCH (an upstream prompt differs from the recording), MODEL_FAILED (a live
+ * model could not be found or loaded: nothing stored).
  */
 export async function forkRun(spec: ForkSpec, deps: ForkDeps, options: { save?: boolean; signal?: AbortSignal } = {}): Promise<ForkOutcome> {
   const { store, tools } = deps;
@@ -337,7 +337,7 @@ export async function forkRun(spec: ForkSpec, deps: ForkDeps, options: { save?: 
   }
   if (outcome.status === 'cancelled') throw new ForkError('INCOMPLETE_RECORDING', 'run', `the fork of ${parent.runId} was cancelled; nothing was stored`);
   const fatal = outcome.events.find((e) => e.failureClass === 'infrastructure' && /^MODEL_/.test(e.errorCode ?? ''));
-  if (fatal) throw new ForkError('BAD_INTERVENTION', 'models', `the fork's live model failed at node ${fatal.nodeId}: ${fatal.errorCode}: ${fatal.message}; nothing was stored`);
+  if (fatal) throw new ForkError('MODEL_FAILED', 'models', `the fork's live model failed at node ${fatal.nodeId}: ${fatal.errorCode}: ${fatal.message}; nothing was stored`);
 
   for (const e of outcome.events) {
     const key = `${e.nodeId}#${e.attempt}`;
