@@ -251,7 +251,7 @@ export async function forkRun(spec: ForkSpec, deps: ForkDeps, options: { save?: 
 
   // Reachability on the graph the fork runs (an edited workflow's new edges count), with the parent's design spliced in.
   const planGraph = iv.kind === 'workflow' ? runGraphOf(graph, events, { tools }) : ran;
-  const side = forkPlan(planGraph, events, spec.nodeId, attempt, iv.kind === 'output' && node.kind === 'agent' ? 'output' : iv.kind);
+  const side = forkPlan(planGraph, events, spec.nodeId, attempt, iv.kind); // a tool node's output is replaced in forkTools, never asked of a provider
   const recordedCalls: RecordedCall[] = events.flatMap((e) => e.calls.map((c) => ({ ...c, taskIndex: parent.taskIndex, nodeId: e.nodeId, attempt: e.attempt })));
   const checked = deps.replay(recordedCalls, { checkPrompts: true });
   const loose = iv.kind === 'prompt' ? deps.replay(recordedCalls, { checkPrompts: false }) : checked;
