@@ -122,6 +122,14 @@ describe('forkRun', () => {
     expect(JSON.stringify({ run: p.store.getRun(p.runId), events: p.store.getRunEvents(p.runId) })).toBe(JSON.stringify({ run: JSON.parse(before).run, events: JSON.parse(before).events })); // ... the parent unchanged
   });
 
+  it('replaces a tool node\'s result: the calculator returns the given value, the verifier and answerer run on it', async () => {
+    const p = await parentRun({ graph: team, text: TEAM }, toy, teamScript);
+    const out = await forkRun({ parentRunId: p.runId, nodeId: 'calculate', intervention: { kind: 'output', output: '{"value":5,"expression":"2*3"}' } }, p.deps, { save: false });
+    expect(out.events.find((e) => e.nodeId === 'calculate')!.output).toEqual({ value: 5, expression: '2*3' });
+    expect(out.calls).toEqual({ recorded: { plan: 1, solve: 1 }, intervened: 0, live: { verify: 1, answer: 1 } });
+    expect([out.run.answer, out.run.correct]).toEqual(['5', true]);
+  });
+
   it('forks at the first attempt with the default attempt; a seed fork re-runs everything from the node', async () => {
     const p = await parentRun({ graph: team, text: TEAM }, toy, teamScript);
     const out = await forkRun({ parentRunId: p.runId, nodeId: 'verify', intervention: { kind: 'seed', seed: 99 } }, p.deps, { save: false });
