@@ -19,8 +19,7 @@
 import { parseDocument } from 'yaml';
 import { runGraph, runGraphOf } from '../design/index.ts';
 import type { RunnableTool, ToolSource } from '../engine/index.ts';
-import { FlowlabError } from '../errors.ts';
-import { asRunId, type NodeId, type RoleName } from '../ids.ts';
+import { asRunId, type RoleName } from '../ids.ts';
 import type { ModelConfig, ModelPort } from '../model/config.ts';
 import { ModelError } from '../model/errors.ts';
 import { loadedProvider, type GenerateRequest, type GenerateResult, type ModelProvider } from '../model/provider.ts';
@@ -33,43 +32,11 @@ import { parseWorkflow, type Graph, type ToolLookup } from '../workflow/index.ts
 import { replayHintsFor } from '../distill/hooks.ts';
 import { buildDesignInjector, buildInjector, checkFaultSpecs } from './blame.ts';
 import { countFailures, runIdOf, scoreRun, taskOf } from './execute.ts';
+import { ForkError, type Intervention } from './forkError.ts';
+import { forkPlan } from './forkPlan.ts';
 
-/**
- * What is changed at the fork node run:
- * - `output`: its output replaced. An agent node gets the text as its model's completion (so it is
- *   parsed and checked against the node's contract like any completion: a text that breaks the
- *   contract is a recorded failure of the node); a tool node returns it (JSON when it parses, else
- *   the text);
- * - `prompt`: its prompt template replaced (from this attempt on; the stored workflow text carries it);
- * - `role-model`: another model (a GGUF file or an `openai:` endpoint reference; `version`: the weight
- *   version it is, core/training) for a role, from the fork node run on (the role's earlier calls are
- *   served from the recording);
- * - `role-lora`: a LoRA adapter on the role's model from the fork node run on;
- * - `workflow`: a changed workflow text (an edited downstream graph): nodes the edit adds or rewires
- *   below the fork node run live; an edit that changes anything upstream is a RECORDING_MISMATCH;
- * - `seed`: the run's seed (every live call's seed derives from it);
- * - `unfault`: the node run re-run live without the SIMULATED fault a blame evaluation injected there
- *   (every other injected fault stays where it was): the counterfactual "had this node done its job".
- */
-export type Intervention =
-  | { kind: 'output'; output: string }
-  | { kind: 'prompt'; prompt: string }
-  | { kind: 'role-model'; role: string; model: string; version?: string }
-  | { kind: 'role-lora'; role: string; lora: { path: string; scale?: number } }
-  | { kind: 'seed'; seed: number }
-  | { kind: 'workflow'; text: string }
-  | { kind: 'unfault' };
-
-/** Codes of ForkError. */
-export type ForkErrorCode = 'UNKNOWN_RUN' | 'UNKNOWN_NODE' | 'NEVER_RAN' | 'UNKNOWN_ATTEMPT' | 'BAD_INTERVENTION' | 'INCOMPLETE_RECORDING' | 'RECORDING_MISMATCH' | 'MODEL_FAILED';
-
-/** A fork that cannot be made; nothing was stored. `field` names the flag or request field at fault. */
-export class ForkError extends FlowlabError<ForkErrorCode> {
-  override readonly name = 'ForkError';
-  constructor(code: ForkErrorCode, readonly field: string, message: string, options?: { cause?: unknown }) {
-    super(code, message, { field }, options);
-  }
-}
+export { ForkError, type ForkErrorCode, type Intervention } from './forkError.ts';
+export { forkPlan, reachableFrom, parseNodeRef, type ForkSide } from './forkPlan.ts';
 
 /** A recorded call with where it sat: what the replay provider serves (models/replay `RecordedCall`). */
 export type RecordedCall = ModelCallRecord & { taskIndex: number; nodeId: string; attempt: number };
@@ -125,49 +92,6 @@ export interface ForkConfig {
   nodeId: string;
   attempt: number;
   intervention: Intervention;
-}
-
-/** Where each node run of a fork is answered from. */
-export type ForkSide = 'recorded' | 'intervene' | 'live';
-
-/**
- * The pure routing rule of a fork (see the module comment): from the graph the parent ran, its
- * events and the fork node run, the side each node run is answered from.
- */
-export function forkPlan(graph: Graph, events: readonly NodeEvent[], nodeId: string, attempt: number, intervention: Intervention['kind']): (n: string, k: number) => ForkSide {
-  const seqOf = new Map(events.map((e) => [`${e.nodeId}#${e.attempt}`, e.seq]));
-  const forkSeq = seqOf.get(`${nodeId}#${attempt}`) ?? Infinity;
-  const isDesign = graph.designNode === nodeId;
-  const reach = reachableFrom(graph, nodeId);
-  return (n, k) => {
-    if (n === nodeId) return k < attempt ? 'recorded' : k === attempt && intervention === 'output' ? 'intervene' : 'live';
-    if (isDesign) return 'live';
-    if (!reach.has(n)) return 'recorded';
-    const s = seqOf.get(`${n}#${k}`);
-    return s !== undefined && s < forkSeq ? 'recorded' : 'live';
-  };
-}
-
-/** Node ids reachable from `from` along any edge (data, control, loop), `from` excluded unless on a cycle. */
-export function reachableFrom(graph: Pick<Graph, 'edges'>, from: string): Set<string> {
-  const out = new Map<string, string[]>();
-  for (const e of graph.edges) out.set(e.from, [...(out.get(e.from) ?? []), e.to]);
-  const seen = new Set<string>();
-  const stack = [...(out.get(from) ?? [])];
-  while (stack.length) {
-    const n = stack.pop()!;
-    if (seen.has(n)) continue;
-    seen.add(n);
-    stack.push(...(out.get(n) ?? []));
-  }
-  return seen;
-}
-
-/** `node` or `node@attempt` (the CLI's `--node`). Errors: ForkError BAD_INTERVENTION (field `node`). */
-export function parseNodeRef(text: string): { nodeId: string; attempt?: number } {
-  const m = /^([^@\s]+)(?:@(\d{1,6}))?$/.exec(text.trim());
-  if (!m) throw new ForkError('BAD_INTERVENTION', 'node', `--node "${text}": expected <node-id> or <node-id>@<attempt> (attempts start at 1)`);
-  return m[2] === undefined ? { nodeId: m[1]! } : { nodeId: m[1]!, attempt: Number(m[2]) };
 }
 
 interface StoredConfig {
