@@ -25,10 +25,11 @@ export interface ForkLabDeps {
 
 /** The one intervention of a request. @throws ApiError BAD_REQUEST when there is none or several. */
 export function interventionOfRequest(req: ForkRunRequest): Intervention {
-  const given = [req.output !== undefined && 'output', req.prompt !== undefined && 'prompt', req.seed !== undefined && 'seed'].filter(Boolean);
-  if (given.length !== 1) throw new ApiError('BAD_REQUEST', `${M}: give exactly one intervention: output, prompt or seed`, M, 'output');
+  const given = [req.output !== undefined && 'output', req.prompt !== undefined && 'prompt', req.seed !== undefined && 'seed', req.roleModel !== undefined && 'roleModel'].filter(Boolean);
+  if (given.length !== 1) throw new ApiError('BAD_REQUEST', `${M}: give exactly one intervention: output, prompt, seed or roleModel`, M, 'output');
   if (req.output !== undefined) return { kind: 'output', output: req.output };
   if (req.prompt !== undefined) return { kind: 'prompt', prompt: req.prompt };
+  if (req.roleModel !== undefined) return { kind: 'role-model', role: req.roleModel.role, model: req.roleModel.path };
   return { kind: 'seed', seed: req.seed! };
 }
 
@@ -42,7 +43,7 @@ export async function forkInLab(deps: ForkLabDeps, req: ForkRunRequest): Promise
   const intervention = interventionOfRequest(req);
   const parent = store.getRun(req.runId);
   const models = (store.getExperiment(parent.experimentId).config as { models?: ModelConfig } | null)?.models;
-  const files = models ? Object.values(models.models).filter((f) => !f.startsWith('openai:')) : [];
+  const files = [...new Set([...(models ? Object.values(models.models) : []), ...(req.roleModel ? [req.roleModel.path] : [])])].filter((f) => !f.startsWith('openai:'));
   const release = await deps.claim(files);
   try {
     const out = await forkRun(

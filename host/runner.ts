@@ -457,7 +457,7 @@ export class LabRunner {
       store: this.options.store, tools: this.tools, createProvider: this.createProvider,
       claim: async (files) => {
         for (const f of files) {
-          this.options.modelPaths?.check(f, F, 'runId');
+          this.options.modelPaths?.check(f, F, f === req.roleModel?.path ? 'roleModel.path' : 'runId');
           await this.checkModel(f).catch((err: unknown) => {
             throw new ApiError('BAD_REQUEST', `${F}: ${err instanceof Error ? err.message : String(err)}`, F, 'runId', { cause: err });
           });

@@ -17,6 +17,8 @@ export interface ForkRunRequest {
   prompt?: string;
   /** The fork's run seed. */
   seed?: number;
+  /** Another model (an absolute GGUF path in the host's model folders) for a role, from the node run on. */
+  roleModel?: { role: string; path: string };
   /** CPU threads of the live models. */
   threads?: number;
 }

@@ -107,6 +107,8 @@ describe('lab methods over a fake LabHost', () => {
     store.saveRun(runRecord(EXP, 0, { runId: asRunId(`${EXP}/0`) }), []);
     await expect(api.forkRun({ runId: `${EXP}/0`, nodeId: 'solve', output: '{}' })).resolves.toMatchObject({ runId: 'fork-1/0', parentRunId: `${EXP}/0` });
     await expect(rejection(api.forkRun({ runId: `${EXP}/0`, nodeId: 'solve', output: '{}', seed: 2 }))).resolves.toMatchObject({ code: 'BAD_REQUEST', field: 'output' });
+    await expect(rejection(api.forkRun({ runId: `${EXP}/0`, nodeId: 'solve', seed: 2, roleModel: { role: 'solver', path: '/m/x.gguf' } }))).resolves.toMatchObject({ code: 'BAD_REQUEST', field: 'output' });
+    await expect(rejection(api.forkRun({ runId: `${EXP}/0`, nodeId: 'solve', roleModel: { role: 'solver', path: 'relative.gguf' } }))).resolves.toMatchObject({ code: 'BAD_REQUEST', field: 'roleModel.path' });
     await expect(rejection(api.forkRun({ runId: 'nope/0', nodeId: 'solve', seed: 2 }))).resolves.toMatchObject({ code: 'NOT_FOUND' });
     expect(lab.calls.map(([m]) => m)).toEqual([...LAB_METHODS]);
     expect(lab.calls.find(([m]) => m === 'startRun')![1]).toEqual(RUN);

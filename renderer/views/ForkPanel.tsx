@@ -1,23 +1,25 @@
 import { useEffect, useState } from 'react';
 import type { ForkSummary, NodeEvent, RunRecord } from '../../core/api/client.ts';
 import { useLabPick } from '../useLab.ts';
+import { ModelSelect } from './RoleModels.tsx';
 
 /**
  * "Fork from here" on a node run of the trace (docs/fork.md): replace its output (or its prompt)
  * and re-run the run from it — everything upstream from the recording, the node and what depends
  * on it live — then see the fork beside its parent in the diff, the first divergence highlighted.
  */
-export function ForkFromHere({ runId, event, canEditPrompt }: { runId: string; event: NodeEvent; canEditPrompt: boolean }) {
-  const { forking, forkFromHere, clearFork } = useLabPick('forking', 'forkFromHere', 'clearFork');
+export function ForkFromHere({ runId, event, canEditPrompt, role }: { runId: string; event: NodeEvent; canEditPrompt: boolean; role?: string }) {
+  const { forking, forkFromHere, clearFork, loadModels } = useLabPick('forking', 'forkFromHere', 'clearFork', 'loadModels');
   const [open, setOpen] = useState(false);
-  const [what, setWhat] = useState<'output' | 'prompt'>('output');
+  const [what, setWhat] = useState<'output' | 'prompt' | 'model'>('output');
+  const [model, setModel] = useState<string | null>(null);
   const recorded = what === 'output' ? (event.calls.at(-1)?.completion ?? (event.output === undefined ? '' : JSON.stringify(event.output))) : '';
   const [text, setText] = useState(recorded);
   useEffect(() => setText(recorded), [recorded, event.nodeId, event.attempt]);
   if (event.status !== 'ok' && event.status !== 'failed') return null;
   if (!open) {
     return (
-      <button type="button" data-testid="fork-open" onClick={() => { clearFork(); setOpen(true); }}>
+      <button type="button" data-testid="fork-open" onClick={() => { clearFork(); setOpen(true); void loadModels(); }}>
         ⑂ Fork from here
       </button>
     );
@@ -29,7 +31,8 @@ export function ForkFromHere({ runId, event, canEditPrompt }: { runId: string; e
       data-testid="fork-form"
       onSubmit={(e) => {
         e.preventDefault();
-        void forkFromHere({ runId, nodeId: event.nodeId, attempt: event.attempt, ...(what === 'output' ? { output: text } : { prompt: text }) });
+        const change = what === 'output' ? { output: text } : what === 'prompt' ? { prompt: text } : { roleModel: { role: role!, path: model! } };
+        void forkFromHere({ runId, nodeId: event.nodeId, attempt: event.attempt, ...change });
       }}
     >
       <h4>
@@ -38,14 +41,19 @@ export function ForkFromHere({ runId, event, canEditPrompt }: { runId: string; e
       <p className="muted small">Upstream is served from the recording (no model); this node and everything after it run live on the run's models. The parent is not changed.</p>
       <label className="row">
         <span className="small">Replace its</span>
-        <select data-testid="fork-what" value={what} onChange={(e) => setWhat(e.target.value as 'output' | 'prompt')}>
+        <select data-testid="fork-what" value={what} onChange={(e) => setWhat(e.target.value as 'output' | 'prompt' | 'model')}>
           <option value="output">output</option>
           {canEditPrompt && <option value="prompt">prompt template</option>}
+          {role && <option value="model">model of role {role}</option>}
         </select>
       </label>
-      <textarea data-testid="fork-text" rows={4} value={text} onChange={(e) => setText(e.target.value)} aria-label={`New ${what} of ${event.nodeId}`} />
+      {what === 'model' ? (
+        <ModelSelect value={model} onChange={setModel} noneLabel="— choose a model —" testId="fork-model" label={`Model of role ${role ?? ''} from this node on`} />
+      ) : (
+        <textarea data-testid="fork-text" rows={4} value={text} onChange={(e) => setText(e.target.value)} aria-label={`New ${what} of ${event.nodeId}`} />
+      )}
       <div className="row">
-        <button type="submit" data-testid="fork-run" disabled={busy || (what === 'prompt' && !text.trim())}>
+        <button type="submit" data-testid="fork-run" disabled={busy || (what === 'prompt' && !text.trim()) || (what === 'model' && !model)}>
           {busy ? 'Forking…' : 'Run the fork'}
         </button>
         <button type="button" onClick={() => setOpen(false)}>

@@ -41,7 +41,7 @@ export function NodeDetail({ model }: { model: TraceModel }) {
           </span>
         )}
       </p>
-      {event && selectedRunId && <ForkFromHere runId={selectedRunId} event={event} canEditPrompt={node.kind === 'agent' && node.origin !== 'designed'} />}
+      {event && selectedRunId && <ForkFromHere runId={selectedRunId} event={event} canEditPrompt={node.kind === 'agent' && node.origin !== 'designed'} {...(node.role ? { role: node.role } : {})} />}
       {node.candidates?.length ? <p className="small">Ambiguous: could be {node.candidates.join(' or ')}; blamed on no role.</p> : null}
       {!event && <p className="muted">This node did not run in this task (never reached, or an upstream branch was not taken).</p>}
       {attempts.length > 1 && (
