@@ -174,6 +174,7 @@ export function createLabHost(options: LabHostOptions): LabHostHandle {
     startRsi: (req) => runner.mass.startRsi(req),
     cancelMass: ({ jobId }) => runner.mass.cancel(jobId),
     distillCard: (req) => runner.distill(req),
+    forkRun: (req) => needLocalModels('forkRun', () => runner.fork(req)),
     startDownload: (req) => downloads.start(req),
     cancelDownload: ({ downloadId }) => downloads.cancel(downloadId),
     listStudyPlans: () => runner.studies.plans(),

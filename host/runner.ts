@@ -1,7 +1,8 @@
 import os from 'node:os';
 import path from 'node:path';
-import { ApiError, type ActiveRun, type DistillCardRequest, type LabEvent, type LibraryCard, type ResumeRunPayload, type StartRunRequest, type StartTrainLoopRequest } from '../core/api/index.ts';
+import { ApiError, type ActiveRun, type DistillCardRequest, type ForkRunRequest, type ForkRunResult, type LabEvent, type LibraryCard, type ResumeRunPayload, type StartRunRequest, type StartTrainLoopRequest } from '../core/api/index.ts';
 import { distillInLab, teacherOf } from './distill.ts';
+import { forkInLab } from './fork.ts';
 import { resumeTrainLoop, startExperiment, startTrainLoop, trainableRoles, trainLoopOf, type ExperimentEvent, type ExperimentHandle, type ExperimentSpec, type TrainLoopHandle } from '../core/experiments/index.ts';
 import type { ModelConfig, ModelProvider, ModelRequestField } from '../core/model/index.ts';
 import { StoreError, type Store } from '../core/store/index.ts';
@@ -441,6 +442,28 @@ export class LabRunner {
       claim: (f) => {
         this.claim([f], D, `a card being distilled`);
         return () => this.release([f]);
+      },
+    }, req);
+  }
+
+  /**
+   * Forks a stored run as `flowlab fork` does (host/fork.ts): its models' files checked (confined
+   * to the model folders) and held meanwhile (`BUSY` for others).
+   */
+  async fork(req: ForkRunRequest): Promise<ForkRunResult> {
+    const F = 'forkRun';
+    if (this.disposed) throw new ApiError('UNAVAILABLE', `${F}: the lab is shutting down`, F);
+    return forkInLab({
+      store: this.options.store, tools: this.tools, createProvider: this.createProvider,
+      claim: async (files) => {
+        for (const f of files) {
+          this.options.modelPaths?.check(f, F, f === req.roleModel?.path ? 'roleModel.path' : 'runId');
+          await this.checkModel(f).catch((err: unknown) => {
+            throw new ApiError('BAD_REQUEST', `${F}: ${err instanceof Error ? err.message : String(err)}`, F, 'runId', { cause: err });
+          });
+        }
+        this.claim(files, F, 'a fork being run');
+        return () => this.release(files);
       },
     }, req);
   }

@@ -11,6 +11,7 @@ import { createBrowseSlice } from './store/browse.ts';
 import { createCatalogSlice } from './store/catalog.ts';
 import { createDiffSlice } from './store/diff.ts';
 import { createDocumentSlice } from './store/document.ts';
+import { createForkSlice } from './store/fork.ts';
 import { createEditorSlice } from './store/editor.ts';
 import { createImproveSlice } from './store/improve.ts';
 import { createLearningSlice } from './store/learning.ts';
@@ -49,6 +50,7 @@ export function createLabStore(api: LabClient, deps: StoreDeps = NODE_DEPS): Sto
       ...createDocumentSlice(ctx),
       ...createLiveSlice(ctx),
       ...createLoopSlice(ctx),
+      ...createForkSlice(ctx),
     };
   });
 }

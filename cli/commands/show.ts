@@ -36,8 +36,14 @@ async function showCommand(runId: string, values: { db: string; json?: boolean }
     const imported = otel?.importedGraphOf(exp.config, run.runId);
     const graded = otel?.importedRunGraded(exp.config, run.runId) ?? true;
     const graph = imported ? { nodes: imported.nodes, edges: imported.edges.map((e) => (e.loop ? { ...e, maxIterations: 1 } : e)) } : parseWorkflow(exp.workflowYaml, { tools: defaultTools() }).graph;
-    if (values.json) io.stdout(JSON.stringify({ run, events, ...(graded ? {} : { graded: false }) }) + '\n');
-    else io.stdout(formatRun(run, events, graph, { graded }));
+    const fork = store.forks.linkOf(run.runId);
+    const forks = store.forks.forksOf(run.runId);
+    if (values.json) io.stdout(JSON.stringify({ run, events, ...(graded ? {} : { graded: false }), ...(fork && { forkOf: fork }), ...(forks.length && { forks: forks.map((f) => f.runId) }) }) + '\n');
+    else {
+      if (fork) io.stdout(`Fork of ${fork.parentRunId} at ${fork.nodeId}#${fork.attempt} (${String(fork.intervention.kind)} intervention); flowlab diff ${fork.parentRunId} ${run.runId}\n`);
+      io.stdout(formatRun(run, events, graph, { graded }));
+      if (forks.length) io.stdout(`Forks of this run: ${forks.map((f) => `${f.runId} (at ${f.nodeId}#${f.attempt}, ${String(f.intervention.kind)})`).join(', ')}\n`);
+    }
     return 0;
   } finally {
     store.close();

@@ -38,6 +38,8 @@ export const LAB_METHODS = [
   'listStudyPlans',
   'startStudy',
   'cancelStudy',
+  // Forks (fork.ts): re-run a stored run from one node with one intervention.
+  'forkRun',
 ] as const;
 
 /** The workshop methods (answered only by a workshop server: `flowlab workshop`). */
@@ -62,6 +64,8 @@ export const API_METHODS = [
   'getLearningCurves',
   // Two runs aligned node by node (a store read; see diff.ts).
   'diffRuns',
+  // A run's parent link and forks (a store read; see fork.ts).
+  'listForks',
   // Studies: plan, cell progress and the table (store reads; see studies.ts).
   'listStudies',
   'getStudy',

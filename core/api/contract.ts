@@ -11,6 +11,7 @@ import type { RunRecord } from '../results/index.ts';
 import type { EdgeType, NodeKind, SpecIssue } from '../workflow/index.ts';
 import type { ApiMethod } from './channels.ts';
 import type { DiffApiAdditions } from './diff.ts';
+import type { ForkApiAdditions } from './fork.ts';
 import type { ImproveApiAdditions } from './improve.ts';
 import type { LabApiAdditions, Subscribe } from './lab.ts';
 import type { LearningApiAdditions } from './learning.ts';
@@ -289,6 +290,17 @@ export const payloadSchemas = {
     threads: Count(1, 256).optional(),
     contextSize: Count(256, 131_072).optional(),
   }),
+  forkRun: z.strictObject({
+    runId: Id,
+    nodeId: Name,
+    attempt: Count(1, 10_000).optional(),
+    output: z.string().max(1_000_000, 'must be at most 1000000 characters').optional(),
+    prompt: z.string().max(100_000, 'must be at most 100000 characters').optional(),
+    seed: Count(0, 2_147_483_647).optional(),
+    roleModel: z.strictObject({ role: Name, path: AbsolutePath }).optional(),
+    threads: Count(1, 256).optional(),
+  }).refine((p) => [p.output, p.prompt, p.seed, p.roleModel].filter((v) => v !== undefined).length === 1, { message: 'give exactly one intervention: output, prompt, seed or roleModel', path: ['output'] }),
+  listForks: z.strictObject({ runId: Id }),
   exportCards: z.strictObject({ ids: z.array(Id).max(10_000, 'must have at most 10000 entries').optional() }).optional(),
   getWorkshop: NoPayload,
   submitPrediction: z.strictObject({ attendee: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, - or _'), stepId: Name, choice: Name }),
@@ -459,7 +471,7 @@ export interface AppInfo {
  * synchronously; the lab methods (`LabApiAdditions`, lab.ts) return
  * Promises and reject with the same ApiErrors (a bad payload included).
  */
-export interface FlowlabApi extends LabApiAdditions, ImproveApiAdditions, LearningApiAdditions, DiffApiAdditions, StudiesApiAdditions, MassApiAdditions, WorkflowFilesApiAdditions, MassJobApiAdditions, LoopApiAdditions, WorkshopApiAdditions, DownloadApiAdditions, StudyJobApiAdditions {
+export interface FlowlabApi extends LabApiAdditions, ImproveApiAdditions, LearningApiAdditions, DiffApiAdditions, StudiesApiAdditions, MassApiAdditions, WorkflowFilesApiAdditions, MassJobApiAdditions, LoopApiAdditions, WorkshopApiAdditions, DownloadApiAdditions, StudyJobApiAdditions, ForkApiAdditions {
   /** All experiments, newest first, with progress and scores. */
   listExperiments(payload?: ApiPayload<'listExperiments'>): ExperimentSummary[];
   /** One experiment with its workflow text and config. Errors: `NOT_FOUND`. */

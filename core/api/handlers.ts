@@ -9,6 +9,7 @@ import { API_METHODS, isLabMethod, type ApiMethod } from './channels.ts';
 import { payloadSchemas, type ApiPayload, type ExperimentSummary, type FlowlabApi, type WorkflowSummary } from './contract.ts';
 import { ApiError } from './errors.ts';
 import { buildRunDiff } from './diffHandlers.ts';
+import { forkHandlers } from './forkHandlers.ts';
 import { buildCardEffect, buildRolloutsView, listLibraryCards } from './improveHandlers.ts';
 import type { LabHost } from './lab.ts';
 import { buildLearningCurves, listVersions } from './learningHandlers.ts';
@@ -156,6 +157,7 @@ export function createHandlers(deps: HandlerDeps): FlowlabApi {
     },
     exportCards: (payload) => exportCards(store, payload?.ids),
     ...downloadHandlers(lab),
+    ...forkHandlers(store, lab),
     getWorkshop: () => workshop('getWorkshop').view(),
     submitPrediction: ({ attendee, stepId, choice }) => workshop('submitPrediction').submit(attendee, stepId, choice),
     controlWorkshop: ({ action, index }) => workshop('controlWorkshop').control(action === 'goto' ? { action, index: index! } : { action: action as Exclude<typeof action, 'goto'> }),

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { rejectionOf } from '../../test/fixtures.ts';
-import { asExperimentId } from '../ids.ts';
+import { rejectionOf, runRecord } from '../../test/fixtures.ts';
+import { asExperimentId, asRunId } from '../ids.ts';
 import { computeWorkflowHash, openStore, type Store } from '../store/index.ts';
 import { ModelError } from '../model/index.ts';
 import {
@@ -48,6 +48,7 @@ function fakeLab(over: Partial<LabHost> = {}): LabHost & { calls: [string, unkno
     listStudyPlans: () => rec('listStudyPlans', undefined, [{ name: 'laptop.yaml', text: 'name: laptop\n' }]),
     startStudy: (p) => rec('startStudy', p, { studyId: p.planName ? `study-${p.planName}` : 'study-pasted' }),
     cancelStudy: (p) => rec('cancelStudy', p, { cancelled: p.studyId === 'study-laptop.yaml' }),
+    forkRun: (p) => rec('forkRun', p, { runId: 'fork-1/0', experimentId: 'fork-1', parentRunId: p.runId, nodeId: p.nodeId, attempt: 1, intervention: 'output', status: 'completed' as const, correct: true, parentCorrect: false, recorded: {}, live: {}, modelsLoaded: 0 }),
     ...over,
   };
 }
@@ -103,6 +104,12 @@ describe('lab methods over a fake LabHost', () => {
     await expect(api.listStudyPlans()).resolves.toEqual([{ name: 'laptop.yaml', text: 'name: laptop\n' }]);
     await expect(api.startStudy({ planName: 'laptop.yaml', dryRun: true, threads: 1 })).resolves.toEqual({ studyId: 'study-laptop.yaml' });
     await expect(api.cancelStudy({ studyId: 'study-laptop.yaml' })).resolves.toEqual({ cancelled: true });
+    store.saveRun(runRecord(EXP, 0, { runId: asRunId(`${EXP}/0`) }), []);
+    await expect(api.forkRun({ runId: `${EXP}/0`, nodeId: 'solve', output: '{}' })).resolves.toMatchObject({ runId: 'fork-1/0', parentRunId: `${EXP}/0` });
+    await expect(rejection(api.forkRun({ runId: `${EXP}/0`, nodeId: 'solve', output: '{}', seed: 2 }))).resolves.toMatchObject({ code: 'BAD_REQUEST', field: 'output' });
+    await expect(rejection(api.forkRun({ runId: `${EXP}/0`, nodeId: 'solve', seed: 2, roleModel: { role: 'solver', path: '/m/x.gguf' } }))).resolves.toMatchObject({ code: 'BAD_REQUEST', field: 'output' });
+    await expect(rejection(api.forkRun({ runId: `${EXP}/0`, nodeId: 'solve', roleModel: { role: 'solver', path: 'relative.gguf' } }))).resolves.toMatchObject({ code: 'BAD_REQUEST', field: 'roleModel.path' });
+    await expect(rejection(api.forkRun({ runId: 'nope/0', nodeId: 'solve', seed: 2 }))).resolves.toMatchObject({ code: 'NOT_FOUND' });
     expect(lab.calls.map(([m]) => m)).toEqual([...LAB_METHODS]);
     expect(lab.calls.find(([m]) => m === 'startRun')![1]).toEqual(RUN);
     expect(lab.calls.find(([m]) => m === 'startDownload')![1]).toEqual({ source: 'hf:o/r/m.gguf', sha256: 'ab'.repeat(32), sizeBytes: 10, fileName: 'mine.gguf' });

@@ -12,6 +12,7 @@ import { isStoredEvent, type StoredEvent } from './storeEvents.ts';
 import type { ReadWorkflowFilePayload, SaveWorkflowFilePayload, WorkflowFileInfo, WorkflowFileList, WorkflowFileText } from './workflowFiles.ts';
 import { isMassJobEvent, type MassJobEvent, type MassJobHost } from './massJobs.ts';
 import { isDownloadEvent, type DownloadEvent, type DownloadHost } from './downloads.ts';
+import type { ForkHost } from './fork.ts';
 import { isStudyJobEvent, type StudyJobEvent, type StudyJobHost } from './studyJobs.ts';
 import type { DistillCardRequest } from './loop.ts';
 import type { LibraryCard } from './improve.ts';
@@ -281,7 +282,7 @@ export type Awaitable<T> = T | Promise<T>;
  * `createHandlers`. Implementations throw `ApiError` (with method and field) for what the user
  * can fix; anything else is mapped by `toApiError`.
  */
-export interface LabHost extends MassJobHost, DownloadHost, StudyJobHost {
+export interface LabHost extends MassJobHost, DownloadHost, StudyJobHost, ForkHost {
   listExamples(): Awaitable<ExampleWorkflow[]>;
   listDatasets(): Awaitable<DatasetInfo[]>;
   listModels(): Awaitable<ModelEntry[]>;

@@ -23,3 +23,7 @@ export { resumeTrainLoop, storedLoopSpec, trainLoopOf, type ResumeTrainLoopSpec 
 export { launchTrainLoop } from './trainLoop.ts';
 export type { TrainLoopPlan } from './trainLoop.ts';
 export { compareRuns, type CompareReport, type PairedDelta } from './compare.ts';
+export { forkRun, forkPlan, forkOf, reachableFrom, parseNodeRef, ForkError, type ForkSpec, type ForkDeps, type ForkOutcome, type ForkCallCounts, type ForkConfig, type ForkErrorCode, type ForkSide, type Intervention, type RecordedCall } from './fork.ts';
+export { counterfactualBlame, scoreCounterfactual, parseIntervene, describeIntervene, describeWith, type CounterfactualReport, type CounterfactualRun, type CounterfactualTrial, type CounterfactualOptions, type InterveneOn, type CorrectWith, type RateCell } from './counterfactual.ts';
+export { nodeOracle, type OracleContext } from './oracle.ts';
+export { evaluationsOf, stepwiseRows, type StepwiseRow } from './counterfactualExport.ts';

@@ -119,6 +119,11 @@ export const LANGFUSE_OBSERVATION_TYPE = 'langfuse.observation.type';
 
 /** Flowlab's own keys. */
 export const FL = {
+  /** On a fork's span link to its parent (core/experiments/fork.ts): the parent run, node, attempt and intervention kind. */
+  forkParentRunId: 'flowlab.fork.parent_run_id',
+  forkNodeId: 'flowlab.fork.node_id',
+  forkAttempt: 'flowlab.fork.attempt',
+  forkIntervention: 'flowlab.fork.intervention',
   experimentId: 'flowlab.experiment.id',
   experimentKind: 'flowlab.experiment.kind',
   dataset: 'flowlab.experiment.dataset',

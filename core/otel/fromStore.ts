@@ -38,7 +38,9 @@ export function storedRuns(store: Store, id: string, tools: ToolLookup): { exper
   };
   const runs = records.map((run): OtelRun => {
     const events = store.getRunEvents(run.runId);
-    return { run, events, graph: graphOf(run.runId, events), taskInput: inputs.get(run.taskIndex) };
+    const link = exp.kind === 'fork' ? store.forks.linkOf(run.runId) : undefined;
+    const forkOf = link && { parentRunId: link.parentRunId, nodeId: link.nodeId, attempt: link.attempt, intervention: String(link.intervention.kind ?? '') };
+    return { run, events, graph: graphOf(run.runId, events), taskInput: inputs.get(run.taskIndex), ...(forkOf && { forkOf }) };
   });
   return { experiment, runs };
 }

@@ -43,6 +43,19 @@ export interface OtelRun {
   graph: TraceGraph;
   /** The task's input (written only with `withContent`). */
   taskInput?: unknown;
+  /**
+   * Set when the run is a fork (core/experiments/fork.ts): its root span carries a span link to the
+   * parent run's span of the node run it was forked at (trace and span ids of ids.ts, so the link
+   * resolves in any backend holding the parent's export), with the intervention as link attributes.
+   */
+  forkOf?: { parentRunId: string; nodeId: string; attempt: number; intervention: string };
+  /**
+   * Evaluation results to put on node run spans as OpenTelemetry GenAI `gen_ai.evaluation.result`
+   * events (semantic conventions, gen-ai-events: `gen_ai.evaluation.name`,
+   * `gen_ai.evaluation.score.value`, `gen_ai.evaluation.score.label`, `gen_ai.evaluation.explanation`),
+   * e.g. counterfactual blame's verdict on each node run it forked at.
+   */
+  evaluations?: ReadonlyArray<{ nodeId: string; attempt: number; name: string; score: number; label: string; explanation?: string }>;
 }
 
 export interface SpanOptions {
@@ -94,13 +107,19 @@ export function runSpans(experiment: OtelExperiment, runs: readonly OtelRun[], o
   const content = opts.withContent === true;
   const llm = opts.provider ?? 'llama.cpp';
 
-  for (const { run, events, graph, taskInput } of runs) {
+  for (const { run, events, graph, taskInput, forkOf, evaluations } of runs) {
     const traceId = traceIdOf(run.runId);
     next = { traceId, spanId: runSpanIdOf(run.runId) };
     const firstRoot = run.credit?.roots[0]?.errorCode;
     const root = tracer.startSpan(`${OP.workflow} ${experiment.workflowName}`, {
       kind: SpanKind.INTERNAL,
       startTime: hrTimeOf(run.startedAt),
+      ...(forkOf && {
+        links: [{
+          context: { traceId: traceIdOf(forkOf.parentRunId), spanId: nodeSpanIdOf(forkOf.parentRunId, forkOf.nodeId, forkOf.attempt), traceFlags: 1 },
+          attributes: { [FL.forkParentRunId]: forkOf.parentRunId, [FL.forkNodeId]: forkOf.nodeId, [FL.forkAttempt]: forkOf.attempt, [FL.forkIntervention]: forkOf.intervention },
+        }],
+      }),
       attributes: attrs({
         [GEN_AI.operation]: OP.workflow,
         [GEN_AI.workflowName]: experiment.workflowName,
@@ -197,6 +216,12 @@ export function runSpans(experiment: OtelExperiment, runs: readonly OtelRun[], o
         }),
       }, rootCtx);
       if (bad) span.setStatus({ code: SpanStatusCode.ERROR, message: e.message ?? e.errorCode ?? e.status });
+      for (const ev of evaluations ?? []) {
+        if (ev.nodeId !== e.nodeId || ev.attempt !== e.attempt) continue;
+        span.addEvent('gen_ai.evaluation.result', attrs({
+          'gen_ai.evaluation.name': ev.name, 'gen_ai.evaluation.score.value': ev.score, 'gen_ai.evaluation.score.label': ev.label, 'gen_ai.evaluation.explanation': ev.explanation,
+        }), hrTimeOf(e.endedAt));
+      }
       order.set(span.spanContext().spanId, order.size);
       const nodeCtx = trace.setSpan(ROOT_CONTEXT, span);
       for (const c of e.calls) {

@@ -38,6 +38,7 @@ import { SqliteWeightsRepo } from './weights.ts';
 import { SqliteStudiesRepo } from './studies.ts';
 import { SqliteReproRepo } from './repro.ts';
 import { SqliteMassRepo, type MassRepo } from './mass.ts';
+import { SqliteForksRepo, type ForksRepo } from './forks.ts';
 import { SqliteWorkshopRepo, type WorkshopRepo } from './workshops.ts';
 import type { ExperimentCall, ExperimentRow, ExperimentStatus, ExperimentSummary, NewExperiment, PlannedTask } from './types.ts';
 
@@ -345,6 +346,13 @@ export class SqliteStore implements Store {
   get trainLoops(): TrainLoopsRepo {
     this.live();
     return (this.trainLoopsRepo ??= new SqliteTrainLoopsRepo(this.db, this.file, this.weights as SqliteWeightsRepo));
+  }
+
+  private forksRepo?: SqliteForksRepo;
+  /** Forks and their links to their parent runs (core/experiments/fork.ts; docs/fork.md). */
+  get forks(): ForksRepo {
+    this.live();
+    return (this.forksRepo ??= new SqliteForksRepo(this.db, this.file, this));
   }
 
   private massRepo?: SqliteMassRepo;

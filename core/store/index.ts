@@ -29,3 +29,4 @@ export { SqliteWeightsRepo, newWeightVersionId, type WeightVersion, type NewWeig
 export { SqliteStudiesRepo, type StudyRow, type StudyStatus } from './studies.ts';
 export { SqliteReproRepo, type ReproKind, type ReproRecord } from './repro.ts';
 export { SqliteWorkshopRepo, type WorkshopPredictionRow, type WorkshopRepo, type WorkshopResultRow, type WorkshopSessionRow } from './workshops.ts';
+export { SqliteForksRepo, type ForkLink, type ForksRepo } from './forks.ts';

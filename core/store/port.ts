@@ -18,6 +18,7 @@ import type { StudyRow, StudyStatus } from './studies.ts';
 import type { MassRepo } from './mass.ts';
 import type { WorkshopRepo } from './workshops.ts';
 import type { ReproKind, ReproRecord } from './repro.ts';
+import type { ForksRepo } from './forks.ts';
 
 /** One run with all its node events (each with its model calls), as `saveRuns` takes them. */
 export interface RunWithEvents {
@@ -156,6 +157,8 @@ export interface Store {
   readonly mass: MassRepo;
   /** Workshop sessions, step results and predictions (core/workshop). */
   readonly workshops: WorkshopRepo;
+  /** Forks linked to their parent runs (core/experiments/fork.ts). */
+  readonly forks: ForksRepo;
   /** Whether `close()` has been called. */
   readonly closed: boolean;
   /** Releases the store; idempotent. */

@@ -347,6 +347,22 @@ CREATE TABLE repro_records (
   created_at         INTEGER NOT NULL,
   finished_at        INTEGER
 ) WITHOUT ROWID;
+ * Forks (core/experiments/fork.ts): a run re-run from one node run of another with one
+ * intervention there. The fork is a run of its own experiment (kind `fork`); this row links it to
+ * its parent run, the node run it was forked at and the intervention (JSON).
+ */
+const FORKS = /* sql */ `
+CREATE TABLE run_forks (
+  run_id               TEXT PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+  experiment_id        TEXT NOT NULL REFERENCES experiments(id) ON DELETE CASCADE,
+  parent_run_id        TEXT NOT NULL,
+  parent_experiment_id TEXT NOT NULL,
+  node_id              TEXT NOT NULL,
+  attempt              INTEGER NOT NULL,
+  intervention_json    TEXT NOT NULL,
+  created_at           INTEGER NOT NULL
+);
+CREATE INDEX run_forks_parent ON run_forks(parent_run_id, created_at);
 `;
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -362,6 +378,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 10, name: 'call-settings', up: CALL_SETTINGS },
   { version: 11, name: 'task-meta', up: TASK_META },
   { version: 12, name: 'repro-records', up: REPRO },
+  { version: 13, name: 'run-forks', up: FORKS },
 ];
 
 /** The newest schema version this code knows. */

@@ -8,9 +8,10 @@ export type ExperimentStatus = 'running' | 'completed' | 'interrupted' | 'cancel
  * What an experiment is: `run` (tasks through one workflow), `blame-eval` (with SIMULATED faults),
  * `rollouts` (groups and advantages), `import` (traces read from a file, core/otel: nothing was run;
  * `config.import` holds each run's graph), `mass` (one step of a MASS loop, core/mass: a workspace
- * run, a judge call or an optimizer call; `config.mass` says which). The column is plain text, so a new kind needs no migration.
+ * run, a judge call or an optimizer call; `config.mass` says which), `fork` (one run re-run from a node of
+ * another with one intervention, core/experiments/fork.ts; `config.fork` and the `run_forks` row link it). The column is plain text, so a new kind needs no migration.
  */
-export type ExperimentKind = 'run' | 'blame-eval' | 'rollouts' | 'import' | 'mass';
+export type ExperimentKind = 'run' | 'blame-eval' | 'rollouts' | 'import' | 'mass' | 'fork';
 
 /** One planned task of an experiment, written when the experiment is created. */
 export interface PlannedTask {

@@ -2,10 +2,11 @@ import { blameText, STATE_MARKER, STATE_TEXT, type TraceModel } from '../lib/tra
 import { useLabPick } from '../useLab.ts';
 import { duration, eventError, eventTokens, failureClassLabel, nodeStatusLabel, showValue } from './format.ts';
 import { Status } from './Status.tsx';
+import { ForkFromHere } from './ForkPanel.tsx';
 
 /** Everything recorded about one node of the run: attempts, inputs, output, prompts, completions, tokens, timing, error. */
 export function NodeDetail({ model }: { model: TraceModel }) {
-  const { traceNode: nodeId, traceAttempt: attemptWanted, selectTraceNode } = useLabPick('traceNode', 'traceAttempt', 'selectTraceNode');
+  const { traceNode: nodeId, traceAttempt: attemptWanted, selectTraceNode, selectedRunId } = useLabPick('traceNode', 'traceAttempt', 'selectTraceNode', 'selectedRunId');
   const node = model.nodes.find((n) => n.id === nodeId);
   if (!node || !nodeId) return null;
   const attempts = model.attempts.get(nodeId) ?? [];
@@ -54,6 +55,7 @@ export function NodeDetail({ model }: { model: TraceModel }) {
           </span>
         )}
       </p>
+      {event && selectedRunId && <ForkFromHere runId={selectedRunId} event={event} canEditPrompt={node.kind === 'agent' && node.origin !== 'designed'} {...(node.role ? { role: node.role } : {})} />}
       {node.candidates?.length ? <p className="small">Ambiguous: could be {node.candidates.join(' or ')}; blamed on no role.</p> : null}
       {!event && <p className="muted">This node did not run in this task (never reached, or an upstream branch was not taken).</p>}
       {attempts.length > 1 && (

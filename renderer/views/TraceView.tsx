@@ -12,6 +12,7 @@ import { AuthorLegend, KindLegend, StateLegend } from './Legend.tsx';
 import { NodeDetail } from './NodeDetail.tsx';
 import { RunPicker } from './RunPicker.tsx';
 import { DiffPicker, RunDiffPanel } from './RunDiffPanel.tsx';
+import { RunForks } from './ForkPanel.tsx';
 import { LoadState } from './Status.tsx';
 import { TableHead } from './TableHead.tsx';
 
@@ -106,6 +107,7 @@ function TraceBody() {
           Reward ladder →
         </button>
         <DiffPicker run={run} />
+        <RunForks run={run} />
       </div>
       {model.silent && (
         <p className="banner warn" data-testid="silent-banner" role="note">
