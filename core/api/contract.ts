@@ -291,6 +291,9 @@ export const payloadSchemas = {
   }),
   exportCards: z.strictObject({ ids: z.array(Id).max(10_000, 'must have at most 10000 entries').optional() }).optional(),
   getWorkshop: NoPayload,
+  joinWorkshop: z.strictObject({ attendee: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, - or _').optional() }).optional(),
+  listAttendees: NoPayload,
+  removeAttendee: z.strictObject({ attendee: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, - or _') }),
   submitPrediction: z.strictObject({ attendee: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, - or _'), stepId: Name, choice: Name }),
   controlWorkshop: z.strictObject({ action: z.enum(['next', 'prev', 'goto', 'reveal', 'reset', 'restart-timer']), index: z.int('must be an integer').min(0, 'must be at least 0').max(100, 'must be at most 100').optional() })
     .refine((c) => (c.action === 'goto') === (c.index !== undefined), { message: 'index is given with goto, and only with goto', path: ['index'] }),

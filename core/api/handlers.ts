@@ -155,6 +155,9 @@ export function createHandlers(deps: HandlerDeps): FlowlabApi {
     exportCards: (payload) => exportCards(store, payload?.ids),
     ...downloadHandlers(lab),
     getWorkshop: () => workshop('getWorkshop').view(),
+    joinWorkshop: (payload) => workshop('joinWorkshop').join(payload?.attendee),
+    listAttendees: () => workshop('listAttendees').attendees(),
+    removeAttendee: ({ attendee }) => workshop('removeAttendee').remove(attendee),
     submitPrediction: ({ attendee, stepId, choice }) => workshop('submitPrediction').submit(attendee, stepId, choice),
     controlWorkshop: ({ action, index }) => workshop('controlWorkshop').control(action === 'goto' ? { action, index: index! } : { action: action as Exclude<typeof action, 'goto'> }),
   };
@@ -227,7 +230,7 @@ export function toApiError(err: unknown, method: string): ApiError {
     return new ApiError(code, `${method}: ${err.message}`, method, undefined, { cause: err });
   }
   if (err instanceof WorkshopError) {
-    return new ApiError(err.code === 'NOT_REHEARSED' || err.code === 'STEP_FAILED' ? 'UNAVAILABLE' : 'BAD_REQUEST', `${method}: ${err.message}`, method, undefined, { cause: err });
+    return new ApiError(err.code === 'NOT_REHEARSED' || err.code === 'STEP_FAILED' ? 'UNAVAILABLE' : err.code === 'ROOM_FULL' || err.code === 'NOT_ATTENDEE' ? 'FORBIDDEN' : 'BAD_REQUEST', `${method}: ${err.message}`, method, undefined, { cause: err });
   }
   if (err instanceof FaultSpecError) {
     return new ApiError('BAD_REQUEST', `${method}: ${err.message}`, method, undefined, { cause: err });
