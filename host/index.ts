@@ -18,3 +18,4 @@ export { isLoopback, MAX_BODY_BYTES, rendererMissingMessage, startLabServer, TOK
 export { startModelServer, type ModelServer, type ModelServerOptions, type ModelServerStats } from './modelServer.ts';
 export { ATTENDEE_COOKIE, ATTENDEE_METHODS, attendeeAllow, DEFAULT_ATTENDEE_LIMITS, RateLimitedError, type AttendeeLimits, type WorkshopExperiments } from './workshop.ts';
 export { RateLimiter, type RateShape } from './rateLimit.ts';
+export { createWorkflowValidator, type WorkflowValidator, type WorkflowValidatorOptions } from './workflowValidator.ts';

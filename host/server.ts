@@ -62,6 +62,11 @@ export interface LabServerOptions {
    * refuse, or rewrites the payload and sets a cookie); the event stream is refused to them.
    */
   guests?: ReadonlyArray<GuestToken>;
+  /**
+   * Methods answered by another function than `api`'s, which must not block the event loop
+   * (`validateWorkflow` through a worker: host/workflowValidator.ts). Each validates its own payload.
+   */
+  offload?: Partial<Record<ApiMethod, (payload: unknown) => Promise<unknown>>>;
 }
 
 /** What a guest token's check sees of a request: the peer's address and the `Cookie` header. */
@@ -243,7 +248,8 @@ export async function startLabServer(options: LabServerOptions): Promise<LabServ
         }
       }
       try {
-        const result = await (options.api[name] as (p: unknown) => unknown).call(options.api, payload);
+        const offloaded = options.offload?.[name];
+        const result = offloaded ? await offloaded(payload) : await (options.api[name] as (p: unknown) => unknown).call(options.api, payload);
         return sendJson(res, 200, { ok: true, result: result ?? null }, extra);
       } catch (err) {
         const apiError = toApiError(err, name);
