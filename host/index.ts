@@ -14,7 +14,7 @@ export { listDatasets } from './datasets.ts';
 export { DEV_CSP, PRODUCTION_CSP } from './security.ts';
 export { createEventHub, type EventHub } from './events.ts';
 export { STORE_WATCH_MS, watchStore, type StoreWatch } from './storeWatch.ts';
-export { isLoopback, MAX_BODY_BYTES, rendererMissingMessage, startLabServer, TOKEN_HEADER, type LabServer, type LabServerOptions } from './server.ts';
+export { GUEST_BODY_BYTES, isLoopback, MAX_BODY_BYTES, RawJson, rendererMissingMessage, startLabServer, TOKEN_HEADER, type GuestAdmission, type GuestRequest, type GuestToken, type LabServer, type LabServerOptions } from './server.ts';
 export { startModelServer, type ModelServer, type ModelServerOptions, type ModelServerStats } from './modelServer.ts';
 export { ATTENDEE_COOKIE, ATTENDEE_METHODS, attendeeAllow, DEFAULT_ATTENDEE_LIMITS, RateLimitedError, type AttendeeLimits, type WorkshopExperiments } from './workshop.ts';
 export { RateLimiter, type RateShape } from './rateLimit.ts';

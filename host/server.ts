@@ -64,7 +64,8 @@ export interface LabServerOptions {
   guests?: ReadonlyArray<GuestToken>;
   /**
    * Methods answered by another function than `api`'s, which must not block the event loop
-   * (`validateWorkflow` through a worker: host/workflowValidator.ts). Each validates its own payload.
+   * (`validateWorkflow` through a worker: host/workflowValidator.ts). Each validates its own
+   * payload; a {@link RawJson} answer is written as is.
    */
   offload?: Partial<Record<ApiMethod, (payload: unknown) => Promise<unknown>>>;
 }
@@ -250,6 +251,7 @@ export async function startLabServer(options: LabServerOptions): Promise<LabServ
       try {
         const offloaded = options.offload?.[name];
         const result = offloaded ? await offloaded(payload) : await (options.api[name] as (p: unknown) => unknown).call(options.api, payload);
+        if (result instanceof RawJson) return sendRawJson(res, 200, `{"ok":true,"result":${result.json}}`, extra);
         return sendJson(res, 200, { ok: true, result: result ?? null }, extra);
       } catch (err) {
         const apiError = toApiError(err, name);
@@ -381,8 +383,16 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string> {
   });
 }
 
+/** A result already serialised (an offloaded method's JSON text): the server writes it as the answer's `result` without parsing it. */
+export class RawJson {
+  constructor(readonly json: string) {}
+}
+
 function sendJson(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
+  sendRawJson(res, status, JSON.stringify(body), extra);
+}
+
+function sendRawJson(res: ServerResponse, status: number, text: string, extra: Record<string, string> = {}): void {
   res.writeHead(status, {
     ...BASE_HEADERS,
     'content-type': 'application/json; charset=utf-8',

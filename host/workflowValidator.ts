@@ -19,12 +19,16 @@ export interface WorkflowValidatorOptions {
   timeoutMs?: number;
   /** Most documents waiting or in work at once. Default 8. */
   maxQueue?: number;
+  /** Start the worker at once (default true), rather than at the first document. */
+  eager?: boolean;
 }
 
 /** A validator that answers like core/api `validateWorkflowText`, asynchronously. */
 export interface WorkflowValidator {
   /** The document's outline or located issues. Rejects ApiError `BUSY` (queue full) or `BAD_REQUEST` (over the time limit). */
   validate(text: string, file?: string): Promise<ValidateWorkflowResult>;
+  /** The same answer as JSON text (what the worker sends; the host writes it on without parsing it). */
+  validateJson(text: string, file?: string): Promise<string>;
   /** Whether documents go to a worker (false: inline). */
   readonly offThread: boolean;
   /** Ends the worker. Idempotent. */
@@ -49,12 +53,12 @@ function workerEntry(): { url: URL } | { code: string } | undefined {
   return existsSync(fileURLToPath(built)) ? { url: built } : undefined;
 }
 
-/** Starts nothing until the first document; see the module comment. */
+/** Starts the worker (unless `eager: false`); see the module comment. */
 export function createWorkflowValidator(opts: WorkflowValidatorOptions = {}): WorkflowValidator {
   const timeoutMs = opts.timeoutMs ?? 20_000;
   const maxQueue = opts.maxQueue ?? 8;
   const entry = workerEntry();
-  type Job = { id: number; text: string; file: string | undefined; resolve: (r: ValidateWorkflowResult) => void; reject: (e: unknown) => void };
+  type Job = { id: number; text: string; file: string | undefined; resolve: (json: string) => void; reject: (e: unknown) => void };
   const queue: Job[] = [];
   let worker: Worker | undefined;
   let ready = false;
@@ -80,7 +84,7 @@ export function createWorkflowValidator(opts: WorkflowValidatorOptions = {}): Wo
     const w = 'url' in entry! ? new Worker(entry.url) : new Worker(entry!.code, { eval: true });
     ready = false;
     w.unref();
-    w.on('message', (m: { ready?: true; id?: number; result?: ValidateWorkflowResult; error?: string }) => {
+    w.on('message', (m: { ready?: true; id?: number; json?: string; error?: string }) => {
       if (worker !== w) return;
       if (m.ready) {
         ready = true;
@@ -91,7 +95,7 @@ export function createWorkflowValidator(opts: WorkflowValidatorOptions = {}): Wo
       const { job } = current;
       current = undefined;
       if (m.error !== undefined) job.reject(new ApiError('INTERNAL', `validateWorkflow: ${m.error}`, 'validateWorkflow'));
-      else job.resolve(m.result!);
+      else job.resolve(m.json!);
       pump();
     });
     const lost = (why: string) => {
@@ -119,16 +123,25 @@ export function createWorkflowValidator(opts: WorkflowValidatorOptions = {}): Wo
     startClock();
   };
 
+  // Started now, not at the first document: loading the parser in the worker takes a moment of CPU
+  // that should not fall inside a request.
+  if (entry && opts.eager !== false) worker = spawnWorker();
+
+  const validateJson = (text: string, file?: string): Promise<string> => {
+    if (!entry) return Promise.resolve(JSON.stringify(validateWorkflowText(text, file)));
+    if (closed) return Promise.reject(new ApiError('UNAVAILABLE', 'validateWorkflow: the lab host is closing', 'validateWorkflow'));
+    if (queue.length + (current ? 1 : 0) >= maxQueue) return Promise.reject(new ApiError('BUSY', `validateWorkflow: ${maxQueue} documents are being validated; try again shortly`, 'validateWorkflow'));
+    return new Promise((resolve, reject) => {
+      queue.push({ id: nextId++, text, file, resolve, reject });
+      pump();
+    });
+  };
+
   return {
     offThread: entry !== undefined,
-    validate(text, file) {
-      if (!entry) return Promise.resolve(validateWorkflowText(text, file));
-      if (closed) return Promise.reject(new ApiError('UNAVAILABLE', 'validateWorkflow: the lab host is closing', 'validateWorkflow'));
-      if (queue.length + (current ? 1 : 0) >= maxQueue) return Promise.reject(new ApiError('BUSY', `validateWorkflow: ${maxQueue} documents are being validated; try again shortly`, 'validateWorkflow'));
-      return new Promise((resolve, reject) => {
-        queue.push({ id: nextId++, text, file, resolve, reject });
-        pump();
-      });
+    validateJson,
+    async validate(text, file) {
+      return JSON.parse(await validateJson(text, file)) as ValidateWorkflowResult;
     },
     async close() {
       closed = true;

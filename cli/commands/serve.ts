@@ -5,7 +5,7 @@ import { Command } from 'commander';
 import { createHandlers, validatePayload, type WorkshopHost } from '../../core/api/index.ts';
 import { openStore, type Store } from '../../core/store/index.ts';
 import { resolveSharedDir } from '../../core/tasks/index.ts';
-import { createEventHub, createLabHost, createWorkflowValidator, isLoopback, rendererMissingMessage, startLabServer, STORE_WATCH_MS, type LabHostHandle, type LabServer, type LabServerOptions, type ModelPathRoots } from '../../host/index.ts';
+import { createEventHub, createLabHost, createWorkflowValidator, RawJson, isLoopback, rendererMissingMessage, startLabServer, STORE_WATCH_MS, type LabHostHandle, type LabServer, type LabServerOptions, type ModelPathRoots } from '../../host/index.ts';
 import { act, dbOption, harden, intOption, parseWith, UsageError, type CommandContext } from '../args.ts';
 import { CommandError } from '../errors.ts';
 import { processIo, type Io } from '../io.ts';
@@ -108,7 +108,7 @@ export async function startServe(opts: ServeOptions): Promise<RunningServe> {
   try {
     server = await startLabServer({
       api, subscribe: hub.subscribe, rendererDir: opts.renderer, host: opts.host, port: opts.port, ...(token ? { token } : {}), ...(workshop && { guests: workshop.guests }),
-      offload: { validateWorkflow: (p) => validator.validate(...textOf(validatePayload('validateWorkflow', p))) },
+      offload: { validateWorkflow: async (p) => new RawJson(await validator.validateJson(...textOf(validatePayload('validateWorkflow', p)))) },
     });
   } catch (err) {
     await validator.close();
