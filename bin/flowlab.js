@@ -45,9 +45,10 @@ async function rerunWithMmapThreshold() {
   if (process.platform !== 'linux' || process.argv[2] !== 'train-loop' || process.env.MALLOC_MMAP_THRESHOLD_) return false;
   // Imported here, not at the top: node:child_process costs every other command ~1-2 ms to load.
   const { spawn } = await import('node:child_process');
+  // fd 3: a pipe the child watches (watchParentPipe), so it ends when this process dies, SIGKILL included.
   const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
-    stdio: 'inherit',
-    env: { ...process.env, MALLOC_MMAP_THRESHOLD_: String(128 << 10) },
+    stdio: ['inherit', 'inherit', 'inherit', 'pipe'],
+    env: { ...process.env, MALLOC_MMAP_THRESHOLD_: String(128 << 10), [PARENT_PIPE_ENV]: '3' },
   });
   process.on('SIGINT', () => {}); // the terminal sends it to the child too; wait for it
   for (const sig of ['SIGTERM', 'SIGHUP']) process.on(sig, () => child.kill(sig));
@@ -111,6 +112,36 @@ const MAX_CACHE_FILES = 48;
 
 /** Set by loadVendor when the command should leave a code cache behind; called once it has run. */
 let saveVendorCache = () => {};
+
+/** The variable naming the fd of a pipe whose other end the parent holds (set by the parents that spawn this CLI). */
+const PARENT_PIPE_ENV = 'FLOWLAB_PARENT_PIPE';
+
+/**
+ * A child (the train-loop re-run above, a workshop step: cli/workshopRunner.ts) ends with its
+ * parent: the parent holds one end of a pipe, which the kernel closes whatever way the parent
+ * dies (SIGKILL included); at its end of file this process sends itself SIGTERM — no handler of
+ * the CLI delays it, and what it committed stays committed (train loops and experiments are
+ * written iteration by iteration, run by run, in transactions; `flowlab resume` continues them).
+ * The variable is removed so the command's own children do not inherit it.
+ */
+async function watchParentPipe() {
+  const fd = Number(process.env[PARENT_PIPE_ENV]);
+  delete process.env[PARENT_PIPE_ENV];
+  if (!Number.isInteger(fd) || fd < 3) return;
+  const { Socket } = await import('node:net');
+  let pipe;
+  try {
+    pipe = new Socket({ fd, readable: true, writable: false });
+  } catch {
+    return;
+  }
+  pipe.on('error', () => {});
+  pipe.on('close', () => process.kill(process.pid, 'SIGTERM'));
+  pipe.resume();
+  pipe.unref();
+}
+
+if (process.env[PARENT_PIPE_ENV]) await watchParentPipe();
 
 let main;
 let installProcessGuards;

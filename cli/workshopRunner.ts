@@ -38,11 +38,12 @@ interface Ran { code: number; stdout: string; stderr: string; seconds: number }
 function runChild(bin: string, argv: readonly string[], env: NodeJS.ProcessEnv, onStderr?: (t: string) => void): Promise<Ran> {
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...argv], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // fd 3: a pipe the child watches (bin/flowlab.js watchParentPipe), so a step ends when the workshop dies, SIGKILL included.
+    const child = spawn(process.execPath, [bin, ...argv], { cwd: ROOT, env: { ...env, FLOWLAB_PARENT_PIPE: '3' }, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => {
       stderr += d;
       onStderr?.(d);
     });

@@ -79,6 +79,9 @@ describe.skipIf(skip !== undefined)('workshop: one presenter, several attendees'
     await attendees[2]!.setViewportSize({ width: 390, height: 844 });
     const picks = ['designer', 'designer', 'executor'];
     for (const [i, page] of attendees.entries()) {
+      // One browser profile holds the pages, so one cookie jar: each attendee joins with an empty
+      // jar and gets an identity of its own (three phones would each have their own jar).
+      await context.clearCookies();
       await page.goto(attendeeUrl);
       await page.getByTestId(`ws-choice-${picks[i]}`).click();
       await page.getByTestId('ws-sent').waitFor();

@@ -10,6 +10,14 @@ import { randomInt } from 'node:crypto';
 import { asRoleName } from '../core/ids.ts';
 import { MAX_GENERATED_TOKENS } from '../core/limits.ts';
 import type { CallInput, ChatTurn, JsonSchema } from '../core/model/index.ts';
+import { schemaRefusal } from './chatSchema.ts';
+
+/**
+ * Request fields of the OpenAI API that this server does not implement: refused with 400 naming
+ * the field rather than silently ignored (a client asking for function calling must learn it got
+ * none). `logprobs` is not listed: Flowlab's own provider asks for it and reads its absence.
+ */
+export const UNSERVED_FIELDS: readonly string[] = ['tools', 'tool_choice', 'functions', 'function_call', 'parallel_tool_calls', 'audio', 'prediction', 'web_search_options', 'top_logprobs', 'logit_bias', 'modalities'];
 
 /** A request the server refuses with 400 (or 404 for an unknown model); `param` names the field. */
 export class ChatRequestError extends Error {
@@ -55,12 +63,26 @@ export function readChatRequest(raw: unknown, models: readonly string[], enforce
   const model = b['model'] === undefined && models.length === 1 ? models[0]! : b['model'];
   if (typeof model !== 'string') throw new ChatRequestError('`model` must be a string (one of the ids /v1/models lists)', 'model');
   if (!models.includes(model)) throw new ChatRequestError(`model "${model.slice(0, 100)}" is not served here (served: ${models.join(', ')})`, 'model', 404, 'invalid_request_error', 'model_not_found');
+  for (const f of UNSERVED_FIELDS) {
+    const v = b[f];
+    if (v === undefined || v === null) continue;
+    if (f === 'modalities' && Array.isArray(v) && v.length === 1 && v[0] === 'text') continue;
+    if (f === 'logit_bias' && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0) continue;
+    throw new ChatRequestError(`\`${f}\` is not supported by this server (flowlab serve-model serves plain chat completions${f.includes('tool') || f.includes('function') ? ': no function calling' : ''}); remove it`, f, 400, 'invalid_request_error', 'unsupported_parameter');
+  }
   const { system, prompt, turns } = readMessages(b['messages']);
   if (b['n'] !== undefined && b['n'] !== 1) throw new ChatRequestError('only n = 1 is supported', 'n');
   if (typeof b['grammar'] === 'string') throw new ChatRequestError('GBNF `grammar` is not supported: send a JSON schema (`response_format` json_schema)', 'grammar');
-  const maxTokens = optInt(b, 'max_completion_tokens') ?? optInt(b, 'max_tokens') ?? 0;
-  if (maxTokens > MAX_GENERATED_TOKENS) throw new ChatRequestError(`max_tokens is at most ${MAX_GENERATED_TOKENS}`, 'max_tokens');
+  const maxKey = b['max_completion_tokens'] !== undefined && b['max_completion_tokens'] !== null ? 'max_completion_tokens' : 'max_tokens';
+  const asked = optInt(b, maxKey);
+  if (asked !== undefined && asked < 1) throw new ChatRequestError(`\`${maxKey}\` must be at least 1 (got ${asked})`, maxKey);
+  if (asked !== undefined && asked > MAX_GENERATED_TOKENS) throw new ChatRequestError(`\`${maxKey}\` is at most ${MAX_GENERATED_TOKENS} (got ${asked})`, maxKey);
+  const maxTokens = asked ?? 0;
   const schema = schemaOf(b);
+  if (schema) {
+    const refusal = schemaRefusal(schema.schema, enforceSchema);
+    if (refusal) throw new ChatRequestError(`${schema.param}: invalid JSON schema: ${refusal.message}`, schema.param, 400, 'invalid_request_error', 'invalid_json_schema');
+  }
   const input: CallInput = {
     role: asRoleName('user'),
     ...(system ? { system } : {}),
@@ -74,7 +96,7 @@ export function readChatRequest(raw: unknown, models: readonly string[], enforce
       ...defined('stop', stopOf(b['stop'])),
     },
     seed: optInt(b, 'seed') ?? randomInt(2 ** 32),
-    ...(schema && enforceSchema ? { jsonSchema: schema } : {}),
+    ...(schema && enforceSchema ? { jsonSchema: schema.schema } : {}),
   };
   const streamOptions = b['stream_options'] as Body | undefined;
   return { model, input, turns, stream: b['stream'] === true, streamUsage: streamOptions?.['include_usage'] === true, hadSchema: schema !== undefined };
@@ -101,7 +123,7 @@ function readMessages(messages: unknown): { system: string; prompt: string; turn
       throw new ChatRequestError(`messages[${i}].role "${role.slice(0, 40)}" is not served: roles are system, user and assistant (no tools or functions)`, `messages[${i}].role`);
     }
     if (msg!['tool_calls'] !== undefined || msg!['function_call'] !== undefined) throw new ChatRequestError(`messages[${i}] carries tool calls, which are not served`, `messages[${i}].tool_calls`);
-    return { role: role === 'developer' ? 'system' : (role as ChatTurn['role']), content: contentText(msg!['content'], i) };
+    return { role: role === 'developer' ? 'system' : (role as ChatTurn['role']), content: contentText(msg!['content'], i, role) };
   });
   const talk = turns.filter((t) => t.role !== 'system');
   if (talk.length === 0) throw new ChatRequestError('`messages` has no user message', 'messages');
@@ -111,9 +133,12 @@ function readMessages(messages: unknown): { system: string; prompt: string; turn
 }
 
 /** A message's text: a string, or the `text` parts of a content array. */
-function contentText(content: unknown, i: number): string {
+function contentText(content: unknown, i: number, role: string): string {
   if (typeof content === 'string') return content;
-  if (content === null || content === undefined) return '';
+  if (content === null || content === undefined) {
+    if (role === 'assistant') return '';
+    throw new ChatRequestError(`messages[${i}].content must be a string or an array of text parts (a ${role} message's content may not be ${content === null ? 'null' : 'missing'})`, `messages[${i}].content`);
+  }
   if (Array.isArray(content)) {
     return content
       .map((part: unknown, j) => {
@@ -126,18 +151,19 @@ function contentText(content: unknown, i: number): string {
   throw new ChatRequestError(`messages[${i}].content must be a string or an array of text parts`, `messages[${i}].content`);
 }
 
-/** The JSON schema of the body, in whichever form it came (see the module comment). */
-export function schemaOf(b: Body): JsonSchema | undefined {
+/** The JSON schema of the body, in whichever form it came (see the module comment), with the request field it came in. */
+export function schemaOf(b: Body): { schema: JsonSchema; param: string } | undefined {
   const rf = b['response_format'] as Body | undefined;
   const obj = (v: unknown): JsonSchema | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as JsonSchema) : undefined);
+  const at = (schema: JsonSchema | undefined, param: string) => (schema ? { schema, param } : undefined);
   if (rf?.['type'] === 'json_schema') {
     const s = obj((rf['json_schema'] as Body | undefined)?.['schema']);
     if (!s) throw new ChatRequestError('response_format.json_schema.schema must be an object', 'response_format');
-    return s;
+    return at(s, 'response_format.json_schema.schema');
   }
-  if (rf?.['type'] === 'json_object') return obj(rf['schema']) ?? { type: 'object' };
+  if (rf?.['type'] === 'json_object') return at(obj(rf['schema']) ?? { type: 'object' }, 'response_format.schema');
   if (rf !== undefined && rf['type'] !== 'text') throw new ChatRequestError('response_format.type is text, json_object or json_schema', 'response_format');
-  return obj(b['json_schema']) ?? obj((b['structured_outputs'] as Body | undefined)?.['json']) ?? obj(b['guided_json']) ?? obj(b['format']) ?? (b['format'] === 'json' ? { type: 'object' } : undefined);
+  return at(obj(b['json_schema']), 'json_schema') ?? at(obj((b['structured_outputs'] as Body | undefined)?.['json']), 'structured_outputs.json') ?? at(obj(b['guided_json']), 'guided_json') ?? at(obj(b['format']), 'format') ?? (b['format'] === 'json' ? { schema: { type: 'object' }, param: 'format' } : undefined);
 }
 
 function stopOf(v: unknown): string[] | undefined {

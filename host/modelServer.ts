@@ -22,7 +22,7 @@ import type { GenerateResult, ModelProvider } from '../core/model/index.ts';
 import { llamaProvider } from '../models/factory.ts';
 import { ChatRequestError, readChatRequest, type ChatCall } from './chatRequest.ts';
 import { allowedHostHeaders } from './hostHeader.ts';
-import { BodyTooLarge, listenOn, MAX_BODY_BYTES, readBody, urlHost } from './server.ts';
+import { BodyNotUtf8, BodyTooLarge, listenOn, MAX_BODY_BYTES, readBody, urlHost } from './server.ts';
 
 /** Options of {@link startModelServer}. */
 export interface ModelServerOptions {
@@ -106,6 +106,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     } catch (e) {
       stats.failed++;
       if (e instanceof BodyTooLarge) return sendError(res, 413, e.message, 'invalid_request_error');
+      if (e instanceof BodyNotUtf8) return sendError(res, 400, e.message, 'invalid_request_error', 'invalid_encoding');
       if (e instanceof ChatRequestError) return sendError(res, e.status, e.message, e.type, e.errorCode, e.param);
       return sendError(res, 400, `the body is not valid JSON (${(e as Error).message})`, 'invalid_request_error');
     }

@@ -28,6 +28,7 @@ import { networkInterfaces } from 'node:os';
 import path from 'node:path';
 import { ApiError, isApiMethod, toApiError, type ApiErrorCode, type ApiMethod, type FlowlabApi, type Subscribe } from '../core/api/index.ts';
 import { FlowlabError } from '../core/errors.ts';
+import { firstInvalidUtf8 } from '../core/utf8.ts';
 import { allowedHostHeaders } from './hostHeader.ts';
 import { PRODUCTION_CSP } from './security.ts';
 import { isPagePath, normaliseRequestPath, StaticFiles } from './staticFiles.ts';
@@ -36,6 +37,8 @@ import { isPagePath, normaliseRequestPath, StaticFiles } from './staticFiles.ts'
 export const MAX_BODY_BYTES = 8 * 1024 * 1024;
 /** The session token header. */
 export const TOKEN_HEADER = 'x-flowlab-token';
+/** Largest request body of a guest token (a workshop attendee), in bytes, unless the guest sets its own. */
+export const GUEST_BODY_BYTES = 64 * 1024;
 
 /** Options of {@link startLabServer}. */
 export interface LabServerOptions {
@@ -56,9 +59,40 @@ export interface LabServerOptions {
   /**
    * Tokens of narrower reach (a workshop's attendee token, host/workshop.ts): the page opens with
    * one, and each API call made with it must pass its `allow` first (which throws an ApiError to
-   * refuse: answered 403); the event stream is refused to them.
+   * refuse, or rewrites the payload and sets a cookie); the event stream is refused to them.
    */
-  guests?: ReadonlyArray<{ token: string; allow(method: ApiMethod, payload: unknown): void }>;
+  guests?: ReadonlyArray<GuestToken>;
+  /**
+   * Methods answered by another function than `api`'s, which must not block the event loop
+   * (`validateWorkflow` through a worker: host/workflowValidator.ts). Each validates its own
+   * payload; a {@link RawJson} answer is written as is.
+   */
+  offload?: Partial<Record<ApiMethod, (payload: unknown) => Promise<unknown>>>;
+}
+
+/** What a guest token's check sees of a request: the peer's address and the `Cookie` header. */
+export interface GuestRequest {
+  address: string;
+  cookie: string | undefined;
+}
+
+/** What a guest token's check may change: the payload the method gets, a `Set-Cookie` header of the answer. */
+export interface GuestAdmission {
+  payload?: unknown;
+  setCookie?: string;
+}
+
+/** A token of narrower reach (see `LabServerOptions.guests`). */
+export interface GuestToken {
+  token: string;
+  /**
+   * Runs before each API call made with the token: throws an ApiError to refuse (answered with its
+   * code's status: 403 FORBIDDEN, 429 RATE_LIMITED with `Retry-After` when the error carries
+   * `retryAfter` seconds), or returns what to change. Default body limit: `maxBodyBytes`.
+   */
+  allow(method: ApiMethod, payload: unknown, request: GuestRequest): GuestAdmission | void;
+  /** Largest request body this token may send, in bytes. Default 64 KiB. */
+  maxBodyBytes?: number;
 }
 
 /** A running server. */
@@ -76,7 +110,7 @@ export interface LabServer {
   close(): Promise<void>;
 }
 
-const STATUS: Record<ApiErrorCode, number> = { BAD_REQUEST: 400, NOT_FOUND: 404, UNAVAILABLE: 503, FORBIDDEN: 403, BUSY: 409, INTERNAL: 500 };
+const STATUS: Record<ApiErrorCode, number> = { BAD_REQUEST: 400, NOT_FOUND: 404, UNAVAILABLE: 503, FORBIDDEN: 403, BUSY: 409, RATE_LIMITED: 429, INTERNAL: 500 };
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -186,10 +220,12 @@ export async function startLabServer(options: LabServerOptions): Promise<LabServ
       if (!isApiMethod(name)) return sendError(res, 404, new ApiError('NOT_FOUND', `unknown API method "${name.slice(0, 100)}"`, name.slice(0, 100)));
       if (req.method !== 'POST') return sendError(res, 405, new ApiError('BAD_REQUEST', `${name}: use POST with a JSON body`, name), { allow: 'POST' });
       let body: string;
+      const limit = guest ? (guest.maxBodyBytes ?? GUEST_BODY_BYTES) : MAX_BODY_BYTES;
       try {
-        body = await readBody(req, MAX_BODY_BYTES);
+        body = await readBody(req, limit);
       } catch (err) {
-        if (err instanceof BodyTooLarge) return sendError(res, 413, new ApiError('BAD_REQUEST', `${name}: the request body is over ${MAX_BODY_BYTES} bytes`, name), { connection: 'close' });
+        if (err instanceof BodyTooLarge) return sendError(res, 413, new ApiError('BAD_REQUEST', `${name}: the request body is over ${limit} bytes`, name), { connection: 'close' });
+        if (err instanceof BodyNotUtf8) return sendError(res, 400, new ApiError('BAD_REQUEST', `${name}: ${err.message}`, name));
         throw err;
       }
       let payload: unknown;
@@ -200,16 +236,23 @@ export async function startLabServer(options: LabServerOptions): Promise<LabServ
           return sendError(res, 400, new ApiError('BAD_REQUEST', `${name}: the request body is not valid JSON (${(err as Error).message})`, name));
         }
       }
+      const extra: Record<string, string> = {};
       if (guest) {
         try {
-          guest.allow(name, payload);
+          const admitted = guest.allow(name, payload, { address: req.socket.remoteAddress ?? 'unknown', cookie: headerValue(req.headers.cookie) });
+          if (admitted && 'payload' in admitted) payload = admitted.payload;
+          if (admitted?.setCookie) extra['set-cookie'] = admitted.setCookie;
         } catch (err) {
-          return sendError(res, 403, toApiError(err, name));
+          const e = toApiError(err, name);
+          const retry = (err as { retryAfter?: unknown }).retryAfter;
+          return sendError(res, e.code === 'RATE_LIMITED' ? 429 : 403, e, typeof retry === 'number' ? { 'retry-after': String(retry) } : {});
         }
       }
       try {
-        const result = await (options.api[name] as (p: unknown) => unknown).call(options.api, payload);
-        return sendJson(res, 200, { ok: true, result: result ?? null });
+        const offloaded = options.offload?.[name];
+        const result = offloaded ? await offloaded(payload) : await (options.api[name] as (p: unknown) => unknown).call(options.api, payload);
+        if (result instanceof RawJson) return sendRawJson(res, 200, `{"ok":true,"result":${result.json}}`, extra);
+        return sendJson(res, 200, { ok: true, result: result ?? null }, extra);
       } catch (err) {
         const apiError = toApiError(err, name);
         return sendError(res, STATUS[apiError.code], apiError);
@@ -299,7 +342,20 @@ export class BodyTooLarge extends FlowlabError<'BODY_TOO_LARGE'> {
   }
 }
 
-/** The request body as UTF-8 text. @throws BodyTooLarge past `limit` bytes (the rest is drained). */
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** A request body that is not UTF-8; the message names the byte offset of the first bad sequence. */
+export class BodyNotUtf8 extends FlowlabError<'BODY_NOT_UTF8'> {
+  override readonly name = 'BodyNotUtf8';
+  constructor(readonly offset: number, detail: string) {
+    super('BODY_NOT_UTF8', `the request body is not UTF-8 at byte offset ${offset}: ${detail}`);
+  }
+}
+
+/**
+ * The request body as UTF-8 text, decoded strictly (a Latin-1 byte is refused, never replaced).
+ * @throws BodyTooLarge past `limit` bytes (the rest is drained); BodyNotUtf8 naming the byte offset.
+ */
 export function readBody(req: IncomingMessage, limit: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -314,13 +370,29 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string> {
       }
       chunks.push(chunk);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => {
+      const bytes = Buffer.concat(chunks);
+      try {
+        resolve(STRICT_UTF8.decode(bytes));
+      } catch {
+        const offset = firstInvalidUtf8(bytes);
+        reject(new BodyNotUtf8(offset, `byte 0x${(bytes[offset] ?? 0).toString(16).padStart(2, '0')} does not start or continue a UTF-8 sequence (Latin-1 or another encoding?)`));
+      }
+    });
     req.on('error', reject);
   });
 }
 
+/** A result already serialised (an offloaded method's JSON text): the server writes it as the answer's `result` without parsing it. */
+export class RawJson {
+  constructor(readonly json: string) {}
+}
+
 function sendJson(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
+  sendRawJson(res, status, JSON.stringify(body), extra);
+}
+
+function sendRawJson(res: ServerResponse, status: number, text: string, extra: Record<string, string> = {}): void {
   res.writeHead(status, {
     ...BASE_HEADERS,
     'content-type': 'application/json; charset=utf-8',

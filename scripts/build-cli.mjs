@@ -19,7 +19,8 @@
  * library either way. (zod stays in the ES chunks: tree-shaken there it is a fifth of its
  * CommonJS build, whose module-level set-up alone outweighs what the cache saves.)
  *
- * Output: out/cli/main.js (the entry) plus chunk-*.js files, out/cli/vendor.cjs, out/cli/meta.json (esbuild's
+ * Output: out/cli/main.js (the entry), out/cli/validateWorker.js (the lab host's validation worker,
+ * host/workflowValidator.ts) plus chunk-*.js files, out/cli/vendor.cjs, out/cli/meta.json (esbuild's
  * metafile, for checking what the start-up path loads) and out/cli/sources.txt (the repo files
  * bundled, which bin/flowlab.js checks for edits newer than the bundle). Paths that code resolves from
  * `import.meta.url` (cli/commands/serve.ts: the repo root, two folders up) resolve the same
@@ -98,7 +99,7 @@ mkdirSync(outdir, { recursive: true });
 const vendored = new Set();
 const result = await build({
   absWorkingDir: root,
-  entryPoints: { main: 'cli/main.ts' },
+  entryPoints: { main: 'cli/main.ts', validateWorker: 'host/validateWorker.ts' },
   outdir,
   bundle: true,
   splitting: true,

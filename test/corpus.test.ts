@@ -9,6 +9,8 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServe } from '../cli/commands/serve.ts';
+import { ScriptedProvider } from '../core/model/index.ts';
+import { startModelServer } from '../host/modelServer.ts';
 import { writeNonFiniteGguf } from '../models/llama/ggufFixture.ts';
 import { cli } from './cli.ts';
 import { CORPUS, runEntry, seedDatabase, spawnEntry, type Outcome, type Served } from './corpus/index.ts';
@@ -45,8 +47,14 @@ beforeAll(async () => {
   } else writeFileSync(path.join(models, 'cut.gguf'), Buffer.from('GGUF\x03\x00\x00\x00'));
   writeGsm8kTasks(path.join(lab, 'data'));
   const serve = await startServe({ port: 0, host: '127.0.0.1', db: path.join(lab, 'lab.db'), models, dataDir: path.join(lab, 'data'), renderer: path.join(lab, 'no-renderer') });
-  served = { port: serve.server.port, token: serve.server.token, dir: lab };
-  stopServe = () => serve.stop();
+  // serve-model's server with a SIMULATED provider: every model entry must be refused before generation.
+  const modelServer = await startModelServer({ models: { tiny: path.join(models, 'tiny.gguf') }, provider: new ScriptedProvider(() => 'SIMULATED') });
+  served = { port: serve.server.port, token: serve.server.token, dir: lab, modelPort: modelServer.port };
+  stopServe = async () => {
+    await modelServer.close();
+    await serve.stop();
+    expect(modelServer.stats.completed).toBe(0);
+  };
 });
 
 afterAll(async () => {
@@ -56,8 +64,8 @@ afterAll(async () => {
 });
 
 describe('the corpus of malformed inputs', () => {
-  it('has at least 150 entries, each id once', () => {
-    expect(CORPUS.length).toBeGreaterThanOrEqual(150);
+  it('has at least 330 entries, each id once', () => {
+    expect(CORPUS.length).toBeGreaterThanOrEqual(330);
     expect(new Set(CORPUS.map((e) => e.id)).size).toBe(CORPUS.length);
   });
 

@@ -28,6 +28,8 @@ import type { Io } from '../io.ts';
 import { answerGuard } from '../../core/guards/index.ts';
 
 interface AttributionFlags {
+  /** Score the readable logs and report the rest as unscorable, instead of exiting 1 at the first bad one. */
+  skipBad?: boolean;
   dataset: string;
   method: string;
   path?: string;
@@ -107,6 +109,7 @@ export function define(cmd: Command, ctx: CommandContext): void {
     .option('--harness-crash <class>', 'execution | infrastructure: how surfaced, structural, hybrid and narrowed-judge treat the end-of-run crash of the logging harness ("Error processing publish message"): the speaking agent\'s execution failure, or nobody\'s', DEFAULT_HARNESS_CRASH)
     .option('--record-calls <file.jsonl>', 'write every judge call (prompt, reply, seed, tokens) as one JSON line, replayable with --replay-calls')
     .option('--replay-calls <file.jsonl>', 'answer the judge calls from a recording instead of a model (no model is loaded)')
+    .option('--skip-bad', 'score the logs that can be scored and list the others as unscorable (default: exit 1 naming the count and the first bad file and field)')
     .option('--json', 'print one JSON object instead of the tables')
     .action(act(ctx, (o: AttributionFlags) => attributionEvalCommand(o, ctx.io)));
 }
@@ -173,6 +176,10 @@ async function attributionEvalCommand(values: AttributionFlags, io: Io): Promise
 
   const folder = path.resolve(values.path ?? path.join(resolveSharedDir(), 'data', 'who_and_when', 'Hand-Crafted'));
   const logs = importWhoAndWhen(folder, { badLabel: 'unscorable', badLog: 'unscorable', ...(limit === undefined ? {} : { limit }) });
+  const bad = logs.filter((l) => l.unscorable !== undefined);
+  if (bad.length && !values.skipBad) {
+    throw new CommandError('BAD_LOGS', `${bad.length} of ${logs.length} Who&When logs in ${folder} cannot be scored; the first: ${bad[0]!.file}: ${bad[0]!.unscorable}. Fix them, or pass --skip-bad to score the others and list these as unscorable`);
+  }
   const crashOpts: SurfacingOptions = { harnessCrash };
   const withCrash = (r: PlanRow): PlanRow => (r.crashRule ? { ...r, label: `${r.label}, crash = ${harnessCrash}`, surfaced: crashOpts } : r);
   const plan: PlanRow[] = all

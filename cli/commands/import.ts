@@ -45,7 +45,7 @@ async function importCommand(file: string, values: ImportFlags, io: Io): Promise
     const code = (e as NodeJS.ErrnoException).code;
     throw new CommandError(code === 'ENOENT' ? 'NOT_FOUND' : 'BAD_FILE', `${file}: ${code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
   }
-  const traces = readOtlpTraces(text, file);
+  const traces = readOtlpTraces(text, file, (w) => io.stderr(`flowlab import: warning: ${w}\n`));
   const store = openStore(values.db);
   try {
     const res = importRuns(store, traces, { experimentId: values.experiment, file: path.resolve(file) });

@@ -2,10 +2,10 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Command } from 'commander';
-import { createHandlers, type WorkshopHost } from '../../core/api/index.ts';
+import { createHandlers, validatePayload, type WorkshopHost } from '../../core/api/index.ts';
 import { openStore, type Store } from '../../core/store/index.ts';
 import { resolveSharedDir } from '../../core/tasks/index.ts';
-import { createEventHub, createLabHost, isLoopback, rendererMissingMessage, startLabServer, STORE_WATCH_MS, type LabHostHandle, type LabServer, type LabServerOptions, type ModelPathRoots } from '../../host/index.ts';
+import { createEventHub, createLabHost, createWorkflowValidator, RawJson, isLoopback, rendererMissingMessage, startLabServer, STORE_WATCH_MS, type LabHostHandle, type LabServer, type LabServerOptions, type ModelPathRoots } from '../../host/index.ts';
 import { act, dbOption, harden, intOption, parseWith, UsageError, type CommandContext } from '../args.ts';
 import { CommandError } from '../errors.ts';
 import { processIo, type Io } from '../io.ts';
@@ -101,10 +101,17 @@ export async function startServe(opts: ServeOptions): Promise<RunningServe> {
   });
   const workshop = opts.workshop?.(store);
   const api = createHandlers({ store, version: appVersion(), modelDir: opts.models, lab, ...(workshop && { workshop: workshop.host }) });
+  // Large documents are parsed in a worker thread, so other requests and event streams are answered meanwhile.
+  const validator = createWorkflowValidator();
+  const textOf = (p: { text: string; file?: string | undefined }): [string, string | undefined] => [p.text, p.file];
   let server: LabServer;
   try {
-    server = await startLabServer({ api, subscribe: hub.subscribe, rendererDir: opts.renderer, host: opts.host, port: opts.port, ...(token ? { token } : {}), ...(workshop && { guests: workshop.guests }) });
+    server = await startLabServer({
+      api, subscribe: hub.subscribe, rendererDir: opts.renderer, host: opts.host, port: opts.port, ...(token ? { token } : {}), ...(workshop && { guests: workshop.guests }),
+      offload: { validateWorkflow: async (p) => new RawJson(await validator.validateJson(...textOf(validatePayload('validateWorkflow', p)))) },
+    });
   } catch (err) {
+    await validator.close();
     store.close();
     if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       throw new CommandError('PORT_IN_USE', `port ${opts.port} on ${opts.host} is in use: pass --port <n>, or --port 0 for a free one`, {}, { cause: err });
@@ -119,6 +126,7 @@ export async function startServe(opts: ServeOptions): Promise<RunningServe> {
     stop() {
       stopping ??= (async () => {
         await lab.dispose();
+        await validator.close();
         await server.close();
         store.close();
       })();

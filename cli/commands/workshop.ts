@@ -5,8 +5,8 @@ import { Option, type Command } from 'commander';
 import type { WorkshopHost } from '../../core/api/index.ts';
 import { openStore } from '../../core/store/index.ts';
 import { resolveSharedDir } from '../../core/tasks/index.ts';
-import { parseScenario, rehearse, rehearsedSteps, workshopReportHtml, WorkshopError, WorkshopSession, type Scenario, type StepRunner } from '../../core/workshop/index.ts';
-import { attendeeAllow, isLoopback } from '../../host/index.ts';
+import { DEFAULT_ROOM_CAP, MAX_ROOM_CAP, parseScenario, rehearse, rehearsedSteps, workshopReportHtml, WorkshopError, WorkshopSession, type Scenario, type StepRunner } from '../../core/workshop/index.ts';
+import { attendeeAllow, isLoopback, type AttendeeLimits } from '../../host/index.ts';
 import { act, dbOption, intOption, UsageError, type CommandContext } from '../args.ts';
 import { CommandError } from '../errors.ts';
 import type { Io } from '../io.ts';
@@ -30,6 +30,7 @@ interface WorkshopFlags {
   threads: number;
   report?: string;
   renderer?: string;
+  roomCap: number;
 }
 
 /** `flowlab workshop <scenario.yaml>`. */
@@ -55,6 +56,7 @@ export function define(cmd: Command, ctx: CommandContext): void {
     .addOption(dbOption())
     .option('--model <file.gguf>', 'the model every step uses (default: $FLOWLAB_SHARED/models/stories260K.gguf)')
     .addOption(intOption('--threads <n>', 'CPU threads of each step\'s model (1 or 2 on a laptop)', { min: 1, max: 2, default: 1 }))
+    .addOption(intOption('--room-cap <n>', 'most attendees who may join (each join gets its own identity; the presenter can remove one)', { min: 1, max: MAX_ROOM_CAP, default: DEFAULT_ROOM_CAP }))
     .option('--report <file.html>', 'where the report goes (default: workshop-<session>.html next to --db)')
     .option('--renderer <dir>', 'built renderer (default: out/renderer, written by `npm run build`)')
     .action(act(ctx, (file: string, o: WorkshopFlags) => workshopCommand(file, o, ctx.io)));
@@ -81,6 +83,10 @@ export interface StartWorkshopOptions {
   runner?: StepRunner;
   /** Default: 32 random bytes, hex. */
   attendeeToken?: string;
+  /** Most attendees at once (default core/workshop DEFAULT_ROOM_CAP). */
+  roomCap?: number;
+  /** Attendee rate limits (default host/workshop DEFAULT_ATTENDEE_LIMITS). */
+  limits?: Partial<AttendeeLimits>;
 }
 
 /** A served workshop: the server, the session, the attendee URL; `stop` writes the report and closes everything. */
@@ -108,18 +114,28 @@ export async function startWorkshop(o: StartWorkshopOptions): Promise<RunningWor
   const serve = await startServe({
     port: o.port, host: o.host, db: o.db, models: o.models, renderer: o.renderer,
     workshop: (store) => {
-      session = new WorkshopSession({ store, scenario: o.scenario, mode: o.mode, ...(o.runner && { runner: o.runner }), onStepDone: () => writeReport() });
+      session = new WorkshopSession({ store, scenario: o.scenario, mode: o.mode, ...(o.runner && { runner: o.runner }), ...(o.roomCap !== undefined && { roomCap: o.roomCap }), onStepDone: () => writeReport() });
       reportFile = o.report(session.id);
       const host: WorkshopHost = {
         view: () => session.view(),
         submit: (a, s, c) => session.submit(a, s, c),
+        join: (attendee) => {
+          if (attendee !== undefined && !session.attendees.has(attendee)) throw new WorkshopError('NOT_ATTENDEE', `no attendee ${attendee} is in the room`);
+          return { attendee: attendee ?? session.join('presenter').id, joined: session.attendees.size };
+        },
+        attendees: () => session.attendees.list(),
+        remove: (attendee) => {
+          const r = session.removeAttendee(attendee);
+          writeReport();
+          return { removed: r.removed.id, predictionsDeleted: r.predictionsDeleted };
+        },
         control: (c) => {
           const v = session.control(c);
           writeReport();
           return v;
         },
       };
-      return { host, guests: [{ token: attendeeToken, allow: attendeeAllow(session, store) }] };
+      return { host, guests: [{ token: attendeeToken, allow: attendeeAllow(session, store, { ...(o.limits && { limits: o.limits }) }) }] };
     },
   });
   const base = serve.server.url.replace(/\?token=.*$/, '');
@@ -192,7 +208,7 @@ async function workshopCommand(file: string, v: WorkshopFlags, io: Io): Promise<
   ensureRenderer(renderer, io, 'workshop');
   const running = await startWorkshop({
     scenario, mode: v.live ? 'live' : 'room', db: v.db, host: v.host, port: v.port, models: path.dirname(model),
-    renderer,
+    renderer, roomCap: v.roomCap,
     report: (id) => path.resolve(v.report ?? path.join(path.dirname(path.resolve(v.db)), `workshop-${id}.html`)),
     ...(v.live && { runner: runner() }),
   });

@@ -43,7 +43,7 @@ export const LAB_METHODS = [
 ] as const;
 
 /** The workshop methods (answered only by a workshop server: `flowlab workshop`). */
-export const WORKSHOP_METHODS = ['getWorkshop', 'submitPrediction', 'controlWorkshop'] as const;
+export const WORKSHOP_METHODS = ['getWorkshop', 'joinWorkshop', 'submitPrediction', 'controlWorkshop', 'listAttendees', 'removeAttendee'] as const;
 
 /** Every method of `FlowlabApi`, in a stable order. Hosts expose these and nothing else. */
 export const API_METHODS = [

@@ -57,7 +57,7 @@ const AbsolutePath = z
   .refine((p) => !p.includes('\0'), 'must not contain a NUL character')
   .refine((p) => /^(\/|[A-Za-z]:[\\/]|\\\\)/.test(p), 'must be an absolute path');
 /** A short name: a dataset, split or role. */
-const Name = z.string().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
+const Name = z.string().min(1, 'must not be empty').max(100, 'must be at most 100 characters').refine((n) => !n.includes('\0'), 'must not contain a NUL character (U+0000)');
 const Count = (min: number, max: number) =>
   z.int(`must be an integer from ${min} to ${max}`).min(min, `must be at least ${min}`).max(max, `must be at most ${max}`);
 
@@ -257,7 +257,7 @@ export const payloadSchemas = {
   readWorkflowFile: z.strictObject({ name: WorkflowFileName() }),
   saveWorkflowFile: z.strictObject({
     name: WorkflowFileName(),
-    text: z.string().max(MAX_WORKFLOW_CHARS, `must be at most ${MAX_WORKFLOW_CHARS} characters`),
+    text: z.string().max(MAX_WORKFLOW_CHARS, `must be at most ${MAX_WORKFLOW_CHARS} characters`).refine((t) => !t.includes('\0'), { error: (iss) => `must not contain a NUL character (U+0000; the first is at character ${String(iss.input).indexOf('\0')}): a workflow is text` }),
     overwrite: z.boolean().optional(),
   }),
   ...massJobSchemas,
@@ -303,6 +303,9 @@ export const payloadSchemas = {
   listForks: z.strictObject({ runId: Id }),
   exportCards: z.strictObject({ ids: z.array(Id).max(10_000, 'must have at most 10000 entries').optional() }).optional(),
   getWorkshop: NoPayload,
+  joinWorkshop: z.strictObject({ attendee: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, - or _').optional() }).optional(),
+  listAttendees: NoPayload,
+  removeAttendee: z.strictObject({ attendee: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, - or _') }),
   submitPrediction: z.strictObject({ attendee: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, - or _'), stepId: Name, choice: Name }),
   controlWorkshop: z.strictObject({ action: z.enum(['next', 'prev', 'goto', 'reveal', 'reset', 'restart-timer']), index: z.int('must be an integer').min(0, 'must be at least 0').max(100, 'must be at most 100').optional() })
     .refine((c) => (c.action === 'goto') === (c.index !== undefined), { message: 'index is given with goto, and only with goto', path: ['index'] }),

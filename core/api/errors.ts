@@ -16,11 +16,12 @@ import { FlowlabError } from '../errors.ts';
  * - `UNAVAILABLE`: the lab is not ready (the store is closed, or no host API is present);
  * - `FORBIDDEN`: the call came from a frame that is not Flowlab's own page;
  * - `BUSY`: what the call needs is in use (`startRun`: a model file another running experiment uses);
+ * - `RATE_LIMITED`: the caller sent more calls than its limit allows (a workshop attendee; HTTP 429);
  * - `INTERNAL`: anything else (a bug, or a database error); the message says what.
  */
-export type ApiErrorCode = 'BAD_REQUEST' | 'NOT_FOUND' | 'UNAVAILABLE' | 'FORBIDDEN' | 'BUSY' | 'INTERNAL';
+export type ApiErrorCode = 'BAD_REQUEST' | 'NOT_FOUND' | 'UNAVAILABLE' | 'FORBIDDEN' | 'BUSY' | 'RATE_LIMITED' | 'INTERNAL';
 
-const CODES: readonly ApiErrorCode[] = ['BAD_REQUEST', 'NOT_FOUND', 'UNAVAILABLE', 'FORBIDDEN', 'BUSY', 'INTERNAL'];
+const CODES: readonly ApiErrorCode[] = ['BAD_REQUEST', 'NOT_FOUND', 'UNAVAILABLE', 'FORBIDDEN', 'BUSY', 'RATE_LIMITED', 'INTERNAL'];
 
 /**
  * An ApiError as plain data: the form it takes in `flowlab serve`'s JSON answers

@@ -6,7 +6,7 @@ import { DatasetError } from '../tasks/index.ts';
 import { defaultTools } from '../tools/index.ts';
 import { formatIssue, parseWorkflow, SpecError, type ToolLookup } from '../workflow/index.ts';
 import { API_METHODS, isLabMethod, type ApiMethod } from './channels.ts';
-import { payloadSchemas, type ApiPayload, type ExperimentSummary, type FlowlabApi, type WorkflowSummary } from './contract.ts';
+import { payloadSchemas, type ApiPayload, type ExperimentSummary, type FlowlabApi, type ValidateWorkflowResult, type WorkflowSummary } from './contract.ts';
 import { ApiError } from './errors.ts';
 import { buildRunDiff } from './diffHandlers.ts';
 import { forkHandlers } from './forkHandlers.ts';
@@ -82,21 +82,7 @@ export function createHandlers(deps: HandlerDeps): FlowlabApi {
 
     getRunTrace: ({ runId }) => runTrace(runId),
 
-    validateWorkflow: ({ text, file }) => {
-      try {
-        const { graph } = parseWorkflow(text, { tools, ...(file === undefined ? {} : { file }) });
-        const summary: WorkflowSummary = {
-          name: graph.name,
-          notation: graph.notation,
-          nodes: graph.nodes.map((n) => (n.role === undefined ? { id: n.id, kind: n.kind } : { id: n.id, kind: n.kind, role: n.role })),
-          edges: graph.edges.map((e) => ({ from: e.from, to: e.to, type: e.type })),
-        };
-        return { ok: true, summary };
-      } catch (err) {
-        if (err instanceof SpecError) return { ok: false, issues: err.issues.map((i) => ({ ...i, path: [...i.path] })) };
-        throw err;
-      }
-    },
+    validateWorkflow: ({ text, file }) => validateWorkflowText(text, file, tools),
 
     appInfo: () => ({ version: deps.version, dbFile: store.file, ...(deps.modelDir !== undefined ? { modelDir: deps.modelDir } : {}) }),
 
@@ -159,6 +145,9 @@ export function createHandlers(deps: HandlerDeps): FlowlabApi {
     ...downloadHandlers(lab),
     ...forkHandlers(store, lab),
     getWorkshop: () => workshop('getWorkshop').view(),
+    joinWorkshop: (payload) => workshop('joinWorkshop').join(payload?.attendee),
+    listAttendees: () => workshop('listAttendees').attendees(),
+    removeAttendee: ({ attendee }) => workshop('removeAttendee').remove(attendee),
     submitPrediction: ({ attendee, stepId, choice }) => workshop('submitPrediction').submit(attendee, stepId, choice),
     controlWorkshop: ({ action, index }) => workshop('controlWorkshop').control(action === 'goto' ? { action, index: index! } : { action: action as Exclude<typeof action, 'goto'> }),
   };
@@ -188,6 +177,27 @@ export function createHandlers(deps: HandlerDeps): FlowlabApi {
     };
   }
   return api as unknown as FlowlabApi;
+}
+
+/**
+ * `validateWorkflow`'s answer for a document: the graph's outline, or every located issue (a
+ * SpecError's). Pure and synchronous, so a host may run it in a worker (host/workflowValidator.ts).
+ * @throws what parseWorkflow throws besides SpecError (a bug).
+ */
+export function validateWorkflowText(text: string, file: string | undefined, tools: ToolLookup = defaultTools()): ValidateWorkflowResult {
+  try {
+    const { graph } = parseWorkflow(text, { tools, ...(file === undefined ? {} : { file }) });
+    const summary: WorkflowSummary = {
+      name: graph.name,
+      notation: graph.notation,
+      nodes: graph.nodes.map((n) => (n.role === undefined ? { id: n.id, kind: n.kind } : { id: n.id, kind: n.kind, role: n.role })),
+      edges: graph.edges.map((e) => ({ from: e.from, to: e.to, type: e.type })),
+    };
+    return { ok: true, summary };
+  } catch (err) {
+    if (err instanceof SpecError) return { ok: false, issues: err.issues.map((i) => ({ ...i, path: [...i.path] })) };
+    throw err;
+  }
 }
 
 /**
@@ -231,7 +241,7 @@ export function toApiError(err: unknown, method: string): ApiError {
     return new ApiError(code, `${method}: ${err.message}`, method, undefined, { cause: err });
   }
   if (err instanceof WorkshopError) {
-    return new ApiError(err.code === 'NOT_REHEARSED' || err.code === 'STEP_FAILED' ? 'UNAVAILABLE' : 'BAD_REQUEST', `${method}: ${err.message}`, method, undefined, { cause: err });
+    return new ApiError(err.code === 'NOT_REHEARSED' || err.code === 'STEP_FAILED' ? 'UNAVAILABLE' : err.code === 'ROOM_FULL' || err.code === 'NOT_ATTENDEE' ? 'FORBIDDEN' : 'BAD_REQUEST', `${method}: ${err.message}`, method, undefined, { cause: err });
   }
   if (err instanceof FaultSpecError) {
     return new ApiError('BAD_REQUEST', `${method}: ${err.message}`, method, undefined, { cause: err });

@@ -15,6 +15,6 @@ export {
   MAX_WORKFLOW_CHARS,
   payloadSchemas,
 } from './contract.ts';
-export { createHandlers, toApiError, validatePayload, type HandlerDeps } from './handlers.ts';
+export { createHandlers, toApiError, validatePayload, validateWorkflowText, type HandlerDeps } from './handlers.ts';
 export { cardTrustReader } from './loopHandlers.ts';
 export type { CardTrust, CompareExperimentsPayload, CompareView, DistillCardRequest, ExperimentGroupRef, ExperimentMeta, LoopApiAdditions } from './loop.ts';

@@ -9,7 +9,11 @@ import type { WorkshopView } from '../workshop/view.ts';
 
 export type { Choice, PredictionScore, RevealChart, RevealFact, StepResult, WorkshopStepSummary, WorkshopStepView, WorkshopView } from '../workshop/view.ts';
 
-/** `submitPrediction`'s payload: who (a random id the attendee's page keeps), for which step, which choice. */
+/**
+ * `submitPrediction`'s payload: who, for which step, which choice. With an attendee token the
+ * host replaces `attendee` by the identity issued at `joinWorkshop` (host/workshop.ts): the body's
+ * own value is never counted.
+ */
 export interface SubmitPredictionPayload {
   attendee: string;
   stepId: string;
@@ -22,9 +26,26 @@ export interface ControlWorkshopPayload {
   index?: number;
 }
 
-/** What a workshop server provides (core/workshop `WorkshopSession` fits it). */
+/** `joinWorkshop`'s answer: the caller's attendee id and how many are in the room. */
+export interface JoinedWorkshop {
+  attendee: string;
+  joined: number;
+}
+
+/** One attendee as the presenter sees them (`listAttendees`). */
+export interface AttendeeView {
+  id: string;
+  joinedAt: number;
+  address: string;
+}
+
+/** What a workshop server provides (cli/commands/workshop.ts adapts core/workshop `WorkshopSession`). */
 export interface WorkshopHost {
   view(): WorkshopView;
+  /** Confirms a joined `attendee` (the host's guard minted it), or mints one for a caller that names none. */
+  join(attendee?: string): JoinedWorkshop;
+  attendees(): AttendeeView[];
+  remove(attendee: string): { removed: string; predictionsDeleted: number };
   submit(attendee: string, stepId: string, choice: string): { predictions: number };
   control(c: { action: 'next' | 'prev' | 'reveal' | 'reset' | 'restart-timer' } | { action: 'goto'; index: number }): WorkshopView;
 }
@@ -33,6 +54,15 @@ export interface WorkshopHost {
 export interface WorkshopApiAdditions {
   /** The session: scenario, steps, the current step with its prediction count and, once revealed, the truth and the room's score. */
   getWorkshop(payload?: Record<string, never>): WorkshopView;
+  /**
+   * Joins the room (attendee token): the host issues an identity, bound to the caller by a signed
+   * cookie, within the presenter's room cap. Errors: `FORBIDDEN` (room full, removed), `RATE_LIMITED`.
+   */
+  joinWorkshop(payload?: { attendee?: string }): JoinedWorkshop;
+  /** The attendees in the room, in order of joining (presenter only). */
+  listAttendees(payload?: Record<string, never>): AttendeeView[];
+  /** The presenter removes an attendee: seat freed, predictions deleted, later calls refused (403). */
+  removeAttendee(payload: { attendee: string }): { removed: string; predictionsDeleted: number };
   /** An attendee's prediction for the current step (a later one replaces theirs). */
   submitPrediction(payload: SubmitPredictionPayload): { predictions: number };
   /** The presenter's controls: next, prev, goto, reveal, reset (deletes the predictions), restart-timer. */

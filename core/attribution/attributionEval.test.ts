@@ -51,7 +51,7 @@ describe('flowlab attribution-eval', () => {
     }
   });
 
-  it('a missing folder: exit 1 with a clear message; a bad log: listed as unscorable with its reason, the rest scored', async () => {
+  it('a missing folder: exit 1 with a clear message; bad logs: exit 1 naming the count and the first (issue 30), with --skip-bad listed as unscorable and the rest scored', async () => {
     const missing = path.join(tmpdir(), 'flowlab-no-such-folder-xyz');
     let r = await run('--dataset', 'who-and-when', '--method', 'surfaced', '--path', missing);
     expect(r.code).toBe(1);
@@ -61,14 +61,19 @@ describe('flowlab attribution-eval', () => {
     writeFileSync(path.join(dir, '4.json'), '{"history": [');
     writeFileSync(path.join(dir, '5.json'), '{"history": [], "mistake_agent": "WebSurfer", "mistake_step": "0"}');
     writeFileSync(path.join(dir, '6.json'), '[1, 2]');
+    // Issue 30: bad logs end the command (count, first file and field) unless --skip-bad.
     r = await run('--dataset', 'who-and-when', '--method', 'surfaced', '--path', dir);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain(`4 of 6 Who&When logs in ${dir} cannot be scored; the first: ${path.join(dir, '3.json')}: "history" is not an array. Fix them, or pass --skip-bad`);
+    expect(r.err).toContain('[BAD_LOGS]');
+    r = await run('--dataset', 'who-and-when', '--method', 'surfaced', '--path', dir, '--skip-bad');
     expect(r.code).toBe(0);
     expect(r.out).toContain('Unscorable logs, left out of every accuracy (4):');
     expect(r.out).toContain(`${path.join(dir, '3.json')}: "history" is not an array`);
     expect(r.out).toContain(`${path.join(dir, '4.json')}: not valid JSON (`);
     expect(r.out).toContain(`${path.join(dir, '5.json')}: "history" is empty`);
     expect(r.out).toContain(`${path.join(dir, '6.json')}: expected a JSON object`);
-    r = await run('--dataset', 'who-and-when', '--method', 'all', '--path', dir, '--json');
+    r = await run('--dataset', 'who-and-when', '--method', 'all', '--path', dir, '--json', '--skip-bad');
     expect(r.code).toBe(0);
     const j = JSON.parse(r.out);
     expect(j).toMatchObject({ logs: 6, scored: 2 });

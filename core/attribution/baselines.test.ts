@@ -109,13 +109,16 @@ describe('an out-of-range label is unscorable, not fatal', () => {
     expect(e.unscorable).toEqual([{ logId: '2', file: path.join(dir, '2.json'), reason: '"mistake_step" "99" is not an integer in range 0..1' }]);
     expect(e.score).toMatchObject({ logs: 2, covered: 2, agentAccuracy: { overAll: 1 }, stepAccuracy: { overAll: 1 } });
 
+    const refused = capture();
+    expect(await main(['attribution-eval', '--dataset', 'who-and-when', '--method', 'all', '--path', dir, '--json'], refused)).toBe(1);
+    expect(refused.err).toContain(`1 of 3 Who&When logs in ${dir} cannot be scored; the first: ${path.join(dir, '2.json')}: "mistake_step" "99" is not an integer in range 0..1`);
     const io = capture();
-    expect(await main(['attribution-eval', '--dataset', 'who-and-when', '--method', 'all', '--path', dir, '--json'], io)).toBe(0);
+    expect(await main(['attribution-eval', '--dataset', 'who-and-when', '--method', 'all', '--path', dir, '--json', '--skip-bad'], io)).toBe(0);
     const j = JSON.parse(io.out);
     expect(j).toMatchObject({ logs: 3, scored: 2, unscorable: [{ logId: '2' }] });
     expect(j.rows.map((r: { id: string }) => r.id)).toEqual(['surfaced-infrastructure', 'surfaced', 'structural', 'hybrid', 'first-worker', 'majority']);
     const table = capture();
-    expect(await main(['attribution-eval', '--dataset', 'who-and-when', '--method', 'surfaced', '--path', dir], table)).toBe(0);
+    expect(await main(['attribution-eval', '--dataset', 'who-and-when', '--method', 'surfaced', '--path', dir, '--skip-bad'], table)).toBe(0);
     expect(table.out).toContain('Unscorable logs, left out of every accuracy (1):');
     expect(table.out).toContain(`${path.join(dir, '2.json')}: "mistake_step" "99" is not an integer in range 0..1`);
     expect(table.out).toContain('baseline: first worker message (label-free)');

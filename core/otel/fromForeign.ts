@@ -115,7 +115,10 @@ export function foreignRun(spans: readonly OtlpSpan[], file: string): ImportedRu
     nodes.push(node);
     return node;
   };
-  const walk = (s: OtlpSpan, owner: Node | undefined) => {
+  // Depth-first, children by start time, with an explicit stack (no recursion on trace depth).
+  const stack: Array<{ s: OtlpSpan; owner: Node | undefined }> = [...tops].reverse().map((s) => ({ s, owner: undefined }));
+  while (stack.length) {
+    const { s, owner } = stack.pop()!;
     const k = kind(s);
     let here = owner;
     if (k === 'agent' || k === 'tool') here = newNode(s, k, owner);
@@ -123,9 +126,9 @@ export function foreignRun(spans: readonly OtlpSpan[], file: string): ImportedRu
       if (!owner) here = newNode(s, 'agent', undefined);
       here!.calls.push({ a: attrsOf.get(s.spanId)!, end: s.endNs });
     }
-    for (const c of (kids.get(s.spanId) ?? []).sort(byStart)) walk(c, here);
-  };
-  for (const t of tops) walk(t, undefined);
+    const children = (kids.get(s.spanId) ?? []).sort(byStart);
+    for (let i = children.length - 1; i >= 0; i--) stack.push({ s: children[i]!, owner: here });
+  }
 
   // Authorship: agents are wired by the agent above them; a tool's author is the last model call's node before it.
   const calls = nodes.flatMap((n) => n.calls.map((c) => ({ node: n, end: c.end }))).sort((x, y) => cmp(x.end, y.end));

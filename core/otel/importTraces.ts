@@ -16,16 +16,19 @@ import { foreignRun } from './fromForeign.ts';
 import { creditGraphOfTrace, type TraceGraph } from './graph.ts';
 import { push, type ImportedRun } from './imported.ts';
 import { parseOtlpJson, type OtlpSpan } from './otlpJson.ts';
+import { checkSpanTree } from './spanTree.ts';
 
 /**
  * Every trace of an OTLP/JSON document as a run, traces in order of first appearance, runs of
- * Flowlab traces by their source experiment and task index. Errors: OtelError (otlpJson.ts,
- * `BAD_FLOWLAB_SPAN` from fromFlowlab.ts).
+ * Flowlab traces by their source experiment and task index. Each trace's parent links are checked
+ * first (spanTree.ts); `warn` hears what is kept but odd (a parent not in the file). Errors:
+ * OtelError (otlpJson.ts, `BAD_SPAN_TREE` from spanTree.ts, `BAD_FLOWLAB_SPAN` from fromFlowlab.ts).
  */
-export function readOtlpTraces(text: string, file?: string): ImportedRun[] {
+export function readOtlpTraces(text: string, file?: string, warn?: (message: string) => void): ImportedRun[] {
   const where = file ?? 'the trace file';
   const traces = new Map<string, OtlpSpan[]>();
   for (const s of parseOtlpJson(text, where)) push(traces, s.traceId, s);
+  for (const spans of traces.values()) checkSpanTree(spans, where, text, warn);
   const runs = [...traces.values()].map((spans) => (isFlowlabTrace(spans) ? flowlabRun(spans, where) : foreignRun(spans, where)));
   const taskIndex = (r: ImportedRun) => (r.producer === 'flowlab' ? Number(/\/(\d+)$/.exec(r.sourceRunId ?? '')?.[1] ?? NaN) : NaN);
   return runs

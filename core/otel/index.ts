@@ -11,7 +11,8 @@ export { creditGraphOfTrace, runTraceGraph, traceGraphOf, type TraceGraph, type 
 export { callSpanIdOf, nodeSpanIdOf, runSpanIdOf, traceIdOf } from './ids.ts';
 export type { ImportedRun } from './imported.ts';
 export { importedGraphOf, importedRecord, importedRunGraded, importRuns, readOtlpTraces, type ImportConfig } from './importTraces.ts';
-export { msOf, parseOtlpJson, type AttrValue, type OtlpSpan } from './otlpJson.ts';
+export { MAX_VALUE_DEPTH, msOf, parseOtlpJson, type AttrValue, type OtlpSpan } from './otlpJson.ts';
+export { checkSpanTree, MAX_SPAN_DEPTH } from './spanTree.ts';
 export { storedRuns } from './fromStore.ts';
 export { hrTimeOf, otlpJsonOf, runSpans, type OtelExperiment, type OtelRun, type SpanOptions } from './toSpans.ts';
 export type { ReadableSpan } from '@opentelemetry/sdk-trace-base';

@@ -168,19 +168,26 @@ function enumOf(v: unknown, names: readonly string[], p: string, bad: (path: str
   return bad(p, `expected one of 0..${names.length - 1} (${names.join(', ')}), got ${JSON.stringify(v)}`);
 }
 
-function attributesOf(v: unknown, p: string, bad: (path: string, what: string) => never): Record<string, AttrValue> {
+/** Deepest nesting of attribute values (arrayValue / kvlistValue inside each other). */
+export const MAX_VALUE_DEPTH = 32;
+
+function attributesOf(v: unknown, p: string, bad: (path: string, what: string) => never, depth = 0): Record<string, AttrValue> {
   if (v === undefined || v === null) return {};
   if (!Array.isArray(v)) return bad(p, 'expected an array of {key, value}');
   const out: Record<string, AttrValue> = {};
   v.forEach((kv, i) => {
     if (!isObj(kv) || typeof kv['key'] !== 'string') bad(`${p}[${i}]`, 'expected {key: string, value: AnyValue}');
-    out[(kv as Obj)['key'] as string] = anyValue((kv as Obj)['value'], `${p}[${i}].value`, bad);
+    const key = (kv as Obj)['key'] as string;
+    // The OpenTelemetry common spec: an attribute is a key and a value; a null value is not allowed.
+    if ((kv as Obj)['value'] === undefined || (kv as Obj)['value'] === null) bad(`${p}[${i}]`, `attribute "${key.slice(0, 100)}" has no value (an attribute is {key, value: AnyValue})`);
+    out[key] = anyValue((kv as Obj)['value'], `${p}[${i}].value`, bad, depth);
   });
   return out;
 }
 
-function anyValue(v: unknown, p: string, bad: (path: string, what: string) => never): AttrValue {
+function anyValue(v: unknown, p: string, bad: (path: string, what: string) => never, depth = 0): AttrValue {
   if (v === undefined || v === null) return null;
+  if (depth >= MAX_VALUE_DEPTH) return bad(p, `attribute values nest deeper than ${MAX_VALUE_DEPTH} levels`);
   if (!isObj(v)) return bad(p, 'expected an AnyValue object');
   const o = v as Obj;
   const s = field(o, 'stringValue', 'string_value');
@@ -205,12 +212,12 @@ function anyValue(v: unknown, p: string, bad: (path: string, what: string) => ne
   if (arr !== undefined) {
     const values = isObj(arr) ? (arr['values'] ?? []) : bad(p, 'arrayValue must be {values: [...]}');
     if (!Array.isArray(values)) return bad(`${p}.arrayValue.values`, 'expected an array');
-    return values.map((x, k) => anyValue(x, `${p}.arrayValue.values[${k}]`, bad));
+    return values.map((x, k) => anyValue(x, `${p}.arrayValue.values[${k}]`, bad, depth + 1));
   }
   const kv = field(o, 'kvlistValue', 'kvlist_value');
   if (kv !== undefined) {
     if (!isObj(kv)) return bad(p, 'kvlistValue must be {values: [...]}');
-    return attributesOf(kv['values'] ?? [], `${p}.kvlistValue.values`, bad);
+    return attributesOf(kv['values'] ?? [], `${p}.kvlistValue.values`, bad, depth + 1);
   }
   return null; // an empty AnyValue
 }

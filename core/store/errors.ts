@@ -13,7 +13,10 @@ import { WhereError, type ErrorLocation } from '../errors.ts';
  * - `NOT_FOUND`: no experiment, run or planned task with this id/index;
  * - `INVALID_RECORD`: a record cannot be stored (not JSON-serialisable, violates a constraint,
  *   mismatched run id);
- * - `CLOSED`: the store was used after `close()`.
+ * - `CLOSED`: the store was used after `close()`;
+ * - `DISK_FULL`: SQLite could not write (`SQLITE_FULL`); the message names the database;
+ * - `DATABASE_BUSY`: another connection held the lock past the busy timeout;
+ * - `DATABASE_ERROR`: any other SQLite failure, naming the database (namedErrors.ts).
  */
 export type StoreErrorCode =
   | 'NOT_A_DATABASE'
@@ -26,7 +29,10 @@ export type StoreErrorCode =
   | 'EXPERIMENT_BUSY'
   | 'NOT_FOUND'
   | 'INVALID_RECORD'
-  | 'CLOSED';
+  | 'CLOSED'
+  | 'DISK_FULL'
+  | 'DATABASE_BUSY'
+  | 'DATABASE_ERROR';
 
 /**
  * A store failure with a stable `code` and a message that says what and where; `where` is the

@@ -3,6 +3,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { sqliteCode, StoreError } from './errors.ts';
 import { migrate } from './migrate.ts';
+import { nameDatabaseErrors } from './namedErrors.ts';
 import { MIGRATIONS, type Migration } from './schema.ts';
 import { SqliteStore } from './SqliteStore.ts';
 
@@ -26,6 +27,8 @@ export interface OpenStoreOptions {
    * Default: true unless `mustExist` (the commands that only read open with `mustExist`).
    */
   write?: boolean;
+  /** @internal tests only: SQLite's `max_page_count`, so a write past it fails as on a full disk (`SQLITE_FULL`). */
+  maxPageCount?: number;
   /** @internal tests only: the migration list to apply instead of the built-in one. */
   migrations?: readonly Migration[];
 }
@@ -62,7 +65,8 @@ export function openStore(file: string, options: OpenStoreOptions = {}): SqliteS
     db.pragma(`cache_size = -${CACHE_KIB}`);
     const report = migrate(db, options.migrations ?? MIGRATIONS, file);
     const opts = options.markInterrupted === undefined ? {} : { markInterrupted: options.markInterrupted };
-    return new SqliteStore(db, file, report, opts);
+    if (options.maxPageCount !== undefined) db.pragma(`max_page_count = ${Math.floor(options.maxPageCount)}`);
+    return new SqliteStore(nameDatabaseErrors(db, file), file, report, opts);
   } catch (err) {
     db.close();
     throw openError(err, file);

@@ -19,7 +19,7 @@ export interface TrainLoopRow {
   createdAt: number;
   updatedAt: number;
   status: TrainLoopStatus;
-  /** The process that runs (or last ran) it. */
+  /** The process that runs it; absent once it is no longer running (finished or marked interrupted). */
   pid?: number;
   /** Iterations planned. */
   iterations: number;
@@ -59,7 +59,7 @@ export class SqliteTrainLoopsRepo {
       claim: p(`UPDATE train_loops SET status = 'running', pid = ?, updated_at = ? WHERE id = ?`),
       state: p('UPDATE train_loops SET state_json = ?, updated_at = ? WHERE id = ?'),
       commit: p('UPDATE train_loops SET done = ?, state_json = ?, updated_at = ? WHERE id = ? AND done = ?'),
-      finish: p('UPDATE train_loops SET status = ?, updated_at = ? WHERE id = ?'),
+      finish: p('UPDATE train_loops SET status = ?, pid = NULL, updated_at = ? WHERE id = ?'), // a pid is kept only while running: no stale pid outlives its process
       experiments: p(`SELECT id, status, json_extract(config_json, '$.trainLoop.iteration') AS iteration, json_extract(config_json, '$.trainLoop.phase') AS phase
         FROM experiments WHERE json_extract(config_json, '$.trainLoop.loopId') = ? ORDER BY created_at, rowid`),
     };

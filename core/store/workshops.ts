@@ -49,6 +49,8 @@ export interface WorkshopRepo {
   putPrediction(sessionId: string, stepId: string, attendee: string, choice: string): void;
   /** A step's predictions, oldest first. */
   listPredictions(sessionId: string, stepId: string): WorkshopPredictionRow[];
+  /** Deletes every prediction of one attendee in a session (the presenter removed them); returns how many. */
+  deleteAttendee(sessionId: string, attendee: string): number;
   /** Deletes every prediction of the session and saves `state`, in one transaction. Errors: `NOT_FOUND`. */
   resetSession(id: string, state: Record<string, unknown>): void;
 }
@@ -63,7 +65,7 @@ const resultOf = (r: ResultRow): WorkshopResultRow => ({ source: r.source, stepI
 
 /** The port's `WorkshopRepo` over the store's connection (migration 9). */
 export class SqliteWorkshopRepo implements WorkshopRepo {
-  private readonly st: Record<'putResult' | 'getResult' | 'listResults' | 'insert' | 'byId' | 'save' | 'predict' | 'predictions' | 'clear', Statement>;
+  private readonly st: Record<'putResult' | 'getResult' | 'listResults' | 'insert' | 'byId' | 'save' | 'predict' | 'predictions' | 'clear' | 'dropAttendee', Statement>;
 
   constructor(private readonly db: Database, private readonly file: string) {
     const p = (sql: string) => db.prepare(sql);
@@ -77,6 +79,7 @@ export class SqliteWorkshopRepo implements WorkshopRepo {
       predict: p('INSERT OR REPLACE INTO workshop_predictions (session_id, step_id, attendee, choice, at) VALUES (?,?,?,?,?)'),
       predictions: p('SELECT attendee, choice, at FROM workshop_predictions WHERE session_id = ? AND step_id = ? ORDER BY at, attendee'),
       clear: p('DELETE FROM workshop_predictions WHERE session_id = ?'),
+      dropAttendee: p('DELETE FROM workshop_predictions WHERE session_id = ? AND attendee = ?'),
     };
   }
 
@@ -118,6 +121,10 @@ export class SqliteWorkshopRepo implements WorkshopRepo {
 
   listPredictions(sessionId: string, stepId: string): WorkshopPredictionRow[] {
     return this.st.predictions.all(sessionId, stepId) as WorkshopPredictionRow[];
+  }
+
+  deleteAttendee(sessionId: string, attendee: string): number {
+    return this.st.dropAttendee.run(sessionId, attendee).changes;
   }
 
   resetSession(id: string, state: Record<string, unknown>): void {

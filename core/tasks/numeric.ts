@@ -6,6 +6,13 @@
  *   a 1–3 digit head and groups of exactly 3 digits (`1,2,3` is three numbers: a list). In a
  *   final answer, LaTeX's spellings of the separator, `9{,}500` (a comma in braces, so TeX sets
  *   no space after it) and `9\,500` (a thin space), read as `9,500` (`latexSeparators`).
+ * - Thousands separated by spaces, as SI/ISO 80000-1 and many locales write them: `1 000`,
+ *   `12 345 678.5` with a plain space, a no-break space (U+00A0) or a narrow no-break space
+ *   (U+202F) are one number, under the comma's rule (a 1–3 digit head, groups of exactly 3
+ *   digits) and one more: every separator of the number is the same character, and the last group
+ *   is followed by neither a digit, `/` (a mixed number `2 1/2`) nor a space of any of the three
+ *   kinds and another digit (`10 100 1000` is a list of three numbers, not 10100 and 1000).
+ *   `5 10` is two numbers.
  * - Currency: a leading `$`, `€` or `£` is ignored (`$1000`, `-$5`).
  * - Signs: a `-`, `+` or `−` (U+2212) directly before the number is its sign, unless it follows a
  *   letter, digit or closing bracket (`5-3` is 5 and 3, not 5 and -3).
@@ -30,7 +37,9 @@ export interface NumberToken {
 
 // sign? currency? (grouped int | int | nothing before ".d") (.digits)? (exponent)?
 const NUMBER_AT =
-  /([-+\u2212])?([$€£])?(\d{1,3}(?:,\d{3})+(?!\d)|\d+|(?=\.\d))(\.\d*)?([eE][-+]?\d+)?/y;
+  /([-+\u2212])?([$€£])?(\d{1,3}(?:,\d{3})+(?!\d)|\d{1,3}(?:( |\u00a0|\u202f)\d{3})(?:\4\d{3})*(?![\d/]|[ \u00a0\u202f]\d)|\d+|(?=\.\d))(\.\d*)?([eE][-+]?\d+)?/y;
+/** Thousands separators inside a matched integer part (see the module comment). */
+const GROUP_SEPARATORS = /[, \u00a0\u202f]/g;
 const FRACTION_TAIL = /\/(\d+)(?![\d/]|\.\d)/y;
 const SIGN_BLOCKER = /[\p{L}\p{N})\]}]/u;
 
@@ -75,19 +84,19 @@ function numberAt(text: string, i: number): (NumberToken & { fraction: boolean }
   NUMBER_AT.lastIndex = i;
   const m = NUMBER_AT.exec(text);
   if (!m) return null;
-  const [whole, sign, , int = '', dec = '', exp = ''] = m;
+  const [whole, sign, , int = '', , dec = '', exp = ''] = m;
   if (int === '' && !/^\.\d/.test(dec)) return null; // a bare sign, '$' or '.'
   if (sign && i > 0 && SIGN_BLOCKER.test(text[i - 1]!)) return null; // "5-3": the '-' is an operator
   let end = i + whole.length;
-  let digits = int.replace(/,/g, '') + dec + exp;
+  let digits = int.replace(GROUP_SEPARATORS, '') + dec + exp;
   // "18." ends a sentence: keep the period out of the token.
   if (dec === '.') {
     end -= exp.length + 1;
-    digits = int.replace(/,/g, '');
+    digits = int.replace(GROUP_SEPARATORS, '');
   }
   let value = Number(digits);
   let fraction = false;
-  if (dec === '' && exp === '' && !int.includes(',') && text[i - 1] !== '/') {
+  if (dec === '' && exp === '' && /^\d+$/.test(int) && text[i - 1] !== '/') {
     FRACTION_TAIL.lastIndex = end;
     const f = FRACTION_TAIL.exec(text);
     if (f && Number(f[1]) !== 0) {

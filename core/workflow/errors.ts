@@ -7,6 +7,8 @@ export type SpecIssueCode =
   | 'FILE_UNREADABLE'
   // Not UTF-8 text: the first invalid byte's line, column and byte offset are given.
   | 'NOT_UTF8'
+  // A NUL character (U+0000) in the text: its line, column and character offset are given.
+  | 'NUL_CHARACTER'
   // Nested deeper than MAX_NESTING_DEPTH (core/limits.ts).
   | 'TOO_DEEP'
   | 'YAML_SYNTAX'

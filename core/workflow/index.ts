@@ -13,3 +13,4 @@ export { parseCondition, evalCondition, ConditionError, type Condition } from '.
 export { renderTemplate, templateRefs, templateProblem } from './template.ts';
 export { CheckRegistry, BUILTIN_CHECKS, type Check } from './checks.ts';
 export { jsonSchemaValidator } from './jsonSchema.ts';
+export { GRAMMAR_KEYWORDS, schemaProblems, schemaWarnings, type SchemaNote } from './schemaSupport.ts';

@@ -36,6 +36,12 @@ export interface LoadedWorkflow {
  * Throws `SpecError` listing every problem with file, line, column and document path.
  */
 export function parseWorkflow(text: string, opts: LoadOptions): LoadedWorkflow {
+  // A NUL is no text: YAML would keep it in a string, and it would end up in prompts and file names.
+  const nul = text.indexOf('\0');
+  if (nul >= 0) {
+    const before = text.slice(0, nul).split('\n');
+    throw new SpecError([{ code: 'NUL_CHARACTER', path: [], file: opts.file, line: before.length, column: before.at(-1)!.length + 1, message: `a NUL character (U+0000) at character offset ${nul}: a workflow is text` }], opts.file);
+  }
   // The YAML parser recurses per nesting level: deep input is refused before it overflows the stack.
   const deep = tooDeepAt(text);
   if (deep) throw new SpecError([{ code: 'TOO_DEEP', path: [], file: opts.file, ...deep, message: `nested deeper than ${MAX_NESTING_DEPTH} levels, the most a workflow may have` }], opts.file);

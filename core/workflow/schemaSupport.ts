@@ -6,7 +6,8 @@
  * and that changes which structures are valid (`allOf`, `not`, `if`, ...) would let the grammar
  * produce outputs the contract then rejects on every run, and the role would be blamed for the
  * workflow's fault; so is a schema that contradicts itself (`type: string, enum: [1, 2]`: the
- * grammar decodes `1` or `2`, the contract accepts neither). Both are load-time errors
+ * grammar decodes `1` or `2`, the contract accepts neither; a `const` outside its own `enum`; a
+ * `type` that no `oneOf` branch has). Both are load-time errors
  * ({@link schemaProblems}). Value constraints the grammar skips but which only narrow values
  * (`minimum`, `pattern`, ...) are allowed with a warning ({@link schemaWarnings}): the output is
  * still validated after decoding, so a model that breaks one fails its contract honestly.
@@ -61,6 +62,15 @@ function* subschemas(schema: unknown, path: DocPath = []): Generator<[Json, DocP
   }
 }
 
+/** Deep equality of two JSON values (as JSON Schema's `const` and `enum` compare them). */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && sameJson((a as Json)[k], (b as Json)[k]));
+}
+
 /** Why `value` cannot satisfy the sibling keywords of `s` (type, length, range), or undefined. */
 function valueConflict(s: Json, value: unknown): string | undefined {
   const declared = typeof s.type === 'string' ? [s.type] : Array.isArray(s.type) ? (s.type as string[]) : undefined;
@@ -99,6 +109,17 @@ export function schemaProblems(schema: unknown): SchemaNote[] {
     if (Object.hasOwn(s, 'const')) {
       const why = valueConflict(s, s.const);
       if (why) out.push({ path: [...path, 'const'], message: `the schema contradicts itself: const ${why}` });
+      if (Array.isArray(s.enum) && !s.enum.some((v) => sameJson(v, s.const))) {
+        out.push({ path: [...path, 'const'], message: `the schema contradicts itself: const ${JSON.stringify(s.const).slice(0, 80)} is not one of its enum values, so no output can satisfy both` });
+      }
+    }
+    const declared = typeof s.type === 'string' ? [s.type] : Array.isArray(s.type) ? (s.type as string[]) : undefined;
+    if (declared && Array.isArray(s.oneOf) && s.oneOf.length > 0) {
+      const branchTypes = s.oneOf.map((b) => (isObject(b) ? (typeof b.type === 'string' ? [b.type] : Array.isArray(b.type) ? (b.type as string[]) : undefined) : undefined));
+      // Only when every branch names its types: a branch without `type` may match anything.
+      if (branchTypes.every((t) => t !== undefined) && branchTypes.every((t) => !t!.some((x) => declared.some((d) => d === x || (d === 'number' && x === 'integer') || (d === 'integer' && x === 'number'))))) {
+        out.push({ path: [...path, 'oneOf'], message: `the schema contradicts itself: type ${declared.join(' or ')} matches no oneOf branch (their types: ${branchTypes.map((t) => t!.join(' or ')).join('; ')}), so no output can satisfy it` });
+      }
     }
     for (const [lo, hi] of [['minLength', 'maxLength'], ['minItems', 'maxItems'], ['minProperties', 'maxProperties'], ['minimum', 'maximum']] as const) {
       if (typeof s[lo] === 'number' && typeof s[hi] === 'number' && (s[lo] as number) > (s[hi] as number)) {

@@ -21,7 +21,11 @@ export type WorkshopErrorCode =
   /** A room-mode step with no rehearsal in the store. */
   | 'NOT_REHEARSED'
   /** A step's command failed or printed no JSON. */
-  | 'STEP_FAILED';
+  | 'STEP_FAILED'
+  /** A join when the room holds as many attendees as the presenter's cap allows. */
+  | 'ROOM_FULL'
+  /** A call by an attendee the presenter removed, or who never joined. */
+  | 'NOT_ATTENDEE';
 
 /** One located problem of a scenario file. */
 export interface ScenarioIssue {

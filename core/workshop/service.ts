@@ -6,6 +6,7 @@
  * Flowlab command); this module never loads a model itself.
  */
 import type { Store } from '../store/index.ts';
+import { AttendeeRegistry, type AttendeeEntry } from './attendees.ts';
 import { scenarioHash, WorkshopError, type Scenario, type ScenarioStep } from './scenario.ts';
 import { applyControl, initialState, scorePredictions, secondsLeft, type WorkshopControl, type WorkshopState } from './steps.ts';
 import type { StepResult } from './truth.ts';
@@ -67,7 +68,12 @@ export interface WorkshopSessionOptions {
   now?: () => number;
   /** Live mode: hears a step's run end (its error when it failed). */
   onStepDone?: (stepId: string, error?: unknown) => void;
+  /** Most attendees in the room at once (the presenter's cap, 1..10000). Default {@link DEFAULT_ROOM_CAP}. */
+  roomCap?: number;
 }
+
+/** The room cap when the presenter sets none. */
+export const DEFAULT_ROOM_CAP = 300;
 
 /**
  * One session of a scenario in a room. State and predictions live in the store (one row per
@@ -83,6 +89,8 @@ export class WorkshopSession {
   private readonly running = new Map<string, Promise<void>>();
   private readonly failed = new Map<string, string>();
   private attendeeUrl: string | null;
+  /** Who joined (identities the host issued); see attendees.ts. */
+  readonly attendees: AttendeeRegistry;
 
   constructor(private readonly opts: WorkshopSessionOptions) {
     this.store = opts.store;
@@ -91,6 +99,7 @@ export class WorkshopSession {
     this.now = opts.now ?? Date.now;
     this.id = opts.sessionId ?? `ws-${opts.scenario.id}-${this.now()}`;
     this.attendeeUrl = opts.attendeeUrl ?? null;
+    this.attendees = new AttendeeRegistry(opts.roomCap ?? DEFAULT_ROOM_CAP, this.now);
     if (opts.mode === 'live' && !opts.runner) throw new WorkshopError('BAD_REQUEST', 'live mode needs a step runner');
     this.source = opts.mode === 'room' ? rehearsalSource(opts.scenario) : sessionSource(this.id);
     this.store.workshops.createSession({ id: this.id, scenarioId: opts.scenario.id, scenarioHash: scenarioHash(opts.scenario), mode: opts.mode, state: { ...initialState(this.now()) } });
@@ -161,6 +170,7 @@ export class WorkshopSession {
       version: state.version,
       now,
       attendeeUrl: this.attendeeUrl,
+      attendees: { joined: this.attendees.size, cap: this.attendees.cap },
       steps: this.scenario.steps.map((s) => ({ id: s.id, title: s.title, ready: this.resultText(s.id) !== undefined, revealed: state.revealed.includes(s.id) })),
       step: this.stepView(step, state, now),
     };
@@ -190,6 +200,7 @@ export class WorkshopSession {
    */
   submit(attendee: string, stepId: string, choice: string): { predictions: number } {
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(attendee)) throw new WorkshopError('BAD_REQUEST', `attendee id must be 1-${MAX_ATTENDEE_ID} letters, digits, - or _`);
+    if (this.attendees.wasRemoved(attendee)) throw new WorkshopError('NOT_ATTENDEE', `attendee ${attendee} was removed by the presenter`);
     const state = this.state();
     const step = this.scenario.steps[state.stepIndex]!;
     if (step.id !== stepId) throw new WorkshopError('BAD_REQUEST', `step "${stepId}" is not the current step (the room is on step ${state.stepIndex + 1}, "${step.id}")`);
@@ -197,6 +208,21 @@ export class WorkshopSession {
     if (!step.question.choices.some((c) => c.id === choice)) throw new WorkshopError('BAD_REQUEST', `"${choice}" is not a choice of step "${step.id}" (choices: ${step.question.choices.map((c) => c.id).join(', ')})`);
     this.store.workshops.putPrediction(this.id, step.id, attendee, choice);
     return { predictions: this.store.workshops.listPredictions(this.id, step.id).length };
+  }
+
+  /** A new attendee joining from `address` (an identity the host binds to its holder). @throws WorkshopError `ROOM_FULL`. */
+  join(address: string): AttendeeEntry {
+    const entry = this.attendees.join(address);
+    this.bump();
+    return entry;
+  }
+
+  /** The presenter removes an attendee: their seat is freed, their predictions deleted, their later calls refused. @throws WorkshopError `NOT_ATTENDEE`. */
+  removeAttendee(id: string): { removed: AttendeeEntry; predictionsDeleted: number } {
+    const removed = this.attendees.remove(id);
+    const predictionsDeleted = this.store.workshops.deleteAttendee(this.id, id);
+    this.bump();
+    return { removed, predictionsDeleted };
   }
 
   /** The presenter's controls (core/workshop/steps.ts `applyControl`); `reset` also deletes the room's predictions. */

@@ -52,6 +52,8 @@ export interface WorkshopView {
   now: number;
   /** The attendees' page (with the attendee token), for the QR code. */
   attendeeUrl: string | null;
+  /** Attendees in the room (identities issued at join) and the presenter's cap. */
+  attendees: { joined: number; cap: number };
   steps: WorkshopStepSummary[];
   step: WorkshopStepView;
 }

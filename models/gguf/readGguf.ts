@@ -30,6 +30,8 @@ export type GgufErrorCode =
   | 'GGUF_UNSUPPORTED_VERSION'
   /** Header is inconsistent (unknown value type, bad alignment, misaligned tensor offset, ...). */
   | 'GGUF_CORRUPT'
+  /** A tensor's ggml type number is none ggml knows (ggml.h `enum ggml_type`, removed types included): `tensor` names it. */
+  | 'GGUF_UNKNOWN_TENSOR_TYPE'
   /** A tensor's ggml type cannot be read as floats (quantised types): `tensor` names it. */
   | 'GGUF_UNSUPPORTED_TENSOR_TYPE'
   /** `general.architecture` is not one the trainer implements (`llama`). */
@@ -314,6 +316,9 @@ export function parseGgufHeader(bytes: Uint8Array, filePath: string, sizeBytes =
       }
       const elements = dims.reduce((a, b) => a * b, 1);
       const traits = GGML_TYPES[type];
+      if (!traits) {
+        throw fail('GGUF_UNKNOWN_TENSOR_TYPE', `tensor "${name}" has ggml type ${type}, which is not a tensor type ggml knows (0-39 less the removed 4, 5, 31-33 and 36-38); the file is damaged or from an unsupported ggml`, name);
+      }
       const info: GgufTensorInfo = { name, dims, type, typeName: ggmlTypeName(type), elements, offset: Number(offset), fileOffset: 0 };
       if (traits) info.byteLength = Math.ceil(elements / traits[1]) * traits[2];
       tensors.push(info);

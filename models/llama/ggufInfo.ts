@@ -123,7 +123,7 @@ export async function checkGgufFile(filePath: string): Promise<CheckedGguf> {
 }
 
 /** The structural faults Flowlab's own header reader finds before node-llama-cpp's reader sees the file. */
-const STRUCTURAL = new Set(['GGUF_NOT_GGUF', 'GGUF_TRUNCATED', 'GGUF_UNSUPPORTED_VERSION', 'GGUF_CORRUPT']);
+const STRUCTURAL = new Set(['GGUF_NOT_GGUF', 'GGUF_TRUNCATED', 'GGUF_UNSUPPORTED_VERSION', 'GGUF_CORRUPT', 'GGUF_UNKNOWN_TENSOR_TYPE']);
 
 /**
  * Reads the header with Flowlab's reader (models/gguf/readGguf.ts), which bounds every count by

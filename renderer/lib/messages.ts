@@ -33,6 +33,7 @@ const CODE_WORDS: Readonly<Record<string, string>> = {
   UNAVAILABLE: 'The lab server cannot be reached. Is `flowlab serve` (or the desktop app) still running?',
   FORBIDDEN: 'This page may not use the lab: open it through the link `flowlab serve` prints.',
   BUSY: 'What this needs is in use by a running experiment: wait for it or cancel it.',
+  RATE_LIMITED: 'Too many requests in a short time: wait a few seconds and try again.',
   INTERNAL: 'Something went wrong inside the lab.',
 };
 

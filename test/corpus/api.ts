@@ -61,7 +61,8 @@ export const API: ApiEntry[] = [
   bad('getStudy-unknown', 'getStudy', { studyId: 'st-nope' }, undefined, 'st-nope', 404, 'NOT_FOUND'),
   { id: 'api/unknown-method', via: 'api', method: 'dropDatabase', payload: {}, status: 404, code: 'NOT_FOUND', place: 'dropDatabase' },
   { id: 'api/body-not-json', via: 'api', method: 'getExperiment', raw: '{"id": ', status: 400, code: 'BAD_REQUEST', place: 'getExperiment' },
-  { id: 'api/body-latin1', via: 'api', method: 'getExperiment', raw: Buffer.concat([Buffer.from('{"id": "caf'), Buffer.from([0xe9]), Buffer.from('"}')]), status: 404, code: 'NOT_FOUND', place: 'caf' },
+  // Issue 30: refused as not UTF-8 (it was decoded with a replacement character and looked up).
+  { id: 'api/body-latin1', via: 'api', method: 'getExperiment', raw: Buffer.concat([Buffer.from('{"id": "caf'), Buffer.from([0xe9]), Buffer.from('"}')]), status: 400, code: 'BAD_REQUEST', place: 'not UTF-8 at byte offset 11' },
   { id: 'api/body-deep', via: 'api', method: 'getExperiment', raw: `${'['.repeat(200000)}${']'.repeat(200000)}`, status: 400, code: 'BAD_REQUEST', place: 'getExperiment' },
   { id: 'api/body-too-large', via: 'api', method: 'validateWorkflow', raw: `{"text": "${'x'.repeat(9 * 1024 * 1024)}"}`, status: 413, code: 'BAD_REQUEST', place: 'validateWorkflow' },
   { id: 'api/no-token', via: 'api', method: 'listExperiments', payload: {}, headers: { 'x-flowlab-token': 'wrong' }, status: 401, code: 'FORBIDDEN', place: 'token' },

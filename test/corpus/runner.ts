@@ -159,9 +159,11 @@ async function runGguf(e: GgufEntry, ctx: Ctx, problems: string[]) {
   return { ...r, crashed };
 }
 
-/** The browser host the API entries talk to: its URL, token and lab folder. */
+/** The browser host the API entries talk to: its URL, token and lab folder; and serve-model's port. */
 export interface Served {
   port: number;
+  /** A `flowlab serve-model` server (its provider SIMULATED: the entries are refused before any generation). */
+  modelPort?: number;
   token: string;
   dir: string;
 }
@@ -169,7 +171,8 @@ export interface Served {
 async function runApi(e: ApiEntry, ctx: Ctx, served: Served, problems: string[]) {
   const body = e.raw !== undefined ? (typeof e.raw === 'string' ? e.raw : new Uint8Array(e.raw)) : JSON.stringify(e.payload, (_k, v) => (typeof v === 'string' ? fill(v, { ...ctx, dir: served.dir }) : v));
   const r = await timed(async () => {
-    const res = await fetch(`http://127.0.0.1:${served.port}/api/${e.method}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-flowlab-token': served.token, ...e.headers }, body });
+    const url = e.target === 'model' ? `http://127.0.0.1:${served.modelPort}/v1/${e.method}` : `http://127.0.0.1:${served.port}/api/${e.method}`;
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-flowlab-token': served.token, ...e.headers }, body });
     return { status: res.status, text: await res.text() };
   });
   let crashed = false;
@@ -182,6 +185,13 @@ async function runApi(e: ApiEntry, ctx: Ctx, served: Served, problems: string[])
       let error: { code?: string; field?: string; message?: string } | undefined;
       try {
         error = (JSON.parse(text) as { error?: typeof error }).error;
+        if (e.target === 'model' && error) {
+          // OpenAI's error object: {message, type, param, code}, nothing else.
+          const o = error as { type?: string; param?: string | null };
+          const keys = Object.keys(error).sort().join(',');
+          if (keys !== 'code,message,param,type') problems.push(`not OpenAI's error shape: keys ${keys}`);
+          error = { code: o.type, ...(o.param !== null && o.param !== undefined && { field: o.param }), ...(error.message !== undefined && { message: error.message }) };
+        }
       } catch {
         problems.push(`reply is not JSON: ${text.slice(0, 200)}`);
       }

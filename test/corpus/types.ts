@@ -11,7 +11,8 @@
  * - `gguf`: a model file made from bytes (or from the shared tiny model through Flowlab's GGUF
  *   writer), checked by the reader the CLI and host use; the error must have `code` and name the file.
  * - `api`: a lab API call over HTTP to `flowlab serve`'s server (the browser host); the reply must
- *   be a 4xx with `error.code`, `error.field` when given, and a message containing `place`.
+ *   be a 4xx with `error.code`, `error.field` when given, and a message containing `place`. With
+ *   `target: 'model'`, a chat-completions request to `flowlab serve-model`'s server instead.
  *
  * `{dir}` in argv, place and file contents is the entry's folder, `{db}` a seeded database
  * (its rows are compared before and after each entry), `{model}` the shared tiny model.
@@ -67,6 +68,8 @@ export interface GgufEntry extends Base {
 
 export interface ApiEntry extends Base {
   via: 'api';
+  /** `lab` (default): `POST /api/<method>` of the browser host. `model`: `POST /v1/<method>` of `flowlab serve-model`'s server, answered in OpenAI's error shape (`code` is compared with the error's `type`, `field` with its `param`). */
+  target?: 'lab' | 'model';
   method: string;
   /** A JSON payload, or `raw` bytes sent as the body as they are. */
   payload?: unknown;

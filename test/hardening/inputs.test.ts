@@ -34,6 +34,8 @@ export const WORKFLOW_INPUTS: ReadonlyArray<{ name: string; bytes: Buffer; code:
   { name: 'enum-vs-type.yaml', bytes: Buffer.from(step('Q: {{task.question}}', '{ type: object, properties: { answer: { type: string, enum: [1, 2] } } }')), code: 'INVALID_SCHEMA', message: 'the schema contradicts itself: enum value 1 is not of type string' },
   { name: 'empty-enum.yaml', bytes: Buffer.from(step('Q: {{task.question}}', '{ type: object, properties: { answer: { enum: [] } } }')), code: 'INVALID_SCHEMA', message: /enum|must NOT have fewer than 1 items/ },
   { name: 'min-over-max.yaml', bytes: Buffer.from(step('Q: {{task.question}}', '{ type: object, properties: { answer: { type: string, minLength: 5, maxLength: 2 } } }')), code: 'INVALID_SCHEMA', message: 'minLength 5 is above maxLength 2' },
+  { name: 'const-vs-enum.yaml', bytes: Buffer.from(step('Q: {{task.question}}', '{ type: object, properties: { answer: { type: number, const: 3, enum: [1, 2] } } }')), code: 'INVALID_SCHEMA', line: 9, message: 'const 3 is not one of its enum values' },
+  { name: 'type-vs-oneOf.yaml', bytes: Buffer.from(step('Q: {{task.question}}', '{ type: object, properties: { answer: { type: string, oneOf: [{ type: number }, { type: boolean }] } } }')), code: 'INVALID_SCHEMA', line: 9, message: 'type string matches no oneOf branch (their types: number; boolean)' },
   { name: 'required-forbidden.yaml', bytes: Buffer.from(step('Q: {{task.question}}', '{ type: object, properties: { a: { type: number } }, required: [answer], additionalProperties: false }')), code: 'INVALID_SCHEMA', message: '"answer" is required but additionalProperties is false' },
 ];
 

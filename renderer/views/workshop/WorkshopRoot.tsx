@@ -8,7 +8,7 @@
  */
 import { useEffect, useMemo, useState } from 'react';
 import QRCode from 'qrcode';
-import type { FlowlabClient, WorkshopView } from '../../../core/api/client.ts';
+import type { AttendeeView, FlowlabClient, WorkshopView } from '../../../core/api/client.ts';
 import { connectionStatus, createApiClient, onConnectionStatus, subscribe } from '../../api.ts';
 import { followWorkshop } from './followWorkshop.ts';
 import './workshop.css';
@@ -48,16 +48,24 @@ function useHostClock(view: WorkshopView): number {
   return Date.now() + offset;
 }
 
-function attendeeId(): string {
-  try {
-    const old = sessionStorage.getItem('flowlab.attendee');
-    if (old) return old;
-    const id = `a${Math.random().toString(36).slice(2, 12)}`;
-    sessionStorage.setItem('flowlab.attendee', id);
-    return id;
-  } catch {
-    return `a${Math.random().toString(36).slice(2, 12)}`;
-  }
+/**
+ * Joins the room once: the host issues this page its attendee identity (a signed cookie, so a
+ * reload keeps it); predictions count for that identity, whatever the body says.
+ */
+function useJoin(api: FlowlabClient): { me: string | null; joinError: string | null } {
+  const [me, setMe] = useState<string | null>(null);
+  const [joinError, setJoinError] = useState<string | null>(null);
+  useEffect(() => {
+    let live = true;
+    api.joinWorkshop().then(
+      (j) => live && setMe(j.attendee),
+      (e: unknown) => live && setJoinError(e instanceof Error ? e.message : String(e)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [api]);
+  return { me, joinError };
 }
 
 function Timer({ view }: { view: WorkshopView }) {
@@ -89,6 +97,28 @@ function Reveal({ view }: { view: WorkshopView }) {
       <dl className="ws-facts">{r.result.facts.map((f) => <div key={f.label}><dt>{f.label}</dt><dd>{f.value}</dd></div>)}</dl>
       <pre className="ws-command">{r.result.command}</pre>
     </section>
+  );
+}
+
+/** The presenter's list of who joined (identities the host issued), each with a Remove button. */
+function Attendees({ api, joined, cap, version }: { api: FlowlabClient; joined: number; cap: number; version: number }) {
+  const [list, setList] = useState<AttendeeView[]>([]);
+  useEffect(() => {
+    void api.listAttendees().then(setList, () => {});
+  }, [api, joined, version]);
+  const remove = (id: string) => void api.removeAttendee({ attendee: id }).then(() => api.listAttendees().then(setList), () => {});
+  return (
+    <details className="ws-attendees" data-testid="ws-attendees">
+      <summary>{joined} of {cap} joined</summary>
+      <ul>
+        {list.map((a) => (
+          <li key={a.id}>
+            <code>{a.id}</code> <span className="muted">{a.address}</span>{' '}
+            <button type="button" onClick={() => remove(a.id)}>Remove</button>
+          </li>
+        ))}
+      </ul>
+    </details>
   );
 }
 
@@ -129,6 +159,7 @@ function Presenter({ api }: { api: FlowlabClient }) {
           <p>Join on your phone:</p>
           {qr ? <img src={qr} alt="QR code of the attendee page" data-testid="ws-qr" width={240} height={240} /> : null}
           <p className="ws-url" data-testid="ws-url">{url}</p>
+          <Attendees api={api} joined={view.attendees.joined} cap={view.attendees.cap} version={view.version} />
         </aside>
       </div>
     </div>
@@ -137,9 +168,9 @@ function Presenter({ api }: { api: FlowlabClient }) {
 
 function Attendee({ api }: { api: FlowlabClient }) {
   const [view, error] = useWorkshopView(api);
-  const me = useMemo(attendeeId, []);
+  const { me, joinError } = useJoin(api);
   const [mine, setMine] = useState<Record<string, string>>({});
-  if (!view) return <p className="ws-page">{error ?? 'Joining the workshop…'}</p>;
+  if (!view || !me) return <p className="ws-page" data-testid="ws-joining">{joinError ?? error ?? 'Joining the workshop…'}</p>;
   const s = view.step;
   const pick = (choice: string) => void api.submitPrediction({ attendee: me, stepId: s.id, choice }).then(() => setMine((m) => ({ ...m, [s.id]: choice })), () => {});
   return (
