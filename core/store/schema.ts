@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { runSearchMigration } from './runSearch.ts';
 
 /**
  * One schema step. Versions are consecutive integers from 1 and never change once released:
@@ -332,6 +333,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 8, name: 'mass-records', up: MASS },
   { version: 9, name: 'workshops', up: WORKSHOPS },
   { version: 10, name: 'call-settings', up: CALL_SETTINGS },
+  { version: 11, name: 'run-search', up: runSearchMigration },
 ];
 
 /** The newest schema version this code knows. */
