@@ -28,4 +28,4 @@ export { SqliteMassRepo, canonicalJson, type MassRecord, type MassRepo } from '.
 export { SqliteWeightsRepo, newWeightVersionId, type WeightVersion, type NewWeightVersion } from './weights.ts';
 export { SqliteStudiesRepo, type StudyRow, type StudyStatus } from './studies.ts';
 export { SqliteWorkshopRepo, type WorkshopPredictionRow, type WorkshopRepo, type WorkshopResultRow, type WorkshopSessionRow } from './workshops.ts';
-export { FAILURE_CLASSES, ftsQuery, RUN_PAGE_MAX, RUN_SORT_KEYS, RunQueryError, SEARCH_FIELDS, type RunHit, type RunQuery, type RunSearchResult, type RunSortKey, type SearchField } from './runSearch.ts';
+export { FAILURE_CLASSES, ftsQuery, RUN_PAGE_MAX, RUN_SORT_KEYS, RunQueryError, SEARCH_FIELDS, taskLabel, type RunHit, type RunQuery, type RunSearchResult, type RunSortKey, type SearchField } from './runSearch.ts';

@@ -5,7 +5,7 @@ import { agentEvent, modelCall, newExperiment, runRecord, storeTracker, tempDir,
 import { asNodeId, asRoleName } from '../ids.ts';
 import type { CreditResult } from '../credit/index.ts';
 import { MIGRATIONS } from './schema.ts';
-import { ftsQuery, RunQueryError, type RunQuery } from './index.ts';
+import { ftsQuery, RunQueryError, taskLabel, type RunQuery } from './index.ts';
 import type { SqliteStore } from './SqliteStore.ts';
 
 const stores = storeTracker();
@@ -34,7 +34,7 @@ const blamedOn = (role: string, n = 'solve'): CreditResult => ({
 function seed(store: SqliteStore): void {
   store.createExperiment(newExperiment({ id: 'a', limit: 4, workflowName: 'gsm8k-team', config: { models: { models: { default: '/m/qwen.gguf' } } } }));
   store.createExperiment(newExperiment({
-    id: 'b', kind: 'rollouts', workflowName: 'learn-word', dataset: 'learn-word', config: { models: { models: { default: '/m/stories260K.gguf' } } },
+    id: 'b', kind: 'rollouts', workflowName: 'learn-word', dataset: 'learn-word', config: { models: { models: { default: '/m/stories260K.gguf' } }, rollouts: { group: 2 } },
     tasks: [0, 1].map((i) => ({ taskIndex: i, taskId: `g#r${i}`, input: {} })),
   }));
   const call = (prompt: string, completion: string) => modelCall({ prompt, completion });
@@ -95,7 +95,9 @@ describe('run search (flowlab ls, the Runs table)', () => {
     expect(store.searchRuns({ limit: 2, offset: 4 }).rows.map((r) => r.runId)).toEqual(['a-r1', 'a-r0']);
     expect(ids(store, { sort: 'duration', order: 'desc', limit: 3 })).toEqual(['a-r1', 'a-r0', 'a-r2']); // 900, 100, 50 ms
     const hit = store.searchRuns({ experimentId: 'b', blamed: 'solver' }).rows[0]!;
-    expect(hit).toMatchObject({ runId: 'b-r0', kind: 'rollouts', workflowName: 'learn-word', dataset: 'learn-word', blamed: ['solver'], correct: false });
+    expect(hit).toMatchObject({ runId: 'b-r0', kind: 'rollouts', workflowName: 'learn-word', dataset: 'learn-word', blamed: ['solver'], correct: false, rollout: { task: 0, index: 0 } });
+    expect(taskLabel(store.searchRuns({ experimentId: 'b', sort: 'task' }).rows[1]!)).toBe('0/1');
+    expect(taskLabel(store.searchRuns({ experimentId: 'a', sort: 'task' }).rows[3]!)).toBe('3');
   });
 
   it('indexes runs written in bulk (saveRuns) and the runs stored before the migration', () => {

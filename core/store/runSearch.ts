@@ -123,6 +123,13 @@ export interface RunHit extends RunRecord {
   dataset: string;
   /** Roles blamed by root failures, sorted. */
   blamed: string[];
+  /** In a rollouts experiment (G rollouts per task, `config.rollouts.group`): the dataset task's position and the rollout's, 0-based. */
+  rollout?: { task: number; index: number };
+}
+
+/** How every view and `flowlab ls` name a run's task: its task index, or `task/rollout` in a rollout group. */
+export function taskLabel(hit: Pick<RunHit, 'taskIndex' | 'rollout'>): string {
+  return hit.rollout ? `${hit.rollout.task}/${hit.rollout.index}` : String(hit.taskIndex);
 }
 
 /** A page of the result and how many runs match in all. */
@@ -206,6 +213,7 @@ interface HitDbRow extends RunDbRow {
   x_workflow: string;
   x_dataset: string;
   blamed_roles: string | null;
+  x_group: number | null;
 }
 
 /**
@@ -263,6 +271,7 @@ export class RunSearchIndex {
     const rows = this.statement(`
       WITH page AS (${page})
       SELECT r.*, x.kind AS x_kind, x.workflow_name AS x_workflow, x.dataset AS x_dataset,
+        CASE WHEN x.kind = 'rollouts' THEN json_extract(x.config_json, '$.rollouts.group') END AS x_group,
         (SELECT group_concat(role, char(31)) FROM (SELECT role FROM run_blame b WHERE b.run_id = r.id ORDER BY role)) AS blamed_roles
       FROM page JOIN runs r ON r.id = page.id JOIN experiments x ON x.id = r.experiment_id
       ORDER BY ${SORT_SQL[sort]} ${dir}, r.experiment_id ${dir}, r.task_index ${dir}`).all(...params, limit, offset) as HitDbRow[];
@@ -274,6 +283,7 @@ export class RunSearchIndex {
         workflowName: row.x_workflow,
         dataset: row.x_dataset,
         blamed: row.blamed_roles ? row.blamed_roles.split('\u001f') : [],
+        ...(Number.isInteger(row.x_group) && row.x_group! > 0 && { rollout: { task: Math.floor(row.task_index / row.x_group!), index: row.task_index % row.x_group! } }),
       })),
     };
   }
