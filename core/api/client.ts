@@ -63,6 +63,7 @@ export type {
   RolloutsView,
 } from './improve.ts';
 export type { ControlWorkshopPayload, SubmitPredictionPayload, WorkshopApiAdditions, WorkshopHost, Choice, PredictionScore, RevealChart, RevealFact, StepResult, WorkshopStepSummary, WorkshopStepView, WorkshopView } from './workshop.ts';
+export type { RunHit, RunQuery, RunSearchResult, RunSortKey, SearchField } from './runSearch.ts';
 export type { DiffApiAdditions, DiffRunsPayload, RunDiffSide, RunDiffView } from './diff.ts';
 export type { StudiesApiAdditions, StudyCellView, StudyDelta, StudyDetail, StudySummaryView, StudyTable, StudyTableEntry, StudyUnitView } from './studies.ts';
 export type { AgentChange, DesignDiff, EvolutionSummary, EvolutionTimeline, GetDesignDiffPayload, GetEvolutionPayload, GetOuterLoopPayload, MassApiAdditions, OuterCut, OuterCycleArm, OuterLoopSummary, OuterLoopView, OuterQuarantine, OuterRunRow, OuterTaskRanking, TaskTimeline, TimelineDesign, TimelineIteration, TimelineVerdict } from './mass.ts';
