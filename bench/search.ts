@@ -138,7 +138,7 @@ export async function benchSearch(options: { experiments?: number; runsPerExperi
     const db = (store as unknown as { db: import('better-sqlite3').Database }).db;
     const bare = db.prepare(`SELECT r.id FROM runs r WHERE r.experiment_id = ?
       AND EXISTS (SELECT 1 FROM run_blame b WHERE b.run_id = r.id AND b.role = ?)
-      AND EXISTS (SELECT 1 FROM run_docs d WHERE d.run_id = r.id AND d.doc IN (SELECT rowid FROM run_fts WHERE run_fts MATCH ?))
+      AND EXISTS (SELECT 1 FROM run_docs d WHERE d.run_id = r.id AND +d.doc IN (SELECT rowid FROM run_fts WHERE run_fts MATCH ?))
       ORDER BY r.task_index`).pluck();
     const viaBare = time(repeats, () => bare.all(exp, role, `completion : "${WORD}"`) as string[]);
     const like = db.prepare(`SELECT r.id FROM runs r WHERE r.experiment_id = ?
