@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { asNodeId, asRoleName, asRunId, HUMAN } from '../core/ids.ts';
 import { mulberry32 } from '../core/random.ts';
-import { computeWorkflowHash, openStore, type RunWithEvents } from '../core/store/index.ts';
+import { computeWorkflowHash, openStore, type RunWithEvents, type Store } from '../core/store/index.ts';
 import type { NodeEvent } from '../core/trace/index.ts';
 import type { RunRecord } from '../core/results/index.ts';
 
@@ -108,6 +108,29 @@ function time<T>(repeats: number, f: () => T): { ms: number; value: T } {
   return { ms: median(ms), value };
 }
 
+/**
+ * Writes `nExp` blame-eval experiments `exp-bench-000`.. of `perExp` runs each into `store` (the
+ * benchmark's SIMULATED runs, described at the top of this file; seeded, so the same every time).
+ */
+export function seedSearchRuns(store: Store, nExp: number, perExp: number): void {
+  const rand = mulberry32(29);
+  const words = vocabulary();
+  const yaml = 'name: bench-search\nsteps: []\n';
+  for (let x = 0; x < nExp; x++) {
+    const id = `exp-bench-${String(x).padStart(3, '0')}`;
+    store.createExperiment({
+      id, kind: 'blame-eval', workflowName: 'bench-search', workflowYaml: yaml, workflowHash: computeWorkflowHash(yaml), dataset: 'gsm8k', split: 'test', seed: 0,
+      config: { models: { models: { default: 'simulated.gguf' } } },
+      tasks: Array.from({ length: perExp }, (_, i) => ({ taskIndex: i, taskId: `t${i}`, input: { question: `q${i}` }, expected: '4' })),
+    });
+    store.saveRuns(makeExperimentRuns(id, perExp, rand, words, 1_700_000_000_000 + x * perExp * 1000));
+    store.finishExperiment(id, 'completed');
+  }
+}
+
+/** The word the benchmark searches for (in about 1 completion in 10). */
+export const SEARCH_WORD = WORD;
+
 export async function benchSearch(options: { experiments?: number; runsPerExperiment?: number; repeats?: number } = {}): Promise<SearchBenchResult> {
   const nExp = options.experiments ?? 100;
   const perExp = options.runsPerExperiment ?? 1000;
@@ -115,21 +138,9 @@ export async function benchSearch(options: { experiments?: number; runsPerExperi
   const dir = mkdtempSync(join(tmpdir(), 'flowlab-bench-search-'));
   const file = join(dir, 'search.db');
   try {
-    const rand = mulberry32(29);
-    const words = vocabulary();
     const store = openStore(file);
-    const yaml = 'name: bench-search\nsteps: []\n';
     const t0 = performance.now();
-    for (let x = 0; x < nExp; x++) {
-      const id = `exp-bench-${String(x).padStart(3, '0')}`;
-      store.createExperiment({
-        id, kind: 'blame-eval', workflowName: 'bench-search', workflowYaml: yaml, workflowHash: computeWorkflowHash(yaml), dataset: 'gsm8k', split: 'test', seed: 0,
-        config: { models: { models: { default: 'simulated.gguf' } } },
-        tasks: Array.from({ length: perExp }, (_, i) => ({ taskIndex: i, taskId: `t${i}`, input: { question: `q${i}` }, expected: '4' })),
-      });
-      store.saveRuns(makeExperimentRuns(id, perExp, rand, words, 1_700_000_000_000 + x * perExp * 1000));
-      store.finishExperiment(id, 'completed');
-    }
+    seedSearchRuns(store, nExp, perExp);
     const buildSeconds = (performance.now() - t0) / 1000;
     const exp = `exp-bench-${String(Math.floor(nExp / 2)).padStart(3, '0')}`;
     const role = 'solver';

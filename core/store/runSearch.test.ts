@@ -144,6 +144,39 @@ describe('run search (flowlab ls, the Runs table)', () => {
     expect(bad({ sort: 'name' as never }).location.field).toBe('sort');
   });
 
+  it('gives the same runs whichever plan the sizes choose (probe, lookup table, hits first)', () => {
+    const store = stores.open();
+    store.createExperiment(newExperiment({ id: 'x', limit: 100 }));
+    store.createExperiment(newExperiment({ id: 'y', limit: 2 }));
+    const save = (exp: string, i: number, completion: string) => {
+      const r = runRecord(exp, i);
+      store.saveRun(r, [agentEvent(r.runId, 'solve', 'solver', [modelCall({ completion })])]);
+    };
+    for (let i = 0; i < 100; i++) save('x', i, i === 42 ? 'zz qq' : 'zz');
+    save('y', 0, 'zz');
+    save('y', 1, 'nothing');
+    const db = (store as unknown as { db: Database.Database }).db;
+    const plan = (q: RunQuery) => {
+      const spy = db.prepare.bind(db);
+      const seen: string[] = [];
+      (db as { prepare: typeof db.prepare }).prepare = ((sql: string) => (seen.push(sql), spy(sql))) as typeof db.prepare;
+      try {
+        const r = store.searchRuns({ ...q, sort: 'task', order: 'asc' });
+        const used = seen.find((s) => s.includes('json_each(?)')) ? 'probe' : seen.find((s) => s.includes('r.id IN (SELECT d.run_id')) ? 'drive' : 'set';
+        return { used, ids: r.rows.map((h) => h.runId), total: r.total };
+      } finally {
+        (db as { prepare: typeof db.prepare }).prepare = spy;
+      }
+    };
+    // 2 candidates, 101 hits: probe each candidate.
+    expect(plan({ experimentId: 'y', text: 'zz' })).toEqual({ used: 'probe', ids: ['y-r0'], total: 1 });
+    // 100 candidates, 101 hits: the hits as a lookup table.
+    expect(plan({ experimentId: 'x', text: 'qq zz' })).toMatchObject({ ids: ['x-r42'], total: 1 });
+    expect(plan({ experimentId: 'x', text: 'zz', limit: 3 })).toEqual({ used: 'set', ids: ['x-r0', 'x-r1', 'x-r2'], total: 100 });
+    // 102 candidates, 1 hit: the hit drives.
+    expect(plan({ text: 'qq' })).toEqual({ used: 'drive', ids: ['x-r42'], total: 1 });
+  });
+
   it('quotes the words of the search text, so FTS5 syntax in it is literal', () => {
     expect(ftsQuery('apple OR pie')).toBe('"apple" AND "OR" AND "pie"');
     expect(ftsQuery('say "hello there" x*', 'completion')).toBe('completion : ("say" AND "hello there" AND "x" *)');

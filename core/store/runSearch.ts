@@ -173,7 +173,7 @@ const SORT_SQL: Record<RunSortKey, string> = {
 };
 
 /** The WHERE clause and its parameters for `q` (without paging and order). Errors: `BAD_QUERY`. */
-export function whereOf(q: RunQuery): { sql: string; params: unknown[]; joinExperiment: boolean } {
+export function whereOf(q: RunQuery, textPlan: 'set' | 'drive' = 'set'): { sql: string; params: unknown[]; joinExperiment: boolean } {
   const where: string[] = [];
   const params: unknown[] = [];
   let joinExperiment = false;
@@ -203,10 +203,15 @@ export function whereOf(q: RunQuery): { sql: string; params: unknown[]; joinExpe
   if (q.until !== undefined) add('r.started_at < ?', q.until);
   if (q.text !== undefined) {
     const match = ftsQuery(q.text, q.field ?? 'any');
-    // `+d.doc`: the FTS hits are built once into a lookup table, and each candidate run is checked
-    // against it; without the `+`, SQLite drives run_docs' index by every hit for every run (a run
-    // of 1,000 candidates and 27,000 hits took 23 s instead of 7 ms; bench/search.ts).
-    add('EXISTS (SELECT 1 FROM run_docs d WHERE d.run_id = r.id AND +d.doc IN (SELECT rowid FROM run_fts WHERE run_fts MATCH ?))', match);
+    if (textPlan === 'drive') {
+      // Few hits for many candidates: the hits drive the query (each hit's run looked up).
+      add('r.id IN (SELECT d.run_id FROM run_docs d WHERE d.doc IN (SELECT rowid FROM run_fts WHERE run_fts MATCH ?))', match);
+    } else {
+      // `+d.doc`: the FTS hits are built once into a lookup table, and each candidate run is checked
+      // against it; without the `+`, SQLite drives run_docs' index by every hit for every run (a run
+      // of 1,000 candidates and 27,000 hits took 23 s instead of 7 ms; bench/search.ts).
+      add('EXISTS (SELECT 1 FROM run_docs d WHERE d.run_id = r.id AND +d.doc IN (SELECT rowid FROM run_fts WHERE run_fts MATCH ?))', match);
+    }
   }
   return { sql: where.length ? `WHERE ${where.join(' AND ')}` : '', params, joinExperiment };
 }
@@ -265,9 +270,9 @@ export class RunSearchIndex {
     if (!(sort in SORT_SQL)) throw new RunQueryError('BAD_QUERY', `sort "${sort}" is not one of ${RUN_SORT_KEYS.join(', ')}`, { field: 'sort' });
     const order = q.order ?? (sort === 'started' ? 'desc' : 'asc');
     if (order !== 'asc' && order !== 'desc') throw new RunQueryError('BAD_QUERY', `order "${String(order)}" is not asc or desc`, { field: 'order' });
-    const { sql: where, params, joinExperiment } = whereOf(q);
+    let { sql: where, params, joinExperiment } = whereOf(q);
+    if (q.text !== undefined) ({ sql: where, params, joinExperiment } = this.textWhere(q));
     const join = joinExperiment ? 'JOIN experiments x ON x.id = r.experiment_id' : '';
-    const total = (this.statement(`SELECT count(*) FROM runs r ${join} ${where}`).pluck().get(...params) as number) ?? 0;
     const dir = order.toUpperCase();
     // The page's ids first (the narrow query), then its rows with their experiment and blame.
     const page = `SELECT r.id FROM runs r ${join} ${where} ORDER BY ${SORT_SQL[sort]} ${dir}, r.experiment_id ${dir}, r.task_index ${dir} LIMIT ? OFFSET ?`;
@@ -278,6 +283,8 @@ export class RunSearchIndex {
         (SELECT group_concat(role, char(31)) FROM (SELECT role FROM run_blame b WHERE b.run_id = r.id ORDER BY role)) AS blamed_roles
       FROM page JOIN runs r ON r.id = page.id JOIN experiments x ON x.id = r.experiment_id
       ORDER BY ${SORT_SQL[sort]} ${dir}, r.experiment_id ${dir}, r.task_index ${dir}`).all(...params, limit, offset) as HitDbRow[];
+    // A first page that is not full is the whole result: no count needed.
+    const total = offset === 0 && rows.length < limit ? rows.length : ((this.statement(`SELECT count(*) FROM runs r ${join} ${where}`).pluck().get(...params) as number) ?? 0);
     return {
       total,
       rows: rows.map((row) => ({
@@ -289,6 +296,31 @@ export class RunSearchIndex {
         ...(Number.isInteger(row.x_group) && row.x_group! > 0 && { rollout: { task: Math.floor(row.task_index / row.x_group!), index: row.task_index % row.x_group! } }),
       })),
     };
+  }
+
+  /**
+   * The WHERE clause of a query with search text, planned by size, since SQLite keeps no statistics
+   * for an FTS table: `n` candidates (the runs the other filters keep, counted through their
+   * indexes) against `h` hits (runs whose text matches, counted from the FTS index alone). With few
+   * candidates (n < h / 40) each one's document is probed in the index (about 40 µs a run) and the
+   * matches are passed on by id; with more candidates than hits the hits drive the query; between,
+   * the hits are built once into a lookup table that each candidate is checked against (about
+   * 1 µs a hit). Figures measured by bench/search.ts (30,000 and 100,000 runs, 2-core machine).
+   */
+  private textWhere(q: RunQuery): { sql: string; params: unknown[]; joinExperiment: boolean } {
+    const match = ftsQuery(q.text!, q.field ?? 'any');
+    const { text: _t, field: _f, ...rest } = q;
+    const base = whereOf(rest);
+    const join = base.joinExperiment ? 'JOIN experiments x ON x.id = r.experiment_id' : '';
+    const hits = this.statement('SELECT count(*) FROM run_fts WHERE run_fts MATCH ?').pluck().get(match) as number;
+    const candidates = this.statement(`SELECT count(*) FROM runs r ${join} ${base.sql}`).pluck().get(...base.params) as number;
+    if (candidates * 40 < hits) {
+      const ids = this.statement(`SELECT r.id FROM runs r ${join} ${base.sql}`).pluck().all(...base.params) as string[];
+      const probe = this.statement('SELECT 1 FROM run_docs d JOIN run_fts f ON f.rowid = d.doc WHERE d.run_id = ? AND run_fts MATCH ?').pluck();
+      const found = ids.filter((id) => probe.get(id, match) !== undefined);
+      return { sql: `WHERE r.id IN (SELECT value FROM json_each(?))`, params: [JSON.stringify(found)], joinExperiment: false };
+    }
+    return whereOf(q, candidates > hits ? 'drive' : 'set');
   }
 
   private statement(sql: string): Statement {
