@@ -32,6 +32,8 @@ interface Seeded {
 
 let lab: OpenLab<Seeded>;
 let page: Page;
+/** Console warnings and errors of the page, in order. */
+const consoleLines: string[] = [];
 
 /** The total the view shows, as a number. */
 async function shownTotal(): Promise<number> {
@@ -54,6 +56,9 @@ describe.skipIf(!!noBrowser)('the Runs view over 100,000 runs', () => {
     });
     await lab.context.addInitScript(LONGTASK_OBSERVER);
     page = await lab.context.newPage();
+    page.on('console', (m) => {
+      if (m.type() === 'warning' || m.type() === 'error') consoleLines.push(`${m.type()}: ${m.text()}`);
+    });
     await page.goto(lab.serve.url);
   }, 600_000);
 
@@ -123,5 +128,18 @@ describe.skipIf(!!noBrowser)('the Runs view over 100,000 runs', () => {
     expect(await page.inputValue(tid('pick-experiment'))).toBe(experiment);
     const task = Number(expected.firstIds[1]!.split('/')[1]);
     await page.locator(`${tid(`pick-run-${task}`)}[aria-pressed="true"]`).waitFor(WAIT);
+    await page.locator(`${tid('graph')}[data-ready="true"]`).waitFor(WAIT);
+  });
+
+  it('draws the graph without cytoscape\'s wheel-sensitivity warning (it logged one on every graph page)', () => {
+    expect(consoleLines.filter((l) => /wheel sensitivity/i.test(l))).toEqual([]);
+  });
+
+  it('never breaks a role name inside the word in the Trace nodes table (it did: overflow-wrap anywhere)', async () => {
+    const wraps = await page.locator('.trace-nodes td.role').evaluateAll((tds) => tds.map((td) => getComputedStyle(td).overflowWrap));
+    expect(wraps.length).toBeGreaterThan(0);
+    expect(new Set(wraps)).toEqual(new Set(['normal']));
+    const badges = await page.locator('.trace-nodes td .badge').evaluateAll((els) => els.map((el) => getComputedStyle(el).overflowWrap));
+    expect(badges.every((w) => w === 'normal')).toBe(true);
   });
 });
