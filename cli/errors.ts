@@ -45,7 +45,9 @@ export type CommandErrorCode =
   /** An OTLP/HTTP collector refused the spans or could not be reached (export --format otlp-http). */
   | 'EXPORT_FAILED'
   /** `--out` cannot be used: a file where a folder is needed (or the reverse), or it cannot be created (cli/outPath.ts). */
-  | 'BAD_OUT';
+  | 'BAD_OUT'
+  /** A stored evolution ran with another model file than the one given (evolve: resume with that file, or --id). */
+  | 'DIFFERENT_MODEL';
 
 /** A command's own failure on arguments that parsed (exit 1, `[<CODE>]` tag; see the table above). */
 export class CommandError extends FlowlabError<CommandErrorCode> {

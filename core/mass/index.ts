@@ -30,3 +30,4 @@ export { outerLoopOf, outerLoopsOf, rankingRecord, storeRankings, storeCycle, st
 export { championOf } from './champions.ts';
 export { startRank, startRsi, recordOuterSettings, outerSettingsOf, tasksOf, OUTER_SETTINGS, type OuterSettings, type OuterStartDeps } from './outerLoop.ts';
 export { replayOuterLoop, type OuterReplay, type OuterReplayResult } from './outerReplay.ts';
+export { defaultEvolutionId, modelMismatch } from './evolutionId.ts';
