@@ -270,8 +270,8 @@ export class RunSearchIndex {
     if (!(sort in SORT_SQL)) throw new RunQueryError('BAD_QUERY', `sort "${sort}" is not one of ${RUN_SORT_KEYS.join(', ')}`, { field: 'sort' });
     const order = q.order ?? (sort === 'started' ? 'desc' : 'asc');
     if (order !== 'asc' && order !== 'desc') throw new RunQueryError('BAD_QUERY', `order "${String(order)}" is not asc or desc`, { field: 'order' });
-    let { sql: where, params, joinExperiment } = whereOf(q);
-    if (q.text !== undefined) ({ sql: where, params, joinExperiment } = this.textWhere(q));
+    const plan = q.text === undefined ? { page: whereOf(q), count: undefined } : this.textWhere(q);
+    const { sql: where, params, joinExperiment } = plan.page;
     const join = joinExperiment ? 'JOIN experiments x ON x.id = r.experiment_id' : '';
     const dir = order.toUpperCase();
     // The page's ids first (the narrow query), then its rows with their experiment and blame.
@@ -284,7 +284,9 @@ export class RunSearchIndex {
       FROM page JOIN runs r ON r.id = page.id JOIN experiments x ON x.id = r.experiment_id
       ORDER BY ${SORT_SQL[sort]} ${dir}, r.experiment_id ${dir}, r.task_index ${dir}`).all(...params, limit, offset) as HitDbRow[];
     // A first page that is not full is the whole result: no count needed.
-    const total = offset === 0 && rows.length < limit ? rows.length : ((this.statement(`SELECT count(*) FROM runs r ${join} ${where}`).pluck().get(...params) as number) ?? 0);
+    const counted = plan.count ?? plan.page;
+    const countJoin = counted.joinExperiment ? 'JOIN experiments x ON x.id = r.experiment_id' : '';
+    const total = offset === 0 && rows.length < limit ? rows.length : ((this.statement(`SELECT count(*) FROM runs r ${countJoin} ${counted.sql}`).pluck().get(...counted.params) as number) ?? 0);
     return {
       total,
       rows: rows.map((row) => ({
@@ -303,11 +305,12 @@ export class RunSearchIndex {
    * for an FTS table: `n` candidates (the runs the other filters keep, counted through their
    * indexes) against `h` hits (runs whose text matches, counted from the FTS index alone). With few
    * candidates (n < h / 40) each one's document is probed in the index (about 40 µs a run) and the
-   * matches are passed on by id; with more candidates than hits the hits drive the query; between,
-   * the hits are built once into a lookup table that each candidate is checked against (about
-   * 1 µs a hit). Figures measured by bench/search.ts (30,000 and 100,000 runs, 2-core machine).
+   * matches are passed on by id; otherwise the hits are built once into a lookup table that each
+   * candidate is checked against (about 1 µs a hit), which lets the page walk an index in its order
+   * and stop at its last row; with more candidates than hits the count lets the hits drive it.
+   * Figures measured by bench/search.ts (30,000 and 100,000 runs, 2-core machine).
    */
-  private textWhere(q: RunQuery): { sql: string; params: unknown[]; joinExperiment: boolean } {
+  private textWhere(q: RunQuery): { page: ReturnType<typeof whereOf>; count?: ReturnType<typeof whereOf> } {
     const match = ftsQuery(q.text!, q.field ?? 'any');
     const { text: _t, field: _f, ...rest } = q;
     const base = whereOf(rest);
@@ -318,9 +321,9 @@ export class RunSearchIndex {
       const ids = this.statement(`SELECT r.id FROM runs r ${join} ${base.sql}`).pluck().all(...base.params) as string[];
       const probe = this.statement('SELECT 1 FROM run_docs d JOIN run_fts f ON f.rowid = d.doc WHERE d.run_id = ? AND run_fts MATCH ?').pluck();
       const found = ids.filter((id) => probe.get(id, match) !== undefined);
-      return { sql: `WHERE r.id IN (SELECT value FROM json_each(?))`, params: [JSON.stringify(found)], joinExperiment: false };
+      return { page: { sql: `WHERE r.id IN (SELECT value FROM json_each(?))`, params: [JSON.stringify(found)], joinExperiment: false } };
     }
-    return whereOf(q, candidates > hits ? 'drive' : 'set');
+    return { page: whereOf(q, 'set'), ...(candidates > hits && { count: whereOf(q, 'drive') }) };
   }
 
   private statement(sql: string): Statement {
