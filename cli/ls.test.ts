@@ -89,3 +89,32 @@ describe('flowlab show', () => {
     expect(row).toMatch(/solver\s+1\.00\s+1\.00\s+0\.00\s+0\.00\s+0\.00\s+0\.250/);
   });
 });
+
+describe('the data folder (the lab wrote flowlab.db and its folders into the current folder)', () => {
+  it('--data <dir> holds the default database, and --help names the data folder', async () => {
+    const saved = process.env.FLOWLAB_DATA;
+    const savedDb = process.env.FLOWLAB_DB;
+    delete process.env.FLOWLAB_DB;
+    try {
+      const dir = tempDir('cli-data');
+      const store = openStore(path.join(dir, 'flowlab.db'));
+      store.createExperiment(newExperiment({ id: 'exp-in-data' }));
+      store.close();
+      let io = capture();
+      expect(await main(['ls', '--data', dir, '--json'], io)).toBe(0);
+      expect((JSON.parse(io.out) as { rows: Array<{ id: string }> }).rows.map((r) => r.id)).toEqual(['exp-in-data']);
+      io = capture();
+      expect(await main(['ls', '--help'], io)).toBe(0);
+      const help = io.out.replace(/\s+/g, ' ');
+      expect(help).toContain('by default flowlab.db in the data folder (--data <dir>, $FLOWLAB_DATA)');
+      expect(help).toContain(`(default: "${path.join(dir, 'flowlab.db')}")`);
+      io = capture();
+      expect(await main(['--data'], io)).toBe(2);
+      expect(io.err).toContain('--data needs a folder');
+    } finally {
+      if (saved === undefined) delete process.env.FLOWLAB_DATA;
+      else process.env.FLOWLAB_DATA = saved;
+      if (savedDb !== undefined) process.env.FLOWLAB_DB = savedDb;
+    }
+  });
+});

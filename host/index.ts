@@ -17,3 +17,4 @@ export { STORE_WATCH_MS, watchStore, type StoreWatch } from './storeWatch.ts';
 export { isLoopback, MAX_BODY_BYTES, rendererMissingMessage, startLabServer, TOKEN_HEADER, type LabServer, type LabServerOptions } from './server.ts';
 export { startModelServer, type ModelServer, type ModelServerOptions, type ModelServerStats } from './modelServer.ts';
 export { ATTENDEE_METHODS, attendeeAllow, type WorkshopExperiments } from './workshop.ts';
+export { defaultDatabase, ensureDataFolder, userDataFolder, type DataFolderContext } from './dataFolder.ts';

@@ -19,6 +19,12 @@ import { preloadGraph } from './views/lazy.tsx';
 import { ConnectionBanner } from './views/ConnectionBanner.tsx';
 import { workshopRoute, WorkshopRoot } from './views/workshop/WorkshopRoot.tsx';
 
+/** The folder of a file path (POSIX or Windows separators), where the lab keeps what it writes beside the database. */
+export function folderOf(file: string): string {
+  const i = Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\'));
+  return i > 0 ? file.slice(0, i) : file;
+}
+
 /** localStorage key of the chosen theme. */
 export const THEME_KEY = 'flowlab.theme';
 
@@ -100,8 +106,8 @@ function Lab() {
         </nav>
         <div className="head-tail">
           {appInfo.status === 'ready' && (
-            <span className="muted small" title={appInfo.data.dbFile}>
-              v{appInfo.data.version}
+            <span className="muted small" title={`Database: ${appInfo.data.dbFile}`} data-testid="data-folder">
+              v{appInfo.data.version} · data: {folderOf(appInfo.data.dbFile)}
             </span>
           )}
           <button type="button" data-testid="theme-toggle" onClick={toggleTheme} title="Switch theme (Alt+T)" aria-label={`Switch to ${theme === 'dark' ? 'light' : 'dark'} theme`}>

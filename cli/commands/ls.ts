@@ -46,11 +46,11 @@ export function define(cmd: Command, ctx: CommandContext): void {
   cmd
     .usage('[experiment-id] [filters] [--search words] [--json] [--db file]')
     .description([
-      'Lists experiments, or runs: `ls` lists experiments (newest first); `ls <experiment-id>` lists its runs;',
-      'any run filter (--correct, --wrong, --failure, --blamed, --group, --search) or --runs lists runs of every',
-      'experiment. --search finds words in the runs\' prompts, completions and node outputs (SQLite FTS5: case and',
-      'accents ignored, "a phrase" in quotes, word* a prefix; --in narrows it to one of them).',
-      'Tasks are numbered by task index, and task/rollout in a rollout group, as in every view of the lab.',
+      '`ls` lists experiments (newest first); `ls <experiment-id>` lists its runs; any run filter',
+      '(--correct, --wrong, --failure, --blamed, --group, --search) or --runs lists the runs of every',
+      'experiment. --search finds words in the runs\' prompts, completions and node outputs (SQLite',
+      'FTS5: case and accents ignored, "a phrase" in quotes, word* a prefix; --in narrows it).',
+      'Tasks are numbered by task index, and task/rollout in a rollout group, as in every view.',
     ].join('\n'))
     .argument('[experiment-id]', 'list this experiment\'s runs')
     .addOption(dbOption())
