@@ -39,6 +39,8 @@ export interface SearchBenchResult {
   likeMs: number;
   allRunsMs: number;
   allRunsMatches: number;
+  /** Median ms of counting the same word's runs over all runs with LIKE (no index). */
+  allRunsLikeMs: number;
   /** Median ms of `flowlab ls <exp> --blamed <role> --search <word> --in completion --json` as a whole process. */
   cliMs: number | null;
 }
@@ -162,6 +164,9 @@ export async function benchSearch(options: { experiments?: number; runsPerExperi
       throw new Error(`bench/search: the variants disagree: store ${want.length}, bare ${viaBare.value.length}, like ${viaLike.value.length}`);
     }
     const all = time(Math.max(3, Math.floor(repeats / 3)), () => store.searchRuns({ text: WORD, field: 'completion', limit: 100 }));
+    const likeAllSql = db.prepare(`SELECT count(*) FROM runs r WHERE EXISTS (SELECT 1 FROM node_events e JOIN model_calls c ON c.node_event_id = e.id WHERE e.run_id = r.id AND c.completion LIKE ?)`).pluck();
+    const likeAll = time(2, () => likeAllSql.get(`%${WORD}%`) as number);
+    if (likeAll.value !== all.value.total) throw new Error(`bench/search: LIKE over all runs found ${likeAll.value}, the store ${all.value.total}`);
     const withWord = db.prepare(`SELECT count(*) FROM run_fts WHERE run_fts MATCH ?`).pluck().get(`completion : "${WORD}"`) as number;
     store.close();
     let cliMs: number | null = null;
@@ -179,7 +184,7 @@ export async function benchSearch(options: { experiments?: number; runsPerExperi
     if (cli.length) cliMs = median(cli);
     return {
       runs: nExp * perExp, experiments: nExp, buildSeconds, word: WORD, wordShare: withWord / (nExp * perExp), matches: want.length,
-      storeMs: viaStore.ms, bareMs: viaBare.ms, likeMs: viaLike.ms, allRunsMs: all.ms, allRunsMatches: all.value.total, cliMs,
+      storeMs: viaStore.ms, bareMs: viaBare.ms, likeMs: viaLike.ms, allRunsMs: all.ms, allRunsMatches: all.value.total, allRunsLikeMs: likeAll.ms, cliMs,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -194,9 +199,10 @@ export function searchLines(r: SearchBenchResult): string[] {
     `search   ${r.runs.toLocaleString('en')} runs in ${r.experiments} experiments (900,000 rows of events and calls; SIMULATED text), built in ${r.buildSeconds.toFixed(0)} s; "${r.word}" in the completions of ${(100 * r.wordShare).toFixed(1)}% of runs`,
     `  query: runs of one experiment blamed on solver with "${r.word}" in a completion -> ${r.matches} runs (median)`,
     `  Store.searchRuns  ${f(r.storeMs)}   goal < 200 ms   ${ok(r.storeMs < 200)}   (what flowlab ls and the Runs table call: count + page decoded)`,
-    `  bare SQL, FTS5    ${f(r.bareMs)}   (baseline: the same query's ids, no store layer)`,
+    `  bare SQL, FTS5    ${f(r.bareMs)}   (baseline: the same query's ids, no store layer, FTS hits as a lookup table)`,
     `  bare SQL, LIKE    ${f(r.likeMs)}   (baseline: no index, LIKE '%${r.word}%' over the completions)`,
-    `  word, all runs    ${f(r.allRunsMs)}   ${r.allRunsMatches.toLocaleString('en')} matches, count + first page of 100`,
+    `  word, all runs    ${f(r.allRunsMs)}   ${r.allRunsMatches.toLocaleString('en')} matches, count + first page of 100 (Store.searchRuns)`,
+    `  same, bare LIKE   ${f(r.allRunsLikeMs)}   (baseline: the count alone, no index)`,
     r.cliMs === null ? '  flowlab ls        (not measured: the CLI failed)' : `  flowlab ls        ${f(r.cliMs)}   (whole process, start-up included, --json)`,
   ];
 }
