@@ -27,6 +27,11 @@ export interface RunsTableSlice {
   setRunsFilter(filter: RunsFilter): Promise<void>;
   /** Makes sure the pages holding rows `from`..`to` (inclusive) are fetched. */
   loadRunRows(from: number, to: number): Promise<void>;
+  /**
+   * Opens an experiment in the Trace view with a run selected (the Run view's "Open its traces"
+   * opened it with none): its first wrong run in task order, the one to look at, else its first.
+   */
+  openExperimentTraces(experimentId: string): Promise<void>;
 }
 
 /** Adds this slice to the lab state (store/types.ts). */
@@ -77,6 +82,15 @@ export function createRunsTableSlice({ api, set, get }: SliceContext): RunsTable
         if (!get().runsPages[p]) jobs.push(fetchPage(p));
       }
       await Promise.all(jobs);
+    },
+
+    async openExperimentTraces(experimentId) {
+      get().setView('trace');
+      await get().selectExperiment(experimentId);
+      const runs = get().runs;
+      if (get().selectedExperimentId !== experimentId || runs.status !== 'ready' || runs.data.length === 0) return;
+      const pick = runs.data.find((r) => !r.correct) ?? runs.data[0]!;
+      await get().selectRun(pick.runId);
     },
   };
 }

@@ -189,7 +189,7 @@ function RunControls() {
 }
 
 function Progress() {
-  const { live, starting, selectExperiment, setView, serverDown } = useLabPick('live', 'starting', 'selectExperiment', 'setView', 'serverDown');
+  const { live, starting, openExperimentTraces, serverDown } = useLabPick('live', 'starting', 'openExperimentTraces', 'serverDown');
   if (!live && starting) {
     return (
       <div className="empty" data-testid="run-starting" role="status">
@@ -230,10 +230,8 @@ function Progress() {
         <button
           type="button"
           data-testid="run-open-trace"
-          onClick={() => {
-            void selectExperiment(live.experimentId);
-            setView('trace');
-          }}
+          onClick={() => void openExperimentTraces(live.experimentId)}
+          title="Open the experiment in Trace, with its first wrong run selected"
         >
           Open its traces
         </button>
