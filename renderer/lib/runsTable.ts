@@ -22,6 +22,17 @@ export function experimentOptionLabel(e: Pick<ExperimentSummary, 'id' | 'kind' |
 }
 
 /**
+ * The Trace and Ladder pickers' label: workflow, then the time it was created to the second (UTC,
+ * month-day), then accuracy and id. A closed select shows only its start, so what tells two
+ * experiments of one workflow apart comes first (the label was `workflow · accuracy · id`: the
+ * same for the first 30 characters).
+ */
+export function pickerLabel(e: Pick<ExperimentSummary, 'id' | 'workflowName' | 'createdAt'>, accuracy: string): string {
+  const when = new Date(e.createdAt).toISOString().slice(5, 19).replace('T', ' ');
+  return `${e.workflowName} · ${when} · ${accuracy} · ${e.id}`;
+}
+
+/**
  * The rows a viewport shows: from the first row under `scrollTop` to the last row above
  * `scrollTop + height`, widened by `overscan` rows each side and kept within `0..total-1`
  * (`last < first` when there is nothing to show). Rows are `rowHeight` pixels high.
