@@ -70,9 +70,9 @@ describe('startStudy: the request mapped onto the plan flowlab study resolves', 
     expect(pasted.workflows['single']!.file).toBe(path.join(PLANS, 'single-agent.yaml'));
   });
 
-  it('lists the shipped plans', async () => {
+  it('lists the shipped plans, and not the workflows beside them (they were listed as plans)', async () => {
     const plans = await t.api.listStudyPlans();
-    expect(plans.map((p) => p.name)).toContain('laptop.yaml');
+    expect(plans.map((p) => p.name)).toEqual(['gsm8k-mbpp.yaml', 'laptop.yaml']);
     expect(plans.find((p) => p.name === 'laptop.yaml')!.text).toMatch(/^name: laptop$/m);
   });
 
