@@ -142,4 +142,24 @@ describe.skipIf(!!noBrowser)('the Runs view over 100,000 runs', () => {
     const badges = await page.locator('.trace-nodes td .badge').evaluateAll((els) => els.map((el) => getComputedStyle(el).overflowWrap));
     expect(badges.every((w) => w === 'normal')).toBe(true);
   });
+
+  it('keeps Start on screen at the bottom of the Run form (it was below a long column, off screen)', async () => {
+    await page.click(tid('nav-editor'));
+    await page.locator(`${tid('example-select')} option[value="examples/gsm8k-team.yaml"]`).waitFor({ state: 'attached', ...WAIT });
+    await page.selectOption(tid('example-select'), 'examples/gsm8k-team.yaml');
+    await page.click(tid('example-open'));
+    await page.locator(`${tid('validation')}[data-valid="true"]`).waitFor(WAIT);
+    await page.click(tid('nav-run'));
+    const start = page.locator(tid('run-start'));
+    await start.waitFor(WAIT);
+    await page.evaluate(() => window.scrollTo(0, 0));
+    const box = await start.boundingBox();
+    const height = await page.evaluate(() => window.innerHeight);
+    const formBottom = await page.locator('.run-form').evaluate((el) => el.getBoundingClientRect().bottom);
+    expect(box).not.toBeNull();
+    expect(box!.y + box!.height).toBeLessThanOrEqual(height);
+    // The form is longer than the window here, so a Start at its end would be off screen.
+    process.stdout.write(`[e2e runs] Run form ends at ${Math.round(formBottom)} px of a ${height} px window; Start at ${Math.round(box!.y)} px\n`);
+    await screenshot(page, 'run-start-on-screen');
+  });
 });
