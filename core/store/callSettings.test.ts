@@ -63,7 +63,7 @@ describe('model call settings (schema version 10)', () => {
     v9.close();
     const s = openStore(file);
     try {
-      expect(s.migration).toMatchObject({ from: 9, applied: [10] });
+      expect(s.migration).toMatchObject({ from: 9, applied: [10, 11] }); // 11: the run search index (runSearch.ts), built over the stored runs
       expect(s.getRunEvents(r.run.runId)[0]!.calls[0]).toEqual(plain);
       const db = new Database(file, { readonly: true });
       expect(db.prepare('SELECT COUNT(*) FROM model_call_settings').pluck().get()).toBe(0);
