@@ -95,6 +95,15 @@ export function isStudyPlanText(text: string): boolean {
   }
 }
 
+/**
+ * Whether a study event completes a cell: finished (or skipped as stored) with every run stored.
+ * A cell a budget stopped also ends with `finished`, with fewer runs; counting it made the job's
+ * "4 / 15 cells" disagree with the study's summary "3/15" (studyHandlers counts done >= total).
+ */
+export function cellCompleted(e: StudyEvent): boolean {
+  return e.type === 'cell' && (e.phase === 'finished' || e.phase === 'skipped') && e.done >= e.total;
+}
+
 /** One progress line of a study event as `flowlab study` prints it (a cell's runs counted `done/total`; one line per stored run too). */
 export function studyEventLine(e: StudyEvent): string {
   switch (e.type) {
@@ -213,7 +222,7 @@ export class StudyJobs extends JobOwner {
     const outcome = await runStudy(plan, studyId, this.deps(loaded), {
       ...(req.budgetTokens !== undefined && { budgetTokens: req.budgetTokens }), ...(req.budgetMinutes !== undefined && { budgetMinutes: req.budgetMinutes }), signal,
       onEvent: (e) => {
-        if (e.type === 'cell' && (e.phase === 'finished' || e.phase === 'skipped')) cellsDone++;
+        if (cellCompleted(e)) cellsDone++;
         progress(studyEventLine(e), cellsDone, cells.length);
       },
     });
