@@ -136,6 +136,7 @@ describe.skipIf(!!noBrowser)('the Runs view over 100,000 runs', () => {
   });
 
   it('never breaks a role name inside the word in the Trace nodes table (it did: overflow-wrap anywhere)', async () => {
+    await page.locator('.trace-nodes td.role').first().waitFor(WAIT);
     const wraps = await page.locator('.trace-nodes td.role').evaluateAll((tds) => tds.map((td) => getComputedStyle(td).overflowWrap));
     expect(wraps.length).toBeGreaterThan(0);
     expect(new Set(wraps)).toEqual(new Set(['normal']));
