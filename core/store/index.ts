@@ -3,7 +3,7 @@
  * Flowlab depends on, and its better-sqlite3 adapter (`SqliteStore`, opened by `openStore`), the
  * only place Flowlab writes SQL.
  * Tables: experiments, experiment_tasks (the planned task list), runs, node_events, model_calls,
- * schema_migrations. See schema.ts for the layout.
+ * schema_migrations; the run search index (run_docs, run_fts, run_blame: runSearch.ts). See schema.ts for the layout.
  */
 export { openStore, type OpenStoreOptions } from './openStore.ts';
 export type { ImproveRepo, RunWithEvents, Store, StudiesRepo, TrainLoopsRepo, WeightsRepo, StoreArea } from './port.ts';
