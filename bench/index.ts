@@ -9,6 +9,8 @@
  * rollout group batched through Flowlab >= 90% of raw node-llama-cpp; peak resident memory of
  * the main job and of the 30-iteration workshop train-loop under 400 MB; HumanEval's 164
  * canonical solutions checked in the code sandbox under 60 s on 2 cores (bench/sandbox.ts); prompt
+ * run search over 100,000 runs (one experiment, one blamed role, a word in a completion) under 200 ms
+ * beside the bare SQL query (bench/search.ts); prompt
  * tokens evaluated <= 40% of those sent with prefix reuse on the main job, as plain runs and as rollout groups, in two prompt layouts (bench/models.ts, with tune's best beside the default). Figures are printed,
  * not asserted. FLOWLAB_BENCH_TRAIN_ITERATIONS sets the train-loop's iterations (default 30). The cost
  * of reproducibility (bench/reproducibility.ts): the main job and the workshop train-loop with the
@@ -79,6 +81,12 @@ console.log(`  bare insert loop  ${Math.round(store.baselineRowsPerSec).toLocale
 console.log(`  ratio             ${fmt(store.ratio, 2)} of the bare loop   goal >= 0.8   ${ok(store.ratio >= 0.8)}   (was 0.49, then 0.65; by CPU time ${fmt(store.cpuRatio, 2)})`);
 console.log(`  one tx per run    ${Math.round(store.perRunRowsPerSec).toLocaleString('en')} events/s   (how a live run writes)`);
 console.log(`  getRunEvents      ${Math.round(store.readRunsPerSec).toLocaleString('en')} runs/s   (each run's events and calls read back)`);
+
+// Issue 29: finding runs — 100,000 runs, one experiment's runs blamed on a role with a word in a completion.
+{
+  const { benchSearch, searchLines } = await import('./search.ts');
+  for (const line of searchLines(await benchSearch())) console.log(line);
+}
 
 const credit = benchCredit();
 console.log(`credit   computeCredit over a layered trace (1% failed nodes, ${credit.roots} roots at 100k)`);

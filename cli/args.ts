@@ -8,6 +8,7 @@ import { CommanderError, InvalidArgumentError, Option, type Command } from 'comm
 import { FlowlabError } from '../core/errors.ts';
 import { FLAG_MAXIMA } from '../core/limits.ts';
 import type { Io } from './io.ts';
+import { defaultDatabase } from '../host/dataFolder.ts';
 
 /** Bad command-line arguments: printed with the command's usage, exit code 2 (cli/errors.ts). */
 export class UsageError extends FlowlabError<'USAGE'> {
@@ -126,9 +127,13 @@ export function parseRoleLoras(values: readonly string[] | undefined, usage?: st
   return pairLists(rolePairs(values, { flag: 'role-lora', shape: LORA_SHAPE, value: parseLoraValue }, usage));
 }
 
-/** `--db <file>`: the SQLite database, default `$FLOWLAB_DB`, else `flowlab.db`. */
+/**
+ * `--db <file>`: the SQLite database, default `$FLOWLAB_DB`, else `flowlab.db` in the user's data
+ * folder (host/dataFolder.ts; the global `--data <dir>` moves it). Folders a command writes beside
+ * the database (workflows, versions, studies, reports) follow it.
+ */
 export function dbOption(description = 'SQLite database'): Option {
-  return new Option('--db <file>', description).default(process.env.FLOWLAB_DB ?? 'flowlab.db');
+  return new Option('--db <file>', `${description}; by default flowlab.db in the data folder (--data <dir>, $FLOWLAB_DATA)`).default(defaultDatabase());
 }
 
 /** A comma-separated list flag value: trimmed, empty items dropped. */

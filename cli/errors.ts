@@ -47,7 +47,9 @@ export type CommandErrorCode =
   /** `--out` cannot be used: a file where a folder is needed (or the reverse), or it cannot be created (cli/outPath.ts). */
   | 'BAD_OUT'
   /** Input logs that cannot be scored (attribution-eval without --skip-bad: the count, the first file and field). */
-  | 'BAD_LOGS';
+  | 'BAD_LOGS'
+  /** A stored evolution ran with another model file than the one given (evolve: resume with that file, or --id). */
+  | 'DIFFERENT_MODEL';
 
 /** A command's own failure on arguments that parsed (exit 1, `[<CODE>]` tag; see the table above). */
 export class CommandError extends FlowlabError<CommandErrorCode> {

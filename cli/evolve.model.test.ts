@@ -9,7 +9,7 @@ import { cli, haveShared, tinyModel } from '../test/cli.ts';
 const args = (db: string) => ['evolve', 'learn-tool', '--model', tinyModel, '--threads', '1', '--iterations', '5', '--db', db];
 const records = (s: Store, id: string) => s.mass.list(id).map((r) => `${r.kind} ${r.key} ${canonicalJson(r.value)}`).sort();
 const steps = (s: Store) => s.listExperiments().map((x) => `${x.id} ${x.status} runs=${x.runsDone} calls=${s.getExperimentCalls(x.id).length}`).sort();
-const ID = 'evo-learn-tool-1-baseline';
+const ID = 'evo-learn-tool-1-baseline-stories260k';
 
 describe.skipIf(!haveShared)('flowlab evolve on stories260K (learn-tool)', () => {
   it('runs the inner loop end to end; SIGKILL mid-loop then the same command resumes to the uninterrupted result; replay is identical without the model', async () => {

@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { tempDir } from '../test/fixtures.ts';
+import { openStore } from '../core/store/index.ts';
+import { newExperiment, tempDir } from '../test/fixtures.ts';
 import { cli } from '../test/cli.ts';
 
 describe('flowlab evolve: arguments (no model needed)', () => {
@@ -24,5 +25,22 @@ describe('flowlab evolve: arguments (no model needed)', () => {
 
     const missing = await cli(['evolve', '--timeline', 'nope', '--db', path.join(tempDir('evolve-args'), 'none.db')]);
     expect(missing.code).toBe(1);
+  }, 60_000);
+});
+
+describe('flowlab evolve: another model than the stored evolution ran with', () => {
+  it('names both files and suggests --id (it said MODEL_FILE_CHANGED, naming the new file as changed)', async () => {
+    const dir = tempDir('evolve-other-model');
+    const [a, b] = [path.join(dir, 'a.gguf'), path.join(dir, 'b.gguf')];
+    writeFileSync(a, 'first model');
+    writeFileSync(b, 'second model');
+    const db = path.join(dir, 'lab.db');
+    const store = openStore(db);
+    store.createExperiment(newExperiment({ id: 'evo-x.t0.w0', kind: 'mass', config: { models: { models: { default: a }, roleModels: {}, gpu: false, fingerprints: { default: 'size:11' } } } }));
+    store.close();
+    const r = await cli(['evolve', 'learn-tool', '--model', b, '--id', 'evo-x', '--db', db]);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain(`evolution evo-x ran with ${a} as model "default", not ${b}: give that file to resume it, or start a new evolution with --id <new-id> [DIFFERENT_MODEL]`);
+    expect(r.err).not.toContain('MODEL_FILE_CHANGED');
   }, 60_000);
 });

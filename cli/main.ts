@@ -1,6 +1,8 @@
+import path from 'node:path';
 import { Command } from 'commander';
 import { harden, type CommandContext, UsageError } from './args.ts';
 import { processIo, type Io } from './io.ts';
+import { defaultDatabase, ensureDataFolder, userDataFolder } from '../host/dataFolder.ts';
 
 export { installProcessGuards } from './guard.ts';
 
@@ -27,7 +29,8 @@ const COMMANDS: Record<string, Entry> = {
   verify: { term: 'verify <id>', summary: 're-run an experiment, train loop or study into a scratch database: identical, or the first difference', load: () => import('./commands/verify.ts') },
   repeat: { term: 'repeat <experiment-id>', summary: "re-run a sample of an experiment's tasks and report the fraction identical", load: () => import('./commands/repeat.ts') },
   replay: { term: 'replay <experiment-id>', summary: 're-run an experiment offline from recorded calls and compare outputs', load: () => import('./commands/replay.ts') },
-  show: { term: 'show <run-id>', summary: "print a run's trace as a tree with root failures, cascades and the ladder", load: () => import('./commands/show.ts') },
+  show: { term: 'show <run-or-experiment-id>', summary: "print a run's trace as a tree with root failures, cascades and the ladder; or an experiment's summary", load: () => import('./commands/show.ts') },
+  ls: { term: 'ls [experiment-id]', summary: 'find experiments and runs: filters (kind, grade, failure, blamed role, group, date...) and full-text search', load: () => import('./commands/ls.ts') },
   'blame-eval': { term: 'blame-eval <workflow>', summary: 'inject SIMULATED faults and score structural blame against ground truth', load: () => import('./commands/blameEval.ts') },
   'attribution-eval': { term: 'attribution-eval', summary: 'score failure attribution on Who&When logs (which agent, which step)', load: () => import('./commands/attributionEval.ts') },
   export: { term: 'export <experiment-id>', summary: 'TRL-ready JSONL of rollouts; or traces as OTLP/JSON, OTLP/HTTP, CSV, JSONL', load: () => import('./commands/export.ts') },
@@ -66,7 +69,36 @@ function program(io: Io): Command {
 export function usage(io: Io = processIo): string {
   const p = program(io);
   for (const [name, e] of Object.entries(COMMANDS)) p.command(name).description(e.summary);
-  return p.helpInformation() + "\nRun `flowlab <command> --help` for a command's options.\n";
+  return (
+    p.helpInformation() +
+    `\nGlobal option: --data <dir>  the data folder, where the database (flowlab.db) and what is written beside it live\n` +
+    `  (workflows, weight versions, studies, workshop reports); default $FLOWLAB_DATA, else ${userDataFolder()}.\n` +
+    "\nRun `flowlab <command> --help` for a command's options.\n"
+  );
+}
+
+/**
+ * Takes the global `--data <dir>` (or `--data=<dir>`) out of `argv` and sets `$FLOWLAB_DATA` to it
+ * for this process, so every default under the data folder (host/dataFolder.ts) follows it.
+ * Errors: UsageError when it has no value.
+ */
+export function takeDataFlag(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') {
+      out.push(...argv.slice(i));
+      break;
+    }
+    if (a === '--data' || a.startsWith('--data=')) {
+      const value = a === '--data' ? argv[++i] : a.slice('--data='.length);
+      if (!value || value.startsWith('-')) throw new UsageError('--data needs a folder: --data <dir>');
+      env['FLOWLAB_DATA'] = path.resolve(value);
+      continue;
+    }
+    out.push(a);
+  }
+  return out;
 }
 
 /** The subcommand `argv` names (`cards list ...`: list), or `cmd` itself. */
@@ -82,6 +114,12 @@ function subcommandOf(cmd: Command, argv: readonly string[]): Command {
  * to the process streams except through `io`.
  */
 export async function main(argv: string[], io: Io = processIo): Promise<number> {
+  try {
+    argv = takeDataFlag(argv);
+  } catch (e) {
+    io.stderr(`flowlab: ${(e as Error).message}\n\n${usage(io)}`);
+    return 2;
+  }
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     io.stdout(usage(io));
@@ -101,6 +139,8 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     return 0;
   }
   try {
+    // The default database's folder (the user's data folder) is made on first use.
+    if (!rest.some((a) => a === '--db' || a.startsWith('--db=')) && cmd.options.some((o) => o.long === '--db')) ensureDataFolder(defaultDatabase());
     await cmd.parseAsync(rest, { from: 'user' });
     return ctx.status ?? 0;
   } catch (e) {

@@ -121,9 +121,10 @@ await writeGguf(out!, makeLoraAdapter(await readLoraBase(base!), { rank: 4, init
         }
       }
     }
-    const { FLOWLAB_DB: _db, ...inherited } = process.env; // the doc uses the default database, flowlab.db
+    const { FLOWLAB_DB: _db, ...inherited } = process.env; // the doc uses the default database, flowlab.db in the data folder
     const env = {
       ...inherited,
+      FLOWLAB_DATA: dir,
       PATH: `${bin}:${process.env.PATH}`,
       FLOWLAB_SHARED: shared,
       BASE_GGUF: tinyModel,

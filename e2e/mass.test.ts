@@ -2,7 +2,7 @@
  * The MASS view end to end: `flowlab serve` over a database holding two evolutions, driven from
  * Debian Chromium through playwright-core.
  *
- * `evo-learn-tool-1-baseline` is a real inner loop run by `flowlab evolve` on stories260K (4
+ * `evo-learn-tool-1-baseline-stories260k` is a real inner loop run by `flowlab evolve` on stories260K (4
  * iterations) before the server starts; `evo-scripted` is the scripted loop of
  * core/mass/loop.fixture.ts (a SIMULATED team, judge and optimizer) whose accepted versions give
  * a design diff to show. In the browser: open the MASS tab, see the real loop's timeline (its
@@ -47,7 +47,7 @@ describe.skipIf(!!missing)('the MASS view in Chromium against flowlab serve', ()
     await page.click(tid('nav-mass'));
     const timeline = page.locator(tid('mass-timeline-0'));
     await timeline.waitFor(WAIT);
-    await expect(page.locator(tid('mass-evolution')).inputValue()).resolves.toBe('evo-learn-tool-1-baseline');
+    await expect(page.locator(tid('mass-evolution')).inputValue()).resolves.toBe('evo-learn-tool-1-baseline-stories260k');
     await expect(timeline.locator('tbody tr').count()).resolves.toBe(4);
     await expect(timeline.textContent()).resolves.toMatch(/vs baseline: (A|B|tie|no valid verdict) \(candidate shown as [AB]\)/);
     await screenshot(page, 'mass-timeline');

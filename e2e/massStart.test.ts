@@ -53,7 +53,7 @@ describe.skipIf(!!missing)('starting MASS jobs from the window (flowlab serve, s
     await expect(page.locator(tid('mass-job-lines')).textContent()).resolves.toMatch(/task 0 it 0: baseline ran, external score/);
     // The stored evolution is shown.
     await page.locator(tid('mass-timeline-0')).waitFor({ timeout: 30_000 });
-    await expect(page.locator(tid('mass-evolution')).inputValue()).resolves.toBe('evo-learn-tool-1-baseline');
+    await expect(page.locator(tid('mass-evolution')).inputValue()).resolves.toBe('evo-learn-tool-1-baseline-stories260k');
     // The timeline may first show the records stored before the job ended; the store's pushed change brings the last.
     await expect.poll(() => page.locator(`${tid('mass-timeline-0')} tbody tr`).count(), { timeout: 30_000 }).toBe(3);
     await screenshot(page, 'mass-start');

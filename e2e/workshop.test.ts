@@ -100,7 +100,7 @@ describe.skipIf(skip !== undefined)('workshop: one presenter, several attendees'
     await presenter.getByTestId('ws-score').filter({ hasText: 'The room: 2 of 3 right (67%).' }).waitFor(POLLED);
     expect(await presenter.getByTestId('ws-truth').textContent()).toBe('designer');
     await attendees[0]!.getByTestId('ws-verdict').filter({ hasText: 'You were right!' }).waitFor(POLLED);
-    await attendees[2]!.getByTestId('ws-verdict').filter({ hasText: 'Not this time.' }).waitFor(POLLED);
+    await attendees[2]!.getByTestId('ws-verdict').filter({ hasText: 'Not this time: your prediction was wrong.' }).waitFor(POLLED);
     // The phone page fits its width.
     expect(await attendees[2]!.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
   }, 120_000);

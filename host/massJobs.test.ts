@@ -27,7 +27,7 @@ const closing = (id: string) => mass(id).filter((e) => e.type === 'massJob').map
 describe('MASS jobs from the lab (SIMULATED model and trainer)', () => {
   it('starts an evolve with the CLI defaults, pushes its progress and stores the evolution', async () => {
     const { jobId } = await t.api.startEvolve({ dataset: 'learn-tool', model, iterations: 3 });
-    expect(jobId).toBe('evo-learn-tool-1-baseline');
+    expect(jobId).toBe('evo-learn-tool-1-baseline-tiny');
     await t.lab.runner.mass.settled(jobId);
     expect(closing(jobId)).toEqual(['running', 'completed']);
     const progress = mass(jobId).filter((e) => e.type === 'massProgress');

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ApiError, type LabEvent, type MassJobKind, type StartEvolveRequest, type StartRankRequest, type StartRsiRequest } from '../core/api/index.ts';
 import {
-  championOf, DEFAULT_THRESHOLDS, evolve, EVOLVE_DEFAULTS, FIRST_DESIGNS, massFamily, OUTER_DEFAULTS, parseMassDesign, recordOuterSettings, startRank, startRsi, tasksOf,
+  championOf, DEFAULT_THRESHOLDS, defaultEvolutionId, evolve, modelMismatch, EVOLVE_DEFAULTS, FIRST_DESIGNS, massFamily, OUTER_DEFAULTS, parseMassDesign, recordOuterSettings, startRank, startRsi, tasksOf,
   type EvolveEvent, type OuterSettings, type RsiEvent,
 } from '../core/mass/index.ts';
 import type { ModelConfig, ModelProvider } from '../core/model/index.ts';
@@ -112,7 +112,7 @@ export class MassJobs extends JobOwner {
     const d = EVOLVE_JOB_DEFAULTS;
     const rule = req.rule ?? d.rule;
     const seed = req.seed ?? d.seed;
-    const jobId = req.id ?? `evo-${req.dataset}-${seed}-${rule}`;
+    const jobId = req.id ?? defaultEvolutionId(req.dataset, seed, rule, req.model);
     let family;
     let tasks;
     try {
@@ -128,6 +128,8 @@ export class MassJobs extends JobOwner {
     const cfg = withFingerprints({ models: { default: path.resolve(req.model) }, roleModels: {}, gpu: false, contextSize: req.contextSize ?? d.contextSize, ...(req.threads !== undefined && { threads: req.threads }) });
     const step = this.o.store.listExperiments().find((x) => x.id.startsWith(`${jobId}.`));
     const recorded = (step?.config as { models?: ModelConfig } | undefined)?.models;
+    const other = recorded && modelMismatch(jobId, recorded, cfg);
+    if (other) throw new ApiError('BAD_REQUEST', `${M}: ${other}`, M, 'model');
     try {
       if (recorded) verifyModelFiles(recorded, cfg);
     } catch (err) {

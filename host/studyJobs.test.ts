@@ -13,7 +13,7 @@ import { scripted } from '../core/mass/rsi.fixture.ts';
 import { fakeModelFile, labHostOptions, labPerTest, rejectionOf, relab, REPO_ROOT, type LabTest } from '../test/fixtures.ts';
 import { loadPlan } from '../cli/commands/study.ts';
 import { createLabHost } from './index.ts';
-import { studyPlanSource, PASTED_PLAN_NAME } from './studyJobs.ts';
+import { cellCompleted, studyPlanSource, PASTED_PLAN_NAME } from './studyJobs.ts';
 
 const PLANS = path.join(REPO_ROOT, 'examples', 'studies');
 let model: string;
@@ -70,9 +70,17 @@ describe('startStudy: the request mapped onto the plan flowlab study resolves', 
     expect(pasted.workflows['single']!.file).toBe(path.join(PLANS, 'single-agent.yaml'));
   });
 
-  it('lists the shipped plans', async () => {
+  it('counts a cell as done only with all its runs (a budget-stopped cell counted: 4 / 15 beside the summary\'s 3/15)', () => {
+    const cell = (phase: 'finished' | 'skipped' | 'run', done: number) => ({ type: 'cell' as const, cell: 'c', experimentId: 'e', phase, done, total: 4 });
+    expect(cellCompleted(cell('finished', 4))).toBe(true);
+    expect(cellCompleted(cell('skipped', 4))).toBe(true);
+    expect(cellCompleted(cell('finished', 3))).toBe(false);
+    expect(cellCompleted(cell('run', 4))).toBe(false);
+  });
+
+  it('lists the shipped plans, and not the workflows beside them (they were listed as plans)', async () => {
     const plans = await t.api.listStudyPlans();
-    expect(plans.map((p) => p.name)).toContain('laptop.yaml');
+    expect(plans.map((p) => p.name)).toEqual(['gsm8k-mbpp.yaml', 'laptop.yaml']);
     expect(plans.find((p) => p.name === 'laptop.yaml')!.text).toMatch(/^name: laptop$/m);
   });
 

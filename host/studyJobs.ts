@@ -11,6 +11,7 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
 import { ApiError, type LabEvent, type StartStudyRequest, type StudyJobEstimate, type StudyJobStatus, type StudyPlanFile } from '../core/api/index.ts';
 import type { ModelPort } from '../core/model/index.ts';
 import { openStore, type Store } from '../core/store/index.ts';
@@ -68,7 +69,12 @@ export function studyPlanSource(req: Pick<StartStudyRequest, 'planName' | 'planT
   }
 }
 
-/** The shipped plans in `plansDir` (`*.yaml` / `*.yml`), by name; an absent folder lists none. */
+/**
+ * The shipped plans in `plansDir` (`*.yaml` / `*.yml` whose document is a study plan: a mapping
+ * with a `conditions` list), by name; an absent folder lists none. The folder also holds the
+ * workflows the plans name (single-agent.yaml...): they are not plans (they were listed as ones,
+ * and a dry run of one failed on `baseline`).
+ */
 export function listStudyPlans(plansDir: string): StudyPlanFile[] {
   let names: string[];
   try {
@@ -76,7 +82,26 @@ export function listStudyPlans(plansDir: string): StudyPlanFile[] {
   } catch {
     return [];
   }
-  return names.map((name) => ({ name, text: readFileSync(path.join(plansDir, name), 'utf8') }));
+  return names.map((name) => ({ name, text: readFileSync(path.join(plansDir, name), 'utf8') })).filter((p) => isStudyPlanText(p.text));
+}
+
+/** Whether a YAML text reads as a study plan (a mapping with a `conditions` list) rather than a workflow or anything else. */
+export function isStudyPlanText(text: string): boolean {
+  try {
+    const doc: unknown = parseYaml(text);
+    return typeof doc === 'object' && doc !== null && Array.isArray((doc as { conditions?: unknown }).conditions);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether a study event completes a cell: finished (or skipped as stored) with every run stored.
+ * A cell a budget stopped also ends with `finished`, with fewer runs; counting it made the job's
+ * "4 / 15 cells" disagree with the study's summary "3/15" (studyHandlers counts done >= total).
+ */
+export function cellCompleted(e: StudyEvent): boolean {
+  return e.type === 'cell' && (e.phase === 'finished' || e.phase === 'skipped') && e.done >= e.total;
 }
 
 /** One progress line of a study event as `flowlab study` prints it (a cell's runs counted `done/total`; one line per stored run too). */
@@ -197,7 +222,7 @@ export class StudyJobs extends JobOwner {
     const outcome = await runStudy(plan, studyId, this.deps(loaded), {
       ...(req.budgetTokens !== undefined && { budgetTokens: req.budgetTokens }), ...(req.budgetMinutes !== undefined && { budgetMinutes: req.budgetMinutes }), signal,
       onEvent: (e) => {
-        if (e.type === 'cell' && (e.phase === 'finished' || e.phase === 'skipped')) cellsDone++;
+        if (cellCompleted(e)) cellsDone++;
         progress(studyEventLine(e), cellsDone, cells.length);
       },
     });

@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { isFinished, runTally } from './lib/liveRun.ts';
-import { ALL_VIEWS, shortcutFor, SHORTCUTS, VIEW_TITLES } from './lib/shortcuts.ts';
+import { ALL_VIEWS, shortcutFor, SHORTCUTS, VIEW_TITLES, viewKeyOf } from './lib/shortcuts.ts';
 import { useLabPick, useLabStore } from './useLab.ts';
 import { dispatchShortcut } from './useShortcut.ts';
 import { CardsView } from './views/CardsView.tsx';
@@ -12,11 +12,18 @@ import { MassView } from './views/MassView.tsx';
 import { ModelsView } from './views/ModelsView.tsx';
 import { RolloutsView } from './views/RolloutsView.tsx';
 import { RunView } from './views/RunView.tsx';
+import { RunsView } from './views/RunsView.tsx';
 import { StudiesView } from './views/StudiesView.tsx';
 import { TraceView } from './views/TraceView.tsx';
 import { preloadGraph } from './views/lazy.tsx';
 import { ConnectionBanner } from './views/ConnectionBanner.tsx';
 import { workshopRoute, WorkshopRoot } from './views/workshop/WorkshopRoot.tsx';
+
+/** The folder of a file path (POSIX or Windows separators), where the lab keeps what it writes beside the database. */
+export function folderOf(file: string): string {
+  const i = Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\'));
+  return i > 0 ? file.slice(0, i) : file;
+}
 
 /** localStorage key of the chosen theme. */
 export const THEME_KEY = 'flowlab.theme';
@@ -87,7 +94,7 @@ function Lab() {
         <h1>Flowlab</h1>
         <nav className="tabs" aria-label="Views">
           {ALL_VIEWS.map((v, i) => (
-            <button key={v} type="button" data-testid={`nav-${v}`} aria-current={v === view ? 'page' : undefined} onClick={() => setView(v)} title={i < 9 ? `${VIEW_TITLES[v]} (Alt+${i + 1})` : VIEW_TITLES[v]}>
+            <button key={v} type="button" data-testid={`nav-${v}`} aria-current={v === view ? 'page' : undefined} onClick={() => setView(v)} title={`${VIEW_TITLES[v]} (${viewKeyOf(i)})`}>
               {VIEW_TITLES[v]}
               {v === 'run' && running && (
                 <span className="live-dot" aria-label="running">
@@ -99,8 +106,8 @@ function Lab() {
         </nav>
         <div className="head-tail">
           {appInfo.status === 'ready' && (
-            <span className="muted small" title={appInfo.data.dbFile}>
-              v{appInfo.data.version}
+            <span className="muted small" title={`Database: ${appInfo.data.dbFile}`} data-testid="data-folder">
+              v{appInfo.data.version} · data: {folderOf(appInfo.data.dbFile)}
             </span>
           )}
           <button type="button" data-testid="theme-toggle" onClick={toggleTheme} title="Switch theme (Alt+T)" aria-label={`Switch to ${theme === 'dark' ? 'light' : 'dark'} theme`}>
@@ -132,6 +139,7 @@ function Lab() {
         {view === 'learning' && <LearningView />}
         {view === 'studies' && <StudiesView />}
         {view === 'mass' && <MassView />}
+        {view === 'runs' && <RunsView />}
       </main>
       {helpOpen && (
         <div className="help" role="dialog" aria-label="Keyboard shortcuts" data-testid="help">

@@ -19,6 +19,7 @@ import { createLiveSlice } from './store/live.ts';
 import { createLoopSlice } from './store/loop.ts';
 import { createMassSlice } from './store/mass.ts';
 import { createRunSlice } from './store/run.ts';
+import { createRunsTableSlice } from './store/runsTable.ts';
 import { createStudiesSlice } from './store/studies.ts';
 import { NODE_DEPS, type LabState, type SliceContext, type StoreDeps } from './store/types.ts';
 import { createUiSlice } from './store/ui.ts';
@@ -51,6 +52,7 @@ export function createLabStore(api: LabClient, deps: StoreDeps = NODE_DEPS): Sto
       ...createLiveSlice(ctx),
       ...createLoopSlice(ctx),
       ...createForkSlice(ctx),
+      ...createRunsTableSlice(ctx),
     };
   });
 }

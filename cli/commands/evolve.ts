@@ -6,7 +6,9 @@ import {
   evolutionAudit,
   evolve,
   FIRST_DESIGNS,
+  defaultEvolutionId,
   massFamily,
+  modelMismatch,
   massFamilyNames,
   parseMassDesign,
   replayEvolution,
@@ -72,7 +74,7 @@ export function define(cmd: Command, ctx: CommandContext, deps: EvolveCommandDep
     .option('--design <file.json>', 'the first design (version 0 list of {agent_id, role, instruction}, or a version-1 object); default: the family\'s');
   addModelOptions(cmd, { contextSize: { min: 256, default: 2048, help: 'context tokens per model (default: 2048: the optimizer reads and writes about 1,700 tokens of stories260K)' } });
   cmd
-    .option('--id <evolution-id>', 'the evolution id; an existing one is resumed (default: evo-<dataset>-<seed>-<rule>)')
+    .option('--id <evolution-id>', 'the evolution id; an existing one is resumed (default: evo-<dataset>-<seed>-<rule>-<model file name>)')
     .addOption(intOption('--seed <n>', 'seed', { default: 1 }))
     .addOption(dbOption())
     .option('--replay <evolution-id>', 're-run a stored evolution from its recorded calls (no model) and compare every record')
@@ -93,7 +95,7 @@ async function evolveCommand(dataset: string | undefined, o: EvolveFlags, io: Io
   const first = parseMassDesign(o.design ? readFileSync(o.design, 'utf8') : FIRST_DESIGNS[dataset], catalogue);
   if (!first.ok) throw new CommandError('BAD_FILE', `${o.design ?? 'the default design'}: the design does not validate:\n${first.issues.map((i) => `  ${i.code} ${i.path || '(design)'}: ${i.message}`).join('\n')}`);
   const rule = o.rule as 'baseline' | 'direct';
-  const evolutionId = o.id ?? `evo-${dataset}-${o.seed}-${rule}`;
+  const evolutionId = o.id ?? defaultEvolutionId(dataset, o.seed, rule, o.model);
   const cfg = modelConfigOf(o);
   const store = openStore(o.db);
   const controller = new AbortController();
@@ -125,6 +127,7 @@ async function evolveCommand(dataset: string | undefined, o: EvolveFlags, io: Io
     if (!controller.signal.aborted) finishEvolutionRecord(store, evolutionId);
     const records = store.mass.list(evolutionId);
     const timeline = timelineOf(evolutionId, records);
+    if (report.written === 0) io.stderr(`Evolution ${evolutionId} was already complete in ${o.db}: nothing new was run; it is shown as stored. For a new one: --id <new-id> (or another --seed or --rule).\n`);
     // The judge picked every champion: audit it against the external grader on the pairs it judged (core/guards judgeAudit).
     const judgeAudit = evolutionAudit(roleRefs.has('judge') ? `judge (${roleRefs.get('judge')})` : `self-judge (${path.basename(o.model)})`, records);
     io.stdout(o.json ? JSON.stringify({ ...report, timeline, judgeAudit }) + '\n' : `${formatReport(report, timeline)}${formatJudgeAudit(judgeAudit)}${judgeAudit.unreliable ? 'UNRELIABLE JUDGE: the champions above were chosen by a judge that fails its audit; read them as its positions, not as findings.\n' : ''}`);
@@ -153,7 +156,10 @@ function modelConfigOf(o: EvolveFlags): ModelConfig {
 function checkModelFiles(store: Store, evolutionId: string, cfg: ModelConfig): void {
   const step = store.listExperiments().find((x) => x.id.startsWith(`${evolutionId}.`));
   const recorded = (step?.config as { models?: ModelConfig } | undefined)?.models;
-  if (recorded) verifyModelFiles(recorded, cfg);
+  if (!recorded) return;
+  const other = modelMismatch(evolutionId, recorded, cfg);
+  if (other) throw new CommandError('DIFFERENT_MODEL', other);
+  verifyModelFiles(recorded, cfg);
 }
 
 function eventLine(e: EvolveEvent): string {

@@ -13,13 +13,14 @@ import type { Io } from '../io.ts';
 /** `flowlab show <run-id>`. */
 export function define(cmd: Command, ctx: CommandContext): void {
   cmd
-    .usage('<run-id> [--db file] [--json]')
+    .usage('<run-or-experiment-id> [--db file] [--json]')
     .description([
       "Prints one run's trace as a tree (each node under the node it depends on), with root failures,",
       'their blamed role and the cascades below them marked, then the reward ladder per role.',
-      'Run ids look like <experiment-id>/<task-index>.',
+      'Run ids look like <experiment-id>/<task-index>. Given an experiment id, prints the experiment\'s summary:',
+      'what it ran, its grades, failures by class, root failures blamed per role and the mean ladder per role.',
     ].join('\n'))
-    .argument('<run-id>', 'the run to print')
+    .argument('<run-or-experiment-id>', 'the run (or experiment) to print')
     .addOption(dbOption())
     .option('--json', 'print the run and its events as one JSON object')
     .action(act(ctx, (id: string, o: { db: string; json?: boolean }) => showCommand(id, o, ctx.io)));
@@ -28,6 +29,14 @@ export function define(cmd: Command, ctx: CommandContext): void {
 async function showCommand(runId: string, values: { db: string; json?: boolean }, io: Io): Promise<number> {
   const store = openStore(values.db, { mustExist: true });
   try {
+    // An experiment id prints the experiment's summary (a run id is never an experiment id).
+    const asExperiment = store.findExperiment(runId);
+    if (asExperiment) {
+      const { experimentSummary, formatExperimentSummary } = await import('./showExperiment.ts');
+      const summary = experimentSummary(store, asExperiment.id);
+      io.stdout(values.json ? JSON.stringify(summary) + '\n' : formatExperimentSummary(summary));
+      return 0;
+    }
     const run = store.getRun(runId);
     const events = store.getRunEvents(run.runId);
     const exp = store.getExperiment(run.experimentId);
@@ -129,7 +138,7 @@ function formatRunLadder(ladder: Record<string, RoleLadder>, credit?: CreditResu
   for (const [role, l] of Object.entries(ladder)) {
     const rc = credit?.byRole[role];
     const w = l.weights;
-    t.push([role, l.format.toFixed(2) + (l.repaired ? ` (${l.repaired} repaired)` : '') + (l.cut ? ` (${l.cut} cut)` : ''), l.validity.toFixed(2), String(l.completion), l.correctness.toFixed(2), l.credit.toFixed(2), l.reward.toFixed(3), `${l.highestRung}/5`, rc ? `${rc.rootFailures.length}/${rc.authored.length}` : '-', `${w.format}/${w.validity}/${w.completion}/${w.correctness}/${w.credit}`]);
+    t.push([role, l.format.toFixed(2) + (l.repaired ? ` (${l.repaired} repaired)` : '') + (l.cut ? ` (${l.cut} cut)` : ''), l.validity.toFixed(2), l.completion.toFixed(2), l.correctness.toFixed(2), l.credit.toFixed(2), l.reward.toFixed(3), `${l.highestRung}/5`, rc ? `${rc.rootFailures.length}/${rc.authored.length}` : '-', `${w.format}/${w.validity}/${w.completion}/${w.correctness}/${w.credit}`]);
   }
   return `Reward ladder (h = wf*f + wv*v + we*e + wa*a + wc*c; rungs 1 format, 2 validity, 3 completion, 4 correctness, 5 credit)\n${t.toString()}`;
 }

@@ -51,6 +51,8 @@ export const API_METHODS = [
   'listExperiments',
   'getExperiment',
   'listRuns',
+  // Runs found by filters and full-text search (the Runs table; see runSearch.ts).
+  'searchRuns',
   'getRunTrace',
   'validateWorkflow',
   'appInfo',

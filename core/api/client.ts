@@ -63,6 +63,7 @@ export type {
   RolloutsView,
 } from './improve.ts';
 export type { AttendeeView, JoinedWorkshop, ControlWorkshopPayload, SubmitPredictionPayload, WorkshopApiAdditions, WorkshopHost, Choice, PredictionScore, RevealChart, RevealFact, StepResult, WorkshopStepSummary, WorkshopStepView, WorkshopView } from './workshop.ts';
+export type { RunHit, RunQuery, RunSearchResult, RunSortKey, SearchField } from './runSearch.ts';
 export type { DiffApiAdditions, DiffRunsPayload, RunDiffSide, RunDiffView } from './diff.ts';
 export type { ForkApiAdditions, ForkHost, ForkRunRequest, ForkRunResult, ForkSummary, RunForks } from './fork.ts';
 export type { StudiesApiAdditions, StudyCellView, StudyDelta, StudyDetail, StudySummaryView, StudyTable, StudyTableEntry, StudyUnitView } from './studies.ts';

@@ -23,6 +23,7 @@ import { downloadFileNameProblem, downloadSourceProblem, type DownloadApiAdditio
 import type { StudyJobApiAdditions } from './studyJobs.ts';
 import type { ExperimentMeta, LoopApiAdditions } from './loop.ts';
 import type { WorkshopApiAdditions } from './workshop.ts';
+import { searchRunsSchema, type RunSearchApiAdditions } from './runSearch.ts';
 
 /** Longest id accepted in a payload. */
 export const MAX_ID_LENGTH = 200;
@@ -148,6 +149,7 @@ export const payloadSchemas = {
   listExperiments: NoPayload,
   getExperiment: z.strictObject({ id: Id }),
   listRuns: z.strictObject({ experimentId: Id }),
+  searchRuns: searchRunsSchema,
   getRunTrace: z.strictObject({ runId: Id }),
   validateWorkflow: z.strictObject({
     /** The workflow document, YAML or JSON. */
@@ -474,7 +476,7 @@ export interface AppInfo {
  * synchronously; the lab methods (`LabApiAdditions`, lab.ts) return
  * Promises and reject with the same ApiErrors (a bad payload included).
  */
-export interface FlowlabApi extends LabApiAdditions, ImproveApiAdditions, LearningApiAdditions, DiffApiAdditions, StudiesApiAdditions, MassApiAdditions, WorkflowFilesApiAdditions, MassJobApiAdditions, LoopApiAdditions, WorkshopApiAdditions, DownloadApiAdditions, StudyJobApiAdditions, ForkApiAdditions {
+export interface FlowlabApi extends LabApiAdditions, ImproveApiAdditions, LearningApiAdditions, DiffApiAdditions, StudiesApiAdditions, MassApiAdditions, WorkflowFilesApiAdditions, MassJobApiAdditions, LoopApiAdditions, WorkshopApiAdditions, DownloadApiAdditions, StudyJobApiAdditions, ForkApiAdditions, RunSearchApiAdditions {
   /** All experiments, newest first, with progress and scores. */
   listExperiments(payload?: ApiPayload<'listExperiments'>): ExperimentSummary[];
   /** One experiment with its workflow text and config. Errors: `NOT_FOUND`. */

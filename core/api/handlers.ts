@@ -22,6 +22,7 @@ import { massJobHandlers } from './massJobHandlers.ts';
 import { downloadHandlers } from './downloadHandlers.ts';
 import { studyJobHandlers } from './studyJobHandlers.ts';
 import { compareExperiments, deleteCard, experimentMetaOf, exportCards } from './loopHandlers.ts';
+import { searchRuns } from './runSearch.ts';
 
 /** What the handlers need: the open store, the app version, the lab host, and optionally the tool registry. */
 export interface HandlerDeps {
@@ -79,6 +80,8 @@ export function createHandlers(deps: HandlerDeps): FlowlabApi {
     },
 
     listRuns: ({ experimentId }) => store.listRuns(experimentId),
+
+    searchRuns: (query) => searchRuns(store, query),
 
     getRunTrace: ({ runId }) => runTrace(runId),
 

@@ -31,7 +31,7 @@ export interface StartEvolveRequest {
   rule?: 'baseline' | 'direct';
   /** `--seed`. Default 1. */
   seed?: number;
-  /** `--id`: the evolution id (an existing one resumes). Default `evo-<dataset>-<seed>-<rule>`. */
+  /** `--id`: the evolution id (an existing one resumes). Default `evo-<dataset>-<seed>-<rule>-<model file name>` (core/mass `defaultEvolutionId`). */
   id?: string;
   /** `--threads`, 1..256. Default 1. */
   threads?: number;

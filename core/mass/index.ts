@@ -31,3 +31,4 @@ export { championOf } from './champions.ts';
 export { startRank, startRsi, recordOuterSettings, outerSettingsOf, tasksOf, OUTER_SETTINGS, type OuterSettings, type OuterStartDeps } from './outerLoop.ts';
 export { replayOuterLoop, type OuterReplay, type OuterReplayResult } from './outerReplay.ts';
 export { rankingsAudit, evolutionAudit, storeJudgeAudit, storedJudgeAudits, JUDGE_AUDIT } from './judgeAudit.ts';
+export { defaultEvolutionId, modelMismatch } from './evolutionId.ts';

@@ -41,6 +41,7 @@ import { SqliteMassRepo, type MassRepo } from './mass.ts';
 import { SqliteForksRepo, type ForksRepo } from './forks.ts';
 import { SqliteWorkshopRepo, type WorkshopRepo } from './workshops.ts';
 import type { ExperimentCall, ExperimentRow, ExperimentStatus, ExperimentSummary, NewExperiment, PlannedTask } from './types.ts';
+import { RunSearchIndex, type RunQuery, type RunSearchResult } from './runSearch.ts';
 
 /** Every store this process has open (see {@link openStores}). */
 const OPEN = new Set<SqliteStore>();
@@ -61,6 +62,8 @@ export function openStores(): SqliteStore[] {
 export class SqliteStore implements Store {
   private readonly st: Statements;
   private readonly writeRuns: (batch: readonly RunWithEvents[]) => void;
+  /** The run search index (schema version 11; absent in a store opened with an older migration list, in tests). */
+  private readonly runIndex: RunSearchIndex | undefined;
   /** Experiment ids that `openStore` marked `interrupted` (their process was gone). */
   readonly interruptedOnOpen: ExperimentId[] = [];
 
@@ -74,6 +77,7 @@ export class SqliteStore implements Store {
     options: { markInterrupted?: boolean } = {},
   ) {
     this.st = prepareStatements(db);
+    this.runIndex = RunSearchIndex.available(db) ? new RunSearchIndex(db) : undefined;
     OPEN.add(this);
     this.writeRuns = db.transaction((batch: readonly RunWithEvents[]) => {
       for (const { run, events } of batch) this.writeRun(run, events);
@@ -450,6 +454,7 @@ export class SqliteStore implements Store {
       events.flush();
       calls.flush();
       for (const row of settings) st.insertCallSettings!.run(row);
+      if (this.runIndex) for (const { run, events: evs } of group) this.runIndex.index(run, evs);
     }
   }
 
@@ -494,6 +499,18 @@ export class SqliteStore implements Store {
         }
       }
     }
+    this.runIndex?.index(run, events);
+  }
+
+  /**
+   * Runs matching the filters and search text of `q` (runSearch.ts), one page and the total.
+   * Errors: `BAD_QUERY` (a `RunQueryError` naming the field), `INVALID_RECORD` when the database
+   * predates the search index (never after `openStore`, which migrates it).
+   */
+  searchRuns(q: RunQuery): RunSearchResult {
+    this.live();
+    if (!this.runIndex) throw new StoreError('INVALID_RECORD', `${this.file}: this database has no run search index (schema older than version 11)`, this.file);
+    return this.runIndex.search(q);
   }
 
   private mustExist(id: ExperimentId | string): void {

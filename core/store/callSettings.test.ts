@@ -64,7 +64,7 @@ describe('model call settings (schema version 10)', () => {
     const s = openStore(file);
     try {
       expect(s.migration).toMatchObject({ from: 9 });
-      expect(s.migration.applied[0]).toBe(10); // then any later migration (11 task-meta, 12 repro-records, 13 run-forks, ...)
+      expect(s.migration.applied[0]).toBe(10); // then any later migration (11 task-meta, 12 repro-records, 13 run-forks, 14 run-search, ...)
       expect(s.getRunEvents(r.run.runId)[0]!.calls[0]).toEqual(plain);
       const db = new Database(file, { readonly: true });
       expect(db.prepare('SELECT COUNT(*) FROM model_call_settings').pluck().get()).toBe(0);

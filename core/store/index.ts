@@ -3,7 +3,7 @@
  * Flowlab depends on, and its better-sqlite3 adapter (`SqliteStore`, opened by `openStore`), the
  * only place Flowlab writes SQL.
  * Tables: experiments, experiment_tasks (the planned task list), runs, node_events, model_calls,
- * schema_migrations. See schema.ts for the layout.
+ * schema_migrations; the run search index (run_docs, run_fts, run_blame: runSearch.ts). See schema.ts for the layout.
  */
 export { openStore, type OpenStoreOptions } from './openStore.ts';
 export type { ImproveRepo, ReproRepo, RunWithEvents, Store, StudiesRepo, TrainLoopsRepo, WeightsRepo, StoreArea } from './port.ts';
@@ -30,3 +30,4 @@ export { SqliteStudiesRepo, type StudyRow, type StudyStatus } from './studies.ts
 export { SqliteReproRepo, type ReproKind, type ReproRecord } from './repro.ts';
 export { SqliteWorkshopRepo, type WorkshopPredictionRow, type WorkshopRepo, type WorkshopResultRow, type WorkshopSessionRow } from './workshops.ts';
 export { SqliteForksRepo, type ForkLink, type ForksRepo } from './forks.ts';
+export { FAILURE_CLASSES, ftsQuery, RUN_PAGE_MAX, RUN_SORT_KEYS, RunQueryError, SEARCH_FIELDS, taskLabel, type RunHit, type RunQuery, type RunSearchResult, type RunSortKey, type SearchField } from './runSearch.ts';

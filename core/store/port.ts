@@ -19,6 +19,7 @@ import type { MassRepo } from './mass.ts';
 import type { WorkshopRepo } from './workshops.ts';
 import type { ReproKind, ReproRecord } from './repro.ts';
 import type { ForksRepo } from './forks.ts';
+import type { RunQuery, RunSearchResult } from './runSearch.ts';
 
 /** One run with all its node events (each with its model calls), as `saveRuns` takes them. */
 export interface RunWithEvents {
@@ -131,6 +132,8 @@ export interface Store {
   listRuns(experimentId: ExperimentId | string): RunRecord[];
   /** Errors: `NOT_FOUND`. */
   getRun(runId: RunId | string): RunRecord;
+  /** Runs matching filters and full-text search (runSearch.ts), a page and the total. Errors: `BAD_QUERY` (`RunQueryError`). */
+  searchRuns(q: RunQuery): RunSearchResult;
   /** A run's events by seq, each with its calls by call index. Errors: `NOT_FOUND`. */
   getRunEvents(runId: RunId | string): NodeEvent[];
   /** Every model call of an experiment with its place (run, task, node, attempt): the replay provider's input. Errors: `NOT_FOUND`. */

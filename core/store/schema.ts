@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { runSearchMigration } from './runSearch.ts';
 
 /**
  * One schema step. Versions are consecutive integers from 1 and never change once released:
@@ -379,6 +380,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 11, name: 'task-meta', up: TASK_META },
   { version: 12, name: 'repro-records', up: REPRO },
   { version: 13, name: 'run-forks', up: FORKS },
+  { version: 14, name: 'run-search', up: runSearchMigration },
 ];
 
 /** The newest schema version this code knows. */

@@ -3,11 +3,29 @@ import { experimentPoints, failuresByClass, isSimulated, shortId } from './exper
 import { faultSpecs } from './faults.ts';
 import { graphOf } from './graphEdits.ts';
 import { formatDocPath, issueTargets, lineOf, locateIssues, offsetOf } from './issues.ts';
-import { shortcutFor, SHORTCUTS, type KeyPress } from './shortcuts.ts';
+import { ALL_VIEWS, shortcutFor, SHORTCUTS, viewKeyOf, type KeyPress } from './shortcuts.ts';
 
 const key = (p: Partial<KeyPress>): KeyPress => ({ key: '', code: '', altKey: false, ctrlKey: false, metaKey: false, shiftKey: false, inTextField: false, ...p });
 
 describe('shortcuts', () => {
+  it('reaches every view from the keyboard: Alt+0 opens Studies, Alt+[ / Alt+] step through all (Alt+1…9 could not reach Studies or MASS)', () => {
+    expect(shortcutFor(key({ altKey: true, code: 'Digit0' }), 'editor')).toEqual({ type: 'view', view: 'studies' });
+    expect(shortcutFor(key({ altKey: true, code: 'BracketRight' }), 'studies')).toEqual({ type: 'view', view: 'mass' });
+    expect(shortcutFor(key({ altKey: true, code: 'BracketRight' }), 'mass')).toEqual({ type: 'view', view: 'runs' });
+    expect(shortcutFor(key({ altKey: true, code: 'BracketRight' }), 'runs')).toEqual({ type: 'view', view: 'editor' });
+    expect(shortcutFor(key({ altKey: true, code: 'BracketLeft' }), 'editor')).toEqual({ type: 'view', view: 'runs' });
+    // Walking with Alt+] from the Editor visits every view once.
+    const seen: string[] = [];
+    let v: Parameters<typeof shortcutFor>[1] = 'editor';
+    for (let i = 0; i < ALL_VIEWS.length; i++) {
+      seen.push(v);
+      v = (shortcutFor(key({ altKey: true, code: 'BracketRight' }), v) as { view: typeof v }).view;
+    }
+    expect([...seen].sort()).toEqual([...ALL_VIEWS].sort());
+    expect(viewKeyOf(9)).toBe('Alt+0');
+    expect(viewKeyOf(10)).toBe('Alt+[ / Alt+]');
+  });
+
   it('switches views with Alt+digit, even while typing', () => {
     expect(shortcutFor(key({ altKey: true, code: 'Digit3', key: '£', inTextField: true }), 'editor')).toEqual({ type: 'view', view: 'trace' });
     expect(shortcutFor(key({ altKey: true, code: 'Digit6' }), 'run')).toEqual({ type: 'view', view: 'models' });

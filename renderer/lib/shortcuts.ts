@@ -4,8 +4,8 @@
  */
 
 export const VIEWS = ['editor', 'run', 'trace', 'ladder', 'experiments', 'models', 'rollouts', 'cards', 'learning'] as const;
-/** Every view, as the tabs show them: VIEWS (Alt+1 … Alt+9), then those without a digit. */
-export const ALL_VIEWS = [...VIEWS, 'studies', 'mass'] as const;
+/** Every view, as the tabs show them: VIEWS (Alt+1 … Alt+9), then Studies (Alt+0) and those reached with Alt+[ / Alt+]. */
+export const ALL_VIEWS = [...VIEWS, 'studies', 'mass', 'runs'] as const;
 export type View = (typeof ALL_VIEWS)[number];
 
 export type ShortcutAction =
@@ -47,7 +47,13 @@ export const VIEW_TITLES: Readonly<Record<View, string>> = {
   learning: 'Learning',
   studies: 'Studies',
   mass: 'MASS',
+  runs: 'Runs',
 };
+
+/** The shortcut of the view at `index` in ALL_VIEWS, as its tab's title says it: Alt+1 … Alt+9, Alt+0, else Alt+[ / Alt+]. */
+export function viewKeyOf(index: number): string {
+  return index < 9 ? `Alt+${index + 1}` : index === 9 ? 'Alt+0' : 'Alt+[ / Alt+]';
+}
 
 /** An Alt+letter shortcut: its key (`KeyboardEvent.code`), action, the one view it works in (absent: any) and help line. */
 interface AltKey {
@@ -70,6 +76,8 @@ const ALT_KEYS: readonly AltKey[] = [
 /** Shown by the help overlay (`?`): the Alt+digit views, the Alt+letter keys (with the view they need), then the plain keys. */
 export const SHORTCUTS: ReadonlyArray<{ keys: string; what: string }> = [
   { keys: `Alt+1 … Alt+${VIEWS.length}`, what: VIEWS.map((v) => VIEW_TITLES[v]).join(', ') },
+  { keys: 'Alt+0', what: VIEW_TITLES[ALL_VIEWS[9]] },
+  { keys: 'Alt+[ / Alt+]', what: `previous / next view (every view: ${ALL_VIEWS.slice(10).map((v) => VIEW_TITLES[v]).join(', ')} too)` },
   ...ALT_KEYS.map((a) => ({ keys: `Alt+${a.code.slice(3)}`, what: a.view ? `${a.what} (${VIEW_TITLES[a.view]})` : a.what })),
   { keys: 'Ctrl+Enter', what: 'start the run (Run)' },
   { keys: 'Delete', what: 'remove the selected node or edge (Editor, focus outside the text)' },
@@ -82,8 +90,13 @@ export const SHORTCUTS: ReadonlyArray<{ keys: string; what: string }> = [
 export function shortcutFor(k: KeyPress, view: View): ShortcutAction | null {
   const mod = k.ctrlKey || k.metaKey;
   if (k.altKey && !mod) {
-    const digit = /^Digit([1-9])$/.exec(k.code);
-    if (digit) return { type: 'view', view: VIEWS[Number(digit[1]) - 1]! };
+    const digit = /^Digit([0-9])$/.exec(k.code);
+    if (digit) return { type: 'view', view: digit[1] === '0' ? ALL_VIEWS[9] : VIEWS[Number(digit[1]) - 1]! };
+    if (k.code === 'BracketLeft' || k.code === 'BracketRight') {
+      const i = ALL_VIEWS.indexOf(view);
+      const n = ALL_VIEWS.length;
+      return { type: 'view', view: ALL_VIEWS[(i + (k.code === 'BracketRight' ? 1 : n - 1)) % n]! };
+    }
     const alt = ALT_KEYS.find((a) => a.code === k.code);
     return alt && (alt.view === undefined || alt.view === view) ? { ...alt.action } : null;
   }

@@ -67,6 +67,6 @@ describe('improve slice', () => {
     expect(shortcutFor(key('Digit7'), 'editor')).toEqual({ type: 'view', view: 'rollouts' });
     expect(shortcutFor(key('Digit8'), 'editor')).toEqual({ type: 'view', view: 'cards' });
     expect(shortcutFor(key('Digit9'), 'editor')).toEqual({ type: 'view', view: 'learning' });
-    expect(shortcutFor(key('Digit0'), 'editor')).toBeNull();
+    expect(shortcutFor(key('Digit0'), 'editor')).toEqual({ type: 'view', view: 'studies' });
   });
 });

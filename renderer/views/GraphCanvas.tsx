@@ -54,10 +54,10 @@ export const GraphCanvas = memo(function GraphCanvas(props: GraphCanvasProps) {
       style: graphStyle(themeRef.current, large),
       minZoom: 0.02,
       maxZoom: 3,
-      // The wheel zooms the graph (and not the page), a drag on the background pans it.
+      // The wheel zooms the graph (and not the page), a drag on the background pans it. The wheel
+      // keeps cytoscape's default sensitivity: any other value logs a warning on every graph page.
       userZoomingEnabled: true,
       userPanningEnabled: true,
-      wheelSensitivity: 0.4,
       boxSelectionEnabled: false,
       selectionType: 'single',
       autoungrabify: large,

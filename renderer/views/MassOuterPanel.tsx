@@ -24,7 +24,7 @@ export function MassOuterPanel() {
       <LoadState state={outerLoops} what="outer loops" />
       {outerLoops.status === 'ready' && list.length === 0 && (
         <div className="empty" data-testid="mass-outer-empty">
-          <p>No outer loop yet. Run one from a terminal:</p>
+          <p>No outer loop yet. Start one above (job rank or rsi), or from a terminal:</p>
           <pre>
             <code>{RANK_COMMAND}</code>
           </pre>

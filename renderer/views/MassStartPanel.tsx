@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import type { MassJobKind } from '../../core/api/client.ts';
 import type { MassJob, MassJobStart } from '../store/mass.ts';
 import { useLabPick } from '../useLab.ts';
+import { preferredModel } from '../lib/modelChoice.ts';
 
 /** The MASS task families the start form offers (core/mass/family.ts). */
 export const MASS_DATASETS = ['learn-tool', 'learn-word'] as const;
@@ -44,13 +45,14 @@ const ended = (j: MassJob | null) => !j || j.status === 'completed' || j.status 
  * cancels it. What it stores appears in the panels below when it ends.
  */
 export function MassStartPanel() {
-  const { models, loadModels, massJob, massJobError, startMassJob, cancelMassJob } = useLabPick('models', 'loadModels', 'massJob', 'massJobError', 'startMassJob', 'cancelMassJob');
+  const { models, loadModels, massJob, massJobError, startMassJob, cancelMassJob, experiments } = useLabPick('models', 'loadModels', 'massJob', 'massJobError', 'startMassJob', 'cancelMassJob', 'experiments');
   useEffect(() => {
     if (models.status === 'idle') void loadModels();
   }, [models.status, loadModels]);
   const usable = models.status === 'ready' ? models.data.filter((m) => m.info && !m.error) : [];
   const [form, setForm] = useState<Omit<MassForm, 'model'> & { model: string }>({ ...MASS_FORM_DEFAULTS, model: '' });
-  const model = form.model || usable[0]?.path || '';
+  // The model MASS last ran with, else the first without random weights (not simply the first file).
+  const model = form.model || preferredModel(usable, experiments.status === 'ready' ? experiments.data : [], (e) => e.kind === 'mass');
   const set = <K extends keyof MassForm>(k: K, v: MassForm[K]) => setForm((f) => ({ ...f, [k]: v }));
   const num = (k: 'tasks' | 'iterations' | 'runs' | 'cycles' | 'heldout', label: string, min: number) => (
     <label className="row">

@@ -1,4 +1,5 @@
 import { groupExperiments, memberLabel } from '../lib/experimentGroups.ts';
+import { pickerLabel } from '../lib/runsTable.ts';
 import { useLabPick } from '../useLab.ts';
 import { percent, runStatusLabel } from './format.ts';
 import { LoadState, Status } from './Status.tsx';
@@ -25,7 +26,7 @@ export function RunPicker() {
           {groupExperiments(list).map((en) =>
             en.type === 'single' ? (
               <option key={en.key} value={en.experiment.id}>
-                {en.experiment.workflowName} · {percent(en.experiment.accuracy)} · {en.experiment.id}
+                {pickerLabel(en.experiment, percent(en.experiment.accuracy))}
               </option>
             ) : (
               // A train loop's or a study's experiments under one heading.

@@ -1,4 +1,4 @@
-import { useMemo } from 'react';
+import { useEffect, useMemo } from 'react';
 import { workflowElements } from '../lib/elements.ts';
 import { FAULT_HELP, FAULT_KINDS } from '../lib/faults.ts';
 import { isFinished, progressOf, runTally, tallyText, watchedNodes } from '../lib/liveRun.ts';
@@ -195,7 +195,12 @@ function RunControls() {
 }
 
 function Progress() {
-  const { live, starting, selectExperiment, setView, serverDown } = useLabPick('live', 'starting', 'selectExperiment', 'setView', 'serverDown');
+  const { live, starting, openExperimentTraces, serverDown } = useLabPick('live', 'starting', 'openExperimentTraces', 'serverDown');
+  // A run that starts is brought into view (in one column, below the form, it was off screen).
+  const experimentId = live?.experimentId;
+  useEffect(() => {
+    if (starting || experimentId) document.querySelector('.run-live')?.scrollIntoView?.({ block: 'nearest' });
+  }, [starting, experimentId]);
   if (!live && starting) {
     return (
       <div className="empty" data-testid="run-starting" role="status">
@@ -236,10 +241,8 @@ function Progress() {
         <button
           type="button"
           data-testid="run-open-trace"
-          onClick={() => {
-            void selectExperiment(live.experimentId);
-            setView('trace');
-          }}
+          onClick={() => void openExperimentTraces(live.experimentId)}
+          title="Open the experiment in Trace, with its first wrong run selected"
         >
           Open its traces
         </button>

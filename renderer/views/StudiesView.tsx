@@ -1,3 +1,4 @@
+import { studyModelLabel } from '../lib/studyLabels.ts';
 import { useEffect } from 'react';
 import type { StudyDetail, StudyTable, StudyTableEntry } from '../../core/api/client.ts';
 import { useLab, useLabPick } from '../useLab.ts';
@@ -115,8 +116,8 @@ function StudyBody({ study, onOpen }: { study: StudyDetail; onOpen: (id: string)
         {study.skippedZones.length > 0 && ` · skipped zones: ${study.skippedZones.join(', ')}`}
       </p>
       {table.models.map((model) => (
-        <section key={model} aria-label={`Model ${model}`}>
-          <h3>Model {model}: accuracy % [95% bootstrap CI], Δ vs {table.baseline} (points, sign-test p)</h3>
+        <section key={model} aria-label={`Model ${studyModelLabel(study.plan, model)}`}>
+          <h3 data-testid="study-model">Model {studyModelLabel(study.plan, model)}: accuracy % [95% bootstrap CI], Δ vs {table.baseline} (points, sign-test p)</h3>
           <table className="study-table" data-testid="study-table">
             <thead>
               <tr>

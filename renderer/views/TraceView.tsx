@@ -205,7 +205,7 @@ function NodeList({ model, ordered: latest }: { model: TraceModel; ordered: Trac
                       </span>
                     ))}
                   </td>
-                  <td>{n.role ?? <span className="muted">–</span>}</td>
+                  <td className="role">{n.role ?? <span className="muted">–</span>}</td>
                   <td className="small">
                     {n.errorCode ? <code>{n.errorCode}</code> : null} {failureClassLabel(n.failureClass)}
                     {n.state === 'cascade' && n.roots?.length ? <span className="muted"> from {n.roots.join(', ')}</span> : null}

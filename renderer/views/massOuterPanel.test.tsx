@@ -54,6 +54,8 @@ describe('MASS outer-loop panel', () => {
     const html = render(await lab(() => {}));
     expect(html).toContain('data-testid="mass-outer-empty"');
     expect(html).toContain(RANK_COMMAND);
+    // The form above offers rank and rsi: the text says so (it said "run one from a terminal" only).
+    expect(html).toContain('Start one above (job rank or rsi), or from a terminal:');
   });
 
   it('shows the ranking with the 15/1 cut, the quarantine with its reason, and the cycle comparison (SIMULATED records)', async () => {

@@ -10,7 +10,7 @@ import { useEffect, useMemo, useState } from 'react';
 import QRCode from 'qrcode';
 import type { AttendeeView, FlowlabClient, WorkshopView } from '../../../core/api/client.ts';
 import { connectionStatus, createApiClient, onConnectionStatus, subscribe } from '../../api.ts';
-import { followWorkshop } from './followWorkshop.ts';
+import { followWorkshop, publicFactValue, verdictOf, workshopStream } from './followWorkshop.ts';
 import './workshop.css';
 
 /** Whether the page's hash asks for a workshop page, and which. */
@@ -21,7 +21,7 @@ export function workshopRoute(hash: string = typeof location === 'undefined' ? '
 }
 
 /** The view, the last error, and a setter for a view the page got otherwise (a control's answer). */
-function useWorkshopView(api: FlowlabClient): [WorkshopView | null, string | null, (v: WorkshopView) => void] {
+function useWorkshopView(api: FlowlabClient, role: 'presenter' | 'attendee' = 'presenter'): [WorkshopView | null, string | null, (v: WorkshopView) => void] {
   const [view, setView] = useState<WorkshopView | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(
@@ -29,9 +29,9 @@ function useWorkshopView(api: FlowlabClient): [WorkshopView | null, string | nul
       fetch: () => api.getWorkshop(),
       onView: (v) => (setView(v), setError(null)),
       onError: setError,
-      subscribe, onConnectionStatus, connectionStatus,
+      ...workshopStream(role, { subscribe, onConnectionStatus, connectionStatus }),
     }),
-    [api],
+    [api, role],
   );
   return [view, error, setView];
 }
@@ -94,7 +94,7 @@ function Reveal({ view }: { view: WorkshopView }) {
           </li>
         ))}
       </ul>
-      <dl className="ws-facts">{r.result.facts.map((f) => <div key={f.label}><dt>{f.label}</dt><dd>{f.value}</dd></div>)}</dl>
+      <dl className="ws-facts">{r.result.facts.map((f) => <div key={f.label}><dt>{f.label}</dt><dd>{publicFactValue(f.value)}</dd></div>)}</dl>
       <pre className="ws-command">{r.result.command}</pre>
     </section>
   );
@@ -167,7 +167,7 @@ function Presenter({ api }: { api: FlowlabClient }) {
 }
 
 function Attendee({ api }: { api: FlowlabClient }) {
-  const [view, error] = useWorkshopView(api);
+  const [view, error] = useWorkshopView(api, 'attendee');
   const { me, joinError } = useJoin(api);
   const [mine, setMine] = useState<Record<string, string>>({});
   if (!view || !me) return <p className="ws-page" data-testid="ws-joining">{joinError ?? error ?? 'Joining the workshop…'}</p>;
@@ -188,7 +188,10 @@ function Attendee({ api }: { api: FlowlabClient }) {
         ))}
       </div>
       {mine[s.id] && !s.revealed && <p className="muted" data-testid="ws-sent">Your prediction is in. Wait for the reveal.</p>}
-      {s.revealed && s.reveal && <p data-testid="ws-verdict" className={mine[s.id] === s.reveal.result.truth ? 'ws-right' : ''}>{mine[s.id] === s.reveal.result.truth ? 'You were right!' : mine[s.id] ? 'Not this time.' : 'Revealed.'}</p>}
+      {s.revealed && s.reveal && (() => {
+        const v = verdictOf(mine[s.id], s.reveal.result.truth);
+        return <p data-testid="ws-verdict" data-tone={v.tone} className={v.tone === 'right' ? 'ws-right' : v.tone === 'wrong' ? 'ws-wrong' : ''}>{v.text}</p>;
+      })()}
       <Reveal view={view} />
     </div>
   );

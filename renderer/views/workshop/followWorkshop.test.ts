@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LabEvent, WorkshopView } from '../../../core/api/client.ts';
 import { CONNECTED, type ConnectionStatus } from '../../connection.ts';
-import { followWorkshop, WORKSHOP_POLL_MS } from './followWorkshop.ts';
+import { followWorkshop, publicFactValue, verdictOf, WORKSHOP_POLL_MS, workshopStream } from './followWorkshop.ts';
 
 const LOST: ConnectionStatus = { state: 'lost', attempt: 1, retryInMs: 1000, downSince: 5 };
 
@@ -88,5 +88,30 @@ describe('followWorkshop: the store\'s workshop events, polling only while the s
       p.stop();
       expect(p.running()).toEqual([]);
     }
+  });
+});
+
+describe('the attendee page (issue 29 defects)', () => {
+  it('opens no event stream for an attendee (it retried /api/events into 403s), and polls', () => {
+    let subscribed = 0;
+    const live = { subscribe: () => (subscribed++, () => {}), onConnectionStatus: () => () => {}, connectionStatus: () => ({ state: 'open' }) as never };
+    const polls: number[] = [];
+    const stop = followWorkshop({ fetch: async () => ({}) as never, onView: () => {}, onError: () => {}, ...workshopStream('attendee', live), every: (_fn, ms) => (polls.push(ms), () => {}) });
+    stop();
+    expect(subscribed).toBe(0);
+    expect(polls).toEqual([WORKSHOP_POLL_MS]);
+    expect(workshopStream('presenter', live)).toBe(live);
+  });
+
+  it("shows file names, not the presenter's absolute paths", () => {
+    expect(publicFactValue('/home/presenter/models/stories260K.gguf')).toBe('stories260K.gguf');
+    expect(publicFactValue('model C:\\Users\\p\\m\\tiny.gguf, 3 runs')).toBe('model tiny.gguf, 3 runs');
+    expect(publicFactValue('3 of 4 right (75%)')).toBe('3 of 4 right (75%)');
+  });
+
+  it('says right in green only for a right prediction, wrong in red for a wrong one', () => {
+    expect(verdictOf('a', 'a')).toEqual({ text: 'You were right!', tone: 'right' });
+    expect(verdictOf('b', 'a')).toEqual({ text: 'Not this time: your prediction was wrong.', tone: 'wrong' });
+    expect(verdictOf(undefined, 'a').tone).toBe('none');
   });
 });

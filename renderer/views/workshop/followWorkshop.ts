@@ -93,3 +93,28 @@ export function followWorkshop(o: WorkshopFeedOptions): () => void {
     stopPolling = null;
   };
 }
+
+/** The event-stream side of {@link WorkshopFeedOptions}. */
+export type WorkshopStream = Pick<WorkshopFeedOptions, 'subscribe' | 'onConnectionStatus' | 'connectionStatus'>;
+
+/** No event stream: never subscribes, reports no status, so the page polls. */
+export const NO_STREAM: WorkshopStream = { subscribe: () => () => {}, onConnectionStatus: () => () => {}, connectionStatus: () => null };
+
+/**
+ * The stream a workshop page follows: the presenter's `live` one; none for an attendee, whose token
+ * the host refuses on `/api/events` (its page opened the stream anyway and retried into 403s).
+ */
+export function workshopStream(role: 'presenter' | 'attendee', live: WorkshopStream): WorkshopStream {
+  return role === 'attendee' ? NO_STREAM : live;
+}
+
+/** A fact's value as the room sees it: an absolute file path (the presenter's disk) as its file name. */
+export function publicFactValue(value: string): string {
+  return value.replace(/(?:[A-Za-z]:[\\/]|\/)(?:[^\s/\\]+[\\/])+([^\s/\\]+)/g, '$1');
+}
+
+/** What the attendee's page says after the reveal: right (green), wrong (red) or no prediction. */
+export function verdictOf(mine: string | undefined, truth: string): { text: string; tone: 'right' | 'wrong' | 'none' } {
+  if (!mine) return { text: 'Revealed. You did not predict this step.', tone: 'none' };
+  return mine === truth ? { text: 'You were right!', tone: 'right' } : { text: 'Not this time: your prediction was wrong.', tone: 'wrong' };
+}

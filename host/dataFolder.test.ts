@@ -1,0 +1,18 @@
+import { describe, expect, it } from 'vitest';
+import { defaultDatabase, userDataFolder } from './dataFolder.ts';
+
+describe("the user's data folder (the lab wrote its folders into the current folder)", () => {
+  it('is FLOWLAB_DATA, else the XDG data home, else the platform default', () => {
+    expect(userDataFolder({ env: { FLOWLAB_DATA: '/srv/lab' }, platform: 'linux', home: '/home/ada' })).toBe('/srv/lab');
+    expect(userDataFolder({ env: { XDG_DATA_HOME: '/x/data' }, platform: 'linux', home: '/home/ada' })).toBe('/x/data/flowlab');
+    expect(userDataFolder({ env: { XDG_DATA_HOME: 'relative' }, platform: 'linux', home: '/home/ada' })).toBe('/home/ada/.local/share/flowlab');
+    expect(userDataFolder({ env: {}, platform: 'linux', home: '/home/ada' })).toBe('/home/ada/.local/share/flowlab');
+    expect(userDataFolder({ env: {}, platform: 'darwin', home: '/Users/ada' })).toBe('/Users/ada/Library/Application Support/flowlab');
+    expect(userDataFolder({ env: { APPDATA: 'C:\\Users\\ada\\AppData\\Roaming' }, platform: 'win32', home: 'C:\\Users\\ada' })).toBe('C:\\Users\\ada\\AppData\\Roaming\\flowlab');
+  });
+
+  it('holds the default database unless FLOWLAB_DB names one', () => {
+    expect(defaultDatabase({ env: {}, platform: 'linux', home: '/home/ada' })).toBe('/home/ada/.local/share/flowlab/flowlab.db');
+    expect(defaultDatabase({ env: { FLOWLAB_DB: 'mine.db' }, platform: 'linux', home: '/home/ada' })).toBe('mine.db');
+  });
+});
