@@ -348,6 +348,9 @@ CREATE TABLE repro_records (
   created_at         INTEGER NOT NULL,
   finished_at        INTEGER
 ) WITHOUT ROWID;
+`;
+
+/**
  * Forks (core/experiments/fork.ts): a run re-run from one node run of another with one
  * intervention there. The fork is a run of its own experiment (kind `fork`); this row links it to
  * its parent run, the node run it was forked at and the intervention (JSON).
