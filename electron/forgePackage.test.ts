@@ -59,7 +59,7 @@ describe.skipIf(!found.node)("Forge's package step makes an app that contains th
 
   beforeAll(() => {
     if (!['out/main/index.js', 'out/main/worker.js', 'out/preload/index.cjs', 'out/renderer/index.html'].every((f) => existsSync(path.join(ROOT, f)))) {
-      execFileSync(process.execPath, [require.resolve('electron-vite/bin/electron-vite.js'), 'build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
+      execFileSync(process.execPath, [path.join(path.dirname(require.resolve('electron-vite/package.json')), 'bin', 'electron-vite.js'), 'build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
     }
     const zipDir = tempDir('electron-zip');
     writeStandInElectronZip(zipDir, electronVersion, WIRE);

@@ -103,11 +103,11 @@ describe('run search (flowlab ls, the Runs table)', () => {
   it('indexes runs written in bulk (saveRuns) and the runs stored before the migration', () => {
     const dir = tempDir('run-search');
     const file = join(dir, 'old.db');
-    const old = stores.open(file, { migrations: MIGRATIONS.slice(0, 10) });
+    const old = stores.open(file, { migrations: MIGRATIONS.slice(0, 13) });
     seed(old);
     old.close();
     const store = stores.open(file);
-    expect(store.migration.applied).toEqual([11]);
+    expect(store.migration.applied).toEqual([14]);
     expect(ids(store, { experimentId: 'a', blamed: 'solver', text: 'banana', field: 'completion' })).toEqual(['a-r1']);
     expect(ids(store, { text: 'cherry' })).toEqual(['a-r2']);
     // 70 runs in one saveRuns (the bulk path, 64 runs or more): every one is found.
