@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { asRunId, type ExperimentId, type RoleName, type RunId } from '../ids.ts';
 import type { RunOptions, ToolSource } from '../engine/index.ts';
-import { runGraph, type DesignFaultHook } from '../design/index.ts';
+import { runGraph, type DesignFaultHook, type GraphRunOutcome } from '../design/index.ts';
 import { deriveSeed } from '../engine/seeds.ts';
 import type { ModelProvider } from '../model/provider.ts';
 import type { Store } from '../store/index.ts';
@@ -112,28 +112,7 @@ export async function executePending(opts: ExecuteOptions): Promise<{ stored: nu
         if (kind) { e.simulated = true; e.fault = kind; }
       }
     }
-    const grade = outcome.status === 'completed' ? await opts.grader.grade(outcome.answer, task) : undefined;
-    const { credit, ladder } = scoreRun(outcome.graph, outcome.events, { completed: outcome.status === 'completed', score: grade?.score ?? 0, correct: grade?.correct ?? false });
-    const run: RunRecord = {
-      runId: outcome.runId,
-      experimentId,
-      taskIndex: planned.taskIndex,
-      taskId: planned.taskId,
-      status: outcome.status,
-      answer: outcome.answer === undefined ? undefined : typeof outcome.answer === 'string' ? outcome.answer : JSON.stringify(outcome.answer),
-      expected: task.expected,
-      score: grade?.score ?? 0,
-      correct: grade?.correct ?? false,
-      seed,
-      promptTokens: outcome.promptTokens,
-      completionTokens: outcome.completionTokens,
-      startedAt: outcome.startedAt,
-      endedAt: outcome.endedAt,
-      failures: countFailures(outcome.events),
-      credit,
-      ladder,
-    };
-    if (outcome.events.some((e) => e.simulated)) run.simulated = true;
+    const run = await gradedRun(outcome, task, opts.grader, { runId: outcome.runId, experimentId, taskIndex: planned.taskIndex, taskId: planned.taskId, seed });
     store.saveRun(run, outcome.events);
     const used = opts.cardsUsed?.(run.runId) ?? [];
     if (used.length) store.improve.recordUses(run.runId, used);
@@ -155,6 +134,39 @@ export async function executePending(opts: ExecuteOptions): Promise<{ stored: nu
     if (results.some((r) => r.cancelled)) return { stored, cancelled: true };
   }
   return { stored, cancelled: false };
+}
+
+/**
+ * The stored record of one finished run: its answer graded against `task` (only when the run
+ * completed), credit and ladder (scoreRun), failures by class (countFailures) and the SIMULATED
+ * flag when any node carries an injected fault. Used by the experiment loop and by forks
+ * (core/experiments/fork.ts), so both store a run the same way.
+ */
+export async function gradedRun(
+  outcome: GraphRunOutcome,
+  task: Task,
+  grader: Grader,
+  at: Pick<RunRecord, 'runId' | 'experimentId' | 'taskIndex' | 'taskId' | 'seed'>,
+): Promise<RunRecord> {
+  const grade = outcome.status === 'completed' ? await grader.grade(outcome.answer, task) : undefined;
+  const { credit, ladder } = scoreRun(outcome.graph, outcome.events, { completed: outcome.status === 'completed', score: grade?.score ?? 0, correct: grade?.correct ?? false });
+  const run: RunRecord = {
+    ...at,
+    status: outcome.status,
+    answer: outcome.answer === undefined ? undefined : typeof outcome.answer === 'string' ? outcome.answer : JSON.stringify(outcome.answer),
+    expected: task.expected,
+    score: grade?.score ?? 0,
+    correct: grade?.correct ?? false,
+    promptTokens: outcome.promptTokens,
+    completionTokens: outcome.completionTokens,
+    startedAt: outcome.startedAt,
+    endedAt: outcome.endedAt,
+    failures: countFailures(outcome.events),
+    credit,
+    ladder,
+  };
+  if (outcome.events.some((e) => e.simulated)) run.simulated = true;
+  return run;
 }
 
 /** Credit and the reward ladder of one run, from the graph it ran (for a designed run: with its design spliced in), trace and grade (pure). */

@@ -31,7 +31,7 @@ import type { ModelCallRecord, NodeEvent } from '../trace/events.ts';
 import { parseWorkflow, type Graph, type ToolLookup } from '../workflow/index.ts';
 import { replayHintsFor } from '../distill/hooks.ts';
 import { buildDesignInjector, buildInjector, checkFaultSpecs } from './blame.ts';
-import { countFailures, runIdOf, scoreRun, taskOf } from './execute.ts';
+import { gradedRun, runIdOf, taskOf } from './execute.ts';
 import { ForkError, type Intervention } from './forkError.ts';
 import { forkPlan } from './forkPlan.ts';
 
@@ -273,28 +273,7 @@ export async function forkRun(spec: ForkSpec, deps: ForkDeps, options: { save?: 
   }
   const dataset = (deps.datasets ?? ((n, d) => getDataset(n, { dataDir: d })))(exp.dataset, config.dataDir);
   const task = taskOf(planned);
-  const grade = outcome.status === 'completed' ? await dataset.grader.grade(outcome.answer, task) : undefined;
-  const { credit, ladder } = scoreRun(outcome.graph, outcome.events, { completed: outcome.status === 'completed', score: grade?.score ?? 0, correct: grade?.correct ?? false });
-  const run: RunRecord = {
-    runId: asRunId(runId),
-    experimentId: forkExperimentId as RunRecord['experimentId'],
-    taskIndex: parent.taskIndex,
-    taskId: parent.taskId,
-    status: outcome.status,
-    answer: outcome.answer === undefined ? undefined : typeof outcome.answer === 'string' ? outcome.answer : JSON.stringify(outcome.answer),
-    expected: task.expected,
-    score: grade?.score ?? 0,
-    correct: grade?.correct ?? false,
-    seed,
-    promptTokens: outcome.promptTokens,
-    completionTokens: outcome.completionTokens,
-    startedAt: outcome.startedAt,
-    endedAt: outcome.endedAt,
-    failures: countFailures(outcome.events),
-    credit,
-    ladder,
-  };
-  if (outcome.events.some((e) => e.simulated)) run.simulated = true;
+  const run = await gradedRun(outcome, task, dataset.grader, { runId: asRunId(runId), experimentId: forkExperimentId as RunRecord['experimentId'], taskIndex: parent.taskIndex, taskId: parent.taskId, seed });
   const result: ForkOutcome = { run, events: outcome.events, parent, nodeId: spec.nodeId, attempt, calls: counts, modelsLoaded };
   if (options.save === false) return result;
 
