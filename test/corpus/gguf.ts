@@ -14,17 +14,18 @@ import { parseGgufHeader } from '../../models/gguf/readGguf.ts';
 import { writeNonFiniteGguf } from '../../models/llama/ggufFixture.ts';
 import type { Bytes, GgufEntry } from './types.ts';
 
-const u32 = (n: number) => {
+export const u32 = (n: number) => {
   const b = Buffer.alloc(4);
   b.writeUInt32LE(n >>> 0);
   return b;
 };
-const u64 = (n: bigint) => {
+export const u64 = (n: bigint) => {
   const b = Buffer.alloc(8);
   b.writeBigUInt64LE(n);
   return b;
 };
-const str = (s: string) => Buffer.concat([u64(BigInt(Buffer.byteLength(s))), Buffer.from(s)]);
+/** A GGUF string: its byte length as u64, then its UTF-8 bytes. */
+export const str = (s: string) => Buffer.concat([u64(BigInt(Buffer.byteLength(s))), Buffer.from(s)]);
 const MAGIC = Buffer.from('GGUF');
 /** A header: magic, version, tensor count, metadata count, then `rest`. */
 const header = (version: number, tensors: bigint, kvs: bigint, ...rest: Buffer[]) => Buffer.concat([MAGIC, u32(version), u64(tensors), u64(kvs), ...rest]);

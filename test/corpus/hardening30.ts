@@ -7,6 +7,7 @@
  */
 import type { ApiEntry, CliEntry, GgufEntry, WorkflowEntry } from './types.ts';
 import { step } from './workflows.ts';
+import { str, u32, u64 } from './gguf.ts';
 
 const w = (id: string, bytes: string | Buffer, code: string, line?: number): WorkflowEntry => ({ id: `workflow/${id}`, via: 'workflow', bytes, code, ...(line !== undefined && { line }) });
 
@@ -60,17 +61,6 @@ export const LOGS_30: CliEntry[] = [
   logs('two-of-three', { '1.json': JSON.stringify(LOG_OK), '2.json': '[]', '3.json': JSON.stringify({ ...LOG_OK, history: [] }) }, '2 of 3 Who&When logs in {dir}/ww cannot be scored; the first: {dir}/ww/2.json: expected a JSON object'),
 ];
 
-const u32 = (n: number) => {
-  const b = Buffer.alloc(4);
-  b.writeUInt32LE(n >>> 0);
-  return b;
-};
-const u64 = (n: bigint) => {
-  const b = Buffer.alloc(8);
-  b.writeBigUInt64LE(n);
-  return b;
-};
-const str = (s: string) => Buffer.concat([u64(BigInt(Buffer.byteLength(s))), Buffer.from(s)]);
 /** A GGUF v3 file with one 4-element tensor "blk.0.attn_q.weight" of ggml type `type` and 64 data bytes. */
 const oneTensor = (type: number) => (): Buffer => {
   const head = Buffer.concat([Buffer.from('GGUF'), u32(3), u64(1n), u64(1n), str('general.architecture'), u32(8), str('llama'), str('blk.0.attn_q.weight'), u32(1), u64(4n), u32(type), u64(0n)]);
