@@ -46,7 +46,8 @@ export function forgeNode() {
   writeFileSync(path.join(NODE22_CACHE, 'package.json'), '{ "private": true }\n');
   console.error(`Forge needs Node >= ${FORGE_MIN.join('.')} (this is ${process.version}): installing ${pkg}@${NODE22_VERSION} from the npm registry into ${path.relative(root, NODE22_CACHE)} (once) ...`);
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const r = spawnSync(npm, ['install', '--no-save', '--no-audit', '--no-fund', '--no-package-lock', `${pkg}@${NODE22_VERSION}`], { cwd: NODE22_CACHE, stdio: ['ignore', 'inherit', 'inherit'], shell: process.platform === 'win32' });
+  // npm's own report goes to stderr: stdout carries only the path (--print-node, read by electron/forgePackage.test.ts).
+  const r = spawnSync(npm, ['install', '--no-save', '--no-audit', '--no-fund', '--no-package-lock', `${pkg}@${NODE22_VERSION}`], { cwd: NODE22_CACHE, stdio: ['ignore', 2, 'inherit'], shell: process.platform === 'win32' });
   if (r.status !== 0 || !existsSync(bin)) {
     throw new Error(`could not install ${pkg}@${NODE22_VERSION} from the npm registry (npm exit ${r.status}); install Node ${FORGE_MIN.join('.')}+ yourself, or retry with the registry reachable`);
   }
