@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { getLlama, type Llama, type LlamaModel, type Token } from 'node-llama-cpp';
 import { asExperimentId } from '../core/ids.ts';
-import { executePending } from '../core/experiments/index.ts';
+import { executePending } from '../core/pipeline/index.ts';
 import { computeWorkflowHash, openStore } from '../core/store/index.ts';
 import { defaultTools } from '../core/tools/index.ts';
 import { parseWorkflow } from '../core/workflow/index.ts';

@@ -1,13 +1,13 @@
 /**
  * `flowlab blame-eval` with SIMULATED design (wiring) faults: the table shows the designer's rows
- * (formatted from a real report of the designed blame evaluation in core/faults/testing.ts), and
+ * (formatted from a real report of the designed blame evaluation in core/experiments/designedBlameEval.fixture.ts), and
  * design kinds in the wrong place are usage errors before anything is recorded.
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startExperiment } from '../core/experiments/index.ts';
-import { designedBlameEval } from '../core/faults/testing.ts';
+import { designedBlameEval } from '../core/experiments/designedBlameEval.fixture.ts';
 import { openStore } from '../core/store/index.ts';
 import { capture, tempDir } from '../test/fixtures.ts';
 import { formatBlame } from './formatExperiments.ts';

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HINTS_HEADING } from '../core/engine/runNode.ts';
-import { executePending } from '../core/experiments/index.ts';
+import { executePending } from '../core/pipeline/index.ts';
 import { ScriptedProvider } from '../core/model/scripted.ts';
 import { computeWorkflowHash, openStore, type Card } from '../core/store/index.ts';
 import { getDataset } from '../core/tasks/index.ts';

@@ -4,7 +4,7 @@
  * stored calls — and stored in the suite's database before `flowlab serve` opens it. One node
  * mid-graph fails (the script throws), so the trace has a root failure and a cascade.
  */
-import { executePending } from '../core/experiments/index.ts';
+import { executePending } from '../core/pipeline/index.ts';
 import { ScriptedProvider } from '../core/model/index.ts';
 import { computeWorkflowHash, openStore } from '../core/store/index.ts';
 import type { Grader } from '../core/tasks/types.ts';

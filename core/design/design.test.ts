@@ -3,7 +3,7 @@ import { asRunId } from '../ids.ts';
 import { ScriptedProvider } from '../model/scripted.ts';
 import type { RunnableTool } from '../engine/index.ts';
 import { parseWorkflow } from '../workflow/load.ts';
-import { scoreRun } from '../experiments/execute.ts';
+import { scoreRun } from '../pipeline/index.ts';
 import { runGraph, runGraphOf, isDesignRecord, type DesignRecord } from './index.ts';
 import { rolesThatRun } from '../workflow/index.ts';
 import { learningRoles, parseMode } from '../rollouts/index.ts';

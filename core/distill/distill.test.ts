@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { executePending } from '../experiments/execute.ts';
+import { executePending } from '../pipeline/index.ts';
 import { HINTS_HEADING } from '../engine/runNode.ts';
 import { asExperimentId, asNodeId, asRoleName, asRunId } from '../ids.ts';
 import { ScriptedProvider } from '../model/scripted.ts';

@@ -1,5 +1,5 @@
 import { deriveSeed } from '../random.ts';
-import type { ExecuteOptions } from '../experiments/execute.ts';
+import type { ExecuteOptions } from '../pipeline/index.ts';
 import type { RoleName } from '../ids.ts';
 import type { ModelProvider } from '../model/provider.ts';
 import type { Card, Store } from '../store/index.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ReplayProvider } from '../../models/replay/index.ts';
-import * as designed from '../faults/testing.ts';
+import * as designed from './designedBlameEval.fixture.ts';
 import { ScriptedProvider } from '../model/scripted.ts';
 import { getDataset } from '../tasks/registry.ts';
 import { defaultTools } from '../tools/index.ts';

@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ReplayProvider } from '../../models/replay/index.ts';
 import { scratchDir, REPO_ROOT } from '../../test/fixtures.ts';
-import * as designed from '../faults/testing.ts';
+import * as designed from './designedBlameEval.fixture.ts';
 import type { GenerateRequest } from '../model/provider.ts';
 import { ScriptedProvider, type Script } from '../model/scripted.ts';
 import { openStore, type Store } from '../store/index.ts';

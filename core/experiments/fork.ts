@@ -31,7 +31,7 @@ import type { ModelCallRecord, NodeEvent } from '../trace/events.ts';
 import { parseWorkflow, type Graph, type ToolLookup } from '../workflow/index.ts';
 import { replayHintsFor } from '../distill/hooks.ts';
 import { buildDesignInjector, buildInjector, checkFaultSpecs } from './blame.ts';
-import { gradedRun, runIdOf, taskOf } from './execute.ts';
+import { gradedRun, runIdOf, taskOf } from '../pipeline/index.ts';
 import { ForkError, type Intervention } from './forkError.ts';
 import { forkPlan } from './forkPlan.ts';
 

@@ -1,4 +1,4 @@
-export { executePending, countFailures, scoreRun, runIdOf, runSeedOf, taskOf, type ExecuteOptions } from './execute.ts';
+export { executePending, countFailures, scoreRun, runIdOf, runSeedOf, taskOf, type ExecuteOptions } from '../pipeline/index.ts';
 export { summarizeRuns, type ExperimentReport } from './summary.ts';
 export { replayExperiment, replayRun, canonical, type ReplayOptions, type ReplayReport, type NodeMismatch } from './replay.ts';
 export { startExperiment } from './service.ts';

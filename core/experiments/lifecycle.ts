@@ -16,7 +16,7 @@ import type { Grader } from '../tasks/types.ts';
 import type { TraceSink } from '../trace/events.ts';
 import type { Graph } from '../workflow/graph.ts';
 import { blameReportOf, buildDesignInjector, buildInjector } from './blame.ts';
-import { executePending, type ExecuteOptions } from './execute.ts';
+import { executePending, type ExecuteOptions } from '../pipeline/index.ts';
 import type { ExperimentEvent, ExperimentOutcome, ExperimentStatusEnd } from './spec.ts';
 import { summarizeRuns } from './summary.ts';
 

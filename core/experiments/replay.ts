@@ -8,7 +8,7 @@ import type { PlannedTask } from '../store/types.ts';
 import type { NodeEvent } from '../trace/events.ts';
 import type { CheckRegistry } from '../workflow/checks.ts';
 import type { Graph } from '../workflow/graph.ts';
-import { runIdOf, taskOf } from './execute.ts';
+import { runIdOf, taskOf } from '../pipeline/index.ts';
 
 export interface NodeMismatch {
   runId: string;

@@ -13,7 +13,7 @@ import type { Dataset } from '../tasks/types.ts';
 import { defaultTools } from '../tools/index.ts';
 import { parseWorkflow } from '../workflow/load.ts';
 import { startExperiment } from './service.ts';
-import { executePending, taskOf } from './execute.ts';
+import { executePending, taskOf } from '../pipeline/index.ts';
 import type { ServiceDeps } from './spec.ts';
 
 const YAML = `

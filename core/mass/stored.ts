@@ -2,13 +2,13 @@
  * One MASS step (a workspace run, a judge call, an optimizer call) as an ordinary stored Flowlab
  * experiment of kind `mass` with one planned task: its workflow text, task input, seed and
  * config are recorded when it is created, its run (record, node events, model calls) in one
- * transaction when it ends (core/experiments/execute.ts). Idempotent by experiment id: a step
+ * transaction when it ends (core/pipeline/execute.ts). Idempotent by experiment id: a step
  * whose run is stored is read back, never run again; one created but killed before its run was
  * stored is taken over (`claimExperiment`) and run; so a loop killed at any point resumes with
  * nothing run or stored twice. `flowlab show`, `replay` and `export-traces` work on each step.
  */
 import type { ToolSource } from '../engine/index.ts';
-import { executePending } from '../experiments/execute.ts';
+import { executePending } from '../pipeline/index.ts';
 import { asExperimentId } from '../ids.ts';
 import { killPoint } from '../killPoint.ts';
 import type { RoleName } from '../ids.ts';

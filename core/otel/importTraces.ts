@@ -6,7 +6,7 @@
  * imported run may have no workflow text to compile.
  */
 import { computeCredit } from '../credit/index.ts';
-import { countFailures, runIdOf } from '../experiments/execute.ts';
+import { countFailures, runIdOf } from '../pipeline/index.ts';
 import { asExperimentId, type ExperimentId } from '../ids.ts';
 import type { RunRecord } from '../results/index.ts';
 import { computeWorkflowHash, newExperimentId, type Store } from '../store/index.ts';

@@ -11,7 +11,7 @@
  * The designed-workflow runs come from core/api/designedRun.fixture.ts.
  */
 import { readFileSync } from 'node:fs';
-import { executePending } from '../experiments/index.ts';
+import { executePending } from '../pipeline/index.ts';
 import { ModelError, ScriptedProvider } from '../model/index.ts';
 import { computeWorkflowHash, type Store } from '../store/index.ts';
 import type { Grader } from '../tasks/types.ts';

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { haveShared, noteSkip, REPO_ROOT, tinyModel } from '../../test/fixtures.ts';
 import { llamaProvider } from '../../models/factory.ts';
-import { executePending } from '../experiments/execute.ts';
+import { executePending } from '../pipeline/index.ts';
 import type { ModelConfig, ModelProvider } from '../model/index.ts';
 import { openStore } from '../store/index.ts';
 import { getDataset } from '../tasks/index.ts';

@@ -91,7 +91,7 @@ export interface NodeEvent {
  * Where the engine reports node runs as they happen: the live views (the lab runner forwards
  * them as lab events, host/runner.ts) and tests that collect in memory. It is not storage: a run
  * is stored whole, events and calls in one transaction, by `Store.saveRun` (core/store/port.ts)
- * once it ends (core/experiments/execute.ts).
+ * once it ends (core/pipeline/execute.ts).
  */
 export interface TraceSink {
   /** Called as each node run ends, with the event as it will be stored. */

@@ -10,7 +10,7 @@ import { killPoint } from '../killPoint.ts';
 import { optimizerFileOf, writeOptimizerFile } from './optimizerFile.ts';
 import { deriveSeed } from '../random.ts';
 import { accuracyByNovelty } from '../guards/index.ts';
-import { executePending } from '../experiments/execute.ts';
+import { executePending } from '../pipeline/index.ts';
 import { groupRollouts, type RolloutSummary } from '../rollouts/groups.ts';
 import type { AdvantageRow } from '../store/improve.ts';
 import { computeWorkflowHash } from '../store/ids.ts';

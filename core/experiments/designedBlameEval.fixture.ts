@@ -5,7 +5,7 @@
  * SIMULATED wiring faults in designs and execution faults in executor outputs.
  */
 import type { RunnableTool } from '../engine/index.ts';
-import type { ServiceDeps } from '../experiments/index.ts';
+import type { ServiceDeps } from './spec.ts';
 import { ScriptedProvider, type Script } from '../model/scripted.ts';
 import type { ModelConfig, ModelPort } from '../model/config.ts';
 import { openStore } from '../store/index.ts';

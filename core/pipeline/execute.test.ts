@@ -4,7 +4,7 @@ import { openStore } from '../store/index.ts';
 import { defaultTools } from '../tools/index.ts';
 import { parseWorkflow } from '../workflow/load.ts';
 import { executePending } from './execute.ts';
-import { summarizeRuns } from './summary.ts';
+import { summarizeRuns } from '../experiments/summary.ts';
 import type { Grader } from '../tasks/types.ts';
 
 const yaml = `

@@ -1,3 +1,7 @@
+/**
+ * The run of planned tasks through the pipeline (core/pipeline/index.ts states the flow):
+ * task -> engine -> grade -> credit -> ladder -> store, one run per task, each stored whole.
+ */
 import { setMaxListeners } from 'node:events';
 import { asRunId, type ExperimentId, type RoleName, type RunId } from '../ids.ts';
 import type { RunOptions, ToolSource } from '../engine/index.ts';
