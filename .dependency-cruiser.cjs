@@ -11,7 +11,20 @@
  *   test/ e2e/ bench/ scripts/  harnesses; may import anything
  *
  * Other rooms reach a core module (core/<module>/) through its index.ts. Inside core, modules
- * still import each other's files directly (not checked).
+ * still import each other's files directly, but only downwards through core's layers
+ * (`core-layers`, CORE_LAYERS below; lowest first):
+ *
+ *   foundations   core/*.ts, model, trace, workflow, sandbox, stats, tabular, tasks, tools,
+ *                 engine, design, credit, attribution, reward, results, store, guards, rollouts
+ *   pipeline      one task: task -> engine -> grade -> credit -> ladder -> store (core/pipeline)
+ *   loops         built on the pipeline: training, distill, mass, repro, otel
+ *   experiments   the kinds of work and their instruments: experiments, faults (fault injection
+ *                 for blame evaluations, which checks its specs with the experiment spec's errors)
+ *   compositions  made of experiments and loops: studies, workshop
+ *   faces         the lab API and the job registry: api, jobs
+ *
+ * A module may import modules of its own layer and of the layers below, never above. Every
+ * folder of core/ is in one layer (test/boundaries.test.ts checks that a new folder is placed).
  *
  * Room rules bind production code. Tests and fixtures beside the code (`*.test.ts(x)`,
  * `*.fixture.ts`, `testing.ts` and `testing/` folders of test helpers) are harness code like test/ and e2e/: they may import across rooms, and no
@@ -37,6 +50,33 @@ function rule(name, comment, from, to) {
   return { name, comment, severity: 'error', from: from === undefined ? {} : { path: from, pathNot: TESTS }, to };
 }
 
+/**
+ * Core's layers, lowest first (the comment at the top says what each holds). `''` in a layer
+ * stands for the files directly under core/ (ids.ts, errors.ts, limits.ts, ...).
+ */
+const CORE_LAYERS = [
+  ['foundations', ['', 'model', 'trace', 'workflow', 'sandbox', 'stats', 'tabular', 'tasks', 'tools', 'engine', 'design', 'credit', 'attribution', 'reward', 'results', 'store', 'guards', 'rollouts']],
+  ['pipeline', ['pipeline']],
+  ['loops', ['training', 'distill', 'mass', 'repro', 'otel']],
+  ['experiments', ['experiments', 'faults']],
+  ['compositions', ['studies', 'workshop']],
+  ['faces', ['api', 'jobs']],
+];
+
+/** A path pattern matching the files of the core `modules` (`''`: the files directly under core/). */
+const inCore = (modules) => `^core/(${modules.map((m) => (m === '' ? '[^/]+\\.[cm]?[jt]sx?$' : `${m}/`)).join('|')})`;
+
+/**
+ * One `core-layers` rule per layer but the top one: its modules' production files may not
+ * import a module of any layer above it.
+ */
+const coreLayerRules = CORE_LAYERS.slice(0, -1).map(([layer, modules], i) => rule(
+  'core-layers',
+  `Inside core, imports point down the layers (${CORE_LAYERS.map(([l]) => l).join(' < ')}): a module of the ${layer} layer imports nothing above it.`,
+  inCore(modules),
+  { path: inCore(CORE_LAYERS.slice(i + 1).flatMap(([, m]) => m)) },
+));
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -61,6 +101,7 @@ module.exports = {
       { path: '^core/api/(?!client\\.ts$)', dependencyTypesNot: ['type-only'] }),
     rule('core-through-index', 'Other rooms reach a core module through its index.ts, its public surface (core/api/client.ts is the API\'s browser-safe second entry).', under('models', 'host', 'cli', 'electron'),
       { path: '^core/[^/]+/', pathNot: ['^core/[^/]+/index\\.ts$', '^core/api/client\\.ts$'] }),
+    ...coreLayerRules,
     rule('no-tests-in-production', 'Production code does not import tests or fixtures.', under('core', 'models', 'host', 'cli', 'electron', 'renderer'),
       { path: TESTS }),
     rule('no-unresolvable', 'Every import resolves (a typo in a path fails here before it fails at run time).', undefined, { couldNotResolve: true }),

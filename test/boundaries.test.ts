@@ -3,7 +3,7 @@
  * dependency-cruiser's `cruise()` API: the real tree breaks none of them, and a tree laid out
  * like the rooms with deliberately wrong imports fails with each rule's name.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -39,6 +39,25 @@ describe('the real tree', () => {
   }, 60_000);
 });
 
+describe("core's layers", () => {
+  /** The `core-layers` rules, each `from` the files of one layer `to` those of the layers above. */
+  const layerRules = (config.forbidden ?? []).filter((r) => r.name === 'core-layers') as { from: { path?: string }; to: { path?: string } }[];
+  const placed = (file: string) => layerRules.some((r) => [r.from.path, r.to.path].some((p) => typeof p === 'string' && new RegExp(p).test(file)));
+
+  it('place every folder and file of core/ in a layer (a new module must be given one)', () => {
+    const entries = readdirSync(join(ROOT, 'core'), { withFileTypes: true });
+    const unplaced = entries.filter((e) => !placed(e.isDirectory() ? `core/${e.name}/index.ts` : `core/${e.name}`)).map((e) => e.name);
+    expect(layerRules.length).toBeGreaterThan(1);
+    expect(unplaced).toEqual([]);
+  });
+
+  it('put the pipeline below experiments, training, mass, studies and distill', () => {
+    const below = layerRules.find((r) => typeof r.from.path === 'string' && new RegExp(r.from.path).test('core/pipeline/execute.ts'));
+    const above = ['experiments', 'training', 'mass', 'studies', 'distill'].filter((m) => new RegExp(String(below?.to.path)).test(`core/${m}/index.ts`));
+    expect(above).toEqual(['experiments', 'training', 'mass', 'studies', 'distill']);
+  });
+});
+
 describe('a tree with wrong imports', () => {
   const dir = mkdtempSync(join(tmpdir(), 'flowlab-rooms-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -67,6 +86,13 @@ describe('a tree with wrong imports', () => {
     'renderer/v.ts': "import type { Id } from '../core/ids.ts';\nimport type { Id as ApiId } from '../core/api/client.ts';\nexport type V = Id | ApiId;\n",
     'renderer/w.ts': "import { handlers } from '../core/api/handlers.ts';\nimport { missing } from './nowhere.ts';\nexport const w = [handlers, missing];\n",
     'renderer/v.test.ts': "import { serve } from '../host/h.ts';\nexport const t = serve;\n",
+    // core's layers: the pipeline below experiments and training; a test beside the code is exempt.
+    'core/pipeline/step.ts': 'export const step = 1;\n',
+    'core/pipeline/run.ts': "import { kind } from '../experiments/kind.ts';\nexport const run = kind;\n",
+    'core/pipeline/run.test.ts': "import { kind } from '../experiments/kind.ts';\nexport const t = kind;\n",
+    'core/experiments/kind.ts': "import { step } from '../pipeline/step.ts';\nexport const kind = step;\n",
+    'core/training/loop.ts': "import { step } from '../pipeline/step.ts';\nexport const loop = step;\n",
+    'core/store/weights.ts': "import { loop } from '../training/loop.ts';\nexport const w = loop;\n",
   };
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, path)), { recursive: true });
@@ -77,6 +103,8 @@ describe('a tree with wrong imports', () => {
     const found = await violations(dir, ['core', 'models', 'host', 'cli', 'electron', 'renderer']);
     expect(found).toEqual([
       'core-is-pure: core/x.ts -> cli/y.ts',
+      'core-layers: core/pipeline/run.ts -> core/experiments/kind.ts',
+      'core-layers: core/store/weights.ts -> core/training/loop.ts',
       'core-no-native-or-ui: core/view.ts -> node_modules/react/index.js',
       'core-through-index: cli/z.ts -> core/store/sqlite.ts',
       'host-not-cli-or-electron: host/h.ts -> electron/e.ts',
