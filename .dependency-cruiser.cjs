@@ -15,11 +15,12 @@
  * (`core-layers`, CORE_LAYERS below; lowest first):
  *
  *   foundations   core/*.ts, model, trace, workflow, sandbox, stats, tabular, tasks, tools,
- *                 engine, design, credit, attribution, reward, results, store, guards, rollouts
+ *                 engine, design, faults, blame, reward, results, store, guards, rollouts
  *   pipeline      one task: task -> engine -> grade -> credit -> ladder -> store (core/pipeline)
  *   loops         built on the pipeline: training, distill, mass, repro, otel
- *   experiments   the kinds of work and their instruments: experiments, faults (fault injection
- *                 for blame evaluations, which checks its specs with the experiment spec's errors)
+ *   experiments   the kinds of work: experiments, and faults/experimentFaults.ts (a blame
+ *                 evaluation's fault wiring, which checks its specs with the experiment spec's
+ *                 errors and reads the experiment's row)
  *   compositions  made of experiments and loops: studies, workshop
  *   faces         the lab API and the job registry: api, jobs
  *
@@ -55,27 +56,34 @@ function rule(name, comment, from, to) {
  * stands for the files directly under core/ (ids.ts, errors.ts, limits.ts, ...).
  */
 const CORE_LAYERS = [
-  ['foundations', ['', 'model', 'trace', 'workflow', 'sandbox', 'stats', 'tabular', 'tasks', 'tools', 'engine', 'design', 'credit', 'attribution', 'reward', 'results', 'store', 'guards', 'rollouts']],
+  ['foundations', ['', 'model', 'trace', 'workflow', 'sandbox', 'stats', 'tabular', 'tasks', 'tools', 'engine', 'design', 'faults', 'blame', 'reward', 'results', 'store', 'guards', 'rollouts']],
   ['pipeline', ['pipeline']],
   ['loops', ['training', 'distill', 'mass', 'repro', 'otel']],
-  ['experiments', ['experiments', 'faults']],
+  ['experiments', ['experiments', 'faults/experimentFaults.ts']],
   ['compositions', ['studies', 'workshop']],
   ['faces', ['api', 'jobs']],
 ];
 
-/** A path pattern matching the files of the core `modules` (`''`: the files directly under core/). */
-const inCore = (modules) => `^core/(${modules.map((m) => (m === '' ? '[^/]+\\.[cm]?[jt]sx?$' : `${m}/`)).join('|')})`;
+/** The pattern of one layer entry: a module folder, one file (`<module>/<file>.ts`), or `''` (the files directly under core/). */
+const entryPattern = (entry) => (entry === '' ? '[^/]+\\.[cm]?[jt]sx?$' : entry.endsWith('.ts') ? `${entry.replace(/\./g, '\\.')}$` : `${entry}/`);
+
+/** A path pattern matching the files of the core layer entries `entries`. */
+const inCore = (entries) => `^core/(${entries.map(entryPattern).join('|')})`;
+
+/** The single files given a layer of their own, apart from their folder's. */
+const LAYERED_FILES = CORE_LAYERS.flatMap(([, entries]) => entries).filter((e) => e.endsWith('.ts'));
 
 /**
- * One `core-layers` rule per layer but the top one: its modules' production files may not
- * import a module of any layer above it.
+ * One `core-layers` rule per layer but the top one: its production files (but files placed in
+ * another layer) may not import a file of any layer above it.
  */
-const coreLayerRules = CORE_LAYERS.slice(0, -1).map(([layer, modules], i) => rule(
-  'core-layers',
-  `Inside core, imports point down the layers (${CORE_LAYERS.map(([l]) => l).join(' < ')}): a module of the ${layer} layer imports nothing above it.`,
-  inCore(modules),
-  { path: inCore(CORE_LAYERS.slice(i + 1).flatMap(([, m]) => m)) },
-));
+const coreLayerRules = CORE_LAYERS.slice(0, -1).map(([layer, entries], i) => ({
+  name: 'core-layers',
+  comment: `Inside core, imports point down the layers (${CORE_LAYERS.map(([l]) => l).join(' < ')}): a module of the ${layer} layer imports nothing above it.`,
+  severity: 'error',
+  from: { path: inCore(entries), pathNot: [TESTS, ...LAYERED_FILES.filter((f) => !entries.includes(f)).map((f) => inCore([f]))] },
+  to: { path: inCore(CORE_LAYERS.slice(i + 1).flatMap(([, e]) => e)) },
+}));
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

@@ -3,7 +3,7 @@
  * 10,000-node trace of the same shape (linear scaling gives about 10). Prints nothing.
  */
 import { asNodeId, asRoleName, type NodeId } from '../core/ids.ts';
-import { computeCredit, type CreditEvent, type CreditGraph } from '../core/credit/index.ts';
+import { computeCredit, type CreditEvent, type CreditGraph } from '../core/blame/index.ts';
 
 /** A layered DAG (each node reads its predecessor and, every 5th, one 50 back); 1% of nodes fail. */
 export function creditFixture(n: number): { graph: CreditGraph; events: CreditEvent[] } {

@@ -4,7 +4,7 @@
  */
 import Table from 'cli-table3';
 import { constantFlag, type AnswerGuard } from '../core/guards/index.ts';
-import { NO_PREDICTION, PAPER_REFERENCE, type Accuracy, type AttributionEvaluation, type AttributionScore, type OfficialScore, type UnscorableLog } from '../core/attribution/index.ts';
+import { NO_PREDICTION, PAPER_REFERENCE, type Accuracy, type AttributionEvaluation, type AttributionScore, type OfficialScore, type UnscorableLog } from '../core/blame/index.ts';
 
 const pct = (x: number | null, digits = 1) => (x === null ? 'n/a' : `${(x * 100).toFixed(digits)}%`);
 const both = (a: Accuracy) => `${pct(a.overAll)} / ${pct(a.overCovered)}`;

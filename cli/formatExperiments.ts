@@ -1,6 +1,6 @@
 /** Result tables of the experiment commands: blame evaluations and rollouts (run/resume: format.ts). */
 import Table from 'cli-table3';
-import type { BlameReport } from '../core/faults/index.ts';
+import type { BlameReport } from '../core/blame/index.ts';
 import type { RolloutSummary, RolloutsConfig } from '../core/rollouts/index.ts';
 
 const p = (x: number | null) => (x === null ? '-' : x.toFixed(2));

@@ -2,7 +2,7 @@
  * The CLI's `StepRunner` (core/workshop): runs a step's Flowlab command in a child process
  * (`node bin/flowlab.js <command> <args> --db <db> --model <file> --threads <n> --json`), so the
  * workshop's own process never loads a model, then reads the step's truth from the command's JSON
- * and the runs it stored: structural blame (core/credit roots), held-out rewards before and after
+ * and the runs it stored: structural blame (core/blame/credit roots), held-out rewards before and after
  * training with the paired statistics of `flowlab compare`, or the SIMULATED tamperer's summary.
  */
 import { spawn } from 'node:child_process';

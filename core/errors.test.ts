@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from './api/errors.ts';
-import { JudgeBudgetError } from './attribution/judge.ts';
-import { AttributionError } from './attribution/index.ts';
+import { JudgeBudgetError } from './blame/attribution/judge.ts';
+import { AttributionError } from './blame/attribution/index.ts';
 import { FlowlabError, isFlowlabError, locationOf } from './errors.ts';
 import { FaultSpecError, parseFaultSpec } from './faults/index.ts';
 import { ModelError } from './model/errors.ts';

@@ -4,7 +4,7 @@
  * `DatasetError` (core/tasks), `ModelError` (core/model), `SpecError` and `ConditionError`
  * (core/workflow), `NodeFailure` (core/engine, codes in core/trace), `ToolError` and `CorpusError` (core/tools),
  * `FaultSpecError` (core/faults), `ApiError` (core/api), `WhoAndWhenError` and
- * `AttributionError` (core/attribution), `ModeError` (core/rollouts), `DistillError` and
+ * `AttributionError` (core/blame/attribution), `ModeError` (core/rollouts), `DistillError` and
  * `CardsImportError` (core/distill), `TrainingError` (core/training), `OtelError` (core/otel),
  * `GgufError` (models/gguf).
  *

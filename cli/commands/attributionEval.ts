@@ -16,7 +16,7 @@ import {
   type LlmJudgeMethod,
   type SurfacingOptions,
   type WhoAndWhenLog,
-} from '../../core/attribution/index.ts';
+} from '../../core/blame/index.ts';
 import { resolveSharedDir } from '../../core/tasks/index.ts';
 import { act, intOption, UsageError, type CommandContext } from '../args.ts';
 import { CommandError } from '../errors.ts';
@@ -51,7 +51,7 @@ interface PlanRow { id: string; label: string; method: AttributionMethod; surfac
 
 /**
  * The methods whose structure classes the end-of-run harness crash (`--harness-crash`): surfaced,
- * structural, hybrid (core/attribution/evaluate.ts) and the narrowed judge (core/attribution/narrowed.ts).
+ * structural, hybrid (core/blame/attribution/evaluate.ts) and the narrowed judge (core/blame/attribution/narrowed.ts).
  */
 const CRASH_RULE_METHODS: readonly AttributionMethod[] = ['surfaced', 'structural', 'hybrid', NARROWED_JUDGE];
 

@@ -1,7 +1,7 @@
 import Table from 'cli-table3';
 import type { Command } from 'commander';
 import { openStore } from '../../core/store/index.ts';
-import type { CreditResult } from '../../core/credit/index.ts';
+import type { CreditResult } from '../../core/blame/index.ts';
 import { outputFlags, type RoleLadder } from '../../core/reward/index.ts';
 import type { NodeEvent } from '../../core/trace/index.ts';
 import type { RunRecord } from '../../core/results/index.ts';

@@ -107,13 +107,13 @@ export type {
 /**
  * The data types the views show, re-exported (types only) so the renderer reaches core through
  * this one file: run results (core/results), trace events (core/trace), credit roots
- * (core/credit), reward ladders (core/reward), workflow issues and weights (core/workflow),
+ * (core/blame/credit), reward ladders (core/reward), workflow issues and weights (core/workflow),
  * fault kinds (core/faults) and experiment status (core/store).
  */
 export type { RunRecord } from '../results/index.ts';
 export type { FailureClass, ModelCallRecord, NodeEvent, NodeStatus } from '../trace/index.ts';
 export type { AlignedNode, DiffAspect, Difference, Divergence, RunDiff } from '../trace/index.ts';
-export type { RootFailure } from '../credit/types.ts';
+export type { RootFailure } from '../blame/credit/types.ts';
 export type { LadderScores, RoleLadder, Rung } from '../reward/ladder.ts';
 /** The ladder's rungs in order (a value: the views draw one segment per rung). */
 export { RUNGS } from '../reward/ladder.ts';

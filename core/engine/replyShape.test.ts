@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { asRunId } from '../ids.ts';
 import type { GenerateRequest, GenerateResult, ModelProvider } from '../model/provider.ts';
 import { computeLadder } from '../reward/index.ts';
-import { computeCredit, creditGraphOf } from '../credit/index.ts';
+import { computeCredit, creditGraphOf } from '../blame/credit/index.ts';
 import { openStore } from '../store/index.ts';
 import { summarizeRuns } from '../experiments/summary.ts';
 import { parseWorkflow } from '../workflow/load.ts';

@@ -1,7 +1,7 @@
 /**
  * Counterfactual blame (docs/fork.md): for every failed and every silent run of an experiment,
  * fork the run at chosen node runs with a corrected output (core/experiments/fork.ts) and see
- * whether the run flips to success. Structural blame (core/credit) never re-runs anything, so it
+ * whether the run flips to success. Structural blame (core/blame/credit) never re-runs anything, so it
  * cannot see a node that ran cleanly but was wrong; a fork that fixes one node and keeps the rest
  * of the world as recorded answers "had this node done its job, would the run have succeeded?"
  * (the counterfactual replay of AgenTracer, arXiv:2509.03312, and DoVer, arXiv:2512.06749, done

@@ -30,7 +30,7 @@ import type { Dataset } from '../tasks/types.ts';
 import type { ModelCallRecord, NodeEvent } from '../trace/events.ts';
 import { parseWorkflow, type Graph, type ToolLookup } from '../workflow/index.ts';
 import { replayHintsFor } from '../distill/hooks.ts';
-import { buildDesignInjector, buildInjector, checkFaultSpecs } from './blame.ts';
+import { buildDesignInjector, buildInjector, checkFaultSpecs } from '../faults/experimentFaults.ts';
 import { gradedRun, runIdOf, taskOf } from '../pipeline/index.ts';
 import { ForkError, type Intervention } from './forkError.ts';
 import { forkPlan } from './forkPlan.ts';

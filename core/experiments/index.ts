@@ -2,7 +2,7 @@ export { executePending, countFailures, scoreRun, runIdOf, runSeedOf, taskOf, ty
 export { summarizeRuns, type ExperimentReport } from './summary.ts';
 export { replayExperiment, replayRun, canonical, type ReplayOptions, type ReplayReport, type NodeMismatch } from './replay.ts';
 export { startExperiment } from './service.ts';
-export { checkFaultSpecs, buildInjector, buildDesignInjector, replayDesignFaultsFor, blameReportOf } from './blame.ts';
+export { checkFaultSpecs, buildInjector, buildDesignInjector, replayDesignFaultsFor, blameReportOf } from '../faults/experimentFaults.ts';
 export {
   ExperimentSpecError,
   type ExperimentSpecErrorCode,

@@ -15,7 +15,7 @@ import type { ExperimentRow } from '../store/types.ts';
 import type { Grader } from '../tasks/types.ts';
 import type { TraceSink } from '../trace/events.ts';
 import type { Graph } from '../workflow/graph.ts';
-import { blameReportOf, buildDesignInjector, buildInjector } from './blame.ts';
+import { blameReportOf, buildDesignInjector, buildInjector } from '../faults/experimentFaults.ts';
 import { executePending, type ExecuteOptions } from '../pipeline/index.ts';
 import type { ExperimentEvent, ExperimentOutcome, ExperimentStatusEnd } from './spec.ts';
 import { summarizeRuns } from './summary.ts';

@@ -22,7 +22,7 @@ import { getDataset } from '../tasks/registry.ts';
 import type { Dataset, Task } from '../tasks/types.ts';
 import { defaultTools } from '../tools/index.ts';
 import { parseWorkflow } from '../workflow/index.ts';
-import { blameReportOf, checkFaultSpecs } from './blame.ts';
+import { blameReportOf, checkFaultSpecs } from '../faults/experimentFaults.ts';
 import { executeExperiment, type Prepared } from './lifecycle.ts';
 import {
   ExperimentSpecError,

@@ -6,7 +6,7 @@
 import { FlowlabError } from '../errors.ts';
 import type { CardsConfig } from '../distill/session.ts';
 import type { ToolSource } from '../engine/index.ts';
-import type { BlameReport } from '../faults/blameEval.ts';
+import type { BlameReport } from '../blame/eval/scoreBlame.ts';
 import type { ModelConfig, ModelPort } from '../model/config.ts';
 import type { RolloutSummary } from '../rollouts/groups.ts';
 import type { RolloutsConfig } from '../rollouts/store.ts';

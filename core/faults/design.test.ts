@@ -11,7 +11,8 @@ import { parseWorkflow } from '../workflow/load.ts';
 import type { DesignStage } from '../workflow/index.ts';
 import { checkFaultSpecs, replayDesignFaultsFor, replayExperiment, startExperiment, type ExperimentEvent } from '../experiments/index.ts';
 import { ReplayProvider } from '../../models/replay/index.ts';
-import { DESIGN_FAULT_KINDS, DesignFaultInjector, injectDesignFault, parseFaultSpec, scoreBlame, type DesignFaultKind } from './index.ts';
+import { scoreBlame } from '../blame/index.ts';
+import { DESIGN_FAULT_KINDS, DesignFaultInjector, injectDesignFault, parseFaultSpec, type DesignFaultKind } from './index.ts';
 import { DESIGNS, designedBlameEval as service, graph, skill, stage, tools } from '../experiments/designedBlameEval.fixture.ts';
 
 /** Compiles a (tampered) design and returns the wiring fault code of each node that has one. */

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { asRunId, type NodeId, type RoleName } from '../ids.ts';
-import { computeCredit, creditGraphOf } from '../credit/index.ts';
+import { computeCredit, creditGraphOf } from '../blame/credit/index.ts';
 import { runWorkflow } from '../engine/index.ts';
 import { ScriptedProvider } from '../model/scripted.ts';
 import { defaultTools } from '../tools/index.ts';
 import { parseWorkflow } from '../workflow/load.ts';
-import { FaultInjector, parseFaultSpec, scoreBlame, type FaultKind } from './index.ts';
+import { scoreBlame } from '../blame/index.ts';
+import { FaultInjector, parseFaultSpec, type FaultKind } from './index.ts';
 
 const yaml = `
 name: f

@@ -1,5 +1,5 @@
 /**
- * Another framework's trace as a Flowlab run, so structural credit (core/credit) runs on it. The
+ * Another framework's trace as a Flowlab run, so structural credit (core/blame/credit) runs on it. The
  * mapping reads the GenAI semantic conventions and OpenInference, as the LangGraph (OpenInference
  * LangChain instrumentation) and OpenAI Agents SDK (GenAI `invoke_agent` / `execute_tool` /
  * `chat`) instrumentations write them:

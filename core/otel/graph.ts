@@ -2,11 +2,11 @@
  * The graph a run ran, as plain JSON that travels inside a trace (the `flowlab.graph` attribute
  * of a run's root span) and that an import stores with the run: each node with its kind, tool or
  * skill and authors, each edge with whether credit reads it. It is exactly what structural credit
- * needs (core/credit `CreditGraph`) plus what span names and views need (tool and skill names,
+ * needs (core/blame/credit `CreditGraph`) plus what span names and views need (tool and skill names,
  * loop edges), so credit computed on an imported trace equals credit computed on the original.
  */
-import type { CreditGraph } from '../credit/index.ts';
-import { creditGraphOf } from '../credit/index.ts';
+import type { CreditGraph } from '../blame/credit/index.ts';
+import { creditGraphOf } from '../blame/credit/index.ts';
 import { runGraphOf } from '../design/index.ts';
 import type { NodeId, RoleName } from '../ids.ts';
 import type { NodeEvent } from '../trace/index.ts';
@@ -21,7 +21,7 @@ export interface TraceGraphNode {
   skill?: string;
   /** Who wired the node in: first the node's own wirer, then any shared wirers (credit's `wiredBy`). */
   wiredBy: RoleName[];
-  /** The role that ran it, as credit reads it (core/credit/fromGraph.ts: the node's role). */
+  /** The role that ran it, as credit reads it (core/blame/credit/fromGraph.ts: the node's role). */
   runBy?: RoleName;
   /** A role-less tool's argument author (credit's `argumentFrom`): its execution fault is that node's role's. */
   argumentFrom?: NodeId;
@@ -72,7 +72,7 @@ export function runTraceGraph(base: Graph, events: readonly NodeEvent[], opts: {
   return traceGraphOf(runGraphOf(base, events, opts));
 }
 
-/** What structural credit reads of a trace graph: authors per node, forward edges (core/credit). */
+/** What structural credit reads of a trace graph: authors per node, forward edges (core/blame/credit). */
 export function creditGraphOfTrace(g: TraceGraph): CreditGraph {
   return {
     nodes: g.nodes.map((n) => ({ id: n.id, wiredBy: [...n.wiredBy], ...(n.runBy ? { runBy: n.runBy } : {}), ...(n.argumentFrom ? { argumentFrom: n.argumentFrom } : {}) })),

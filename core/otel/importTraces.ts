@@ -1,11 +1,11 @@
 /**
  * OTLP/JSON traces into the store as an experiment of kind `import`: each trace is one run
  * (Flowlab's traces read back losslessly, fromFlowlab.ts; other frameworks' mapped, fromForeign.ts),
- * scored on import by structural credit (core/credit `computeCredit`) on the graph the trace gives.
+ * scored on import by structural credit (core/blame/credit `computeCredit`) on the graph the trace gives.
  * The graphs are kept in the experiment's config (`config.import.runs[i].graph`), since an
  * imported run may have no workflow text to compile.
  */
-import { computeCredit } from '../credit/index.ts';
+import { computeCredit } from '../blame/credit/index.ts';
 import { countFailures, runIdOf } from '../pipeline/index.ts';
 import { asExperimentId, type ExperimentId } from '../ids.ts';
 import type { RunRecord } from '../results/index.ts';

@@ -1,7 +1,7 @@
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { seedDesignedExperiment } from '../api/designedRun.fixture.ts';
-import { creditGraphOf } from '../credit/index.ts';
+import { creditGraphOf } from '../blame/credit/index.ts';
 import { runGraphOf } from '../design/index.ts';
 import { openStore, type SqliteStore } from '../store/index.ts';
 import type { NodeEvent } from '../trace/index.ts';

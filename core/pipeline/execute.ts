@@ -15,7 +15,7 @@ import type { FailureClass, NodeEvent, TraceSink } from '../trace/events.ts';
 import type { RunRecord } from '../results/index.ts';
 import type { CheckRegistry } from '../workflow/checks.ts';
 import type { Graph } from '../workflow/graph.ts';
-import { computeCredit, creditGraphOf } from '../credit/index.ts';
+import { computeCredit, creditGraphOf } from '../blame/credit/index.ts';
 import { computeLadder } from '../reward/index.ts';
 
 export interface ExecuteOptions {

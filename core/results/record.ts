@@ -1,10 +1,10 @@
 /**
  * A scored run: what one task through the workflow produced, with its grade, its credit
- * (core/credit) and its reward ladder (core/reward). It sits above trace, credit and reward
+ * (core/blame/credit) and its reward ladder (core/reward). It sits above trace, credit and reward
  * because it holds all three; the trace module only describes node events, so the imports run
  * one way: results -> reward -> credit -> trace.
  */
-import type { CreditResult } from '../credit/types.ts';
+import type { CreditResult } from '../blame/credit/types.ts';
 import type { ExperimentId, RunId } from '../ids.ts';
 import type { RoleLadder } from '../reward/ladder.ts';
 import type { FailureClass } from '../trace/events.ts';
@@ -30,7 +30,7 @@ export interface RunRecord {
   endedAt: number;
   /** Count of node failures per class. */
   failures: Partial<Record<FailureClass, number>>;
-  /** Structure-aware credit of the run (core/credit). */
+  /** Structure-aware credit of the run (core/blame/credit). */
   credit?: CreditResult;
   /** The reward ladder per role (core/reward). */
   ladder?: Record<string, RoleLadder>;

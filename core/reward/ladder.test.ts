@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { asNodeId as N, asRoleName as R, HUMAN } from '../ids.ts';
-import { computeCredit } from '../credit/computeCredit.ts';
-import type { CreditGraph } from '../credit/types.ts';
+import { computeCredit } from '../blame/credit/computeCredit.ts';
+import type { CreditGraph } from '../blame/credit/types.ts';
 import type { FailureClass, NodeStatus } from '../trace/events.ts';
 import { computeLadder, DEFAULT_WEIGHTS } from './ladder.ts';
 

@@ -1,5 +1,5 @@
 import type { RoleName } from '../ids.ts';
-import type { CreditResult } from '../credit/types.ts';
+import type { CreditResult } from '../blame/credit/types.ts';
 import type { NodeStatus, FailureClass } from '../trace/events.ts';
 import type { LadderWeights } from '../workflow/graph.ts';
 

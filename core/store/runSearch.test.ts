@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { agentEvent, modelCall, newExperiment, runRecord, storeTracker, tempDir, thrownBy } from '../../test/fixtures.ts';
 import { asNodeId, asRoleName } from '../ids.ts';
-import type { CreditResult } from '../credit/index.ts';
+import type { CreditResult } from '../blame/credit/index.ts';
 import { MIGRATIONS } from './schema.ts';
 import { ftsQuery, RunQueryError, taskLabel, type RunQuery } from './index.ts';
 import type { SqliteStore } from './SqliteStore.ts';

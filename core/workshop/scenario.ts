@@ -51,7 +51,7 @@ export type StepCommand = (typeof STEP_COMMANDS)[number];
 /**
  * How a step's truth is read from what ran:
  * - `blamed-role`: the role structural credit blames most often over the step's runs
- *   (core/credit roots), `ambiguous` when most roots are ambiguous, `nobody` when no run has a
+ *   (core/blame/credit roots), `ambiguous` when most roots are ambiguous, `nobody` when no run has a
  *   blamed or ambiguous root (a silent error: only the correctness rung carries it);
  * - `roles-learned`: `all` when every trained role's held-out reward beats its start in a paired
  *   sign test (p < 0.05, mean difference > 0), else the one role that does, else `none`;

@@ -59,7 +59,7 @@ export interface BlameTally {
   verdicts: Record<string, number>;
 }
 
-/** Counts structural blame over runs (core/credit `CreditResult` of each run; infrastructure roots are nobody's). */
+/** Counts structural blame over runs (core/blame/credit `CreditResult` of each run; infrastructure roots are nobody's). */
 export function tallyBlame(runs: readonly RunRecord[]): BlameTally {
   const t: BlameTally = { runs: runs.length, blamed: {}, ambiguous: 0, silent: 0, cascades: 0, wrong: 0, wiring: 0, execution: 0, candidates: {}, verdicts: {} };
   const count = (m: Record<string, number>, k: string) => (m[k] = (m[k] ?? 0) + 1);

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { gate, rejectionOf, runRecord, storeTracker, thrownBy } from '../../test/fixtures.ts';
-import type { CreditResult, RootFailure } from '../credit/types.ts';
+import type { CreditResult, RootFailure } from '../blame/credit/types.ts';
 import {
   applyControl, blamedRoleTruth, chartSvg, initialState, parseScenario, rehearsalSource, rehearse, rolesLearnedTruth, scorePredictions,
   secondsLeft, tallyBlame, tampererTruth, workshopReportHtml, WorkshopError, WorkshopSession, type Scenario, type StepResult, type StepRunner,

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { CreditResult } from '../../core/credit/types.ts';
+import type { CreditResult } from '../../core/blame/credit/types.ts';
 import type { NodeEvent } from '../../core/trace/events.ts';
 import { graphOf } from './graphEdits.ts';
 import { blameText, buildTraceModel, listOrder } from './traceModel.ts';

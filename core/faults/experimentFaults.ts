@@ -3,18 +3,18 @@
  * deterministic injectors (execution faults into node runs, wiring faults into designs), and
  * blame scored against the injected ground truth (core/faults).
  */
-import { creditGraphOf } from '../credit/index.ts';
+import { creditGraphOf } from '../blame/credit/index.ts';
 import { satisfiesContract } from '../engine/index.ts';
-import { scoreBlame, type BlameReport } from '../faults/blameEval.ts';
-import { DesignFaultInjector } from '../faults/design.ts';
-import { FaultInjector, FaultSpecError, isDesignFaultKind, parseFaultSpec, TOOL_FAULT_KINDS, type FaultSpec } from '../faults/inject.ts';
+import { scoreBlame, type BlameReport } from '../blame/eval/scoreBlame.ts';
+import { DesignFaultInjector } from './design.ts';
+import { FaultInjector, FaultSpecError, isDesignFaultKind, parseFaultSpec, TOOL_FAULT_KINDS, type FaultSpec } from './inject.ts';
 import type { NodeId } from '../ids.ts';
 import type { Store } from '../store/index.ts';
 import type { ExperimentRow } from '../store/types.ts';
 import { CheckRegistry } from '../workflow/checks.ts';
 import type { Graph, ToolLookup } from '../workflow/index.ts';
 import { runGraphOf, type DesignFaultHook } from '../design/index.ts';
-import { ExperimentSpecError } from './spec.ts';
+import { ExperimentSpecError } from '../experiments/spec.ts';
 
 /**
  * Parses `role=kind@rate` / `node:<id>=kind@rate` specs and checks them against `graph`.

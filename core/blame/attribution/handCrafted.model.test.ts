@@ -1,13 +1,13 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ScriptedProvider, type GenerateRequest } from '../model/index.ts';
-import { resolveSharedDir } from '../tasks/paths.ts';
+import { ScriptedProvider, type GenerateRequest } from '../../model/index.ts';
+import { resolveSharedDir } from '../../tasks/paths.ts';
 import { evaluateAttribution } from './evaluate.ts';
 import { surfaceFailure } from './surfaced.ts';
 import { importWhoAndWhen } from './whoAndWhen.ts';
-import { main } from '../../cli/main.ts';
-import { capture } from '../../test/fixtures.ts';
+import { main } from '../../../cli/main.ts';
+import { capture } from '../../../test/fixtures.ts';
 
 const folder = path.join(resolveSharedDir(), 'data', 'who_and_when', 'Hand-Crafted');
 const have = existsSync(folder);

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { asRunId } from '../ids.ts';
-import { runWorkflow } from '../engine/index.ts';
-import { ScriptedProvider } from '../model/scripted.ts';
-import { defaultTools, ToolError, type Tool } from '../tools/index.ts';
-import { parseWorkflow } from '../workflow/load.ts';
+import { asRunId } from '../../ids.ts';
+import { runWorkflow } from '../../engine/index.ts';
+import { ScriptedProvider } from '../../model/scripted.ts';
+import { defaultTools, ToolError, type Tool } from '../../tools/index.ts';
+import { parseWorkflow } from '../../workflow/load.ts';
 import { computeCredit } from './computeCredit.ts';
 import { creditGraphOf } from './fromGraph.ts';
 

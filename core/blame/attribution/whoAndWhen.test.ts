@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentKey, importWhoAndWhen, normalizeAgent, parseWhoAndWhenLog, WhoAndWhenError } from './whoAndWhen.ts';
-import { tempDir } from '../../test/fixtures.ts';
+import { tempDir } from '../../../test/fixtures.ts';
 
 const tmp = () => tempDir('ww');
 

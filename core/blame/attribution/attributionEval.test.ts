@@ -2,8 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../cli/main.ts';
-import { capture, tempDir } from '../../test/fixtures.ts';
+import { main } from '../../../cli/main.ts';
+import { capture, tempDir } from '../../../test/fixtures.ts';
 
 const run = async (...argv: string[]) => {
   const io = capture();

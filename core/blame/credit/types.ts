@@ -1,5 +1,5 @@
-import type { NodeId, RoleName } from '../ids.ts';
-import type { FailureClass, NodeStatus } from '../trace/events.ts';
+import type { NodeId, RoleName } from '../../ids.ts';
+import type { FailureClass, NodeStatus } from '../../trace/events.ts';
 
 /** The part of a graph credit needs: who authored each node, and what feeds what. */
 export interface CreditGraph {
@@ -14,7 +14,7 @@ export interface CreditGraph {
      * tool evaluates), when exactly one node wrote it: the argument's author. Read only for a
      * node no role ran, and only when an edge (not optional) comes from that node. Graph builders
      * set it where they know it: `creditGraphOf` for a role-less tool node whose required inputs
-     * all come from one node a role ran; the Who&When trace (core/attribution/surfaced.ts) for a
+     * all come from one node a role ran; the Who&When trace (core/blame/attribution/surfaced.ts) for a
      * terminal run and the message whose code it ran. An edge alone is never read as authorship.
      */
     argumentFrom?: NodeId;

@@ -6,8 +6,8 @@ import { evaluateAttribution } from './evaluate.ts';
 import { agentCorrectOfficial, scoreOfficial, stepCorrectOfficial } from './score.ts';
 import { importWhoAndWhen, normalizeAgent, parseWhoAndWhenLog, WhoAndWhenError } from './whoAndWhen.ts';
 import type { AttributionRecord, LogStep, WhoAndWhenLog } from './types.ts';
-import { main } from '../../cli/main.ts';
-import { capture, tempDir } from '../../test/fixtures.ts';
+import { main } from '../../../cli/main.ts';
+import { capture, tempDir } from '../../../test/fixtures.ts';
 
 function log(steps: Array<[string, string]>, label: [string, number], id = 'x'): WhoAndWhenLog {
   const s: LogStep[] = steps.map(([raw, content], index) => ({ index, agent: normalizeAgent(raw), rawAgent: raw, content }));

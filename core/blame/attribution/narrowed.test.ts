@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ScriptedProvider, type GenerateRequest } from '../model/index.ts';
-import { ReplayProvider } from '../../models/replay/index.ts';
+import { ScriptedProvider, type GenerateRequest } from '../../model/index.ts';
+import { ReplayProvider } from '../../../models/replay/index.ts';
 import { evaluateAttribution } from './evaluate.ts';
 import { judgeCallRecord, judgeLog, NARROWED_JUDGE, stepRanges, type JudgeCallRecord } from './judge.ts';
 import { narrowedView } from './narrowed.ts';

@@ -1,5 +1,5 @@
-import type { NodeId } from '../ids.ts';
-import type { Graph, GraphNode } from '../workflow/graph.ts';
+import type { NodeId } from '../../ids.ts';
+import type { Graph, GraphNode } from '../../workflow/graph.ts';
 import type { CreditGraph } from './types.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ModelError, ScriptedProvider, type GenerateRequest } from '../model/index.ts';
+import { ModelError, ScriptedProvider, type GenerateRequest } from '../../model/index.ts';
 import { cutText, fitSteps, JudgeBudgetError, judgeLog, judgeRecord, parseJsonReply, type JudgeCall } from './judge.ts';
 import type { LogStep, WhoAndWhenLog } from './types.ts';
 

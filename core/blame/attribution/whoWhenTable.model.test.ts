@@ -7,8 +7,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../cli/main.ts';
-import { capture, haveShared, noteSkip, sharedPath, tempDir, tinyModel } from '../../test/fixtures.ts';
+import { main } from '../../../cli/main.ts';
+import { capture, haveShared, noteSkip, sharedPath, tempDir, tinyModel } from '../../../test/fixtures.ts';
 
 const folder = sharedPath('data', 'who_and_when', 'Hand-Crafted');
 const haveData = existsSync(folder);

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { asRunId, type NodeId } from '../ids.ts';
-import { runWorkflow } from '../engine/index.ts';
-import { FaultInjector, FAULT_KINDS, type FaultKind, type FaultSpec } from '../faults/index.ts';
-import { ScriptedProvider } from '../model/scripted.ts';
-import { defaultTools } from '../tools/index.ts';
-import { parseWorkflow } from '../workflow/load.ts';
+import { asRunId, type NodeId } from '../../ids.ts';
+import { runWorkflow } from '../../engine/index.ts';
+import { FaultInjector, FAULT_KINDS, type FaultKind, type FaultSpec } from '../../faults/index.ts';
+import { ScriptedProvider } from '../../model/scripted.ts';
+import { defaultTools } from '../../tools/index.ts';
+import { parseWorkflow } from '../../workflow/load.ts';
 import { computeCredit } from './computeCredit.ts';
-import { mulberry32 } from '../random.ts';
+import { mulberry32 } from '../../random.ts';
 import { creditGraphOf } from './fromGraph.ts';
 
 

@@ -1,4 +1,4 @@
-import { type NodeId, type RoleName } from '../ids.ts';
+import { type NodeId, type RoleName } from '../../ids.ts';
 import type { AmbiguousBlame, Cascade, CreditEvent, CreditGraph, CreditResult, RoleCredit, RootFailure } from './types.ts';
 
 /**

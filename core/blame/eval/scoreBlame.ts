@@ -1,7 +1,7 @@
 import type { CreditGraph, CreditResult } from '../credit/types.ts';
-import { isDesignRecord } from '../design/record.ts';
-import type { NodeEvent } from '../trace/events.ts';
-import { DESIGN_FAULT_KINDS, FAULT_KINDS } from './inject.ts';
+import { isDesignRecord } from '../../design/record.ts';
+import type { NodeEvent } from '../../trace/events.ts';
+import { DESIGN_FAULT_KINDS, FAULT_KINDS } from '../../faults/inject.ts';
 
 export interface BlameRate {
   /** Correct blames / blames at injected nodes (and wrongly at nodes below them); null when none. */
@@ -86,7 +86,7 @@ export function scoreBlame(runs: readonly BlameRun[]): BlameReport {
     }
     const rootAt = new Map(run.credit.roots.map((r) => [r.nodeId as string, r]));
     const runner = new Map(run.graph.nodes.map((n) => [n.id as string, n.runBy as string | undefined]));
-    // A role-less tool running an argument one agent node wrote is that author's (core/credit argumentFrom).
+    // A role-less tool running an argument one agent node wrote is that author's (core/blame/credit argumentFrom).
     for (const n of run.graph.nodes) if (!n.runBy && n.argumentFrom) runner.set(n.id, runner.get(n.argumentFrom));
     const wirer = new Map(run.graph.nodes.map((n) => [n.id as string, n.wiredBy.length === 1 ? (n.wiredBy[0] as string) : undefined]));
     // Design faults: the designed node named in the design node's record, owned by its wirer.

@@ -4,7 +4,7 @@
  * over the log as a sequential trace. Scored on the Who&When labels (Zhang et al., ICML 2025).
  */
 import { computeCredit, type CreditEvent, type CreditGraph, type CreditResult } from '../credit/index.ts';
-import { asNodeId, asRoleName, HUMAN, type NodeId } from '../ids.ts';
+import { asNodeId, asRoleName, HUMAN, type NodeId } from '../../ids.ts';
 import { impossibleInstruction, teamAuthorship, type AuthorshipOptions, type StepAuthorship } from './authorship.ts';
 import { agentKey, HUMAN_SPEAKER, isHumanStep } from './whoAndWhen.ts';
 import type { AttributionRecord, LogStep, Prediction, WhoAndWhenLog } from './types.ts';
@@ -149,7 +149,7 @@ export interface SurfacingOptions extends AuthorshipOptions {
   harnessCrash?: 'infrastructure' | 'execution';
   /**
    * Who authored each message (see `logTrace`). `speaker` (default): every message is its
-   * speaker's. `team`: the authorship of core/attribution/authorship.ts — a terminal run is
+   * speaker's. `team`: the authorship of core/blame/attribution/authorship.ts — a terminal run is
    * authored by the message whose code it ran and wired by its caller, an orchestrator's
    * instruction wires the message that answers it.
    */

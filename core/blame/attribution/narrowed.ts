@@ -1,6 +1,6 @@
 /**
  * What the narrowed LLM judge sees: a Who&When log cut down by structure to the part structure
- * cannot decide. Structure-aware credit (FloWright; core/credit) finds the first message that
+ * cannot decide. Structure-aware credit (FloWright; core/blame/credit) finds the first message that
  * surfaces an error, and everything after it is downstream of it; every message before it is in
  * its context (the log is one conversation), so structure cannot tell which of them made the
  * decisive mistake. The judge is asked only about those.

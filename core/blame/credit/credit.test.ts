@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { asNodeId as N, asRoleName as R, HUMAN } from '../ids.ts';
-import type { FailureClass, NodeStatus } from '../trace/events.ts';
+import { asNodeId as N, asRoleName as R, HUMAN } from '../../ids.ts';
+import type { FailureClass, NodeStatus } from '../../trace/events.ts';
 import { computeCredit } from './computeCredit.ts';
 import type { CreditGraph } from './types.ts';
 

@@ -1,6 +1,6 @@
-import { asRoleName } from '../ids.ts';
-import { ModelError, type JsonSchema, type ModelProvider, type SamplingParams } from '../model/index.ts';
-import type { ModelCallRecord } from '../trace/index.ts';
+import { asRoleName } from '../../ids.ts';
+import { ModelError, type JsonSchema, type ModelProvider, type SamplingParams } from '../../model/index.ts';
+import type { ModelCallRecord } from '../../trace/index.ts';
 import { AttributionError } from './errors.ts';
 import { narrowedView, type JudgeView } from './narrowed.ts';
 import type { SurfacingOptions } from './surfaced.ts';

@@ -12,7 +12,7 @@ import type { AttributionRecord, AttributionScore, OfficialScore, UnscorableLog,
  *   speaker authorship);
  * - `structural`: `surfaced` with team authorship and the crash rule (`STRUCTURAL_OPTIONS`);
  * - `hybrid`: `structural`, and where it blames no agent the first-worker prior;
- * - `first-worker`, `majority`: the label-free prior and the majority class (core/attribution/baselines.ts);
+ * - `first-worker`, `majority`: the label-free prior and the majority class (core/blame/attribution/baselines.ts);
  * - the LLM judges: the paper's three and `narrowed-judge`.
  */
 export type AttributionMethod = 'surfaced' | 'structural' | 'hybrid' | 'first-worker' | 'majority' | LlmJudgeMethod;

@@ -1,4 +1,4 @@
-import { FlowlabError } from '../errors.ts';
+import { FlowlabError } from '../../errors.ts';
 
 /**
  * Why an attribution evaluation cannot run (Who&When import failures are `WhoAndWhenError`):

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { LogStep, WhoAndWhenLog, WhoAndWhenVariant } from './types.ts';
-import { FlowlabError } from '../errors.ts';
+import { FlowlabError } from '../../errors.ts';
 
 /** A Who&When folder or file that cannot be imported; the message names the file (or folder). */
 export type WhoAndWhenErrorCode = 'FOLDER_NOT_FOUND' | 'NO_LOGS' | 'BAD_JSON' | 'BAD_LOG';
