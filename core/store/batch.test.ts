@@ -1,5 +1,5 @@
 /**
- * `saveRuns`' multi-row fast path (Store.insertBatch): the rows and ids it writes are those of
+ * `saveRuns`' multi-row fast path (RunWriter.insertBatch, core/store/runWriter.ts): the rows and ids it writes are those of
  * one insert at a time, across statement and group boundaries, and any error falls back to the
  * run-by-run path with its exact error, leaving nothing written.
  */

@@ -54,3 +54,18 @@ export function sqliteCode(err: unknown): string | undefined {
   }
   return undefined;
 }
+
+/** Whether a SQLite error is a UNIQUE or PRIMARY KEY constraint violation. */
+export function isUniqueViolation(err: unknown): boolean {
+  const code = sqliteCode(err);
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+/** A StoreError passes through; a SQLite constraint error becomes `INVALID_RECORD` naming `where`. */
+export function invalidRecord(err: unknown, where: string): Error {
+  if (err instanceof StoreError) return err;
+  if (sqliteCode(err)?.startsWith('SQLITE_CONSTRAINT')) {
+    return new StoreError('INVALID_RECORD', `${where}: ${(err as Error).message}`, where, { cause: err });
+  }
+  return err as Error;
+}

@@ -3,14 +3,8 @@ import { copyFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/pro
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  GgufError,
-  assertTrainableGguf,
-  f16ToF32,
-  readGguf,
-  readGgufTensor,
-  readGgufTensors,
-} from './readGguf.ts';
+import { GgufError, readGguf } from './readGguf.ts';
+import { assertTrainableGguf, f16ToF32, readGgufTensor, readGgufTensors } from './readTensors.ts';
 import { f32ToBf16, f32ToF16, rewriteGguf } from './rewriteGguf.ts';
 import { buildGguf, str, tinyLlama, u32 } from '../trainer/testing/ggufBuilder.ts';
 

@@ -14,7 +14,8 @@
  */
 import type { LlamaContext, LlamaModel, Token } from 'node-llama-cpp';
 import { ModelError } from '../../core/model/index.ts';
-import { isFloatTensorType, readGguf, readGgufTensors } from '../gguf/readGguf.ts';
+import { isFloatTensorType, readGguf } from '../gguf/readGguf.ts';
+import { readGgufTensors } from '../gguf/readTensors.ts';
 import { errorText } from './errorText.ts';
 import { readGgufInfo, type GgufInfo } from './ggufInfo.ts';
 

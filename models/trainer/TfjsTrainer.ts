@@ -44,11 +44,14 @@ import type {
   Trainer,
 } from '../../core/training/index.ts';
 import { TrainingError } from '../../core/training/index.ts';
-import { GgufError, readGguf, readGgufTensors, type GgufFile } from '../gguf/readGguf.ts';
+import { GgufError, readGguf, type GgufFile } from '../gguf/readGguf.ts';
+import { readGgufTensors } from '../gguf/readTensors.ts';
 import { rewriteGguf, type RewriteStats } from '../gguf/rewriteGguf.ts';
 import { llamaConfigFromGguf, type LlamaConfig } from './llamaConfig.ts';
 import { LlamaForward, isTransposedMatrix } from './llamaForward.ts';
 import { logSoftmax } from './ops.ts';
+import { checkpointedGrads } from './checkpointedGrads.ts';
+import { checkLength, checkTokens, policyBatch, sftBatch, type PolicyBatch } from './batches.ts';
 import { initTfjs, tf } from './tfjs.ts';
 
 type T = tf.Tensor;
@@ -174,7 +177,7 @@ export class TfjsTrainableModel implements TrainableModel {
   async greedy(promptTokens: readonly number[], maxTokens: number): Promise<number[]> {
     this.assertOpen();
     if (promptTokens.length === 0) throw new RangeError('greedy: the prompt needs at least one token (e.g. BOS)');
-    this.checkTokens(promptTokens, 'greedy prompt');
+    checkTokens(this.config, promptTokens, 'greedy prompt');
     const seq = [...promptTokens];
     const out: number[] = [];
     for (let i = 0; i < maxTokens; i++) {
@@ -197,8 +200,8 @@ export class TfjsTrainableModel implements TrainableModel {
   async probabilities(tokens: readonly number[]): Promise<number[][]> {
     this.assertOpen();
     if (tokens.length === 0) return [];
-    this.checkTokens(tokens, 'probabilities');
-    this.checkLength(tokens.length);
+    checkTokens(this.config, tokens, 'probabilities');
+    checkLength(this.config, tokens.length);
     const flat = read(() => tf.softmax(this.forward.logits(this.lookup(this.params), Int32Array.from(tokens), 1, tokens.length)));
     const v = this.config.vocab;
     const rows: number[][] = [];
@@ -213,7 +216,7 @@ export class TfjsTrainableModel implements TrainableModel {
    */
   async logprobs(promptTokens: readonly number[], completionTokens: readonly number[], temperature = 1, reference = false): Promise<number[]> {
     this.assertOpen();
-    const batch = this.policyBatch([{ promptTokens: [...promptTokens], completionTokens: [...completionTokens], advantage: 0 }]);
+    const batch = policyBatch([{ promptTokens: [...promptTokens], completionTokens: [...completionTokens], advantage: 0 }], this.config);
     if (batch.samples === 0) return [];
     const lp = read(() => this.tokenLogprobs(reference ? this.reference : this.params, batch, temperature));
     const out: number[] = [];
@@ -228,33 +231,7 @@ export class TfjsTrainableModel implements TrainableModel {
     this.assertOpen();
     const started = performance.now();
     checkLr(opts.lr);
-    if (batch.length === 0) throw new RangeError('sftStep: empty batch');
-    const t = Math.max(...batch.map((s) => s.tokens.length)) - 1;
-    if (t < 1) throw new RangeError('sftStep: every sequence has fewer than 2 tokens; nothing to predict');
-    this.checkLength(t + 1);
-    const b = batch.length;
-    const ids = new Int32Array(b * t);
-    const targets = new Int32Array(b * t);
-    const weight = new Float32Array(b * t);
-    let count = 0;
-    batch.forEach((s, i) => {
-      if (s.lossMask.length !== s.tokens.length) {
-        throw new RangeError(`sftStep: sequence ${i} has ${s.tokens.length} tokens but ${s.lossMask.length} lossMask values`);
-      }
-      this.checkTokens(s.tokens, `sftStep sequence ${i}`);
-      for (let j = 0; j + 1 < s.tokens.length; j++) {
-        ids[i * t + j] = s.tokens[j]!;
-        targets[i * t + j] = s.tokens[j + 1]!;
-        if (s.lossMask[j + 1]) {
-          weight[i * t + j] = 1;
-          count++;
-        }
-      }
-    });
-    if (count === 0) throw new RangeError('sftStep: no token has lossMask 1 (after the first position)');
-    for (let i = 0; i < weight.length; i++) weight[i]! /= count;
-
-    const restrict = this.restriction(b * t, batch.map((s, i) => ({ at: i * t - 1, allowed: s.allowed, length: s.tokens.length, first: 1 })), 'sftStep');
+    const { b, t, ids, targets, weight, count, restrict } = sftBatch(batch, this.config);
     const { loss, gradNorm } = this.update(opts.lr, opts.maxGradNorm, ids, b, t, (logits) => {
       const lp = pick(logSoftmax(restrict ? tf.add(logits, restrict()) : logits), targets, this.config.vocab);
       return { loss: tf.neg(tf.sum(tf.mul(lp, tf.tensor1d(weight)))) as tf.Scalar };
@@ -273,7 +250,7 @@ export class TfjsTrainableModel implements TrainableModel {
     const eps = opts.clip ?? DEFAULT_CLIP;
     const beta = opts.entropy ?? 0;
     if (!(beta >= 0)) throw new RangeError(`policyStep: entropy must be >= 0, got ${opts.entropy}`);
-    const pb = this.policyBatch(batch);
+    const pb = policyBatch(batch, this.config);
     if (pb.samples === 0) return { loss: 0, kl: 0, tokens: 0, ms: performance.now() - started, gradNorm: 0 };
 
     // Reference log-probabilities: a forward pass of the frozen weights, outside the gradient.
@@ -303,7 +280,7 @@ export class TfjsTrainableModel implements TrainableModel {
 
   /**
    * Computes the loss of the logits of `ids` (`B·T` tokens) and its gradient with respect to every
-   * weight (block by block for large batches, {@link checkpointedGrads}), clips the global gradient norm, applies one Adam step, and
+   * weight (block by block for large batches, checkpointedGrads.ts), clips the global gradient norm, applies one Adam step, and
    * returns the loss (and any extra scalar) read back.
    */
   private update(
@@ -324,7 +301,7 @@ export class TfjsTrainableModel implements TrainableModel {
         return r.loss;
       };
       const { value, grads } = b * t >= CHECKPOINT_MIN_TOKENS
-        ? this.checkpointedGrads(ids, b, t, f)
+        ? checkpointedGrads({ forward: this.forward, layers: this.config.layers, index: this.index, names: this.specs.map((x) => x.name), params: this.params }, ids, b, t, f)
         : tf.valueAndGrads((...ws: T[]) => f(this.forward.logits(this.lookup(ws), ids, b, t)))(this.params);
       const sq = tf.addN(grads.map((g) => tf.sum(tf.square(g))));
       const norm = tf.sqrt(sq);
@@ -367,157 +344,13 @@ export class TfjsTrainableModel implements TrainableModel {
     return { loss, gradNorm };
   }
 
-  /**
-   * `lossOf(logits(ids))` and its gradient with respect to every weight (in `params` order), by
-   * activation checkpointing (Chen et al. 2016, "Training Deep Nets with Sublinear Memory Cost",
-   * §3): a forward pass without a tape keeps only each block's input `[B·T, D]`; then the head,
-   * and each block from the last to the first, runs again under a tape of its own and is
-   * differentiated with the gradient flowing in from above; the embedding comes last.
-   *
-   * Same values, bit for bit, as one `tf.valueAndGrads` over the whole forward pass: the same
-   * kernels on the same inputs, and every gradient that is a sum (a block's input, read by its
-   * RMSNorm and its residual; the tied embedding, read by the lookup and the head) is summed in
-   * the order one whole-model tape walks it. Peak memory holds one block's activations and
-   * gradients instead of every block's (the whole-model tape kept them all until the end).
-   */
-  private checkpointedGrads(ids: Int32Array, b: number, t: number, lossOf: (logits: T) => tf.Scalar): { value: tf.Scalar; grads: T[] } {
-    const fw = this.forward;
-    const layers = this.config.layers;
-    const at = (name: string): number => {
-      const i = this.index.get(name);
-      if (i === undefined) throw new TrainingError('INTERNAL', `internal: no weight ${name}`);
-      return i;
-    };
-    const over = (names: string[], ws: T[]) => (name: string): T => {
-      const i = names.indexOf(name);
-      if (i < 0) throw new TrainingError('INTERNAL', `internal: weight ${name} read outside its checkpoint group`);
-      return ws[i]!;
-    };
-    const grads: (T | undefined)[] = this.params.map(() => undefined);
-    const give = (name: string, g: T) => {
-      const i = at(name);
-      const prev = grads[i];
-      grads[i] = prev ? tf.add(prev, g) : g; // the tied embedding: head's gradient, then the lookup's
-    };
-    const all = this.lookup(this.params);
-    const idsT = tf.tensor1d(ids, 'int32');
-    // Forward without a tape: block inputs only.
-    const xs: T[] = [tf.tidy(() => fw.embed(all, idsT))];
-    for (let l = 0; l < layers; l++) xs.push(tf.tidy(() => fw.block(all, l, xs[l]!, b, t)));
-    // Head: loss value, gradient to the last block's output and to the head's weights.
-    const headNames = fw.headWeights();
-    const { value, grads: [gx0, ...gHead] } = tf.valueAndGrads((x: T, ...hw: T[]) => lossOf(fw.head(over(headNames, hw), x)))(
-      [xs[layers]!, ...headNames.map((n) => this.params[at(n)]!)],
-    );
-    headNames.forEach((n, i) => give(n, gHead[i]!));
-    let gx = gx0!;
-    for (let l = layers - 1; l >= 0; l--) {
-      const names = fw.blockWeights(l);
-      const dy = gx;
-      const [gIn, ...gw] = tf.tidy(() =>
-        tf.grads((x: T, ...bw: T[]) => fw.block(over(names, bw), l, x, b, t))([xs[l]!, ...names.map((n) => this.params[at(n)]!)], dy),
-      );
-      names.forEach((n, i) => give(n, gw[i]!));
-      dy.dispose();
-      xs[l + 1]!.dispose();
-      gx = gIn!;
-    }
-    const [gTable] = tf.grads((table: T) => fw.embed(() => table, idsT))([this.params[at('token_embd.weight')]!], gx);
-    give('token_embd.weight', gTable!);
-    gx.dispose();
-    const missing = grads.findIndex((g) => g === undefined);
-    if (missing >= 0) throw new TrainingError('INTERNAL', `internal: the forward pass does not read weight ${this.specs[missing]!.name}`);
-    return { value, grads: grads as T[] };
-  }
-
-  /** Padded batch of prompt+completion sequences with per-position weights (see the file comment). */
-  private policyBatch(batch: readonly PolicySample[]) {
-    const kept = batch.filter((s) => s.completionTokens.length > 0);
-    const t = Math.max(1, ...kept.map((s) => s.promptTokens.length + s.completionTokens.length - 1));
-    const b = Math.max(1, kept.length);
-    const n = b * t;
-    const ids = new Int32Array(n);
-    const targets = new Int32Array(n);
-    const weight = new Float32Array(n);
-    const isCompletion = new Float32Array(n);
-    const advantage = new Float32Array(n);
-    const old = new Float32Array(n);
-    const hasOld = new Float32Array(n);
-    let tokens = 0;
-    kept.forEach((s, i) => {
-      const where = `policyStep sample ${batch.indexOf(s)}`;
-      if (s.promptTokens.length === 0) throw new RangeError(`${where}: empty prompt (it needs at least BOS)`);
-      if (!Number.isFinite(s.advantage)) throw new RangeError(`${where}: advantage ${s.advantage} is not finite`);
-      if (s.oldLogprobs && s.oldLogprobs.length !== s.completionTokens.length) {
-        throw new RangeError(`${where}: ${s.completionTokens.length} completion tokens but ${s.oldLogprobs.length} oldLogprobs`);
-      }
-      const seq = [...s.promptTokens, ...s.completionTokens];
-      this.checkTokens(seq, where);
-      this.checkLength(seq.length);
-      const p = s.promptTokens.length;
-      if (s.completionMask && s.completionMask.length !== s.completionTokens.length) {
-        throw new RangeError(`${where}: ${s.completionTokens.length} completion tokens but ${s.completionMask.length} completionMask values`);
-      }
-      const mask = s.completionMask;
-      const nc = mask ? Math.max(1, mask.reduce((a, m) => a + (m ? 1 : 0), 0)) : s.completionTokens.length;
-      for (let j = 0; j + 1 < seq.length; j++) {
-        const at = i * t + j;
-        ids[at] = seq[j]!;
-        targets[at] = seq[j + 1]!;
-        if (j + 1 >= p && (!mask || mask[j + 1 - p])) {
-          weight[at] = 1 / (nc * kept.length);
-          isCompletion[at] = 1;
-          advantage[at] = s.advantage;
-          if (s.oldLogprobs) {
-            old[at] = s.oldLogprobs[j + 1 - p]!;
-            hasOld[at] = 1;
-          }
-          tokens++;
-        }
-      }
-    });
-    const restrict = this.restriction(n, kept.map((s, i) => ({ at: i * t + s.promptTokens.length - 1, allowed: s.completionAllowed, length: s.completionTokens.length, first: 0 })), 'policyStep');
-    // 1 at the kept completion rows whose token was grammar-restricted (the entropy bonus's rows).
-    const restricted = new Float32Array(n);
-    kept.forEach((s, i) => s.completionAllowed?.forEach((ids, j) => {
-      const row = i * t + s.promptTokens.length - 1 + j;
-      if (ids && isCompletion[row]) restricted[row] = 1;
-    }));
-    return { samples: kept.length, b, t, ids, targets, weight, isCompletion, advantage, old, hasOld, tokens, restrict, restricted };
-  }
-
-  /**
-   * The additive logit mask of grammar-restricted positions, `[n, V]` (0 for an allowed id, −1e9
-   * for the others; rows of unrestricted positions all 0), built on call, or undefined when no
-   * sequence has an allowed list. Each entry: the flat row of the sequence's first listed token
-   * minus one (`at`: row `at + j` predicts its token `j`), its list, how long it must be, and
-   * the first token predicted (`first`: an SFT sequence's token 0 is never predicted).
-   */
-  private restriction(n: number, seqs: Array<{ at: number; allowed?: ReadonlyArray<readonly number[] | null>; length: number; first: number }>, where: string): (() => T) | undefined {
-    if (!seqs.some((s) => s.allowed?.some((a) => a))) return undefined;
-    const v = this.config.vocab;
-    const mask = new Float32Array(n * v);
-    seqs.forEach((s, i) => {
-      if (!s.allowed) return;
-      if (s.allowed.length !== s.length) throw new RangeError(`${where} sequence ${i}: ${s.length} tokens but ${s.allowed.length} allowed lists`);
-      s.allowed.forEach((ids, j) => {
-        const row = s.at + j;
-        if (!ids || j < s.first) return;
-        this.checkTokens(ids, `${where} sequence ${i} allowed[${j}]`);
-        mask.fill(-1e9, row * v, (row + 1) * v);
-        for (const id of ids) mask[row * v + id] = 0;
-      });
-    });
-    return () => tf.tensor2d(mask, [n, v]);
-  }
-
   /** `log π(target)` at every position of a policy batch, `[B*T]`, at `temperature`, outside any gradient tape. */
-  private tokenLogprobs(weights: T[], pb: ReturnType<TfjsTrainableModel['policyBatch']>, temperature: number): T {
+  private tokenLogprobs(weights: T[], pb: PolicyBatch, temperature: number): T {
     return this.logprobsOf(this.forward.logits(this.lookup(weights), pb.ids, pb.b, pb.t, false, true), pb, temperature);
   }
 
   /** `log π(target)` at every position of a policy batch from its logits `[B*T, V]`, at `temperature`. */
-  private logprobsOf(logits: T, pb: ReturnType<TfjsTrainableModel['policyBatch']>, temperature: number): T {
+  private logprobsOf(logits: T, pb: PolicyBatch, temperature: number): T {
     if (temperature !== 1) logits = tf.div(logits, temperature);
     if (pb.restrict) logits = tf.add(logits, pb.restrict());
     return pick(logSoftmax(logits), pb.targets, this.config.vocab);
@@ -528,7 +361,7 @@ export class TfjsTrainableModel implements TrainableModel {
    * next-token distribution at every position of a policy batch, from its logits `[B*T, V]` at
    * `temperature`: two `[B*T]` tensors. Ids the grammar forbids have π = 0 and add nothing.
    */
-  private logprobsAndEntropy(logits: T, pb: ReturnType<TfjsTrainableModel['policyBatch']>, temperature: number): { lp: T; entropy: T } {
+  private logprobsAndEntropy(logits: T, pb: PolicyBatch, temperature: number): { lp: T; entropy: T } {
     if (temperature !== 1) logits = tf.div(logits, temperature);
     if (pb.restrict) logits = tf.add(logits, pb.restrict());
     const ls = logSoftmax(logits);
@@ -600,19 +433,6 @@ export class TfjsTrainableModel implements TrainableModel {
       if (i === undefined) throw new TrainingError('INTERNAL', `internal: no weight ${name}`);
       return weights[i]!;
     };
-  }
-
-  private checkTokens(tokens: readonly number[], where: string): void {
-    const v = this.config.vocab;
-    for (const id of tokens) {
-      if (!Number.isInteger(id) || id < 0 || id >= v) throw new RangeError(`${where}: token id ${id} is outside the vocabulary (0..${v - 1})`);
-    }
-  }
-
-  private checkLength(n: number): void {
-    if (n > this.config.contextLength) {
-      throw new RangeError(`sequence of ${n} tokens exceeds the model's context length ${this.config.contextLength}`);
-    }
   }
 
   private assertOpen(): void {

@@ -3,7 +3,8 @@
  * metadata (llama.cpp's `llama` architecture keys, `src/llama-model.cpp`) and checked against
  * the tensor table, so a file the forward pass would compute wrongly is refused up front.
  */
-import { GgufError, assertTrainableGguf, type GgufFile, type GgufTensorInfo } from '../gguf/readGguf.ts';
+import { GgufError, type GgufFile, type GgufTensorInfo } from '../gguf/readGguf.ts';
+import { assertTrainableGguf } from '../gguf/readTensors.ts';
 
 export interface LlamaConfig {
   /** `llama.block_count`. */
