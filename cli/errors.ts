@@ -16,7 +16,7 @@
  * messages start with it). A command that finishes cancelled without throwing returns
  * `EXIT.cancelled` itself.
  */
-import { FlowlabError } from '../core/errors.ts';
+import { FlowlabError, errorMessage } from '../core/errors.ts';
 import { SpecError } from '../core/workflow/index.ts';
 import { CardsRequestError } from '../core/distill/index.ts';
 import { ExperimentSpecError } from '../core/experiments/index.ts';
@@ -87,7 +87,7 @@ export function exitStatusFor(err: unknown): ExitStatus {
  */
 export function formatCliError(err: unknown, command: string, usage: string): string {
   if (err instanceof UsageError) return `flowlab ${command}: ${err.message}\n\n${err.usage ?? usage}`;
-  const message = err instanceof Error ? err.message : String(err);
+  const message = errorMessage(err);
   const code = err instanceof SpecError ? undefined : codeOf(err);
   const tag = code && !message.includes(code) ? ` [${code}]` : '';
   return `flowlab ${command}: ${message}${tag}\n`;

@@ -15,7 +15,7 @@ import type { LoopEvent } from '../core/training/index.ts';
 import { parseWorkflow } from '../core/workflow/index.ts';
 import { loadTrainer } from '../models/factory.ts';
 import { asCli } from './errors.ts';
-import { cliDeps, toolsOfExperiment } from './flags.ts';
+import { cliDeps, toolsOfExperiment } from './wiring.ts';
 import type { Io } from './io.ts';
 import { progress, settled } from './progress.ts';
 

@@ -81,3 +81,8 @@ export function locationOf(where: string | undefined): ErrorLocation {
   const m = /^(.+):(\d+)$/.exec(where);
   return m ? { file: m[1]!, line: Number(m[2]) } : { file: where };
 }
+
+/** The message of a thrown value: an `Error`'s `message`, anything else as `String(value)`. */
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

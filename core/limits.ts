@@ -24,7 +24,7 @@ export const MAX_STEPS = 10_000;
 export const MAX_GENERATED_TOKENS = 32_768;
 /** Nesting depth of a workflow, a dataset line, a JSON schema or an API payload (objects plus arrays). */
 export const MAX_NESTING_DEPTH = 64;
-/** API request body, bytes (host/server.ts `MAX_BODY_BYTES` is this). */
+/** API request body, bytes (`flowlab serve` and `serve-model`, host/server.ts). */
 export const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 /**

@@ -29,6 +29,7 @@ import { createLabRelay, type LabRelay, type WorkerConfig, type WorkerLink } fro
 import { DEV_CSP, PRODUCTION_CSP } from '../host/security.ts';
 import { electronSqliteBinding, explainAbiMismatch } from './native.ts';
 import { APP_INDEX_URL, APP_SCHEME, contentTypeOf, isOwnPage, resolveAppFile, secureWebPreferences, type RendererOrigin } from './security.ts';
+import { errorMessage } from '../core/errors.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url)); // out/main once built
 const PRELOAD_FILE = path.join(here, '../preload/index.cjs');
@@ -194,7 +195,7 @@ function startLab(): boolean {
     store = openStore(file, binding ? { nativeBinding: binding } : {});
   } catch (err) {
     // A wrong-ABI addon names both ABIs and the fix; anything else is shown as it is.
-    const why = explainAbiMismatch(err, { electron: process.versions.electron, modules: process.versions.modules }) ?? (err instanceof Error ? err.message : String(err));
+    const why = explainAbiMismatch(err, { electron: process.versions.electron, modules: process.versions.modules }) ?? (errorMessage(err));
     dialog.showErrorBox('Flowlab cannot open its database', `${file}\n\n${why}`);
     return false;
   }

@@ -13,6 +13,7 @@
  */
 import path from 'node:path';
 import { llamaCpuPackage } from '../models/llama/platform.ts';
+import { errorMessage } from '../core/errors.ts';
 
 /** The runtime an addon is built for. */
 export interface NativeTarget {
@@ -67,7 +68,7 @@ export const REBUILD_COMMAND = 'npm run rebuild:electron';
  * and the command that fixes it. Undefined for any other error (the caller shows it as it is).
  */
 export function explainAbiMismatch(err: unknown, runtime: { electron?: string; modules: string }): string | undefined {
-  const text = err instanceof Error ? err.message : String(err);
+  const text = errorMessage(err);
   const m = /NODE_MODULE_VERSION (\d+)[\s\S]*?requires\s+NODE_MODULE_VERSION (\d+)/.exec(text);
   if (!m) return undefined;
   const file = /The module '([^']+)'/.exec(text)?.[1] ?? 'a native addon';

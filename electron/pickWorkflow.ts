@@ -12,6 +12,7 @@ import path from 'node:path';
 import { ApiError, MAX_WORKFLOW_CHARS, PICK_WORKFLOW_CHANNEL, type PickedWorkflowFile } from '../core/api/index.ts';
 import { MAX_WORKFLOW_FILE_BYTES } from '../host/index.ts';
 import type { IpcInvokeEventLike, IpcMainLike } from './ipc.ts';
+import { errorMessage } from '../core/errors.ts';
 
 /** What the picker needs from Electron (parameters, so tests pass fakes). */
 export interface WorkflowPickerDeps {
@@ -58,7 +59,7 @@ export function registerWorkflowPicker(ipcMain: IpcMainLike, deps: WorkflowPicke
     try {
       return await pickWorkflowFile(event, payload, deps);
     } catch (err) {
-      const apiError = err instanceof ApiError ? err : new ApiError('INTERNAL', `pickWorkflowFile: ${err instanceof Error ? err.message : String(err)}`, 'pickWorkflowFile');
+      const apiError = err instanceof ApiError ? err : new ApiError('INTERNAL', `pickWorkflowFile: ${errorMessage(err)}`, 'pickWorkflowFile');
       throw new Error(apiError.toWire(), { cause: apiError });
     }
   });

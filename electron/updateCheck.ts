@@ -12,6 +12,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { errorMessage } from '../core/errors.ts';
 
 /** What the feed says when a newer version exists. */
 export interface UpdateOffer {
@@ -97,6 +98,6 @@ export async function checkForUpdate(o: UpdateCheckOptions): Promise<UpdateCheck
     if (typeof doc.url !== 'string' || !/^https:\/\//.test(doc.url)) return { kind: 'failed', message: `${feed}: "url" must be an https URL` };
     return { kind: 'newer', offer: { version: doc.version, url: doc.url } };
   } catch (err) {
-    return { kind: 'failed', message: `${feed}: ${err instanceof Error ? err.message : String(err)}` };
+    return { kind: 'failed', message: `${feed}: ${errorMessage(err)}` };
   }
 }

@@ -8,10 +8,11 @@
  * schema contradicts itself (core/workflow `schemaProblems`, the rules the workflow loader uses),
  * then Ajv's compile (`$ref`s that resolve). Each refusal names the keyword and its path.
  */
+import { MAX_NESTING_DEPTH } from '../core/limits.ts';
 import { formatPath, jsonSchemaValidator, schemaProblems } from '../core/workflow/index.ts';
 
-/** Deepest nesting of objects and arrays a request schema may have (root = 1). */
-export const MAX_SCHEMA_DEPTH = 64;
+/** Deepest nesting of objects and arrays a request schema may have (root = 1): core/limits.ts. */
+export const MAX_SCHEMA_DEPTH = MAX_NESTING_DEPTH;
 /** Most objects, arrays and values a request schema may hold. */
 export const MAX_SCHEMA_NODES = 20_000;
 

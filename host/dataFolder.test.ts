@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { defaultDatabase, userDataFolder } from './dataFolder.ts';
+import path from 'node:path';
+import { besideDatabase, defaultDatabase, userDataFolder } from './dataFolder.ts';
 
 describe("the user's data folder (the lab wrote its folders into the current folder)", () => {
   it('is FLOWLAB_DATA, else the XDG data home, else the platform default', () => {
@@ -14,5 +15,16 @@ describe("the user's data folder (the lab wrote its folders into the current fol
   it('holds the default database unless FLOWLAB_DB names one', () => {
     expect(defaultDatabase({ env: {}, platform: 'linux', home: '/home/ada' })).toBe('/home/ada/.local/share/flowlab/flowlab.db');
     expect(defaultDatabase({ env: { FLOWLAB_DB: 'mine.db' }, platform: 'linux', home: '/home/ada' })).toBe('mine.db');
+  });
+});
+
+describe('the folders beside the database (one helper for the CLI and the lab host)', () => {
+  it("are in the database file's folder; a private database (`:memory:`, '') uses the folder it is given", () => {
+    expect(besideDatabase('/srv/lab/flowlab.db', '/tmp', 'flowlab-versions')).toBe('/srv/lab/flowlab-versions');
+    expect(besideDatabase('/srv/lab/flowlab.db', '/tmp', 'flowlab-studies', 'study-1')).toBe('/srv/lab/flowlab-studies/study-1');
+    expect(besideDatabase('/srv/lab/flowlab.db', '/tmp')).toBe('/srv/lab');
+    expect(besideDatabase('lab.db', '/tmp', 'flowlab-mass')).toBe(path.join(process.cwd(), 'flowlab-mass'));
+    expect(besideDatabase(':memory:', '/tmp', 'flowlab-workflows')).toBe('/tmp/flowlab-workflows');
+    expect(besideDatabase('', '/work/here', 'flowlab-versions')).toBe('/work/here/flowlab-versions');
   });
 });

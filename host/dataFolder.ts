@@ -46,3 +46,16 @@ export function ensureDataFolder(dbFile: string): string {
   mkdirSync(dir, { recursive: true });
   return dir;
 }
+
+/**
+ * The folder `names` beside the database `dbFile` (absolute): `<folder of dbFile>/<names...>`,
+ * where everything a command or the lab host writes by default lives (weight versions, studies,
+ * MASS outputs, workflows, the corpus cache, workshop reports). SQLite's private databases
+ * (`:memory:`, and `''`, a temporary file) have no folder: `inMemory` stands in for it (the CLI
+ * passes its working folder, the lab host the system's temporary folder). No name: the folder
+ * itself. Pure: nothing is created.
+ */
+export function besideDatabase(dbFile: string, inMemory: string, ...names: string[]): string {
+  const base = dbFile === ':memory:' || dbFile === '' ? path.resolve(inMemory) : path.dirname(path.resolve(dbFile));
+  return path.join(base, ...names);
+}

@@ -14,6 +14,7 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { datasetBytes, datasetNames, datasetSource, type DatasetFile, type DatasetSource } from '../core/tasks/index.ts';
 import { DownloadError, downloadModel } from '../models/download.ts';
+import { errorMessage } from '../core/errors.ts';
 
 /** Progress of a dataset fetch: bytes written so far over the whole set, and the set's total. */
 export type DatasetProgress = (done: number, total: number, file: string) => void;
@@ -114,7 +115,7 @@ async function fetchFile(f: DatasetFile, target: string, options: FetchDatasetOp
     } catch (err) {
       if (err instanceof DownloadError && err.code === 'ABORTED') throw err;
       last = err;
-      failures.push(`${url}: ${err instanceof Error ? err.message : String(err)}`);
+      failures.push(`${url}: ${errorMessage(err)}`);
     }
   }
   const code = last instanceof DownloadError ? last.code : 'HTTP_ERROR';

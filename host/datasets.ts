@@ -1,5 +1,6 @@
 import type { DatasetInfo } from '../core/api/index.ts';
 import { datasetBytes, datasetNames, datasetSource, describeDataset, fetchDatasetCommand, getDataset, resolveDataDir, type DatasetLocation } from '../core/tasks/index.ts';
+import { errorMessage } from '../core/errors.ts';
 
 /**
  * Every dataset of the core/tasks registry, with `available` found by loading one task of its
@@ -15,7 +16,7 @@ export function listDatasets(location: DatasetLocation): DatasetInfo[] {
       dataset.load({ split: dataset.splits[0]!, limit: 1 });
     } catch (err) {
       info.available = false;
-      info.message = err instanceof Error ? err.message : String(err);
+      info.message = errorMessage(err);
       const source = datasetSource(name);
       if (source) info.get = { command: fetchDatasetCommand(name), folder: resolveDataDir(location), bytes: datasetBytes(source), licence: source.licence, source: source.source };
     }

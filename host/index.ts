@@ -19,4 +19,4 @@ export { startModelServer, type ModelServer, type ModelServerOptions, type Model
 export { ATTENDEE_COOKIE, ATTENDEE_METHODS, attendeeAllow, DEFAULT_ATTENDEE_LIMITS, RateLimitedError, type AttendeeLimits, type WorkshopExperiments } from './workshop.ts';
 export { RateLimiter, type RateShape } from './rateLimit.ts';
 export { createWorkflowValidator, type WorkflowValidator, type WorkflowValidatorOptions } from './workflowValidator.ts';
-export { defaultDatabase, ensureDataFolder, userDataFolder, type DataFolderContext } from './dataFolder.ts';
+export { besideDatabase, defaultDatabase, ensureDataFolder, userDataFolder, type DataFolderContext } from './dataFolder.ts';

@@ -22,6 +22,7 @@ import type { Trainer } from '../core/training/index.ts';
 import { verifyModelFiles, withFingerprints } from '../models/resolve.ts';
 import { errorText, jobEmitter, JobOwner, MAX_EVENT_TEXT } from './jobs.ts';
 import { apiErrorOf } from './request.ts';
+import { besideDatabase } from './dataFolder.ts';
 
 /** `flowlab rank` / `flowlab rsi`'s defaults (their usage text, cli/commands/rsi.ts) for the fields a request leaves out. */
 export const OUTER_JOB_DEFAULTS = {
@@ -63,7 +64,7 @@ export function outerSettingsOfRequest(command: 'rank' | 'rsi', req: StartRsiReq
     throw new ApiError('BAD_REQUEST', `${method}: ${err instanceof Error ? err.message : String(err)}`, method, 'dataset', { cause: err });
   }
   const loopId = req.loopId ?? `${command}-${stamp()}`;
-  const dbDir = dbFile === ':memory:' || dbFile === '' ? os.tmpdir() : path.dirname(path.resolve(dbFile));
+  const dbDir = besideDatabase(dbFile, os.tmpdir());
   return {
     command, dataset: req.dataset, tasks: req.tasks ?? d.tasks, ...(command === 'rsi' && { heldout: req.heldout ?? d.heldout }), ...(req.champions && { champions: req.champions }),
     cycles: command === 'rsi' ? req.cycles ?? d.cycles : 1,

@@ -23,6 +23,7 @@ import { llamaProvider } from '../models/factory.ts';
 import { ChatRequestError, readChatRequest, type ChatCall } from './chatRequest.ts';
 import { allowedHostHeaders } from './hostHeader.ts';
 import { BodyNotUtf8, BodyTooLarge, listenOn, MAX_BODY_BYTES, readBody, urlHost } from './server.ts';
+import { errorMessage } from '../core/errors.ts';
 
 /** Options of {@link startModelServer}. */
 export interface ModelServerOptions {
@@ -82,7 +83,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
 
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) sendError(res, 500, err instanceof Error ? err.message : String(err), 'server_error');
+      if (!res.headersSent) sendError(res, 500, errorMessage(err), 'server_error');
       else res.destroy();
     });
   });
@@ -134,7 +135,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
         return;
       }
       stats.failed++;
-      const message = e instanceof Error ? e.message : String(e);
+      const message = errorMessage(e);
       const tooLong = /does not fit the .*context/.test(message);
       if (call.stream) {
         sse(res, { error: { message, type: 'server_error' } });

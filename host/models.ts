@@ -3,6 +3,7 @@ import path from 'node:path';
 import { ApiError, type ModelEntry, type ModelHeader, type TestGeneration } from '../core/api/index.ts';
 import { asRoleName } from '../core/ids.ts';
 import { defaultThreads } from '../models/resolve.ts';
+import { errorMessage } from '../core/errors.ts';
 
 /** The header fields the catalogue shows (defined with the API's `ModelEntry` in core/api/lab.ts). */
 export type { ModelHeader };
@@ -94,7 +95,7 @@ export class ModelCatalog {
     try {
       header = await this.readAdded(abs);
     } catch (err) {
-      throw new ApiError('BAD_REQUEST', `addModel: ${err instanceof Error ? err.message : String(err)}`, 'addModel', 'path', { cause: err });
+      throw new ApiError('BAD_REQUEST', `addModel: ${errorMessage(err)}`, 'addModel', 'path', { cause: err });
     }
     const inFolder = path.dirname(abs) === this.modelDir && /\.gguf$/i.test(abs);
     if (!inFolder && !this.addedPaths().includes(abs)) {
@@ -139,7 +140,7 @@ export class ModelCatalog {
       try {
         cached.header = await this.readHeader(file);
       } catch (err) {
-        cached.error = err instanceof Error ? err.message : String(err);
+        cached.error = errorMessage(err);
       }
       this.cache.set(file, cached);
     }
@@ -200,7 +201,7 @@ export async function testGeneration(file: string, prompt: string, maxTokens: nu
   try {
     await readCheckedGgufInfo(file);
   } catch (err) {
-    throw new ApiError('BAD_REQUEST', `testModel: ${err instanceof Error ? err.message : String(err)}`, 'testModel', 'path', { cause: err });
+    throw new ApiError('BAD_REQUEST', `testModel: ${errorMessage(err)}`, 'testModel', 'path', { cause: err });
   }
   const provider = new LlamaProvider({ models: { default: { path: file, threads: options.threads ?? defaultThreads(file), sequences: 1 } } });
   try {

@@ -28,13 +28,14 @@ import { networkInterfaces } from 'node:os';
 import path from 'node:path';
 import { ApiError, isApiMethod, toApiError, type ApiErrorCode, type ApiMethod, type FlowlabApi, type Subscribe } from '../core/api/index.ts';
 import { FlowlabError } from '../core/errors.ts';
+import { MAX_BODY_BYTES } from '../core/limits.ts';
 import { firstInvalidUtf8 } from '../core/utf8.ts';
 import { allowedHostHeaders } from './hostHeader.ts';
 import { PRODUCTION_CSP } from './security.ts';
 import { isPagePath, normaliseRequestPath, StaticFiles } from './staticFiles.ts';
 
-/** Largest request body accepted, in bytes (a 1 Mi-character workflow, JSON-escaped, fits). */
-export const MAX_BODY_BYTES = 8 * 1024 * 1024;
+/** Largest request body accepted, in bytes (a 1 Mi-character workflow, JSON-escaped, fits): core/limits.ts. */
+export { MAX_BODY_BYTES };
 /** The session token header. */
 export const TOKEN_HEADER = 'x-flowlab-token';
 /** Largest request body of a guest token (a workshop attendee), in bytes, unless the guest sets its own. */

@@ -24,6 +24,7 @@ import type { Trainer } from '../core/training/index.ts';
 import { SpecError } from '../core/workflow/index.ts';
 import { errorText, jobEmitter, JobOwner, MAX_EVENT_TEXT } from './jobs.ts';
 import { resolveStudyPlan, studyDepsOf, type LoadedStudyPlan } from './studyPlan.ts';
+import { besideDatabase } from './dataFolder.ts';
 
 /** `flowlab study`'s defaults (cli/commands/study.ts) for the fields a request leaves out. */
 export const STUDY_JOB_DEFAULTS = { dryRun: false, calibrationTasks: 6 } as const;
@@ -226,7 +227,7 @@ export class StudyJobs extends JobOwner {
         progress(studyEventLine(e), cellsDone, cells.length);
       },
     });
-    const outDir = path.join(store.file === ':memory:' || store.file === '' ? os.tmpdir() : path.dirname(path.resolve(store.file)), 'flowlab-studies', studyId);
+    const outDir = besideDatabase(store.file, os.tmpdir(), 'flowlab-studies', studyId);
     mkdirSync(outDir, { recursive: true });
     writeFileSync(path.join(outDir, 'table.csv'), studyTableCsv(outcome.table));
     writeFileSync(path.join(outDir, 'timing.csv'), studyTimingCsv(outcome.table));

@@ -6,6 +6,7 @@
 import { parentPort } from 'node:worker_threads';
 import { validateWorkflowText } from '../core/api/index.ts';
 import { defaultTools } from '../core/tools/index.ts';
+import { errorMessage } from '../core/errors.ts';
 
 const tools = defaultTools();
 parentPort?.postMessage({ ready: true });
@@ -14,6 +15,6 @@ parentPort?.on('message', (m: { id: number; text: string; file?: string }) => {
     // As JSON text: the host sends it on as is, so the main thread never walks a large outline.
     parentPort!.postMessage({ id: m.id, json: JSON.stringify(validateWorkflowText(m.text, m.file, tools)) });
   } catch (e) {
-    parentPort!.postMessage({ id: m.id, error: e instanceof Error ? e.message : String(e) });
+    parentPort!.postMessage({ id: m.id, error: errorMessage(e) });
   }
 });

@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ApiError, MAX_WORKFLOW_CHARS, WORKFLOW_FILE_NAME, type ReadWorkflowFilePayload, type SaveWorkflowFilePayload, type WorkflowFileInfo, type WorkflowFileList, type WorkflowFileText } from '../core/api/index.ts';
+import { besideDatabase } from './dataFolder.ts';
 
 /** Largest file `read` opens, in bytes (a 1 Mi-character document in UTF-8 fits). */
 export const MAX_WORKFLOW_FILE_BYTES = 4 * MAX_WORKFLOW_CHARS;
@@ -26,8 +27,7 @@ export class WorkflowFolder {
 
   /** The default folder of a host whose database is `dbFile`: `flowlab-workflows/` beside it (the temp folder for `:memory:`). */
   static beside(dbFile: string, tmpDir: string): string {
-    const base = dbFile === ':memory:' || dbFile === '' ? tmpDir : path.dirname(path.resolve(dbFile));
-    return path.join(base, 'flowlab-workflows');
+    return besideDatabase(dbFile, tmpDir, 'flowlab-workflows');
   }
 
   /** The folder's regular `*.yaml` / `*.yml` files with valid names, sorted by name. */

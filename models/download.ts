@@ -10,7 +10,7 @@ import { createReadStream, createWriteStream, existsSync, renameSync, rmSync, st
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { FlowlabError } from '../core/errors.ts';
+import { FlowlabError, errorMessage } from '../core/errors.ts';
 
 export type DownloadErrorCode = 'BAD_REF' | 'HTTP_ERROR' | 'SIZE_MISMATCH' | 'SHA256_MISMATCH' | 'EXISTS' | 'ABORTED';
 
@@ -93,7 +93,7 @@ export async function downloadModel(ref: string, options: DownloadOptions): Prom
     res = await doFetch(url, { headers: have > 0 ? { Range: `bytes=${have}-` } : {}, redirect: 'follow', ...(options.signal ? { signal: options.signal } : {}) });
   } catch (err) {
     if (options.signal?.aborted) throw new DownloadError('ABORTED', `download of ${url} was aborted; run it again to resume`, url);
-    throw new DownloadError('HTTP_ERROR', `cannot fetch ${url}: ${err instanceof Error ? err.message : String(err)}`, url);
+    throw new DownloadError('HTTP_ERROR', `cannot fetch ${url}: ${errorMessage(err)}`, url);
   }
   if (res.status === 416 && have > 0) {
     // The part already holds everything the server has: check it as it is.
@@ -121,7 +121,7 @@ export async function downloadModel(ref: string, options: DownloadOptions): Prom
       // close, so the .part holds what arrived (the next run resumes from its size) before we answer.
       if (!out.closed) await new Promise<void>((resolve) => out.once('close', () => resolve()));
       if (options.signal?.aborted) throw new DownloadError('ABORTED', `download of ${url} was aborted at ${bytes} bytes; run it again to resume`, url);
-      throw new DownloadError('HTTP_ERROR', `download of ${url} broke off at ${bytes} bytes (${err instanceof Error ? err.message : String(err)}); run it again to resume`, url);
+      throw new DownloadError('HTTP_ERROR', `download of ${url} broke off at ${bytes} bytes (${errorMessage(err)}); run it again to resume`, url);
     }
   }
   const size = statSync(part).size;

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { exportCards, importCards, parseCardsDocument } from '../../core/distill/index.ts';
 import { act, dbOption, harden, UsageError, type CommandContext } from '../args.ts';
 import { CommandError } from '../errors.ts';
-import { withStore } from '../flags.ts';
+import { withStore } from '../wiring.ts';
 import { formatCard, formatCardList } from '../formatCards.ts';
 
 /**

@@ -9,7 +9,7 @@ import { openStore } from '../../core/store/index.ts';
 import { ReplayProvider } from '../../models/replay/index.ts';
 import { act, dbOption, intOption, UsageError, type CommandContext } from '../args.ts';
 import { CommandError } from '../errors.ts';
-import { cliDeps, toolsOfExperiment } from '../flags.ts';
+import { cliDeps, toolsOfExperiment } from '../wiring.ts';
 import { formatCounterfactual } from '../formatCounterfactual.ts';
 import type { Io } from '../io.ts';
 

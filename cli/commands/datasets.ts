@@ -15,6 +15,7 @@ import { fetchDataset } from '../../host/datasetFetch.ts';
 import { listDatasets } from '../../host/datasets.ts';
 import { act, dbOption, type CommandContext } from '../args.ts';
 import type { Io } from '../io.ts';
+import { besideDatabase } from '../../host/dataFolder.ts';
 
 interface Flags {
   dataDir?: string;
@@ -24,7 +25,7 @@ interface Flags {
 
 /** The data folder the flags name (see the module comment). */
 function location(o: Flags): DatasetLocation {
-  return o.dataDir !== undefined ? { dataDir: o.dataDir } : { userDataDir: path.dirname(path.resolve(o.db)) };
+  return o.dataDir !== undefined ? { dataDir: o.dataDir } : { userDataDir: besideDatabase(o.db, process.cwd()) };
 }
 
 /** `flowlab datasets`. */

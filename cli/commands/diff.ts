@@ -13,6 +13,7 @@ import { act, dbOption, intOption, UsageError, type CommandContext } from '../ar
 import { CommandError } from '../errors.ts';
 import { formatRunDiff, runDiffJson, type DiffedRun, type RunDiffReport } from '../formatDiff.ts';
 import type { Io } from '../io.ts';
+import { errorMessage } from '../../core/errors.ts';
 
 interface DiffFlags {
   db: string;
@@ -128,7 +129,7 @@ function compile(exp: ExperimentRow, tools: ReturnType<typeof defaultTools>, run
   try {
     return { base: parseWorkflow(exp.workflowYaml, { tools }).graph };
   } catch (err) {
-    const why = err instanceof SpecError ? err.issues.map(formatIssue).join('; ') : err instanceof Error ? err.message : String(err);
+    const why = err instanceof SpecError ? err.issues.map(formatIssue).join('; ') : errorMessage(err);
     return { problem: `the workflow of ${exp.id} does not compile here (${why}); its nodes are ordered by completion only` };
   }
 }

@@ -14,6 +14,7 @@ import { resolveSharedDir } from '../../core/tasks/index.ts';
 import { downloadModel } from '../../models/download.ts';
 import { act, type CommandContext } from '../args.ts';
 import type { Io } from '../io.ts';
+import { errorMessage } from '../../core/errors.ts';
 
 /** The default models folder: `$FLOWLAB_MODELS`, else `$FLOWLAB_SHARED/models` (as `flowlab serve`). */
 const defaultDir = () => process.env.FLOWLAB_MODELS || path.join(resolveSharedDir(), 'models');
@@ -59,7 +60,7 @@ async function list(folders: string[], o: { json?: boolean }, io: Io): Promise<n
       const i = await readGgufInfo(file);
       rows.push({ file, architecture: i.architecture, parameters: i.parameters, quantisation: i.fileType, contextLength: i.contextLength, chatTemplate: i.hasChatTemplate, sizeBytes: i.sizeBytes });
     } catch (err) {
-      rows.push({ file, error: err instanceof Error ? err.message : String(err) });
+      rows.push({ file, error: errorMessage(err) });
     }
   }
   if (o.json) {

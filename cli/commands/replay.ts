@@ -4,7 +4,7 @@ import { openStore } from '../../core/store/index.ts';
 import { parseWorkflow } from '../../core/workflow/index.ts';
 import { ReplayProvider } from '../../models/replay/index.ts';
 import { act, dbOption, type CommandContext } from '../args.ts';
-import { toolsOfExperiment } from '../flags.ts';
+import { toolsOfExperiment } from '../wiring.ts';
 import { formatReplay } from '../format.ts';
 import type { Io } from '../io.ts';
 import { replayHintsFor } from '../../core/distill/index.ts';

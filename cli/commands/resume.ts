@@ -4,7 +4,7 @@ import { startExperiment, trainLoopOf, type ExperimentOutcome } from '../../core
 import { openStore } from '../../core/store/index.ts';
 import { act, dbOption, pairRecord, rolePairOption, type CommandContext } from '../args.ts';
 import { asCli, asCliSync } from '../errors.ts';
-import { cliDeps, toolsOfExperiment } from '../flags.ts';
+import { cliDeps, toolsOfExperiment } from '../wiring.ts';
 import { formatReport, reportJson } from '../format.ts';
 import { formatBlame, formatRollouts } from '../formatExperiments.ts';
 import type { Io } from '../io.ts';

@@ -14,6 +14,7 @@ import { act, dbOption, intOption, UsageError, type CommandContext } from '../ar
 import { CommandError } from '../errors.ts';
 import type { Io } from '../io.ts';
 import { formatRsi } from './rsiFormat.ts';
+import { besideDatabase } from '../../host/dataFolder.ts';
 
 /** What the command needs from outside (tests inject fakes). */
 export interface RsiCommandDeps {
@@ -140,7 +141,7 @@ export function rsiOptionsOf(v: RsiFlags, family: ReturnType<typeof massFamily>,
   if (!/^[A-Za-z0-9_.-]+$/.test(loopId)) throw new UsageError(`--loop-id: "${loopId}" must use letters, digits, _ . -`);
   return {
     loopId,
-    outDir: path.resolve(v.out ?? path.join(path.dirname(path.resolve(db)), 'flowlab-mass', loopId)),
+    outDir: path.resolve(v.out ?? besideDatabase(db, process.cwd(), 'flowlab-mass', loopId)),
     cycles: v.cycles ?? 1,
     baseModel: path.resolve(requireModel(v)),
     design,

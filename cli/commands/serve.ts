@@ -10,6 +10,7 @@ import { act, dbOption, harden, intOption, parseWith, UsageError, type CommandCo
 import { CommandError } from '../errors.ts';
 import { processIo, type Io } from '../io.ts';
 import { repoRoot } from '../root.ts';
+import { besideDatabase } from '../../host/dataFolder.ts';
 
 const ROOT = repoRoot(import.meta.url);
 /** Default port of `flowlab serve`. */
@@ -93,7 +94,7 @@ export async function startServe(opts: ServeOptions): Promise<RunningServe> {
     modelDir: opts.models,
     modelRoots: allowedModelRoots(opts.allowModels ?? []),
     examplesDir: opts.examples ?? path.join(ROOT, 'examples'),
-    ...(opts.dataDir !== undefined ? { dataDir: opts.dataDir } : { userDataDir: path.dirname(path.resolve(opts.db)) }),
+    ...(opts.dataDir !== undefined ? { dataDir: opts.dataDir } : { userDataDir: besideDatabase(opts.db, process.cwd()) }),
     emit: hub.emit,
     // Writes by anyone (the CLI on the same database included) reach the page as `stored` events.
     watchStoreMs: STORE_WATCH_MS,

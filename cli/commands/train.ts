@@ -9,7 +9,7 @@ import { chunks, policySamples, sftSequences } from '../../core/training/index.t
 import type { StepResult, Trainer } from '../../core/training/index.ts';
 import { act, dbOption, intOption, UsageError, type CommandContext } from '../args.ts';
 import { CommandError } from '../errors.ts';
-import { defaultVersionsDir } from '../flags.ts';
+import { defaultVersionsDir } from '../wiring.ts';
 import type { Io } from '../io.ts';
 import { loadTrainer } from '../../models/factory.ts';
 

@@ -14,7 +14,8 @@ import { fileModelPort, llamaProvider, loadTrainer } from '../../models/factory.
 import { resolveModels } from '../../models/resolve.ts';
 import { act, commaList, dbOption, intOption, UsageError, type CommandContext } from '../args.ts';
 import { asCliSync } from '../errors.ts';
-import { addCorpusOption, addModelOptions, cliDatasets, defaultVersionsDir, modelRequestOf, loadWorkflowArg, toolsWithCorpus, type ModelFlagValues } from '../flags.ts';
+import { addCorpusOption, addModelOptions, modelRequestOf, type ModelFlagValues } from '../flags.ts';
+import { cliDatasets, defaultVersionsDir, loadWorkflowArg, toolsWithCorpus } from '../wiring.ts';
 import type { Io } from '../io.ts';
 
 /** What the command needs from outside (tests inject fakes). */

@@ -13,6 +13,8 @@ import type { Io } from '../io.ts';
 import { cliStepRunner } from '../workshopRunner.ts';
 import { DEFAULT_RENDERER, ensureRenderer, startServe, type RunningServe } from './serve.ts';
 import { repoRoot } from '../root.ts';
+import { besideDatabase } from '../../host/dataFolder.ts';
+import { errorMessage } from '../../core/errors.ts';
 
 const ROOT = repoRoot(import.meta.url);
 /** Default port of `flowlab workshop` (one above `flowlab serve`'s). */
@@ -199,7 +201,7 @@ async function workshopCommand(file: string, v: WorkshopFlags, io: Io): Promise<
       const bg = openStore(v.db);
       void rehearse(bg, scenario, runner(), { onStep }).then(
         (r) => note(`rehearsal complete (${r.ran.length} step(s) run)`),
-        (err: unknown) => note(`rehearsal failed: ${err instanceof Error ? err.message : String(err)}`),
+        (err: unknown) => note(`rehearsal failed: ${errorMessage(err)}`),
       ).finally(() => bg.close());
     }
   }
@@ -209,7 +211,7 @@ async function workshopCommand(file: string, v: WorkshopFlags, io: Io): Promise<
   const running = await startWorkshop({
     scenario, mode: v.live ? 'live' : 'room', db: v.db, host: v.host, port: v.port, models: path.dirname(model),
     renderer, roomCap: v.roomCap,
-    report: (id) => path.resolve(v.report ?? path.join(path.dirname(path.resolve(v.db)), `workshop-${id}.html`)),
+    report: (id) => path.resolve(v.report ?? besideDatabase(v.db, process.cwd(), `workshop-${id}.html`)),
     ...(v.live && { runner: runner() }),
   });
   io.stdout(`${running.presenterUrl}\n${running.attendeeUrl}\n`);

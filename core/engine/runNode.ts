@@ -1,6 +1,6 @@
 import type { ValidateFunction } from 'ajv';
 import type { RoleName } from '../ids.ts';
-import { FlowlabError } from '../errors.ts';
+import { FlowlabError, errorMessage } from '../errors.ts';
 import { ModelError } from '../model/errors.ts';
 import type { GenerateRequest, ModelProvider, SamplingParams } from '../model/provider.ts';
 import { repairJson } from '../model/repair.ts';
@@ -95,7 +95,7 @@ export async function runNode(node: GraphNode, inputs: Record<string, unknown>, 
     }
     return { output, calls };
   } catch (e) {
-    const f = e instanceof NodeFailure ? e : execution('AGENT_ERROR', e instanceof Error ? e.message : String(e));
+    const f = e instanceof NodeFailure ? e : execution('AGENT_ERROR', errorMessage(e));
     (f as NodeFailure & { calls?: ModelCallRecord[] }).calls = calls;
     throw f;
   }
@@ -222,7 +222,7 @@ async function runTool(node: GraphNode, inputs: Record<string, unknown>, ctx: No
     if (e instanceof NodeFailure) throw e;
     // The tool's own code leads the message, once (a ToolError's message already starts with it).
     // Tools are plug-ins: one may throw any Error with a string `code`, as Node's errors carry.
-    const message = e instanceof Error ? e.message : String(e);
+    const message = errorMessage(e);
     const code = e instanceof FlowlabError ? e.code : (e as { code?: unknown } | null)?.code;
     const lead = typeof code === 'string' && !message.startsWith(`${code}: `) ? `${code}: ` : '';
     throw execution('TOOL_ERROR', `${tool.name}: ${lead}${message}`);
@@ -276,7 +276,7 @@ function classifyCallError(e: unknown, ctx: NodeContext): NodeFailure {
     if (e.code === 'ABORTED') return infrastructure('CANCELLED', e.message);
     return infrastructure(e.code, e.message);
   }
-  return execution('AGENT_ERROR', e instanceof Error ? e.message : String(e));
+  return execution('AGENT_ERROR', errorMessage(e));
 }
 
 /** The heading under which hint cards are appended to a role's system instructions. */

@@ -10,7 +10,7 @@
 import { finishStudyRecord, recordStudy } from '../repro/study.ts';
 import { cardsConfigFor } from '../distill/hooks.ts';
 import { labelClassOf } from '../guards/index.ts';
-import { FlowlabError } from '../errors.ts';
+import { FlowlabError, errorMessage } from '../errors.ts';
 import type { ToolSource } from '../engine/index.ts';
 import { startExperiment } from '../experiments/service.ts';
 import type { ServiceDeps, WorkflowSource } from '../experiments/spec.ts';
@@ -273,7 +273,7 @@ export async function runStudy(plan: StudyPlan, studyId: string, deps: StudyDeps
     else if (cells.some((c) => pendingRuns(store, c) > 0)) status = 'stopped';
   } catch (err) {
     status = 'failed';
-    message = err instanceof Error ? err.message : String(err);
+    message = errorMessage(err);
     const out = finish();
     throw Object.assign(err instanceof Error ? err : new Error(message), { studyOutcome: out });
   }
@@ -287,7 +287,7 @@ export async function runStudy(plan: StudyPlan, studyId: string, deps: StudyDeps
  */
 export function inContext(what: string, err: unknown): unknown {
   if (err instanceof FlowlabError) return err;
-  return new Error(`${what}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  return new Error(`${what}: ${errorMessage(err)}`, { cause: err });
 }
 
 /** The estimate a dry run stores (whole study, before anything ran). */

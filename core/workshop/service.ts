@@ -11,6 +11,7 @@ import { scenarioHash, WorkshopError, type Scenario, type ScenarioStep } from '.
 import { applyControl, initialState, scorePredictions, secondsLeft, type WorkshopControl, type WorkshopState } from './steps.ts';
 import type { StepResult } from './truth.ts';
 import type { WorkshopStepView, WorkshopView } from './view.ts';
+import { errorMessage } from '../errors.ts';
 
 /** Runs one step for real (the CLI's adapter runs its command against the store). */
 export interface StepRunner {
@@ -139,7 +140,7 @@ export class WorkshopSession {
         this.opts.onStepDone?.(step.id);
       },
       (err: unknown) => {
-        this.failed.set(step.id, err instanceof Error ? err.message : String(err));
+        this.failed.set(step.id, errorMessage(err));
         this.bump();
         this.opts.onStepDone?.(step.id, err);
       },

@@ -27,6 +27,7 @@ import { backoffMs, postJson, RetryableError, sleep, type FetchLike } from './ht
 import { EndpointPool } from './pool.ts';
 import { postChatStream } from './stream.ts';
 import type { ProbeVerdicts } from './verdicts.ts';
+import { errorMessage } from '../../core/errors.ts';
 
 /** Options of {@link OpenAiProvider}. */
 export interface OpenAiProviderOptions {
@@ -154,7 +155,7 @@ export class OpenAiProvider implements ModelProvider {
       return new ModelError('GENERATION_FAILED', `${e.message} (after ${attempt + 1} attempt${attempt ? 's' : ''}; ref "${request.model}")`, request.model, { cause: e });
     }
     if (e instanceof ModelError) return this.asAborted(e, request);
-    return new ModelError('GENERATION_FAILED', `call to ${spec.baseUrl} failed: ${e instanceof Error ? e.message : String(e)}`, request.model, { cause: e });
+    return new ModelError('GENERATION_FAILED', `call to ${spec.baseUrl} failed: ${errorMessage(e)}`, request.model, { cause: e });
   }
 
   /** Requests outstanding (in flight + waiting) per endpoint of `ref`. */

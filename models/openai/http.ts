@@ -7,6 +7,7 @@
 import { ModelError } from '../../core/model/index.ts';
 import type { EndpointSpec } from '../../core/model/index.ts';
 import { KeychainError, keychainSecret } from '../keychain.ts';
+import { errorMessage } from '../../core/errors.ts';
 
 /** A failure another attempt may cure: 429, 5xx, a refused or reset connection, a timeout. */
 export class RetryableError extends Error {
@@ -133,7 +134,7 @@ export function transportError(err: unknown, spec: EndpointSpec, ref: string, si
   if (signal?.aborted) return new ModelError('ABORTED', `call to ${spec.baseUrl} (ref "${ref}") was aborted`, ref, { cause: signal.reason });
   if (timeout.aborted) return new RetryableError(`${spec.baseUrl} did not answer within ${spec.timeoutMs / 1000} s`);
   const cause = (err as { cause?: { code?: string; message?: string } } | null)?.cause;
-  return new RetryableError(`cannot reach ${spec.baseUrl}: ${cause?.code ?? cause?.message ?? (err instanceof Error ? err.message : String(err))}`);
+  return new RetryableError(`cannot reach ${spec.baseUrl}: ${cause?.code ?? cause?.message ?? (errorMessage(err))}`);
 }
 
 /**
