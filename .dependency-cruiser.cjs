@@ -24,7 +24,8 @@
  *   compositions  made of experiments and loops: studies, workshop
  *   faces         the lab API and the job registry: api, jobs
  *
- * A module may import modules of its own layer and of the layers below, never above. Every
+ * A module may import modules of its own layer and of the layers below, never above (its tests
+ * and fixtures may, as for the room rules). Every
  * folder of core/ is in one layer (test/boundaries.test.ts checks that a new folder is placed).
  *
  * Room rules bind production code. Tests and fixtures beside the code (`*.test.ts(x)`,
