@@ -47,7 +47,7 @@ export class WorkflowFolder {
     return { folder: this.dir, files };
   }
 
-  /** One file's text (strict UTF-8). Errors: see `WorkflowFilesApiAdditions.readWorkflowFile`. */
+  /** One file's text (strict UTF-8). Errors: see `WorkflowsApi.readWorkflowFile`. */
   async read({ name }: ReadWorkflowFilePayload): Promise<WorkflowFileText> {
     const file = this.fileOf(name, 'readWorkflowFile');
     const st = await lstat(file).catch((err: NodeJS.ErrnoException) => {
@@ -67,7 +67,7 @@ export class WorkflowFolder {
     return { name, text, sizeBytes: st.size, modifiedAt: Math.round(st.mtimeMs) };
   }
 
-  /** Saves through a temporary file and a rename. Errors: see `WorkflowFilesApiAdditions.saveWorkflowFile`. */
+  /** Saves through a temporary file and a rename. Errors: see `WorkflowsApi.saveWorkflowFile`. */
   async save({ name, text, overwrite }: SaveWorkflowFilePayload): Promise<WorkflowFileInfo> {
     const file = this.fileOf(name, 'saveWorkflowFile');
     if (text.length > MAX_WORKFLOW_CHARS) throw new ApiError('BAD_REQUEST', `saveWorkflowFile: the document has ${text.length} characters, over the ${MAX_WORKFLOW_CHARS} limit`, 'saveWorkflowFile', 'text');

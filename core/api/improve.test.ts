@@ -4,7 +4,7 @@ import { asExperimentId, type ExperimentId } from '../ids.ts';
 import { groupRollouts, rolloutIndex, rolloutTaskId } from '../rollouts/index.ts';
 import { computeWorkflowHash, openStore, type Card, type Store } from '../store/index.ts';
 import type { RunRecord } from '../results/index.ts';
-import { measureEffect } from './improveHandlers.ts';
+import { measureEffect } from './features/cards.ts';
 import { ApiError, createHandlers, type FlowlabApi } from './index.ts';
 
 const YAML = 'name: team\nsteps: []\n';

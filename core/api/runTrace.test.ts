@@ -6,7 +6,7 @@ import { defaultTools } from '../tools/index.ts';
 import { parseWorkflow } from '../workflow/index.ts';
 import { DANGLING_PATH, DESIGNED_YAML, DESIGNS, seedDesignedExperiment } from './designedRun.fixture.ts';
 import { createHandlers, type FlowlabApi } from './index.ts';
-import { runTraceParts } from './runTrace.ts';
+import { runTraceParts } from './features/runTrace.ts';
 
 let store: Store;
 let api: FlowlabApi;
