@@ -1,7 +1,7 @@
 /**
  * The workflows folder: where the editor's documents are saved, listed and opened from, for both
  * hosts (`flowlab serve` and the desktop app's utility process). Every request names a bare file
- * name (`WORKFLOW_FILE_NAME`, core/api/workflowFiles.ts); the name is checked again here, the
+ * name (`WORKFLOW_FILE_NAME`, core/api/workflowFileName.ts); the name is checked again here, the
  * file is looked at with `lstat` (a link, even one pointing back inside, is refused, so nothing
  * outside the folder is ever read or replaced), and a save writes a temporary file in the same
  * folder and renames it over the name (atomic on one file system: a reader sees the old file or
