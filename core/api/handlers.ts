@@ -51,19 +51,19 @@ export function createHandlers(deps: HandlerDeps): FlowlabApi {
     const impl: Readonly<Record<string, (payload: never) => unknown>> = feature.handlers(deps);
     for (const method of Object.keys(feature.payloads) as ApiMethod[]) {
       const run = impl[method]!;
+      // Validated inside the try: a bad payload's ApiError passes toApiError unchanged.
+      const call = (payload: unknown): unknown => run(validatePayload(method, payload) as never);
       api[method] = isLabMethod(method)
         ? async (payload?: unknown) => {
-            const valid = validatePayload(method, payload) as never;
             try {
-              return await run(valid);
+              return await call(payload);
             } catch (err) {
               throw toApiError(err, method);
             }
           }
         : (payload?: unknown) => {
-            const valid = validatePayload(method, payload) as never;
             try {
-              return run(valid);
+              return call(payload);
             } catch (err) {
               throw toApiError(err, method);
             }
