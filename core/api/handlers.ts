@@ -10,7 +10,7 @@ import { StoreError, type Store } from '../store/index.ts';
 import { DatasetError } from '../tasks/index.ts';
 import { formatIssue, SpecError, type ToolLookup } from '../workflow/index.ts';
 import { WorkshopError } from '../workshop/index.ts';
-import { isLabMethod, type ApiMethod } from './channels.ts';
+import type { ApiMethod } from './channels.ts';
 import { payloadSchemas, type ApiPayload, type FlowlabApi } from './contract.ts';
 import { ApiError } from './errors.ts';
 import { FEATURES } from './features/index.ts';
@@ -49,11 +49,12 @@ export function createHandlers(deps: HandlerDeps): FlowlabApi {
   const api: Partial<Record<ApiMethod, (payload?: unknown) => unknown>> = {};
   for (const feature of FEATURES) {
     const impl: Readonly<Record<string, (payload: never) => unknown>> = feature.handlers(deps);
+    const lab: readonly string[] = feature.lab;
     for (const method of Object.keys(feature.payloads) as ApiMethod[]) {
       const run = impl[method]!;
       // Validated inside the try: a bad payload's ApiError passes toApiError unchanged.
       const call = (payload: unknown): unknown => run(validatePayload(method, payload) as never);
-      api[method] = isLabMethod(method)
+      api[method] = lab.includes(method)
         ? async (payload?: unknown) => {
             try {
               return await call(payload);
