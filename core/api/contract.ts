@@ -16,12 +16,6 @@ import type { ApiOf, SchemasOf, UnionToIntersection } from './feature.ts';
 import { FEATURES } from './features/index.ts';
 import type { Subscribe } from './lab.ts';
 
-export { MAX_CARDS, MAX_ID_LENGTH, MAX_INJECT, MAX_PATH_LENGTH, MAX_PROMPT_CHARS, MAX_ROLE_MODELS, MAX_RUN_LIMIT, MAX_WORKFLOW_CHARS } from './fields.ts';
-export type { AppInfo } from './features/app.ts';
-export type { ExperimentDetail, ExperimentSummary, GetExperimentPayload, ListRunsPayload } from './features/experiments.ts';
-export type { GetRunTracePayload, NodeOrigin, RunDesign, RunDesignIssue, RunGraph, RunGraphEdge, RunGraphNode, RunTrace } from './features/runTrace.ts';
-export type { ValidateWorkflowPayload, ValidateWorkflowResult, WorkflowSummary } from './features/workflows.ts';
-
 type Features = (typeof FEATURES)[number];
 type AllMethods = UnionToIntersection<ApiOf<Features>>;
 type AllSchemas = UnionToIntersection<SchemasOf<Features>>;

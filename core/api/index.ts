@@ -6,16 +6,8 @@
  * import `./client.ts` instead, which carries no zod, store or Node code.
  */
 export * from './client.ts';
-export {
-  MAX_ID_LENGTH,
-  MAX_INJECT,
-  MAX_PATH_LENGTH,
-  MAX_PROMPT_CHARS,
-  MAX_ROLE_MODELS,
-  MAX_RUN_LIMIT,
-  MAX_WORKFLOW_CHARS,
-  payloadSchemas,
-} from './contract.ts';
+export { MAX_CARDS, MAX_ID_LENGTH, MAX_INJECT, MAX_PATH_LENGTH, MAX_PROMPT_CHARS, MAX_ROLE_MODELS, MAX_RUN_LIMIT, MAX_WORKFLOW_CHARS } from './fields.ts';
+export { payloadSchemas } from './contract.ts';
 export { createHandlers, toApiError, validatePayload, validateWorkflowText, type HandlerDeps } from './handlers.ts';
 export { cardTrustReader } from './features/cards.ts';
 export { FEATURES } from './features/index.ts';
