@@ -1,7 +1,7 @@
 /**
  * The documented maxima of every size a user, a file or a request can choose (docs/architecture.md,
  * "Limits"). The CLI's integer flags take their upper bound from {@link FLAG_MAXIMA} by flag name,
- * the lab API's schemas (core/api/contract.ts) use the same numbers, and the parsers of workflow,
+ * the lab API's schemas (core/api/fields.ts) use the same numbers, and the parsers of workflow,
  * dataset and payload text refuse documents nested deeper than {@link MAX_NESTING_DEPTH}.
  * Threads are also capped by the machine: a request above its cores is lowered to them with a
  * note (`clampThreads` in models/resolve.ts).

@@ -46,7 +46,7 @@ export function teacherOf(store: Store, tools: ToolRegistry, req: DistillCardReq
 
 /**
  * Distils and stores one card; resolves with it and its trust marks. Errors: as `distillCard`
- * (core/api/loop.ts); a DistillError (no exemplar, the teacher's reply not a card) is
+ * (core/api/features/cards.ts); a DistillError (no exemplar, the teacher's reply not a card) is
  * `BAD_REQUEST` with its message.
  */
 export async function distillInLab(deps: DistillDeps, req: DistillCardRequest): Promise<LibraryCard> {

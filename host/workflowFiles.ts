@@ -1,7 +1,7 @@
 /**
  * The workflows folder: where the editor's documents are saved, listed and opened from, for both
  * hosts (`flowlab serve` and the desktop app's utility process). Every request names a bare file
- * name (`WORKFLOW_FILE_NAME`, core/api/workflowFiles.ts); the name is checked again here, the
+ * name (`WORKFLOW_FILE_NAME`, core/api/workflowFileName.ts); the name is checked again here, the
  * file is looked at with `lstat` (a link, even one pointing back inside, is refused, so nothing
  * outside the folder is ever read or replaced), and a save writes a temporary file in the same
  * folder and renames it over the name (atomic on one file system: a reader sees the old file or
@@ -47,7 +47,7 @@ export class WorkflowFolder {
     return { folder: this.dir, files };
   }
 
-  /** One file's text (strict UTF-8). Errors: see `WorkflowFilesApiAdditions.readWorkflowFile`. */
+  /** One file's text (strict UTF-8). Errors: see `WorkflowsApi.readWorkflowFile`. */
   async read({ name }: ReadWorkflowFilePayload): Promise<WorkflowFileText> {
     const file = this.fileOf(name, 'readWorkflowFile');
     const st = await lstat(file).catch((err: NodeJS.ErrnoException) => {
@@ -67,7 +67,7 @@ export class WorkflowFolder {
     return { name, text, sizeBytes: st.size, modifiedAt: Math.round(st.mtimeMs) };
   }
 
-  /** Saves through a temporary file and a rename. Errors: see `WorkflowFilesApiAdditions.saveWorkflowFile`. */
+  /** Saves through a temporary file and a rename. Errors: see `WorkflowsApi.saveWorkflowFile`. */
   async save({ name, text, overwrite }: SaveWorkflowFilePayload): Promise<WorkflowFileInfo> {
     const file = this.fileOf(name, 'saveWorkflowFile');
     if (text.length > MAX_WORKFLOW_CHARS) throw new ApiError('BAD_REQUEST', `saveWorkflowFile: the document has ${text.length} characters, over the ${MAX_WORKFLOW_CHARS} limit`, 'saveWorkflowFile', 'text');

@@ -1,6 +1,6 @@
 /**
- * The client type the views code against: every API method (contract.ts with the lab methods
- * of lab.ts), each returning a Promise. renderer/api.ts builds it over IPC or HTTP; tests pass
+ * The client type the views code against: every API method (contract.ts: every feature's
+ * methods, core/api/features/), each returning a Promise. renderer/api.ts builds it over IPC or HTTP; tests pass
  * a fake, so the store never imports the transport.
  */
 import type { FlowlabClient } from '../core/api/client.ts';

@@ -1,7 +1,8 @@
 /**
  * The browser-safe part of the API, for the preload and the renderer: the channel allowlist,
- * typed errors, the remote client, the event check and the contract's types. It imports no Node
- * module, no store and no zod, so a sandboxed preload can bundle it. Hosts import `./index.ts`.
+ * typed errors, the remote client, the event checks and (types only) every feature's payloads
+ * and results. Its run-time imports carry no Node module, no store and no zod, so a sandboxed
+ * preload can bundle it. Hosts import `./index.ts`.
  */
 export {
   API_CHANNELS,
@@ -21,89 +22,28 @@ export { ApiError, stripInvokePrefix, type ApiErrorCode, type ApiErrorData } fro
 export { createRemoteApi, type Invoke } from './remote.ts';
 export { isExperimentLabEvent, isLabEvent, isTrainLoopEvent } from './lab.ts';
 export { isStoredEvent, STORED_AREAS, type StoredArea, type StoredEvent } from './storeEvents.ts';
-export { WORKFLOW_FILE_NAME, type ReadWorkflowFilePayload, type SaveWorkflowFilePayload, type WorkflowFileInfo, type WorkflowFileList, type WorkflowFileText, type WorkflowFilesApiAdditions } from './workflowFiles.ts';
+export { WORKFLOW_FILE_NAME } from './workflowFileName.ts';
+export type { ReadWorkflowFilePayload, SaveWorkflowFilePayload, ValidateWorkflowPayload, ValidateWorkflowResult, WorkflowFileInfo, WorkflowFileList, WorkflowFileText, WorkflowsApi, WorkflowSummary } from './features/workflows.ts';
 export { isStudyJobEvent, type CancelStudyPayload, type StartStudyRequest, type StudyJobEstimate, type StudyJobEvent, type StudyJobStatus, type StudyPlanFile } from './studyJobs.ts';
 export { isMassJobEvent, MASS_JOB_KINDS, type CancelMassPayload, type MassJobEvent, type MassJobKind, type StartEvolveRequest, type StartRankRequest, type StartRsiRequest } from './massJobs.ts';
 export { downloadFileNameProblem, downloadSourceProblem, isDownloadEvent, MAX_DOWNLOAD_FILE_NAME, type CancelDownloadPayload, type DownloadApiAdditions, type DownloadEvent, type DownloadFailure, type DownloadHost, type StartDownloadRequest } from './downloads.ts';
-export type {
-  ActiveRun,
-  AddModelPayload,
-  CancelRunPayload,
-  CancelTrainLoopPayload,
-  DatasetInfo,
-  ExampleWorkflow,
-  ExperimentLabEvent,
-  LabApiAdditions,
-  LabEvent,
-  LabHost,
-  ModelEntry,
-  ModelHeader,
-  ResumeRunPayload,
-  StartRunRequest,
-  StartTrainLoopRequest,
-  Subscribe,
-  TestGeneration,
-  TestModelPayload,
-  TrainLoopEvent,
-  TrainRoleMetrics,
-} from './lab.ts';
-export type {
-  CardEffect,
-  CardEffectSide,
-  CardEffectView,
-  GetCardEffectPayload,
-  GetRolloutsPayload,
-  ImproveApiAdditions,
-  LibraryCard,
-  ListCardsPayload,
-  RolloutEntry,
-  RolloutGroup,
-  RolloutRoleStats,
-  RolloutRoleValue,
-  RolloutsView,
-} from './improve.ts';
-export type { AttendeeView, JoinedWorkshop, ControlWorkshopPayload, SubmitPredictionPayload, WorkshopApiAdditions, WorkshopHost, Choice, PredictionScore, RevealChart, RevealFact, StepResult, WorkshopStepSummary, WorkshopStepView, WorkshopView } from './workshop.ts';
-export type { RunHit, RunQuery, RunSearchResult, RunSortKey, SearchField } from './runSearch.ts';
-export type { DiffApiAdditions, DiffRunsPayload, RunDiffSide, RunDiffView } from './diff.ts';
-export type { ForkApiAdditions, ForkHost, ForkRunRequest, ForkRunResult, ForkSummary, RunForks } from './fork.ts';
-export type { StudiesApiAdditions, StudyCellView, StudyDelta, StudyDetail, StudySummaryView, StudyTable, StudyTableEntry, StudyUnitView } from './studies.ts';
-export type { AgentChange, DesignDiff, EvolutionSummary, EvolutionTimeline, GetDesignDiffPayload, GetEvolutionPayload, GetOuterLoopPayload, MassApiAdditions, OuterCut, OuterCycleArm, OuterLoopSummary, OuterLoopView, OuterQuarantine, OuterRunRow, OuterTaskRanking, TaskTimeline, TimelineDesign, TimelineIteration, TimelineVerdict } from './mass.ts';
+export type { Awaitable, ExperimentLabEvent, LabEvent, LabHost, Subscribe, TrainLoopApi, TrainLoopEvent, TrainRoleMetrics, CancelTrainLoopPayload, StartTrainLoopRequest } from './lab.ts';
+export type { AddModelPayload, CatalogueApi, CatalogueHost, DatasetGet, DatasetInfo, ExampleWorkflow, ModelEntry, ModelHeader, TestGeneration, TestModelPayload } from './features/catalogue.ts';
+export type { ActiveRun, CancelRunPayload, ResumeRunPayload, ResumeRunResult, RunsApi, RunsHost, StartRunRequest } from './features/runs.ts';
+export type { CompareExperimentsPayload, CompareReport, CompareSide, CompareView, ExperimentDetail, ExperimentGroupRef, ExperimentMeta, ExperimentsApi, ExperimentSummary, GetExperimentPayload, ListRunsPayload, PairedDelta } from './features/experiments.ts';
+export type { GetRolloutsPayload, RolloutEntry, RolloutGroup, RolloutRoleStats, RolloutRoleValue, RolloutsApi, RolloutsView } from './features/rollouts.ts';
+export type { CardEffect, CardEffectSide, CardEffectView, CardsApi, CardsDocument, CardsHost, CardTrust, DeleteCardPayload, DistillCardRequest, ExportCardsPayload, GetCardEffectPayload, LibraryCard, ListCardsPayload } from './features/cards.ts';
+export type { AttendeeView, JoinedWorkshop, ControlWorkshopPayload, SubmitPredictionPayload, WorkshopApi, WorkshopHost, Choice, PredictionScore, RevealChart, RevealFact, StepResult, WorkshopStepSummary, WorkshopStepView, WorkshopView } from './features/workshop.ts';
+export type { RunHit, RunQuery, RunSearchApi, RunSearchResult, RunSortKey, SearchField } from './features/runSearch.ts';
+export type { DiffRunsPayload, RunDiffApi, RunDiffSide, RunDiffView } from './features/runDiff.ts';
+export type { ForkApi, ForkHost, ForkRunRequest, ForkRunResult, ForkSummary, RunForks } from './features/fork.ts';
+export type { StudiesApi, StudyCellView, StudyDelta, StudyDetail, StudySummaryView, StudyTable, StudyTableEntry, StudyUnitView } from './features/studies.ts';
+export type { AgentChange, DesignDiff, EvolutionSummary, EvolutionTimeline, GetDesignDiffPayload, GetEvolutionPayload, GetOuterLoopPayload, MassApi, OuterCut, OuterCycleArm, OuterLoopSummary, OuterLoopView, OuterQuarantine, OuterRunRow, OuterTaskRanking, TaskTimeline, TimelineDesign, TimelineIteration, TimelineVerdict } from './features/mass.ts';
 export type { AnswerGuard, JudgeAudit } from '../guards/index.ts';
-export type {
-  CurvePoint,
-  HeldoutSide,
-  LearningApiAdditions,
-  LearningCurves,
-  LearningPayload,
-  LoopCurve,
-  RoleLearning,
-  RungMeans,
-  WeightVersionView,
-} from './learning.ts';
-export type {
-  ApiPayload,
-  ApiResult,
-  AppInfo,
-  ExperimentDetail,
-  ExperimentSummary,
-  FlowlabApi,
-  FlowlabClient,
-  FlowlabDesktopApi,
-  PickedWorkflowFile,
-  GetExperimentPayload,
-  GetRunTracePayload,
-  ListRunsPayload,
-  NodeOrigin,
-  RunDesign,
-  RunDesignIssue,
-  RunGraph,
-  RunGraphEdge,
-  RunGraphNode,
-  RunTrace,
-  ValidateWorkflowPayload,
-  ValidateWorkflowResult,
-  WorkflowSummary,
-} from './contract.ts';
+export type { CurvePoint, HeldoutSide, LearningApi, LearningCurves, LearningPayload, LoopCurve, RoleLearning, RungMeans, WeightVersionView } from './features/learning.ts';
+export type { AppApi, AppInfo } from './features/app.ts';
+export type { GetRunTracePayload, NodeOrigin, RunDesign, RunDesignIssue, RunGraph, RunGraphEdge, RunGraphNode, RunTrace, RunTraceApi } from './features/runTrace.ts';
+export type { ApiPayload, ApiResult, FlowlabApi, FlowlabClient, FlowlabDesktopApi, PickedWorkflowFile } from './contract.ts';
 /**
  * The data types the views show, re-exported (types only) so the renderer reaches core through
  * this one file: run results (core/results), trace events (core/trace), credit roots

@@ -1,6 +1,6 @@
 /**
  * SIMULATED model and trainer for the outer loop's plumbing tests (core/mass/rsi.test.ts,
- * core/api/massOuter.test.ts): no real model output; see each function's comment.
+ * core/api/features/massOuter.test.ts): no real model output; see each function's comment.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { GenerateRequest, ModelProvider } from '../model/provider.ts';

@@ -1,6 +1,6 @@
 /**
  * What the workshop's pages see (types only, so the renderer can import them through
- * core/api/workshop.ts): the session, its steps, the current step, and after its reveal the
+ * core/api/features/workshop.ts): the session, its steps, the current step, and after its reveal the
  * truth with the room's score.
  */
 import type { Choice } from './scenario.ts';

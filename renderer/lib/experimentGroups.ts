@@ -2,10 +2,10 @@
  * Experiments that stay readable (pure): a train loop's iterations and held-out evaluations, and
  * a study's cells and train loops, are one entry of the Experiments, Trace and Rollouts lists,
  * opened to show them; the lists filter by workflow, dataset, kind and model. Grouping reads the
- * `group` the API adds to each experiment (core/api/loop.ts `ExperimentMeta`).
+ * `group` the API adds to each experiment (core/api/features/experiments.ts `ExperimentMeta`).
  */
 import type { ExperimentStatus, ExperimentSummary } from '../../core/api/client.ts';
-import type { ExperimentGroupRef } from '../../core/api/loop.ts';
+import type { ExperimentGroupRef } from '../../core/api/client.ts';
 
 /** An experiment as the lists read it (the API's summary; `models` may be absent from an older host). */
 export type ListedExperiment = Pick<ExperimentSummary, 'id' | 'workflowName' | 'dataset' | 'split' | 'kind' | 'status' | 'createdAt' | 'runsDone' | 'runsCorrect' | 'tasksPlanned'> & {

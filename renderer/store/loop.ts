@@ -6,7 +6,7 @@
  * methods the CLI's service sits behind (startRun, startTrainLoop, resumeRun).
  */
 import type { StartRunRequest, StartTrainLoopRequest, TrainLoopEvent } from '../../core/api/client.ts';
-import type { CardsDocument, CompareView, DistillCardRequest } from '../../core/api/loop.ts';
+import type { CardsDocument, CompareView, DistillCardRequest } from '../../core/api/client.ts';
 import { hasLearningSignal, NO_FILTER, rolloutsCandidates, type ExperimentFilter } from '../lib/experimentGroups.ts';
 import { applyLoopEvent, loopFinished, startLoopProgress, type LoopProgress } from '../lib/trainLoopProgress.ts';
 import { IDLE, load, LOADING, type Loadable } from './loadable.ts';

@@ -1,5 +1,5 @@
 import type { ExperimentSummary } from '../../core/api/client.ts';
-import type { CompareView, PairedDelta } from '../../core/api/loop.ts';
+import type { CompareView, PairedDelta } from '../../core/api/client.ts';
 import { flowlabCommand } from '../lib/commands.ts';
 import { filterOptions, groupExperiments, isFiltering, memberLabel, NO_FILTER, type ExperimentFilter } from '../lib/experimentGroups.ts';
 import { useLab, useLabPick } from '../useLab.ts';

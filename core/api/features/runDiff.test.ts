@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { expectBadRequest, newExperiment, runRecord } from '../../test/fixtures.ts';
-import { asNodeId, asRunId, HUMAN } from '../ids.ts';
-import { openStore, type Store } from '../store/index.ts';
-import { seedDesignedExperiment } from './designedRun.fixture.ts';
-import { ApiError, createHandlers, type FlowlabApi } from './index.ts';
-import { seedRunDiffPair, TEAM_YAML, VERDICTS } from './runDiff.fixture.ts';
+import { expectBadRequest, newExperiment, runRecord } from '../../../test/fixtures.ts';
+import { asNodeId, asRunId, HUMAN } from '../../ids.ts';
+import { openStore, type Store } from '../../store/index.ts';
+import { seedDesignedExperiment } from '../designedRun.fixture.ts';
+import { ApiError, createHandlers, type FlowlabApi } from '../index.ts';
+import { seedRunDiffPair, TEAM_YAML, VERDICTS } from '../runDiff.fixture.ts';
 
 let store: Store;
 let api: FlowlabApi;

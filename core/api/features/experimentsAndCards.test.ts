@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { newExperiment, runRecord } from '../../test/fixtures.ts';
-import { openStore, type Store } from '../store/index.ts';
-import { ApiError, createHandlers, type FlowlabApi } from './index.ts';
-import { experimentMetaOf } from './loopHandlers.ts';
+import { newExperiment, runRecord } from '../../../test/fixtures.ts';
+import { openStore, type Store } from '../../store/index.ts';
+import { ApiError, createHandlers, type FlowlabApi } from '../index.ts';
+import { experimentMetaOf } from './experiments.ts';
 
 let store: Store;
 let api: FlowlabApi;

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { newExperiment, nodeEvents, runRecord } from '../../test/fixtures.ts';
-import { computeWorkflowHash, openStore, type Store } from '../store/index.ts';
-import { defaultTools } from '../tools/index.ts';
-import { parseWorkflow } from '../workflow/index.ts';
-import { DANGLING_PATH, DESIGNED_YAML, DESIGNS, seedDesignedExperiment } from './designedRun.fixture.ts';
-import { createHandlers, type FlowlabApi } from './index.ts';
+import { newExperiment, nodeEvents, runRecord } from '../../../test/fixtures.ts';
+import { computeWorkflowHash, openStore, type Store } from '../../store/index.ts';
+import { defaultTools } from '../../tools/index.ts';
+import { parseWorkflow } from '../../workflow/index.ts';
+import { DANGLING_PATH, DESIGNED_YAML, DESIGNS, seedDesignedExperiment } from '../designedRun.fixture.ts';
+import { createHandlers, type FlowlabApi } from '../index.ts';
 import { runTraceParts } from './runTrace.ts';
 
 let store: Store;
@@ -100,7 +100,7 @@ describe('getRunTrace of a designed run (scripted, SIMULATED designer)', () => {
   });
 
   it('a hand-written workflow: every node from the workflow, wired by human, no design', () => {
-    const text = readFileSync(new URL('../../examples/gsm8k-team.yaml', import.meta.url), 'utf8');
+    const text = readFileSync(new URL('../../../examples/gsm8k-team.yaml', import.meta.url), 'utf8');
     const parts = runTraceParts(parseWorkflow(text, { tools: defaultTools() }).graph, [], defaultTools());
     expect(parts.graph!.nodes.map((n) => [n.id, n.origin, n.wiredBy, n.runBy ?? null])).toEqual([
       ['plan', 'workflow', 'human', 'planner'],

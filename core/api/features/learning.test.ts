@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { roleLadder, runRecord, thrownBy } from '../../test/fixtures.ts';
-import { computeWorkflowHash, openStore, type Store } from '../store/index.ts';
-import { ApiError, createHandlers, type FlowlabApi } from './index.ts';
-import { pointOf } from './learningHandlers.ts';
+import { roleLadder, runRecord, thrownBy } from '../../../test/fixtures.ts';
+import { computeWorkflowHash, openStore, type Store } from '../../store/index.ts';
+import { ApiError, createHandlers, type FlowlabApi } from '../index.ts';
+import { pointOf } from './learning.ts';
 
 const YAML = 'name: learn\nsteps: []\n';
 const LOOP = 'tl-20250101-000000-abcd';

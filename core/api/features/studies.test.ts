@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { openStore } from '../store/index.ts';
-import { runToyStudy } from '../studies/study.fixture.ts';
-import { ApiError, createHandlers } from './index.ts';
+import { openStore } from '../../store/index.ts';
+import { runToyStudy } from '../../studies/study.fixture.ts';
+import { ApiError, createHandlers } from '../index.ts';
 
 describe('the studies API', () => {
   it('lists studies with progress and gives one with its cells, table and estimate', async () => {

@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { expectBadRequest, laddersOf, runRecord, thrownBy } from '../../test/fixtures.ts';
-import { asExperimentId, type ExperimentId } from '../ids.ts';
-import { groupRollouts, rolloutIndex, rolloutTaskId } from '../rollouts/index.ts';
-import { computeWorkflowHash, openStore, type Card, type Store } from '../store/index.ts';
-import type { RunRecord } from '../results/index.ts';
-import { measureEffect } from './improveHandlers.ts';
-import { ApiError, createHandlers, type FlowlabApi } from './index.ts';
+import { expectBadRequest, laddersOf, runRecord, thrownBy } from '../../../test/fixtures.ts';
+import { asExperimentId, type ExperimentId } from '../../ids.ts';
+import { groupRollouts, rolloutIndex, rolloutTaskId } from '../../rollouts/index.ts';
+import { computeWorkflowHash, openStore, type Card, type Store } from '../../store/index.ts';
+import type { RunRecord } from '../../results/index.ts';
+import { measureEffect } from './cards.ts';
+import { ApiError, createHandlers, type FlowlabApi } from '../index.ts';
 
 const YAML = 'name: team\nsteps: []\n';
 const HASH = computeWorkflowHash(YAML);

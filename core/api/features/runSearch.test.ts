@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { agentEvent, expectBadRequest, modelCall, newExperiment, runRecord, storeTracker } from '../../test/fixtures.ts';
-import { createHandlers } from './handlers.ts';
+import { agentEvent, expectBadRequest, modelCall, newExperiment, runRecord, storeTracker } from '../../../test/fixtures.ts';
+import { createHandlers } from '../handlers.ts';
 
 const stores = storeTracker();
 afterEach(() => stores.closeAll());

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectBadRequest } from '../../test/fixtures.ts';
-import { evolve } from '../mass/inner.ts';
-import { scripted, spec } from '../mass/loop.fixture.ts';
-import { openStore, type Store } from '../store/index.ts';
-import { defaultTools } from '../tools/index.ts';
-import { ApiError, createHandlers, type FlowlabApi } from './index.ts';
+import { expectBadRequest } from '../../../test/fixtures.ts';
+import { evolve } from '../../mass/inner.ts';
+import { scripted, spec } from '../../mass/loop.fixture.ts';
+import { openStore, type Store } from '../../store/index.ts';
+import { defaultTools } from '../../tools/index.ts';
+import { ApiError, createHandlers, type FlowlabApi } from '../index.ts';
 
 let store: Store;
 let api: FlowlabApi;
