@@ -46,6 +46,8 @@ export interface LabHostOptions {
   versionsDir?: string;
   /** @internal tests: the trainer of train loops (default TensorFlow.js). */
   loadTrainer?: LabRunnerOptions['loadTrainer'];
+  /** @internal tests: the code sandbox of code datasets and `code_runner` (LabRunner's `sandbox`; default a PyodideSandbox). */
+  sandbox?: LabRunnerOptions['sandbox'];
   /** @internal tests: the GGUF header reader of the catalogue. */
   readHeader?: ReadModelHeader;
   /**
@@ -122,6 +124,7 @@ export function createLabHost(options: LabHostOptions): LabHostHandle {
     ...(options.checkModel ? { checkModel: options.checkModel } : {}),
     ...(options.versionsDir !== undefined ? { versionsDir: options.versionsDir } : {}),
     ...(options.loadTrainer ? { loadTrainer: options.loadTrainer } : {}),
+    ...(options.sandbox ? { sandbox: options.sandbox } : {}),
   });
   const watchMs = options.watchStoreMs ?? 0;
   const watch = watchMs > 0 ? watchStore(options.store, options.emit, watchMs) : null;
