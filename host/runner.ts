@@ -139,13 +139,19 @@ export class LabRunner {
     this.studies = new StudyJobs({
       store: options.store, emit: (e) => this.emit(e), tools: this.tools, loadTrainer: options.loadTrainer ?? loadTrainer, versionsDir: this.versionsDir,
       models: { create: this.createProvider, fingerprint: withFingerprints, verify: verifyModelFiles },
-      datasets: (name, dataDir) => getDataset(name, dataDir === undefined ? { ...location, sandbox: this.sandbox } : { dataDir, sandbox: this.sandbox }),
+      datasets: this.datasets,
       dataDir: resolveDataDir(location),
       plansDir: options.studies?.plansDir ?? path.resolve('examples', 'studies'),
       ...(options.studies?.workflowRoots && { workflowRoots: options.studies.workflowRoots }),
       ...jobFiles,
     });
   }
+
+  /** A dataset by name for every job of this lab (start and resume alike), graded with the lab's sandbox: from `dataDir` when given, else the lab's data location. */
+  private readonly datasets = (name: string, dataDir?: string) => {
+    const location = this.options.datasets ?? {};
+    return getDataset(name, dataDir === undefined ? { ...location, sandbox: this.sandbox } : { dataDir, sandbox: this.sandbox });
+  };
 
   /** The versions folder a runner over `store` uses (see `LabRunnerOptions.versionsDir`), absolute. */
   static versionsDirOf(store: Store, versionsDir?: string): string {
@@ -246,7 +252,7 @@ export class LabRunner {
         store,
         models: { create: this.createProvider, fingerprint: withFingerprints, verify: verifyModelFiles },
         tools: this.tools,
-        datasets: (name, dataDir) => getDataset(name, dataDir === undefined ? { ...location, sandbox: this.sandbox } : { dataDir, sandbox: this.sandbox }),
+        datasets: this.datasets,
       }, {
         onEvent: (e) => {
           started ||= e.type === 'started';
@@ -322,7 +328,7 @@ export class LabRunner {
         models: { create: this.createProvider, fingerprint: withFingerprints },
         tools: this.tools,
         trainer,
-        datasets: (name, dataDir) => getDataset(name, dataDir === undefined ? { ...location, sandbox: this.sandbox } : { dataDir, sandbox: this.sandbox }),
+        datasets: this.datasets,
       }, {
         onEvent: (e) => {
           if (e.type === 'iteration') done = e.metrics.iteration;
@@ -375,7 +381,7 @@ export class LabRunner {
           models: { create: this.createProvider, fingerprint: withFingerprints, verify: verifyModelFiles },
           tools: this.tools,
           trainer,
-          datasets: (name, dataDir) => getDataset(name, dataDir === undefined ? location : { dataDir }),
+          datasets: this.datasets,
         }, {
           onEvent: (e) => {
             if (e.type === 'iteration') done = e.metrics.iteration;
