@@ -3,9 +3,9 @@ import path from 'node:path';
 import { ApiError, type ActiveRun, type DistillCardRequest, type ForkRunRequest, type ForkRunResult, type LabEvent, type LibraryCard, type ResumeRunPayload, type StartRunRequest, type StartTrainLoopRequest } from '../core/api/index.ts';
 import { distillInLab, teacherOf } from './distill.ts';
 import { forkInLab } from './fork.ts';
-import { resumeTrainLoop, startExperiment, startTrainLoop, trainableRoles, trainLoopOf, type ExperimentEvent, type ExperimentHandle, type ExperimentSpec, type TrainLoopHandle } from '../core/experiments/index.ts';
+import { loopPlanOf, resumeTrainLoop, startExperiment, startTrainLoop, trainableRoles, trainLoopOf, type ExperimentEvent, type ExperimentHandle, type ExperimentSpec, type TrainLoopHandle } from '../core/experiments/index.ts';
 import type { ModelConfig, ModelProvider, ModelRequestField } from '../core/model/index.ts';
-import { StoreError, type Store } from '../core/store/index.ts';
+import { StoreError, storedModels, type Store } from '../core/store/index.ts';
 import { getDataset, resolveDataDir, type DatasetLocation } from '../core/tasks/index.ts';
 import { defaultTools, type ToolRegistry } from '../core/tools/index.ts';
 import type { CodeSandbox } from '../core/sandbox/index.ts';
@@ -219,7 +219,7 @@ export class LabRunner {
     if (trainLoopOf(this.options.store, req.experimentId)) return this.resumeTrainLoop(req);
     if (this.active.has(req.experimentId)) throw new ApiError('BUSY', `${R}: experiment ${req.experimentId} is running here`, R, 'experimentId');
     const exp = this.options.store.getExperiment(req.experimentId);
-    const stored = (exp.config as { models?: ModelConfig } | null)?.models;
+    const stored = storedModels(exp);
     const paths = this.options.modelPaths;
     if (paths) {
       if (req.models?.default) paths.check(req.models.default, R, 'models.default');
@@ -360,7 +360,7 @@ export class LabRunner {
     const row = trainLoopOf(store, req.experimentId)!;
     if (this.loops.has(row.id)) throw new ApiError('BUSY', `${R}: train loop ${row.id} is running here`, R, 'experimentId');
     if (row.status === 'completed') return { experimentId: req.experimentId, pending: 0, loopId: row.id };
-    const plan = row.plan as { models?: ModelConfig; roles?: string[] };
+    const plan = loopPlanOf(row);
     const files = [...new Set([...Object.values(plan.models?.models ?? {}), ...(req.models?.default ? [req.models.default] : []), ...Object.values(req.models?.roles ?? {})])];
     this.claim(files, R, `train loop ${row.id}`);
     const location = this.options.datasets ?? {};

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { startExperiment } from '../../core/experiments/index.ts';
 import { parseMode } from '../../core/rollouts/index.ts';
-import { openStore } from '../../core/store/index.ts';
+import { openStore, storedRollouts } from '../../core/store/index.ts';
 import { resolveModels } from '../../models/resolve.ts';
 import { act, intOption, UsageError, type CommandContext } from '../args.ts';
 import { asCli, asCliSync } from '../errors.ts';
@@ -57,7 +57,7 @@ async function rolloutsCommand(workflowFile: string, values: RolloutsFlags, io: 
   const store = openStore(values.db);
   try {
     const bar = progress(io, (e) => {
-      const ro = (e.config as { rollouts: { learningRoles: string[]; mode: string } }).rollouts;
+      const ro = storedRollouts({ id: e.experimentId, config: e.config }) ?? { learningRoles: [], mode: '?' };
       io.stderr(`Rollouts ${e.experimentId}: ${e.total / G} tasks x G=${G} at temperature ${temperature}, learning roles ${ro.learningRoles.join(', ')} (${ro.mode})\n`);
     });
     const handle = await asCli(() => startExperiment({

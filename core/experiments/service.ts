@@ -18,6 +18,7 @@ import { formatMode, learningRoles, parseMode } from '../rollouts/modes.ts';
 import type { RolloutsConfig } from '../rollouts/store.ts';
 import { computeWorkflowHash } from '../store/ids.ts';
 import type { ExperimentRow, PlannedTask } from '../store/types.ts';
+import { missingConfigField, storedModels, storedRollouts } from '../store/config.ts';
 import { getDataset } from '../tasks/registry.ts';
 import type { Dataset, Task } from '../tasks/types.ts';
 import { defaultTools } from '../tools/index.ts';
@@ -39,16 +40,6 @@ import { summarizeRuns } from './summary.ts';
 
 /** Sampling of every agent node in rollouts: on-policy (temperature T, no truncation). */
 const onPolicy = (temperature: number) => ({ temperature, topK: 0, topP: 1, minP: 0 });
-
-/** The config an experiment stores: its workflow file, tasks, models and what its kind adds. */
-interface StoredConfig {
-  workflowFile?: string;
-  offset?: number;
-  dataDir?: string;
-  models: ModelConfig;
-  inject?: string[];
-  rollouts?: RolloutsConfig;
-}
 
 /**
  * Starts an experiment. Resolves once it is created (or, for `resume`, claimed) and running in
@@ -182,6 +173,11 @@ async function prepareNew(spec: Exclude<ExperimentSpec, ResumeSpec>, deps: Servi
   return wire({ deps, exp, graph, dataset, provider, tools, models, specs, rollouts, resumed: false, emit });
 }
 
+/** Throws `err` (an expression, for `??`). */
+function throwing(err: Error): never {
+  throw err;
+}
+
 /** Points model references at new paths (a moved file); the model port's `verify` checks they are the same files. */
 export function overrideModels(cfg: ModelConfig, over: ResumeSpec['models']): ModelConfig {
   const models = { ...cfg.models };
@@ -201,7 +197,7 @@ export function overrideModels(cfg: ModelConfig, over: ResumeSpec['models']): Mo
 async function prepareResume(spec: ResumeSpec, deps: ServiceDeps, emit: (e: ExperimentEvent) => void): Promise<Prepared | { outcome: ExperimentOutcome }> {
   const { store } = deps;
   let exp = store.getExperiment(spec.experimentId);
-  const config = exp.config as StoredConfig;
+  const config = exp.config ?? {};
   const tools = toolsOf(deps);
   const workflowFile = config.workflowFile ? config.workflowFile.split(/[\\/]/).pop() : undefined;
   const { graph } = parseWorkflow(exp.workflowYaml, { tools, file: workflowFile });
@@ -222,8 +218,9 @@ async function prepareResume(spec: ResumeSpec, deps: ServiceDeps, emit: (e: Expe
   if (exp.status === 'running' && !spec.force) {
     throw new ExperimentSpecError('RUNNING', 'force', `experiment ${exp.id} is marked running in process ${exp.pid}; stop that process, or pass --force if that pid was reused by another program`, { pid: exp.pid ?? null });
   }
-  const models = overrideModels(config.models, spec.models);
-  deps.models.verify?.(config.models, models); // the same model files and adapters as when it started, or refuse
+  const recorded = storedModels(exp) ?? throwing(missingConfigField(exp.id, 'config.models'));
+  const models = overrideModels(recorded, spec.models);
+  deps.models.verify?.(recorded, models); // the same model files and adapters as when it started, or refuse
   assertCardsAvailable(store, exp); // the same hint cards as when it started, or refuse
   const provider = await loadProvider(deps, models);
   try {
@@ -234,7 +231,7 @@ async function prepareResume(spec: ResumeSpec, deps: ServiceDeps, emit: (e: Expe
     throw err;
   }
   const specs = exp.kind === 'blame-eval' ? checkFaultSpecs(graph, config.inject ?? []) : [];
-  const rollouts = exp.kind === 'rollouts' ? config.rollouts : undefined;
+  const rollouts = exp.kind === 'rollouts' ? storedRollouts(exp) : undefined;
   return wire({ deps, exp, graph, dataset, provider, tools, models, specs, rollouts, resumed: true, emit });
 }
 
@@ -254,9 +251,9 @@ function wire(a: {
 }): Prepared {
   const modelFor = (role: RoleName) => a.models.roleModels[role] ?? 'default';
   // The reproducibility record (core/repro): what determines this experiment, before any task runs.
-  recordExperiment(a.deps.store, a.exp, (a.exp.config as StoredConfig).models ?? a.models, a.deps.models.environment?.());
+  recordExperiment(a.deps.store, a.exp, storedModels(a.exp) ?? a.models, a.deps.models.environment?.());
   const base: Prepared = { exp: a.exp, graph: a.graph, grader: a.dataset.grader, provider: a.provider, tools: a.tools, modelFor, resumed: a.resumed };
-  if (a.exp.kind === 'blame-eval') return { ...base, faults: { specs: a.specs, inject: ((a.exp.config as StoredConfig).inject ?? []).slice() } };
+  if (a.exp.kind === 'blame-eval') return { ...base, faults: { specs: a.specs, inject: (a.exp.config?.inject ?? []).slice() } };
   if (a.exp.kind === 'rollouts' && a.rollouts) return { ...base, rollouts: a.rollouts, parallel: a.rollouts.group, sampling: onPolicy(a.rollouts.temperature), recordTokens: a.rollouts.recordTokens };
   try {
     const cards = cardHooksFor(a.deps.store, a.exp, a.graph, a.provider, modelFor, (line) => a.emit({ type: 'note', experimentId: a.exp.id, message: line.replace(/\n$/, '') }));
