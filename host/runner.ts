@@ -5,6 +5,7 @@ import { distillInLab, teacherOf } from './distill.ts';
 import { forkInLab } from './fork.ts';
 import { loopPlanOf, resumeTrainLoop, startExperiment, startTrainLoop, trainableRoles, trainLoopOf, type ExperimentEvent, type ExperimentHandle, type ExperimentSpec, type TrainLoopHandle } from '../core/experiments/index.ts';
 import type { ModelConfig, ModelProvider, ModelRequestField } from '../core/model/index.ts';
+import { buildExperimentSpec } from '../core/jobs/index.ts';
 import { StoreError, storedModels, type Store } from '../core/store/index.ts';
 import { getDataset, resolveDataDir, type DatasetLocation } from '../core/tasks/index.ts';
 import { defaultTools, type ToolRegistry } from '../core/tools/index.ts';
@@ -186,19 +187,25 @@ export class LabRunner {
     const cards = requestCards(graph, req, store);
     if (cards && (req.inject?.length || req.kind === 'rollouts')) throw new ApiError('BAD_REQUEST', `${M}: hint cards are for runs only (not with inject or rollouts)`, M, 'cards');
     if (req.kind === 'rollouts' && req.group === undefined) throw new ApiError('BAD_REQUEST', `${M}: a rollouts request needs group (rollouts per task)`, M, 'group');
+    if (req.kind === 'rollouts' && req.inject?.length) throw new ApiError('BAD_REQUEST', `${M}: inject (SIMULATED faults) is for a blame evaluation; rollouts do not take it`, M, 'inject');
 
     const files = await this.checkFiles(config, fieldOf, M);
     const location = this.options.datasets ?? {};
-    const base = {
-      workflow: { graph, text: req.workflowText },
-      dataset: req.dataset, split: req.split, limit: req.limit, offset: req.offset ?? 0, seed: req.seed,
-      dataDir: resolveDataDir(location), models: config, source: 'lab',
-    };
-    const spec: ExperimentSpec = req.inject?.length
-      ? { ...base, kind: 'blame-eval', inject: req.inject, ...(req.runs !== undefined && { runs: req.runs }) }
-      : req.kind === 'rollouts'
-        ? { ...base, kind: 'rollouts', group: req.group!, temperature: req.temperature ?? 0.8, mode: req.mode ?? 'multi-agent', recordTokens: Boolean(req.recordTokens) }
-        : { ...base, kind: 'run', ...(cards && { cards }), ...(req.roleVersions && Object.keys(req.roleVersions).length && { roleVersions: req.roleVersions }) };
+    // The request's fields as the spec's (the CLI builds the same input): the kind's schema refuses a field the kind does not use.
+    let spec: ExperimentSpec;
+    try {
+      spec = buildExperimentSpec({
+        kind: req.inject?.length ? 'blame-eval' : req.kind ?? 'run',
+        workflow: { graph, text: req.workflowText },
+        dataset: req.dataset, split: req.split, limit: req.limit, offset: req.offset ?? 0, seed: req.seed,
+        dataDir: resolveDataDir(location), models: config, source: 'lab',
+        inject: req.inject?.length ? req.inject : undefined, runs: req.runs,
+        group: req.group, temperature: req.temperature, mode: req.mode, recordTokens: req.kind === 'rollouts' ? Boolean(req.recordTokens) : req.recordTokens || undefined,
+        cards, roleVersions: req.roleVersions && Object.keys(req.roleVersions).length ? req.roleVersions : undefined,
+      });
+    } catch (err) {
+      throw apiErrorOf(err, M);
+    }
 
     return { experimentId: await this.launch(spec, files, M, undefined, notes) };
   }

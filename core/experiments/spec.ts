@@ -170,7 +170,11 @@ export type ExperimentSpecErrorCode =
   /** Train loop: the workflow has no agent node, so no role to train. */
   | 'NO_ROLE'
   /** Train loop: a role that runs no agent node. */
-  | 'NOT_TRAINABLE';
+  | 'NOT_TRAINABLE'
+  /** A field the spec's kind does not use (core/jobs/experimentSpec.ts): `field` names it. */
+  | 'UNUSED_FIELD'
+  /** A spec field of the wrong form, or an unknown kind (core/jobs/experimentSpec.ts). */
+  | 'BAD_SPEC';
 
 /**
  * A spec that cannot start. `field` locates it in the spec (`offset`, `inject.<i>`, `mode`,

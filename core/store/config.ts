@@ -46,12 +46,14 @@ export const modelConfigSchema = z.looseObject({
 const modelConfig = modelConfigSchema;
 
 /** Hint cards of a `run` (core/distill `CardsConfig`). */
-const cards = z.looseObject({
+export const storedCardsSchema = z.looseObject({
   selection: z.union([z.literal('all'), z.literal('none'), strings]),
   ids: strings,
   budgetTokens: z.number(),
   distill: z.looseObject({ every: z.number(), shots: z.number(), roles: strings, onlySuccesses: z.boolean(), budgetTokens: z.number(), maxTokens: z.number() }).optional(),
 });
+
+const cards = storedCardsSchema;
 
 /** Rollouts' sampling and mode (core/rollouts `RolloutsConfig`). */
 const rollouts = z.looseObject({ group: z.number(), temperature: z.number(), mode: str, learningRoles: strings, recordTokens: z.boolean().optional() });
