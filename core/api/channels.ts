@@ -40,6 +40,12 @@ export const LAB_METHODS = [
   'cancelStudy',
   // Forks (fork.ts): re-run a stored run from one node with one intervention.
   'forkRun',
+  // Jobs of any registered kind (jobs.ts, core/jobs): kinds, running jobs, start, cancel, resume.
+  'listJobKinds',
+  'listJobs',
+  'startJob',
+  'cancelJob',
+  'resumeJob',
 ] as const;
 
 /** The workshop methods (answered only by a workshop server: `flowlab workshop`). */

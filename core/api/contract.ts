@@ -19,6 +19,7 @@ import type { StudiesApiAdditions } from './studies.ts';
 import type { MassApiAdditions } from './mass.ts';
 import { MAX_WORKFLOW_FILE_NAME, WORKFLOW_FILE_NAME, type WorkflowFilesApiAdditions } from './workflowFiles.ts';
 import type { MassJobApiAdditions } from './massJobs.ts';
+import { jobPayloadSchemas, type JobApiAdditions } from './jobs.ts';
 import { downloadFileNameProblem, downloadSourceProblem, type DownloadApiAdditions } from './downloads.ts';
 import type { StudyJobApiAdditions } from './studyJobs.ts';
 import type { ExperimentMeta, LoopApiAdditions } from './loop.ts';
@@ -146,6 +147,7 @@ const studyJobSchemas = {
 
 /** Payload schemas, one per API method. */
 export const payloadSchemas = {
+  ...jobPayloadSchemas,
   listExperiments: NoPayload,
   getExperiment: z.strictObject({ id: Id }),
   listRuns: z.strictObject({ experimentId: Id }),
@@ -476,7 +478,7 @@ export interface AppInfo {
  * synchronously; the lab methods (`LabApiAdditions`, lab.ts) return
  * Promises and reject with the same ApiErrors (a bad payload included).
  */
-export interface FlowlabApi extends LabApiAdditions, ImproveApiAdditions, LearningApiAdditions, DiffApiAdditions, StudiesApiAdditions, MassApiAdditions, WorkflowFilesApiAdditions, MassJobApiAdditions, LoopApiAdditions, WorkshopApiAdditions, DownloadApiAdditions, StudyJobApiAdditions, ForkApiAdditions, RunSearchApiAdditions {
+export interface FlowlabApi extends LabApiAdditions, ImproveApiAdditions, LearningApiAdditions, DiffApiAdditions, StudiesApiAdditions, MassApiAdditions, WorkflowFilesApiAdditions, MassJobApiAdditions, LoopApiAdditions, WorkshopApiAdditions, DownloadApiAdditions, StudyJobApiAdditions, ForkApiAdditions, RunSearchApiAdditions, JobApiAdditions {
   /** All experiments, newest first, with progress and scores. */
   listExperiments(payload?: ApiPayload<'listExperiments'>): ExperimentSummary[];
   /** One experiment with its workflow text and config. Errors: `NOT_FOUND`. */

@@ -20,6 +20,7 @@ import { WorkshopError } from '../workshop/index.ts';
 import { getDesignDiff, getEvolution, getOuterLoop, listEvolutions, listOuterLoops } from './massHandlers.ts';
 import { massJobHandlers } from './massJobHandlers.ts';
 import { downloadHandlers } from './downloadHandlers.ts';
+import { jobHandlers } from './jobs.ts';
 import { studyJobHandlers } from './studyJobHandlers.ts';
 import { compareExperiments, deleteCard, experimentMetaOf, exportCards } from './loopHandlers.ts';
 import { searchRuns } from './runSearch.ts';
@@ -146,6 +147,7 @@ export function createHandlers(deps: HandlerDeps): FlowlabApi {
     },
     exportCards: (payload) => exportCards(store, payload?.ids),
     ...downloadHandlers(lab),
+    ...jobHandlers(lab),
     ...forkHandlers(store, lab),
     getWorkshop: () => workshop('getWorkshop').view(),
     joinWorkshop: (payload) => workshop('joinWorkshop').join(payload?.attendee),

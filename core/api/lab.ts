@@ -16,6 +16,9 @@ import type { ForkHost } from './fork.ts';
 import { isStudyJobEvent, type StudyJobEvent, type StudyJobHost } from './studyJobs.ts';
 import type { DistillCardRequest } from './loop.ts';
 import type { LibraryCard } from './improve.ts';
+import { isJobEvent } from './jobEvents.ts';
+import type { JobEvent } from '../jobs/kind.ts';
+import type { JobHost } from './jobs.ts';
 
 export { isStoredEvent, STORED_AREAS, type StoredArea, type StoredEvent } from './storeEvents.ts';
 export { isTrainLoopEvent, type CancelTrainLoopPayload, type StartTrainLoopRequest, type TrainLoopEvent, type TrainRoleMetrics } from './trainLoop.ts';
@@ -159,10 +162,11 @@ export type LabEvent =
   | StoredEvent
   | MassJobEvent
   | DownloadEvent
-  | StudyJobEvent;
+  | StudyJobEvent
+  | JobEvent;
 
 /** The events of experiments (those with an `experimentId` subject): every LabEvent but a train loop's, the store's, a MASS job's, a download's and a study job's. */
-export type ExperimentLabEvent = Exclude<LabEvent, TrainLoopEvent | StoredEvent | MassJobEvent | DownloadEvent | StudyJobEvent>;
+export type ExperimentLabEvent = Exclude<LabEvent, TrainLoopEvent | StoredEvent | MassJobEvent | DownloadEvent | StudyJobEvent | JobEvent>;
 
 /** Whether `e` is an experiment's event (not a train loop's). */
 export function isExperimentLabEvent(e: LabEvent): e is ExperimentLabEvent {
@@ -282,7 +286,7 @@ export type Awaitable<T> = T | Promise<T>;
  * `createHandlers`. Implementations throw `ApiError` (with method and field) for what the user
  * can fix; anything else is mapped by `toApiError`.
  */
-export interface LabHost extends MassJobHost, DownloadHost, StudyJobHost, ForkHost {
+export interface LabHost extends MassJobHost, DownloadHost, StudyJobHost, ForkHost, JobHost {
   listExamples(): Awaitable<ExampleWorkflow[]>;
   listDatasets(): Awaitable<DatasetInfo[]>;
   listModels(): Awaitable<ModelEntry[]>;
@@ -322,6 +326,7 @@ export function isLabEvent(value: unknown): value is LabEvent {
   if (typeof e['type'] === 'string' && e['type'].startsWith('mass')) return isMassJobEvent(value);
   if (typeof e['type'] === 'string' && e['type'].startsWith('download')) return isDownloadEvent(value);
   if (e['type'] === 'studyJob' || e['type'] === 'studyProgress') return isStudyJobEvent(value);
+  if (e['type'] === 'job') return isJobEvent(value);
   const str = (k: string) => typeof e[k] === 'string' && (e[k] as string).length <= 400;
   const count = (k: string) => Number.isInteger(e[k]) && (e[k] as number) >= 0;
   const optional = (k: string, ok: (v: unknown) => boolean) => e[k] === undefined || ok(e[k]);

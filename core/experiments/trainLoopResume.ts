@@ -48,7 +48,7 @@ const loopPlanSchema = z.looseObject({
  * The plan of a stored loop, decoded (never cast).
  * @throws StoreError `CORRUPT_RECORD` naming the loop and the field (`plan.models.roleModels`).
  */
-export function loopPlanOf(loop: Pick<TrainLoopRow, 'id' | 'plan'>): TrainLoopPlan {
+export function loopPlanOf(loop: { id: string; plan: unknown }): TrainLoopPlan {
   return decodeStored(loopPlanSchema, loop.plan, `train loop ${loop.id}`, 'plan');
 }
 

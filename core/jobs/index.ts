@@ -4,3 +4,5 @@
  * (experimentSpec.ts).
  */
 export { buildExperimentSpec, EXPERIMENT_KINDS, experimentSpecSchemas, ROLLOUT_DEFAULTS, type ExperimentInput, type ExperimentKindName, type NewExperiment } from './experimentSpec.ts';
+export { JobError, type JobContext, type JobEnd, type JobErrorCode, type JobEvent, type JobKind, type JobProgress, type JobRun, type JobStatus, type StoredCodec } from './kind.ts';
+export { builtinJobKinds, JobRegistry, progressFold, type JobKindInfo } from './registry.ts';
