@@ -24,6 +24,8 @@ export { isStoredEvent, STORED_AREAS, type StoredArea, type StoredEvent } from '
 export { WORKFLOW_FILE_NAME, type ReadWorkflowFilePayload, type SaveWorkflowFilePayload, type WorkflowFileInfo, type WorkflowFileList, type WorkflowFileText, type WorkflowFilesApiAdditions } from './workflowFiles.ts';
 export { isStudyJobEvent, type CancelStudyPayload, type StartStudyRequest, type StudyJobEstimate, type StudyJobEvent, type StudyJobStatus, type StudyPlanFile } from './studyJobs.ts';
 export { isMassJobEvent, MASS_JOB_KINDS, type CancelMassPayload, type MassJobEvent, type MassJobKind, type StartEvolveRequest, type StartRankRequest, type StartRsiRequest } from './massJobs.ts';
+export { isJobEvent } from './jobEvents.ts';
+export type { JobApiAdditions, JobEvent, JobHost, JobKindInfo, JobRef, RunningJobView, StartJobRequest } from './jobs.ts';
 export { downloadFileNameProblem, downloadSourceProblem, isDownloadEvent, MAX_DOWNLOAD_FILE_NAME, type CancelDownloadPayload, type DownloadApiAdditions, type DownloadEvent, type DownloadFailure, type DownloadHost, type StartDownloadRequest } from './downloads.ts';
 export type {
   ActiveRun,
