@@ -72,6 +72,11 @@ const M = 'startRun';
  * own copy of its models and two runs on one CPU only slow each other down. Train loops
  * (`startTrainLoop`, the service of `flowlab train-loop`) claim their starting model files the
  * same way.
+ *
+ * The runner maps requests and composes the job families, each in its own file: experiments
+ * (host/experimentJobs.ts), train loops (host/trainLoopJobs.ts), MASS jobs (host/massJobs.ts),
+ * studies (host/studyJobs.ts), all holding model files through one `ModelFiles`
+ * (host/modelFiles.ts); the table of background jobs they share is host/jobs.ts.
  */
 export class LabRunner {
   /** The model files held by every job family here (one job per file at a time). */
