@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { REPO_ROOT, tempDir, thrownBy } from '../../test/fixtures.ts';
 import { loopPlanOf } from '../experiments/index.ts';
-import { CONFIG_VERSION, decodeExperimentConfig, openStore, storedModels, storedRollouts, StoreError, computeWorkflowHash, type NewExperiment, type SqliteStore } from './index.ts';
+import { CONFIG_VERSION, decodeExperimentConfig, migrateConfig, openStore, storedModels, storedRollouts, StoreError, computeWorkflowHash, type NewExperiment, type SqliteStore } from './index.ts';
 
 const MODELS = { models: { default: '/m/tiny.gguf' }, roleModels: { solver: 'default' }, gpu: false, fingerprints: { default: 'sha256:ab' } };
 
@@ -54,6 +54,17 @@ describe('the experiment config codec', () => {
     // A config never given stays null.
     store.createExperiment(experiment('n', undefined));
     expect(store.getExperiment('n').config).toBeNull();
+  });
+
+  it('migrations run in order from a row\'s version to the current one (a toy v3 that renames `inject` and adds a field)', () => {
+    const steps = {
+      2: (c: Record<string, unknown>) => ({ ...c, v: 2, faults: c.inject ?? [] }),
+      3: (c: Record<string, unknown>) => ({ ...Object.fromEntries(Object.entries(c).filter(([k]) => k !== 'inject')), v: 3, seedsPerTask: 1 }),
+    };
+    expect(migrateConfig({ inject: ['solver=wrong@1'], offset: 2 }, 1, 3, steps)).toEqual({ offset: 2, faults: ['solver=wrong@1'], v: 3, seedsPerTask: 1 });
+    expect(migrateConfig({ v: 2, faults: [] }, 2, 3, steps)).toEqual({ faults: [], v: 3, seedsPerTask: 1 });
+    expect(migrateConfig({ offset: 0 }, 1, 1, {})).toEqual({ offset: 0 });
+    expect(() => migrateConfig({}, 1, 2, {})).toThrow('migrateConfig: no migration to config version 2');
   });
 
   it.each<[string, string, string]>([

@@ -93,6 +93,21 @@ export type ExperimentConfig = z.infer<typeof experimentConfigSchema>;
  */
 export const CONFIG_MIGRATIONS: Readonly<Record<number, (old: Record<string, unknown>) => Record<string, unknown>>> = {};
 
+/**
+ * `config` (of version `from`) brought to version `to` by `migrations[from + 1]`, … `migrations[to]`
+ * in order (each a pure function of the version before). A missing step is a programming error
+ * (throws). {@link decodeExperimentConfig} calls it with {@link CONFIG_MIGRATIONS}.
+ */
+export function migrateConfig(config: Record<string, unknown>, from: number, to: number, migrations: Readonly<Record<number, (old: Record<string, unknown>) => Record<string, unknown>>>): Record<string, unknown> {
+  let out = config;
+  for (let k = from + 1; k <= to; k++) {
+    const step = migrations[k];
+    if (!step) throw new Error(`migrateConfig: no migration to config version ${k}`);
+    out = step(out);
+  }
+  return out;
+}
+
 /** Where `issue` lies, as a path under `base` (`config.models.roleModels.solver`). */
 function pathOf(issue: z.core.$ZodIssue, base: string): string {
   return [base, ...issue.path.map(String)].join('.');
@@ -162,7 +177,7 @@ export function decodeExperimentConfig(value: unknown, id: string): ExperimentCo
   if (stored > CONFIG_VERSION) {
     throw new StoreError('CORRUPT_RECORD', `experiment ${id}: config.v: version ${stored} was written by a newer Flowlab (this one reads up to ${CONFIG_VERSION})`, id);
   }
-  for (let k = stored + 1; k <= CONFIG_VERSION; k++) config = CONFIG_MIGRATIONS[k]!(config);
+  config = migrateConfig(config, stored, CONFIG_VERSION, CONFIG_MIGRATIONS);
   return decodeField(experimentConfigSchema, config, id, 'config');
 }
 
