@@ -9,21 +9,18 @@
 import { recordExperiment } from '../repro/experiment.ts';
 import { assertCardsAvailable, cardHooksFor } from '../distill/hooks.ts';
 import { labelClassOf } from '../guards/index.ts';
-import type { FaultSpec } from '../faults/inject.ts';
 import type { RoleName } from '../ids.ts';
 import type { ModelConfig } from '../model/config.ts';
 import { loadedProvider, type ModelProvider } from '../model/provider.ts';
-import { rolloutIndex, rolloutTaskId } from '../rollouts/groups.ts';
-import { formatMode, learningRoles, parseMode } from '../rollouts/modes.ts';
-import type { RolloutsConfig } from '../rollouts/store.ts';
 import { computeWorkflowHash } from '../store/ids.ts';
-import type { ExperimentRow, PlannedTask } from '../store/types.ts';
-import { missingConfigField, storedModels, storedRollouts } from '../store/config.ts';
+import type { ExperimentRow } from '../store/types.ts';
+import { missingConfigField, storedModels } from '../store/config.ts';
 import { getDataset } from '../tasks/registry.ts';
 import type { Dataset, Task } from '../tasks/types.ts';
 import { defaultTools } from '../tools/index.ts';
 import { parseWorkflow } from '../workflow/index.ts';
-import { blameReportOf, checkFaultSpecs } from './blame.ts';
+import { blameReportOf } from './blame.ts';
+import { planOfKind, type KindState } from './kinds.ts';
 import { executeExperiment, type Prepared } from './lifecycle.ts';
 import {
   ExperimentSpecError,
@@ -37,9 +34,6 @@ import {
   type StartOptions,
 } from './spec.ts';
 import { summarizeRuns } from './summary.ts';
-
-/** Sampling of every agent node in rollouts: on-policy (temperature T, no truncation). */
-const onPolicy = (temperature: number) => ({ temperature, topK: 0, topP: 1, minP: 0 });
 
 /**
  * Starts an experiment. Resolves once it is created (or, for `resume`, claimed) and running in
@@ -108,20 +102,10 @@ async function prepareNew(spec: Exclude<ExperimentSpec, ResumeSpec>, deps: Servi
   const { graph } = spec.workflow;
   const tools = toolsOf(deps);
   const offset = spec.offset ?? 0;
-  let specs: FaultSpec[] = [];
-  let rollouts: RolloutsConfig | undefined;
-  if (spec.kind === 'blame-eval') specs = checkFaultSpecs(graph, spec.inject);
-  if (spec.kind === 'rollouts') {
-    let mode;
-    try {
-      mode = parseMode(spec.mode);
-    } catch (err) {
-      throw new ExperimentSpecError('BAD_MODE', 'mode', (err as Error).message, {}, { cause: err });
-    }
-    rollouts = { group: spec.group, temperature: spec.temperature, mode: formatMode(mode), learningRoles: learningRoles(graph, mode), ...(spec.recordTokens && { recordTokens: true }) };
-  }
+  const kind = planOfKind(spec.kind);
+  const state = kind.check(spec, graph);
   const { dataset, tasks } = loadTasks(deps, spec, emit);
-  const models: ModelConfig = rollouts ? { ...spec.models, sequences: Math.max(4, rollouts.group), batching: spec.models.batching ?? 'isolated' } : spec.models;
+  const models: ModelConfig = kind.models(spec.models, state);
   const provider = await loadProvider(deps, models);
 
   const config: Record<string, unknown> = {
@@ -130,24 +114,8 @@ async function prepareNew(spec: Exclude<ExperimentSpec, ResumeSpec>, deps: Servi
     ...(spec.dataDir !== undefined && { dataDir: spec.dataDir }),
     models: deps.models.fingerprint ? deps.models.fingerprint(models) : models,
   };
-  let planned: PlannedTask[];
-  if (spec.kind === 'run') {
-    if (spec.cards) config.cards = spec.cards;
-    const versions = Object.entries(spec.roleVersions ?? {});
-    if (versions.length) config.roleVersions = versions.map(([role, id]) => `${role}=${id}`);
-    planned = tasks.map((t) => ({ taskIndex: t.index - offset, taskId: t.id, input: t.input, expected: t.expected, ...(t.meta && { meta: t.meta }) }));
-  } else if (spec.kind === 'blame-eval') {
-    Object.assign(config, { inject: [...spec.inject], simulated: true });
-    const runs = spec.runs ?? spec.limit;
-    planned = Array.from({ length: runs }, (_, i) => {
-      const t = tasks[i % tasks.length]!;
-      return { taskIndex: i, taskId: t.id, input: t.input, expected: t.expected, ...(t.meta && { meta: t.meta }) };
-    });
-  } else {
-    config.rollouts = rollouts;
-    const G = rollouts!.group;
-    planned = tasks.flatMap((t, ti) => Array.from({ length: G }, (_, g) => ({ taskIndex: rolloutIndex(ti, g, G), taskId: rolloutTaskId(t.id, g), input: t.input, expected: t.expected, ...(t.meta && { meta: t.meta }) })));
-  }
+  const { config: added, planned } = kind.plan(spec, tasks, offset, state);
+  Object.assign(config, added);
   if (spec.source !== undefined) config.source = spec.source;
   if (spec.corpus !== undefined) config.corpus = spec.corpus;
 
@@ -170,7 +138,7 @@ async function prepareNew(spec: Exclude<ExperimentSpec, ResumeSpec>, deps: Servi
     await provider.dispose().catch(() => {});
     throw err;
   }
-  return wire({ deps, exp, graph, dataset, provider, tools, models, specs, rollouts, resumed: false, emit });
+  return wire({ deps, exp, graph, dataset, provider, tools, models, state, resumed: false, emit });
 }
 
 /** Throws `err` (an expression, for `??`). */
@@ -230,9 +198,8 @@ async function prepareResume(spec: ResumeSpec, deps: ServiceDeps, emit: (e: Expe
     await provider.dispose().catch(() => {});
     throw err;
   }
-  const specs = exp.kind === 'blame-eval' ? checkFaultSpecs(graph, config.inject ?? []) : [];
-  const rollouts = exp.kind === 'rollouts' ? storedRollouts(exp) : undefined;
-  return wire({ deps, exp, graph, dataset, provider, tools, models, specs, rollouts, resumed: true, emit });
+  const state = planOfKind(exp.kind).restore(exp, graph);
+  return wire({ deps, exp, graph, dataset, provider, tools, models, state, resumed: true, emit });
 }
 
 /** The execution plan of a prepared experiment: faults, rollout sampling or hint cards by kind. */
@@ -244,8 +211,7 @@ function wire(a: {
   provider: ModelProvider;
   tools: Prepared['tools'];
   models: ModelConfig;
-  specs: FaultSpec[];
-  rollouts?: RolloutsConfig;
+  state: KindState;
   resumed: boolean;
   emit: (e: ExperimentEvent) => void;
 }): Prepared {
@@ -253,8 +219,8 @@ function wire(a: {
   // The reproducibility record (core/repro): what determines this experiment, before any task runs.
   recordExperiment(a.deps.store, a.exp, storedModels(a.exp) ?? a.models, a.deps.models.environment?.());
   const base: Prepared = { exp: a.exp, graph: a.graph, grader: a.dataset.grader, provider: a.provider, tools: a.tools, modelFor, resumed: a.resumed };
-  if (a.exp.kind === 'blame-eval') return { ...base, faults: { specs: a.specs, inject: (a.exp.config?.inject ?? []).slice() } };
-  if (a.exp.kind === 'rollouts' && a.rollouts) return { ...base, rollouts: a.rollouts, parallel: a.rollouts.group, sampling: onPolicy(a.rollouts.temperature), recordTokens: a.rollouts.recordTokens };
+  const wired = planOfKind(a.exp.kind).wire(base, a.exp, a.state);
+  if (wired !== base) return wired; // faults or rollout sampling; otherwise hint cards, below
   try {
     const cards = cardHooksFor(a.deps.store, a.exp, a.graph, a.provider, modelFor, (line) => a.emit({ type: 'note', experimentId: a.exp.id, message: line.replace(/\n$/, '') }));
     return cards ? { ...base, cards } : base;
