@@ -230,7 +230,9 @@ export class LabJobs {
         const ctx: JobContext<unknown> = {
           id, signal, deps: this.o.deps,
           update: (u) => {
-            progress = kind.fold(progress, u);
+            const folded = kind.fold(progress, u);
+            // The event's guard (core/api/jobEvents.ts) takes a summary of at most 400 characters.
+            progress = folded.summary !== undefined && folded.summary.length > 400 ? { ...folded, summary: folded.summary.slice(0, 400) } : folded;
             Object.assign(info, progress);
             announce('running');
           },
