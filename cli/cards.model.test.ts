@@ -63,7 +63,7 @@ describe.skipIf(!haveShared)('hint cards with the real tiny model', () => {
     expect(run.err).toContain('1 SIMULATED');
     const runExp = JSON.parse(run.out).experimentId as string;
     const s2 = openStore(db);
-    expect((s2.getExperiment(runExp).config as { cards: unknown }).cards).toEqual({ selection: 'all', ids: [distilled.id], budgetTokens: 256 });
+    expect(s2.getExperiment(runExp).config?.cards).toEqual({ selection: 'all', ids: [distilled.id], budgetTokens: 256 });
     const uses = s2.improve.usesOf(distilled.id);
     expect(uses.length).toBeGreaterThan(0);
     expect(s2.improve.getCard(distilled.id).uses).toBe(uses.length);

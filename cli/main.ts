@@ -36,6 +36,7 @@ const COMMANDS: Record<string, Entry> = {
   export: { term: 'export <experiment-id>', summary: 'TRL-ready JSONL of rollouts; or traces as OTLP/JSON, OTLP/HTTP, CSV, JSONL', load: () => import('./commands/export.ts') },
   import: { term: 'import <file.json>', summary: 'OTLP/JSON traces (Flowlab, LangGraph, OpenAI Agents) as runs with blame', load: () => import('./commands/import.ts') },
   diff: { term: 'diff <run-a> <run-b>', summary: 'align two runs node by node and name the first diverging node (or a run and its replay)', load: () => import('./commands/diff.ts') },
+  job: { term: 'job <kinds|start|resume>', summary: 'jobs of any registered kind: list the kinds, start one from a JSON spec, resume one', load: () => import('./commands/job.ts') },
   fork: { term: 'fork <run-id> --node <id>', summary: 'fork a run at a node run with one intervention: upstream from the recording, the rest live', load: () => import('./commands/fork.ts') },
   counterfactual: { term: 'counterfactual <experiment-id>', summary: 'counterfactual blame: fork failed and silent runs at nodes with a corrected output; agreement with structure', load: () => import('./commands/counterfactual.ts') },
   compare: { term: 'compare <exp-a> <exp-b>', summary: 'paired sign test and bootstrap CI of accuracy and per-role ladder deltas', load: () => import('./commands/compare.ts') },

@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { launchTrainLoop, startExperiment, storedLoopSpec } from '../core/experiments/index.ts';
+import { launchTrainLoop, loopPlanOf, startExperiment, storedLoopSpec } from '../core/experiments/index.ts';
 import { compareRuns, compareVersions, experimentDigest, fingerprintDifferences, loopVersionHashes, runsDigest, versionsDigest, type Fingerprint, type RunsComparison, type VersionsComparison } from '../core/repro/index.ts';
 import { openStore, type SqliteStore, type TrainLoopRow } from '../core/store/index.ts';
 import type { LoopEvent } from '../core/training/index.ts';
@@ -92,7 +92,7 @@ export interface LoopRerun {
 /** Runs stored loop `loop` of `src` again from its plan into `scratch` (versions under its folder) and compares version hashes. */
 export async function rerunTrainLoop(src: SqliteStore, scratch: { store: SqliteStore; dir: string }, loop: TrainLoopRow, io: Io): Promise<LoopRerun> {
   const deps = cliDeps(scratch.store);
-  for (const id of Object.values(((loop.plan as { startVersions?: Record<string, string> }).startVersions) ?? {})) {
+  for (const id of Object.values(loopPlanOf(loop).startVersions)) {
     for (const v of src.weights.lineage(id).reverse()) if (!scratch.store.weights.find(v.id)) scratch.store.weights.save(v);
   }
   const spec = { ...storedLoopSpec(loop, src, deps.tools!, undefined, deps.models.verify), versionsDir: path.join(scratch.dir, 'versions') };

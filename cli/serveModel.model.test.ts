@@ -12,7 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../core/store/index.ts';
+import { openStore, storedModels } from '../core/store/index.ts';
 import { defaultTools } from '../core/tools/index.ts';
 import { jsonSchemaValidator, loadWorkflowFile } from '../core/workflow/index.ts';
 import { startModelServer, type ModelServer } from '../host/modelServer.ts';
@@ -85,7 +85,7 @@ describe.skipIf(!haveShared)('serve-model + probe + the main job on the served e
       const calls = store.getExperimentCalls(report.experimentId);
       expect(calls.length).toBeGreaterThanOrEqual(10);
       // Every role is on the endpoint, and every call went to the server: the model is its served id, not the local file name.
-      const cfg = (store.getExperiment(report.experimentId).config as { models: { models: Record<string, string>; roleModels: Record<string, string> } }).models;
+      const cfg = storedModels(store.getExperiment(report.experimentId))!;
       expect(cfg.roleModels).toEqual({ planner: 'default', solver: 'default', verifier: 'default', answerer: 'default' });
       expect(cfg.models).toEqual({ default: served() });
       expect(new Set(calls.map((c) => c.model))).toEqual(new Set(['stories260K']));

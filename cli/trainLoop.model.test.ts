@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../core/store/index.ts';
+import { openStore, storedModels } from '../core/store/index.ts';
 import { cli } from '../test/cli.ts';
 import { noteSkip, tempDir, tinyModel } from '../test/fixtures.ts';
 
@@ -69,7 +69,7 @@ describe.skipIf(!haveModel)('flowlab train-loop / train / versions / run --role-
     const store = openStore(db);
     try {
       const exp = store.getExperiment(JSON.parse(r.out).experimentId);
-      const config = exp.config as { models: { models: Record<string, string>; roleModels: Record<string, string> }; roleVersions: string[] };
+      const config = { models: storedModels(exp)!, roleVersions: exp.config?.roleVersions ?? [] };
       expect(config.models.models[config.models.roleModels.writer!]).toBe(store.weights.get(last).path);
       expect(config.roleVersions).toEqual([`writer=${last}`]);
       expect(store.getExperimentCalls(exp.id).every((c) => c.model === 'iter-003.gguf')).toBe(true);

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { openStore } from '../core/store/index.ts';
+import { openStore, storedModels } from '../core/store/index.ts';
 import { readGgufInfo } from '../models/llama/index.ts';
 import { haveShared, shared, tinyModel } from '../test/fixtures.ts';
 
@@ -162,11 +162,11 @@ await writeGguf(out!, makeLoraAdapter(await readLoraBase(base!), { rank: 4, init
     const store = openStore(path.join(dir, 'flowlab.db'), { mustExist: true });
     try {
       const exp = store.getExperiment(after.experimentId);
-      const models = (exp.config as { models: { models: Record<string, string>; roleModels: Record<string, string>; loras: Record<string, { path: string }[]>; loraFingerprints: Record<string, string> } }).models;
+      const models = storedModels(exp)!;
       expect(models.roleModels.solver).toBe('role:solver');
       expect(models.models['role:solver']).toBe(tinyModel);
-      expect(models.loras['role:solver']).toEqual([{ path: path.join(dir, 'adapter.gguf') }]);
-      expect(Object.keys(models.loraFingerprints)).toEqual([path.join(dir, 'adapter.gguf')]);
+      expect(models.loras?.['role:solver']).toEqual([{ path: path.join(dir, 'adapter.gguf') }]);
+      expect(Object.keys(models.loraFingerprints ?? {})).toEqual([path.join(dir, 'adapter.gguf')]);
       const a = store.listRuns(before.experimentId);
       const b = store.listRuns(after.experimentId);
       expect(a).toHaveLength(2);

@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import type { CorpusRecord, ServiceDeps } from '../core/experiments/index.ts';
-import { openStore, type Store } from '../core/store/index.ts';
+import { openStore, type ExperimentConfig, type Store } from '../core/store/index.ts';
 import type { CodeSandbox } from '../core/sandbox/index.ts';
 import { getDataset, type Dataset } from '../core/tasks/index.ts';
 import { defaultTools, type ToolRegistry } from '../core/tools/index.ts';
@@ -92,8 +92,8 @@ export function toolsWithCorpus(corpus: string | undefined, db: string, io: Io):
  * config recorded (`config.corpus`), opened again; a note on stderr when the folder's files
  * changed since (its retrieve results may differ). Errors: CorpusError when the folder is gone.
  */
-export function toolsOfExperiment(config: unknown, db: string, io: Io): ToolRegistry {
-  const recorded = (config as { corpus?: CorpusRecord } | null)?.corpus;
+export function toolsOfExperiment(config: ExperimentConfig | null, db: string, io: Io): ToolRegistry {
+  const recorded = config?.corpus;
   if (!recorded) return defaultTools({ sandbox: cliSandbox() });
   const { tools, corpus } = toolsWithCorpus(recorded.dir, db, io);
   if (corpus?.signature !== recorded.signature) io.stderr(`Note: the corpus ${recorded.dir} changed since the experiment started (files, sizes or times); retrieve may answer differently.\n`);

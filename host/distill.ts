@@ -9,7 +9,7 @@ import path from 'node:path';
 import { ApiError, cardTrustReader, type DistillCardRequest, type LibraryCard } from '../core/api/index.ts';
 import { DistillError, distillFromExperiment } from '../core/distill/index.ts';
 import type { ModelConfig, ModelProvider } from '../core/model/index.ts';
-import type { Store } from '../core/store/index.ts';
+import { storedModels, type Store } from '../core/store/index.ts';
 import type { ToolRegistry } from '../core/tools/index.ts';
 import { parseWorkflow } from '../core/workflow/index.ts';
 
@@ -32,7 +32,7 @@ export function teacherOf(store: Store, tools: ToolRegistry, req: DistillCardReq
   if (!graph.roles.has(req.role as never)) {
     throw new ApiError('BAD_REQUEST', `${M}: experiment ${exp.id} has no role "${req.role}" (roles: ${[...graph.roles.keys()].join(', ')})`, M, 'role');
   }
-  const stored = (exp.config as { models?: ModelConfig } | null)?.models;
+  const stored = storedModels(exp);
   const contextSize = req.contextSize ?? 2048;
   if (req.teacher) {
     const file = path.resolve(req.teacher);

@@ -7,7 +7,7 @@
 import { ApiError, type ForkRunRequest, type ForkRunResult } from '../core/api/index.ts';
 import { ForkError, forkRun, type Intervention } from '../core/experiments/index.ts';
 import type { ModelConfig, ModelProvider } from '../core/model/index.ts';
-import type { Store } from '../core/store/index.ts';
+import { storedModels, type Store } from '../core/store/index.ts';
 import type { ToolRegistry } from '../core/tools/index.ts';
 import { ReplayProvider } from '../models/replay/index.ts';
 
@@ -42,7 +42,7 @@ export async function forkInLab(deps: ForkLabDeps, req: ForkRunRequest): Promise
   const { store, tools } = deps;
   const intervention = interventionOfRequest(req);
   const parent = store.getRun(req.runId);
-  const models = (store.getExperiment(parent.experimentId).config as { models?: ModelConfig } | null)?.models;
+  const models = storedModels(store.getExperiment(parent.experimentId));
   const files = [...new Set([...(models ? Object.values(models.models) : []), ...(req.roleModel ? [req.roleModel.path] : [])])].filter((f) => !f.startsWith('openai:'));
   const release = await deps.claim(files);
   try {

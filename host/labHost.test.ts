@@ -103,7 +103,7 @@ describe('startRun (scripted provider)', () => {
     await t.lab.runner.settled(experimentId);
     const exp = t.api.getExperiment({ id: experimentId });
     expect(exp.tasksPlanned).toBe(2);
-    expect((exp.config as { models: unknown }).models).toEqual({ models: { 'role:solver': solverModel }, roleModels: { solver: 'role:solver' }, gpu: false, fingerprints: { 'role:solver': 'missing' } });
+    expect(exp.config?.models).toEqual({ models: { 'role:solver': solverModel }, roleModels: { solver: 'role:solver' }, gpu: false, fingerprints: { 'role:solver': 'missing' } });
     expect(t.api.listRuns({ experimentId }).map((r) => r.taskId)).toEqual(['gsm8k/test/1', 'gsm8k/test/2']);
   });
 

@@ -13,6 +13,8 @@ import type { ModelConfig } from '../core/model/index.ts';
 import { ApiError } from '../core/api/index.ts';
 import { llamaBinaryStatus, type LlamaBinaryStatus } from '../models/llama/binary.ts';
 import { ModelDownloads } from './downloads.ts';
+import { asJobApi, LabJobs } from './jobs.ts';
+import { builtinJobKinds, type JobRegistry } from '../core/jobs/index.ts';
 
 /** Options of {@link createLabHost}. */
 export interface LabHostOptions {
@@ -46,6 +48,10 @@ export interface LabHostOptions {
   versionsDir?: string;
   /** @internal tests: the trainer of train loops (default TensorFlow.js). */
   loadTrainer?: LabRunnerOptions['loadTrainer'];
+  /** The job kinds `startJob` / `resumeJob` / `listJobKinds` serve (host/jobs.ts `LabJobs`). Default: core/jobs `builtinJobKinds()`. */
+  jobKinds?: JobRegistry;
+  /** @internal tests: the code sandbox of code datasets and `code_runner` (LabRunner's `sandbox`; default a PyodideSandbox). */
+  sandbox?: LabRunnerOptions['sandbox'];
   /** @internal tests: the GGUF header reader of the catalogue. */
   readHeader?: ReadModelHeader;
   /**
@@ -85,6 +91,8 @@ export interface LabHostHandle extends LabHost {
   readonly runner: LabRunner;
   /** The model downloads, for tests that wait on one (`downloads.settled(id)`). */
   readonly downloads: ModelDownloads;
+  /** Jobs of any registered kind (`startJob` and friends), for tests that wait on one (`jobs.settled(id)`). */
+  readonly jobs: LabJobs;
   /** Cancels running experiments and waits for them to stop (the store stays open). Idempotent. */
   dispose(): Promise<void>;
 }
@@ -122,11 +130,13 @@ export function createLabHost(options: LabHostOptions): LabHostHandle {
     ...(options.checkModel ? { checkModel: options.checkModel } : {}),
     ...(options.versionsDir !== undefined ? { versionsDir: options.versionsDir } : {}),
     ...(options.loadTrainer ? { loadTrainer: options.loadTrainer } : {}),
+    ...(options.sandbox ? { sandbox: options.sandbox } : {}),
   });
   const watchMs = options.watchStoreMs ?? 0;
   const watch = watchMs > 0 ? watchStore(options.store, options.emit, watchMs) : null;
   const workflows = new WorkflowFolder(options.workflowsDir ?? WorkflowFolder.beside(options.dbFile, os.tmpdir()));
   let binary: LlamaBinaryStatus | undefined;
+  const jobs = new LabJobs({ registry: options.jobKinds ?? builtinJobKinds(), emit: options.emit, deps: { store: options.store } });
   const downloads = new ModelDownloads({
     modelDir: options.modelDir, emit: options.emit,
     ...(options.downloads?.allowPrivateHosts && { allowPrivateHosts: true }), ...(options.downloads?.fetch && { fetch: options.downloads.fetch }),
@@ -167,7 +177,7 @@ export function createLabHost(options: LabHostOptions): LabHostHandle {
     saveWorkflowFile: (payload) => workflows.save(payload),
     dispose: () => {
       watch?.stop();
-      return Promise.all([downloads.dispose(), runner.dispose()]).then(() => {});
+      return Promise.all([downloads.dispose(), runner.dispose(), jobs.dispose()]).then(() => {});
     },
     startEvolve: (req) => runner.mass.startEvolve(req),
     startRank: (req) => runner.mass.startRank(req),
@@ -180,5 +190,11 @@ export function createLabHost(options: LabHostOptions): LabHostHandle {
     listStudyPlans: () => runner.studies.plans(),
     startStudy: (req) => needLocalModels('startStudy', () => runner.studies.start(req)),
     cancelStudy: ({ studyId }) => runner.studies.cancel(studyId),
+    jobs,
+    listJobKinds: () => jobs.kinds(),
+    listJobs: () => jobs.list(),
+    startJob: ({ kind, spec }) => asJobApi('startJob', () => jobs.start(kind, spec)),
+    cancelJob: ({ kind, id }) => jobs.cancel(kind, id),
+    resumeJob: ({ kind, id }) => asJobApi('resumeJob', () => jobs.resume(kind, id)),
   };
 }

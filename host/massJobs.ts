@@ -15,7 +15,7 @@ import {
   type EvolveEvent, type OuterSettings, type RsiEvent,
 } from '../core/mass/index.ts';
 import type { ModelConfig, ModelProvider } from '../core/model/index.ts';
-import type { Store } from '../core/store/index.ts';
+import { storedModels, type Store } from '../core/store/index.ts';
 import { getDataset } from '../core/tasks/index.ts';
 import type { ToolRegistry } from '../core/tools/index.ts';
 import type { Trainer } from '../core/training/index.ts';
@@ -128,7 +128,7 @@ export class MassJobs extends JobOwner {
     if (!first.ok) throw new ApiError('INTERNAL', `${M}: the default design of ${req.dataset} does not validate`, M);
     const cfg = withFingerprints({ models: { default: path.resolve(req.model) }, roleModels: {}, gpu: false, contextSize: req.contextSize ?? d.contextSize, ...(req.threads !== undefined && { threads: req.threads }) });
     const step = this.o.store.listExperiments().find((x) => x.id.startsWith(`${jobId}.`));
-    const recorded = (step?.config as { models?: ModelConfig } | undefined)?.models;
+    const recorded = step && storedModels(step);
     const other = recorded && modelMismatch(jobId, recorded, cfg);
     if (other) throw new ApiError('BAD_REQUEST', `${M}: ${other}`, M, 'model');
     try {

@@ -61,7 +61,7 @@ async function labRun(extra: Partial<StartRunRequest>): Promise<string> {
 /** What must match: the experiment record, every model call (no timings), the card uses per task. */
 function observed(id: string) {
   const exp = store.getExperiment(id);
-  const { workflowFile: _f, source: _s, ...config } = exp.config as Record<string, unknown>;
+  const { workflowFile: _f, source: _s, ...config } = exp.config!;
   const calls = store.getExperimentCalls(id).map((c) => ({ task: c.taskIndex, node: c.nodeId, attempt: c.attempt, call: c.callIndex, role: c.role, modelRef: c.modelRef, model: c.model, system: c.system, prompt: c.prompt, params: c.params, seed: c.seed, completion: c.completion }));
   const uses = store.improve.listCards().map((card) => [card.id, store.improve.usesOf(card.id).filter((runId) => runId.startsWith(`${id}/`)).map((runId) => Number(runId.slice(id.length + 1))).sort()]);
   return { kind: exp.kind, workflowYaml: exp.workflowYaml, dataset: exp.dataset, split: exp.split, limit: exp.limit, seed: exp.seed, tasks: store.listTasks(id).map((t) => t.taskId), config, calls, uses };
@@ -73,7 +73,7 @@ async function same(flags: string[], request: Partial<StartRunRequest>) {
   const labId = await labRun(request);
   const fromLab = observed(labId);
   expect(fromLab).toEqual(fromCli);
-  expect((store.getExperiment(labId).config as { source?: string }).source).toBe('lab');
+  expect(store.getExperiment(labId).config?.source).toBe('lab');
   expect(fromLab.calls.length).toBeGreaterThan(0);
   return fromLab;
 }

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ApiError, type StartRunRequest } from '../core/api/index.ts';
 import { ScriptedProvider, type ModelConfig, type Script } from '../core/model/index.ts';
+import { storedModels } from '../core/store/index.ts';
 import { labPerTest, writeGsm8kTasks } from '../test/fixtures.ts';
 import { createLabHost } from './index.ts';
 
@@ -50,7 +51,7 @@ describe('startRun with the CLI options', () => {
     t.store.improve.saveCard({ id: 'card-x', role: 'solver', title: 'Add carefully', appliesWhen: 'sums', advice: 'Add the numbers.', sourceRuns: [], teacher: 't', shots: 0, onlySuccesses: true, simulated: false, createdAt: 1 });
     const { experimentId } = await t.api.startRun(run({ cards: 'all', cardBudget: 64 }));
     await t.lab.runner.settled(experimentId);
-    expect((t.store.getExperiment(experimentId).config as { cards: unknown }).cards).toEqual({ selection: 'all', ids: ['card-x'], budgetTokens: 64 });
+    expect(t.store.getExperiment(experimentId).config?.cards).toEqual({ selection: 'all', ids: ['card-x'], budgetTokens: 64 });
     expect(t.store.improve.usesOf('card-x')).toHaveLength(3);
     expect(t.store.getExperimentCalls(experimentId)[0]!.system).toContain('Add carefully');
   });
@@ -61,7 +62,8 @@ describe('startRun with the CLI options', () => {
     const v = t.store.weights.save({ role: 'solver', basePath: file, path: file, hyper: {}, metrics: {} });
     const { experimentId } = await t.api.startRun(run({ roleVersions: { solver: v.id }, roleLora: { solver: [{ path: '/a/zero.gguf', scale: 0.5 }] }, contextSize: 512, threads: 2 }));
     await t.lab.runner.settled(experimentId);
-    const config = t.store.getExperiment(experimentId).config as { roleVersions: string[]; models: ModelConfig };
+    const exp = t.store.getExperiment(experimentId);
+    const config = { roleVersions: exp.config?.roleVersions, models: storedModels(exp)! };
     expect(config.roleVersions).toEqual([`solver=${v.id}`]);
     expect(config.models).toMatchObject({ models: { 'role:solver': file }, roleModels: { solver: 'role:solver' }, loras: { 'role:solver': [{ path: '/a/zero.gguf', scale: 0.5 }] }, contextSize: 512, threads: 2 });
     expect(configs[0]).toMatchObject({ contextSize: 512, threads: 2, loras: { 'role:solver': [{ path: '/a/zero.gguf', scale: 0.5 }] } });

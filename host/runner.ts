@@ -3,21 +3,24 @@ import path from 'node:path';
 import { ApiError, type ActiveRun, type DistillCardRequest, type ForkRunRequest, type ForkRunResult, type LabEvent, type LibraryCard, type ResumeRunPayload, type StartRunRequest, type StartTrainLoopRequest } from '../core/api/index.ts';
 import { distillInLab, teacherOf } from './distill.ts';
 import { forkInLab } from './fork.ts';
-import { resumeTrainLoop, startExperiment, startTrainLoop, trainableRoles, trainLoopOf, type ExperimentEvent, type ExperimentHandle, type ExperimentSpec, type TrainLoopHandle } from '../core/experiments/index.ts';
-import type { ModelConfig, ModelProvider, ModelRequestField } from '../core/model/index.ts';
-import { StoreError, type Store } from '../core/store/index.ts';
+import { trainLoopOf, type ExperimentSpec } from '../core/experiments/index.ts';
+import type { ModelConfig, ModelProvider } from '../core/model/index.ts';
+import { buildExperimentSpec } from '../core/jobs/index.ts';
+import { storedModels, type Store } from '../core/store/index.ts';
 import { getDataset, resolveDataDir, type DatasetLocation } from '../core/tasks/index.ts';
 import { defaultTools, type ToolRegistry } from '../core/tools/index.ts';
 import type { CodeSandbox } from '../core/sandbox/index.ts';
 import { PyodideSandbox } from '../models/sandbox/index.ts';
-import { newLoopId, type Trainer } from '../core/training/index.ts';
+import type { Trainer } from '../core/training/index.ts';
 import { llamaProvider, loadTrainer } from '../models/factory.ts';
-import { ModelFileError, verifyModelFiles, withFingerprints } from '../models/resolve.ts';
+import { verifyModelFiles, withFingerprints } from '../models/resolve.ts';
 import type { ModelPaths } from './modelPaths.ts';
-import { apiErrorOf, apiFieldOf, parseRequestWorkflow, requestCards, resolveRequestModels } from './request.ts';
-import { TRAIN_LOOP_DEFAULTS, trainLoopLabEvent, trainLoopSpecOf } from './trainLoop.ts';
+import { apiErrorOf, parseRequestWorkflow, requestCards, resolveRequestModels } from './request.ts';
 import { MassJobs } from './massJobs.ts';
 import { StudyJobs } from './studyJobs.ts';
+import { ModelFiles } from './modelFiles.ts';
+import { TrainLoopJobs } from './trainLoopJobs.ts';
+import { ExperimentJobs } from './experimentJobs.ts';
 
 /** A provider the runner can pre-load (node-llama-cpp's loads every model file on `load()`). */
 export type LoadableProvider = ModelProvider;
@@ -55,25 +58,6 @@ export interface LabRunnerOptions {
   studies?: { plansDir: string; workflowRoots?: readonly string[] };
 }
 
-interface ActiveLoop {
-  handle: TrainLoopHandle;
-  files: string[];
-  finished: Promise<void>;
-}
-
-interface Active {
-  experimentId: string;
-  done: number;
-  total: number;
-  startedAt: number;
-  controller: AbortController;
-  /** The model files this experiment holds (one experiment per model file at a time). */
-  files: string[];
-  finished: Promise<void>;
-  /** What the request's resolution changed (threads lowered to the cores): the `running` event's message. */
-  notes: readonly string[];
-}
-
 const M = 'startRun';
 
 /**
@@ -88,12 +72,15 @@ const M = 'startRun';
  * own copy of its models and two runs on one CPU only slow each other down. Train loops
  * (`startTrainLoop`, the service of `flowlab train-loop`) claim their starting model files the
  * same way.
+ *
+ * The runner maps requests and composes the job families, each in its own file: experiments
+ * (host/experimentJobs.ts), train loops (host/trainLoopJobs.ts), MASS jobs (host/massJobs.ts),
+ * studies (host/studyJobs.ts), all holding model files through one `ModelFiles`
+ * (host/modelFiles.ts); the table of background jobs they share is host/jobs.ts.
  */
 export class LabRunner {
-  private readonly active = new Map<string, Active>();
-  private readonly loops = new Map<string, ActiveLoop>();
-  /** Model files claimed by experiments and train loops being started or running -> holder label. */
-  private readonly claimed = new Map<string, string>();
+  /** The model files held by every job family here (one job per file at a time). */
+  private readonly files: ModelFiles;
   /** Where HumanEval/MBPP grading and `code_runner` run code; its interpreters start on first use. */
   private readonly sandbox: CodeSandbox;
   private readonly tools: ToolRegistry;
@@ -106,6 +93,10 @@ export class LabRunner {
   readonly mass: MassJobs;
   /** Study jobs (`flowlab study` from the window: host/studyJobs.ts), sharing the model-file claims. */
   readonly studies: StudyJobs;
+  /** Train loops (`startTrainLoop`, a loop's `resumeRun`: host/trainLoopJobs.ts), sharing the model-file claims. */
+  readonly loops: TrainLoopJobs;
+  /** Experiments (`startRun`, `resumeRun`: host/experimentJobs.ts), sharing the model-file claims. */
+  private readonly experiments: ExperimentJobs;
 
   constructor(private readonly options: LabRunnerOptions) {
     this.sandbox = options.sandbox ?? new PyodideSandbox();
@@ -118,18 +109,13 @@ export class LabRunner {
         return readCheckedGgufInfo(file);
       });
     this.versionsDir = LabRunner.versionsDirOf(options.store, options.versionsDir);
+    this.files = new ModelFiles({ checkModel: this.checkModel, ...(options.modelPaths && { modelPaths: options.modelPaths }), disposed: () => this.disposed });
     // What background jobs (MASS, studies) need of the runner: a model file confined and checked
     // before it loads (FORBIDDEN / BAD_REQUEST naming `field`), and the shared model-file claims.
     const jobFiles = {
-      checkModel: async (file: string, method: string, field: string) => {
-        if (this.disposed) throw new ApiError('UNAVAILABLE', `${method}: the lab is shutting down`, method);
-        options.modelPaths?.check(file, method, field);
-        await this.checkModel(file).catch((err: unknown) => {
-          throw new ApiError('BAD_REQUEST', `${method}: ${err instanceof Error ? err.message : String(err)}`, method, field, { cause: err });
-        });
-      },
-      claim: (files: string[], method: string, holder: string) => this.claim(files, method, holder),
-      release: (files: string[]) => this.release(files),
+      checkModel: (file: string, method: string, field: string) => this.files.checkOne(file, method, field),
+      claim: (files: string[], method: string, holder: string) => this.files.claim(files, method, holder),
+      release: (files: string[]) => this.files.release(files),
     };
     this.mass = new MassJobs({
       store: options.store, emit: (e) => this.emit(e), tools: this.tools, createProvider: this.createProvider, loadTrainer: options.loadTrainer ?? loadTrainer,
@@ -139,13 +125,24 @@ export class LabRunner {
     this.studies = new StudyJobs({
       store: options.store, emit: (e) => this.emit(e), tools: this.tools, loadTrainer: options.loadTrainer ?? loadTrainer, versionsDir: this.versionsDir,
       models: { create: this.createProvider, fingerprint: withFingerprints, verify: verifyModelFiles },
-      datasets: (name, dataDir) => getDataset(name, dataDir === undefined ? { ...location, sandbox: this.sandbox } : { dataDir, sandbox: this.sandbox }),
+      datasets: this.datasets,
       dataDir: resolveDataDir(location),
       plansDir: options.studies?.plansDir ?? path.resolve('examples', 'studies'),
       ...(options.studies?.workflowRoots && { workflowRoots: options.studies.workflowRoots }),
       ...jobFiles,
     });
+    this.experiments = new ExperimentJobs({ store: options.store, emit: (e) => this.emit(e), tools: this.tools, files: this.files, createProvider: this.createProvider, datasets: this.datasets });
+    this.loops = new TrainLoopJobs({
+      store: options.store, emit: (e) => this.emit(e), tools: this.tools, files: this.files, createProvider: this.createProvider, loadTrainer: options.loadTrainer ?? loadTrainer,
+      datasets: this.datasets, location, versionsDir: this.versionsDir, modelDir: options.modelDir, disposed: () => this.disposed,
+    });
   }
+
+  /** A dataset by name for every job of this lab (start and resume alike), graded with the lab's sandbox: from `dataDir` when given, else the lab's data location. */
+  private readonly datasets = (name: string, dataDir?: string) => {
+    const location = this.options.datasets ?? {};
+    return getDataset(name, dataDir === undefined ? { ...location, sandbox: this.sandbox } : { dataDir, sandbox: this.sandbox });
+  };
 
   /** The versions folder a runner over `store` uses (see `LabRunnerOptions.versionsDir`), absolute. */
   static versionsDirOf(store: Store, versionsDir?: string): string {
@@ -180,21 +177,27 @@ export class LabRunner {
     const cards = requestCards(graph, req, store);
     if (cards && (req.inject?.length || req.kind === 'rollouts')) throw new ApiError('BAD_REQUEST', `${M}: hint cards are for runs only (not with inject or rollouts)`, M, 'cards');
     if (req.kind === 'rollouts' && req.group === undefined) throw new ApiError('BAD_REQUEST', `${M}: a rollouts request needs group (rollouts per task)`, M, 'group');
+    if (req.kind === 'rollouts' && req.inject?.length) throw new ApiError('BAD_REQUEST', `${M}: inject (SIMULATED faults) is for a blame evaluation; rollouts do not take it`, M, 'inject');
 
-    const files = await this.checkFiles(config, fieldOf, M);
+    const files = await this.files.checkConfig(config, fieldOf, M);
     const location = this.options.datasets ?? {};
-    const base = {
-      workflow: { graph, text: req.workflowText },
-      dataset: req.dataset, split: req.split, limit: req.limit, offset: req.offset ?? 0, seed: req.seed,
-      dataDir: resolveDataDir(location), models: config, source: 'lab',
-    };
-    const spec: ExperimentSpec = req.inject?.length
-      ? { ...base, kind: 'blame-eval', inject: req.inject, ...(req.runs !== undefined && { runs: req.runs }) }
-      : req.kind === 'rollouts'
-        ? { ...base, kind: 'rollouts', group: req.group!, temperature: req.temperature ?? 0.8, mode: req.mode ?? 'multi-agent', recordTokens: Boolean(req.recordTokens) }
-        : { ...base, kind: 'run', ...(cards && { cards }), ...(req.roleVersions && Object.keys(req.roleVersions).length && { roleVersions: req.roleVersions }) };
+    // The request's fields as the spec's (the CLI builds the same input): the kind's schema refuses a field the kind does not use.
+    let spec: ExperimentSpec;
+    try {
+      spec = buildExperimentSpec({
+        kind: req.inject?.length ? 'blame-eval' : req.kind ?? 'run',
+        workflow: { graph, text: req.workflowText },
+        dataset: req.dataset, split: req.split, limit: req.limit, offset: req.offset ?? 0, seed: req.seed,
+        dataDir: resolveDataDir(location), models: config, source: 'lab',
+        inject: req.inject?.length ? req.inject : undefined, runs: req.runs,
+        group: req.group, temperature: req.temperature, mode: req.mode, recordTokens: req.kind === 'rollouts' ? Boolean(req.recordTokens) : req.recordTokens || undefined,
+        cards, roleVersions: req.roleVersions && Object.keys(req.roleVersions).length ? req.roleVersions : undefined,
+      });
+    } catch (err) {
+      throw apiErrorOf(err, M);
+    }
 
-    return { experimentId: await this.launch(spec, files, M, undefined, notes) };
+    return { experimentId: await this.experiments.launch(spec, files, M, undefined, notes) };
   }
 
   /**
@@ -210,10 +213,10 @@ export class LabRunner {
   async resume(req: ResumeRunPayload): Promise<{ experimentId: string; pending: number; loopId?: string }> {
     const R = 'resumeRun';
     if (this.disposed) throw new ApiError('UNAVAILABLE', `${R}: the lab is shutting down`, R);
-    if (trainLoopOf(this.options.store, req.experimentId)) return this.resumeTrainLoop(req);
-    if (this.active.has(req.experimentId)) throw new ApiError('BUSY', `${R}: experiment ${req.experimentId} is running here`, R, 'experimentId');
+    if (trainLoopOf(this.options.store, req.experimentId)) return this.loops.resume(req);
+    if (this.experiments.has(req.experimentId)) throw new ApiError('BUSY', `${R}: experiment ${req.experimentId} is running here`, R, 'experimentId');
     const exp = this.options.store.getExperiment(req.experimentId);
-    const stored = (exp.config as { models?: ModelConfig } | null)?.models;
+    const stored = storedModels(exp);
     const paths = this.options.modelPaths;
     if (paths) {
       if (req.models?.default) paths.check(req.models.default, R, 'models.default');
@@ -225,200 +228,18 @@ export class LabRunner {
     const spec: ExperimentSpec = { kind: 'resume', experimentId: req.experimentId, ...(req.models && { models: req.models }), ...(req.force && { force: true }) };
     let total = 0;
     let done = 0;
-    const id = await this.launch(spec, files, R, (e) => {
+    const id = await this.experiments.launch(spec, files, R, (e) => {
       if (e.type === 'started') ({ total, done } = e);
     });
     return { experimentId: id, pending: total - done };
   }
 
-  /** Claims `files`, starts `spec` through the service and follows it; resolves with the experiment id once it runs (or had nothing to do). */
-  private async launch(spec: ExperimentSpec, files: string[], method: string, also?: (e: ExperimentEvent) => void, notes: readonly string[] = []): Promise<string> {
-    const { store } = this.options;
-    const location = this.options.datasets ?? {};
-    this.claim(files, method);
-    let settle!: () => void;
-    const finished = new Promise<void>((resolve) => (settle = resolve));
-    const active: Active = { experimentId: '', done: 0, total: 0, startedAt: Date.now(), controller: new AbortController(), files, finished, notes };
-    let handle: ExperimentHandle;
-    let started = false;
-    try {
-      handle = await startExperiment(spec, {
-        store,
-        models: { create: this.createProvider, fingerprint: withFingerprints, verify: verifyModelFiles },
-        tools: this.tools,
-        datasets: (name, dataDir) => getDataset(name, dataDir === undefined ? { ...location, sandbox: this.sandbox } : { dataDir, sandbox: this.sandbox }),
-      }, {
-        onEvent: (e) => {
-          started ||= e.type === 'started';
-          also?.(e);
-          this.forward(active, e);
-        },
-        signal: active.controller.signal,
-      });
-    } catch (err) {
-      this.release(files);
-      settle();
-      if (err instanceof ModelFileError) throw new ApiError('BAD_REQUEST', `${method}: ${err.message}`, method, 'models', { cause: err });
-      const mapped = apiErrorOf(err, method);
-      if (spec.kind === 'resume' && !(mapped instanceof ApiError) && !(mapped instanceof StoreError) && mapped instanceof Error) {
-        throw new ApiError('BAD_REQUEST', `${method}: ${mapped.message}`, method, 'experimentId', { cause: mapped });
-      }
-      throw mapped;
-    }
-    if (!started) {
-      this.release(files);
-      settle();
-    }
-    void handle.done.then(settle);
-    return handle.experimentId;
+  /** Starts `flowlab train-loop` in the background: host/trainLoopJobs.ts `start` (its errors and events). */
+  startTrainLoop(req: StartTrainLoopRequest): Promise<{ loopId: string }> {
+    if (this.disposed) return Promise.reject(new ApiError('UNAVAILABLE', 'startTrainLoop: the lab is shutting down', 'startTrainLoop'));
+    return this.loops.start(req);
   }
 
-  /**
-   * Starts `flowlab train-loop` in the background through the same service (`startTrainLoop` of
-   * core/experiments/trainLoop.ts), with the request mapped as the CLI maps its flags
-   * (host/trainLoop.ts `trainLoopSpecOf`; models through the shared resolver, `contextSize`
-   * default 512). Versions go under `versionsDir`. Emits `trainLoop` `running` before it
-   * resolves with the loop id, then `trainHeldout` / `trainRollout` / `trainIteration` events
-   * and a closing `trainLoop` (`completed`, `cancelled`, or `failed` with the error's message).
-   *
-   * Errors (ApiError, method `startTrainLoop`, field named): `BAD_REQUEST` for an invalid
-   * workflow, an unknown or untrainable role in `roles`, a role without a model, an unknown role
-   * in `models.roles` / `roleVersions`, an unknown weight version, an unknown dataset or split
-   * (`split`, `heldoutSplit`), an empty training split, a missing or invalid model file;
-   * `UNAVAILABLE` when the dataset's files are absent, the trainer cannot load or the runner is
-   * disposed; `BUSY` when a model file is in use by an experiment or another loop.
-   */
-  async startTrainLoop(req: StartTrainLoopRequest): Promise<{ loopId: string }> {
-    const T = 'startTrainLoop';
-    if (this.disposed) throw new ApiError('UNAVAILABLE', `${T}: the lab is shutting down`, T);
-    const { store } = this.options;
-    const location = this.options.datasets ?? {};
-    const graph = parseRequestWorkflow(req.workflowText, this.tools, T);
-    let dataset;
-    let roles: string[];
-    try {
-      roles = trainableRoles({ graph, text: req.workflowText }, req.roles);
-      dataset = getDataset(req.dataset, { ...location, sandbox: this.sandbox });
-    } catch (err) {
-      throw apiErrorOf(err, T);
-    }
-    const resolved = resolveRequestModels(graph, { ...req, contextSize: req.contextSize ?? TRAIN_LOOP_DEFAULTS.contextSize }, store, this.options.modelDir, T);
-    const spec = { ...trainLoopSpecOf(req, graph, req.workflowText, resolved, store, dataset, { versionsDir: this.versionsDir, dataDir: resolveDataDir(location) }), loopId: newLoopId() };
-    const files = await this.checkFiles(resolved.config, resolved.fieldOf, T);
-    const loopId = spec.loopId;
-    this.claim(files, T, `train loop ${loopId}`);
-    let handle: TrainLoopHandle;
-    let done = 0;
-    try {
-      let trainer: Trainer;
-      try {
-        trainer = await (this.options.loadTrainer ?? loadTrainer)();
-      } catch (err) {
-        throw new ApiError('UNAVAILABLE', `${T}: the trainer cannot load: ${err instanceof Error ? err.message : String(err)}`, T, undefined, { cause: err });
-      }
-      if (this.disposed) throw new ApiError('UNAVAILABLE', `${T}: the lab is shutting down`, T);
-      handle = startTrainLoop(spec, {
-        store,
-        models: { create: this.createProvider, fingerprint: withFingerprints },
-        tools: this.tools,
-        trainer,
-        datasets: (name, dataDir) => getDataset(name, dataDir === undefined ? { ...location, sandbox: this.sandbox } : { dataDir, sandbox: this.sandbox }),
-      }, {
-        onEvent: (e) => {
-          if (e.type === 'iteration') done = e.metrics.iteration;
-          this.emit(trainLoopLabEvent(loopId, e));
-        },
-      });
-    } catch (err) {
-      this.release(files);
-      throw apiErrorOf(err, T);
-    }
-    this.follow(handle, files, roles, spec.iterations, 0, () => done);
-    return { loopId };
-  }
-
-  /**
-   * Resumes a stored train loop in the background (`resumeRun` given the loop's id or the id of
-   * one of its experiments), as `flowlab resume` does (core/experiments/trainLoopResume.ts): from
-   * its last complete iteration, same loop id, lineage and numbering, its stored rollouts used
-   * again; versions under the loop's own folder. Emits `trainLoop` `running` (with the
-   * iterations done) before it resolves, then the loop's events as for `startTrainLoop`.
-   * Resolves with `pending`: iterations left (0: it completed, nothing started).
-   * Errors (ApiError, method `resumeRun`): `BAD_REQUEST` (a starting model file missing or
-   * changed, a loop running in another live process without `force`), `UNAVAILABLE` (no
-   * trainer, disposed), `BUSY` (it runs here, or a model file is in use).
-   */
-  private async resumeTrainLoop(req: ResumeRunPayload): Promise<{ experimentId: string; pending: number; loopId: string }> {
-    const R = 'resumeRun';
-    const { store } = this.options;
-    const row = trainLoopOf(store, req.experimentId)!;
-    if (this.loops.has(row.id)) throw new ApiError('BUSY', `${R}: train loop ${row.id} is running here`, R, 'experimentId');
-    if (row.status === 'completed') return { experimentId: req.experimentId, pending: 0, loopId: row.id };
-    const plan = row.plan as { models?: ModelConfig; roles?: string[] };
-    const files = [...new Set([...Object.values(plan.models?.models ?? {}), ...(req.models?.default ? [req.models.default] : []), ...Object.values(req.models?.roles ?? {})])];
-    this.claim(files, R, `train loop ${row.id}`);
-    const location = this.options.datasets ?? {};
-    let handle: TrainLoopHandle;
-    let done = row.done;
-    try {
-      let trainer: Trainer;
-      try {
-        trainer = await (this.options.loadTrainer ?? loadTrainer)();
-      } catch (err) {
-        throw new ApiError('UNAVAILABLE', `${R}: the trainer cannot load: ${err instanceof Error ? err.message : String(err)}`, R, undefined, { cause: err });
-      }
-      if (this.disposed) throw new ApiError('UNAVAILABLE', `${R}: the lab is shutting down`, R);
-      let started;
-      try {
-        started = resumeTrainLoop({ id: row.id, ...(req.models && { models: req.models }), ...(req.force && { force: true }) }, {
-          store,
-          models: { create: this.createProvider, fingerprint: withFingerprints, verify: verifyModelFiles },
-          tools: this.tools,
-          trainer,
-          datasets: (name, dataDir) => getDataset(name, dataDir === undefined ? location : { dataDir }),
-        }, {
-          onEvent: (e) => {
-            if (e.type === 'iteration') done = e.metrics.iteration;
-            this.emit(trainLoopLabEvent(row.id, e));
-          },
-        });
-      } catch (err) {
-        if (err instanceof ApiError || err instanceof StoreError) throw err;
-        throw new ApiError('BAD_REQUEST', `${R}: ${err instanceof Error ? err.message : String(err)}`, R, err instanceof ModelFileError ? 'models' : 'experimentId', { cause: err });
-      }
-      if (started.nothing) {
-        this.release(files);
-        return { experimentId: req.experimentId, pending: 0, loopId: row.id };
-      }
-      handle = started.handle;
-    } catch (err) {
-      this.release(files);
-      throw apiErrorOf(err, R);
-    }
-    this.follow(handle, files, plan.roles ?? [], row.iterations, row.done, () => done);
-    return { experimentId: req.experimentId, pending: row.iterations - row.done, loopId: row.id };
-  }
-
-  /** Tracks a started loop: its closing `trainLoop` event, the files released, the loop forgotten; emits `trainLoop` running. */
-  private follow(handle: TrainLoopHandle, files: string[], roles: string[], iterations: number, doneBefore: number, doneNow: () => number = () => doneBefore): void {
-    const loopId = handle.loopId;
-    const base = { type: 'trainLoop' as const, loopId, roles, iterations };
-    const finished = handle.done.then(
-      (report) => this.emit({ ...base, status: report.cancelled ? 'cancelled' : 'completed', done: report.iterations.length }),
-      (err: unknown) => this.emit({ ...base, status: 'failed', done: doneNow(), message: err instanceof Error ? err.message : String(err) }),
-    ).finally(() => {
-      this.release(files);
-      this.loops.delete(loopId);
-    });
-    this.loops.set(loopId, { handle, files, finished });
-    this.emit({ ...base, status: 'running', done: doneBefore });
-  }
-
-  /**
-   * Stops a train loop after the iteration in flight (the versions written so far stay
-   * recorded; the held-out evaluation after is skipped). Resolves once it has stopped and its
-   * closing `trainLoop` event was emitted. `{cancelled: false}` when it is not running here.
-   */
   /**
    * Distils a hint card as `flowlab distill` does (host/distill.ts), holding the teacher's model
    * file meanwhile (`BUSY` for others, as an experiment holds its files).
@@ -428,10 +249,7 @@ export class LabRunner {
     if (this.disposed) throw new ApiError('UNAVAILABLE', `${D}: the lab is shutting down`, D);
     const { store } = this.options;
     const { file } = teacherOf(store, this.tools, req);
-    this.options.modelPaths?.check(file, D, req.teacher ? 'teacher' : 'experimentId');
-    await this.checkModel(file).catch((err: unknown) => {
-      throw new ApiError('BAD_REQUEST', `${D}: ${err instanceof Error ? err.message : String(err)}`, D, req.teacher ? 'teacher' : 'experimentId', { cause: err });
-    });
+    await this.files.checkOne(file, D, req.teacher ? 'teacher' : 'experimentId');
     return distillInLab({
       store, tools: this.tools,
       loadProvider: async (config) => {
@@ -440,8 +258,8 @@ export class LabRunner {
         return provider;
       },
       claim: (f) => {
-        this.claim([f], D, `a card being distilled`);
-        return () => this.release([f]);
+        this.files.claim([f], D, `a card being distilled`);
+        return () => this.files.release([f]);
       },
     }, req);
   }
@@ -462,144 +280,53 @@ export class LabRunner {
             throw new ApiError('BAD_REQUEST', `${F}: ${err instanceof Error ? err.message : String(err)}`, F, 'runId', { cause: err });
           });
         }
-        this.claim(files, F, 'a fork being run');
-        return () => this.release(files);
+        this.files.claim(files, F, 'a fork being run');
+        return () => this.files.release(files);
       },
     }, req);
   }
 
-  async cancelTrainLoop(loopId: string): Promise<{ cancelled: boolean }> {
-    const loop = this.loops.get(loopId);
-    if (!loop) return { cancelled: false };
-    loop.handle.cancel();
-    await loop.finished;
-    return { cancelled: true };
+  /**
+   * Stops a train loop after the iteration in flight (the versions written so far stay
+   * recorded; the held-out evaluation after is skipped). Resolves once it has stopped and its
+   * closing `trainLoop` event was emitted. `{cancelled: false}` when it is not running here.
+   */
+  cancelTrainLoop(loopId: string): Promise<{ cancelled: boolean }> {
+    return this.loops.cancel(loopId);
   }
 
   /** Train loops running here now, oldest first. */
   trainLoops(): string[] {
-    return [...this.loops.keys()];
+    return this.loops.running();
   }
 
   /** Resolves when the train loop has ended and its closing event was emitted (at once when it is not running here). */
-  async trainLoopSettled(loopId: string): Promise<void> {
-    await this.loops.get(loopId)?.finished;
+  trainLoopSettled(loopId: string): Promise<void> {
+    return this.loops.settled(loopId);
   }
 
-  /**
-   * Cancels a running experiment: the run in flight is dropped (not stored), the experiment is
-   * marked `cancelled` (resumable with `flowlab resume`). Resolves once it has stopped and the
-   * `cancelled` event was emitted. `{cancelled: false}` when it is not running here.
-   */
-  async cancel(experimentId: string): Promise<{ cancelled: boolean }> {
-    const active = this.active.get(experimentId);
-    if (!active) return { cancelled: false };
-    active.controller.abort();
-    await active.finished;
-    return { cancelled: true };
+  /** Cancels a running experiment (host/experimentJobs.ts `cancel`). */
+  cancel(experimentId: string): Promise<{ cancelled: boolean }> {
+    return this.experiments.cancel(experimentId);
   }
 
   /** Experiments running now, oldest first: id, runs stored (`done`) of `total`, start time (epoch ms). */
   list(): ActiveRun[] {
-    return [...this.active.values()].map((a) => ({ experimentId: a.experimentId, done: a.done, total: a.total, startedAt: a.startedAt }));
+    return this.experiments.list();
   }
 
   /** Resolves when the experiment's background run has ended (at once when it is not running here). */
-  async settled(experimentId: string): Promise<void> {
-    await this.active.get(experimentId)?.finished;
+  settled(experimentId: string): Promise<void> {
+    return this.experiments.settled(experimentId);
   }
 
   /** Cancels every running experiment and train loop and waits for them to stop; later `start`s are refused. Idempotent. */
   async dispose(): Promise<void> {
     this.disposed = true;
-    const all = [...this.active.values()];
-    for (const a of all) a.controller.abort();
-    const loops = [...this.loops.values()];
-    for (const l of loops) l.handle.cancel();
-    await Promise.all([...all, ...loops].map((a) => a.finished));
+    await Promise.all([this.experiments.dispose(), this.loops.dispose()]);
     await this.mass.dispose();
     await this.studies.dispose();
     await this.sandbox.close();
-  }
-
-  /** The service's events as LabEvents; the experiment's bookkeeping (active list, claimed files) follows them. */
-  private forward(active: Active, e: ExperimentEvent): void {
-    switch (e.type) {
-      case 'started':
-        active.experimentId = e.experimentId;
-        active.done = e.done;
-        active.total = e.total;
-        this.active.set(e.experimentId, active);
-        for (const file of active.files) this.claimed.set(file, `experiment ${e.experimentId}`);
-        this.emit({ type: 'experiment', experimentId: e.experimentId, status: 'running', done: e.done, total: e.total, ...(active.notes.length > 0 && { message: active.notes.join('; ') }) });
-        return;
-      case 'node': {
-        const { type: _t, ...rest } = e;
-        this.emit({ type: 'node', ...rest });
-        return;
-      }
-      case 'run': {
-        if (e.status !== 'cancelled') active.done = e.done;
-        const { correctRuns: _c, ...rest } = e;
-        this.emit(rest);
-        return;
-      }
-      case 'finished': {
-        this.release(active.files);
-        this.active.delete(e.experimentId);
-        const end: LabEvent = { type: 'experiment', experimentId: e.experimentId, status: e.status, done: e.done, total: e.total };
-        if (e.message !== undefined) end.message = e.message;
-        this.emit(end);
-        return;
-      }
-      default:
-        // notes and the halted event: the finished event carries the reason
-        return;
-    }
-  }
-
-  /** Claims `files` for a new experiment or loop (holder label: `experiment <id>`, `train loop <id>`; '' while starting). Errors: BUSY `models`. */
-  /**
-   * The distinct model files of `config`, each checked (`checkModel`) before anything loads.
-   * Errors: ApiError BAD_REQUEST of `method`, naming the request field that chose the bad file.
-   */
-  private async checkFiles(config: ModelConfig, fieldOf: ReadonlyMap<string, { field: ModelRequestField; role?: string }>, method: string): Promise<string[]> {
-    const files = [...new Set(Object.values(config.models))];
-    const paths = this.options.modelPaths;
-    if (paths) {
-      for (const file of files) {
-        const at = fieldOf.get(file);
-        if (at?.field === 'roleVersions') continue; // a version's file comes from the store, not the request
-        paths.check(file, method, at ? apiFieldOf(at.field, at.role) : 'models');
-      }
-      for (const [ref, adapters] of Object.entries(config.loras ?? {})) {
-        const role = Object.entries(config.roleModels ?? {}).find(([, r]) => r === ref)?.[0];
-        for (const a of adapters) paths.check(a.path, method, role ? `roleLora.${role}` : 'roleLora');
-      }
-    }
-    for (const file of files) {
-      try {
-        await this.checkModel(file);
-      } catch (err) {
-        const at = fieldOf.get(file);
-        throw new ApiError('BAD_REQUEST', `${method}: ${err instanceof Error ? err.message : String(err)}`, method, at && apiFieldOf(at.field, at.role), { cause: err });
-      }
-    }
-    return files;
-  }
-
-  private claim(files: string[], method: string, holder = ''): void {
-    for (const file of files) {
-      const holder = this.claimed.get(file);
-      if (holder !== undefined) {
-        throw new ApiError('BUSY', `${method}: model ${file} is in use by ${holder === '' ? 'an experiment being started' : holder}; wait for it or cancel it`, method, 'models');
-      }
-    }
-    for (const file of files) this.claimed.set(file, holder);
-  }
-
-  private release(files: string[]): void {
-    for (const file of files) this.claimed.delete(file);
   }
 
   private emit(event: LabEvent): void {

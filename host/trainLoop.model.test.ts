@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, createHandlers, type FlowlabApi, type LabEvent, type StartTrainLoopRequest, type TrainLoopEvent } from '../core/api/index.ts';
-import { openStore, type Store } from '../core/store/index.ts';
+import { openStore, storedModels, type Store } from '../core/store/index.ts';
 import { cli } from '../test/cli.ts';
 import { noteSkip, rejectionOf, shared, tempDir, tinyModel } from '../test/fixtures.ts';
 import { createLabHost, type LabHostHandle } from './index.ts';
@@ -33,11 +33,11 @@ interface LoopRecord {
 
 /** A loop's stored shape: its experiments in order (kind, phase, runs, scores), its versions with parents as indexes. */
 function loopRecord(store: Store, loopId: string): LoopRecord {
-  const exps = store.listExperiments().filter((e) => (e.config as { trainLoop?: { loopId?: string } } | null)?.trainLoop?.loopId === loopId).reverse();
+  const exps = store.listExperiments().filter((e) => e.config?.trainLoop?.loopId === loopId).reverse();
   const ids = exps.map((e) => e.id as string);
   const experiments = exps.map((e) => {
-    const tl = (e.config as { trainLoop: { phase?: string; iteration?: number } }).trainLoop;
-    const { workflowFile: _f, models: _m, trainLoop: _t, ...config } = e.config as Record<string, unknown>;
+    const tl = e.config!.trainLoop!;
+    const { workflowFile: _f, models: _m, trainLoop: _t, ...config } = e.config!;
     return { kind: e.kind, phase: tl.phase ?? `iteration-${tl.iteration}`, runs: store.listRuns(e.id).length, scores: store.listRuns(e.id).map((r) => r.score), config };
   });
   const vs = store.weights.list({ role: 'writer' }).filter((v) => v.path.includes(loopId));
@@ -45,7 +45,7 @@ function loopRecord(store: Store, loopId: string): LoopRecord {
     id: v.id, role: v.role, parent: v.parentId === undefined ? null : vs.findIndex((p) => p.id === v.parentId), iteration: v.iteration, file: path.basename(v.path), experiment: ids.indexOf(v.experimentId as string),
   }));
   const models = exps.map((e) => {
-    const m = (e.config as { models: { models: Record<string, unknown> } }).models;
+    const m = storedModels(e)!;
     return { ...m, models: Object.fromEntries(Object.entries(m.models).map(([ref, file]) => [ref, typeof file === 'string' ? path.basename(file) : file])) };
   });
   return { experiments, versions, models };

@@ -52,6 +52,7 @@ function installDraft(): void {
 subscribe((event) => lab.getState().receiveMass(event));
 // Studies started from the Studies view (renderer/store/studies.ts).
 subscribe((event) => lab.getState().receiveStudy(event));
+subscribe((event) => lab.getState().receiveJob(event));
 
 function storedTheme(): string | null {
   try {

@@ -14,6 +14,7 @@ import { createDocumentSlice } from './store/document.ts';
 import { createForkSlice } from './store/fork.ts';
 import { createEditorSlice } from './store/editor.ts';
 import { createImproveSlice } from './store/improve.ts';
+import { createJobsSlice } from './store/jobs.ts';
 import { createLearningSlice } from './store/learning.ts';
 import { createLiveSlice } from './store/live.ts';
 import { createLoopSlice } from './store/loop.ts';
@@ -53,6 +54,7 @@ export function createLabStore(api: LabClient, deps: StoreDeps = NODE_DEPS): Sto
       ...createLoopSlice(ctx),
       ...createForkSlice(ctx),
       ...createRunsTableSlice(ctx),
+      ...createJobsSlice(ctx),
     };
   });
 }

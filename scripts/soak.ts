@@ -28,6 +28,7 @@ import Database from 'better-sqlite3';
 import { openStore, type SqliteStore } from '../core/store/index.ts';
 import { mulberry32 } from '../core/random.ts';
 import { loopDebris } from '../core/training/index.ts';
+import { loopPlanOf } from '../core/experiments/index.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SHARED = path.resolve(process.env['FLOWLAB_SHARED'] ?? path.join(ROOT, '../shared'));
@@ -164,8 +165,8 @@ function check(store: SqliteStore, scenario: Scenario, t: Tally, loops: LoopChec
     }
     const versions = store.weights.list().filter((v) => v.hyper['loopId'] === loop.id);
     let lineage = true;
-    const plan = loop.plan as { roles?: string[] };
-    for (const role of plan.roles ?? []) {
+    const plan = loopPlanOf(loop);
+    for (const role of plan.roles) {
       const chain = versions.filter((v) => v.role === role);
       const its = chain.map((v) => v.iteration);
       const dupV = its.length - new Set(its).size;

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { startExperiment } from '../../core/experiments/index.ts';
+import { buildExperimentSpec } from '../../core/jobs/index.ts';
 import { openStore } from '../../core/store/index.ts';
 import { resolveModels } from '../../models/resolve.ts';
 import { act, intOption, rolePairOption, type CommandContext } from '../args.ts';
@@ -46,9 +47,9 @@ async function blameEvalCommand(workflowFile: string, values: BlameEvalFlags, io
   const store = openStore(values.db);
   try {
     const bar = progress(io, (e) => io.stderr(`Blame evaluation ${e.experimentId}: ${e.total} runs of ${workflow.graph.name} with SIMULATED faults ${inject.join(', ')}\n`));
-    const handle = await asCli(() => startExperiment({
+    const handle = await asCli(() => startExperiment(buildExperimentSpec({
       kind: 'blame-eval', workflow: { ...workflow, file }, dataset: values.dataset, split: values.split, limit, offset, seed, dataDir: values.dataDir, models, inject, runs,
-    }, cliDeps(store, tools), { onEvent: bar.onEvent }), { offset });
+    }), cliDeps(store, tools), { onEvent: bar.onEvent }), { offset });
     const outcome = settled(await bar.follow(handle));
     const blame = outcome.blame!.report;
     if (values.json) io.stdout(JSON.stringify({ experimentId: outcome.experimentId, simulated: true, inject, ...blame }) + '\n');

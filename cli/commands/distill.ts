@@ -2,7 +2,7 @@ import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { distillFromExperiment } from '../../core/distill/index.ts';
 import type { RoleName } from '../../core/ids.ts';
-import { openStore } from '../../core/store/index.ts';
+import { openStore, storedModels } from '../../core/store/index.ts';
 import { defaultTools } from '../../core/tools/index.ts';
 import { parseWorkflow } from '../../core/workflow/index.ts';
 import { act, dbOption, intOption, UsageError, type CommandContext } from '../args.ts';
@@ -65,7 +65,7 @@ async function distillCommand(values: DistillFlags, io: Io): Promise<number> {
     const exp = store.getExperiment(values.experiment);
     const { graph } = parseWorkflow(exp.workflowYaml, { tools: defaultTools() });
     if (!graph.roles.has(role as RoleName)) throw new UsageError(`--role "${role}": experiment ${exp.id} has no such role (roles: ${[...graph.roles.keys()].join(', ')})`);
-    const stored = (exp.config as { models?: ModelConfig } | null)?.models;
+    const stored = storedModels(exp);
     // The role's own model: its reference in the stored config, with whatever that config says
     // about it (e.g. adapters), only the context size and threads changed.
     const ownRef = stored?.roleModels[role];

@@ -19,7 +19,7 @@ import {
 } from '../../core/mass/index.ts';
 import type { ModelConfig, ModelProvider } from '../../core/model/index.ts';
 import { formatJudgeAudit } from '../../core/guards/index.ts';
-import { openStore, type Store } from '../../core/store/index.ts';
+import { openStore, storedModels, type Store } from '../../core/store/index.ts';
 import { getDataset } from '../../core/tasks/index.ts';
 import { defaultTools } from '../../core/tools/index.ts';
 import { llamaProvider } from '../../models/factory.ts';
@@ -155,7 +155,7 @@ function modelConfigOf(o: EvolveFlags): ModelConfig {
 /** A resumed evolution must use the same model files (their fingerprints), as `flowlab resume` does. */
 function checkModelFiles(store: Store, evolutionId: string, cfg: ModelConfig): void {
   const step = store.listExperiments().find((x) => x.id.startsWith(`${evolutionId}.`));
-  const recorded = (step?.config as { models?: ModelConfig } | undefined)?.models;
+  const recorded = step && storedModels(step);
   if (!recorded) return;
   const other = modelMismatch(evolutionId, recorded, cfg);
   if (other) throw new CommandError('DIFFERENT_MODEL', other);

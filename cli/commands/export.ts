@@ -3,7 +3,7 @@ import { renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { exportForTrl } from '../../core/rollouts/index.ts';
-import { openStore } from '../../core/store/index.ts';
+import { openStore, storedRollouts } from '../../core/store/index.ts';
 import { act, dbOption, UsageError, type CommandContext } from '../args.ts';
 import { CommandError } from '../errors.ts';
 import type { ModelConfig } from '../../core/model/index.ts';
@@ -72,7 +72,7 @@ async function exportCommand(experimentId: string, values: ExportFlags, io: Io):
   const store = openStore(values.db, { mustExist: true });
   try {
     const exp = store.getExperiment(experimentId);
-    const config = exp.config as { models?: ModelConfig; rollouts?: RolloutsConfig };
+    const config = { rollouts: storedRollouts(exp), models: exp.config?.models };
     if (exp.kind !== 'rollouts' || !config.rollouts) throw new CommandError('WRONG_KIND', `experiment ${exp.id} is a ${exp.kind} experiment; export needs one made by \`flowlab rollouts\` (it has the groups and advantages)`);
     const roles = values.roles ? values.roles.split(',').map((r) => r.trim()).filter(Boolean) : config.rollouts.learningRoles;
     const advantages = store.improve.advantagesOf(exp.id);

@@ -1,6 +1,6 @@
 import Table from 'cli-table3';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { FAILURE_CLASSES, openStore, RUN_PAGE_MAX, RUN_SORT_KEYS, SEARCH_FIELDS, taskLabel, type ExperimentSummary, type RunHit, type RunQuery, type RunSearchResult } from '../../core/store/index.ts';
+import { FAILURE_CLASSES, openStore, RUN_PAGE_MAX, RUN_SORT_KEYS, SEARCH_FIELDS, taskLabel, type ExperimentConfig, type ExperimentSummary, type RunHit, type RunQuery, type RunSearchResult } from '../../core/store/index.ts';
 import { act, dbOption, intOption, UsageError, type CommandContext } from '../args.ts';
 import type { Io } from '../io.ts';
 
@@ -121,8 +121,8 @@ async function lsCommand(experimentId: string | undefined, o: LsOptions, io: Io,
 }
 
 /** Base names of the model files in an experiment's configuration (`config.models.models`). */
-export function modelsOf(config: unknown): string[] {
-  const models = (config as { models?: { models?: Record<string, unknown> } } | null)?.models?.models;
+export function modelsOf(config: ExperimentConfig | null | undefined): string[] {
+  const models = config?.models?.models;
   if (!models || typeof models !== 'object') return [];
   return [...new Set(Object.values(models).filter((v): v is string => typeof v === 'string').map((f) => f.split(/[\\/]/).pop()!))].sort();
 }

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { startExperiment } from '../../core/experiments/index.ts';
+import { buildExperimentSpec } from '../../core/jobs/index.ts';
 import { parseMode } from '../../core/rollouts/index.ts';
-import { openStore } from '../../core/store/index.ts';
+import { openStore, storedRollouts } from '../../core/store/index.ts';
 import { resolveModels } from '../../models/resolve.ts';
 import { act, intOption, UsageError, type CommandContext } from '../args.ts';
 import { asCli, asCliSync } from '../errors.ts';
@@ -58,13 +59,13 @@ async function rolloutsCommand(workflowFile: string, values: RolloutsFlags, io: 
   const store = openStore(values.db);
   try {
     const bar = progress(io, (e) => {
-      const ro = (e.config as { rollouts: { learningRoles: string[]; mode: string } }).rollouts;
+      const ro = storedRollouts({ id: e.experimentId, config: e.config }) ?? { learningRoles: [], mode: '?' };
       io.stderr(`Rollouts ${e.experimentId}: ${e.total / G} tasks x G=${G} at temperature ${temperature}, learning roles ${ro.learningRoles.join(', ')} (${ro.mode})\n`);
     });
-    const handle = await asCli(() => startExperiment({
-      kind: 'rollouts', workflow: { ...workflow, file }, dataset: values.dataset, split: values.split, limit, offset, seed, dataDir: values.dataDir, ...(withCorpus.corpus && { corpus: withCorpus.corpus }), models,
+    const handle = await asCli(() => startExperiment(buildExperimentSpec({
+      kind: 'rollouts', workflow: { ...workflow, file }, dataset: values.dataset, split: values.split, limit, offset, seed, dataDir: values.dataDir, corpus: withCorpus.corpus, models,
       group: G, temperature, mode: values.mode, recordTokens: Boolean(values.recordTokens),
-    }, cliDeps(store, tools), { onEvent: bar.onEvent }), { offset });
+    }), cliDeps(store, tools), { onEvent: bar.onEvent }), { offset });
     const outcome = settled(await bar.follow(handle));
     const { summary, config: ro } = outcome.rollouts!;
     const id = outcome.experimentId;

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { startExperiment } from '../../core/experiments/index.ts';
+import { buildExperimentSpec } from '../../core/jobs/index.ts';
 import { openStore } from '../../core/store/index.ts';
 import { resolveModels } from '../../models/resolve.ts';
 import { act, type CommandContext } from '../args.ts';
@@ -47,10 +48,10 @@ async function runCommand(workflowFile: string, values: RunFlags, io: Io): Promi
   const store = openStore(values.db);
   try {
     const bar = progress(io, (e) => io.stderr(`Experiment ${e.experimentId}: ${workflow.graph.name} on ${e.total} ${store.getExperiment(e.experimentId).dataset}/${values.split} tasks -> ${store.file}\n`));
-    const handle = await asCli(() => startExperiment({
-      kind: 'run', workflow: { ...workflow, file }, dataset: values.dataset, split: values.split, limit, offset, seed, dataDir: values.dataDir, ...(withCorpus.corpus && { corpus: withCorpus.corpus }),
-      models: resolved.config, ...(cards && { cards }), ...(request.roleVersions && { roleVersions: request.roleVersions }),
-    }, cliDeps(store, tools), { onEvent: bar.onEvent }), { offset });
+    const handle = await asCli(() => startExperiment(buildExperimentSpec({
+      kind: 'run', workflow: { ...workflow, file }, dataset: values.dataset, split: values.split, limit, offset, seed, dataDir: values.dataDir, corpus: withCorpus.corpus,
+      models: resolved.config, cards, roleVersions: request.roleVersions,
+    }), cliDeps(store, tools), { onEvent: bar.onEvent }), { offset });
     const outcome = settled(await bar.follow(handle));
     const report = outcome.report;
     io.stdout(values.json ? reportJson(report) : formatReport(report, `${workflow.graph.name} on ${store.getExperiment(outcome.experimentId).dataset}/${values.split}`) + repeatabilityLine(store, outcome.experimentId));

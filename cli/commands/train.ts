@@ -74,7 +74,7 @@ async function trainCommand(values: TrainFlags, io: Io, deps: { trainer?: Traine
   const store = openStore(values.db);
   try {
     const exp = store.getExperiment(values.from);
-    const config = (exp.config ?? {}) as { models?: { models?: Record<string, string>; roleModels?: Record<string, string> }; rollouts?: { group?: number; temperature?: number } };
+    const config = exp.config ?? {};
     const parent = values.version ? store.weights.get(values.version) : undefined;
     const usedFile = config.models?.models?.[config.models.roleModels?.[role] ?? 'default'];
     const start = parent?.path ?? (values.model ? path.resolve(values.model) : usedFile);

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { trainLoopOf } from '../../core/experiments/index.ts';
-import { openStore, type SqliteStore } from '../../core/store/index.ts';
-import { studyCells, type StudyPlan, type StudyState } from '../../core/studies/index.ts';
+import { decodeStored, openStore, type SqliteStore } from '../../core/store/index.ts';
+import { PlanSchema, studyCells, type StudyPlan, type StudyState } from '../../core/studies/index.ts';
 import { act, dbOption, type CommandContext } from '../args.ts';
 import { CommandError } from '../errors.ts';
 import type { Io } from '../io.ts';
@@ -43,7 +43,7 @@ async function verifyCommand(id: string, flags: VerifyFlags, io: Io): Promise<nu
       return isSame(r) ? 0 : 1;
     }
     const study = src.studies.find(id);
-    if (study) return await verifyStudy(src, scratch, study.id, study.plan as StudyPlan, study.state as StudyState, flags, io);
+    if (study) return await verifyStudy(src, scratch, study.id, decodeStored(PlanSchema, study.plan, `study ${study.id}`, 'plan'), study.state as StudyState, flags, io);
     if (!src.findExperiment(id) && src.repro.find(id)?.kind === 'evolution') {
       throw new CommandError('WRONG_KIND', `${id} is a MASS evolution: verify re-runs experiments, train loops and studies; check an evolution against its recorded calls with flowlab evolve --replay ${id}`);
     }

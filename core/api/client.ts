@@ -26,6 +26,8 @@ export { WORKFLOW_FILE_NAME } from './workflowFileName.ts';
 export type { ReadWorkflowFilePayload, SaveWorkflowFilePayload, ValidateWorkflowPayload, ValidateWorkflowResult, WorkflowFileInfo, WorkflowFileList, WorkflowFileText, WorkflowsApi, WorkflowSummary } from './features/workflows.ts';
 export { isStudyJobEvent, type CancelStudyPayload, type StartStudyRequest, type StudyJobEstimate, type StudyJobEvent, type StudyJobStatus, type StudyPlanFile } from './studyJobs.ts';
 export { isMassJobEvent, MASS_JOB_KINDS, type CancelMassPayload, type MassJobEvent, type MassJobKind, type StartEvolveRequest, type StartRankRequest, type StartRsiRequest } from './massJobs.ts';
+export { isJobEvent } from './jobEvents.ts';
+export type { JobEvent, JobHost, JobKindInfo, JobRef, JobsApi, RunningJobView, StartJobRequest } from './features/jobs.ts';
 export { downloadFileNameProblem, downloadSourceProblem, isDownloadEvent, MAX_DOWNLOAD_FILE_NAME, type CancelDownloadPayload, type DownloadApiAdditions, type DownloadEvent, type DownloadFailure, type DownloadHost, type StartDownloadRequest } from './downloads.ts';
 export type { Awaitable, ExperimentLabEvent, LabEvent, LabHost, Subscribe, TrainLoopApi, TrainLoopEvent, TrainRoleMetrics, CancelTrainLoopPayload, StartTrainLoopRequest } from './lab.ts';
 export type { AddModelPayload, CatalogueApi, CatalogueHost, DatasetGet, DatasetInfo, ExampleWorkflow, ModelEntry, ModelHeader, TestGeneration, TestModelPayload } from './features/catalogue.ts';

@@ -48,6 +48,11 @@ function fakeLab(over: Partial<LabHost> = {}): LabHost & { calls: [string, unkno
     listStudyPlans: () => rec('listStudyPlans', undefined, [{ name: 'laptop.yaml', text: 'name: laptop\n' }]),
     startStudy: (p) => rec('startStudy', p, { studyId: p.planName ? `study-${p.planName}` : 'study-pasted' }),
     cancelStudy: (p) => rec('cancelStudy', p, { cancelled: p.studyId === 'study-laptop.yaml' }),
+    listJobKinds: () => rec('listJobKinds', undefined, [{ name: 'count', family: 'toy', describe: 'a toy', startable: true, resumable: true }]),
+    listJobs: () => rec('listJobs', undefined, []),
+    startJob: (p) => rec('startJob', p, { kind: p.kind, id: 'count-1' }),
+    cancelJob: (p) => rec('cancelJob', p, { cancelled: p.id === 'count-1' }),
+    resumeJob: (p) => rec('resumeJob', p, { kind: p.kind, id: p.id, pending: 2 }),
     forkRun: (p) => rec('forkRun', p, { runId: 'fork-1/0', experimentId: 'fork-1', parentRunId: p.runId, nodeId: p.nodeId, attempt: 1, intervention: 'output', status: 'completed' as const, correct: true, parentCorrect: false, recorded: {}, live: {}, modelsLoaded: 0 }),
     ...over,
   };
@@ -110,6 +115,12 @@ describe('lab methods over a fake LabHost', () => {
     await expect(rejection(api.forkRun({ runId: `${EXP}/0`, nodeId: 'solve', seed: 2, roleModel: { role: 'solver', path: '/m/x.gguf' } }))).resolves.toMatchObject({ code: 'BAD_REQUEST', field: 'output' });
     await expect(rejection(api.forkRun({ runId: `${EXP}/0`, nodeId: 'solve', roleModel: { role: 'solver', path: 'relative.gguf' } }))).resolves.toMatchObject({ code: 'BAD_REQUEST', field: 'roleModel.path' });
     await expect(rejection(api.forkRun({ runId: 'nope/0', nodeId: 'solve', seed: 2 }))).resolves.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(api.listJobKinds()).resolves.toEqual([{ name: 'count', family: 'toy', describe: 'a toy', startable: true, resumable: true }]);
+    await expect(api.listJobs()).resolves.toEqual([]);
+    await expect(api.startJob({ kind: 'count', spec: { to: 3 } })).resolves.toEqual({ kind: 'count', id: 'count-1' });
+    await expect(rejection(api.startJob({ kind: '', spec: {} }))).resolves.toMatchObject({ code: 'BAD_REQUEST', field: 'kind' });
+    await expect(api.cancelJob({ kind: 'count', id: 'count-1' })).resolves.toEqual({ cancelled: true });
+    await expect(api.resumeJob({ kind: 'count', id: 'count-1' })).resolves.toEqual({ kind: 'count', id: 'count-1', pending: 2 });
     expect(lab.calls.map(([m]) => m)).toEqual([...LAB_METHODS]);
     expect(lab.calls.find(([m]) => m === 'startRun')![1]).toEqual(RUN);
     expect(lab.calls.find(([m]) => m === 'startDownload')![1]).toEqual({ source: 'hf:o/r/m.gguf', sha256: 'ab'.repeat(32), sizeBytes: 10, fileName: 'mine.gguf' });

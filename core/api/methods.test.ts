@@ -24,7 +24,8 @@ describe('the method list derived from the features', () => {
       'startTrainLoop', 'cancelTrainLoop', 'listWorkflowFiles', 'readWorkflowFile', 'saveWorkflowFile',
       'startEvolve', 'startRank', 'startRsi', 'cancelMass', 'distillCard', 'startDownload', 'cancelDownload',
       'listStudyPlans', 'startStudy', 'cancelStudy', 'forkRun',
+      'listJobKinds', 'listJobs', 'startJob', 'cancelJob', 'resumeJob',
     ]);
-    expect(API_METHODS.length).toBe(55);
+    expect(API_METHODS.length).toBe(60);
   });
 });

@@ -44,6 +44,11 @@ export const API_METHODS = [
   'cancelStudy',
   'listForks',
   'forkRun',
+  'listJobKinds',
+  'listJobs',
+  'startJob',
+  'cancelJob',
+  'resumeJob',
   'getRollouts',
   'listWeightVersions',
   'getLearningCurves',
@@ -90,6 +95,11 @@ export const LAB_METHODS = [
   'startStudy',
   'cancelStudy',
   'forkRun',
+  'listJobKinds',
+  'listJobs',
+  'startJob',
+  'cancelJob',
+  'resumeJob',
 ] as const;
 
 /** The workshop methods (answered only by a workshop server: `flowlab workshop`). */

@@ -8,6 +8,7 @@ import { FlowlabError } from '../errors.ts';
 import type { RoleName } from '../ids.ts';
 import type { ModelProvider } from '../model/provider.ts';
 import { StoreError } from '../store/errors.ts';
+import { storedCards } from '../store/config.ts';
 import type { Card, ExperimentRow, Store } from '../store/index.ts';
 import type { Graph } from '../workflow/graph.ts';
 import { cardHints, newestFirst } from './inject.ts';
@@ -76,7 +77,7 @@ export function cardsConfigFor(req: CardsRequest, graph: Graph, library: readonl
 
 /** The stored hint-card configuration of an experiment, if it has one. */
 export function cardsConfigOf(exp: ExperimentRow): CardsConfig | undefined {
-  return (exp.config as { cards?: CardsConfig } | null)?.cards;
+  return storedCards(exp);
 }
 
 /**

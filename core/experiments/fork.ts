@@ -21,6 +21,7 @@ import { runGraph, runGraphOf } from '../design/index.ts';
 import type { RunnableTool, ToolSource } from '../engine/index.ts';
 import { asRunId, type RoleName } from '../ids.ts';
 import type { ModelConfig, ModelPort } from '../model/config.ts';
+import { missingConfigField, storedModels } from '../store/config.ts';
 import { ModelError } from '../model/errors.ts';
 import { loadedProvider, type GenerateRequest, type GenerateResult, type ModelProvider } from '../model/provider.ts';
 import type { RunRecord } from '../results/index.ts';
@@ -94,16 +95,6 @@ export interface ForkConfig {
   intervention: Intervention;
 }
 
-interface StoredConfig {
-  models: ModelConfig;
-  dataDir?: string;
-  inject?: string[];
-  fork?: ForkConfig;
-  cards?: unknown;
-  rollouts?: { temperature: number };
-  [k: string]: unknown;
-}
-
 /**
  * Forks a stored run at one node run with one intervention and stores the fork (unless
  * `options.save` is false), linked to its parent.
@@ -119,7 +110,7 @@ export async function forkRun(spec: ForkSpec, deps: ForkDeps, options: { save?: 
   const { store, tools } = deps;
   const parent = findRun(store, spec.parentRunId);
   const exp = store.getExperiment(parent.experimentId);
-  const config = (exp.config ?? {}) as StoredConfig;
+  const config = exp.config ?? {};
   if (exp.kind === 'import') throw new ForkError('INCOMPLETE_RECORDING', 'run', `run ${parent.runId} was imported from traces (flowlab import): its model calls were not recorded by Flowlab, so there is nothing to serve a fork from`);
   const base = parseWorkflow(exp.workflowYaml, { tools }).graph;
   const events = store.getRunEvents(parent.runId);
@@ -179,7 +170,9 @@ export async function forkRun(spec: ForkSpec, deps: ForkDeps, options: { save?: 
   const recordedCalls: RecordedCall[] = events.flatMap((e) => e.calls.map((c) => ({ ...c, taskIndex: parent.taskIndex, nodeId: e.nodeId, attempt: e.attempt })));
   const checked = deps.replay(recordedCalls, { checkPrompts: true });
   const loose = iv.kind === 'prompt' ? deps.replay(recordedCalls, { checkPrompts: false }) : checked;
-  const liveModels = liveConfig(config.models, iv, spec.threads);
+  const recordedModels = storedModels(exp);
+  if (!recordedModels) throw missingConfigField(exp.id, 'config.models');
+  const liveModels = liveConfig(recordedModels, iv, spec.threads);
   const counts: ForkCallCounts = { recorded: {}, intervened: 0, live: {} };
   const problems: ModelError[] = [];
   let live: Promise<ModelProvider> | undefined;

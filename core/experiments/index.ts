@@ -19,7 +19,7 @@ export {
   type CorpusRecord,
 } from './spec.ts';
 export { startTrainLoop, trainableRoles, type TrainLoopSpec, type TrainLoopHandle } from './trainLoop.ts';
-export { resumeTrainLoop, storedLoopSpec, trainLoopOf, type ResumeTrainLoopSpec } from './trainLoopResume.ts';
+export { loopPlanOf, resumeTrainLoop, storedLoopSpec, trainLoopOf, type ResumeTrainLoopSpec } from './trainLoopResume.ts';
 export { launchTrainLoop } from './trainLoop.ts';
 export type { TrainLoopPlan } from './trainLoop.ts';
 export { compareRuns, type CompareReport, type PairedDelta } from './compare.ts';

@@ -9,20 +9,18 @@
 import { recordExperiment } from '../repro/experiment.ts';
 import { assertCardsAvailable, cardHooksFor } from '../distill/hooks.ts';
 import { labelClassOf } from '../guards/index.ts';
-import type { FaultSpec } from '../faults/inject.ts';
 import type { RoleName } from '../ids.ts';
 import type { ModelConfig } from '../model/config.ts';
 import { loadedProvider, type ModelProvider } from '../model/provider.ts';
-import { rolloutIndex, rolloutTaskId } from '../rollouts/groups.ts';
-import { formatMode, learningRoles, parseMode } from '../rollouts/modes.ts';
-import type { RolloutsConfig } from '../rollouts/store.ts';
 import { computeWorkflowHash } from '../store/ids.ts';
-import type { ExperimentRow, PlannedTask } from '../store/types.ts';
+import type { ExperimentRow } from '../store/types.ts';
+import { missingConfigField, storedModels } from '../store/config.ts';
 import { getDataset } from '../tasks/registry.ts';
 import type { Dataset, Task } from '../tasks/types.ts';
 import { defaultTools } from '../tools/index.ts';
 import { parseWorkflow } from '../workflow/index.ts';
-import { blameReportOf, checkFaultSpecs } from '../faults/experimentFaults.ts';
+import { blameReportOf } from '../faults/experimentFaults.ts';
+import { planOfKind, type KindState } from './kinds.ts';
 import { executeExperiment, type Prepared } from './lifecycle.ts';
 import {
   ExperimentSpecError,
@@ -36,19 +34,6 @@ import {
   type StartOptions,
 } from './spec.ts';
 import { summarizeRuns } from './summary.ts';
-
-/** Sampling of every agent node in rollouts: on-policy (temperature T, no truncation). */
-const onPolicy = (temperature: number) => ({ temperature, topK: 0, topP: 1, minP: 0 });
-
-/** The config an experiment stores: its workflow file, tasks, models and what its kind adds. */
-interface StoredConfig {
-  workflowFile?: string;
-  offset?: number;
-  dataDir?: string;
-  models: ModelConfig;
-  inject?: string[];
-  rollouts?: RolloutsConfig;
-}
 
 /**
  * Starts an experiment. Resolves once it is created (or, for `resume`, claimed) and running in
@@ -117,20 +102,10 @@ async function prepareNew(spec: Exclude<ExperimentSpec, ResumeSpec>, deps: Servi
   const { graph } = spec.workflow;
   const tools = toolsOf(deps);
   const offset = spec.offset ?? 0;
-  let specs: FaultSpec[] = [];
-  let rollouts: RolloutsConfig | undefined;
-  if (spec.kind === 'blame-eval') specs = checkFaultSpecs(graph, spec.inject);
-  if (spec.kind === 'rollouts') {
-    let mode;
-    try {
-      mode = parseMode(spec.mode);
-    } catch (err) {
-      throw new ExperimentSpecError('BAD_MODE', 'mode', (err as Error).message, {}, { cause: err });
-    }
-    rollouts = { group: spec.group, temperature: spec.temperature, mode: formatMode(mode), learningRoles: learningRoles(graph, mode), ...(spec.recordTokens && { recordTokens: true }) };
-  }
+  const kind = planOfKind(spec.kind);
+  const state = kind.check(spec, graph);
   const { dataset, tasks } = loadTasks(deps, spec, emit);
-  const models: ModelConfig = rollouts ? { ...spec.models, sequences: Math.max(4, rollouts.group), batching: spec.models.batching ?? 'isolated' } : spec.models;
+  const models: ModelConfig = kind.models(spec.models, state);
   const provider = await loadProvider(deps, models);
 
   const config: Record<string, unknown> = {
@@ -139,24 +114,8 @@ async function prepareNew(spec: Exclude<ExperimentSpec, ResumeSpec>, deps: Servi
     ...(spec.dataDir !== undefined && { dataDir: spec.dataDir }),
     models: deps.models.fingerprint ? deps.models.fingerprint(models) : models,
   };
-  let planned: PlannedTask[];
-  if (spec.kind === 'run') {
-    if (spec.cards) config.cards = spec.cards;
-    const versions = Object.entries(spec.roleVersions ?? {});
-    if (versions.length) config.roleVersions = versions.map(([role, id]) => `${role}=${id}`);
-    planned = tasks.map((t) => ({ taskIndex: t.index - offset, taskId: t.id, input: t.input, expected: t.expected, ...(t.meta && { meta: t.meta }) }));
-  } else if (spec.kind === 'blame-eval') {
-    Object.assign(config, { inject: [...spec.inject], simulated: true });
-    const runs = spec.runs ?? spec.limit;
-    planned = Array.from({ length: runs }, (_, i) => {
-      const t = tasks[i % tasks.length]!;
-      return { taskIndex: i, taskId: t.id, input: t.input, expected: t.expected, ...(t.meta && { meta: t.meta }) };
-    });
-  } else {
-    config.rollouts = rollouts;
-    const G = rollouts!.group;
-    planned = tasks.flatMap((t, ti) => Array.from({ length: G }, (_, g) => ({ taskIndex: rolloutIndex(ti, g, G), taskId: rolloutTaskId(t.id, g), input: t.input, expected: t.expected, ...(t.meta && { meta: t.meta }) })));
-  }
+  const { config: added, planned } = kind.plan(spec, tasks, offset, state);
+  Object.assign(config, added);
   if (spec.source !== undefined) config.source = spec.source;
   if (spec.corpus !== undefined) config.corpus = spec.corpus;
 
@@ -179,7 +138,12 @@ async function prepareNew(spec: Exclude<ExperimentSpec, ResumeSpec>, deps: Servi
     await provider.dispose().catch(() => {});
     throw err;
   }
-  return wire({ deps, exp, graph, dataset, provider, tools, models, specs, rollouts, resumed: false, emit });
+  return wire({ deps, exp, graph, dataset, provider, tools, models, state, resumed: false, emit });
+}
+
+/** Throws `err` (an expression, for `??`). */
+function throwing(err: Error): never {
+  throw err;
 }
 
 /** Points model references at new paths (a moved file); the model port's `verify` checks they are the same files. */
@@ -201,7 +165,7 @@ export function overrideModels(cfg: ModelConfig, over: ResumeSpec['models']): Mo
 async function prepareResume(spec: ResumeSpec, deps: ServiceDeps, emit: (e: ExperimentEvent) => void): Promise<Prepared | { outcome: ExperimentOutcome }> {
   const { store } = deps;
   let exp = store.getExperiment(spec.experimentId);
-  const config = exp.config as StoredConfig;
+  const config = exp.config ?? {};
   const tools = toolsOf(deps);
   const workflowFile = config.workflowFile ? config.workflowFile.split(/[\\/]/).pop() : undefined;
   const { graph } = parseWorkflow(exp.workflowYaml, { tools, file: workflowFile });
@@ -222,8 +186,9 @@ async function prepareResume(spec: ResumeSpec, deps: ServiceDeps, emit: (e: Expe
   if (exp.status === 'running' && !spec.force) {
     throw new ExperimentSpecError('RUNNING', 'force', `experiment ${exp.id} is marked running in process ${exp.pid}; stop that process, or pass --force if that pid was reused by another program`, { pid: exp.pid ?? null });
   }
-  const models = overrideModels(config.models, spec.models);
-  deps.models.verify?.(config.models, models); // the same model files and adapters as when it started, or refuse
+  const recorded = storedModels(exp) ?? throwing(missingConfigField(exp.id, 'config.models'));
+  const models = overrideModels(recorded, spec.models);
+  deps.models.verify?.(recorded, models); // the same model files and adapters as when it started, or refuse
   assertCardsAvailable(store, exp); // the same hint cards as when it started, or refuse
   const provider = await loadProvider(deps, models);
   try {
@@ -233,9 +198,8 @@ async function prepareResume(spec: ResumeSpec, deps: ServiceDeps, emit: (e: Expe
     await provider.dispose().catch(() => {});
     throw err;
   }
-  const specs = exp.kind === 'blame-eval' ? checkFaultSpecs(graph, config.inject ?? []) : [];
-  const rollouts = exp.kind === 'rollouts' ? config.rollouts : undefined;
-  return wire({ deps, exp, graph, dataset, provider, tools, models, specs, rollouts, resumed: true, emit });
+  const state = planOfKind(exp.kind).restore(exp, graph);
+  return wire({ deps, exp, graph, dataset, provider, tools, models, state, resumed: true, emit });
 }
 
 /** The execution plan of a prepared experiment: faults, rollout sampling or hint cards by kind. */
@@ -247,17 +211,16 @@ function wire(a: {
   provider: ModelProvider;
   tools: Prepared['tools'];
   models: ModelConfig;
-  specs: FaultSpec[];
-  rollouts?: RolloutsConfig;
+  state: KindState;
   resumed: boolean;
   emit: (e: ExperimentEvent) => void;
 }): Prepared {
   const modelFor = (role: RoleName) => a.models.roleModels[role] ?? 'default';
   // The reproducibility record (core/repro): what determines this experiment, before any task runs.
-  recordExperiment(a.deps.store, a.exp, (a.exp.config as StoredConfig).models ?? a.models, a.deps.models.environment?.());
+  recordExperiment(a.deps.store, a.exp, storedModels(a.exp) ?? a.models, a.deps.models.environment?.());
   const base: Prepared = { exp: a.exp, graph: a.graph, grader: a.dataset.grader, provider: a.provider, tools: a.tools, modelFor, resumed: a.resumed };
-  if (a.exp.kind === 'blame-eval') return { ...base, faults: { specs: a.specs, inject: ((a.exp.config as StoredConfig).inject ?? []).slice() } };
-  if (a.exp.kind === 'rollouts' && a.rollouts) return { ...base, rollouts: a.rollouts, parallel: a.rollouts.group, sampling: onPolicy(a.rollouts.temperature), recordTokens: a.rollouts.recordTokens };
+  const wired = planOfKind(a.exp.kind).wire(base, a.exp, a.state);
+  if (wired !== base) return wired; // faults or rollout sampling; otherwise hint cards, below
   try {
     const cards = cardHooksFor(a.deps.store, a.exp, a.graph, a.provider, modelFor, (line) => a.emit({ type: 'note', experimentId: a.exp.id, message: line.replace(/\n$/, '') }));
     return cards ? { ...base, cards } : base;

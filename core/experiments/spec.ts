@@ -12,6 +12,7 @@ import type { RolloutSummary } from '../rollouts/groups.ts';
 import type { RolloutsConfig } from '../rollouts/store.ts';
 import type { Store } from '../store/index.ts';
 import type { ExperimentKind } from '../store/types.ts';
+import type { ExperimentConfig } from '../store/config.ts';
 import type { Dataset } from '../tasks/types.ts';
 import type { FailureClass, NodeStatus } from '../trace/events.ts';
 import type { Graph } from '../workflow/graph.ts';
@@ -102,7 +103,7 @@ export type ExperimentEvent =
   /** Something the user should know that is not an error (fewer tasks than asked, distillation progress). */
   | { type: 'note'; experimentId?: string; message: string }
   /** Created (or claimed, for a resume) and about to run its pending tasks; `done` runs are stored already. */
-  | { type: 'started'; experimentId: string; kind: ExperimentKind; resumed: boolean; done: number; total: number; config: unknown }
+  | { type: 'started'; experimentId: string; kind: ExperimentKind; resumed: boolean; done: number; total: number; config: ExperimentConfig | null }
   | { type: 'node'; experimentId: string; runId: string; nodeId: string; attempt: number; phase: 'started' | 'finished'; status?: NodeStatus; failureClass?: FailureClass; simulated?: boolean }
   /**
    * A run stored (`status` completed | failed; `correctRuns` counts every correct stored run of the
@@ -169,7 +170,11 @@ export type ExperimentSpecErrorCode =
   /** Train loop: the workflow has no agent node, so no role to train. */
   | 'NO_ROLE'
   /** Train loop: a role that runs no agent node. */
-  | 'NOT_TRAINABLE';
+  | 'NOT_TRAINABLE'
+  /** A field the spec's kind does not use (core/jobs/experimentSpec.ts): `field` names it. */
+  | 'UNUSED_FIELD'
+  /** A spec field of the wrong form, or an unknown kind (core/jobs/experimentSpec.ts). */
+  | 'BAD_SPEC';
 
 /**
  * A spec that cannot start. `field` locates it in the spec (`offset`, `inject.<i>`, `mode`,

@@ -6,8 +6,9 @@
  * same loop id, so the lineage, the iteration numbers, the tasks and the seeds are those of the
  * uninterrupted loop, and an iteration's stored rollouts are trained on instead of sampled again.
  */
+import { z } from 'zod';
 import type { ModelConfig } from '../model/config.ts';
-import type { Store, TrainLoopRow } from '../store/index.ts';
+import { decodeStored, modelConfigSchema, type Store, type TrainLoopRow } from '../store/index.ts';
 import type { WeightVersion } from '../store/weights.ts';
 import { defaultTools } from '../tools/index.ts';
 import type { LoopEvent } from '../training/loop.ts';
@@ -16,6 +17,40 @@ import { parseWorkflow } from '../workflow/index.ts';
 import { overrideModels } from './service.ts';
 import { ExperimentSpecError, type ResumeSpec, type ServiceDeps } from './spec.ts';
 import { launchTrainLoop, type TrainLoopHandle, type TrainLoopPlan, type TrainLoopSpec } from './trainLoop.ts';
+
+const num = z.number();
+/** A stored loop's plan (`TrainLoopPlan`, store.trainLoops `plan_json`), as resume and verify read it. */
+const loopPlanSchema = z.looseObject({
+  workflow: z.looseObject({ text: z.string(), file: z.string().optional() }),
+  roles: z.array(z.string()),
+  startVersions: z.record(z.string(), z.string()),
+  models: modelConfigSchema,
+  dataset: z.string(),
+  dataDir: z.string().optional(),
+  split: z.string(),
+  heldoutSplit: z.string(),
+  heldout: num,
+  maxGradNorm: num,
+  group: num,
+  iterations: num,
+  tasksPerIteration: num,
+  lr: num,
+  kl: num,
+  temperature: num,
+  entropy: num.optional(),
+  heldoutSamples: num,
+  heldoutTemperature: num,
+  seed: num,
+  sft: z.looseObject({ warmStart: num, mix: z.boolean(), steps: num, lr: num, minScore: z.union([num, z.record(z.string(), num)]), roles: z.array(z.string()).optional(), pool: num.optional() }).optional(),
+}) satisfies z.ZodType<TrainLoopPlan>;
+
+/**
+ * The plan of a stored loop, decoded (never cast).
+ * @throws StoreError `CORRUPT_RECORD` naming the loop and the field (`plan.models.roleModels`).
+ */
+export function loopPlanOf(loop: { id: string; plan: unknown }): TrainLoopPlan {
+  return decodeStored(loopPlanSchema, loop.plan, `train loop ${loop.id}`, 'plan');
+}
 
 /** What a train-loop resume names: the loop (or one of its experiments), moved model files, `force`. */
 export interface ResumeTrainLoopSpec {
@@ -36,8 +71,8 @@ export function trainLoopOf(store: Store, id: string): TrainLoopRow | undefined 
   const loop = store.trainLoops.find(id);
   if (loop) return loop;
   const exp = store.findExperiment(id);
-  const loopId = (exp?.config as { trainLoop?: { loopId?: unknown } } | null | undefined)?.trainLoop?.loopId;
-  return typeof loopId === 'string' ? store.trainLoops.find(loopId) : undefined;
+  const loopId = exp?.config?.trainLoop?.loopId;
+  return loopId !== undefined ? store.trainLoops.find(loopId) : undefined;
 }
 
 /**
@@ -74,7 +109,7 @@ export function resumeTrainLoop(
  * Errors: as resumeTrainLoop's.
  */
 export function storedLoopSpec(loop: TrainLoopRow, store: Store, tools: NonNullable<ServiceDeps['tools']>, moved?: ResumeSpec['models'], verify?: ServiceDeps['models']['verify']): TrainLoopSpec {
-  const plan = loop.plan as unknown as TrainLoopPlan;
+  const plan = loopPlanOf(loop);
   const file = plan.workflow.file ? plan.workflow.file.split(/[\\/]/).pop() : undefined;
   const { graph } = parseWorkflow(plan.workflow.text, { tools, ...(file !== undefined && { file }) });
   const models: ModelConfig = overrideModels(plan.models, moved);

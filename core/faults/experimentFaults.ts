@@ -86,7 +86,7 @@ export function buildDesignInjector(specs: readonly FaultSpec[], seed: number, t
  */
 export function replayDesignFaultsFor(exp: ExperimentRow, graph: Graph, tools: ToolLookup): DesignFaultHook | undefined {
   if (exp.kind !== 'blame-eval') return undefined;
-  const inject = (exp.config as { inject?: string[] }).inject ?? [];
+  const inject = exp.config?.inject ?? [];
   return buildDesignInjector(checkFaultSpecs(graph, inject), exp.seed, tools)?.hook;
 }
 
@@ -99,7 +99,7 @@ export function blameReportOf(store: Store, experimentId: string, graph: Graph, 
   const cg = graph.designNode ? undefined : creditGraphOf(graph);
   const exp = store.getExperiment(experimentId);
   const stage = designStageOf(graph);
-  const design = stage && exp.kind === 'blame-eval' ? buildDesignInjector(checkFaultSpecs(graph, (exp.config as { inject?: string[] }).inject ?? []), exp.seed, tools) : undefined;
+  const design = stage && exp.kind === 'blame-eval' ? buildDesignInjector(checkFaultSpecs(graph, exp.config?.inject ?? []), exp.seed, tools) : undefined;
   return scoreBlame(store.listRuns(experimentId).filter((r) => r.credit).map((r) => {
     const events = store.getRunEvents(r.runId);
     const run = { graph: cg ?? creditGraphOf(runGraphOf(graph, events, { tools })), events, credit: r.credit! };

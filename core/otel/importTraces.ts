@@ -5,6 +5,7 @@
  * The graphs are kept in the experiment's config (`config.import.runs[i].graph`), since an
  * imported run may have no workflow text to compile.
  */
+import { z } from 'zod';
 import { computeCredit } from '../blame/credit/index.ts';
 import { countFailures, runIdOf } from '../pipeline/index.ts';
 import { asExperimentId, type ExperimentId } from '../ids.ts';
@@ -124,10 +125,29 @@ export function importRuns(store: Store, runs: readonly ImportedRun[], opts: { e
   return { experimentId: id, runs: batch.map((b) => b.run), config };
 }
 
+/** An entry of `config.import.runs` as stored, decoded (entries of another shape are skipped, as before the codec). */
+const importedEntry = z.looseObject({
+  runId: z.string(),
+  graph: z.custom<TraceGraph>((g) => typeof g === 'object' && g !== null && Array.isArray((g as { nodes?: unknown }).nodes)).optional(),
+  graded: z.boolean().optional(),
+  producer: z.string().optional(),
+});
+const importSection = z.looseObject({ import: z.looseObject({ runs: z.array(z.unknown()) }) });
+
+/** The stored entry of imported run `runId` in an experiment's config, or undefined (not an import, or not listed). */
+function importedEntryOf(config: unknown, runId: string): z.infer<typeof importedEntry> | undefined {
+  const section = importSection.safeParse(config);
+  if (!section.success) return undefined;
+  for (const raw of section.data.import.runs) {
+    const entry = importedEntry.safeParse(raw);
+    if (entry.success && entry.data.runId === runId) return entry.data;
+  }
+  return undefined;
+}
+
 /** The graph an imported run was scored on, from its experiment's config (undefined for other experiments). */
 export function importedGraphOf(config: unknown, runId: string): TraceGraph | undefined {
-  const imp = (config as { import?: Partial<ImportConfig> } | null | undefined)?.import;
-  return Array.isArray(imp?.runs) ? imp.runs.find((r) => r?.runId === runId)?.graph : undefined;
+  return importedEntryOf(config, runId)?.graph;
 }
 
 /**
@@ -136,8 +156,7 @@ export function importedGraphOf(config: unknown, runId: string): TraceGraph | un
  * expected answer (fromForeign.ts). Undefined for a run the config does not list (not imported).
  */
 export function importedRunGraded(config: unknown, runId: string): boolean | undefined {
-  const imp = (config as { import?: Partial<ImportConfig> } | null | undefined)?.import;
-  const r = Array.isArray(imp?.runs) ? imp.runs.find((x) => x?.runId === runId) : undefined;
+  const r = importedEntryOf(config, runId);
   if (!r) return undefined;
   return typeof r.graded === 'boolean' ? r.graded : r.producer === 'flowlab';
 }

@@ -10,7 +10,7 @@ import { buildFingerprint, recordFingerprint, type Fingerprint, type ReproEnviro
  * dataset and split, seed, model files and decode settings, and the environment.
  */
 export function experimentFingerprint(store: Store, exp: ExperimentRow, models: ModelConfig | undefined, environment?: ReproEnvironment): Fingerprint {
-  const { models: _m, ...config } = (exp.config ?? {}) as Record<string, unknown>;
+  const { models: _m, ...config } = exp.config ?? {};
   return buildFingerprint({
     kind: 'experiment',
     inputs: { workflow: exp.workflowYaml, tasks: store.listTasks(exp.id), config },

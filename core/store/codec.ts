@@ -7,6 +7,7 @@ import { isNodeErrorCode, type FailureClass, type ModelCallRecord, type NodeErro
 import type { RunRecord } from '../results/index.ts';
 import { checkEvent, checkRun } from './checks.ts';
 import { StoreError } from './errors.ts';
+import { decodeExperimentConfig } from './config.ts';
 import type { ExperimentCall, ExperimentRow, ExperimentStatus, ExperimentSummary, PlannedTask } from './types.ts';
 import { REPAIR_KINDS, type RepairKind } from '../model/repair.ts';
 
@@ -70,6 +71,15 @@ function rowDecoder<R, T, G = never>(table: RowTable<R, T>): (row: R, given?: G)
   };
 }
 
+/** The parsed `config_json` of experiment `id`. @throws StoreError `CORRUPT_RECORD` when the column is not JSON. */
+function configJson(text: string, id: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new StoreError('CORRUPT_RECORD', `experiment ${id}: config: not JSON (${(err as Error).message})`, id, { cause: err });
+  }
+}
+
 export interface ExperimentDbRow {
   id: string;
   kind: string;
@@ -99,7 +109,7 @@ export const experimentFromRow: (r: ExperimentDbRow) => ExperimentRow = rowDecod
   dataset: ['dataset'],
   split: ['split'],
   seed: ['seed'],
-  config: ['config_json', fromJson],
+  config: ['config_json', (text: string, row) => decodeExperimentConfig(configJson(text, row.id), row.id)],
   status: ['status', (st: string) => st as ExperimentStatus],
   finishedAt: ['finished_at'],
   limit: ['task_limit'],

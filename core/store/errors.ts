@@ -13,6 +13,8 @@ import { WhereError, type ErrorLocation } from '../errors.ts';
  * - `NOT_FOUND`: no experiment, run or planned task with this id/index;
  * - `INVALID_RECORD`: a record cannot be stored (not JSON-serialisable, violates a constraint,
  *   mismatched run id);
+ * - `CORRUPT_RECORD`: a stored JSON column does not decode (core/store/config.ts): the message
+ *   names the row and the field;
  * - `CLOSED`: the store was used after `close()`;
  * - `DISK_FULL`: SQLite could not write (`SQLITE_FULL`); the message names the database;
  * - `DATABASE_BUSY`: another connection held the lock past the busy timeout;
@@ -29,6 +31,7 @@ export type StoreErrorCode =
   | 'EXPERIMENT_BUSY'
   | 'NOT_FOUND'
   | 'INVALID_RECORD'
+  | 'CORRUPT_RECORD'
   | 'CLOSED'
   | 'DISK_FULL'
   | 'DATABASE_BUSY'

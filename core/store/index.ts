@@ -10,6 +10,7 @@ export type { ImproveRepo, ReproRepo, RunWithEvents, Store, StudiesRepo, TrainLo
 export { SqliteTrainLoopsRepo, type NewTrainLoop, type TrainLoopExperiment, type TrainLoopRow, type TrainLoopStatus } from './trainLoops.ts';
 export { openStores, SqliteStore } from './SqliteStore.ts';
 export { StoreError, type StoreErrorCode } from './errors.ts';
+export { CONFIG_MIGRATIONS, CONFIG_VERSION, decodeExperimentConfig, experimentConfigSchema, decodeStored, migrateConfig, missingConfigField, modelConfigSchema, storedCards, storedModels, storedRollouts, type ExperimentConfig } from './config.ts';
 export { computeWorkflowHash, newExperimentId } from './ids.ts';
 export { isPidAlive } from './liveness.ts';
 export { SCHEMA_VERSION, type Migration } from './schema.ts';

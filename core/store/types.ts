@@ -1,5 +1,6 @@
 import type { ExperimentId, NodeId, RunId } from '../ids.ts';
 import type { ModelCallRecord } from '../trace/index.ts';
+import type { ExperimentConfig } from './config.ts';
 
 /** Lifecycle of an experiment. `interrupted`: its process died while it was `running`. */
 export type ExperimentStatus = 'running' | 'completed' | 'interrupted' | 'cancelled' | 'failed';
@@ -42,12 +43,12 @@ export interface ExperimentSpec {
   /** Task limit the user asked for, if any. */
   limit?: number;
   seed: number;
-  /** Run configuration (models, params, limits...): any JSON-serialisable value. */
-  config: unknown;
 }
 
 /** Input of `Store.createExperiment`. */
 export interface NewExperiment extends ExperimentSpec {
+  /** Run configuration (models, params, limits...): any JSON-serialisable value; read back decoded (core/store/config.ts). */
+  config: unknown;
   /** Defaults to a fresh `exp-<yyyymmdd>-<hhmmss>-<4 base36>` id. */
   id?: ExperimentId | string;
   kind: ExperimentKind;
@@ -57,6 +58,8 @@ export interface NewExperiment extends ExperimentSpec {
 /** An experiment as stored. Times are epoch ms. */
 export interface ExperimentRow extends ExperimentSpec {
   id: ExperimentId;
+  /** The run configuration, decoded by its codec (core/store/config.ts `decodeExperimentConfig`); null when none was given. */
+  config: ExperimentConfig | null;
   kind: ExperimentKind;
   createdAt: number;
   updatedAt: number;

@@ -19,9 +19,9 @@ export function failuresByClass(runs: ReadonlyArray<Pick<RunRecord, 'failures'>>
  * True when the experiment contains injected faults: a blame-eval, a config marked simulated or
  * with `inject` specs, or any run marked simulated.
  */
-export function isSimulated(e: { kind: string; config?: unknown }, runs?: ReadonlyArray<Pick<RunRecord, 'simulated'>>): boolean {
+export function isSimulated(e: { kind: string; config?: { simulated?: unknown; inject?: unknown } | null }, runs?: ReadonlyArray<Pick<RunRecord, 'simulated'>>): boolean {
   if (e.kind === 'blame-eval') return true;
-  const config = e.config as { simulated?: unknown; inject?: unknown } | null | undefined;
+  const config = e.config;
   if (config && typeof config === 'object' && (config.simulated === true || (Array.isArray(config.inject) && config.inject.length > 0))) return true;
   return Boolean(runs?.some((r) => r.simulated));
 }

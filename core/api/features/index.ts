@@ -9,6 +9,7 @@ import { cardsFeature } from './cards.ts';
 import { catalogueFeature } from './catalogue.ts';
 import { experimentsFeature } from './experiments.ts';
 import { forkFeature } from './fork.ts';
+import { jobsFeature } from './jobs.ts';
 import { downloadsFeature, massJobsFeature, studyJobsFeature, trainLoopFeature } from './jobFamilies.ts';
 import { learningFeature } from './learning.ts';
 import { massFeature } from './mass.ts';
@@ -36,6 +37,7 @@ export const FEATURES = [
   downloadsFeature,
   studyJobsFeature,
   forkFeature,
+  jobsFeature,
   rolloutsFeature,
   learningFeature,
   runDiffFeature,

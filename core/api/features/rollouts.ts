@@ -119,18 +119,19 @@ interface RolloutsConfigShape {
 
 /** The `rollouts` block of a rollouts experiment's config, checked; null when absent or malformed. */
 export function rolloutsConfigOf(config: unknown): RolloutsConfigShape | null {
-  const r = (config !== null && typeof config === 'object' ? (config as Record<string, unknown>)['rollouts'] : undefined) as Record<string, unknown> | undefined;
-  if (!r || typeof r !== 'object') return null;
-  const group = r['group'];
-  if (!Number.isInteger(group) || (group as number) < 1) return null;
-  const roles = Array.isArray(r['learningRoles']) ? (r['learningRoles'] as unknown[]).filter((x): x is string => typeof x === 'string') : [];
+  const parsed = rolloutsBlock.safeParse(config);
+  if (!parsed.success) return null;
+  const r = parsed.data.rollouts;
   return {
-    group: group as number,
-    temperature: typeof r['temperature'] === 'number' ? r['temperature'] : 0,
-    mode: typeof r['mode'] === 'string' ? r['mode'] : 'multi-agent',
-    learningRoles: roles,
+    group: r.group,
+    temperature: typeof r.temperature === 'number' ? r.temperature : 0,
+    mode: typeof r.mode === 'string' ? r.mode : 'multi-agent',
+    learningRoles: Array.isArray(r.learningRoles) ? r.learningRoles.filter((x): x is string => typeof x === 'string') : [],
   };
 }
+
+/** A config's `rollouts` block as far as the Rollouts view needs it: a whole group size of at least 1; the rest read leniently. */
+const rolloutsBlock = z.looseObject({ rollouts: z.looseObject({ group: z.number().int().min(1), temperature: z.unknown(), mode: z.unknown(), learningRoles: z.unknown() }) });
 
 const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : 0);
 const popStd = (xs: readonly number[]) => {

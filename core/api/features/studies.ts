@@ -132,7 +132,7 @@ export function buildStudyDetail(store: Store, studyId: string): StudyDetail {
   const cells = cellViews(store, row, plan);
   const loopExperiments = new Map<string, string[]>();
   for (const e of store.listExperiments()) {
-    const loopId = (e.config as { trainLoop?: { loopId?: string } } | null)?.trainLoop?.loopId;
+    const loopId = e.config?.trainLoop?.loopId;
     if (loopId?.startsWith(`${row.id}.`)) loopExperiments.set(loopId, [...(loopExperiments.get(loopId) ?? []), e.id]);
   }
   const units: StudyUnitView[] = trainingUnits(plan).map((u) => {
