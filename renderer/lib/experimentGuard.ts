@@ -3,15 +3,16 @@
  * `flowlab run`'s table prints it (core/guards answerGuard over the stored runs): the best
  * constant policy of the runs' labels (the most common label and the accuracy of always giving
  * it), the distinct answers given, and `CONSTANT "<answer>" <share>` when the answers collapsed
- * to one value (or to fewer than the labels' classes). The class count is answerGuard's own
- * (distinct labels when labels repeat): the window does not load the dataset, so a dataset with a
- * coarser `classOf` (learn-design: the tool) may count more classes here than the CLI. Pure.
+ * to one value or to fewer than the dataset's classes. The classes come from the experiment's
+ * dataset as the CLI's do (core/guards `knownLabelClassOf`: learn-design's tools; checked
+ * against `Dataset.classOf` in core/guards/labelClass.test.ts); other datasets: answerGuard's
+ * own count (distinct labels when labels repeat). Pure.
  */
-import { answerGuard, type AnswerGuard, type RunRecord } from '../../core/api/client.ts';
+import { answerGuard, knownLabelClassOf, type AnswerGuard, type RunRecord } from '../../core/api/client.ts';
 
-/** The guard of an experiment's stored runs; null with no run. */
-export function experimentGuard(runs: readonly Pick<RunRecord, 'answer' | 'expected'>[]): AnswerGuard | null {
-  return runs.length ? answerGuard(runs) : null;
+/** The guard of an experiment's stored runs on `dataset` (its name, for the classes); null with no run. */
+export function experimentGuard(runs: readonly Pick<RunRecord, 'answer' | 'expected'>[], dataset: string): AnswerGuard | null {
+  return runs.length ? answerGuard(runs, knownLabelClassOf(dataset)) : null;
 }
 
 /** `best constant 75.0% · 2 answers` (`-` for the best constant when no run has a label). */

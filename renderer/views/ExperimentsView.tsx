@@ -130,8 +130,8 @@ function GroupRow({ entryKey, group, open, newest }: { entryKey: string; group: 
 }
 
 /** Under an experiment's accuracy: the best constant policy and the distinct answers, and CONSTANT when the answers collapsed (as `flowlab run` prints them). */
-function AccuracyGuard({ id, runs }: { id: string; runs: Parameters<typeof experimentGuard>[0] | undefined }) {
-  const g = runs && experimentGuard(runs);
+function AccuracyGuard({ id, runs, dataset }: { id: string; runs: Parameters<typeof experimentGuard>[0] | undefined; dataset: string }) {
+  const g = runs && experimentGuard(runs, dataset);
   if (!g) return null;
   const flag = constantFlag(g);
   return (
@@ -180,7 +180,7 @@ function ExperimentRow({ e, member = false }: { e: ExperimentSummary; member?: b
       </td>
       <td className="num">
         {percent(e.accuracy)}
-        <AccuracyGuard id={e.id} runs={runs} />
+        <AccuracyGuard id={e.id} runs={runs} dataset={e.dataset} />
       </td>
       <td className="num">{percent(e.completionRate)}</td>
       <td className="nowrap">
