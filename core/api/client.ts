@@ -59,6 +59,8 @@ export type { RootFailure } from '../blame/credit/types.ts';
 export type { LadderScores, RoleLadder, Rung } from '../reward/ladder.ts';
 /** The ladder's rungs in order (a value: the views draw one segment per rung). */
 export { RUNGS } from '../reward/ladder.ts';
+export { answerGuard, constantFlag } from '../guards/answers.ts';
+export { knownLabelClassOf } from '../guards/labelClass.ts';
 export { DIFF_ASPECT_LABEL, differsText } from '../trace/diff.ts';
 export type { LadderWeights } from '../workflow/graph.ts';
 export type { SpecIssue } from '../workflow/errors.ts';

@@ -13,6 +13,9 @@
  *  - `direct` (the paper's Algorithm 1): v0 is the champion; each later version is judged against
  *    the champion directly and replaces it when it wins. No baseline runs.
  * Each comparison shows the candidate as A or B by a seeded coin (recorded as `candidateSide`).
+ * With `auditSwaps` n > 0, after a task's iterations a seeded sample of n of its verdicts is judged
+ * again with A and B swapped (same seed, record `verdict-swap`), for the judge audit's position
+ * consistency (core/guards judgeAudit, judgeAudit.ts `evolutionAudit`), as `flowlab rank` does.
  *
  * Everything is stored: each run, judge call and optimizer call is an ordinary `mass` experiment
  * (stored.ts) with a deterministic id `<evolution>.t<task>.<step>`, and every design, proposal,
@@ -28,6 +31,7 @@ import { designJson, diffMassDesigns, diffText, renderMassDesign, type DesignCat
 import { MassError } from './errors.ts';
 import { evidenceOf, judgePair } from './judge.ts';
 import { optimize, type HistoryEntry } from './optimizer.ts';
+import { auditSample } from './outer.ts';
 import { runMass } from './run.ts';
 import type { StepDeps } from './stored.ts';
 import { MASS_RUBRIC, type ChampionRule, type MassDesign, type MassFamily, type Verdict, type Workspace } from './types.ts';
@@ -55,6 +59,12 @@ export interface EvolveSpec {
   optimizerTokens?: number;
   /** The optimizer's sampling temperature (default 0.9: each iteration's call, with its own seed, proposes anew). */
   optimizerTemperature?: number;
+  /**
+   * Verdicts per task judged again with A and B swapped after the task's iterations, for the
+   * judge audit's position consistency (default 0: none; `flowlab evolve` asks for 6). A setting:
+   * stored only when above 0, so evolutions stored before it resume and replay unchanged.
+   */
+  auditSwaps?: number;
 }
 
 /** Progress of the loop, as it happens (also when a stored step is read back: `reused`). */
@@ -105,6 +115,8 @@ export interface EvolutionSettings {
   judgeTokens: number;
   optimizerTokens: number;
   optimizerTemperature: number;
+  /** Present when above 0 (EvolveSpec.auditSwaps). */
+  auditSwaps?: number;
 }
 
 export function settingsOf(spec: EvolveSpec): EvolutionSettings {
@@ -123,6 +135,7 @@ export function settingsOf(spec: EvolveSpec): EvolutionSettings {
   };
   if (spec.limits) s.limits = spec.limits;
   if (spec.budget) s.budget = spec.budget;
+  if (spec.auditSwaps) s.auditSwaps = spec.auditSwaps;
   return s;
 }
 
@@ -135,6 +148,7 @@ export function settingsOf(spec: EvolveSpec): EvolutionSettings {
 export async function evolve(spec: EvolveSpec, deps: EvolveDeps): Promise<EvolveReport> {
   const settings = settingsOf(spec);
   if (!Number.isInteger(settings.iterations) || settings.iterations < 1 || settings.iterations > 100) throw new MassError('BAD_OPTIONS', `iterations must be an integer 1..100, got ${settings.iterations}`, { field: 'iterations' });
+  if (settings.auditSwaps !== undefined && (!Number.isInteger(settings.auditSwaps) || settings.auditSwaps < 0)) throw new MassError('BAD_OPTIONS', `auditSwaps must be a whole number >= 0, got ${settings.auditSwaps}`, { field: 'auditSwaps' });
   if (!spec.tasks.length) throw new MassError('BAD_OPTIONS', 'no task to evolve', { field: 'tasks' });
   const evo = spec.evolutionId;
   const repo = deps.store.mass;
@@ -167,11 +181,15 @@ async function evolveTask(spec: EvolveSpec, s: EvolutionSettings, deps: EvolveDe
     emit({ type: 'workspace', taskIndex: t, iteration, version, score: ws.grade.score, reused });
     return ws;
   };
+  /** Every verdict of the task in order, with its two workspaces as shown (for the audit's swapped sample). */
+  const judged: Array<{ key: string; a: Workspace; b: Workspace; winner: Verdict['winner']; seed: number; experimentId: string; about: Record<string, unknown> }> = [];
   /** Judges candidate `cand` (version k) against `other`, orientation by a seeded coin. */
   const compare = async (cand: Workspace, k: number, other: Workspace, against: string, kind: 'baseline' | 'arbitration' | 'direct', iteration: number) => {
     const side = deriveSeed(s.seed, 'orient', t, k, kind) % 2 === 0 ? 'A' : 'B';
     const [a, b] = side === 'A' ? [cand, other] : [other, cand];
-    const v: Verdict = await judgePair(a, b, s.rubric, deps.provider, { ...deps, experimentId: id(`v${k}.vs-${against}`), task, seed: deriveSeed(s.seed, 'judge', t, k, kind), maxTokens: s.judgeTokens, about: about({ iteration, kind, candidate: k, against }) });
+    const judgeSeed = deriveSeed(s.seed, 'judge', t, k, kind);
+    const v: Verdict = await judgePair(a, b, s.rubric, deps.provider, { ...deps, experimentId: id(`v${k}.vs-${against}`), task, seed: judgeSeed, maxTokens: s.judgeTokens, about: about({ iteration, kind, candidate: k, against }) });
+    judged.push({ key: `t${t}/v${k}/${kind}`, a, b, winner: v.winner, seed: judgeSeed, experimentId: id(`v${k}.vs-${against}.swap`), about: about({ iteration, kind, candidate: k, against, audit: 'swap' }) });
     const candidateWon = v.valid && v.winner === side;
     put('verdict', `t${t}/v${k}/${kind}`, { iteration, kind, candidate: k, against, candidateSide: side, a: a.runId, b: b.runId, winner: v.winner, rationale: v.rationale, valid: v.valid, candidateWon, experimentId: v.experimentId }, t);
     emit({ type: 'verdict', taskIndex: t, iteration, version: k, against, winner: v.winner, candidateWon, valid: v.valid });
@@ -239,6 +257,12 @@ async function evolveTask(spec: EvolveSpec, s: EvolutionSettings, deps: EvolveDe
     }
     put('iteration', `t${t}/i${iteration}`, { iteration, version: k, rejected: false, champion }, t);
     current = k;
+  }
+  // The judge audit's swapped sample: the same pair and seed with B shown as A (position consistency, core/guards judgeAudit).
+  for (const index of auditSample(judged.length, s.auditSwaps ?? 0, deriveSeed(s.seed, 'audit', t))) {
+    const j = judged[index]!;
+    const v = await judgePair(j.b, j.a, s.rubric, deps.provider, { ...deps, experimentId: j.experimentId, task, seed: j.seed, maxTokens: s.judgeTokens, about: j.about });
+    put('verdict-swap', j.key, { index, a: j.b.runId, b: j.a.runId, first: j.winner, swapped: v.winner, valid: v.valid, experimentId: v.experimentId }, t);
   }
   const result: EvolveTaskResult = {
     taskIndex: t,

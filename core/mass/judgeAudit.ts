@@ -37,8 +37,8 @@ export function storedJudgeAudits(store: Store, loopId: string): Array<{ key: st
 /**
  * The inner loop's self-judge audited from an evolution's records (`flowlab evolve`, no judge
  * call): each stored verdict against the external grader's verdict on the same two workspaces
- * (their stored scores). The inner loop judges each pair once, so position consistency is not
- * measured here (n/a); the verdict distribution, agreement and kappa are.
+ * (their stored scores), and position consistency over the verdicts judged again with A and B
+ * swapped (records `verdict-swap`, the inner loop's `auditSwaps`; none: n/a).
  */
 export function evolutionAudit(judge: string, records: ReadonlyArray<{ kind: string; value: unknown }>): JudgeAudit {
   const score = new Map<string, number>();
@@ -51,5 +51,9 @@ export function evolutionAudit(judge: string, records: ReadonlyArray<{ kind: str
     const [a, b] = [score.get(v.a), score.get(v.b)];
     return { winner: v.winner, gold: a === undefined || b === undefined ? undefined : graderVerdict(a, b) };
   });
-  return auditJudge(judge, pairs, []);
+  const swaps = records.filter((r) => r.kind === 'verdict-swap').map((r) => {
+    const v = r.value as { first: 'A' | 'B' | 'tie'; swapped: 'A' | 'B' | 'tie' };
+    return { first: v.first, swapped: v.swapped };
+  });
+  return auditJudge(judge, pairs, swaps);
 }

@@ -6,8 +6,15 @@ import { graderVerdict } from '../guards/index.ts';
 import type { GenerateRequest, ModelProvider } from '../model/provider.ts';
 import { openStore, type Store } from '../store/index.ts';
 import { createLearnDataset } from '../tasks/learn.ts';
+import { deriveSeed } from '../random.ts';
 import { massFamily } from './family.ts';
+import { ScriptedProvider } from '../model/scripted.ts';
+import { defaultTools } from '../tools/index.ts';
+import { ReplayProvider } from '../../models/replay/index.ts';
+import { evolve } from './inner.ts';
 import { evolutionAudit, JUDGE_AUDIT, storedJudgeAudits } from './judgeAudit.ts';
+import * as loop from './loop.fixture.ts';
+import { replayEvolution } from './replay.ts';
 import { auditSample, type OuterOptions } from './outer.ts';
 import { runRank } from './rank.ts';
 import { runRsi, type RsiOptions } from './rsi.ts';
@@ -148,5 +155,63 @@ describe('flowlab evolve: the inner loop\'s judge audited from its records', () 
     // 3 pairs: under the 8 an audit needs, which is itself the reason (the kappa and position tests need 8).
     expect(a.reasons).toEqual(['only 3 pairs judged, fewer than 8: too few to audit the judge']);
     expect(a.unreliable).toBe(true);
+  });
+});
+
+describe('flowlab evolve --audit-swaps: the inner loop\'s verdicts judged again with A and B swapped', () => {
+  const tools = defaultTools();
+  /** loop.fixture's SIMULATED team and optimizer with a judge that answers `winner` to every pair. */
+  const constantJudge = (winner: 'A' | 'B' | 'tie') => {
+    const base = loop.scripted();
+    return new ScriptedProvider(async (r) => (r.key.nodeId === 'judge' ? JSON.stringify({ winner, rationale: `always ${winner}` }) : (await base.generate(r)).text));
+  };
+  const mirror = { A: 'B', B: 'A', tie: 'tie' } as const;
+  const swapsOf = (store: Store, id: string) => store.mass.list(id, 'verdict-swap').map((r) => r.value as { index: number; first: 'A' | 'B' | 'tie'; swapped: 'A' | 'B' | 'tie'; a: string; b: string });
+
+  it('a judge that prefers the better mark mirrors every swapped verdict: position consistency 4/4; the swaps replay without the model', async () => {
+    const store = openStore(':memory:');
+    stores.push(store);
+    await evolve({ ...loop.spec('sw'), auditSwaps: 4 }, { store, provider: loop.scripted(), tools });
+    const verdicts = store.mass.list('sw', 'verdict').map((r) => r.value as { a: string; b: string; winner: string });
+    // 6 verdicts (inner.test.ts); 4 of them drawn by the audit's seeded sample, judged again with B shown as A.
+    expect(verdicts).toHaveLength(6);
+    const swaps = swapsOf(store, 'sw');
+    expect(swaps.map((x) => x.index)).toEqual(auditSample(6, 4, deriveSeed(7, 'audit', 0)));
+    for (const x of swaps) {
+      expect(x.first).toBe(verdicts[x.index]!.winner);
+      expect([x.a, x.b]).toEqual([verdicts[x.index]!.b, verdicts[x.index]!.a]);
+      expect(x.swapped).toBe(mirror[x.first]);
+    }
+    expect((store.mass.get('sw', 'evolution', 'settings')!.value as { auditSwaps?: number }).auditSwaps).toBe(4);
+    // 16 steps of the loop (inner.test.ts) + 4 swapped judge calls.
+    expect(store.listExperiments().filter((x) => x.id.startsWith('sw.'))).toHaveLength(20);
+    const a = evolutionAudit('self-judge (m.gguf)', store.mass.list('sw'));
+    expect(a.positionConsistency).toMatchObject({ n: 4, k: 4, rate: 1 });
+    const replay = await replayEvolution(store, 'sw', { family: loop.family, tools, providerFor: (id) => new ReplayProvider(store.getExperimentCalls(id)) });
+    expect(replay.mismatches).toEqual([]);
+    expect(replay.records).toBe(30 + 4);
+  });
+
+  it('a judge that always answers "B" mirrors none: position consistency 0/4, marked UNRELIABLE JUDGE', async () => {
+    const store = openStore(':memory:');
+    stores.push(store);
+    await evolve({ ...loop.spec('b'), auditSwaps: 4 }, { store, provider: constantJudge('B'), tools });
+    const swaps = swapsOf(store, 'b');
+    expect(swaps.map((x) => `${x.first}>${x.swapped}`)).toEqual(['B>B', 'B>B', 'B>B', 'B>B']);
+    const a = evolutionAudit('self-judge (m.gguf)', store.mass.list('b'));
+    // Always B: verdicts B only; a swapped B should read A, so 0 of 4 mirror; Wilson 95% interval of 0/4 is [0, 0.490].
+    expect(a.positionConsistency).toMatchObject({ n: 4, k: 0, rate: 0 });
+    expect(a.positionConsistency.ci![1]).toBeCloseTo(0.4899, 3);
+    expect(a.unreliable).toBe(true);
+    expect(a.reasons.join('; ')).toMatch(/position consistency 0\.0% \(0\/4 swapped pairs mirrored\)/);
+  });
+
+  it('without auditSwaps nothing is judged twice and the settings stay as stored before the option existed', async () => {
+    const store = openStore(':memory:');
+    stores.push(store);
+    await evolve(loop.spec('none'), { store, provider: loop.scripted(), tools });
+    expect(swapsOf(store, 'none')).toEqual([]);
+    expect('auditSwaps' in (store.mass.get('none', 'evolution', 'settings')!.value as object)).toBe(false);
+    await expect(evolve({ ...loop.spec('neg'), auditSwaps: -1 }, { store, provider: loop.scripted(), tools })).rejects.toMatchObject({ code: 'BAD_OPTIONS' });
   });
 });

@@ -5,7 +5,7 @@
  * interval). No script, no external resource: it opens offline, anywhere. Pure.
  */
 import { formatSeconds } from './estimate.ts';
-import { accuracyText, deltaText, guardText, type StudyTable, type StudyTableEntry } from './table.ts';
+import { accuracyText, deltaText, guardText, noveltyText, type StudyTable, type StudyTableEntry } from './table.ts';
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 /** Colours of the conditions, in plan order (colour-blind-safe Okabe–Ito palette). */
@@ -78,7 +78,7 @@ function tableHtml(t: StudyTable, model: string): string {
     const es = t.zones.map((z) => t.entries.find((e) => e.model === model && e.zone === z.id && e.condition === c.id));
     const present = es.filter((e): e is StudyTableEntry => !!e && e.runs > 0);
     const avg = (f: (e: StudyTableEntry) => number) => (present.length ? present.reduce((s, e) => s + f(e), 0) / present.length : NaN);
-    const cells = es.map((e) => `<td${e?.guard.constant ? ' class="constant"' : ''}>${e ? esc(accuracyText(e)) : '-'}${e && e.runs < e.planned ? ` <small>(${e.runs}/${e.planned})</small>` : ''}${e && e.runs ? `<br><small>${esc(guardText(e))}</small>` : ''}</td><td>${esc(c.id === t.baseline ? '(baseline)' : deltaText(e?.delta))}</td>`).join('');
+    const cells = es.map((e) => `<td${e?.guard.constant ? ' class="constant"' : ''}>${e ? esc(accuracyText(e)) : '-'}${e && e.runs < e.planned ? ` <small>(${e.runs}/${e.planned})</small>` : ''}${e && e.runs ? `<br><small>${esc(guardText(e))}</small>` : ''}${e && noveltyText(e) ? `<br><small class="novelty">${esc(noveltyText(e)!)}</small>` : ''}</td><td>${esc(c.id === t.baseline ? '(baseline)' : deltaText(e?.delta))}</td>`).join('');
     const tr = t.trainingSeconds[c.id];
     return `<tr><th>${esc(c.label)}<br><small>${esc(c.kind)}</small></th>${cells}<td>${Number.isFinite(avg((e) => e.tokensPerTask)) ? avg((e) => e.tokensPerTask).toFixed(1) : '-'}</td><td>${Number.isFinite(avg((e) => e.secondsPerTask)) ? avg((e) => e.secondsPerTask).toFixed(3) : '-'}</td><td>${tr === undefined ? '-' : esc(formatSeconds(tr))}</td></tr>`;
   });
@@ -111,7 +111,7 @@ thead th { background: #f3f3f3; } td.constant { background: #fde8e8; } small { c
 .charts svg { display: block; margin: 8px 0; max-width: 100%; height: auto; }
 </style></head><body>
 <h1>${esc(`Study ${t.name}`)}</h1>
-<p class="meta">${esc(`${t.studyId} · baseline ${t.baseline} · accuracy in percent (correct runs), ${Math.round(t.level * 100)}% percentile bootstrap over runs (${t.resamples} resamples, seed ${t.bootstrapSeed}); Δ paired by (seed, task), exact two-sided sign test; under each accuracy: the best constant policy of the zone (from the labels), the distinct answers given, and CONSTANT when the answers collapsed to one value or to fewer than the zone's classes (core/guards)`)}</p>
+<p class="meta">${esc(`${t.studyId} · baseline ${t.baseline} · accuracy in percent (correct runs), ${Math.round(t.level * 100)}% percentile bootstrap over runs (${t.resamples} resamples, seed ${t.bootstrapSeed}); Δ paired by (seed, task), exact two-sided sign test; under each accuracy: the best constant policy of the zone (from the labels), the distinct answers given, and CONSTANT when the answers collapsed to one value or to fewer than the zone's classes (core/guards); where a zone's split holds both training templates with unseen names and numbers and wordings training never saw, the accuracy split into in-template and new-wording (percent, runs)`)}</p>
 ${extra.map((l) => `<p class="meta">${esc(l)}</p>`).join('\n')}
 ${sections.join('\n')}
 </body></html>

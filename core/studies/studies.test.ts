@@ -11,7 +11,7 @@ import { studyReportHtml } from './html.ts';
 import { parseStudyPlan, StudyError } from './plan.ts';
 import { inContext, runStudy } from './run.ts';
 import { TOY_PLAN, toyStudy } from './study.fixture.ts';
-import { accuracyText, buildStudyTable, deltaText, guardText, studyTableCsv, studyTimingCsv, type StudyRun } from './table.ts';
+import { accuracyText, buildStudyTable, deltaText, guardText, noveltyText, studyTableCsv, studyTimingCsv, type StudyRun } from './table.ts';
 
 const PLAN = TOY_PLAN;
 
@@ -95,9 +95,9 @@ describe('the study table', () => {
     expect(accuracyText(e('base', 'id'))).toBe('25.0 [0.0, 75.0]');
     expect(deltaText(e('better', 'id').delta)).toBe('+75.0 [+25.0, +100.0] p=0.250 (both constant)');
     const csv = studyTableCsv(t).split('\n');
-    expect(csv[0]).toBe('study,model,condition,condition_kind,zone,zone_kind,dataset,split,runs,planned,accuracy,ci_low,ci_high,score,best_constant,best_constant_answer,distinct_answers,classes,constant,constant_answer,constant_share,delta,delta_guard,delta_ci_low,delta_ci_high,sign_positive,sign_negative,sign_ties,p_sign,pairs,tokens_per_task,experiments');
+    expect(csv[0]).toBe('study,model,condition,condition_kind,zone,zone_kind,dataset,split,runs,planned,accuracy,ci_low,ci_high,score,best_constant,best_constant_answer,distinct_answers,classes,constant,constant_answer,constant_share,delta,delta_guard,delta_ci_low,delta_ci_high,sign_positive,sign_negative,sign_ties,p_sign,pairs,tokens_per_task,experiments,in_template_runs,in_template_accuracy,in_template_constant,new_wording_runs,new_wording_accuracy,new_wording_constant');
     // These runs carry no answer or label: one answer value "(none)" over 4 runs is CONSTANT at share 1, and so is the baseline: both constant.
-    expect(csv[3]).toBe('st,m,better,workflow,id,in-distribution,toy,test,4,4,1,1,1,1,,,1,,CONSTANT,(none),1,0.75,both constant,0.25,1,3,0,1,0.25,4,12.5,st.better.id.s0.m');
+    expect(csv[3]).toBe('st,m,better,workflow,id,in-distribution,toy,test,4,4,1,1,1,1,,,1,,CONSTANT,(none),1,0.75,both constant,0.25,1,3,0,1,0.25,4,12.5,st.better.id.s0.m,,,,,,');
     // Wall-clock seconds live apart, so table.csv is a function of the inputs alone.
     expect(studyTimingCsv(t).split('\n').slice(0, 1)).toEqual(['study,model,condition,zone,seconds_per_task']);
     expect(studyTimingCsv(t).split('\n')[3]).toBe('st,m,better,id,0.75');
@@ -126,6 +126,34 @@ describe('the study table', () => {
     expect(e('better').delta).toMatchObject({ pairs: 4, delta: 0, guard: 'one constant' });
     expect(studyTableCsv(t).split('\n')[1]).toContain(',0.75,a,1,2,CONSTANT,a,1,');
     expect(studyReportHtml(t)).toContain('<td class="constant">75.0');
+  });
+
+  it('splits a zone\'s accuracy into in-template and new-wording in the CSV and the HTML report when its split has both', () => {
+    const ans = (taskId: string, answer: string, expected: string): StudyRun => ({ ...run(taskId, answer === expected), answer, expected });
+    // Zone id: t0, t1 reuse training templates (in-template), t2, t3 are new wordings; zone far has no novelty.
+    const noveltyOf = (z: { id: string }) => (z.id === 'id' ? (taskId: string) => (taskId === 't2' || taskId === 't3' ? 'new-wording' : 'in-template') : undefined);
+    const runs: Record<string, StudyRun[]> = {
+      // base answers a to everything: in-template t0 a/a, t1 a/a -> 2/2, CONSTANT; new-wording t2 a/a, t3 a/b -> 1/2, CONSTANT.
+      'base/id/s0/m': [ans('t0', 'a', 'a'), ans('t1', 'a', 'a'), ans('t2', 'a', 'a'), ans('t3', 'a', 'b')],
+      // better: in-template t0 a/a right, t1 b/a wrong -> 1/2; new-wording t2 a/a, t3 b/b -> 2/2; two answers in each part, not constant.
+      'better/id/s0/m': [ans('t0', 'a', 'a'), ans('t1', 'b', 'a'), ans('t2', 'a', 'a'), ans('t3', 'b', 'b')],
+      'base/far/s0/m': [ans('t4', 'x', 'x'), ans('t5', 'y', 'y')],
+    };
+    const t = buildStudyTable(plan, 'st', cells, (c) => runs[c.key] ?? [], {}, undefined, noveltyOf);
+    const e = (c: string, z = 'id') => t.entries.find((x) => x.condition === c && x.zone === z)!;
+    expect(e('better').novelty).toMatchObject({ 'in-template': { runs: 2, accuracy: 0.5 }, 'new-wording': { runs: 2, accuracy: 1 } });
+    expect(noveltyText(e('better'))).toBe('in-template 50.0 (2) · new-wording 100.0 (2)');
+    expect(noveltyText(e('base'))).toBe('in-template 100.0 (2) CONSTANT · new-wording 50.0 (2) CONSTANT');
+    expect(noveltyText(e('base', 'far'))).toBeUndefined();
+    const csv = studyTableCsv(t).split('\n');
+    // Rows in plan order: base/id, base/far, better/id, better/far (no run). Far has no novelty: empty columns.
+    expect(csv[1]!.endsWith(',st.base.id.s0.m,2,1,CONSTANT,2,0.5,CONSTANT')).toBe(true);
+    expect(csv[2]!.endsWith(',st.base.far.s0.m,,,,,,')).toBe(true);
+    expect(csv[3]!.endsWith(',st.better.id.s0.m,2,0.5,,2,1,')).toBe(true);
+    const html = studyReportHtml(t);
+    expect(html).toContain('<small class="novelty">in-template 50.0 (2) · new-wording 100.0 (2)</small>');
+    expect(html).toContain('<small class="novelty">in-template 100.0 (2) CONSTANT · new-wording 50.0 (2) CONSTANT</small>');
+    expect(html.match(/class="novelty"/g)).toHaveLength(2);
   });
 
   it('pairs runs by seed and task and is the same for the same bootstrap seed', () => {

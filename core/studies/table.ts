@@ -175,6 +175,23 @@ export function guardText(e: Pick<StudyTableEntry, 'guard' | 'runs'>): string {
   return `const ${g.bestConstant ? pct(g.bestConstant.accuracy) : '-'} · ${g.distinctAnswers} ans${flag ? ` · ${flag}` : ''}`;
 }
 
+/**
+ * The novelty kinds (`Task.meta.novelty`, core/tasks: what a held-out task holds that training
+ * does not) the CSV gives columns to, in order: `in-template` (a training template with unseen
+ * names and numbers) and `new-wording` (a wording training never saw).
+ */
+export const STUDY_NOVELTY_KINDS = ['in-template', 'new-wording'] as const;
+
+/**
+ * An entry's held-out accuracy split by what is new, e.g. `in-template 75.0 (36) · new-wording
+ * 50.0 (12) CONSTANT` (percent, runs in parentheses, CONSTANT when that part's answers
+ * collapsed); undefined when the zone's split does not have two kinds of task.
+ */
+export function noveltyText(e: Pick<StudyTableEntry, 'novelty'>): string | undefined {
+  if (!e.novelty) return undefined;
+  return Object.entries(e.novelty).map(([k, n]) => `${k} ${pct(n.accuracy)} (${n.runs})${n.guard.constant ? ' CONSTANT' : ''}`).join(' · ');
+}
+
 /** One CSV field, quoted when needed (RFC 4180). */
 const csvField = (v: unknown) => {
   const s = v === undefined || v === null || (typeof v === 'number' && !Number.isFinite(v)) ? '' : String(v);
@@ -187,7 +204,7 @@ const r4 = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? 
  * runs of one plan give byte-identical files (docs/laptop-rl.md "Reproducibility"); wall-clock
  * figures go to `studyTimingCsv`.
  */
-export const STUDY_CSV_COLUMNS = ['study', 'model', 'condition', 'condition_kind', 'zone', 'zone_kind', 'dataset', 'split', 'runs', 'planned', 'accuracy', 'ci_low', 'ci_high', 'score', 'best_constant', 'best_constant_answer', 'distinct_answers', 'classes', 'constant', 'constant_answer', 'constant_share', 'delta', 'delta_guard', 'delta_ci_low', 'delta_ci_high', 'sign_positive', 'sign_negative', 'sign_ties', 'p_sign', 'pairs', 'tokens_per_task', 'experiments'] as const;
+export const STUDY_CSV_COLUMNS = ['study', 'model', 'condition', 'condition_kind', 'zone', 'zone_kind', 'dataset', 'split', 'runs', 'planned', 'accuracy', 'ci_low', 'ci_high', 'score', 'best_constant', 'best_constant_answer', 'distinct_answers', 'classes', 'constant', 'constant_answer', 'constant_share', 'delta', 'delta_guard', 'delta_ci_low', 'delta_ci_high', 'sign_positive', 'sign_negative', 'sign_ties', 'p_sign', 'pairs', 'tokens_per_task', 'experiments', 'in_template_runs', 'in_template_accuracy', 'in_template_constant', 'new_wording_runs', 'new_wording_accuracy', 'new_wording_constant'] as const;
 
 /** The CSV columns of `studyTimingCsv`, in order. */
 export const STUDY_TIMING_COLUMNS = ['study', 'model', 'condition', 'zone', 'seconds_per_task'] as const;
@@ -198,14 +215,21 @@ export function studyTimingCsv(t: StudyTable): string {
   return [STUDY_TIMING_COLUMNS, ...rows].map((r) => r.map(csvField).join(',')).join('\n') + '\n';
 }
 
-/** The table as CSV (RFC 4180; one row per model × condition × zone; fractions, not percent). */
+/**
+ * The table as CSV (RFC 4180; one row per model × condition × zone; fractions, not percent). The
+ * last columns split a zone's accuracy by what is new in its tasks (`in_template_*`,
+ * `new_wording_*`: runs, accuracy, CONSTANT) when the zone's split has both kinds, else empty.
+ */
 export function studyTableCsv(t: StudyTable): string {
   const cond = new Map(t.conditions.map((c) => [c.id, c]));
   const zone = new Map(t.zones.map((z) => [z.id, z]));
   const rows = t.entries.map((e) => {
     const z = zone.get(e.zone)!;
     const d = e.delta;
-    return [t.studyId, e.model, e.condition, cond.get(e.condition)?.kind, e.zone, z?.kind, z?.dataset, z?.split, e.runs, e.planned, r4(e.accuracy.mean), r4(e.accuracy.low), r4(e.accuracy.high), r4(e.score), r4(e.guard.bestConstant?.accuracy), e.guard.bestConstant?.answer, e.guard.distinctAnswers, e.guard.classes, e.guard.constant ? 'CONSTANT' : '', e.guard.constant?.answer, r4(e.guard.constant?.share), r4(d?.delta), d?.guard, r4(d?.ci.low), r4(d?.ci.high), d?.signTest.positive, d?.signTest.negative, d?.signTest.ties, r4(d?.signTest.p), d?.pairs, r4(e.tokensPerTask), e.experimentIds.join(' ')];
+    return [t.studyId, e.model, e.condition, cond.get(e.condition)?.kind, e.zone, z?.kind, z?.dataset, z?.split, e.runs, e.planned, r4(e.accuracy.mean), r4(e.accuracy.low), r4(e.accuracy.high), r4(e.score), r4(e.guard.bestConstant?.accuracy), e.guard.bestConstant?.answer, e.guard.distinctAnswers, e.guard.classes, e.guard.constant ? 'CONSTANT' : '', e.guard.constant?.answer, r4(e.guard.constant?.share), r4(d?.delta), d?.guard, r4(d?.ci.low), r4(d?.ci.high), d?.signTest.positive, d?.signTest.negative, d?.signTest.ties, r4(d?.signTest.p), d?.pairs, r4(e.tokensPerTask), e.experimentIds.join(' '), ...STUDY_NOVELTY_KINDS.flatMap((k) => {
+      const n = e.novelty?.[k];
+      return [n?.runs, r4(n?.accuracy), n?.guard.constant ? 'CONSTANT' : ''];
+    })];
   });
   return [STUDY_CSV_COLUMNS, ...rows].map((r) => r.map(csvField).join(',')).join('\n') + '\n';
 }

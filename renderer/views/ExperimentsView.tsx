@@ -1,7 +1,8 @@
 import { Fragment, useEffect, useMemo } from 'react';
-import type { ExperimentSummary } from '../../core/api/client.ts';
+import { constantFlag, type ExperimentSummary } from '../../core/api/client.ts';
 import { flowlabCommand } from '../lib/commands.ts';
 import { experimentChartData } from '../lib/experimentChart.ts';
+import { experimentGuard, guardSummary } from '../lib/experimentGuard.ts';
 import { filterExperiments, groupExperiments, memberLabel, modelText, type GroupSummary } from '../lib/experimentGroups.ts';
 import { failuresByClass, FAILURE_CLASSES, isSimulated } from '../lib/experimentStats.ts';
 import { useLab, useLabPick } from '../useLab.ts';
@@ -128,6 +129,26 @@ function GroupRow({ entryKey, group, open, newest }: { entryKey: string; group: 
   );
 }
 
+/** Under an experiment's accuracy: the best constant policy and the distinct answers, and CONSTANT when the answers collapsed (as `flowlab run` prints them). */
+function AccuracyGuard({ id, runs, dataset }: { id: string; runs: Parameters<typeof experimentGuard>[0] | undefined; dataset: string }) {
+  const g = runs && experimentGuard(runs, dataset);
+  if (!g) return null;
+  const flag = constantFlag(g);
+  return (
+    <div className="small" data-testid={`experiment-guard-${id}`}>
+      <span className="muted">{guardSummary(g)}</span>
+      {flag && (
+        <>
+          {' '}
+          <strong className="error" title="The answers collapsed: this accuracy is a constant policy's (core/guards)">
+            {flag}
+          </strong>
+        </>
+      )}
+    </div>
+  );
+}
+
 function ExperimentRow({ e, member = false }: { e: ExperimentSummary; member?: boolean }) {
   const { runsByExperiment, selectedExperimentId: selected, selectExperiment, setView } = useLabPick('runsByExperiment', 'selectedExperimentId', 'selectExperiment', 'setView');
   const r = runsByExperiment[e.id];
@@ -157,7 +178,10 @@ function ExperimentRow({ e, member = false }: { e: ExperimentSummary; member?: b
       <td className="num">
         {e.runsDone} / {e.tasksPlanned}
       </td>
-      <td className="num">{percent(e.accuracy)}</td>
+      <td className="num">
+        {percent(e.accuracy)}
+        <AccuracyGuard id={e.id} runs={runs} dataset={e.dataset} />
+      </td>
       <td className="num">{percent(e.completionRate)}</td>
       <td className="nowrap">
         {f ? (
