@@ -186,7 +186,7 @@ export class LabRunner {
     const base = {
       workflow: { graph, text: req.workflowText },
       dataset: req.dataset, split: req.split, limit: req.limit, offset: req.offset ?? 0, seed: req.seed,
-      dataDir: resolveDataDir(location), models: config, source: 'lab',
+      dataDir: resolveDataDir(location), models: config, source: 'lab', ...(req.parallel !== undefined && { parallel: req.parallel }),
     };
     const spec: ExperimentSpec = req.inject?.length
       ? { ...base, kind: 'blame-eval', inject: req.inject, ...(req.runs !== undefined && { runs: req.runs }) }

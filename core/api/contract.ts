@@ -203,6 +203,7 @@ export const payloadSchemas = {
     mode: Name.optional(),
     recordTokens: z.boolean().optional(),
     runs: Count(1, MAX_RUN_LIMIT).optional(),
+    parallel: Count(1, 1024).optional(),
   }),
   cancelRun: z.strictObject({ experimentId: Id }),
   resumeRun: z.strictObject({

@@ -123,6 +123,8 @@ export interface StartRunRequest {
   recordTokens?: boolean;
   /** Injected runs of a blame evaluation (`--runs`; tasks are cycled). Default: `limit`. */
   runs?: number;
+  /** Tasks in flight (`--parallel`, 1..1024; core/schedule). Default: the models' (the sum of the endpoints' concurrency, 1 for a local file). */
+  parallel?: number;
 }
 
 export interface ActiveRun {

@@ -55,11 +55,11 @@ export async function executeExperiment(p: Prepared, store: Store, signal: Abort
   // SIMULATED wiring faults put into designs (a design role's design kinds), recorded on the design node.
   const designFaults = p.faults ? buildDesignInjector(p.faults.specs, p.exp.seed, p.tools) : undefined;
   const taskIndexOf = (runId: string) => Number(runId.slice(experimentId.length + 1));
-  /** The run whose nodes are running and that is not stored yet. */
-  let inFlight: { runId: string; taskIndex: number } | undefined;
+  /** The runs whose nodes are running and that are not stored yet (several with `parallel`). */
+  const inFlight = new Map<string, number>();
   const sink: TraceSink = {
     nodeStarted: ({ runId, nodeId, attempt }) => {
-      inFlight = { runId, taskIndex: taskIndexOf(runId) };
+      inFlight.set(runId, taskIndexOf(runId));
       emit({ type: 'node', experimentId, runId, nodeId, attempt, phase: 'started' });
     },
     nodeFinished: (e) => {
@@ -94,7 +94,7 @@ export async function executeExperiment(p: Prepared, store: Store, signal: Abort
       ...p.cards,
       onRun: (run, d) => {
         done = d;
-        inFlight = undefined;
+        inFlight.delete(run.runId);
         if (run.correct) correctRuns++;
         emit({ type: 'run', experimentId, runId: run.runId, taskIndex: run.taskIndex, done: d, total, status: run.status === 'completed' ? 'completed' : 'failed', correct: run.correct, correctRuns });
       },
@@ -112,8 +112,8 @@ export async function executeExperiment(p: Prepared, store: Store, signal: Abort
     message = err instanceof Error ? err.message : String(err);
   }
   await p.provider.dispose().catch(() => {});
-  if (status === 'cancelled' && inFlight) {
-    emit({ type: 'run', experimentId, runId: inFlight.runId, taskIndex: inFlight.taskIndex, done, total, status: 'cancelled', correct: false, correctRuns });
+  if (status === 'cancelled') {
+    for (const [runId, taskIndex] of [...inFlight].sort((a, b) => a[1] - b[1])) emit({ type: 'run', experimentId, runId, taskIndex, done, total, status: 'cancelled', correct: false, correctRuns });
   }
   if (halted) emit({ type: 'halted', experimentId, message: message! });
   try {

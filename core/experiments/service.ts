@@ -9,6 +9,7 @@
 import { recordExperiment } from '../repro/experiment.ts';
 import { assertCardsAvailable, cardHooksFor } from '../distill/hooks.ts';
 import { labelClassOf } from '../guards/index.ts';
+import { defaultParallel } from '../schedule/index.ts';
 import type { FaultSpec } from '../faults/inject.ts';
 import type { RoleName } from '../ids.ts';
 import type { ModelConfig } from '../model/config.ts';
@@ -179,7 +180,7 @@ async function prepareNew(spec: Exclude<ExperimentSpec, ResumeSpec>, deps: Servi
     await provider.dispose().catch(() => {});
     throw err;
   }
-  return wire({ deps, exp, graph, dataset, provider, tools, models, specs, rollouts, resumed: false, emit });
+  return wire({ deps, exp, graph, dataset, provider, tools, models, specs, rollouts, resumed: false, emit, parallel: spec.parallel });
 }
 
 /** Points model references at new paths (a moved file); the model port's `verify` checks they are the same files. */
@@ -235,7 +236,7 @@ async function prepareResume(spec: ResumeSpec, deps: ServiceDeps, emit: (e: Expe
   }
   const specs = exp.kind === 'blame-eval' ? checkFaultSpecs(graph, config.inject ?? []) : [];
   const rollouts = exp.kind === 'rollouts' ? config.rollouts : undefined;
-  return wire({ deps, exp, graph, dataset, provider, tools, models, specs, rollouts, resumed: true, emit });
+  return wire({ deps, exp, graph, dataset, provider, tools, models, specs, rollouts, resumed: true, emit, parallel: spec.parallel });
 }
 
 /** The execution plan of a prepared experiment: faults, rollout sampling or hint cards by kind. */
@@ -251,13 +252,14 @@ function wire(a: {
   rollouts?: RolloutsConfig;
   resumed: boolean;
   emit: (e: ExperimentEvent) => void;
+  parallel?: number;
 }): Prepared {
   const modelFor = (role: RoleName) => a.models.roleModels[role] ?? 'default';
   // The reproducibility record (core/repro): what determines this experiment, before any task runs.
   recordExperiment(a.deps.store, a.exp, (a.exp.config as StoredConfig).models ?? a.models, a.deps.models.environment?.());
-  const base: Prepared = { exp: a.exp, graph: a.graph, grader: a.dataset.grader, provider: a.provider, tools: a.tools, modelFor, resumed: a.resumed };
+  const base: Prepared = { exp: a.exp, graph: a.graph, grader: a.dataset.grader, provider: a.provider, tools: a.tools, modelFor, resumed: a.resumed, parallel: parallelOf(a) };
   if (a.exp.kind === 'blame-eval') return { ...base, faults: { specs: a.specs, inject: ((a.exp.config as StoredConfig).inject ?? []).slice() } };
-  if (a.exp.kind === 'rollouts' && a.rollouts) return { ...base, rollouts: a.rollouts, parallel: a.rollouts.group, sampling: onPolicy(a.rollouts.temperature), recordTokens: a.rollouts.recordTokens };
+  if (a.exp.kind === 'rollouts' && a.rollouts) return { ...base, rollouts: a.rollouts, parallel: a.parallel ?? a.rollouts.group, sampling: onPolicy(a.rollouts.temperature), recordTokens: a.rollouts.recordTokens };
   try {
     const cards = cardHooksFor(a.deps.store, a.exp, a.graph, a.provider, modelFor, (line) => a.emit({ type: 'note', experimentId: a.exp.id, message: line.replace(/\n$/, '') }));
     return cards ? { ...base, cards } : base;
@@ -265,4 +267,13 @@ function wire(a: {
     void a.provider.dispose().catch(() => {});
     throw err;
   }
+}
+
+/** Tasks in flight: the spec's, else the models' default (core/schedule defaultParallel), said in a note when above 1. */
+function parallelOf(a: { exp: ExperimentRow; models: ModelConfig; parallel?: number; rollouts?: RolloutsConfig; emit: (e: ExperimentEvent) => void }): number {
+  if (a.parallel !== undefined) return a.parallel;
+  if (a.rollouts) return a.rollouts.group;
+  const d = defaultParallel(a.models);
+  if (d.parallel > 1) a.emit({ type: 'note', experimentId: a.exp.id, message: `${d.parallel} tasks in flight (default: ${d.why}; --parallel sets it)` });
+  return d.parallel;
 }

@@ -1,0 +1,84 @@
+/**
+ * `--parallel` keeps results independent of timing (issue 26 with issue 24's rule): the same
+ * experiment at `--parallel 1` and `--parallel 16`, against a loopback OpenAI-compatible server
+ * (bench/latencyServer.mjs, SIMULATED) whose answers are a function of the prompt and whose
+ * latency is a hash of the prompt (so calls finish out of order), stores the same runs, node
+ * events and model calls, in the same row order, under the same run ids, and prints the same table.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore } from '../core/store/index.ts';
+import { startLatencyServer, type LatencyServer } from '../bench/latencyServer.mjs';
+import { capture, tempDir } from '../test/fixtures.ts';
+import { main } from './main.ts';
+
+const TASKS = 24;
+const TIMING = new Set(['startedAt', 'endedAt', 'ms', 'wallSeconds']);
+/** A stored value without its clock readings (which differ between any two runs). */
+function untimed(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(untimed);
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).filter(([k]) => !TIMING.has(k)).map(([k, x]) => [k, untimed(x)]));
+  return v;
+}
+
+describe('flowlab run --parallel', () => {
+  let server: LatencyServer;
+  const dir = tempDir('parallel');
+  const dataDir = path.join(dir, 'data');
+  beforeAll(async () => {
+    // 5-35 ms per call, by prompt: later tasks often finish before earlier ones.
+    server = await startLatencyServer({ latencyMs: 5, jitterMs: 30 });
+    mkdirSync(path.join(dataDir, 'gsm8k'), { recursive: true });
+    const lines = Array.from({ length: TASKS }, (_, i) => JSON.stringify({ question: `What is ${i + 3} + ${2 * i + 1}?`, answer: `work\n#### ${3 * i + 4}` }));
+    writeFileSync(path.join(dataDir, 'gsm8k/test.jsonl'), lines.join('\n') + '\n');
+  });
+  afterAll(() => server.close());
+
+  async function runAt(parallel: number | undefined, name: string) {
+    const db = path.join(dir, `${name}.db`);
+    const io = capture();
+    server.reset();
+    const ref = `openai:${server.baseUrl}#latency&concurrency=8`;
+    const code = await main(['run', 'examples/gsm8k-team.yaml', '--dataset', 'gsm8k', '--limit', String(TASKS), '--model', ref, '--db', db, '--data-dir', dataDir, ...(parallel === undefined ? [] : ['--parallel', String(parallel)])], io);
+    expect(code, io.err).toBe(0);
+    const stats = server.stats();
+    const store = openStore(db);
+    const exp = store.listExperiments()[0]!;
+    const runs = store.listRuns(exp.id);
+    // Run ids are `<experiment id>/<task index>`: the experiment's own id (fresh each time) is masked.
+    const stored = JSON.parse(JSON.stringify(runs.map((r) => ({ run: untimed(r), events: untimed(store.getRunEvents(r.runId)) }))).split(exp.id).join('<id>')) as unknown[];
+    store.close();
+    const raw = new Database(db, { readonly: true });
+    const rowOrder = (raw.prepare('SELECT task_index FROM runs ORDER BY rowid').all() as Array<{ task_index: number }>).map((r) => r.task_index);
+    const callOrder = (raw.prepare('SELECT * FROM model_calls ORDER BY rowid').all() as Array<Record<string, unknown>>).map((c) => String(c.completion));
+    raw.close();
+    // The table without its clock lines (wall seconds, seconds per task) and the experiment id.
+    const table = io.out.split(exp.id).join('<id>').replace(/.*(wall seconds|seconds per task).*\n/g, '');
+    return { stats, stored, rowOrder, callOrder, table, err: io.err, runIds: runs.map((r) => r.runId.slice(exp.id.length)) };
+  }
+
+  it('stores identical completions, runs and tables at --parallel 1 and 16, rows in task order', { timeout: 120_000 }, async () => {
+    const one = await runAt(1, 'one');
+    const many = await runAt(16, 'many');
+    // It did run in parallel: 16 tasks, so 8 calls (the endpoint's concurrency) at once, against 1.
+    expect(one.stats.maxInFlight).toBe(1);
+    expect(many.stats.maxInFlight).toBe(8);
+    expect(many.stats.answered).toBe(one.stats.answered);
+    expect(one.stored).toHaveLength(TASKS);
+    expect(many.runIds).toEqual(Array.from({ length: TASKS }, (_, i) => `/${i}`));
+    expect(many.stored).toEqual(one.stored);
+    expect(many.rowOrder).toEqual(Array.from({ length: TASKS }, (_, i) => i));
+    expect(one.rowOrder).toEqual(many.rowOrder);
+    expect(many.callOrder).toEqual(one.callOrder);
+    expect(many.table).toEqual(one.table);
+    expect(one.table).toContain('gsm8k-team');
+  });
+
+  it('defaults to the endpoint concurrency and says so', { timeout: 120_000 }, async () => {
+    const d = await runAt(undefined, 'default');
+    expect(d.err).toContain('8 tasks in flight (default: sum of endpoint concurrency 8 = 8; --parallel sets it)');
+    expect(d.stats.maxInFlight).toBe(8);
+  });
+});
