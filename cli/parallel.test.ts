@@ -36,11 +36,10 @@ describe('flowlab run --parallel', () => {
   });
   afterAll(() => server.close());
 
-  async function runAt(parallel: number | undefined, name: string) {
+  async function runAt(parallel: number | undefined, name: string, ref = `openai:${server.baseUrl}#latency&concurrency=8`) {
     const db = path.join(dir, `${name}.db`);
     const io = capture();
     server.reset();
-    const ref = `openai:${server.baseUrl}#latency&concurrency=8`;
     const code = await main(['run', 'examples/gsm8k-team.yaml', '--dataset', 'gsm8k', '--limit', String(TASKS), '--model', ref, '--db', db, '--data-dir', dataDir, ...(parallel === undefined ? [] : ['--parallel', String(parallel)])], io);
     expect(code, io.err).toBe(0);
     const stats = server.stats();
@@ -49,6 +48,7 @@ describe('flowlab run --parallel', () => {
     const runs = store.listRuns(exp.id);
     // Run ids are `<experiment id>/<task index>`: the experiment's own id (fresh each time) is masked.
     const stored = JSON.parse(JSON.stringify(runs.map((r) => ({ run: untimed(r), events: untimed(store.getRunEvents(r.runId)) }))).split(exp.id).join('<id>')) as unknown[];
+    const decisions = store.endpointDecisions.of(exp.id);
     store.close();
     const raw = new Database(db, { readonly: true });
     const rowOrder = (raw.prepare('SELECT task_index FROM runs ORDER BY rowid').all() as Array<{ task_index: number }>).map((r) => r.task_index);
@@ -56,11 +56,12 @@ describe('flowlab run --parallel', () => {
     raw.close();
     // The table without its clock lines (wall seconds, seconds per task) and the experiment id.
     const table = io.out.split(exp.id).join('<id>').replace(/.*(wall seconds|seconds per task).*\n/g, '');
-    return { stats, stored, rowOrder, callOrder, table, err: io.err, runIds: runs.map((r) => r.runId.slice(exp.id.length)) };
+    return { stats, decisions, stored, rowOrder, callOrder, table, err: io.err, runIds: runs.map((r) => r.runId.slice(exp.id.length)) };
   }
 
+  let one: Awaited<ReturnType<typeof runAt>>;
   it('stores identical completions, runs and tables at --parallel 1 and 16, rows in task order', { timeout: 120_000 }, async () => {
-    const one = await runAt(1, 'one');
+    one = await runAt(1, 'one');
     const many = await runAt(16, 'many');
     // It did run in parallel: 16 tasks, so 8 calls (the endpoint's concurrency) at once, against 1.
     expect(one.stats.maxInFlight).toBe(1);
@@ -80,5 +81,22 @@ describe('flowlab run --parallel', () => {
     const d = await runAt(undefined, 'default');
     expect(d.err).toContain('8 tasks in flight (default: sum of endpoint concurrency 8 = 8; --parallel sets it)');
     expect(d.stats.maxInFlight).toBe(8);
+  });
+
+  it('with one of two replicas answering 429 to every third call: every task completes, the same as on one server, and the decisions are stored', { timeout: 120_000 }, async () => {
+    const shedding = await startLatencyServer({ latencyMs: 5, jitterMs: 30, rejectEvery: 3 });
+    try {
+      const ref = `openai:${shedding.baseUrl}#latency&concurrency=8,${server.baseUrl}#latency&concurrency=8`;
+      one ??= await runAt(1, 'one-alone');
+      const two = await runAt(16, 'shedding', ref);
+      expect(shedding.stats().rejected).toBeGreaterThan(0);
+      expect(two.stored).toEqual(one.stored);
+      expect(two.decisions.length).toBeGreaterThan(0);
+      expect(two.decisions[0]).toMatchObject({ endpoint: `${shedding.baseUrl}#latency`, action: 'decrease', limit: 4 });
+      expect(two.decisions[0]!.reason).toMatch(/answered 429/);
+      expect(two.err).toContain(`endpoint decisions (docs/scale.md): ${shedding.baseUrl}#latency limit`);
+    } finally {
+      await shedding.close();
+    }
   });
 });

@@ -19,6 +19,7 @@ import { blameReportOf, buildDesignInjector, buildInjector } from './blame.ts';
 import { executePending, type ExecuteOptions } from './execute.ts';
 import type { ExperimentEvent, ExperimentOutcome, ExperimentStatusEnd } from './spec.ts';
 import { summarizeRuns } from './summary.ts';
+import { describeDecisions } from '../schedule/index.ts';
 
 /** An experiment ready to run: created or claimed, its provider loaded. */
 export interface Prepared {
@@ -111,6 +112,7 @@ export async function executeExperiment(p: Prepared, store: Store, signal: Abort
     error = err;
     message = err instanceof Error ? err.message : String(err);
   }
+  recordEndpointDecisions(p.provider, store, experimentId, emit);
   await p.provider.dispose().catch(() => {});
   if (status === 'cancelled') {
     for (const [runId, taskIndex] of [...inFlight].sort((a, b) => a[1] - b[1])) emit({ type: 'run', experimentId, runId, taskIndex, done, total, status: 'cancelled', correct: false, correctRuns });
@@ -144,4 +146,16 @@ export async function executeExperiment(p: Prepared, store: Store, signal: Abort
   if (message !== undefined) end.message = message;
   emit(end);
   return outcome;
+}
+
+/** Stores the provider's endpoint decisions (backpressure, failover) on the experiment and says so in a note; a store error is noted, not thrown. */
+function recordEndpointDecisions(provider: ModelProvider, store: Store, experimentId: string, emit: (e: ExperimentEvent) => void): void {
+  const decisions = provider.endpointDecisions?.() ?? [];
+  if (decisions.length === 0) return;
+  try {
+    store.endpointDecisions.add(experimentId, decisions);
+    emit({ type: 'note', experimentId, message: describeDecisions(decisions) });
+  } catch (err) {
+    emit({ type: 'note', experimentId, message: `could not record ${decisions.length} endpoint decision(s): ${err instanceof Error ? err.message : String(err)}` });
+  }
 }

@@ -6,3 +6,4 @@
 export { DEFAULT_CAPACITY, Lane, processScheduler, Scheduler, type InFlightStats } from './scheduler.ts';
 export { runOrdered, type OrderedOptions, type OrderedOutcome } from './ordered.ts';
 export { defaultParallel, type ParallelDefault } from './defaults.ts';
+export { describeDecisions } from './decisions.ts';

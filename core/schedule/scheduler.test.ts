@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { describeDecisions } from './decisions.ts';
 import { defaultParallel } from './defaults.ts';
 import { runOrdered } from './ordered.ts';
 import { Scheduler } from './scheduler.ts';
@@ -196,5 +197,21 @@ describe('defaultParallel', () => {
     expect(defaultParallel({ models: { default: '/m/stories.gguf' }, roleModels: { r: 'default' } })).toEqual({ parallel: 1, why: 'local GGUF stories.gguf: 1 (flowlab tune measured no sequence count)' });
     expect(defaultParallel({ models: { default: '/m/stories.gguf' }, roleModels: { r: 'default' } }, () => 6).parallel).toBe(6);
     expect(defaultParallel({ models: { default: '/m/a.gguf', s: 'openai:http://a:1/v1#m&concurrency=8' }, roleModels: { r: 'default', q: 's' } }).parallel).toBe(9);
+  });
+});
+
+describe('describeDecisions', () => {
+  it('sums up decisions per endpoint in the order they first appear', () => {
+    const a = 'http://a/v1#m';
+    const b = 'http://b/v1#m';
+    const line = describeDecisions([
+      { at: 1, endpoint: a, action: 'decrease', limit: 16, reason: '429' },
+      { at: 2, endpoint: b, action: 'remove', limit: 0, reason: 'cannot reach', retryAt: 1002 },
+      { at: 3, endpoint: a, action: 'decrease', limit: 8, reason: '503' },
+      { at: 4, endpoint: a, action: 'increase', limit: 9, reason: 'answered' },
+      { at: 1005, endpoint: b, action: 'restore', limit: 32, reason: 'answered again' },
+    ], new Map([[a, 32]]));
+    expect(line).toBe('endpoint decisions (docs/scale.md): http://a/v1#m limit 32 -> 9 (2 decreases on 429/503, 1 increase); http://b/v1#m taken out 1x, back 1x');
+    expect(describeDecisions([])).toBe('');
   });
 });
