@@ -215,3 +215,34 @@ describe('describeDecisions', () => {
     expect(describeDecisions([])).toBe('');
   });
 });
+
+describe('Scheduler groups', () => {
+  it('bounds the lanes of a group by its capacity together, shares it evenly, and widens one as the other ends', async () => {
+    const s = new Scheduler({ capacity: 100 });
+    const g = s.group('study', 4);
+    g.add('cell-a');
+    g.add('cell-b');
+    const a = s.lane('cell-a', 4);
+    const b = s.lane('cell-b', 4);
+    const outside = s.lane('other', 3);
+    const gatesA = Array.from({ length: 4 }, gate);
+    const gatesB = Array.from({ length: 4 }, gate);
+    const doneA = gatesA.map((x) => a.submit(() => x.wait));
+    gatesB.forEach((x) => void b.submit(() => x.wait));
+    const other = Array.from({ length: 3 }, () => outside.submit(() => Promise.resolve()));
+    await tick();
+    // A asked first and took the group's 4; B waits; the lane outside the group is not held back.
+    expect([a.stats().inFlight, b.stats().inFlight]).toEqual([4, 0]);
+    expect((await Promise.all(other)).every((r) => !r.skipped)).toBe(true);
+    gatesA[0]!.open();
+    gatesA[1]!.open();
+    await tick();
+    expect([a.stats().inFlight, b.stats().inFlight]).toEqual([2, 2]);
+    for (const x of gatesA.slice(2)) x.open();
+    await Promise.all(doneA);
+    await tick();
+    // A is done: B holds the whole group budget.
+    expect(b.stats().inFlight).toBe(4);
+    g.close();
+  });
+});

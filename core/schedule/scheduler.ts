@@ -19,11 +19,42 @@ interface Entry {
 
 interface LaneState {
   readonly label: string;
+  /** The group whose budget it also counts against (a study's cells). */
+  group?: GroupState;
   width: number;
   active: number;
   maxActive: number;
   queue: Entry[];
   closed: boolean;
+}
+
+interface GroupState {
+  readonly name: string;
+  capacity: number;
+  active: number;
+  members: Set<string>;
+}
+
+/**
+ * A budget inside the global one for a set of lanes named in advance (a study's cell
+ * experiments): together they hold at most `capacity` slots, shared by the same fairness rule, so
+ * cells running at once each widen as the others end.
+ */
+export class Group {
+  constructor(
+    private readonly scheduler: Scheduler,
+    private readonly state: GroupState,
+  ) {}
+
+  /** Lanes opened later under `label` (an experiment id) count against this group. */
+  add(label: string): void {
+    this.state.members.add(label);
+  }
+
+  /** Forgets the group: lanes opened later are not in it (lanes open now keep it until they close). */
+  close(): void {
+    this.scheduler.dropGroup(this.state);
+  }
 }
 
 /** In-flight figures of a scheduler or a lane (for progress bars and the bench). */
@@ -115,6 +146,7 @@ export class Scheduler {
   private active = 0;
   private maxActive = 0;
   private readonly lanes: LaneState[] = [];
+  private readonly groups: GroupState[] = [];
   /** Index (in `lanes`) of the lane served last: ties go to the next one. */
   private last = -1;
 
@@ -149,12 +181,31 @@ export class Scheduler {
    */
   lane(label: string, width: number): Lane {
     const state: LaneState = { label, width: checkWidth(width, 'width'), active: 0, maxActive: 0, queue: [], closed: false };
+    const group = this.groups.find((g) => g.members.has(label));
+    if (group) state.group = group;
     this.lanes.push(state);
     return new Lane(this, state);
   }
 
+  /**
+   * A group budget of `capacity` slots for the lanes later opened under the labels `add`ed to it.
+   * @throws RangeError when `capacity` is not a positive integer.
+   */
+  group(name: string, capacity: number): Group {
+    const state: GroupState = { name, capacity: checkWidth(capacity, 'group capacity'), active: 0, members: new Set() };
+    this.groups.push(state);
+    return new Group(this, state);
+  }
+
+  /** @internal */
+  dropGroup(g: GroupState): void {
+    const i = this.groups.indexOf(g);
+    if (i >= 0) this.groups.splice(i, 1);
+  }
+
   /** @internal A lane's slot freed. */
   release(lane: LaneState): void {
+    if (lane.group) lane.group.active--;
     lane.active--;
     this.active--;
     this.pump();
@@ -176,13 +227,14 @@ export class Scheduler {
       for (let k = 1; k <= n; k++) {
         const i = (this.last + k + n) % n;
         const l = this.lanes[i]!;
-        if (l.queue.length === 0 || l.active >= l.width) continue;
+        if (l.queue.length === 0 || l.active >= l.width || (l.group && l.group.active >= l.group.capacity)) continue;
         if (pick < 0 || l.active < this.lanes[pick]!.active) pick = i;
       }
       if (pick < 0) return;
       const lane = this.lanes[pick]!;
       this.last = pick;
       lane.active++;
+      if (lane.group) lane.group.active++;
       lane.maxActive = Math.max(lane.maxActive, lane.active);
       this.active++;
       this.maxActive = Math.max(this.maxActive, this.active);

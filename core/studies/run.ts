@@ -13,7 +13,7 @@ import { labelClassOf } from '../guards/index.ts';
 import { FlowlabError } from '../errors.ts';
 import type { ToolSource } from '../engine/index.ts';
 import { startExperiment } from '../experiments/service.ts';
-import { runOrdered, Scheduler } from '../schedule/index.ts';
+import { processScheduler, runOrdered, Scheduler, type Group } from '../schedule/index.ts';
 import type { ServiceDeps, WorkflowSource } from '../experiments/spec.ts';
 import { startTrainLoop } from '../experiments/trainLoop.ts';
 import type { ModelConfig, ModelPort } from '../model/config.ts';
@@ -82,10 +82,10 @@ export interface StudyRunOptions {
   now?: () => number;
   /**
    * The study's tasks in flight (`--parallel`; core/schedule). Given, the cells ready to run (no
-   * training, or their condition trained) run at once, up to `parallel` of them, each with an
-   * equal share (`floor(parallel / cells at once)`, at least 1). Absent: one cell after another,
-   * each at its models' default. The table does not depend on it (each cell stores its runs in
-   * task order under its own derived id).
+   * training, or their condition trained) run at once, up to `parallel` of them, sharing one
+   * budget of `parallel` tasks in flight (a scheduler Group: each widens as the others end).
+   * Absent: one cell after another, each at its models' default. The table does not depend on it
+   * (each cell stores its runs in task order under its own derived id).
    */
   parallel?: number;
 }
@@ -166,10 +166,12 @@ export async function runStudy(plan: StudyPlan, studyId: string, deps: StudyDeps
   };
   const serviceDeps: ServiceDeps = { store, models: deps.models, ...(deps.tools && { tools: deps.tools }), ...(deps.datasets && { datasets: deps.datasets }) };
   let stopped: string | undefined;
+  let group: Group | undefined;
   let status: StudyOutcome['status'] = 'completed';
   let message: string | undefined;
 
   const finish = (): StudyOutcome => {
+    group?.close();
     const wall = (now() - t0) / 1000;
     state = { ...state, wallSeconds: [...(state.wallSeconds ?? []), wall] };
     store.studies.update(studyId, { status: status === 'cancelled' ? 'stopped' : status, state: { wallSeconds: state.wallSeconds } });
@@ -180,6 +182,11 @@ export async function runStudy(plan: StudyPlan, studyId: string, deps: StudyDeps
   try {
     const cells = studyCells(plan, studyId, new Set(state.skippedZones ?? []));
     const units = trainingUnits(plan);
+    // With `parallel`, the cells share one budget of that many tasks in flight (core/schedule Group).
+    if (opts.parallel !== undefined) {
+      group = processScheduler().group(`study ${studyId}`, opts.parallel);
+      for (const c of cells) group.add(c.experimentId);
+    }
     let trainer: Trainer | undefined;
     const trainUnit = async (u: TrainingUnit): Promise<boolean> => {
       if (state.units?.[u.key]) {
@@ -285,7 +292,7 @@ export async function runStudy(plan: StudyPlan, studyId: string, deps: StudyDeps
       }
       const atOnce = Math.min(ready.length, opts.parallel);
       const lane = new Scheduler({ capacity: atOnce }).lane(`study ${studyId}`, atOnce);
-      const out = await runOrdered({ items: ready, lane, window: ready.length, run: (c) => runCell(c, Math.max(1, Math.floor(opts.parallel! / atOnce))), commit: (ok) => ok });
+      const out = await runOrdered({ items: ready, lane, window: ready.length, run: (c) => runCell(c, opts.parallel), commit: (ok) => ok });
       if (out.stopped) break;
     }
     if (stopped) {
