@@ -11,12 +11,16 @@
  * - two replicas behind one reference: throughput against one replica (goal >= 1.8x);
  * - two replicas, one answering 429 to every third call: every task completes (nothing lost,
  *   answers the same as on one replica), throughput, the endpoint decisions taken.
+ * - a study of 6 cells (one condition x 3 zones of 8 tasks x 2 seeds) on one replica, `--parallel`
+ *   at the replica's concurrency (cells at once, one shared budget) beside the default (one cell
+ *   after another, each at the default parallelism): wall time as a share of the limit, and
+ *   whether the two table.csv files are the same bytes.
  * Runs alone: `npx tsx bench/throughput.ts`; `npm run bench` prints it with the rest.
  * FLOWLAB_BENCH_THROUGHPUT_TASKS (default 200) and FLOWLAB_BENCH_THROUGHPUT_CONCURRENCY (per
  * replica, default 16) change the sizes.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -128,6 +132,52 @@ async function runOnce(dataDir: string, servers: Server[], ref: string, tasks: n
   }
 }
 
+/** One study run's figures. */
+export interface StudyThroughput {
+  cells: number;
+  tasks: number;
+  parallel: number | undefined;
+  wallSeconds: number;
+  maxInFlight: number;
+  status: string;
+  csv: string;
+}
+
+/** The 6-cell study plan (gsm8k-team on 3 zones of 8 tasks x 2 seeds). */
+const STUDY_PLAN = (workflow: string) => `name: bench-throughput
+baseline: team
+conditions:
+  - { id: team, kind: workflow, workflow: ${JSON.stringify(workflow)} }
+zones:
+  - { id: a, kind: in-distribution, dataset: gsm8k, split: test, limit: 8 }
+  - { id: b, kind: in-distribution, dataset: gsm8k, split: test, limit: 8, offset: 8 }
+  - { id: c, kind: in-distribution, dataset: gsm8k, split: test, limit: 8, offset: 16 }
+seeds: [0, 1]
+models:
+  - { id: m, model: /nowhere/overridden.gguf, threads: 1 }
+`;
+
+async function studyOnce(dataDir: string, server: Server, ref: string, parallel: number | undefined): Promise<StudyThroughput> {
+  const { main } = await import('../cli/main.ts');
+  const dir = mkdtempSync(path.join(tmpdir(), 'flowlab-throughput-study-'));
+  try {
+    const plan = path.join(dir, 'plan.yaml');
+    writeFileSync(plan, STUDY_PLAN(path.join(ROOT, 'examples/gsm8k-team.yaml')));
+    await server.reset();
+    let out = '';
+    let err = '';
+    const io = { stdout: (x: string) => void (out += x), stderr: (x: string) => void (err += x), isTTY: false };
+    const t0 = performance.now();
+    const code = await main(['study', plan, '--model', ref, '--db', path.join(dir, 'lab.db'), '--data-dir', dataDir, '--out', path.join(dir, 'out'), '--json', ...(parallel === undefined ? [] : ['--parallel', String(parallel)])], io);
+    const wallSeconds = (performance.now() - t0) / 1000;
+    if (code !== 0) throw new Error(`throughput bench: study exited ${code}: ${err.slice(-1500)}`);
+    const status = (JSON.parse(out) as { status: string }).status;
+    return { cells: 6, tasks: 48, parallel, wallSeconds, maxInFlight: (await server.stats()).maxInFlight, status, csv: readFileSync(path.join(dir, 'out/table.csv'), 'utf8') };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** The bench's figures (see the module comment). */
 export interface ThroughputResult {
   concurrency: number;
@@ -136,6 +186,8 @@ export interface ThroughputResult {
   serial: ThroughputRun;
   two: ThroughputRun;
   shedding: ThroughputRun;
+  /** The 6-cell study: default (cells one after another) and with --parallel = the replica's concurrency. */
+  study: { serial: StudyThroughput; parallel: StudyThroughput };
   /** Model calls on a task's critical path (all of a task's calls are sequential in this team). */
   callsPerTask: number;
   /** The machine's 1-minute load average and cores when the bench started (other work slows the timings). */
@@ -170,7 +222,8 @@ export async function benchThroughput(options: { sharedDir: string; tasks?: numb
     const serial = await runOnce(dataDir, [a], one, Math.min(20, tasks), 1);
     const r2 = await runOnce(dataDir, [a, b], two, tasks, undefined);
     const r3 = await runOnce(dataDir, [c, b], shed, tasks, undefined);
-    return { concurrency, dataset, one: r1, serial, two: r2, shedding: r3, callsPerTask: r1.calls / r1.tasks, load, cores: os.availableParallelism() };
+    const study = { serial: await studyOnce(dataDir, a, one, undefined), parallel: await studyOnce(dataDir, a, one, concurrency) };
+    return { concurrency, dataset, one: r1, serial, two: r2, shedding: r3, study, callsPerTask: r1.calls / r1.tasks, load, cores: os.availableParallelism() };
   } finally {
     for (const s of [a, b, c]) s.stop();
     if (scratch) rmSync(scratch, { recursive: true, force: true });
@@ -201,6 +254,11 @@ export function throughputLines(t: ThroughputResult): string[] {
     `${line(`default, ${t.one.tasks} tasks`, t.one, lim1)}   (parallel ${t.one.parallel}: ${t.one.notes.find((n) => n.includes('tasks in flight')) ?? 'no note'})   goal >= 0.8   ${ok(lim1 / t.one.wallSeconds >= 0.8)}`,
     `${line(`--parallel 1, ${t.serial.tasks}`, t.serial, limS)}   (baseline, same run; ${fmt(tps(t.one) / tps(t.serial), 1)}x slower than the default per task; its ${t.serial.tasks} answers ${sameAnswers ? 'identical to' : 'DIFFER from'} the default's)`,
     `${line(`2 replicas, ${t.two.tasks}`, t.two, lim2)}   ${fmt(tps(t.two) / tps(t.one), 2)}x one replica   goal >= 1.8x   ${ok(tps(t.two) / tps(t.one) >= 1.8)}`,
+    ...[t.study.serial, t.study.parallel].map((st) => {
+      const lim = (t.callsPerTask * LATENCY_MS * st.tasks) / 1000 / cap1;
+      const label = st.parallel === undefined ? 'study, default' : `study --parallel ${st.parallel}`;
+      return `  ${label.padEnd(19)} ${fmt(st.wallSeconds).padStart(6)} s  ${fmt(st.tasks / st.wallSeconds, 1).padStart(6)} tasks/s  limit ${fmt(lim)} s  ${fmt(lim / st.wallSeconds)} of the limit's speed  max in flight ${st.maxInFlight}   (${st.cells} cells of 8 tasks, ${st.status}, whole command${st.parallel === undefined ? ': one cell after another, 8 in flight each' : `; table.csv ${st.csv === t.study.serial.csv ? 'identical to' : 'DIFFERS from'} the default's`})${st.parallel === undefined ? '' : `   ${fmt(t.study.serial.wallSeconds / st.wallSeconds, 2)}x the default`}`;
+    }),
     `${line(`1 of 2 sheds 429`, t.shedding, lim2)}   ${t.shedding.completedRuns}/${t.shedding.tasks} tasks completed, ${lostShed} lost, answers ${sameShed ? 'identical to' : 'DIFFER from'} one replica's, ${t.shedding.rejected} calls refused (429), ${t.shedding.decisions} endpoint decisions stored   ${ok(lostShed === 0 && sameShed)}`,
   ];
 }
