@@ -36,11 +36,11 @@ describe('flowlab run --parallel', () => {
   });
   afterAll(() => server.close());
 
-  async function runAt(parallel: number | undefined, name: string, ref = `openai:${server.baseUrl}#latency&concurrency=8`) {
+  async function runAt(parallel: number | undefined, name: string, ref = `openai:${server.baseUrl}#latency&concurrency=8`, command: string[] = ['run']) {
     const db = path.join(dir, `${name}.db`);
     const io = capture();
     server.reset();
-    const code = await main(['run', 'examples/gsm8k-team.yaml', '--dataset', 'gsm8k', '--limit', String(TASKS), '--model', ref, '--db', db, '--data-dir', dataDir, ...(parallel === undefined ? [] : ['--parallel', String(parallel)])], io);
+    const code = await main([...command, 'examples/gsm8k-team.yaml', '--dataset', 'gsm8k', '--limit', String(TASKS), '--model', ref, '--db', db, '--data-dir', dataDir, ...(parallel === undefined ? [] : ['--parallel', String(parallel)])], io);
     expect(code, io.err).toBe(0);
     const stats = server.stats();
     const store = openStore(db);
@@ -98,5 +98,16 @@ describe('flowlab run --parallel', () => {
     } finally {
       await shedding.close();
     }
+  });
+
+  it('blame-eval (the same loop, SIMULATED faults keyed by task): identical stores and blame tables at --parallel 1 and 8', { timeout: 120_000 }, async () => {
+    const cmd = ['blame-eval', '--inject', 'solver=error@0.5', '--inject', 'verifier=wrong@0.3'];
+    const a = await runAt(1, 'blame-one', undefined, cmd);
+    const b = await runAt(8, 'blame-many', undefined, cmd);
+    expect(b.stats.maxInFlight).toBe(8);
+    expect(b.stored).toEqual(a.stored);
+    expect(b.rowOrder).toEqual(a.rowOrder);
+    expect(b.table).toEqual(a.table);
+    expect(a.table).toMatch(/SIMULATED/);
   });
 });

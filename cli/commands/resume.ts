@@ -23,7 +23,7 @@ interface ResumeFlags {
 /** `flowlab resume <experiment-id>`. */
 export function define(cmd: Command, ctx: CommandContext): void {
   cmd
-    .usage('<experiment-id | loop-id> [--db file] [--model file] [--role-model role=file] [--force] [--json]')
+    .usage('<experiment-id | loop-id> [--db file] [--model file] [--role-model role=file] [--force] [--parallel n] [--json]')
     .description([
       'A train loop (its loop id, or the id of any of its experiments) is continued from its last',
       'complete iteration with the same loop id, lineage, iteration numbers, tasks and seeds; an',
