@@ -9,7 +9,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startExperiment } from '../core/experiments/index.ts';
 import { openStore } from '../core/store/index.ts';
+import { defaultTools } from '../core/tools/index.ts';
+import { loadWorkflowFile } from '../core/workflow/index.ts';
+import { fileModelPort } from '../models/factory.ts';
+import { resolveModels } from '../models/resolve.ts';
 import { startLatencyServer, type LatencyServer } from '../bench/latencyServer.mjs';
 import { capture, tempDir } from '../test/fixtures.ts';
 import { main } from './main.ts';
@@ -109,5 +114,35 @@ describe('flowlab run --parallel', () => {
     expect(b.rowOrder).toEqual(a.rowOrder);
     expect(b.table).toEqual(a.table);
     expect(a.table).toMatch(/SIMULATED/);
+  });
+
+  it('cancelled at --parallel 8 mid-run, then resumed: the stored runs are a prefix in task order, and the end is the same as one uninterrupted run', { timeout: 120_000 }, async () => {
+    const file = path.resolve('examples/gsm8k-team.yaml');
+    const tools = defaultTools();
+    const workflow = loadWorkflowFile(file, { tools });
+    const ref = `openai:${server.baseUrl}#latency&concurrency=8`;
+    const { config } = resolveModels(workflow.graph, { default: ref });
+    const store = openStore(path.join(dir, 'cancel.db'));
+    try {
+      let runs = 0;
+      const handle = await startExperiment(
+        { kind: 'run', workflow: { ...workflow, file }, dataset: 'gsm8k', split: 'test', limit: TASKS, seed: 0, dataDir, models: config, parallel: 8 },
+        { store, models: fileModelPort(), tools },
+        { onEvent: (e) => { if (e.type === 'run' && e.status !== 'cancelled' && ++runs === 5) handle.cancel(); } },
+      );
+      const first = await handle.done;
+      expect(first.status).toBe('cancelled');
+      const kept = store.listRuns(first.experimentId).map((r) => r.taskIndex);
+      expect(kept.length).toBeGreaterThanOrEqual(5);
+      expect(kept.length).toBeLessThan(TASKS);
+      expect(kept).toEqual(kept.map((_, i) => i)); // a prefix: nothing after the first run not finished
+      const resumed = await (await startExperiment({ kind: 'resume', experimentId: first.experimentId, parallel: 8 }, { store, models: fileModelPort(), tools })).done;
+      expect(resumed.status).toBe('completed');
+      const stored = JSON.parse(JSON.stringify(store.listRuns(first.experimentId).map((r) => ({ run: untimed(r), events: untimed(store.getRunEvents(r.runId)) }))).split(first.experimentId).join('<id>')) as unknown[];
+      one ??= await runAt(1, 'one-for-resume');
+      expect(stored).toEqual(one.stored);
+    } finally {
+      store.close();
+    }
   });
 });
