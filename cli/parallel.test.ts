@@ -145,4 +145,16 @@ describe('flowlab run --parallel', () => {
       store.close();
     }
   });
+
+  it('with one of two replicas not answering at all: taken out, every task completes, the same as on one server', { timeout: 120_000 }, async () => {
+    const gone = await startLatencyServer({ latencyMs: 5 });
+    const deadUrl = gone.baseUrl;
+    await gone.close(); // connection refused from now on
+    one ??= await runAt(1, 'one-for-dead');
+    const two = await runAt(16, 'dead-replica', `openai:${deadUrl}#latency&concurrency=8,${server.baseUrl}#latency&concurrency=8`);
+    expect(two.stored).toEqual(one.stored);
+    expect(two.decisions[0]).toMatchObject({ endpoint: `${deadUrl}#latency`, action: 'remove', limit: 0 });
+    expect(two.decisions[0]!.reason).toMatch(/cannot reach/);
+    expect(two.err).toMatch(/taken out \dx/);
+  });
 });
