@@ -15,7 +15,8 @@
  * (`core-layers`, CORE_LAYERS below; lowest first):
  *
  *   foundations   core/*.ts, model, trace, workflow, sandbox, stats, tabular, tasks, tools,
- *                 engine, design, faults, blame, reward, results, store, guards, rollouts
+ *                 engine, design, faults, blame, reward, results, store, guards, rollouts,
+ *                 schedule
  *   pipeline      one task: task -> engine -> grade -> credit -> ladder -> store (core/pipeline)
  *   loops         built on the pipeline: training, distill, mass, repro, otel
  *   experiments   the kinds of work: experiments, and faults/experimentFaults.ts (a blame
@@ -57,7 +58,7 @@ function rule(name, comment, from, to) {
  * stands for the files directly under core/ (ids.ts, errors.ts, limits.ts, ...).
  */
 const CORE_LAYERS = [
-  ['foundations', ['', 'model', 'trace', 'workflow', 'sandbox', 'stats', 'tabular', 'tasks', 'tools', 'engine', 'design', 'faults', 'blame', 'reward', 'results', 'store', 'guards', 'rollouts']],
+  ['foundations', ['', 'model', 'trace', 'workflow', 'sandbox', 'stats', 'tabular', 'tasks', 'tools', 'engine', 'design', 'faults', 'blame', 'reward', 'results', 'store', 'guards', 'rollouts', 'schedule']],
   ['pipeline', ['pipeline']],
   ['loops', ['training', 'distill', 'mass', 'repro', 'otel']],
   ['experiments', ['experiments', 'faults/experimentFaults.ts']],

@@ -15,7 +15,10 @@
  * not asserted. FLOWLAB_BENCH_TRAIN_ITERATIONS sets the train-loop's iterations (default 30). The cost
  * of reproducibility (bench/reproducibility.ts): the main job and the workshop train-loop with the
  * deterministic scheduler beside the timing-ordered one, goal at most 10% slower
- * (FLOWLAB_BENCH_REPRO_ITERATIONS, default 6).
+ * (FLOWLAB_BENCH_REPRO_ITERATIONS, default 6). Throughput (bench/throughput.ts): 200 tasks of the main
+ * workflow against a loopback server answering after 100 ms, at the default parallelism beside
+ * --parallel 1, on two replicas (goal >= 1.8x one), and with one replica answering 429 to a third
+ * of calls (nothing lost); goal: wall time >= 0.8 of the limit's speed.
  */
 import { existsSync } from 'node:fs';
 import { setMaxListeners } from 'node:events';
@@ -147,6 +150,13 @@ for (const file of ['stories260K.gguf', 'llama-2-tiny-random.gguf']) {
     console.log(`  llama.cpp reload  ${ms(t.reload)}   (dispose + load + context; reference: ${r.reloadMs[0]}-${r.reloadMs[1]} ms)`);
     console.log(`  llama.cpp sample  ${Math.round(t.samplingTokensPerSec).toLocaleString('en').padStart(6)} tok/s   (raw greedy, one sequence, 1 thread, same run)`);
   }
+}
+
+// Issue 26: throughput — tasks in flight against a loopback server with a fixed 100 ms latency
+// (one replica, two, one shedding load with 429), beside --parallel 1 (bench/throughput.ts; alone: npx tsx bench/throughput.ts).
+{
+  const { benchThroughput, throughputLines } = await import('./throughput.ts');
+  for (const line of throughputLines(await benchThroughput({ sharedDir }))) console.log(line);
 }
 
 // Issue 24: the cost of reproducibility — the deterministic scheduler beside the timing-ordered one

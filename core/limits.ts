@@ -17,6 +17,8 @@ export const MAX_THREADS_REQUEST = 256;
 export const MAX_CONTEXT_SIZE = 131_072;
 /** Parallel sequences (concurrent calls) per model context. */
 export const MAX_SEQUENCES = 64;
+/** Tasks, runs or judge calls in flight for one experiment (`--parallel`, `parallel`; core/schedule). */
+export const MAX_PARALLEL = 1024;
 /** Training batch (`train --batch`) and steps (`--steps`, `--sft-steps` has its own 100). */
 export const MAX_BATCH = 4096;
 export const MAX_STEPS = 10_000;
@@ -40,6 +42,7 @@ export const FLAG_MAXIMA: Readonly<Record<string, number>> = {
   'distill-every': MAX_TASKS,
   offset: 10_000_000,
   group: MAX_GROUP,
+  parallel: MAX_PARALLEL,
   'heldout-samples': MAX_GROUP,
   threads: MAX_THREADS_REQUEST,
   'context-size': MAX_CONTEXT_SIZE,

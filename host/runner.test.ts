@@ -17,8 +17,12 @@ const SINGLE = readFileSync(path.join(ROOT, 'examples/gsm8k-single.yaml'), 'utf8
 
 let gate: Promise<void>;
 const configs: ModelConfig[] = [];
+/** Calls in flight now and the most at once (the `parallel` test). */
+const calls = { inFlight: 0, max: 0 };
 const answer4: Script = async (req) => {
+  calls.max = Math.max(calls.max, ++calls.inFlight);
   await gate;
+  calls.inFlight--;
   return req.jsonSchema ? '{"answer": 4}' : 'think';
 };
 
@@ -67,6 +71,20 @@ describe('startRun with the CLI options', () => {
     expect(config.roleVersions).toEqual([`solver=${v.id}`]);
     expect(config.models).toMatchObject({ models: { 'role:solver': file }, roleModels: { solver: 'role:solver' }, loras: { 'role:solver': [{ path: '/a/zero.gguf', scale: 0.5 }] }, contextSize: 512, threads: 2 });
     expect(configs[0]).toMatchObject({ contextSize: 512, threads: 2, loras: { 'role:solver': [{ path: '/a/zero.gguf', scale: 0.5 }] } });
+  });
+
+  it('parallel: that many tasks in flight; a local file without it runs one at a time (docs/scale.md)', async () => {
+    for (const [parallel, want] of [[3, 3], [undefined, 1]] as const) {
+      let open!: () => void;
+      gate = new Promise((r) => (open = r));
+      Object.assign(calls, { inFlight: 0, max: 0 });
+      const { experimentId } = await t.api.startRun(run(parallel === undefined ? {} : { parallel }));
+      for (let i = 0; i < 200 && calls.inFlight < want; i++) await new Promise((r) => setTimeout(r, 5));
+      open();
+      await t.lab.runner.settled(experimentId);
+      expect(calls.max).toBe(want);
+      expect(t.store.listRuns(experimentId).map((r) => r.taskIndex)).toEqual([0, 1, 2]);
+    }
   });
 
   it('rollouts: G runs per task, advantages stored, config as `flowlab rollouts` writes it', async () => {

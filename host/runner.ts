@@ -188,7 +188,7 @@ export class LabRunner {
         kind: req.inject?.length ? 'blame-eval' : req.kind ?? 'run',
         workflow: { graph, text: req.workflowText },
         dataset: req.dataset, split: req.split, limit: req.limit, offset: req.offset ?? 0, seed: req.seed,
-        dataDir: resolveDataDir(location), models: config, source: 'lab',
+        dataDir: resolveDataDir(location), models: config, source: 'lab', parallel: req.parallel,
         inject: req.inject?.length ? req.inject : undefined, runs: req.runs,
         group: req.group, temperature: req.temperature, mode: req.mode, recordTokens: req.kind === 'rollouts' ? Boolean(req.recordTokens) : req.recordTokens || undefined,
         cards, roleVersions: req.roleVersions && Object.keys(req.roleVersions).length ? req.roleVersions : undefined,

@@ -10,10 +10,12 @@ import { cliDeps, loadWorkflowArg } from '../wiring.ts';
 import { formatBlame } from '../formatExperiments.ts';
 import type { Io } from '../io.ts';
 import { exitOf, progress, settled } from '../progress.ts';
+import { addParallelOption, parallelOf } from '../parallel.ts';
 
 interface BlameEvalFlags extends ExperimentFlagValues {
   inject: Array<[string, string]>;
   runs?: number;
+  parallel?: number;
 }
 
 /** `flowlab blame-eval <workflow.yaml>`. */
@@ -32,6 +34,7 @@ export function define(cmd: Command, ctx: CommandContext): void {
     .addOption(rolePairOption('--inject <role=kind@rate>', 'a fault to inject (repeatable; rate 0..1, default 1)', { shape: 'role=kind@rate' }).makeOptionMandatory())
     .addOption(intOption('--runs <n>', 'injected runs (tasks are cycled) (default: --limit)', { min: 1 }));
   addExperimentOptions(cmd, 10);
+  addParallelOption(cmd, 'injected runs');
   cmd.action(act(ctx, (file: string, o: BlameEvalFlags) => blameEvalCommand(file, o, ctx.io)));
 }
 
@@ -48,7 +51,7 @@ async function blameEvalCommand(workflowFile: string, values: BlameEvalFlags, io
   try {
     const bar = progress(io, (e) => io.stderr(`Blame evaluation ${e.experimentId}: ${e.total} runs of ${workflow.graph.name} with SIMULATED faults ${inject.join(', ')}\n`));
     const handle = await asCli(() => startExperiment(buildExperimentSpec({
-      kind: 'blame-eval', workflow: { ...workflow, file }, dataset: values.dataset, split: values.split, limit, offset, seed, dataDir: values.dataDir, models, inject, runs,
+      kind: 'blame-eval', workflow: { ...workflow, file }, dataset: values.dataset, split: values.split, limit, offset, seed, dataDir: values.dataDir, models, inject, runs, ...parallelOf(values),
     }), cliDeps(store, tools), { onEvent: bar.onEvent }), { offset });
     const outcome = settled(await bar.follow(handle));
     const blame = outcome.blame!.report;

@@ -9,6 +9,7 @@ import { formatReport, reportJson } from '../format.ts';
 import { formatBlame, formatRollouts } from '../formatExperiments.ts';
 import type { Io } from '../io.ts';
 import { exitOf, progress, settled } from '../progress.ts';
+import { addParallelOption, parallelOf } from '../parallel.ts';
 
 interface ResumeFlags {
   db: string;
@@ -16,12 +17,13 @@ interface ResumeFlags {
   roleModel?: Array<[string, string]>;
   force?: boolean;
   json?: boolean;
+  parallel?: number;
 }
 
 /** `flowlab resume <experiment-id>`. */
 export function define(cmd: Command, ctx: CommandContext): void {
   cmd
-    .usage('<experiment-id | loop-id> [--db file] [--model file] [--role-model role=file] [--force] [--json]')
+    .usage('<experiment-id | loop-id> [--db file] [--model file] [--role-model role=file] [--force] [--parallel n] [--json]')
     .description([
       'A train loop (its loop id, or the id of any of its experiments) is continued from its last',
       'complete iteration with the same loop id, lineage, iteration numbers, tasks and seeds; an',
@@ -39,8 +41,9 @@ export function define(cmd: Command, ctx: CommandContext): void {
     .option('--model <file.gguf>', 'the "default" model file again, if it moved')
     .addOption(rolePairOption('--role-model <role=file>', "a role's model file again, if it moved (repeatable)"))
     .option('--force', 'take over an experiment whose recorded process id belongs to a live process')
-    .option('--json', 'print one JSON object')
-    .action(act(ctx, (id: string, o: ResumeFlags) => resumeCommand(id, o, ctx.io)));
+    .option('--json', 'print one JSON object');
+  addParallelOption(cmd);
+  cmd.action(act(ctx, (id: string, o: ResumeFlags) => resumeCommand(id, o, ctx.io)));
 }
 
 async function resumeCommand(experimentId: string, values: ResumeFlags, io: Io): Promise<number> {
@@ -55,7 +58,7 @@ async function resumeCommand(experimentId: string, values: ResumeFlags, io: Io):
     const bar = progress(io, (e) => io.stderr(`Resuming ${e.experimentId}: ${e.total - e.done} task(s) left.\n`));
     const tools = asCliSync(() => toolsOfExperiment(store.getExperiment(experimentId).config, values.db, io));
     const handle = await asCli(() => startExperiment({
-      kind: 'resume', experimentId, force: Boolean(values.force), models: { ...(values.model && { default: path.resolve(values.model) }), roles },
+      kind: 'resume', experimentId, force: Boolean(values.force), ...parallelOf(values), models: { ...(values.model && { default: path.resolve(values.model) }), roles },
     }, cliDeps(store, tools), { onEvent: (e) => { started ||= e.type === 'started'; bar.onEvent(e); } }));
     if (!started) {
       // Nothing pending: nothing was started, the outcome is there already.

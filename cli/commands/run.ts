@@ -11,6 +11,7 @@ import { formatReport, reportJson } from '../format.ts';
 import type { Io } from '../io.ts';
 import { exitOf, progress, settled } from '../progress.ts';
 import { repeatabilityLine } from '../repeatability.ts';
+import { addParallelOption, parallelOf } from '../parallel.ts';
 
 /** Flags of `flowlab run`. */
 interface RunFlags extends ExperimentFlagValues {
@@ -21,6 +22,7 @@ interface RunFlags extends ExperimentFlagValues {
   distillRoles?: string;
   distillWithFailures?: boolean;
   corpus?: string;
+  parallel?: number;
 }
 
 /** `flowlab run <workflow.yaml>`: its options, then the experiment service with a progress bar. */
@@ -32,6 +34,7 @@ export function define(cmd: Command, ctx: CommandContext): void {
   addExperimentOptions(cmd, 10, { lora: true, versions: true });
   addCardOptions(cmd);
   addCorpusOption(cmd);
+  addParallelOption(cmd);
   cmd.action(act(ctx, (file: string, o: RunFlags) => runCommand(file, o, ctx.io)));
 }
 
@@ -50,7 +53,7 @@ async function runCommand(workflowFile: string, values: RunFlags, io: Io): Promi
     const bar = progress(io, (e) => io.stderr(`Experiment ${e.experimentId}: ${workflow.graph.name} on ${e.total} ${store.getExperiment(e.experimentId).dataset}/${values.split} tasks -> ${store.file}\n`));
     const handle = await asCli(() => startExperiment(buildExperimentSpec({
       kind: 'run', workflow: { ...workflow, file }, dataset: values.dataset, split: values.split, limit, offset, seed, dataDir: values.dataDir, corpus: withCorpus.corpus,
-      models: resolved.config, cards, roleVersions: request.roleVersions,
+      models: resolved.config, cards, roleVersions: request.roleVersions, ...parallelOf(values),
     }), cliDeps(store, tools), { onEvent: bar.onEvent }), { offset });
     const outcome = settled(await bar.follow(handle));
     const report = outcome.report;

@@ -12,6 +12,7 @@ import {
 import { fileModelPort, loadTrainer } from '../../models/factory.ts';
 import { planPath, resolveStudyPlan, studyDepsOf, type LoadedStudyPlan } from '../../host/studyPlan.ts';
 import { act, dbOption, intOption, UsageError, type CommandContext } from '../args.ts';
+import { addParallelOption, parallelOf } from '../parallel.ts';
 import { asCliSync } from '../errors.ts';
 import { cliDatasets, cliSandbox, defaultVersionsDir } from '../wiring.ts';
 import { defaultTools } from '../../core/tools/index.ts';
@@ -29,6 +30,7 @@ interface StudyFlags {
   db: string;
   dataDir?: string;
   json?: boolean;
+  parallel?: number;
 }
 
 /** `flowlab study <plan.yaml>`. */
@@ -54,8 +56,9 @@ export function define(cmd: Command, ctx: CommandContext): void {
     .option('--out <dir>', 'where the CSV and HTML go (default: flowlab-studies/<study-id>/ next to --db)')
     .addOption(dbOption())
     .option('--data-dir <dir>', 'dataset folder (default: $FLOWLAB_SHARED/data or ../shared/data)')
-    .option('--json', 'print one JSON object (the table, or the estimate with --dry-run)')
-    .action(act(ctx, (file: string, o: StudyFlags) => studyCommand(file, o, ctx.io)));
+    .option('--json', 'print one JSON object (the table, or the estimate with --dry-run)');
+  addParallelOption(cmd, 'tasks of the study (its ready cells run at once, sharing them)');
+  cmd.action(act(ctx, (file: string, o: StudyFlags) => studyCommand(file, o, ctx.io)));
 }
 
 /** A plan path: `$FLOWLAB_SHARED` and `~` expanded, relative to the plan's folder (host/studyPlan.ts). */
@@ -119,7 +122,7 @@ async function studyCommand(file: string, flags: StudyFlags, io: Io): Promise<nu
     process.once('SIGINT', onSigint);
     let outcome;
     try {
-      outcome = await runStudy(plan, studyId, deps, { ...(flags.budgetTokens !== undefined && { budgetTokens: flags.budgetTokens }), ...(budgetMinutes !== undefined && { budgetMinutes }), signal: controller.signal, onEvent: (e) => io.stderr(eventLine(e)) });
+      outcome = await runStudy(plan, studyId, deps, { ...(flags.budgetTokens !== undefined && { budgetTokens: flags.budgetTokens }), ...(budgetMinutes !== undefined && { budgetMinutes }), ...parallelOf(flags), signal: controller.signal, onEvent: (e) => io.stderr(eventLine(e)) });
     } finally {
       process.off('SIGINT', onSigint);
     }

@@ -212,6 +212,8 @@ describe('lab payload validation', () => {
     ['startRun', run({ inject: 'solver=error' }), 'inject', /startRun: payload field "inject": expected array, received string/],
     ['startRun', run({ inject: Array(33).fill('a=error') }), 'inject', /startRun: payload field "inject": must have at most 32 entries/],
     ['startRun', run({ threads: 0 }), 'threads', /startRun: payload field "threads": must be at least 1/],
+    ['startRun', run({ parallel: 0 }), 'parallel', /startRun: payload field "parallel": must be at least 1/],
+    ['startRun', run({ parallel: 1025 }), 'parallel', /startRun: payload field "parallel": must be at most 1024/],
     ['startRun', run({ extra: 1 }), 'extra', /startRun: payload: unknown field\(s\) "extra"/],
     ['cancelRun', {}, 'experimentId', /cancelRun: payload field "experimentId": missing \(expected string\)/],
     ['cancelRun', { experimentId: 'x'.repeat(201) }, 'experimentId', /cancelRun: payload field "experimentId": must be at most 200 characters/],

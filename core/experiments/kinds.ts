@@ -96,7 +96,7 @@ const rollouts: ExperimentKindPlan<'rollouts'> = {
     const r = storedRollouts(exp);
     return { specs: [], ...(r && { rollouts: r }) };
   },
-  wire: (base, _exp, state) => (state.rollouts ? { ...base, rollouts: state.rollouts, parallel: state.rollouts.group, sampling: onPolicy(state.rollouts.temperature), recordTokens: state.rollouts.recordTokens } : base),
+  wire: (base, _exp, state) => (state.rollouts ? { ...base, rollouts: state.rollouts, sampling: onPolicy(state.rollouts.temperature), recordTokens: state.rollouts.recordTokens } : base),
 };
 
 /** The plan of each kind the service starts (`import`, `mass`, `fork` experiments are made elsewhere and not resumed here). */

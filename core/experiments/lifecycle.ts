@@ -19,6 +19,7 @@ import { blameReportOf, buildDesignInjector, buildInjector } from '../faults/exp
 import { executePending, type ExecuteOptions } from '../pipeline/index.ts';
 import type { ExperimentEvent, ExperimentOutcome, ExperimentStatusEnd } from './spec.ts';
 import { summarizeRuns } from './summary.ts';
+import { describeDecisions } from '../schedule/index.ts';
 
 /** An experiment ready to run: created or claimed, its provider loaded. */
 export interface Prepared {
@@ -55,11 +56,11 @@ export async function executeExperiment(p: Prepared, store: Store, signal: Abort
   // SIMULATED wiring faults put into designs (a design role's design kinds), recorded on the design node.
   const designFaults = p.faults ? buildDesignInjector(p.faults.specs, p.exp.seed, p.tools) : undefined;
   const taskIndexOf = (runId: string) => Number(runId.slice(experimentId.length + 1));
-  /** The run whose nodes are running and that is not stored yet. */
-  let inFlight: { runId: string; taskIndex: number } | undefined;
+  /** The runs whose nodes are running and that are not stored yet (several with `parallel`). */
+  const inFlight = new Map<string, number>();
   const sink: TraceSink = {
     nodeStarted: ({ runId, nodeId, attempt }) => {
-      inFlight = { runId, taskIndex: taskIndexOf(runId) };
+      inFlight.set(runId, taskIndexOf(runId));
       emit({ type: 'node', experimentId, runId, nodeId, attempt, phase: 'started' });
     },
     nodeFinished: (e) => {
@@ -94,7 +95,7 @@ export async function executeExperiment(p: Prepared, store: Store, signal: Abort
       ...p.cards,
       onRun: (run, d) => {
         done = d;
-        inFlight = undefined;
+        inFlight.delete(run.runId);
         if (run.correct) correctRuns++;
         emit({ type: 'run', experimentId, runId: run.runId, taskIndex: run.taskIndex, done: d, total, status: run.status === 'completed' ? 'completed' : 'failed', correct: run.correct, correctRuns });
       },
@@ -111,9 +112,10 @@ export async function executeExperiment(p: Prepared, store: Store, signal: Abort
     error = err;
     message = err instanceof Error ? err.message : String(err);
   }
+  recordEndpointDecisions(p.provider, store, experimentId, emit);
   await p.provider.dispose().catch(() => {});
-  if (status === 'cancelled' && inFlight) {
-    emit({ type: 'run', experimentId, runId: inFlight.runId, taskIndex: inFlight.taskIndex, done, total, status: 'cancelled', correct: false, correctRuns });
+  if (status === 'cancelled') {
+    for (const [runId, taskIndex] of [...inFlight].sort((a, b) => a[1] - b[1])) emit({ type: 'run', experimentId, runId, taskIndex, done, total, status: 'cancelled', correct: false, correctRuns });
   }
   if (halted) emit({ type: 'halted', experimentId, message: message! });
   try {
@@ -144,4 +146,16 @@ export async function executeExperiment(p: Prepared, store: Store, signal: Abort
   if (message !== undefined) end.message = message;
   emit(end);
   return outcome;
+}
+
+/** Stores the provider's endpoint decisions (backpressure, failover) on the experiment and says so in a note; a store error is noted, not thrown. */
+function recordEndpointDecisions(provider: ModelProvider, store: Store, experimentId: string, emit: (e: ExperimentEvent) => void): void {
+  const decisions = provider.endpointDecisions?.() ?? [];
+  if (decisions.length === 0) return;
+  try {
+    store.endpointDecisions.add(experimentId, decisions);
+    emit({ type: 'note', experimentId, message: describeDecisions(decisions) });
+  } catch (err) {
+    emit({ type: 'note', experimentId, message: `could not record ${decisions.length} endpoint decision(s): ${err instanceof Error ? err.message : String(err)}` });
+  }
 }

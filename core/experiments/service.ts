@@ -9,6 +9,8 @@
 import { recordExperiment } from '../repro/experiment.ts';
 import { assertCardsAvailable, cardHooksFor } from '../distill/hooks.ts';
 import { labelClassOf } from '../guards/index.ts';
+import { defaultParallel } from '../schedule/index.ts';
+import type { RolloutsConfig } from '../rollouts/store.ts';
 import type { RoleName } from '../ids.ts';
 import type { ModelConfig } from '../model/config.ts';
 import { loadedProvider, type ModelProvider } from '../model/provider.ts';
@@ -138,7 +140,7 @@ async function prepareNew(spec: Exclude<ExperimentSpec, ResumeSpec>, deps: Servi
     await provider.dispose().catch(() => {});
     throw err;
   }
-  return wire({ deps, exp, graph, dataset, provider, tools, models, state, resumed: false, emit });
+  return wire({ deps, exp, graph, dataset, provider, tools, models, state, resumed: false, emit, parallel: spec.parallel });
 }
 
 /** Throws `err` (an expression, for `??`). */
@@ -199,7 +201,7 @@ async function prepareResume(spec: ResumeSpec, deps: ServiceDeps, emit: (e: Expe
     throw err;
   }
   const state = planOfKind(exp.kind).restore(exp, graph);
-  return wire({ deps, exp, graph, dataset, provider, tools, models, state, resumed: true, emit });
+  return wire({ deps, exp, graph, dataset, provider, tools, models, state, resumed: true, emit, parallel: spec.parallel });
 }
 
 /** The execution plan of a prepared experiment: faults, rollout sampling or hint cards by kind. */
@@ -214,11 +216,12 @@ function wire(a: {
   state: KindState;
   resumed: boolean;
   emit: (e: ExperimentEvent) => void;
+  parallel?: number;
 }): Prepared {
   const modelFor = (role: RoleName) => a.models.roleModels[role] ?? 'default';
   // The reproducibility record (core/repro): what determines this experiment, before any task runs.
   recordExperiment(a.deps.store, a.exp, storedModels(a.exp) ?? a.models, a.deps.models.environment?.());
-  const base: Prepared = { exp: a.exp, graph: a.graph, grader: a.dataset.grader, provider: a.provider, tools: a.tools, modelFor, resumed: a.resumed };
+  const base: Prepared = { exp: a.exp, graph: a.graph, grader: a.dataset.grader, provider: a.provider, tools: a.tools, modelFor, resumed: a.resumed, parallel: parallelOf({ ...a, rollouts: a.state.rollouts }) };
   const wired = planOfKind(a.exp.kind).wire(base, a.exp, a.state);
   if (wired !== base) return wired; // faults or rollout sampling; otherwise hint cards, below
   try {
@@ -228,4 +231,13 @@ function wire(a: {
     void a.provider.dispose().catch(() => {});
     throw err;
   }
+}
+
+/** Tasks in flight: the spec's, else the models' default (core/schedule defaultParallel), said in a note when above 1. */
+function parallelOf(a: { exp: ExperimentRow; models: ModelConfig; parallel?: number; rollouts?: RolloutsConfig; emit: (e: ExperimentEvent) => void }): number {
+  if (a.parallel !== undefined) return a.parallel;
+  if (a.rollouts) return a.rollouts.group;
+  const d = defaultParallel(a.models);
+  if (d.parallel > 1) a.emit({ type: 'note', experimentId: a.exp.id, message: `${d.parallel} tasks in flight (default: ${d.why}; --parallel sets it)` });
+  return d.parallel;
 }

@@ -47,6 +47,8 @@ export interface NewExperimentSpec {
   experimentId?: string;
   /** The `retrieve` tool's corpus folder (`--corpus`), stored as `config.corpus`; resume and replay open it again. */
   corpus?: CorpusRecord;
+  /** Tasks in flight (`--parallel`; core/schedule). Default: from the models (defaultParallel). Not stored: results do not depend on it. */
+  parallel?: number;
 }
 
 /** A corpus folder as an experiment records it: the folder, its file signature (models/corpus) and its size. */
@@ -75,6 +77,8 @@ export interface ResumeSpec {
   models?: { default?: string; roles?: Record<string, string> };
   /** Take over an experiment marked running by a live pid (a reused pid after a crash). */
   force?: boolean;
+  /** Tasks in flight (`--parallel`). Default: from the recorded models, as for a new experiment. */
+  parallel?: number;
 }
 
 /** The ports the service uses. */

@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import { ExperimentSpecError, type ExperimentSpec, type WorkflowSource } from '../experiments/spec.ts';
+import { MAX_PARALLEL } from '../limits.ts';
 import { modelConfigSchema, storedCardsSchema } from '../store/config.ts';
 
 /** The experiment kinds a face starts (resume is a job of its own: the experiment service's `resume`). */
@@ -47,6 +48,8 @@ const common = {
   source: z.string().optional(),
   experimentId: z.string().optional(),
   corpus: z.strictObject({ dir: z.string(), signature: z.string(), passages: z.number() }).optional(),
+  /** Tasks in flight (`--parallel`, core/schedule); not stored: results do not depend on it. */
+  parallel: whole(1).max(MAX_PARALLEL).optional(),
 };
 
 /** The strict schema of each kind's spec (an unknown field, or another kind's, is refused). */

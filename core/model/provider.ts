@@ -152,7 +152,27 @@ export interface ModelProvider {
    * tokenizer of the model behind `ref`. Providers without a tokenizer leave it out.
    */
   tokenOffsets?(ref: string, ids: readonly number[]): Promise<number[]>;
+  /**
+   * Optional capability (servers): the decisions taken about endpoints since the provider was
+   * made, oldest first — concurrency lowered on 429/503 and raised again (AIMD), a replica taken
+   * out when it stops answering and put back (docs/scale.md). The experiment stores them.
+   */
+  endpointDecisions?(): EndpointDecision[];
   dispose(): Promise<void>;
+}
+
+/** One decision about one endpoint (models/openai pool.ts); `limit` is its concurrency limit after it. */
+export interface EndpointDecision {
+  /** Epoch ms. */
+  at: number;
+  /** The endpoint (`<base-url>#<model>`, core/model/endpoint.ts endpointId). */
+  endpoint: string;
+  /** `decrease` (429/503: limit halved), `increase` (limit back up by one), `remove` (unreachable: no calls until `retryAt`), `restore` (answered again). */
+  action: 'decrease' | 'increase' | 'remove' | 'restore';
+  limit: number;
+  reason: string;
+  /** `remove`: when a call is tried on it again (epoch ms). */
+  retryAt?: number;
 }
 
 /**

@@ -17,6 +17,7 @@ import type { CheckRegistry } from '../workflow/checks.ts';
 import type { Graph } from '../workflow/graph.ts';
 import { computeCredit, creditGraphOf } from '../blame/credit/index.ts';
 import { computeLadder } from '../reward/index.ts';
+import { processScheduler, runOrdered } from '../schedule/index.ts';
 
 export interface ExecuteOptions {
   store: Store;
@@ -42,8 +43,9 @@ export interface ExecuteOptions {
   /** Fault injection (simulated): the injected fault kind of a node run, to label its event. */
   faultAt?: (taskKey: string, nodeId: string, attempt: number) => string | undefined;
   /**
-   * Tasks run at once (default 1). Rollout groups use G so a group's trajectories decode together
-   * (the provider batches concurrent sequences); runs are still stored one transaction each.
+   * Tasks in flight at once (default 1), through the process's scheduler (core/schedule). Rollout
+   * groups use G so a group's trajectories decode together (the provider batches concurrent
+   * sequences); runs are still stored one transaction each, in task order.
    */
   parallel?: number;
   /** Sampling that overrides every agent node's (rollouts). */
@@ -67,8 +69,10 @@ export function taskOf(p: PlannedTask): Task {
 }
 
 /**
- * Runs every planned task of an experiment that has no stored run yet, one after another, and
- * stores each run (record, node events, model calls) in one transaction as soon as it ends.
+ * Runs every planned task of an experiment that has no stored run yet, `parallel` at a time
+ * (core/schedule), and stores each run (record, node events, model calls) in one transaction, in
+ * task order: a run that ends early waits for the ones before it, so what is stored is the same
+ * at any `parallel`.
  * A process killed mid-way loses at most the run in flight; `resume` calls this again and
  * finishes the rest without redoing or duplicating a stored run.
  * Returns the number of runs stored by this call. Cancelled runs are not stored. A model that
@@ -83,7 +87,8 @@ export async function executePending(opts: ExecuteOptions): Promise<{ stored: nu
   const total = store.listTasks(experimentId).length;
   let done = total - pending.length;
   let stored = 0;
-  const runOne = async (planned: PlannedTask): Promise<{ cancelled?: true; halted?: string }> => {
+  /** Runs one task to its graded record; stores nothing (the commit below does, in task order). */
+  const runOne = async (planned: PlannedTask): Promise<{ cancelled?: true; halted?: string; run?: RunRecord; events?: NodeEvent[] }> => {
     const task = taskOf(planned);
     const seed = runSeedOf(opts.seed, planned.taskIndex);
     const runId = runIdOf(experimentId, planned.taskIndex);
@@ -117,26 +122,43 @@ export async function executePending(opts: ExecuteOptions): Promise<{ stored: nu
       }
     }
     const run = await gradedRun(outcome, task, opts.grader, { runId: outcome.runId, experimentId, taskIndex: planned.taskIndex, taskId: planned.taskId, seed });
-    store.saveRun(run, outcome.events);
-    const used = opts.cardsUsed?.(run.runId) ?? [];
-    if (used.length) store.improve.recordUses(run.runId, used);
-    stored++;
-    done++;
-    opts.onRun?.(run, done, total);
-    await opts.afterRun?.(run, done, total);
-    return {};
+    return { run, events: outcome.events };
   };
 
-  const width = Math.max(1, opts.parallel ?? 1);
+  // Tasks in flight through the process's one scheduler (core/schedule), stored in task order
+  // whatever order they finish in. One at a time, each task starts after the one before it is
+  // stored (as before --parallel). Online distillation (afterRun) changes the next task's prompts,
+  // so it always runs one at a time.
+  const width = opts.afterRun ? 1 : Math.max(1, opts.parallel ?? 1);
   // Each run in flight (and each of its running nodes) listens on the shared cancel signal.
   if (opts.signal && width > 1) setMaxListeners(16 * width, opts.signal);
-  for (let i = 0; i < pending.length; i += width) {
-    if (opts.signal?.aborted) return { stored, cancelled: true };
-    const results = await Promise.all(pending.slice(i, i + width).map(runOne));
-    const halted = results.find((r) => r.halted)?.halted;
-    if (halted) return { stored, cancelled: false, halted };
-    if (results.some((r) => r.cancelled)) return { stored, cancelled: true };
+  let end: { cancelled?: true; halted?: string } = {};
+  const lane = processScheduler().lane(experimentId, width);
+  try {
+    await runOrdered({
+      items: pending, lane, signal: opts.signal, ...(width === 1 && { window: 1 }),
+      run: runOne,
+      commit: async (r) => {
+        if (!r.run) {
+          end = r;
+          return false;
+        }
+        const run = r.run;
+        store.saveRun(run, r.events!);
+        const used = opts.cardsUsed?.(run.runId) ?? [];
+        if (used.length) store.improve.recordUses(run.runId, used);
+        stored++;
+        done++;
+        opts.onRun?.(run, done, total);
+        await opts.afterRun?.(run, done, total);
+        return true;
+      },
+    });
+  } finally {
+    lane.close();
   }
+  if (end.halted) return { stored, cancelled: false, halted: end.halted };
+  if (end.cancelled || stored < pending.length) return { stored, cancelled: true };
   return { stored, cancelled: false };
 }
 

@@ -33,6 +33,7 @@ import { SqliteStudiesRepo } from './studies.ts';
 import { SqliteReproRepo } from './repro.ts';
 import { SqliteMassRepo, type MassRepo } from './mass.ts';
 import { SqliteForksRepo, type ForksRepo } from './forks.ts';
+import { SqliteEndpointDecisionsRepo, type EndpointDecisionsRepo } from './endpointDecisions.ts';
 import { SqliteWorkshopRepo, type WorkshopRepo } from './workshops.ts';
 import type { ExperimentCall, ExperimentRow, ExperimentStatus, ExperimentSummary, NewExperiment, PlannedTask } from './types.ts';
 import { RunSearchIndex, type RunQuery, type RunSearchResult } from './runSearch.ts';
@@ -315,6 +316,13 @@ export class SqliteStore implements Store {
   get forks(): ForksRepo {
     this.live();
     return (this.forksRepo ??= new SqliteForksRepo(this.db, this.file, this));
+  }
+
+  private endpointDecisionsRepo?: SqliteEndpointDecisionsRepo;
+  /** Endpoint decisions taken during each experiment (backpressure, failover; docs/scale.md). */
+  get endpointDecisions(): EndpointDecisionsRepo {
+    this.live();
+    return (this.endpointDecisionsRepo ??= new SqliteEndpointDecisionsRepo(this.db, this.file));
   }
 
   private massRepo?: SqliteMassRepo;

@@ -19,6 +19,7 @@ import type { MassRepo } from './mass.ts';
 import type { WorkshopRepo } from './workshops.ts';
 import type { ReproKind, ReproRecord } from './repro.ts';
 import type { ForksRepo } from './forks.ts';
+import type { EndpointDecisionsRepo } from './endpointDecisions.ts';
 import type { RunQuery, RunSearchResult } from './runSearch.ts';
 
 /** One run with all its node events (each with its model calls), as `saveRuns` takes them. */
@@ -162,6 +163,8 @@ export interface Store {
   readonly workshops: WorkshopRepo;
   /** Forks linked to their parent runs (core/experiments/fork.ts). */
   readonly forks: ForksRepo;
+  /** Endpoint decisions (backpressure, failover) taken during each experiment (models/openai pool.ts). */
+  readonly endpointDecisions: EndpointDecisionsRepo;
   /** Whether `close()` has been called. */
   readonly closed: boolean;
   /** Releases the store; idempotent. */

@@ -107,7 +107,7 @@ describe('run search (flowlab ls, the Runs table)', () => {
     seed(old);
     old.close();
     const store = stores.open(file);
-    expect(store.migration.applied).toEqual([14]);
+    expect(store.migration.applied[0]).toBe(14); // and any later migration
     expect(ids(store, { experimentId: 'a', blamed: 'solver', text: 'banana', field: 'completion' })).toEqual(['a-r1']);
     expect(ids(store, { text: 'cherry' })).toEqual(['a-r2']);
     // 70 runs in one saveRuns (the bulk path, 64 runs or more): every one is found.

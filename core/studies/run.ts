@@ -13,6 +13,7 @@ import { labelClassOf } from '../guards/index.ts';
 import { FlowlabError, errorMessage } from '../errors.ts';
 import type { ToolSource } from '../engine/index.ts';
 import { startExperiment } from '../experiments/service.ts';
+import { processScheduler, runOrdered, Scheduler, type Group } from '../schedule/index.ts';
 import type { ServiceDeps, WorkflowSource } from '../experiments/spec.ts';
 import { startTrainLoop } from '../experiments/trainLoop.ts';
 import type { ModelConfig, ModelPort } from '../model/config.ts';
@@ -79,6 +80,14 @@ export interface StudyRunOptions {
   signal?: AbortSignal;
   onEvent?: (e: StudyEvent) => void;
   now?: () => number;
+  /**
+   * The study's tasks in flight (`--parallel`; core/schedule). Given, the cells ready to run (no
+   * training, or their condition trained) run at once, up to `parallel` of them, sharing one
+   * budget of `parallel` tasks in flight (a scheduler Group: each widens as the others end).
+   * Absent: one cell after another, each at its models' default. The table does not depend on it
+   * (each cell stores its runs in task order under its own derived id).
+   */
+  parallel?: number;
 }
 
 export interface StudyOutcome {
@@ -157,10 +166,12 @@ export async function runStudy(plan: StudyPlan, studyId: string, deps: StudyDeps
   };
   const serviceDeps: ServiceDeps = { store, models: deps.models, ...(deps.tools && { tools: deps.tools }), ...(deps.datasets && { datasets: deps.datasets }) };
   let stopped: string | undefined;
+  let group: Group | undefined;
   let status: StudyOutcome['status'] = 'completed';
   let message: string | undefined;
 
   const finish = (): StudyOutcome => {
+    group?.close();
     const wall = (now() - t0) / 1000;
     state = { ...state, wallSeconds: [...(state.wallSeconds ?? []), wall] };
     store.studies.update(studyId, { status: status === 'cancelled' ? 'stopped' : status, state: { wallSeconds: state.wallSeconds } });
@@ -171,6 +182,11 @@ export async function runStudy(plan: StudyPlan, studyId: string, deps: StudyDeps
   try {
     const cells = studyCells(plan, studyId, new Set(state.skippedZones ?? []));
     const units = trainingUnits(plan);
+    // With `parallel`, the cells share one budget of that many tasks in flight (core/schedule Group).
+    if (opts.parallel !== undefined) {
+      group = processScheduler().group(`study ${studyId}`, opts.parallel);
+      for (const c of cells) group.add(c.experimentId);
+    }
     let trainer: Trainer | undefined;
     const trainUnit = async (u: TrainingUnit): Promise<boolean> => {
       if (state.units?.[u.key]) {
@@ -214,7 +230,7 @@ export async function runStudy(plan: StudyPlan, studyId: string, deps: StudyDeps
       return true;
     };
 
-    const runCell = async (cell: StudyCell): Promise<boolean> => {
+    const runCell = async (cell: StudyCell, width?: number): Promise<boolean> => {
       const existing = store.findExperiment(cell.experimentId);
       const total = cell.zone.limit;
       if (existing && store.pendingTasks(cell.experimentId).length === 0) {
@@ -224,8 +240,9 @@ export async function runStudy(plan: StudyPlan, studyId: string, deps: StudyDeps
       const roleVersions = cell.unitKey ? state.units?.[cell.unitKey]?.versions : undefined;
       const c = cell.condition;
       const handle = existing
-        ? await startExperiment({ kind: 'resume', experimentId: cell.experimentId }, serviceDeps)
+        ? await startExperiment({ kind: 'resume', experimentId: cell.experimentId, ...(width !== undefined && { parallel: width }) }, serviceDeps)
         : await startExperiment({
+            ...(width !== undefined && { parallel: width }),
             kind: 'run', workflow: deps.workflows[c.id]!, dataset: cell.zone.dataset, split: cell.zone.split, limit: cell.zone.limit, offset: cell.zone.offset, seed: cell.seed,
             ...(deps.dataDir !== undefined && { dataDir: deps.dataDir }), models: deps.resolve(c.id, cell.model, roleVersions), source: `study ${studyId}`, experimentId: cell.experimentId,
             ...(roleVersions && { roleVersions }),
@@ -252,17 +269,31 @@ export async function runStudy(plan: StudyPlan, studyId: string, deps: StudyDeps
       return outcome.status === 'completed';
     };
 
-    // Cells of untrained conditions first, then each unit's train loop followed by its cells.
-    for (const cell of cells) {
+    // Cells of untrained conditions first, then each unit's train loop followed by its cells;
+    // with `parallel`, the cells ready between two train loops run at once (runOrdered, cell order).
+    let next = 0;
+    while (next < cells.length) {
       stopped ??= overBudget();
       if (stopped || opts.signal?.aborted) break;
+      const cell = cells[next]!;
       if (cell.unitKey && !state.units?.[cell.unitKey]) {
         const unit = units.find((u) => u.key === cell.unitKey)!;
         if (!(await trainUnit(unit))) break;
         stopped ??= overBudget();
         if (stopped || opts.signal?.aborted) break;
       }
-      if (!(await runCell(cell))) break;
+      let end = next + 1;
+      if (opts.parallel !== undefined) while (end < cells.length && (!cells[end]!.unitKey || state.units?.[cells[end]!.unitKey!])) end++;
+      const ready = cells.slice(next, end);
+      next = end;
+      if (ready.length === 1 || opts.parallel === undefined) {
+        if (!(await runCell(ready[0]!, opts.parallel))) break;
+        continue;
+      }
+      const atOnce = Math.min(ready.length, opts.parallel);
+      const lane = new Scheduler({ capacity: atOnce }).lane(`study ${studyId}`, atOnce);
+      const out = await runOrdered({ items: ready, lane, window: ready.length, run: (c) => runCell(c, opts.parallel), commit: (ok) => ok });
+      if (out.stopped) break;
     }
     if (stopped) {
       status = 'stopped';

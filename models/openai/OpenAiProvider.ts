@@ -20,11 +20,11 @@
  *   and hands each content delta on as it arrives (`stream.ts`); a retry is made only while
  *   nothing has streamed. A schema call may be asked again, so its hook gets the kept text once.
  */
-import { endpointId, ModelError, repairJson, splitReply, textStream, type SplitThinking, type EndpointSpec, type GenerateRequest, type GenerateResult, type ModelProvider, type TextStream } from '../../core/model/index.ts';
+import { endpointId, ModelError, repairJson, splitReply, textStream, type EndpointDecision, type SplitThinking, type EndpointSpec, type GenerateRequest, type GenerateResult, type ModelProvider, type TextStream } from '../../core/model/index.ts';
 import { jsonSchemaValidator } from '../../core/workflow/index.ts';
 import { chatBody, readChatReply, schemaInstruction, validJson, type ChatReply } from './body.ts';
 import { backoffMs, postJson, RetryableError, sleep, type FetchLike } from './http.ts';
-import { EndpointPool } from './pool.ts';
+import { EndpointPool, type CallOutcome, type PoolOptions } from './pool.ts';
 import { postChatStream } from './stream.ts';
 import type { ProbeVerdicts } from './verdicts.ts';
 import { errorMessage } from '../../core/errors.ts';
@@ -41,6 +41,8 @@ export interface OpenAiProviderOptions {
   env?: NodeJS.ProcessEnv;
   /** Backoff jitter source (tests). */
   random?: () => number;
+  /** Backpressure and failover settings of each reference's pool (tests: a clock, shorter pauses). */
+  pool?: Omit<PoolOptions, 'onDecision'>;
 }
 
 /** The seed of schema retry `k` (k = 0: the request's seed), kept in [0, 2^32). */
@@ -51,11 +53,12 @@ export class OpenAiProvider implements ModelProvider {
   private readonly pools = new Map<string, EndpointPool>();
   private readonly closing = new AbortController();
   private readonly fetchImpl: FetchLike;
+  private readonly decisions: EndpointDecision[] = [];
 
   constructor(private readonly options: OpenAiProviderOptions) {
     for (const [ref, specs] of Object.entries(options.models)) {
       if (specs.length === 0) throw new ModelError('MODEL_UNKNOWN_REF', `model ref "${ref}" has no endpoints`, ref);
-      this.pools.set(ref, new EndpointPool(specs));
+      this.pools.set(ref, new EndpointPool(specs, { ...options.pool, onDecision: (d) => void this.decisions.push(d) }));
     }
     this.fetchImpl = options.fetch ?? ((url, init) => fetch(url, init));
   }
@@ -114,8 +117,9 @@ export class OpenAiProvider implements ModelProvider {
   /** One reply, with retries on retryable failures, each on the least busy endpoint; streamed into `stream` when given. */
   private async call(pool: EndpointPool, request: GenerateRequest, seed: number, signal: AbortSignal, stream?: TextStream): Promise<{ reply: ChatReply; seed: number; spec: EndpointSpec }> {
     const ref = request.model;
+    let refused: EndpointSpec | undefined;
     for (let attempt = 0; ; attempt++) {
-      const lease = await pool.acquire(signal, ref).catch((e: unknown) => {
+      const lease = await pool.acquire(signal, ref, refused).catch((e: unknown) => {
         throw this.asAborted(e, request);
       });
       const spec = lease.spec;
@@ -126,15 +130,22 @@ export class OpenAiProvider implements ModelProvider {
         ...(stream && { stream: true }),
       });
       try {
-        if (stream) return { reply: await postChatStream(spec, body, ref, signal, this.fetchImpl, this.options.env, (piece) => stream.push(piece)), seed, spec };
-        const { body: json } = await postJson(spec, '/chat/completions', body, ref, signal, this.fetchImpl, this.options.env);
-        return { reply: readChatReply(json, spec.baseUrl, ref), seed, spec };
+        let reply: ChatReply;
+        if (stream) reply = await postChatStream(spec, body, ref, signal, this.fetchImpl, this.options.env, (piece) => stream.push(piece));
+        else reply = readChatReply((await postJson(spec, '/chat/completions', body, ref, signal, this.fetchImpl, this.options.env)).body, spec.baseUrl, ref);
+        lease.release('ok');
+        return { reply, seed, spec };
       } catch (e) {
+        if (e instanceof RetryableError) lease.release(outcomeOf(e), e.message);
         if (!(e instanceof RetryableError) || attempt >= spec.retries) throw this.asModelError(e, request, spec, attempt);
         lease.release();
-        await sleep(backoffMs(attempt, e.retryAfterMs, this.options.random), signal, ref).catch((err: unknown) => {
-          throw this.asAborted(err, request);
-        });
+        refused = spec;
+        // Another endpoint is in: retry there at once; else back off on this one.
+        if (!pool.hasOther(spec)) {
+          await sleep(backoffMs(attempt, e.retryAfterMs, this.options.random), signal, ref).catch((err: unknown) => {
+            throw this.asAborted(err, request);
+          });
+        }
         continue;
       } finally {
         lease.release();
@@ -158,6 +169,11 @@ export class OpenAiProvider implements ModelProvider {
     return new ModelError('GENERATION_FAILED', `call to ${spec.baseUrl} failed: ${errorMessage(e)}`, request.model, { cause: e });
   }
 
+  /** The backpressure and failover decisions taken so far (pool.ts), oldest first. */
+  endpointDecisions(): EndpointDecision[] {
+    return [...this.decisions];
+  }
+
   /** Requests outstanding (in flight + waiting) per endpoint of `ref`. */
   outstanding(ref: string): number[] {
     return this.pools.get(ref)?.outstanding() ?? [];
@@ -174,4 +190,10 @@ export class OpenAiProvider implements ModelProvider {
     this.closing.abort(new Error('OpenAiProvider disposed'));
     for (const pool of this.pools.values()) pool.cancelWaiting(new ModelError('GENERATION_FAILED', 'OpenAiProvider was disposed'));
   }
+}
+
+/** What a retryable failure says about its endpoint: 429 and 503 are load shed (AIMD), no answer is unreachable (taken out), another 5xx is neither. */
+function outcomeOf(e: RetryableError): CallOutcome {
+  if (e.status === undefined) return 'unreachable';
+  return e.status === 429 || e.status === 503 ? 'overloaded' : 'failed';
 }

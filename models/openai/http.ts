@@ -16,6 +16,8 @@ export class RetryableError extends Error {
     message: string,
     /** The server's `Retry-After`, in ms, when it sent one. */
     readonly retryAfterMs?: number,
+    /** The HTTP status (429, 5xx); undefined when the server was not reached or did not answer in time. */
+    readonly status?: number,
   ) {
     super(message);
   }
@@ -96,7 +98,7 @@ export async function send(spec: EndpointSpec, route: string, body: unknown, ref
     throw transportError(err, spec, ref, signal, timeout);
   }
   if (res.status === 429 || res.status >= 500) {
-    throw new RetryableError(`${url} answered ${res.status}: ${clip(serverMessage(text))}`, retryAfterMs(res.headers.get('retry-after')));
+    throw new RetryableError(`${url} answered ${res.status}: ${clip(serverMessage(text))}`, retryAfterMs(res.headers.get('retry-after')), res.status);
   }
   if (res.status === 404) {
     throw new ModelError('MODEL_NOT_FOUND', `${url} answered 404 for model "${spec.model}" (ref "${ref}"): ${clip(serverMessage(text))}`, ref);

@@ -3,7 +3,7 @@
  * `OpenAiProvider`, file references to the node-llama-cpp provider, so one run may mix local
  * files and servers per role.
  */
-import { ModelError, type GenerateRequest, type GenerateResult, type ModelProvider } from '../../core/model/index.ts';
+import { ModelError, type EndpointDecision, type GenerateRequest, type GenerateResult, type ModelProvider } from '../../core/model/index.ts';
 
 export class RoutedProvider implements ModelProvider {
   readonly name: string;
@@ -40,6 +40,11 @@ export class RoutedProvider implements ModelProvider {
   tokenOffsets(ref: string, ids: readonly number[]): Promise<number[]> {
     if (!this.files.tokenOffsets || !this.fileRefs.has(ref)) return Promise.reject(new ModelError('GENERATION_FAILED', `model ref "${ref}" has no local tokenizer (an endpoint)`, ref));
     return this.files.tokenOffsets(ref, ids);
+  }
+
+  /** The endpoint provider's decisions (backpressure, failover). */
+  endpointDecisions(): EndpointDecision[] {
+    return this.endpoints.endpointDecisions?.() ?? [];
   }
 
   async dispose(): Promise<void> {

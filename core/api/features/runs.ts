@@ -5,6 +5,7 @@
  * the `LabHost`; progress arrives as `LabEvent`s (lab.ts).
  */
 import * as z from 'zod';
+import { MAX_PARALLEL } from '../../limits.ts';
 import type { Store } from '../../store/index.ts';
 import { ApiError } from '../errors.ts';
 import { defineFeature, labOf, type Awaitable } from '../feature.ts';
@@ -58,6 +59,8 @@ export interface StartRunRequest {
   recordTokens?: boolean;
   /** Injected runs of a blame evaluation (`--runs`; tasks are cycled). Default: `limit`. */
   runs?: number;
+  /** Tasks in flight (`--parallel`, 1..1024; core/schedule). Default: the models' (the sum of the endpoints' concurrency, 1 for a local file). */
+  parallel?: number;
 }
 
 export interface ActiveRun {
@@ -173,6 +176,7 @@ export const runsFeature = defineFeature<RunsApi>()({
       mode: Name.optional(),
       recordTokens: z.boolean().optional(),
       runs: Count(1, MAX_RUN_LIMIT).optional(),
+      parallel: Count(1, MAX_PARALLEL).optional(),
     }),
     cancelRun: z.strictObject({ experimentId: Id }),
     resumeRun: z.strictObject({
