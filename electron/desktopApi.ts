@@ -3,7 +3,7 @@
  * parameter, so tests pass a fake). Imports only `core/api/client.ts`: no Node module, no zod,
  * so the sandboxed preload bundles it into one CommonJS file.
  */
-import { channelOf, createRemoteApi, EVENT_CHANNEL, isLabEvent, PICK_WORKFLOW_CHANNEL, stripInvokePrefix, type FlowlabDesktopApi, type LabEvent, type PickedWorkflowFile } from '../core/api/client.ts';
+import { channelOf, createRemoteApi, errorMessage, EVENT_CHANNEL, isLabEvent, PICK_WORKFLOW_CHANNEL, stripInvokePrefix, type FlowlabDesktopApi, type LabEvent, type PickedWorkflowFile } from '../core/api/client.ts';
 
 /** The part of Electron's `ipcRenderer` the desktop API uses. */
 export interface IpcRendererLike {
@@ -26,7 +26,7 @@ export function createDesktopApi(ipc: IpcRendererLike): FlowlabDesktopApi {
     } catch (err) {
       // Electron keeps only the message across IPC; drop its "Error invoking remote method" prefix so
       // the renderer sees the ApiError's wire form (`<message> [<CODE>]`) and can rebuild the code.
-      throw new Error(stripInvokePrefix(err instanceof Error ? err.message : String(err)));
+      throw new Error(stripInvokePrefix(errorMessage(err)));
     }
   });
   const onEvent = (listener: (event: LabEvent) => void): (() => void) => {
@@ -60,7 +60,7 @@ export function createWorkflowPicker(ipc: IpcRendererLike): () => Promise<Picked
       if (!p || typeof p.name !== 'string' || typeof p.text !== 'string') throw new Error('pickWorkflowFile: the app answered something that is not a file [INTERNAL]');
       return { name: p.name, text: p.text };
     } catch (err) {
-      throw new Error(stripInvokePrefix(err instanceof Error ? err.message : String(err)));
+      throw new Error(stripInvokePrefix(errorMessage(err)));
     }
   };
 }

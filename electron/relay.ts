@@ -26,6 +26,7 @@ import {
   type LabHost,
   type LabMethod,
 } from '../core/api/index.ts';
+import { errorMessage } from '../core/errors.ts';
 
 /** What the worker needs to build its lab host. Paths are absolute. */
 export interface WorkerConfig {
@@ -214,7 +215,7 @@ export function createLabRelay(options: LabRelayOptions): LabRelay {
     try {
       target = ensure();
     } catch (err) {
-      return Promise.reject(new ApiError('UNAVAILABLE', `${method}: the lab worker cannot start: ${err instanceof Error ? err.message : String(err)}`, method, undefined, { cause: err }));
+      return Promise.reject(new ApiError('UNAVAILABLE', `${method}: the lab worker cannot start: ${errorMessage(err)}`, method, undefined, { cause: err }));
     }
     const id = nextId++;
     return new Promise<never>((resolve, reject) => {
@@ -284,7 +285,7 @@ export function serveLab(
         lab = createLab((msg as { config: WorkerConfig }).config, emit);
         parent.postMessage({ kind: 'ready' });
       } catch (err) {
-        initError = err instanceof Error ? err.message : String(err);
+        initError = errorMessage(err);
         parent.postMessage({ kind: 'fatal', message: initError });
       }
       return;

@@ -19,6 +19,7 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { existsSync } from 'node:fs';
 import { ApiError, downloadFileNameProblem, type DownloadEvent, type DownloadFailure, type LabEvent, type StartDownloadRequest } from '../core/api/index.ts';
+import { errorMessage } from '../core/errors.ts';
 import { DownloadError, downloadModel, modelUrl } from '../models/download.ts';
 import { jobEmitter, JobOwner, MAX_EVENT_TEXT } from './jobs.ts';
 
@@ -94,7 +95,7 @@ export class ModelDownloads extends JobOwner<string> {
     try {
       addresses = isIP(host) ? [host] : await (this.o.resolve ?? ((h: string) => lookup(h, { all: true, verbatim: true }).then((r) => r.map((a) => a.address))))(host);
     } catch (err) {
-      throw new ApiError('BAD_REQUEST', `${M}: the host ${host} cannot be found (${err instanceof Error ? err.message : String(err)})`, M, 'source', { cause: err });
+      throw new ApiError('BAD_REQUEST', `${M}: the host ${host} cannot be found (${errorMessage(err)})`, M, 'source', { cause: err });
     }
     const bad = addresses.find(isPrivateAddress);
     if (bad !== undefined || addresses.length === 0) {
@@ -127,7 +128,7 @@ export class ModelDownloads extends JobOwner<string> {
     try {
       url = modelUrl(req.source);
     } catch (err) {
-      throw new ApiError('BAD_REQUEST', `${M}: ${err instanceof Error ? err.message : String(err)}`, M, 'source', { cause: err });
+      throw new ApiError('BAD_REQUEST', `${M}: ${errorMessage(err)}`, M, 'source', { cause: err });
     }
     const fileName = req.fileName ?? decodeURIComponent(new URL(url).pathname.split('/').pop() ?? '');
     const problem = downloadFileNameProblem(fileName);
@@ -171,7 +172,7 @@ export class ModelDownloads extends JobOwner<string> {
 
 /** A failed download in the user's words, with its class (the downloader's detail kept after the sentence). */
 export function failureOf(err: unknown): { code: DownloadFailure; message: string } {
-  const detail = err instanceof Error ? err.message : String(err);
+  const detail = errorMessage(err);
   const forbidden = /is on this machine or a private network/.test(detail);
   if (err instanceof DownloadError) {
     switch (err.code) {

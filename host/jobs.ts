@@ -11,6 +11,7 @@
  * `job` event.
  */
 import { ApiError } from '../core/api/index.ts';
+import { errorMessage } from '../core/errors.ts';
 import { JobError, type JobContext, type JobEnd, type JobEvent, type JobKind, type JobKindInfo, type JobProgress, type JobRegistry, type JobRun, type JobStatus } from '../core/jobs/index.ts';
 
 /** Longest line or message of a pushed job event, characters (longer ones are cut). */
@@ -18,7 +19,7 @@ export const MAX_EVENT_TEXT = 2000;
 
 /** A thrown value's message for a job's closing event, cut at MAX_EVENT_TEXT. */
 export function errorText(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).slice(0, MAX_EVENT_TEXT);
+  return errorMessage(err).slice(0, MAX_EVENT_TEXT);
 }
 
 /** `emit` made safe for a job: a listener that throws must not break the job, so its throw is dropped. */

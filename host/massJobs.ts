@@ -10,6 +10,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { ApiError, type LabEvent, type MassJobKind, type StartEvolveRequest, type StartRankRequest, type StartRsiRequest } from '../core/api/index.ts';
+import { errorMessage } from '../core/errors.ts';
 import {
   championOf, DEFAULT_THRESHOLDS, defaultEvolutionId, evolve, modelMismatch, EVOLVE_DEFAULTS, FIRST_DESIGNS, massFamily, OUTER_DEFAULTS, parseMassDesign, recordOuterSettings, startRank, startRsi, tasksOf,
   type EvolveEvent, type OuterSettings, type RsiEvent,
@@ -61,7 +62,7 @@ export function outerSettingsOfRequest(command: 'rank' | 'rsi', req: StartRsiReq
   try {
     massFamily(req.dataset);
   } catch (err) {
-    throw new ApiError('BAD_REQUEST', `${method}: ${err instanceof Error ? err.message : String(err)}`, method, 'dataset', { cause: err });
+    throw new ApiError('BAD_REQUEST', `${method}: ${errorMessage(err)}`, method, 'dataset', { cause: err });
   }
   const loopId = req.loopId ?? `${command}-${stamp()}`;
   const dbDir = besideDatabase(dbFile, os.tmpdir());
@@ -120,7 +121,7 @@ export class MassJobs extends JobOwner {
       family = massFamily(req.dataset);
       tasks = getDataset(req.dataset).load({ split: req.split ?? d.split, limit: req.limit ?? d.limit, offset: req.offset ?? d.offset });
     } catch (err) {
-      throw new ApiError('BAD_REQUEST', `${M}: ${err instanceof Error ? err.message : String(err)}`, M, 'dataset', { cause: err });
+      throw new ApiError('BAD_REQUEST', `${M}: ${errorMessage(err)}`, M, 'dataset', { cause: err });
     }
     if (!tasks.length) throw new ApiError('BAD_REQUEST', `${M}: no task of ${req.dataset}/${req.split ?? d.split} at offset ${req.offset ?? d.offset}`, M, 'offset');
     const catalogue = { checks: family.checks.names() };
@@ -134,7 +135,7 @@ export class MassJobs extends JobOwner {
     try {
       if (recorded) verifyModelFiles(recorded, cfg);
     } catch (err) {
-      throw new ApiError('BAD_REQUEST', `${M}: ${err instanceof Error ? err.message : String(err)}`, M, 'model', { cause: err });
+      throw new ApiError('BAD_REQUEST', `${M}: ${errorMessage(err)}`, M, 'model', { cause: err });
     }
     return this.launch('evolve', jobId, req.model, M, async (signal, emit) => {
       const provider = await this.o.createProvider(cfg);
@@ -180,7 +181,7 @@ export class MassJobs extends JobOwner {
     try {
       trainer = await this.o.loadTrainer();
     } catch (err) {
-      throw new ApiError('UNAVAILABLE', `${M}: the trainer cannot load: ${err instanceof Error ? err.message : String(err)}`, M, undefined, { cause: err });
+      throw new ApiError('UNAVAILABLE', `${M}: the trainer cannot load: ${errorMessage(err)}`, M, undefined, { cause: err });
     }
     return this.launch('rsi', s.options.loopId, req.model, M, async (signal, emit) => {
       const { cycles, ...settings } = s;
@@ -203,7 +204,7 @@ export class MassJobs extends JobOwner {
       const e = apiErrorOf(err, method);
       if (e instanceof ApiError) throw e;
       const field = (err as { location?: { field?: string } }).location?.field;
-      throw new ApiError('BAD_REQUEST', `${method}: ${err instanceof Error ? err.message : String(err)}`, method, field === 'champions' ? 'champions' : field?.startsWith('options.') ? field.slice(8) : field ?? 'loopId', { cause: err });
+      throw new ApiError('BAD_REQUEST', `${method}: ${errorMessage(err)}`, method, field === 'champions' ? 'champions' : field?.startsWith('options.') ? field.slice(8) : field ?? 'loopId', { cause: err });
     }
   }
 

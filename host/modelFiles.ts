@@ -6,6 +6,7 @@
  * jobs, studies, distillation and forks.
  */
 import { ApiError } from '../core/api/index.ts';
+import { errorMessage } from '../core/errors.ts';
 import type { ModelConfig, ModelRequestField } from '../core/model/index.ts';
 import type { ModelPaths } from './modelPaths.ts';
 import { apiFieldOf } from './request.ts';
@@ -55,7 +56,7 @@ export class ModelFiles {
     if (this.o.disposed()) throw new ApiError('UNAVAILABLE', `${method}: the lab is shutting down`, method);
     this.o.modelPaths?.check(file, method, field);
     await this.o.checkModel(file).catch((err: unknown) => {
-      throw new ApiError('BAD_REQUEST', `${method}: ${err instanceof Error ? err.message : String(err)}`, method, field, { cause: err });
+      throw new ApiError('BAD_REQUEST', `${method}: ${errorMessage(err)}`, method, field, { cause: err });
     });
   }
 
@@ -83,7 +84,7 @@ export class ModelFiles {
         await this.o.checkModel(file);
       } catch (err) {
         const at = fieldOf.get(file);
-        throw new ApiError('BAD_REQUEST', `${method}: ${err instanceof Error ? err.message : String(err)}`, method, at && apiFieldOf(at.field, at.role), { cause: err });
+        throw new ApiError('BAD_REQUEST', `${method}: ${errorMessage(err)}`, method, at && apiFieldOf(at.field, at.role), { cause: err });
       }
     }
     return files;

@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { ApiError, type ActiveRun, type DistillCardRequest, type ForkRunRequest, type ForkRunResult, type LabEvent, type LibraryCard, type ResumeRunPayload, type StartRunRequest, type StartTrainLoopRequest } from '../core/api/index.ts';
+import { errorMessage } from '../core/errors.ts';
 import { distillInLab, teacherOf } from './distill.ts';
 import { forkInLab } from './fork.ts';
 import { trainLoopOf, type ExperimentSpec } from '../core/experiments/index.ts';
@@ -277,7 +278,7 @@ export class LabRunner {
         for (const f of files) {
           this.options.modelPaths?.check(f, F, f === req.roleModel?.path ? 'roleModel.path' : 'runId');
           await this.checkModel(f).catch((err: unknown) => {
-            throw new ApiError('BAD_REQUEST', `${F}: ${err instanceof Error ? err.message : String(err)}`, F, 'runId', { cause: err });
+            throw new ApiError('BAD_REQUEST', `${F}: ${errorMessage(err)}`, F, 'runId', { cause: err });
           });
         }
         this.files.claim(files, F, 'a fork being run');

@@ -6,6 +6,7 @@
  * (host/trainLoop.ts `trainLoopLabEvent`; core/jobs `jobEventOf` reads them as the one `job` event).
  */
 import { ApiError, type LabEvent, type ResumeRunPayload, type StartTrainLoopRequest } from '../core/api/index.ts';
+import { errorMessage } from '../core/errors.ts';
 import { loopPlanOf, resumeTrainLoop, startTrainLoop, trainableRoles, trainLoopOf, type ServiceDeps, type TrainLoopHandle } from '../core/experiments/index.ts';
 import type { ModelConfig, ModelProvider } from '../core/model/index.ts';
 import { StoreError, type Store } from '../core/store/index.ts';
@@ -117,7 +118,7 @@ export class TrainLoopJobs extends JobOwner<LoopMeta> {
         });
       } catch (err) {
         if (err instanceof ApiError || err instanceof StoreError) throw err;
-        throw new ApiError('BAD_REQUEST', `${R}: ${err instanceof Error ? err.message : String(err)}`, R, err instanceof ModelFileError ? 'models' : 'experimentId', { cause: err });
+        throw new ApiError('BAD_REQUEST', `${R}: ${errorMessage(err)}`, R, err instanceof ModelFileError ? 'models' : 'experimentId', { cause: err });
       }
       if (started.nothing) {
         this.o.files.release(files);
@@ -148,7 +149,7 @@ export class TrainLoopJobs extends JobOwner<LoopMeta> {
     try {
       trainer = await this.o.loadTrainer();
     } catch (err) {
-      throw new ApiError('UNAVAILABLE', `${method}: the trainer cannot load: ${err instanceof Error ? err.message : String(err)}`, method, undefined, { cause: err });
+      throw new ApiError('UNAVAILABLE', `${method}: the trainer cannot load: ${errorMessage(err)}`, method, undefined, { cause: err });
     }
     if (this.o.disposed()) throw new ApiError('UNAVAILABLE', `${method}: the lab is shutting down`, method);
     return trainer;
@@ -166,7 +167,7 @@ export class TrainLoopJobs extends JobOwner<LoopMeta> {
         const status = report.cancelled ? 'cancelled' : 'completed';
         emit({ ...base, status, done: report.iterations.length });
       } catch (err) {
-        emit({ ...base, status: 'failed', done: doneNow(), message: err instanceof Error ? err.message : String(err) });
+        emit({ ...base, status: 'failed', done: doneNow(), message: errorMessage(err) });
       }
     }, () => this.o.files.release(files));
     emit({ ...base, status: 'running', done: doneBefore });

@@ -6,7 +6,7 @@
  *   the token in the `x-flowlab-token` header, and Server-Sent Events from `/api/events`.
  * The token is read from the page URL once and kept in memory only (never stored).
  */
-import { ApiError, createRemoteApi, isLabEvent, type FlowlabClient, type Invoke, type LabEvent, type Subscribe } from '../core/api/client.ts';
+import { ApiError, createRemoteApi, errorMessage, isLabEvent, type FlowlabClient, type Invoke, type LabEvent, type Subscribe } from '../core/api/client.ts';
 import { CONNECTED, createReconnectingSubscribe, deliverMessage, type ConnectionStatus } from './connection.ts';
 
 /** The session token header `flowlab serve` checks (see host/server.ts). */
@@ -69,7 +69,7 @@ export function createHttpInvoke(token: string, options: HttpOptions = {}): Invo
         ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
       });
     } catch (err) {
-      throw new ApiError('UNAVAILABLE', `${method}: the Flowlab server cannot be reached (${err instanceof Error ? err.message : String(err)}); is \`flowlab serve\` still running?`, method);
+      throw new ApiError('UNAVAILABLE', `${method}: the Flowlab server cannot be reached (${errorMessage(err)}); is \`flowlab serve\` still running?`, method);
     }
     let body: unknown;
     try {

@@ -19,6 +19,8 @@ export {
   type LabMethod,
 } from './channels.ts';
 export { ApiError, stripInvokePrefix, type ApiErrorCode, type ApiErrorData } from './errors.ts';
+/** The message of a thrown value (core/errors.ts, which imports nothing, so it stays browser-safe). */
+export { errorMessage } from '../errors.ts';
 export { createRemoteApi, type Invoke } from './remote.ts';
 export { isExperimentLabEvent, isLabEvent, isTrainLoopEvent } from './lab.ts';
 export { isStoredEvent, STORED_AREAS, type StoredArea, type StoredEvent } from './storeEvents.ts';

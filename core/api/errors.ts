@@ -7,7 +7,7 @@
  * `<message> [<CODE> <field>]` when a payload field is at fault (the same `... [CODE]` ending as
  * workflow spec issues). `ApiError.fromWire` turns it back into an ApiError.
  */
-import { FlowlabError } from '../errors.ts';
+import { errorMessage, FlowlabError } from '../errors.ts';
 
 /**
  * Stable codes of API failures; tests assert these, UIs print the message.
@@ -83,7 +83,7 @@ export class ApiError extends FlowlabError<ApiErrorCode> {
    */
   static fromWire(wire: unknown): ApiError {
     if (wire instanceof ApiError) return wire;
-    const raw = wire instanceof Error ? wire.message : String(wire);
+    const raw = errorMessage(wire);
     const text = stripInvokePrefix(raw);
     const m = /^([\s\S]*) \[([A-Z_]+)(?: ([^\s\]]+))?\]$/.exec(text);
     const code = m && (CODES as readonly string[]).includes(m[2]!) ? (m[2] as ApiErrorCode) : undefined;

@@ -4,6 +4,7 @@
  * `ApiError`. Plain functions, no Electron: the preload's IPC host and the browser host use it alike.
  */
 import type { z } from 'zod';
+import { errorMessage } from '../errors.ts';
 import { FaultSpecError } from '../faults/index.ts';
 import { ModelError } from '../model/index.ts';
 import { StoreError, type Store } from '../store/index.ts';
@@ -123,7 +124,7 @@ export function toApiError(err: unknown, method: string): ApiError {
   if (err instanceof ModelError && (err.code === 'MODEL_NOT_FOUND' || err.code === 'MODEL_INVALID')) {
     return new ApiError('BAD_REQUEST', `${method}: ${err.message}`, method, undefined, { cause: err });
   }
-  const detail = err instanceof Error ? err.message : String(err);
+  const detail = errorMessage(err);
   return new ApiError('INTERNAL', `${method}: ${detail}`, method, undefined, { cause: err });
 }
 

@@ -5,6 +5,7 @@
  */
 import { finishExperimentRecord } from '../repro/experiment.ts';
 import type { ToolSource } from '../engine/index.ts';
+import { errorMessage } from '../errors.ts';
 import type { FaultSpec } from '../faults/inject.ts';
 import { labelClassOf } from '../guards/index.ts';
 import type { RoleName } from '../ids.ts';
@@ -110,7 +111,7 @@ export async function executeExperiment(p: Prepared, store: Store, signal: Abort
   } catch (err) {
     status = 'failed';
     error = err;
-    message = err instanceof Error ? err.message : String(err);
+    message = errorMessage(err);
   }
   recordEndpointDecisions(p.provider, store, experimentId, emit);
   await p.provider.dispose().catch(() => {});
@@ -122,7 +123,7 @@ export async function executeExperiment(p: Prepared, store: Store, signal: Abort
     store.finishExperiment(experimentId, status);
     if (status === 'completed') finishExperimentRecord(store, experimentId);
   } catch (err) {
-    if (status !== 'failed') message = `could not record the end of the experiment: ${err instanceof Error ? err.message : String(err)}`;
+    if (status !== 'failed') message = `could not record the end of the experiment: ${errorMessage(err)}`;
     error ??= err;
     status = 'failed';
   }
@@ -140,7 +141,7 @@ export async function executeExperiment(p: Prepared, store: Store, signal: Abort
     if (p.faults && !halted && error === undefined) outcome.blame = { inject: p.faults.inject, report: blameReportOf(store, experimentId, p.graph, p.tools) };
   } catch (err) {
     outcome.error ??= err;
-    outcome.message ??= err instanceof Error ? err.message : String(err);
+    outcome.message ??= errorMessage(err);
   }
   const end: ExperimentEvent = { type: 'finished', experimentId, status, done, total };
   if (message !== undefined) end.message = message;
@@ -156,6 +157,6 @@ function recordEndpointDecisions(provider: ModelProvider, store: Store, experime
     store.endpointDecisions.add(experimentId, decisions);
     emit({ type: 'note', experimentId, message: describeDecisions(decisions) });
   } catch (err) {
-    emit({ type: 'note', experimentId, message: `could not record ${decisions.length} endpoint decision(s): ${err instanceof Error ? err.message : String(err)}` });
+    emit({ type: 'note', experimentId, message: `could not record ${decisions.length} endpoint decision(s): ${errorMessage(err)}` });
   }
 }

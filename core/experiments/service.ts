@@ -9,6 +9,7 @@
 import { recordExperiment } from '../repro/experiment.ts';
 import { assertCardsAvailable, cardHooksFor } from '../distill/hooks.ts';
 import { labelClassOf } from '../guards/index.ts';
+import { errorMessage } from '../errors.ts';
 import { defaultParallel } from '../schedule/index.ts';
 import type { RolloutsConfig } from '../rollouts/store.ts';
 import type { RoleName } from '../ids.ts';
@@ -87,7 +88,7 @@ async function loadProvider(deps: ServiceDeps, cfg: ModelConfig): Promise<ModelP
   try {
     return await loadedProvider(deps.models.create, cfg);
   } catch (err) {
-    throw new ExperimentSpecError('MODEL_LOAD', 'models', err instanceof Error ? err.message : String(err), {}, { cause: err });
+    throw new ExperimentSpecError('MODEL_LOAD', 'models', errorMessage(err), {}, { cause: err });
   }
 }
 

@@ -7,7 +7,7 @@
  * ends, the lists are loaded again with its evolution or loop shown.
  */
 import type { DesignDiff, EvolutionSummary, EvolutionTimeline, LabEvent, MassJobEvent, MassJobKind, OuterLoopSummary, OuterLoopView, StartEvolveRequest, StartRankRequest, StartRsiRequest } from '../../core/api/client.ts';
-import { ApiError } from '../../core/api/client.ts';
+import { errorMessage } from '../../core/api/client.ts';
 import { followJob, withProgress } from './jobFollow.ts';
 import { IDLE, latestLoader, type Loadable } from './loadable.ts';
 import type { SliceContext } from './types.ts';
@@ -112,7 +112,7 @@ export function createMassSlice({ api, set, get }: SliceContext): MassSlice {
         set({ massJob: job });
         if (ended(job.status)) await afterEnd(job);
       } catch (err) {
-        set({ massJobError: err instanceof ApiError || err instanceof Error ? err.message : String(err) });
+        set({ massJobError: errorMessage(err) });
       }
     },
 

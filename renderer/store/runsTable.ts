@@ -5,6 +5,7 @@
  * answering for a query the user has already changed is dropped. Opening a row shows its trace (`openRunTrace`, store/improve.ts).
  */
 import type { RunHit, RunQuery } from '../../core/api/client.ts';
+import { errorMessage } from '../../core/api/client.ts';
 import type { SliceContext } from './types.ts';
 
 /** Rows per fetched page. */
@@ -58,7 +59,7 @@ export function createRunsTableSlice({ api, set, get }: SliceContext): RunsTable
     } catch (err) {
       if (ticket !== get().runsTicket) return;
       asked.delete(page);
-      set({ runsError: err instanceof Error ? err.message : String(err), ...(page === 0 && { runsTotal: 0, runsPages: {} }) });
+      set({ runsError: errorMessage(err), ...(page === 0 && { runsTotal: 0, runsPages: {} }) });
     }
   };
   return {

@@ -6,7 +6,7 @@
  * cancel; when it ends the studies are loaded again with it shown.
  */
 import type { LabEvent, StartStudyRequest, StudyDetail, StudyJobEstimate, StudyJobEvent, StudyJobStatus, StudyPlanFile, StudySummaryView } from '../../core/api/client.ts';
-import { ApiError } from '../../core/api/client.ts';
+import { errorMessage } from '../../core/api/client.ts';
 import { followJob, withProgress } from './jobFollow.ts';
 import { IDLE, latestLoader, type Loadable } from './loadable.ts';
 import type { SliceContext } from './types.ts';
@@ -103,7 +103,7 @@ export function createStudiesSlice({ api, set, get }: SliceContext): StudiesSlic
         if (ended(job.status)) await afterEnd(job);
         else await get().loadStudies();
       } catch (err) {
-        set({ studyJobError: err instanceof ApiError || err instanceof Error ? err.message : String(err) });
+        set({ studyJobError: errorMessage(err) });
       }
     },
 

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'react';
-import { ApiError, isDownloadEvent, type DownloadEvent } from '../../core/api/client.ts';
+import { ApiError, errorMessage, isDownloadEvent, type DownloadEvent } from '../../core/api/client.ts';
 import { createApiClient, subscribe } from '../api.ts';
 import { userMessage } from '../lib/messages.ts';
 import { useLabPick } from '../useLab.ts';
@@ -58,7 +58,7 @@ export function DownloadModel({ request }: { request?: { source: string; n: numb
       const { downloadId: id } = await api.startDownload({ source: from, ...(hash && { sha256: hash }) });
       setDownloadId(id);
     } catch (err) {
-      setError(userMessage(err instanceof ApiError ? err : { message: err instanceof Error ? err.message : String(err) }));
+      setError(userMessage(err instanceof ApiError ? err : { message: errorMessage(err) }));
     } finally {
       setStarting(false);
     }

@@ -7,6 +7,7 @@
  */
 import * as z from 'zod';
 import { runGraphOf } from '../../design/index.ts';
+import { errorMessage } from '../../errors.ts';
 import type { RunRecord } from '../../results/index.ts';
 import type { Store } from '../../store/index.ts';
 import type { NodeEvent } from '../../trace/index.ts';
@@ -176,7 +177,7 @@ export function createRunTraceReader(store: Store, tools: ToolLookup): (runId: s
     try {
       out = { graph: parseWorkflow(yaml, { tools }).graph };
     } catch (err) {
-      const why = err instanceof SpecError ? err.issues.map(formatIssue).join('; ') : err instanceof Error ? err.message : String(err);
+      const why = err instanceof SpecError ? err.issues.map(formatIssue).join('; ') : errorMessage(err);
       out = { problem: `the stored workflow does not compile with this host's tools: ${why}` };
     }
     cache.set(hash, out);

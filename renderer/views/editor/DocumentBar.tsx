@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import { WORKFLOW_FILE_NAME } from '../../../core/api/client.ts';
+import { errorMessage, WORKFLOW_FILE_NAME } from '../../../core/api/client.ts';
 import { suggestedFileName } from '../../store/document.ts';
 import { useLab, useLabPick } from '../../useLab.ts';
 import './document.css';
@@ -30,7 +30,7 @@ export function DocumentBar() {
         const file = await pick();
         if (file) s.openLocalFile(file.name, file.text);
       } catch (err) {
-        s.notify(`Could not open the file: ${err instanceof Error ? err.message : String(err)}`, 'error');
+        s.notify(`Could not open the file: ${errorMessage(err)}`, 'error');
       }
       return;
     }

@@ -9,6 +9,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import QRCode from 'qrcode';
 import type { AttendeeView, FlowlabClient, WorkshopView } from '../../../core/api/client.ts';
+import { errorMessage } from '../../../core/api/client.ts';
 import { connectionStatus, createApiClient, onConnectionStatus, subscribe } from '../../api.ts';
 import { followWorkshop, publicFactValue, verdictOf, workshopStream } from './followWorkshop.ts';
 import './workshop.css';
@@ -59,7 +60,7 @@ function useJoin(api: FlowlabClient): { me: string | null; joinError: string | n
     let live = true;
     api.joinWorkshop().then(
       (j) => live && setMe(j.attendee),
-      (e: unknown) => live && setJoinError(e instanceof Error ? e.message : String(e)),
+      (e: unknown) => live && setJoinError(errorMessage(e)),
     );
     return () => {
       live = false;
