@@ -26,7 +26,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import path from 'node:path';
-import { ApiError, isApiMethod, toApiError, type ApiErrorCode, type ApiMethod, type FlowlabApi, type Subscribe } from '../core/api/index.ts';
+import { ApiError, isApiMethod, TOKEN_HEADER, toApiError, type ApiErrorCode, type ApiMethod, type FlowlabApi, type Subscribe } from '../core/api/index.ts';
 import { FlowlabError } from '../core/errors.ts';
 import { MAX_BODY_BYTES } from '../core/limits.ts';
 import { firstInvalidUtf8 } from '../core/utf8.ts';
@@ -36,8 +36,8 @@ import { isPagePath, normaliseRequestPath, StaticFiles } from './staticFiles.ts'
 
 /** Largest request body accepted, in bytes (a 1 Mi-character workflow, JSON-escaped, fits): core/limits.ts. */
 export { MAX_BODY_BYTES };
-/** The session token header. */
-export const TOKEN_HEADER = 'x-flowlab-token';
+/** The session token header (core/api/channels.ts, shared with the renderer's HTTP transport). */
+export { TOKEN_HEADER };
 /** Largest request body of a guest token (a workshop attendee), in bytes, unless the guest sets its own. */
 export const GUEST_BODY_BYTES = 64 * 1024;
 

@@ -6,11 +6,8 @@
  *   the token in the `x-flowlab-token` header, and Server-Sent Events from `/api/events`.
  * The token is read from the page URL once and kept in memory only (never stored).
  */
-import { ApiError, createRemoteApi, errorMessage, isLabEvent, type FlowlabClient, type Invoke, type LabEvent, type Subscribe } from '../core/api/client.ts';
+import { ApiError, createRemoteApi, errorMessage, isLabEvent, TOKEN_HEADER, type FlowlabClient, type Invoke, type LabEvent, type Subscribe } from '../core/api/client.ts';
 import { CONNECTED, createReconnectingSubscribe, deliverMessage, type ConnectionStatus } from './connection.ts';
-
-/** The session token header `flowlab serve` checks (see host/server.ts). */
-export const TOKEN_HEADER = 'x-flowlab-token';
 
 /**
  * The renderer's API client. Calls go to `host` (by default: `window.flowlab` in Electron, else

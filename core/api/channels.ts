@@ -1,5 +1,5 @@
 /**
- * The allowlist of API methods and the IPC channel each one travels on. The method names come
+ * The allowlist of API methods, the IPC channel each one travels on, and the HTTP host's token header. The method names come
  * from methods.ts (derived from the features); like it, this file imports no zod, store or Node
  * module, so the sandboxed preload and the renderer can bundle it.
  */
@@ -17,6 +17,12 @@ export type LabMethod = (typeof LAB_METHODS)[number];
 export function isLabMethod(name: unknown): name is LabMethod {
   return typeof name === 'string' && (LAB_METHODS as readonly string[]).includes(name);
 }
+
+/**
+ * The HTTP header carrying the session token of `flowlab serve` (host/server.ts checks it, the
+ * renderer's HTTP transport in renderer/api.ts sends it; a page may give it as `?token=` instead).
+ */
+export const TOKEN_HEADER = 'x-flowlab-token';
 
 /** Prefix of every Flowlab IPC channel, so they cannot collide with Electron's own. */
 export const CHANNEL_PREFIX = 'flowlab:';

@@ -14,6 +14,7 @@ export {
   isLabMethod,
   LAB_METHODS,
   PICK_WORKFLOW_CHANNEL,
+  TOKEN_HEADER,
   WORKSHOP_METHODS,
   type ApiMethod,
   type LabMethod,
