@@ -80,7 +80,7 @@ export function loadWorkflowArg(workflowFile: string, io?: Io, tools: ToolRegist
  */
 export function toolsWithCorpus(corpus: string | undefined, db: string, io: Io): { tools: ToolRegistry; corpus?: CorpusRecord } {
   if (corpus === undefined) return { tools: defaultTools({ sandbox: cliSandbox() }) };
-  const cacheDir = besideDatabase(db, process.cwd(), 'flowlab-cache', 'corpus');
+  const cacheDir = besideDatabase(db, ['flowlab-cache', 'corpus']);
   const opened = openCorpus(corpus, { cacheDir });
   const how = opened.from === 'built' ? `indexed in ${Math.round(opened.ms)} ms` : `from the ${opened.from === 'disk' ? 'cache' : 'memory'} in ${Math.round(opened.ms)} ms`;
   io.stderr(`Corpus ${opened.root}: ${opened.passages} passages from ${opened.files} files (${how})${opened.skipped.length ? `; skipped links leaving the folder: ${opened.skipped.join(', ')}` : ''}\n`);
@@ -100,7 +100,7 @@ export function toolsOfExperiment(config: ExperimentConfig | null, db: string, i
   return tools;
 }
 
-/** Where training writes weight versions by default: `flowlab-versions/` beside the database (the working folder for `:memory:`). */
+/** Where training writes weight versions by default: `flowlab-versions/` beside the database (besideDatabase: the temporary folder for `:memory:`). */
 export function defaultVersionsDir(store: Store): string {
-  return besideDatabase(store.file, process.cwd(), 'flowlab-versions');
+  return besideDatabase(store.file, ['flowlab-versions']);
 }

@@ -48,14 +48,26 @@ export function ensureDataFolder(dbFile: string): string {
 }
 
 /**
- * The folder `names` beside the database `dbFile` (absolute): `<folder of dbFile>/<names...>`,
- * where everything a command or the lab host writes by default lives (weight versions, studies,
- * MASS outputs, workflows, the corpus cache, workshop reports). SQLite's private databases
- * (`:memory:`, and `''`, a temporary file) have no folder: `inMemory` stands in for it (the CLI
- * passes its working folder, the lab host the system's temporary folder). No name: the folder
- * itself. Pure: nothing is created.
+ * Whether `dbFile` names one of SQLite's private databases, which have no file of their own:
+ * `:memory:` (in memory) and `''` (a temporary file SQLite deletes on close). Nothing the lab
+ * keeps for later is written beside them by name (the lab host's added-models list is skipped).
  */
-export function besideDatabase(dbFile: string, inMemory: string, ...names: string[]): string {
-  const base = dbFile === ':memory:' || dbFile === '' ? path.resolve(inMemory) : path.dirname(path.resolve(dbFile));
+export function isPrivateDatabase(dbFile: string): boolean {
+  return dbFile === ':memory:' || dbFile === '';
+}
+
+/**
+ * The path `names` beside the database `dbFile` (absolute): `<folder of dbFile>/<names...>`,
+ * where everything a command or the lab host writes by default lives (weight versions, studies,
+ * MASS outputs, workflows, the corpus cache, fetched datasets, workshop reports). No name: the
+ * folder itself. Pure: nothing is created.
+ *
+ * One rule for every caller, the CLI and the lab host alike: a private database
+ * ({@link isPrivateDatabase}) has no folder, so the system's temporary folder (`os.tmpdir()`)
+ * stands in for it: what a throwaway database's run writes is as temporary as the database, and
+ * it never lands in the folder a command happens to run in (a checkout's root).
+ */
+export function besideDatabase(dbFile: string, names: readonly string[] = []): string {
+  const base = isPrivateDatabase(dbFile) ? os.tmpdir() : path.dirname(path.resolve(dbFile));
   return path.join(base, ...names);
 }

@@ -1,7 +1,7 @@
-import os from 'node:os';
 import path from 'node:path';
 import type { LabEvent, LabHost } from '../core/api/index.ts';
 import type { Store } from '../core/store/index.ts';
+import { isPrivateDatabase } from './dataFolder.ts';
 import { listDatasets } from './datasets.ts';
 import { listExamples } from './examples.ts';
 import { ModelPaths, type ModelPathRoots } from './modelPaths.ts';
@@ -113,7 +113,7 @@ export function createLabHost(options: LabHostOptions): LabHostHandle {
   };
   const catalog = new ModelCatalog({
     modelDir: options.modelDir,
-    ...(options.dbFile === ':memory:' || options.dbFile === '' ? {} : { addedFile: `${path.resolve(options.dbFile)}.models.json` }),
+    ...(isPrivateDatabase(options.dbFile) ? {} : { addedFile: `${path.resolve(options.dbFile)}.models.json` }),
     ...(options.readHeader ? { readHeader: options.readHeader } : {}),
   });
   const versionsDir = LabRunner.versionsDirOf(options.store, options.versionsDir);
@@ -125,7 +125,7 @@ export function createLabHost(options: LabHostOptions): LabHostHandle {
     emit: options.emit,
     datasets,
     modelDir: path.resolve(options.modelDir),
-    studies: { plansDir: path.join(options.examplesDir, 'studies'), ...(roots && { workflowRoots: [options.examplesDir, options.workflowsDir ?? WorkflowFolder.beside(options.dbFile, os.tmpdir())] }) },
+    studies: { plansDir: path.join(options.examplesDir, 'studies'), ...(roots && { workflowRoots: [options.examplesDir, options.workflowsDir ?? WorkflowFolder.beside(options.dbFile)] }) },
     ...(options.createProvider ? { createProvider: options.createProvider } : {}),
     ...(options.checkModel ? { checkModel: options.checkModel } : {}),
     ...(options.versionsDir !== undefined ? { versionsDir: options.versionsDir } : {}),
@@ -134,7 +134,7 @@ export function createLabHost(options: LabHostOptions): LabHostHandle {
   });
   const watchMs = options.watchStoreMs ?? 0;
   const watch = watchMs > 0 ? watchStore(options.store, options.emit, watchMs) : null;
-  const workflows = new WorkflowFolder(options.workflowsDir ?? WorkflowFolder.beside(options.dbFile, os.tmpdir()));
+  const workflows = new WorkflowFolder(options.workflowsDir ?? WorkflowFolder.beside(options.dbFile));
   let binary: LlamaBinaryStatus | undefined;
   const jobs = new LabJobs({ registry: options.jobKinds ?? builtinJobKinds(), emit: options.emit, deps: { store: options.store } });
   const downloads = new ModelDownloads({

@@ -7,7 +7,6 @@
  * next step (what is stored stays; the same request resumes). The runner (host/runner.ts)
  * owns the model-file claims (one job or experiment per model file) and the checks of a file.
  */
-import os from 'node:os';
 import path from 'node:path';
 import { ApiError, type LabEvent, type MassJobKind, type StartEvolveRequest, type StartRankRequest, type StartRsiRequest } from '../core/api/index.ts';
 import { errorMessage } from '../core/errors.ts';
@@ -65,7 +64,7 @@ export function outerSettingsOfRequest(command: 'rank' | 'rsi', req: StartRsiReq
     throw new ApiError('BAD_REQUEST', `${method}: ${errorMessage(err)}`, method, 'dataset', { cause: err });
   }
   const loopId = req.loopId ?? `${command}-${stamp()}`;
-  const dbDir = besideDatabase(dbFile, os.tmpdir());
+  const dbDir = besideDatabase(dbFile);
   return {
     command, dataset: req.dataset, tasks: req.tasks ?? d.tasks, ...(command === 'rsi' && { heldout: req.heldout ?? d.heldout }), ...(req.champions && { champions: req.champions }),
     cycles: command === 'rsi' ? req.cycles ?? d.cycles : 1,

@@ -1,7 +1,7 @@
-import os from 'node:os';
 import path from 'node:path';
 import { ApiError, type ActiveRun, type DistillCardRequest, type ForkRunRequest, type ForkRunResult, type LabEvent, type LibraryCard, type ResumeRunPayload, type StartRunRequest, type StartTrainLoopRequest } from '../core/api/index.ts';
 import { errorMessage } from '../core/errors.ts';
+import { besideDatabase } from './dataFolder.ts';
 import { distillInLab, teacherOf } from './distill.ts';
 import { forkInLab } from './fork.ts';
 import { trainLoopOf, type ExperimentSpec } from '../core/experiments/index.ts';
@@ -148,7 +148,7 @@ export class LabRunner {
   /** The versions folder a runner over `store` uses (see `LabRunnerOptions.versionsDir`), absolute. */
   static versionsDirOf(store: Store, versionsDir?: string): string {
     const db = store.file;
-    return path.resolve(versionsDir ?? path.join(db === ':memory:' || db === '' ? os.tmpdir() : path.dirname(path.resolve(db)), 'flowlab-versions'));
+    return path.resolve(versionsDir ?? besideDatabase(db, ['flowlab-versions']));
   }
 
   /**

@@ -227,7 +227,7 @@ export class StudyJobs extends JobOwner {
         progress(studyEventLine(e), cellsDone, cells.length);
       },
     });
-    const outDir = besideDatabase(store.file, os.tmpdir(), 'flowlab-studies', studyId);
+    const outDir = besideDatabase(store.file, ['flowlab-studies', studyId]);
     mkdirSync(outDir, { recursive: true });
     writeFileSync(path.join(outDir, 'table.csv'), studyTableCsv(outcome.table));
     writeFileSync(path.join(outDir, 'timing.csv'), studyTimingCsv(outcome.table));

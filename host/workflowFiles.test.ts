@@ -1,4 +1,5 @@
 import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError, createHandlers } from '../core/api/index.ts';
@@ -92,7 +93,7 @@ describe('the workflows folder (host/workflowFiles.ts)', () => {
   });
 
   it('puts the folder of an in-memory database in the temp folder', () => {
-    expect(WorkflowFolder.beside(':memory:', '/tmp/x')).toBe(path.join('/tmp/x', 'flowlab-workflows'));
-    expect(WorkflowFolder.beside('/data/lab.db', '/tmp/x')).toBe('/data/flowlab-workflows');
+    expect(WorkflowFolder.beside(':memory:')).toBe(path.join(tmpdir(), 'flowlab-workflows'));
+    expect(WorkflowFolder.beside('/data/lab.db')).toBe('/data/flowlab-workflows');
   });
 });

@@ -25,9 +25,9 @@ export class WorkflowFolder {
     this.dir = path.resolve(dir);
   }
 
-  /** The default folder of a host whose database is `dbFile`: `flowlab-workflows/` beside it (the temp folder for `:memory:`). */
-  static beside(dbFile: string, tmpDir: string): string {
-    return besideDatabase(dbFile, tmpDir, 'flowlab-workflows');
+  /** The default folder of a host whose database is `dbFile`: `flowlab-workflows/` beside it (besideDatabase: the temporary folder for `:memory:`). */
+  static beside(dbFile: string): string {
+    return besideDatabase(dbFile, ['flowlab-workflows']);
   }
 
   /** The folder's regular `*.yaml` / `*.yml` files with valid names, sorted by name. */

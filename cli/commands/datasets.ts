@@ -25,7 +25,7 @@ interface Flags {
 
 /** The data folder the flags name (see the module comment). */
 function location(o: Flags): DatasetLocation {
-  return o.dataDir !== undefined ? { dataDir: o.dataDir } : { userDataDir: besideDatabase(o.db, process.cwd()) };
+  return o.dataDir !== undefined ? { dataDir: o.dataDir } : { userDataDir: besideDatabase(o.db) };
 }
 
 /** `flowlab datasets`. */

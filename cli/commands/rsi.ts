@@ -141,7 +141,7 @@ export function rsiOptionsOf(v: RsiFlags, family: ReturnType<typeof massFamily>,
   if (!/^[A-Za-z0-9_.-]+$/.test(loopId)) throw new UsageError(`--loop-id: "${loopId}" must use letters, digits, _ . -`);
   return {
     loopId,
-    outDir: path.resolve(v.out ?? besideDatabase(db, process.cwd(), 'flowlab-mass', loopId)),
+    outDir: path.resolve(v.out ?? besideDatabase(db, ['flowlab-mass', loopId])),
     cycles: v.cycles ?? 1,
     baseModel: path.resolve(requireModel(v)),
     design,

@@ -94,7 +94,7 @@ export async function startServe(opts: ServeOptions): Promise<RunningServe> {
     modelDir: opts.models,
     modelRoots: allowedModelRoots(opts.allowModels ?? []),
     examplesDir: opts.examples ?? path.join(ROOT, 'examples'),
-    ...(opts.dataDir !== undefined ? { dataDir: opts.dataDir } : { userDataDir: besideDatabase(opts.db, process.cwd()) }),
+    ...(opts.dataDir !== undefined ? { dataDir: opts.dataDir } : { userDataDir: besideDatabase(opts.db) }),
     emit: hub.emit,
     // Writes by anyone (the CLI on the same database included) reach the page as `stored` events.
     watchStoreMs: STORE_WATCH_MS,

@@ -131,7 +131,7 @@ async function studyCommand(file: string, flags: StudyFlags, io: Io): Promise<nu
     // Cells that cannot repeat exactly (a model on a server): said under the table and in the report.
     const inexact = studyCells(plan, studyId, loaded.skipZones).map((c) => [c.experimentId, store.repro.find(c.experimentId)?.repeatability] as const).filter(([, r]) => r !== undefined && r !== 'exact');
     if (inexact.length) extra.push(`Repeatability ${inexact[0]![1]} in ${inexact.length} cell(s) (flowlab repeat ${inexact[0]![0]} measures it).`);
-    const outDir = path.resolve(flags.out ?? besideDatabase(store.file, process.cwd(), 'flowlab-studies', studyId));
+    const outDir = path.resolve(flags.out ?? besideDatabase(store.file, ['flowlab-studies', studyId]));
     mkdirSync(outDir, { recursive: true });
     writeFileSync(path.join(outDir, 'table.csv'), studyTableCsv(outcome.table));
     writeFileSync(path.join(outDir, 'timing.csv'), studyTimingCsv(outcome.table));

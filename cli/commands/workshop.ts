@@ -211,7 +211,7 @@ async function workshopCommand(file: string, v: WorkshopFlags, io: Io): Promise<
   const running = await startWorkshop({
     scenario, mode: v.live ? 'live' : 'room', db: v.db, host: v.host, port: v.port, models: path.dirname(model),
     renderer, roomCap: v.roomCap,
-    report: (id) => path.resolve(v.report ?? besideDatabase(v.db, process.cwd(), `workshop-${id}.html`)),
+    report: (id) => path.resolve(v.report ?? besideDatabase(v.db, [`workshop-${id}.html`])),
     ...(v.live && { runner: runner() }),
   });
   io.stdout(`${running.presenterUrl}\n${running.attendeeUrl}\n`);
