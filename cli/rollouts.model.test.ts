@@ -5,7 +5,7 @@ import { openStore } from '../core/store/index.ts';
 import { cli } from '../test/cli.ts';
 import { haveShared, noteSkip, tempDir, tinyModel as model } from '../test/fixtures.ts';
 
-if (!haveShared) noteSkip('improve.model.test', 'the rollouts and export tests', `${model} or the GSM8K data`);
+if (!haveShared) noteSkip('rollouts.model.test', 'the rollouts and export tests', `${model} or the GSM8K data`);
 
 describe.skipIf(!haveShared)('flowlab rollouts and export with the real tiny model', () => {
   it('G=4 on 5 GSM8K tasks stores 20 trajectories with per-role advantages; export writes TRL files', async () => {
