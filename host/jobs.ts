@@ -313,7 +313,8 @@ function newJobId(kind: string): string {
  * Any registered job kind (core/jobs), run in one {@link JobTable}: started by name with its spec
  * (validated by the kind's strict schema), resumed by id, cancelled through the job's signal,
  * listed with its folded progress, and announced with the one `job` event (`running` once it
- * runs, `running` again on each progress update, then `completed` / `cancelled` / `failed`).
+ * runs, `running` again on each progress update, then `completed` / `cancelled` / `failed`),
+ * on the lab's {@link RunningJobs} beside the other families' jobs.
  * The CLI (`flowlab job`) and the lab host (`startJob` and friends) both run kinds through it.
  */
 export class LabJobs {
