@@ -3,7 +3,7 @@
  * the service of `flowlab train-loop` and `flowlab resume <loop>` (core/experiments), run in the
  * job table every background job family shares (host/jobs.ts `JobTable`), holding their starting
  * model files (host/modelFiles.ts) while they run, and told as `trainLoop` events
- * (host/trainLoop.ts `trainLoopLabEvent`; core/jobs `jobEventOf` reads them as the one `job` event).
+ * (host/trainLoop.ts `trainLoopLabEvent`), each loop also a `train-loop` job on the lab's `RunningJobs` (the one `job` event).
  */
 import { ApiError, type LabEvent, type ResumeRunPayload, type StartTrainLoopRequest } from '../core/api/index.ts';
 import { loopPlanOf, resumeTrainLoop, startTrainLoop, trainableRoles, trainLoopOf, type ServiceDeps, type TrainLoopHandle } from '../core/experiments/index.ts';
