@@ -116,9 +116,9 @@ export class RunningJobs {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let closed = false;
     const fold = (u: JobProgress) => {
-      const { kind: _k, id: _i, status: _s, startedAt: _t, ...known } = u as Partial<RunningJob>;
-      Object.assign(info, known);
-      if (info.summary !== undefined && info.summary.length > MAX_SUMMARY) info.summary = info.summary.slice(0, MAX_SUMMARY);
+      if (u.done !== undefined) info.done = u.done;
+      if (u.total !== undefined) info.total = u.total;
+      if (u.summary !== undefined) info.summary = u.summary.slice(0, MAX_SUMMARY);
     };
     const announce = (status: JobStatus, message?: string) => {
       const { kind, id, done, total, summary } = info;
