@@ -59,6 +59,19 @@ describe('the Jobs menu', () => {
     expect(html).toContain('<progress></progress>');
   });
 
+  it('a reconnect asks the host for its running jobs again (events missed while down)', async () => {
+    let listed = 0;
+    const l = scriptedLab(() => ({
+      listJobs: () => (listed++, [{ kind: 'rank', id: 'rank-1', status: 'running', done: 2, total: 8, startedAt: 1 }]),
+    }));
+    l.getState().receiveJob({ type: 'job', kind: 'run', id: 'exp-1', status: 'running', done: 1, total: 3 });
+    l.getState().setConnection({ state: 'lost', attempt: 1, retryInMs: 1000, downSince: 5 });
+    expect(listed).toBe(0);
+    l.getState().setConnection({ state: 'open', attempt: 0, retryInMs: null, downSince: null });
+    await expect.poll(() => listed).toBe(1);
+    await expect.poll(() => Object.keys(l.getState().jobs)).toEqual(['rank:rank-1']);
+  });
+
   it('jobCount shows bytes for a download and plain counts otherwise', () => {
     expect(jobCount({ kind: 'run', done: 2, total: 5 })).toBe('2 / 5');
     expect(jobCount({ kind: 'download', done: 3 * 1024 * 1024, total: 10 * 1024 * 1024 })).toBe('3.0 MiB / 10 MiB');
