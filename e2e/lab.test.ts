@@ -6,7 +6,8 @@
  * 1. security: the session token, other origins, the CSP header (no model needed);
  * 2. the 2,000-node trace benchmark (a scripted, SIMULATED run seeded into the database);
  * 3. the main flow with the tiny real model: open gsm8k-team.yaml, change a node's role in the
- *    graph and see the YAML follow, assign the model, watch a live run (then cancel it), run 3
+ *    graph and see the YAML follow, assign the model, watch a live run (listed in the header's Jobs
+ *    menu while it runs, gone once it ends; then cancel it), run 3
  *    GSM8K tasks with one injected SIMULATED fault to the end, open the run, click the root
  *    failure, see its error, the blamed role and "simulated", the ladder, the experiments chart,
  *    the models view with a test generation; and no main-thread task over the budget meanwhile.
@@ -287,6 +288,10 @@ describe.skipIf(!!noBrowser)('the lab in Chromium against flowlab serve', () => 
       const live = await status.getAttribute('data-status');
       let ended: string | null = live;
       if (live === 'running') {
+        // The header's Jobs menu lists it from the one `job` event: kind `run`, its experiment id, a progress bar.
+        await page.click(tid('jobs-toggle'));
+        await page.locator(`[data-job="run:${liveExperiment}"] progress`).waitFor(WAIT);
+        await page.click(tid('jobs-toggle'));
         await page.locator('.live-graph .graph[data-ready="true"]').waitFor(WAIT);
         await screenshot(page, 'run-live');
         // The run may end on its own between the check and the click: then there is nothing to cancel.
@@ -298,6 +303,10 @@ describe.skipIf(!!noBrowser)('the lab in Chromium against flowlab serve', () => 
       }
       if (ended !== 'cancelled') process.stdout.write(`[e2e] the live run ended (${ended}) before it could be cancelled\n`);
       expect(['cancelled', 'completed']).toContain(ended);
+      // Ended: it leaves the Jobs list.
+      await page.click(tid('jobs-toggle'));
+      await page.locator(`[data-job="run:${liveExperiment}"]`).waitFor({ state: 'detached', ...WAIT });
+      await page.click(tid('jobs-toggle'));
       const done = Number(await page.locator(tid('run-progress')).getAttribute('value'));
       expect(done).toBeGreaterThanOrEqual(1);
       expect(liveExperiment).toMatch(/^exp-/);

@@ -22,6 +22,7 @@ import {
   LAB_METHODS,
   toApiError,
   type ApiErrorData,
+  type JobEvent,
   type LabEvent,
   type LabHost,
   type LabMethod,
@@ -80,7 +81,7 @@ export interface LabRelayOptions {
   onEvent: (event: LabEvent) => void;
   /**
    * Called when a worker exits without being asked to (after pending calls were rejected and
-   * `failed` events emitted for its running experiments and train loops). Main marks the store's orphaned
+   * `failed` events emitted for its running jobs, experiments and train loops). Main marks the store's orphaned
    * experiments interrupted here.
    */
   onUnexpectedExit?: (code: number) => void;
@@ -118,6 +119,8 @@ export function createLabRelay(options: LabRelayOptions): LabRelay {
   const running = new Map<string, { done: number; total: number }>();
   /** Train loops the current worker reported running. */
   const loops = new Map<string, { roles: string[]; done: number; iterations: number }>();
+  /** Jobs of every family the current worker reported running (the one `job` event), by `<kind>:<id>`. */
+  const jobs = new Map<string, JobEvent>();
   let nextId = 1;
   let link: WorkerLink | undefined;
   let stopping: { done: Promise<void>; resolve: () => void } | undefined;
@@ -158,6 +161,9 @@ export function createLabRelay(options: LabRelayOptions): LabRelay {
         } else if (event.type === 'trainIteration') {
           const l = loops.get(event.loopId);
           if (l) l.done = event.iteration;
+        } else if (event.type === 'job') {
+          if (event.status === 'running') jobs.set(`${event.kind}:${event.id}`, event);
+          else jobs.delete(`${event.kind}:${event.id}`);
         }
         options.onEvent(event);
         return;
@@ -183,11 +189,14 @@ export function createLabRelay(options: LabRelayOptions): LabRelay {
       failPending((method) => `${method}: the lab is shutting down`);
       running.clear();
       loops.clear();
+      jobs.clear();
       stopping.resolve();
       return;
     }
     log(`lab worker exited unexpectedly (code ${code})`);
     failPending((method) => `${method}: the lab worker stopped (exit code ${code}); try again`);
+    for (const j of jobs.values()) options.onEvent({ ...j, status: 'failed', message: `the lab worker stopped (exit code ${code})` });
+    jobs.clear();
     for (const [experimentId, r] of running) {
       options.onEvent({ type: 'experiment', experimentId, status: 'failed', done: r.done, total: r.total, message: `the lab worker stopped (exit code ${code}); resume the experiment to finish it` });
     }

@@ -21,7 +21,7 @@ import { existsSync } from 'node:fs';
 import { ApiError, downloadFileNameProblem, type DownloadEvent, type DownloadFailure, type LabEvent, type StartDownloadRequest } from '../core/api/index.ts';
 import { errorMessage } from '../core/errors.ts';
 import { DownloadError, downloadModel, modelUrl } from '../models/download.ts';
-import { jobEmitter, JobOwner, MAX_EVENT_TEXT } from './jobs.ts';
+import { jobEmitter, JobOwner, MAX_EVENT_TEXT, RunningJobs } from './jobs.ts';
 
 /** Options of {@link ModelDownloads}. */
 export interface ModelDownloadsOptions {
@@ -34,10 +34,14 @@ export interface ModelDownloadsOptions {
   fetch?: typeof fetch;
   /** @internal tests: the resolver (default `dns.lookup` with `all`). */
   resolve?: (host: string) => Promise<string[]>;
+  /** The lab's list of running jobs, where downloads are listed and announced as `download` jobs (bytes done of total; default: one of its own over `emit`). */
+  running?: RunningJobs;
 }
 
 /** Redirects followed per request, each one checked (browsers allow 20; Hugging Face needs 1 or 2). */
 export const MAX_REDIRECTS = 5;
+/** The closing message of a cancelled download. */
+const CANCELLED_DOWNLOAD = 'Cancelled. Start the same download again to resume where it stopped.';
 /** Least milliseconds between two `downloadProgress` events of one download. */
 export const PROGRESS_EVERY_MS = 100;
 
@@ -77,7 +81,7 @@ export class ModelDownloads extends JobOwner<string> {
   private next = 1;
 
   constructor(private readonly o: ModelDownloadsOptions) {
-    super();
+    super(o.running ?? new RunningJobs(o.emit));
   }
 
   /**
@@ -147,25 +151,33 @@ export class ModelDownloads extends JobOwner<string> {
     let sentAt = 0;
     const totalOf = () => (total !== undefined ? { total } : {});
     send({ type: 'download', downloadId, fileName, status: 'running', bytes, ...totalOf() });
-    this.jobs.start(downloadId, fileName, (signal) => downloadModel(url, {
+    this.jobs.start(downloadId, fileName, (signal, job) => downloadModel(url, {
       dir, fileName, signal, fetch: this.guardedFetch,
       ...(req.sha256 && { sha256: req.sha256 }), ...(req.sizeBytes !== undefined && { size: req.sizeBytes }),
       onProgress: (b, t) => {
         bytes = b;
         total = t;
+        job.progress({ done: b, ...totalOf() });
         const now = Date.now();
         if (now - sentAt < PROGRESS_EVERY_MS && b !== t) return;
         sentAt = now;
         send({ type: 'downloadProgress', downloadId, bytes, ...totalOf() });
       },
     }).then(
-      (r) => send({ type: 'download', downloadId, fileName, status: 'completed', bytes: r.bytes, total: r.bytes, path: r.file, sha256: r.sha256 }),
+      (r) => {
+        job.close('completed', undefined, { done: r.bytes, total: r.bytes });
+        send({ type: 'download', downloadId, fileName, status: 'completed', bytes: r.bytes, total: r.bytes, path: r.file, sha256: r.sha256 });
+      },
       (err: unknown) => {
-        if (signal.aborted) return send({ type: 'download', downloadId, fileName, status: 'cancelled', bytes, ...totalOf(), message: 'Cancelled. Start the same download again to resume where it stopped.' });
+        if (signal.aborted) {
+          job.close('cancelled', CANCELLED_DOWNLOAD);
+          return send({ type: 'download', downloadId, fileName, status: 'cancelled', bytes, ...totalOf(), message: CANCELLED_DOWNLOAD });
+        }
         const { code, message } = failureOf(err);
+        job.close('failed', message);
         send({ type: 'download', downloadId, fileName, status: 'failed', bytes, ...totalOf(), code, message: message.slice(0, MAX_EVENT_TEXT) });
       },
-    ));
+    ), undefined, { kind: 'download', progress: { done: 0, ...totalOf(), summary: fileName } });
     return { downloadId };
   }
 }

@@ -2,7 +2,9 @@
  * Experiments in the lab's background (`startRun`, `resumeRun`, `cancelRun`, `activeRuns`):
  * each started through the experiment service (core/experiments/service.ts), the one the CLI
  * uses, holding its model files (host/modelFiles.ts) from its start to its end, its progress
- * events forwarded as `LabEvent`s, and cancelled through its own signal.
+ * events forwarded as `LabEvent`s, and cancelled through its own signal. Each running experiment
+ * is also on the lab's list of running jobs (host/jobs.ts `RunningJobs`) as a job of its kind
+ * (`run`, `blame-eval`, `rollouts`), announced with the one `job` event.
  */
 import { ApiError, type ActiveRun, type LabEvent } from '../core/api/index.ts';
 import { startExperiment, type ExperimentEvent, type ExperimentHandle, type ExperimentSpec } from '../core/experiments/index.ts';
@@ -11,6 +13,7 @@ import { StoreError, type Store } from '../core/store/index.ts';
 import type { Dataset } from '../core/tasks/index.ts';
 import type { ToolRegistry } from '../core/tools/index.ts';
 import { ModelFileError, verifyModelFiles, withFingerprints } from '../models/resolve.ts';
+import { RunningJobs, type JobReport } from './jobs.ts';
 import type { ModelFiles } from './modelFiles.ts';
 import { apiErrorOf } from './request.ts';
 
@@ -24,6 +27,8 @@ export interface ExperimentJobsOptions {
   createProvider: (config: ModelConfig) => Promise<ModelProvider>;
   /** A dataset by name, graded with the lab's sandbox. */
   datasets: (name: string, dataDir?: string) => Dataset;
+  /** The lab's list of running jobs (default: one of its own over `emit`). */
+  running?: RunningJobs;
 }
 
 interface Active {
@@ -37,13 +42,18 @@ interface Active {
   finished: Promise<void>;
   /** What the request's resolution changed (threads lowered to the cores): the `running` event's message. */
   notes: readonly string[];
+  /** Its entry on the lab's list of running jobs, from its `started` event on. */
+  job?: JobReport;
 }
 
 /** The lab's running experiments (see the module comment). */
 export class ExperimentJobs {
   private readonly active = new Map<string, Active>();
+  private readonly running: RunningJobs;
 
-  constructor(private readonly o: ExperimentJobsOptions) {}
+  constructor(private readonly o: ExperimentJobsOptions) {
+    this.running = o.running ?? new RunningJobs(o.emit);
+  }
 
   /** Whether the experiment runs here now. */
   has(experimentId: string): boolean {
@@ -136,6 +146,7 @@ export class ExperimentJobs {
         this.active.set(e.experimentId, active);
         for (const file of active.files) this.o.files.relabel([file], `experiment ${e.experimentId}`);
         this.o.emit({ type: 'experiment', experimentId: e.experimentId, status: 'running', done: e.done, total: e.total, ...(active.notes.length > 0 && { message: active.notes.join('; ') }) });
+        active.job = this.running.open({ kind: e.kind, id: e.experimentId, cancel: () => this.cancel(e.experimentId), progress: { done: e.done, total: e.total } });
         return;
       case 'node': {
         const { type: _t, ...rest } = e;
@@ -144,8 +155,9 @@ export class ExperimentJobs {
       }
       case 'run': {
         if (e.status !== 'cancelled') active.done = e.done;
-        const { correctRuns: _c, ...rest } = e;
+        const { correctRuns, ...rest } = e;
         this.o.emit(rest);
+        if (e.status !== 'cancelled') active.job?.progress({ done: e.done, total: e.total, summary: `${correctRuns} correct of ${e.done} runs` });
         return;
       }
       case 'finished': {
@@ -153,6 +165,7 @@ export class ExperimentJobs {
         this.active.delete(e.experimentId);
         const end: LabEvent = { type: 'experiment', experimentId: e.experimentId, status: e.status, done: e.done, total: e.total };
         if (e.message !== undefined) end.message = e.message;
+        active.job?.close(e.status, e.message, { done: e.done, total: e.total });
         this.o.emit(end);
         return;
       }

@@ -85,7 +85,13 @@ describe('startRun (scripted provider)', () => {
     });
     expect(t.events[0]).toEqual({ type: 'experiment', experimentId, status: 'running', done: 0, total: 3 });
     expect(t.events.at(-1)).toEqual({ type: 'experiment', experimentId, status: 'completed', done: 3, total: 3 });
-    const shape = t.events.map((e) => (e.type === 'node' ? `${e.nodeId}:${e.phase}` : e.type === 'run' ? `run${e.taskIndex}:${e.done}/${e.total}` : e.type === 'experiment' ? e.status : e.type));
+    // The one `job` event beside them (host/jobs.ts RunningJobs): running 0/3 right after the experiment's, completed just before its end.
+    const jobs = t.events.filter((e) => e.type === 'job');
+    expect(jobs[0]).toEqual({ type: 'job', kind: 'run', id: experimentId, status: 'running', done: 0, total: 3 });
+    expect(jobs.at(-1)).toEqual({ type: 'job', kind: 'run', id: experimentId, status: 'completed', done: 3, total: 3, summary: '2 correct of 3 runs' });
+    expect(t.events.indexOf(jobs[0]!)).toBe(1);
+    expect(t.events.indexOf(jobs.at(-1)!)).toBe(t.events.length - 2);
+    const shape = t.events.filter((e) => e.type !== 'job').map((e) => (e.type === 'node' ? `${e.nodeId}:${e.phase}` : e.type === 'run' ? `run${e.taskIndex}:${e.done}/${e.total}` : e.type === 'experiment' ? e.status : e.type));
     expect(shape).toEqual([
       'running',
       'solve:started', 'solve:finished', 'run0:1/3',
@@ -129,8 +135,10 @@ describe('startRun (scripted provider)', () => {
     const exp = t.store.getExperiment(experimentId);
     expect(exp.status).toBe('cancelled');
     expect(t.store.pendingTasks(experimentId)).toHaveLength(3);
-    expect(t.events.at(-2)).toEqual({ type: 'run', experimentId, runId: `${experimentId}/0`, taskIndex: 0, done: 0, total: 3, status: 'cancelled', correct: false });
-    expect(t.events.at(-1)).toEqual({ type: 'experiment', experimentId, status: 'cancelled', done: 0, total: 3 });
+    const family = t.events.filter((e) => e.type !== 'job');
+    expect(family.at(-2)).toEqual({ type: 'run', experimentId, runId: `${experimentId}/0`, taskIndex: 0, done: 0, total: 3, status: 'cancelled', correct: false });
+    expect(family.at(-1)).toEqual({ type: 'experiment', experimentId, status: 'cancelled', done: 0, total: 3 });
+    expect(t.events.at(-2)).toEqual({ type: 'job', kind: 'run', id: experimentId, status: 'cancelled', done: 0, total: 3 });
     await expect(t.api.cancelRun({ experimentId })).resolves.toEqual({ cancelled: false });
     expect(await t.api.activeRuns()).toEqual([]);
     // Resumable: the store lets another process claim it.

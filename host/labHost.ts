@@ -13,7 +13,7 @@ import type { ModelConfig } from '../core/model/index.ts';
 import { ApiError } from '../core/api/index.ts';
 import { llamaBinaryStatus, type LlamaBinaryStatus } from '../models/llama/binary.ts';
 import { ModelDownloads } from './downloads.ts';
-import { asJobApi, LabJobs } from './jobs.ts';
+import { asJobApi, LabJobs, RunningJobs } from './jobs.ts';
 import { builtinJobKinds, type JobRegistry } from '../core/jobs/index.ts';
 
 /** Options of {@link createLabHost}. */
@@ -93,6 +93,8 @@ export interface LabHostHandle extends LabHost {
   readonly downloads: ModelDownloads;
   /** Jobs of any registered kind (`startJob` and friends), for tests that wait on one (`jobs.settled(id)`). */
   readonly jobs: LabJobs;
+  /** Every running job of every family (`listJobs`, `cancelJob`; host/jobs.ts). */
+  readonly running: RunningJobs;
   /** Cancels running experiments and waits for them to stop (the store stays open). Idempotent. */
   dispose(): Promise<void>;
 }
@@ -119,7 +121,10 @@ export function createLabHost(options: LabHostOptions): LabHostHandle {
   const versionsDir = LabRunner.versionsDirOf(options.store, options.versionsDir);
   const roots = options.modelRoots;
   const paths = new ModelPaths(roots && { folders: [options.modelDir, versionsDir, ...roots.folders], files: roots.files ?? [] });
+  // One list of running jobs for every family here: experiments, train loops, MASS, studies, downloads and `startJob` kinds.
+  const running = new RunningJobs(options.emit);
   const runner = new LabRunner({
+    running,
     modelPaths: paths,
     store: options.store,
     emit: options.emit,
@@ -136,9 +141,9 @@ export function createLabHost(options: LabHostOptions): LabHostHandle {
   const watch = watchMs > 0 ? watchStore(options.store, options.emit, watchMs) : null;
   const workflows = new WorkflowFolder(options.workflowsDir ?? WorkflowFolder.beside(options.dbFile));
   let binary: LlamaBinaryStatus | undefined;
-  const jobs = new LabJobs({ registry: options.jobKinds ?? builtinJobKinds(), emit: options.emit, deps: { store: options.store } });
+  const jobs = new LabJobs({ registry: options.jobKinds ?? builtinJobKinds(), emit: options.emit, running, deps: { store: options.store } });
   const downloads = new ModelDownloads({
-    modelDir: options.modelDir, emit: options.emit,
+    modelDir: options.modelDir, emit: options.emit, running,
     ...(options.downloads?.allowPrivateHosts && { allowPrivateHosts: true }), ...(options.downloads?.fetch && { fetch: options.downloads.fetch }),
   });
   const binaryStatus = () => (binary ??= (options.llamaBinary ?? llamaBinaryStatus)());
@@ -191,10 +196,11 @@ export function createLabHost(options: LabHostOptions): LabHostHandle {
     startStudy: (req) => needLocalModels('startStudy', () => runner.studies.start(req)),
     cancelStudy: ({ studyId }) => runner.studies.cancel(studyId),
     jobs,
+    running,
     listJobKinds: () => jobs.kinds(),
-    listJobs: () => jobs.list(),
+    listJobs: () => running.list(),
     startJob: ({ kind, spec }) => asJobApi('startJob', () => jobs.start(kind, spec)),
-    cancelJob: ({ kind, id }) => jobs.cancel(kind, id),
+    cancelJob: ({ kind, id }) => running.cancel(kind, id),
     resumeJob: ({ kind, id }) => asJobApi('resumeJob', () => jobs.resume(kind, id)),
   };
 }

@@ -20,7 +20,7 @@ import { getDataset } from '../core/tasks/index.ts';
 import type { ToolRegistry } from '../core/tools/index.ts';
 import type { Trainer } from '../core/training/index.ts';
 import { verifyModelFiles, withFingerprints } from '../models/resolve.ts';
-import { errorText, jobEmitter, JobOwner, MAX_EVENT_TEXT } from './jobs.ts';
+import { errorText, jobEmitter, JobOwner, MAX_EVENT_TEXT, RunningJobs } from './jobs.ts';
 import { apiErrorOf } from './request.ts';
 import { besideDatabase } from './dataFolder.ts';
 
@@ -46,6 +46,8 @@ export interface MassJobsOptions {
   /** Claims model files for a job (BUSY when taken) and releases them. */
   claim: (files: string[], method: string, holder: string) => void;
   release: (files: string[]) => void;
+  /** The lab's list of running jobs, where MASS jobs are listed and announced as `evolve` / `rank` / `rsi` jobs (default: one of its own over `emit`). */
+  running?: RunningJobs;
 }
 
 const stamp = () => new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14);
@@ -99,7 +101,7 @@ function evolveLine(e: EvolveEvent): string {
 /** The MASS jobs running in one lab (see the module comment); `cancel` stops one at its next step (JobOwner). */
 export class MassJobs extends JobOwner {
   constructor(private readonly o: MassJobsOptions) {
-    super();
+    super(o.running ?? new RunningJobs(o.emit));
   }
 
   /**
@@ -223,15 +225,23 @@ export class MassJobs extends JobOwner {
     refuseRunning(); // the same id started meanwhile
     this.o.claim([file], method, `MASS ${kind} ${jobId}`);
     const send = jobEmitter<LabEvent>(this.o.emit);
-    const emit = (line: string, done?: number, total?: number) => send({ type: 'massProgress', jobId, job: kind, line: line.slice(0, MAX_EVENT_TEXT), ...(done !== undefined && { done }), ...(total !== undefined && { total }) });
+    const emit = (line: string, done?: number, total?: number) => {
+      send({ type: 'massProgress', jobId, job: kind, line: line.slice(0, MAX_EVENT_TEXT), ...(done !== undefined && { done }), ...(total !== undefined && { total }) });
+      this.jobs.report(jobId)?.progress({ summary: line, ...(done !== undefined && { done }), ...(total !== undefined && { total }) });
+    };
     send({ type: 'massJob', jobId, job: kind, status: 'running' });
-    this.jobs.start(jobId, undefined, (signal) => body(signal, emit).then(
-      () => send({ type: 'massJob', jobId, job: kind, status: 'completed' }),
+    this.jobs.start(jobId, undefined, (signal, job) => body(signal, emit).then(
+      () => {
+        job.close('completed');
+        send({ type: 'massJob', jobId, job: kind, status: 'completed' });
+      },
       (err: unknown) => {
         const cancelled = signal.aborted;
-        send({ type: 'massJob', jobId, job: kind, status: cancelled ? 'cancelled' : 'failed', ...(!cancelled && { message: errorText(apiErrorOf(err, method)) }) });
+        const message = cancelled ? undefined : errorText(apiErrorOf(err, method));
+        job.close(cancelled ? 'cancelled' : 'failed', message);
+        send({ type: 'massJob', jobId, job: kind, status: cancelled ? 'cancelled' : 'failed', ...(message !== undefined && { message }) });
       },
-    ), () => this.o.release([file]));
+    ), () => this.o.release([file]), { kind });
     return { jobId };
   }
 }

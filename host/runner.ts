@@ -22,6 +22,7 @@ import { StudyJobs } from './studyJobs.ts';
 import { ModelFiles } from './modelFiles.ts';
 import { TrainLoopJobs } from './trainLoopJobs.ts';
 import { ExperimentJobs } from './experimentJobs.ts';
+import { RunningJobs } from './jobs.ts';
 
 /** A provider the runner can pre-load (node-llama-cpp's loads every model file on `load()`). */
 export type LoadableProvider = ModelProvider;
@@ -57,6 +58,8 @@ export interface LabRunnerOptions {
   modelPaths?: ModelPaths;
   /** Study jobs (host/studyJobs.ts): the shipped plans' folder, and the folders a plan's workflows must lie in (undefined: any). Default: `examples/studies` of the working folder. */
   studies?: { plansDir: string; workflowRoots?: readonly string[] };
+  /** The lab's list of running jobs every family here joins (host/jobs.ts; default: one of its own over `emit`). */
+  running?: RunningJobs;
 }
 
 const M = 'startRun';
@@ -77,7 +80,8 @@ const M = 'startRun';
  * The runner maps requests and composes the job families, each in its own file: experiments
  * (host/experimentJobs.ts), train loops (host/trainLoopJobs.ts), MASS jobs (host/massJobs.ts),
  * studies (host/studyJobs.ts), all holding model files through one `ModelFiles`
- * (host/modelFiles.ts); the table of background jobs they share is host/jobs.ts.
+ * (host/modelFiles.ts); the table of background jobs they share is host/jobs.ts, and every job
+ * of every family is on one `RunningJobs` (`running`), announced with the one `job` event.
  */
 export class LabRunner {
   /** The model files held by every job family here (one job per file at a time). */
@@ -98,6 +102,8 @@ export class LabRunner {
   readonly loops: TrainLoopJobs;
   /** Experiments (`startRun`, `resumeRun`: host/experimentJobs.ts), sharing the model-file claims. */
   private readonly experiments: ExperimentJobs;
+  /** Every running job of every family here, by kind and id (`listJobs`, `cancelJob`). */
+  readonly running: RunningJobs;
 
   constructor(private readonly options: LabRunnerOptions) {
     this.sandbox = options.sandbox ?? new PyodideSandbox();
@@ -111,12 +117,14 @@ export class LabRunner {
       });
     this.versionsDir = LabRunner.versionsDirOf(options.store, options.versionsDir);
     this.files = new ModelFiles({ checkModel: this.checkModel, ...(options.modelPaths && { modelPaths: options.modelPaths }), disposed: () => this.disposed });
+    const running = (this.running = options.running ?? new RunningJobs((e) => this.emit(e)));
     // What background jobs (MASS, studies) need of the runner: a model file confined and checked
     // before it loads (FORBIDDEN / BAD_REQUEST naming `field`), and the shared model-file claims.
     const jobFiles = {
       checkModel: (file: string, method: string, field: string) => this.files.checkOne(file, method, field),
       claim: (files: string[], method: string, holder: string) => this.files.claim(files, method, holder),
       release: (files: string[]) => this.files.release(files),
+      running,
     };
     this.mass = new MassJobs({
       store: options.store, emit: (e) => this.emit(e), tools: this.tools, createProvider: this.createProvider, loadTrainer: options.loadTrainer ?? loadTrainer,
@@ -132,10 +140,10 @@ export class LabRunner {
       ...(options.studies?.workflowRoots && { workflowRoots: options.studies.workflowRoots }),
       ...jobFiles,
     });
-    this.experiments = new ExperimentJobs({ store: options.store, emit: (e) => this.emit(e), tools: this.tools, files: this.files, createProvider: this.createProvider, datasets: this.datasets });
+    this.experiments = new ExperimentJobs({ store: options.store, emit: (e) => this.emit(e), tools: this.tools, files: this.files, createProvider: this.createProvider, datasets: this.datasets, running });
     this.loops = new TrainLoopJobs({
       store: options.store, emit: (e) => this.emit(e), tools: this.tools, files: this.files, createProvider: this.createProvider, loadTrainer: options.loadTrainer ?? loadTrainer,
-      datasets: this.datasets, location, versionsDir: this.versionsDir, modelDir: options.modelDir, disposed: () => this.disposed,
+      datasets: this.datasets, location, versionsDir: this.versionsDir, modelDir: options.modelDir, disposed: () => this.disposed, running,
     });
   }
 

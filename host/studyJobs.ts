@@ -22,7 +22,7 @@ import type { Dataset } from '../core/tasks/index.ts';
 import type { ToolRegistry } from '../core/tools/index.ts';
 import type { Trainer } from '../core/training/index.ts';
 import { SpecError } from '../core/workflow/index.ts';
-import { errorText, jobEmitter, JobOwner, MAX_EVENT_TEXT } from './jobs.ts';
+import { errorText, jobEmitter, JobOwner, MAX_EVENT_TEXT, RunningJobs } from './jobs.ts';
 import { resolveStudyPlan, studyDepsOf, type LoadedStudyPlan } from './studyPlan.ts';
 import { besideDatabase } from './dataFolder.ts';
 
@@ -50,6 +50,8 @@ export interface StudyJobsOptions {
   /** Claims model files for a job (BUSY when taken) and releases them. */
   claim: (files: string[], method: string, holder: string) => void;
   release: (files: string[]) => void;
+  /** The lab's list of running jobs, where studies are listed and announced as `study` jobs (default: one of its own over `emit`). */
+  running?: RunningJobs;
 }
 
 const M = 'startStudy';
@@ -118,7 +120,7 @@ export function studyEventLine(e: StudyEvent): string {
 /** The study jobs running in one lab, by study id (see the module comment); `cancel` stops one at its next step (JobOwner). */
 export class StudyJobs extends JobOwner {
   constructor(private readonly o: StudyJobsOptions) {
-    super();
+    super(o.running ?? new RunningJobs(o.emit));
   }
 
   /** The shipped plans. */
@@ -164,14 +166,21 @@ export class StudyJobs extends JobOwner {
     refuseRunning(); // the same study started meanwhile
     this.o.claim(files, M, `study ${studyId}`);
     const send = jobEmitter<LabEvent>(this.o.emit);
-    const progress = (line: string, done?: number, total?: number) => send({ type: 'studyProgress', studyId, line: line.slice(0, MAX_EVENT_TEXT), ...(done !== undefined && { done }), ...(total !== undefined && { total }) });
-    const close = (status: StudyJobStatus, extra: { message?: string; estimate?: StudyJobEstimate } = {}) => send({ type: 'studyJob', studyId, dryRun, status, ...extra });
+    const progress = (line: string, done?: number, total?: number) => {
+      send({ type: 'studyProgress', studyId, line: line.slice(0, MAX_EVENT_TEXT), ...(done !== undefined && { done }), ...(total !== undefined && { total }) });
+      this.jobs.report(studyId)?.progress({ summary: line, ...(done !== undefined && { done }), ...(total !== undefined && { total }) });
+    };
+    const close = (status: StudyJobStatus, extra: { message?: string; estimate?: StudyJobEstimate } = {}) => {
+      // A study a budget stopped ends early and resumes like a cancelled one: the one job event says `cancelled`, with the reason.
+      this.jobs.report(studyId)?.close(status === 'stopped' || status === 'running' ? 'cancelled' : status, extra.message);
+      send({ type: 'studyJob', studyId, dryRun, status, ...extra });
+    };
     send({ type: 'studyJob', studyId, dryRun, status: 'running' });
     for (const n of loaded.notes) progress(`Note: ${n}`);
     this.jobs.start(studyId, undefined, (signal) => (dryRun ? this.dryRun(loaded, req, signal, progress) : this.run(loaded, req, signal, progress)).then(
       (r) => close(r.status, r),
       (err: unknown) => close(signal.aborted ? 'cancelled' : 'failed', signal.aborted ? {} : { message: errorText(err) }),
-    ), () => this.o.release(files));
+    ), () => this.o.release(files), { kind: 'study' });
     return { studyId };
   }
 

@@ -141,7 +141,10 @@ describe('a running loop', () => {
       return fakeModel();
     };
     const { loopId } = await t.api.startTrainLoop(req());
-    expect(t.events).toEqual([{ type: 'trainLoop', loopId, status: 'running', roles: ['writer'], done: 0, iterations: 2 }]);
+    expect(t.events).toEqual([
+      { type: 'trainLoop', loopId, status: 'running', roles: ['writer'], done: 0, iterations: 2 },
+      { type: 'job', kind: 'train-loop', id: loopId, status: 'running', done: 0, total: 2 },
+    ]);
     expect(t.lab.runner.trainLoops()).toEqual([loopId]);
     const busy = await bad(t.api.startTrainLoop(req()));
     expect([busy.code, busy.field, busy.message]).toEqual(['BUSY', 'models', `startTrainLoop: model ${model} is in use by train loop ${loopId}; wait for it or cancel it`]);
@@ -165,6 +168,8 @@ describe('a running loop', () => {
     await t.lab.runner.trainLoopSettled(loopId);
     expect(t.events).toEqual([
       { type: 'trainLoop', loopId, status: 'running', roles: ['writer'], done: 0, iterations: 2 },
+      { type: 'job', kind: 'train-loop', id: loopId, status: 'running', done: 0, total: 2 },
+      { type: 'job', kind: 'train-loop', id: loopId, status: 'failed', done: 0, total: 2, message: `unsupported architecture in ${model}` },
       { type: 'trainLoop', loopId, status: 'failed', roles: ['writer'], done: 0, iterations: 2, message: `unsupported architecture in ${model}` },
     ]);
     expect(t.lab.runner.trainLoops()).toEqual([]);

@@ -3,7 +3,7 @@
  * the service of `flowlab train-loop` and `flowlab resume <loop>` (core/experiments), run in the
  * job table every background job family shares (host/jobs.ts `JobTable`), holding their starting
  * model files (host/modelFiles.ts) while they run, and told as `trainLoop` events
- * (host/trainLoop.ts `trainLoopLabEvent`; core/jobs `jobEventOf` reads them as the one `job` event).
+ * (host/trainLoop.ts `trainLoopLabEvent`), each loop also a `train-loop` job on the lab's `RunningJobs` (the one `job` event).
  */
 import { ApiError, type LabEvent, type ResumeRunPayload, type StartTrainLoopRequest } from '../core/api/index.ts';
 import { errorMessage } from '../core/errors.ts';
@@ -14,7 +14,7 @@ import { resolveDataDir, type Dataset, type DatasetLocation } from '../core/task
 import type { ToolRegistry } from '../core/tools/index.ts';
 import { newLoopId, type Trainer } from '../core/training/index.ts';
 import { ModelFileError, verifyModelFiles, withFingerprints } from '../models/resolve.ts';
-import { JobOwner } from './jobs.ts';
+import { errorText, JobOwner, RunningJobs } from './jobs.ts';
 import type { ModelFiles } from './modelFiles.ts';
 import { apiErrorOf, parseRequestWorkflow, resolveRequestModels } from './request.ts';
 import { TRAIN_LOOP_DEFAULTS, trainLoopLabEvent, trainLoopSpecOf } from './trainLoop.ts';
@@ -33,6 +33,8 @@ export interface TrainLoopJobsOptions {
   versionsDir: string;
   modelDir: string;
   disposed: () => boolean;
+  /** The lab's list of running jobs, where loops are listed and announced as `train-loop` jobs (default: one of its own over `emit`). */
+  running?: RunningJobs;
 }
 
 /** What the table keeps beside a running loop. */
@@ -43,7 +45,7 @@ interface LoopMeta {
 /** The lab's train loops (see the module comment). */
 export class TrainLoopJobs extends JobOwner<LoopMeta> {
   constructor(private readonly o: TrainLoopJobsOptions) {
-    super();
+    super(o.running ?? new RunningJobs(o.emit));
   }
 
   /**
@@ -78,6 +80,7 @@ export class TrainLoopJobs extends JobOwner<LoopMeta> {
         onEvent: (e) => {
           if (e.type === 'iteration') done = e.metrics.iteration;
           this.o.emit(trainLoopLabEvent(spec.loopId, e));
+          this.progress(spec.loopId, e);
         },
       });
     } catch (err) {
@@ -114,6 +117,7 @@ export class TrainLoopJobs extends JobOwner<LoopMeta> {
           onEvent: (e) => {
             if (e.type === 'iteration') done = e.metrics.iteration;
             this.o.emit(trainLoopLabEvent(row.id, e));
+            this.progress(row.id, e);
           },
         });
       } catch (err) {
@@ -155,21 +159,28 @@ export class TrainLoopJobs extends JobOwner<LoopMeta> {
     return trainer;
   }
 
+  /** A loop event as the `train-loop` job's progress: iterations done, the last score. */
+  private progress(loopId: string, e: Parameters<typeof trainLoopLabEvent>[1]): void {
+    if (e.type === 'iteration') this.jobs.report(loopId)?.progress({ done: e.metrics.iteration, summary: `iteration ${e.metrics.iteration}: score ${e.metrics.score.toFixed(3)}` });
+  }
+
   /** Runs a started loop in the job table: `trainLoop` running now, its closing event when it ends, its files released. */
   private follow(handle: TrainLoopHandle, files: string[], roles: string[], iterations: number, doneBefore: number, doneNow: () => number): void {
     const loopId = handle.loopId;
     const base = { type: 'trainLoop' as const, loopId, roles, iterations };
     const emit = this.o.emit;
-    this.jobs.start(loopId, { loopId }, async (signal) => {
+    emit({ ...base, status: 'running', done: doneBefore });
+    this.jobs.start(loopId, { loopId }, async (signal, job) => {
       signal.addEventListener('abort', () => handle.cancel(), { once: true });
       try {
         const report = await handle.done;
         const status = report.cancelled ? 'cancelled' : 'completed';
+        job.close(status, undefined, { done: report.iterations.length });
         emit({ ...base, status, done: report.iterations.length });
       } catch (err) {
+        job.close('failed', errorText(err), { done: doneNow() });
         emit({ ...base, status: 'failed', done: doneNow(), message: errorMessage(err) });
       }
-    }, () => this.o.files.release(files));
-    emit({ ...base, status: 'running', done: doneBefore });
+    }, () => this.o.files.release(files), { kind: 'train-loop', progress: { done: doneBefore, total: iterations } });
   }
 }

@@ -17,6 +17,7 @@ import { StudiesView } from './views/StudiesView.tsx';
 import { TraceView } from './views/TraceView.tsx';
 import { preloadGraph } from './views/lazy.tsx';
 import { ConnectionBanner } from './views/ConnectionBanner.tsx';
+import { JobsMenu } from './views/JobsMenu.tsx';
 import { workshopRoute, WorkshopRoot } from './views/workshop/WorkshopRoot.tsx';
 
 /** The folder of a file path (POSIX or Windows separators), where the lab keeps what it writes beside the database. */
@@ -46,6 +47,7 @@ function Lab() {
     void s.refresh();
     void s.loadCatalog();
     void s.attachActiveRun();
+    void s.loadJobs();
     // The graph library is needed by most views: load it right after the first paint.
     const t = window.setTimeout(preloadGraph, 50);
     return () => window.clearTimeout(t);
@@ -105,6 +107,7 @@ function Lab() {
           ))}
         </nav>
         <div className="head-tail">
+          <JobsMenu />
           {appInfo.status === 'ready' && (
             <span className="muted small" title={`Database: ${appInfo.data.dbFile}`} data-testid="data-folder">
               v{appInfo.data.version} · data: {folderOf(appInfo.data.dbFile)}

@@ -1,11 +1,13 @@
 /**
  * The jobs slice: every background job the lab runs, one record per job, in the shape of the one
- * `job` event (core/jobs `JobEvent`: kind, id, status, done of total). Jobs run through
- * `startJob` push `job` events themselves; the families with events of their own (experiments,
- * train loops, MASS jobs, studies, downloads) are read into the same shape by {@link jobEventOf},
- * so a view lists what runs without knowing each family's events.
+ * `job` event (core/jobs `JobEvent`: kind, id, status, done of total, summary). The host sends
+ * that event for every family — experiments (`run`, `blame-eval`, `rollouts`), train loops, MASS
+ * jobs, studies, downloads and the `startJob` kinds (host/jobs.ts `RunningJobs`) — so this slice
+ * reads only `job` events and `listJobs`, never a family's own events; views that need a family's
+ * detail (a run's nodes, a loop's iterations) read that family's slice.
  */
 import type { JobEvent, LabEvent } from '../../core/api/client.ts';
+import { userMessage } from '../lib/messages.ts';
 import type { SliceContext } from './types.ts';
 
 /** Jobs kept, ended ones dropped oldest first past this. */
@@ -18,40 +20,18 @@ declare module './types.ts' {
 export interface JobsSlice {
   /** Every job seen since the window opened, by `<kind>:<id>`, in the order first seen. */
   jobs: Record<string, JobEvent>;
-  /** Folds a pushed event into `jobs` (events of no job are ignored). */
+  /** Why the last `listJobs` or `cancelJob` failed (in the user's words), or null. */
+  jobsError: string | null;
+  /** Folds a pushed `job` event into `jobs` (every other event is ignored). */
   receiveJob(event: LabEvent): void;
-}
-
-/**
- * A pushed event as the one job event, or null when it tells no job's status or progress:
- * `job` as it is; `experiment` (kind `experiment`), `trainLoop` (`train-loop`, iterations),
- * `massJob` / `massProgress` (the MASS job's kind), `studyJob` / `studyProgress` (`study`;
- * `stopped` reads as `cancelled`), `download` / `downloadProgress` (`download`, bytes).
- * Progress events carry no status: they read as `running`.
- */
-export function jobEventOf(e: LabEvent): JobEvent | null {
-  switch (e.type) {
-    case 'job':
-      return e;
-    case 'experiment':
-      return { type: 'job', kind: 'experiment', id: e.experimentId, status: e.status, done: e.done, total: e.total, ...(e.message !== undefined && { message: e.message }) };
-    case 'trainLoop':
-      return { type: 'job', kind: 'train-loop', id: e.loopId, status: e.status, done: e.done, total: e.iterations, ...(e.message !== undefined && { message: e.message }) };
-    case 'massJob':
-      return { type: 'job', kind: e.job, id: e.jobId, status: e.status, ...(e.message !== undefined && { message: e.message }) };
-    case 'massProgress':
-      return { type: 'job', kind: e.job, id: e.jobId, status: 'running', summary: e.line.slice(0, 400), ...(e.done !== undefined && { done: e.done }), ...(e.total !== undefined && { total: e.total }) };
-    case 'studyJob':
-      return { type: 'job', kind: 'study', id: e.studyId, status: e.status === 'stopped' ? 'cancelled' : e.status, ...(e.message !== undefined && { message: e.message }) };
-    case 'studyProgress':
-      return { type: 'job', kind: 'study', id: e.studyId, status: 'running', summary: e.line.slice(0, 400), ...(e.done !== undefined && { done: e.done }), ...(e.total !== undefined && { total: e.total }) };
-    case 'download':
-      return { type: 'job', kind: 'download', id: e.downloadId, status: e.status, done: e.bytes, ...(e.total !== undefined && { total: e.total }), ...(e.message !== undefined && { message: e.message }) };
-    case 'downloadProgress':
-      return { type: 'job', kind: 'download', id: e.downloadId, status: 'running', done: e.bytes, ...(e.total !== undefined && { total: e.total }) };
-    default:
-      return null;
-  }
+  /**
+   * Asks the host which jobs run now (`listJobs`) and folds them in: a job opened before the
+   * window, or whose events were missed, is listed; a job still `running` here that the host no
+   * longer lists has ended unseen and is dropped. A host without jobs (UNAVAILABLE) leaves `jobs` as is.
+   */
+  loadJobs(): Promise<void>;
+  /** Cancels a running job of any family (`cancelJob`); its closing `job` event updates the record. */
+  cancelJob(kind: string, id: string): Promise<void>;
 }
 
 /** `jobs` with `e` folded in: a progress event keeps what it does not say (summary, counts); ended jobs past MAX_JOBS are dropped, oldest first. */
@@ -66,12 +46,39 @@ export function foldJob(jobs: Record<string, JobEvent>, e: JobEvent): Record<str
   return next;
 }
 
-export function createJobsSlice({ set, get }: SliceContext): JobsSlice {
+/** The running jobs of `jobs`, in the order first seen (oldest first). */
+export function runningJobs(jobs: Record<string, JobEvent>): JobEvent[] {
+  return Object.values(jobs).filter((j) => j.status === 'running');
+}
+
+export function createJobsSlice({ api, set, get }: SliceContext): JobsSlice {
+  const failed = (err: unknown) => userMessage(err instanceof Error ? err : { message: String(err) });
   return {
     jobs: {},
+    jobsError: null,
     receiveJob(event) {
-      const e = jobEventOf(event);
-      if (e) set({ jobs: foldJob(get().jobs, e) });
+      if (event.type === 'job') set({ jobs: foldJob(get().jobs, event) });
+    },
+    async loadJobs() {
+      let listed;
+      try {
+        listed = await api.listJobs();
+      } catch (err) {
+        if ((err as { code?: string }).code !== 'UNAVAILABLE') set({ jobsError: failed(err) });
+        return;
+      }
+      const live = new Set(listed.map((j) => `${j.kind}:${j.id}`));
+      let jobs = Object.fromEntries(Object.entries(get().jobs).filter(([k, j]) => j.status !== 'running' || live.has(k)));
+      for (const { startedAt: _t, ...j } of listed) jobs = foldJob(jobs, { ...j, type: 'job' });
+      set({ jobs, jobsError: null });
+    },
+    async cancelJob(kind, id) {
+      try {
+        await api.cancelJob({ kind, id });
+        set({ jobsError: null });
+      } catch (err) {
+        set({ jobsError: failed(err) });
+      }
     },
   };
 }

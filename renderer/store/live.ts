@@ -91,6 +91,8 @@ export function createLiveSlice({ api, set, get, deps }: SliceContext): LiveSlic
         void get().loadCatalog(true);
         // The followed run's stored end first, then whatever the host runs now (another window's).
         void settleLiveRun().then(() => get().attachActiveRun());
+        // Job events missed while down: the host's list of running jobs again.
+        void get().loadJobs();
       }
     },
 

@@ -2,9 +2,12 @@
  * The jobs feature: jobs of any registered kind (core/jobs) through one contract. `listJobKinds`
  * and `listJobs` read; `startJob` (a kind and its spec, validated by the kind's strict schema in
  * the host), `cancelJob` and `resumeJob` act. Kinds with a lab method of their own (`startRun`,
- * `startTrainLoop`, `startEvolve`...) are listed with it (`startVia`). Every method is a lab
- * method; hosts without a job table answer UNAVAILABLE. The one `job` event's guard is
- * ../jobEvents.ts (zod-free, for the preload and the renderer).
+ * `startTrainLoop`, `startEvolve`...) are listed with it (`startVia`). `listJobs` and
+ * `cancelJob` serve every family: experiments (`run`, `blame-eval`, `rollouts`), train loops,
+ * MASS jobs, studies, downloads and the `startJob` kinds, each of which announces its jobs with
+ * the one `job` event (host/jobs.ts `RunningJobs`). Every method is a lab method; hosts without
+ * a job table answer UNAVAILABLE. The one `job` event's guard is ../jobEvents.ts (zod-free, for
+ * the preload and the renderer).
  */
 import * as z from 'zod';
 import type { JobKindInfo } from '../../jobs/index.ts';
@@ -41,7 +44,7 @@ export interface JobRef {
 export interface JobsApi {
   /** The registered job kinds: name, family, whether `startJob` / `resumeJob` serve them, their own method otherwise. */
   listJobKinds(payload?: Record<string, never>): Promise<JobKindInfo[]>;
-  /** The jobs running through `startJob` / `resumeJob`, oldest first, with their folded progress. */
+  /** Every running job of every family (an experiment, a train loop, a MASS job, a study, a download, a `startJob` kind), oldest first, with its progress. */
   listJobs(payload?: Record<string, never>): Promise<RunningJobView[]>;
   /**
    * Starts a job; resolves with its id once it runs (its `job` `running` event sent). Errors:
@@ -49,7 +52,7 @@ export interface JobsApi {
    * or `spec.<field>` (the kind's schema refused it: wrong form, or a field the kind does not use).
    */
   startJob(payload: StartJobRequest): Promise<JobRef>;
-  /** Cancels a running job; resolves once its closing `job` event was sent. `cancelled: false` when it does not run here. */
+  /** Cancels a running job of any family (through the family's own cancel); resolves once its closing events were sent. `cancelled: false` when it does not run here. */
   cancelJob(payload: JobRef): Promise<{ cancelled: boolean }>;
   /** Resumes a stored job. Errors: `BAD_REQUEST` naming `kind` (unknown, not resumable), `BUSY` naming `id` (it runs here). */
   resumeJob(payload: JobRef): Promise<JobRef & { pending?: number }>;
