@@ -36,6 +36,16 @@ describe('MASS jobs from the lab (SIMULATED model and trainer)', () => {
     expect(progress.at(-1)).toMatchObject({ done: 3, total: 3 });
     expect(progress.map((e) => (e.type === 'massProgress' ? e.line : '')).join('\n')).toMatch(/task 0 it 0: baseline ran, external score/);
     expect(t.api.getEvolution({ evolutionId: jobId })).toMatchObject({ evolutionId: jobId, rule: 'baseline', iterations: 3 });
+    // As `flowlab evolve`: a reproducibility record, finished with its digest, and the judge
+    // audited on swapped pairs (EVOLVE_DEFAULTS.auditSwaps = 6; one task's 3 iterations judge at
+    // most 3 pairs, so the sample is all of them).
+    const record = t.store.repro.find(jobId);
+    expect(record?.kind).toBe('evolution');
+    expect(record?.outputDigest).toMatch(/^[0-9a-f]{16,}$/);
+    expect(t.store.mass.get(jobId, 'evolution', 'settings')?.value).toMatchObject({ auditSwaps: 6 });
+    const judged = t.store.mass.list(jobId, 'verdict').length;
+    expect(judged).toBeGreaterThan(0);
+    expect(t.store.mass.list(jobId, 'verdict-swap')).toHaveLength(Math.min(6, judged));
   }, 60_000);
 
   it('starts a rank (halted by the SIMULATED tamperer, recorded so) and an rsi cycle; refuses other settings under the loop id', async () => {

@@ -19,6 +19,8 @@ import { storedModels, type Store } from '../core/store/index.ts';
 import { getDataset } from '../core/tasks/index.ts';
 import type { ToolRegistry } from '../core/tools/index.ts';
 import type { Trainer } from '../core/training/index.ts';
+import { finishEvolutionRecord, recordEvolution } from '../core/repro/index.ts';
+import { reproEnvironment } from '../models/environment.ts';
 import { verifyModelFiles, withFingerprints } from '../models/resolve.ts';
 import { errorText, jobEmitter, JobOwner, MAX_EVENT_TEXT, RunningJobs } from './jobs.ts';
 import { apiErrorOf } from './request.ts';
@@ -142,15 +144,22 @@ export class MassJobs extends JobOwner {
       const provider = await this.o.createProvider(cfg);
       try {
         await provider.load?.();
-        const total = tasks.length * (req.iterations ?? d.iterations);
+        const iterations = req.iterations ?? d.iterations;
+        const total = tasks.length * iterations;
         let done = 0;
+        // As `flowlab evolve`: the judge is audited on swapped pairs (a resumed evolution keeps its
+        // stored setting), and the evolution gets its reproducibility record (core/repro/evolution.ts).
+        const stored = this.o.store.mass.get(jobId, 'evolution', 'settings')?.value as { auditSwaps?: number } | undefined;
+        const auditSwaps = stored ? (stored.auditSwaps ?? 0) : EVOLVE_DEFAULTS.auditSwaps;
+        recordEvolution(this.o.store, jobId, { tasks, firstDesign: first.design, settings: { dataset: req.dataset, split: req.split ?? d.split, iterations, rule, ...(auditSwaps > 0 && { auditSwaps }) }, seed, models: cfg, environment: reproEnvironment() });
         await evolve(
-          { evolutionId: jobId, family, tasks, firstDesign: first.design, iterations: req.iterations ?? d.iterations, rule, seed, catalogue },
+          { evolutionId: jobId, family, tasks, firstDesign: first.design, iterations, rule, seed, catalogue, auditSwaps },
           { store: this.o.store, provider, tools: this.o.tools, signal, config: { models: cfg }, onEvent: (e) => {
             if (e.type === 'workspace' || e.type === 'rejected') done = Math.min(total, done + (e.type === 'workspace' && e.version === null ? 0 : 1));
             emit(evolveLine(e), done, total);
           } },
         );
+        if (!signal.aborted) finishEvolutionRecord(this.o.store, jobId);
       } finally {
         await provider.dispose().catch(() => {});
       }

@@ -4,6 +4,7 @@ import {
   designDiffOf,
   diffText,
   evolutionAudit,
+  EVOLVE_DEFAULTS,
   evolve,
   FIRST_DESIGNS,
   defaultEvolutionId,
@@ -51,7 +52,6 @@ interface EvolveFlags extends ModelFlagValues {
 }
 
 /** `--audit-swaps` when not given: for a new evolution (one stored before the flag existed keeps none, so it resumes and replays as it ran). */
-export const EVOLVE_AUDIT_SWAPS = 6;
 
 /** What the command needs from outside (tests inject a provider). */
 export interface EvolveCommandDeps {
@@ -80,7 +80,7 @@ export function define(cmd: Command, ctx: CommandContext, deps: EvolveCommandDep
   cmd
     .option('--id <evolution-id>', 'the evolution id; an existing one is resumed (default: evo-<dataset>-<seed>-<rule>-<model file name>)')
     .addOption(intOption('--seed <n>', 'seed', { default: 1 }))
-    .addOption(intOption('--audit-swaps <n>', `verdicts per task the judge judges again with A and B swapped, for its audit's position consistency (default ${EVOLVE_AUDIT_SWAPS}; a resumed evolution keeps its own)`, { min: 0 }))
+    .addOption(intOption('--audit-swaps <n>', `verdicts per task the judge judges again with A and B swapped, for its audit's position consistency (default ${EVOLVE_DEFAULTS.auditSwaps}; a resumed evolution keeps its own)`, { min: 0 }))
     .addOption(dbOption())
     .option('--replay <evolution-id>', 're-run a stored evolution from its recorded calls (no model) and compare every record')
     .option('--timeline <evolution-id>', 'print the champion timeline of a stored evolution')
@@ -118,7 +118,7 @@ async function evolveCommand(dataset: string | undefined, o: EvolveFlags, io: Io
     const roleRefs = new Map(Object.keys(cfg.roleModels).map((r) => [r, cfg.roleModels[r]!]));
     // A resumed evolution keeps its stored audit setting unless the flag names one (a different one is refused as MISMATCH).
     const stored = store.mass.get(evolutionId, 'evolution', 'settings')?.value as { auditSwaps?: number } | undefined;
-    const auditSwaps = o.auditSwaps ?? (stored ? (stored.auditSwaps ?? 0) : EVOLVE_AUDIT_SWAPS);
+    const auditSwaps = o.auditSwaps ?? (stored ? (stored.auditSwaps ?? 0) : EVOLVE_DEFAULTS.auditSwaps);
     recordEvolution(store, evolutionId, { tasks, firstDesign: first.design, settings: { dataset, split: o.split, iterations: o.iterations, rule, ...(auditSwaps > 0 && { auditSwaps }) }, seed: o.seed, models: withFingerprints(cfg), environment: reproEnvironment() });
     const report = await evolve(
       { evolutionId, family, tasks, firstDesign: first.design, iterations: o.iterations, rule, seed: o.seed, catalogue, auditSwaps },

@@ -38,7 +38,7 @@ import { MASS_RUBRIC, type ChampionRule, type MassDesign, type MassFamily, type 
 import type { MassBudget } from './compile.ts';
 
 /** Defaults of the inner loop (MASS public config: 11 iterations). */
-export const EVOLVE_DEFAULTS = { iterations: 11, rule: 'baseline' as ChampionRule, seed: 1, judgeTokens: 64, optimizerTokens: 800, optimizerTemperature: 0.9 };
+export const EVOLVE_DEFAULTS = { iterations: 11, rule: 'baseline' as ChampionRule, seed: 1, judgeTokens: 64, optimizerTokens: 800, optimizerTemperature: 0.9, auditSwaps: 6 };
 
 export interface EvolveSpec {
   /** The evolution's id; every step and record is named after it. */
