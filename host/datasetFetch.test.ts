@@ -12,7 +12,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATASET_SOURCES, datasetBytes, getDataset, resolveDataDir, type DatasetSource } from '../core/tasks/index.ts';
-import { tempDir } from '../test/fixtures.ts';
+import { lonelyDir, tempDir } from '../test/fixtures.ts';
 import { fetchDataset } from './datasetFetch.ts';
 import { listDatasets } from './datasets.ts';
 
@@ -109,7 +109,7 @@ describe('a new user: a fresh data folder, no shared folder', () => {
     const userData = tempDir('user-data');
     const saved = { cwd: process.cwd(), shared: process.env['FLOWLAB_SHARED'] };
     delete process.env['FLOWLAB_SHARED'];
-    process.chdir(tempDir('no-shared-beside')); // its ../shared does not exist
+    process.chdir(lonelyDir('no-shared-beside')); // its ../shared does not exist
     try {
       const location = { userDataDir: userData };
       const folder = path.join(userData, 'datasets');

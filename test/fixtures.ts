@@ -48,6 +48,17 @@ export function tempDir(tag: string): string {
 }
 
 /**
+ * A working folder whose `../shared` does not exist, wherever the checkout and the shared folder
+ * lie: a `lonely` folder inside a fresh temp folder (a temp folder itself would not do when the
+ * shared material sits at `<tmpdir>/shared`, as in a clone made in /tmp beside it).
+ */
+export function lonelyDir(tag: string): string {
+  const dir = path.join(tempDir(tag), 'lonely');
+  mkdirSync(dir);
+  return dir;
+}
+
+/**
  * A scratch folder for a whole test file: made before its first test, removed after its last.
  * Call at the top level of the file; the returned function gives the path inside tests.
  */

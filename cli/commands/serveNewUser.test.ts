@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { getDataset } from '../../core/tasks/index.ts';
-import { tempDir } from '../../test/fixtures.ts';
+import { lonelyDir, tempDir } from '../../test/fixtures.ts';
 import { startServe } from './serve.ts';
 
 const saved = { cwd: process.cwd(), shared: process.env['FLOWLAB_SHARED'] };
@@ -19,7 +19,7 @@ afterEach(() => {
 describe('flowlab serve on a fresh data folder, no shared folder', () => {
   it('shows the datasets a user can get and how; the procedural families are ready', async () => {
     delete process.env['FLOWLAB_SHARED'];
-    process.chdir(tempDir('serve-lonely'));
+    process.chdir(lonelyDir('serve-lonely'));
     const userData = tempDir('serve-user');
     const running = await startServe({ port: 0, host: '127.0.0.1', db: path.join(userData, 'flowlab.db'), models: path.join(userData, 'models'), renderer: path.join(userData, 'no-renderer') });
     try {

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { resolveDataDir, resolveSharedDir, userDatasetsDir } from './index.ts';
+import { lonelyDir } from '../../test/fixtures.ts';
 
 describe('resolveSharedDir / resolveDataDir', () => {
   const saved = process.env.FLOWLAB_SHARED;
@@ -28,7 +28,7 @@ describe('resolveSharedDir / resolveDataDir', () => {
     delete process.env.FLOWLAB_SHARED;
     const cwd = process.cwd();
     // A working directory whose ../shared does not exist.
-    const lonely = mkdtempSync(path.join(tmpdir(), 'flowlab-paths-'));
+    const lonely = lonelyDir('paths');
     process.chdir(lonely);
     try {
       expect(resolveDataDir({ userDataDir: '/home/u/.config/Flowlab' })).toBe(path.resolve('/home/u/.config/Flowlab/datasets'));
