@@ -373,7 +373,10 @@ export class LabJobs {
   async resume(kind: string, id: string): Promise<{ kind: string; id: string; pending?: number }> {
     const k = this.o.registry.get(kind);
     const resume = k.resume?.bind(k);
-    if (!resume) throw new JobError('NOT_RESUMABLE', 'kind', `job kind "${kind}" cannot be resumed`);
+    if (!resume) {
+      const via = k.resumeVia ? `: resume it with ${k.resumeVia.method} (${k.resumeVia.command} <id>)` : '';
+      throw new JobError('NOT_RESUMABLE', 'kind', `job kind "${kind}" ${k.resumeVia ? 'is not resumed through the job table' : 'cannot be resumed'}${via}`);
+    }
     if (this.table.has(id)) throw new JobError('BUSY', 'id', `job ${id} is running here`);
     const run = await this.launch(k, id, (ctx) => resume(ctx));
     return { kind, id, ...(run.pending !== undefined && { pending: run.pending }) };

@@ -153,6 +153,23 @@ export function createLabHost(options: LabHostOptions): LabHostHandle {
     if (!status.ok) throw new ApiError('UNAVAILABLE', `${method}: local models are unavailable: ${status.message}`, method);
     return then();
   };
+  /**
+   * `resumeJob` of an experiment kind or a train loop, routed to `resumeRun` (as `flowlab resume`):
+   * the stored row must be of that kind. Errors (ApiError, method `resumeJob`): NOT_FOUND naming
+   * `id`, BAD_REQUEST naming `kind` (the id is another kind's), and `resumeRun`'s own.
+   */
+  const resumeThroughRun = async (kind: string, id: string): Promise<{ kind: string; id: string; pending?: number }> => {
+    const M = 'resumeJob';
+    if (kind === 'train-loop') {
+      if (!options.store.trainLoops.find(id)) throw new ApiError('NOT_FOUND', `${M}: no train loop ${id}`, M, 'id');
+    } else {
+      const row = options.store.findExperiment(id);
+      if (!row) throw new ApiError('NOT_FOUND', `${M}: no experiment ${id}`, M, 'id');
+      if (row.kind !== kind) throw new ApiError('BAD_REQUEST', `${M}: experiment ${id} is a ${row.kind} experiment, not a ${kind} one`, M, 'kind');
+    }
+    const r = await needLocalModels(M, () => runner.resume({ experimentId: id }));
+    return r.loopId ? { kind: 'train-loop', id: r.loopId, pending: r.pending } : { kind, id: r.experimentId, pending: r.pending };
+  };
   return {
     runner,
     downloads,
@@ -201,6 +218,6 @@ export function createLabHost(options: LabHostOptions): LabHostHandle {
     listJobs: () => running.list(),
     startJob: ({ kind, spec }) => asJobApi('startJob', () => jobs.start(kind, spec)),
     cancelJob: ({ kind, id }) => running.cancel(kind, id),
-    resumeJob: ({ kind, id }) => asJobApi('resumeJob', () => jobs.resume(kind, id)),
+    resumeJob: ({ kind, id }) => (jobs.kinds().find((k) => k.name === kind)?.resumeVia?.method === 'resumeRun' ? resumeThroughRun(kind, id) : asJobApi('resumeJob', () => jobs.resume(kind, id))),
   };
 }

@@ -133,6 +133,29 @@ describe('resumeRun', () => {
     expect(await t.api.activeRuns()).toEqual([]);
   });
 
+  it('resumeJob routes an experiment kind to resumeRun: the same end, and the id checked against the kind', async () => {
+    let open!: () => void;
+    gate = new Promise((r) => (open = r));
+    const { experimentId } = await t.api.startRun(run());
+    const cancelling = t.api.cancelRun({ experimentId });
+    open();
+    await cancelling;
+    expect(t.store.pendingTasks(experimentId)).toHaveLength(3);
+    expect((await t.api.listJobKinds()).find((k) => k.name === 'run')).toMatchObject({ resumable: true, resumeVia: { method: 'resumeRun', command: 'flowlab resume' } });
+    const wrong = await rejection(t.api.resumeJob({ kind: 'rollouts', id: experimentId }));
+    expect([wrong.code, wrong.method, wrong.field]).toEqual(['BAD_REQUEST', 'resumeJob', 'kind']);
+    expect(wrong.message).toBe(`resumeJob: experiment ${experimentId} is a run experiment, not a rollouts one`);
+    const missing = await rejection(t.api.resumeJob({ kind: 'run', id: 'exp-nope' }));
+    expect([missing.code, missing.field]).toEqual(['NOT_FOUND', 'id']);
+    const loop = await rejection(t.api.resumeJob({ kind: 'train-loop', id: 'loop-nope' }));
+    expect([loop.code, loop.field]).toEqual(['NOT_FOUND', 'id']);
+    expect(t.store.pendingTasks(experimentId)).toHaveLength(3);
+    await expect(t.api.resumeJob({ kind: 'run', id: experimentId })).resolves.toEqual({ kind: 'run', id: experimentId, pending: 3 });
+    await t.lab.runner.settled(experimentId);
+    expect(t.store.getExperiment(experimentId).status).toBe('completed');
+    expect(t.store.listRuns(experimentId)).toHaveLength(3);
+  });
+
   it('refuses an unknown experiment (NOT_FOUND), a moved default for an experiment without one, a changed model file', async () => {
     expect((await rejection(t.api.resumeRun({ experimentId: 'exp-nope' }))).code).toBe('NOT_FOUND');
     let open!: () => void;

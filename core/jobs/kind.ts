@@ -83,6 +83,11 @@ export interface JobKind<Spec = unknown, Update = unknown, Config = unknown> {
   resume?(ctx: JobContext<Update>): JobRun | Promise<JobRun>;
   /** The lab method and CLI command that start a kind without a generic `start` (e.g. `startTrainLoop` / `flowlab train-loop`). */
   startVia?: { method: string; command: string };
+  /**
+   * The lab method and CLI command that resume a kind without a generic `resume` (experiments and
+   * train loops: `resumeRun` / `flowlab resume`); `resumeJob` routes such a kind there.
+   */
+  resumeVia?: { method: string; command: string };
   /** Folds one update into the job's progress (pure). */
   fold(progress: JobProgress, update: Update): JobProgress;
 }

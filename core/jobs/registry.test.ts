@@ -17,7 +17,9 @@ describe('the job registry', () => {
       'experiment/run', 'experiment/blame-eval', 'experiment/rollouts', 'train-loop/train-loop', 'mass/evolve', 'mass/rank', 'mass/rsi', 'study/study', 'download/download', 'fork/fork',
     ]);
     expect(kinds.filter((k) => k.configVersion === 1).map((k) => k.name)).toEqual(['run', 'blame-eval', 'rollouts', 'train-loop']);
-    expect(kinds.every((k) => k.startVia !== undefined && !k.startable && !k.resumable)).toBe(true);
+    expect(kinds.every((k) => k.startVia !== undefined && !k.startable)).toBe(true);
+    // Experiments and train loops resume through resumeRun (resumeJob routes them there); the others by their own start.
+    expect(kinds.filter((k) => k.resumable).map((k) => `${k.name}:${k.resumeVia?.method}`)).toEqual(['run:resumeRun', 'blame-eval:resumeRun', 'rollouts:resumeRun', 'train-loop:resumeRun']);
   });
 
   it('refuses a second kind of the same name and names the kinds for an unknown one', () => {

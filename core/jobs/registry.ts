@@ -18,10 +18,12 @@ export interface JobKindInfo {
   describe: string;
   /** Started through the generic `startJob` / `flowlab job start`. */
   startable: boolean;
-  /** Resumed through `resumeJob` / `flowlab job resume`. */
+  /** Resumed through `resumeJob` (by the kind itself, or routed to its `resumeVia` method) / `flowlab job resume`. */
   resumable: boolean;
   /** The kind's own lab method and CLI command, for kinds started there. */
   startVia?: { method: string; command: string };
+  /** The lab method and CLI command `resumeJob` routes the kind to (`resumeRun`, `flowlab resume`). */
+  resumeVia?: { method: string; command: string };
   /** Its stored config's shape version, when it stores one. */
   configVersion?: number;
 }
@@ -50,8 +52,8 @@ export class JobRegistry {
   /** Every kind, in registration order. */
   list(): JobKindInfo[] {
     return [...this.kinds.values()].map((k) => ({
-      name: k.name, family: k.family, describe: k.describe, startable: k.start !== undefined, resumable: k.resume !== undefined,
-      ...(k.startVia && { startVia: k.startVia }), ...(k.codec && { configVersion: k.codec.version }),
+      name: k.name, family: k.family, describe: k.describe, startable: k.start !== undefined, resumable: k.resume !== undefined || k.resumeVia !== undefined,
+      ...(k.startVia && { startVia: k.startVia }), ...(k.resumeVia && { resumeVia: k.resumeVia }), ...(k.codec && { configVersion: k.codec.version }),
     }));
   }
 }
@@ -65,6 +67,8 @@ export function progressFold(progress: JobProgress, update: JobProgress): JobPro
 const experimentCodec = { version: 1, decode: (value: unknown, id: string): ExperimentConfig | null => decodeExperimentConfig(value, id) };
 /** The stored train-loop plan codec (core/experiments/trainLoopResume.ts). */
 const loopPlanCodec = { version: 1, decode: (value: unknown, id: string): TrainLoopPlan => loopPlanOf({ id, plan: value }) };
+/** Experiments and train loops resume through `resumeRun` (it finds which from the id). */
+const RESUME_RUN = { method: 'resumeRun', command: 'flowlab resume' } as const;
 
 /** A kind started and resumed through its own lab method (its payload schema lives with that method: core/api). */
 function viaMethod(name: string, family: string, describe: string, method: string, command: string): JobKind<unknown, JobProgress> {
@@ -79,13 +83,13 @@ function viaMethod(name: string, family: string, describe: string, method: strin
 export function builtinJobKinds(): JobRegistry {
   const registry = new JobRegistry();
   const experiment = (name: 'run' | 'blame-eval' | 'rollouts', describe: string, command: string): JobKind<unknown, JobProgress, ExperimentConfig | null> => ({
-    name, family: 'experiment', describe, spec: experimentSpecSchemas[name], codec: experimentCodec, startVia: { method: 'startRun', command }, fold: progressFold,
+    name, family: 'experiment', describe, spec: experimentSpecSchemas[name], codec: experimentCodec, startVia: { method: 'startRun', command }, resumeVia: RESUME_RUN, fold: progressFold,
   });
   registry
     .register(experiment('run', 'tasks through one workflow, each once', 'flowlab run'))
     .register(experiment('blame-eval', 'SIMULATED faults with ground truth, blame scored against them', 'flowlab blame-eval'))
     .register(experiment('rollouts', 'G on-policy rollouts per task and group-relative advantages', 'flowlab rollouts'))
-    .register({ ...viaMethod('train-loop', 'train-loop', 'rollouts, policy steps and held-out evaluation, iteration by iteration', 'startTrainLoop', 'flowlab train-loop'), codec: loopPlanCodec })
+    .register({ ...viaMethod('train-loop', 'train-loop', 'rollouts, policy steps and held-out evaluation, iteration by iteration', 'startTrainLoop', 'flowlab train-loop'), codec: loopPlanCodec, resumeVia: RESUME_RUN })
     .register(viaMethod('evolve', 'mass', 'MASS inner loop: evolve a workflow design', 'startEvolve', 'flowlab evolve'))
     .register(viaMethod('rank', 'mass', 'MASS outer loop: rank designs (Bradley-Terry)', 'startRank', 'flowlab rank'))
     .register(viaMethod('rsi', 'mass', 'MASS RSI cycles: evolve, rank, repeat', 'startRsi', 'flowlab rsi'))
