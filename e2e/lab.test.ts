@@ -217,10 +217,12 @@ describe.skipIf(!!noBrowser)('the lab in Chromium against flowlab serve', () => 
       const drawMs = Number(await graph.getAttribute('data-draw-ms'));
       const totalMs = Number(await graph.getAttribute('data-total-ms'));
       reportPerf('trace2000', { nodes: BIG_NODES, layoutAndDrawMs: totalMs, drawMs, clickToDrawnMs: wallMs, targetMs: DRAW_TARGET_MS }, `${BIG_NODES}-node trace: layout+draw ${totalMs.toFixed(0)} ms (target < ${DRAW_TARGET_MS}: ${totalMs < DRAW_TARGET_MS ? 'MET' : 'MISSED'}); draw alone ${drawMs.toFixed(0)} ms; click to drawn, fetch included, ${wallMs} ms`);
-      reportPerf('trace2000LongestTask', { longestMs: drawTasks.longest, count: drawTasks.count }, `${BIG_NODES}-node trace: longest main-thread task while opening it ${drawTasks.longest.toFixed(0)} ms (${drawTasks.count} long task(s))`);
+      reportPerf('trace2000LongestTask', { longestMs: drawTasks.longest, count: drawTasks.count, targetMs: LONGTASK_TARGET_MS }, `${BIG_NODES}-node trace: longest main-thread task while opening it ${drawTasks.longest.toFixed(0)} ms (${drawTasks.count} long task(s); target < ${LONGTASK_TARGET_MS}: ${drawTasks.longest < LONGTASK_TARGET_MS ? 'MET' : 'MISSED'})`);
       expect(totalMs).toBeGreaterThan(0);
       expect(totalMs).toBeLessThan(DRAW_LIMIT_MS);
-      if (totalMs >= 200) expect(drawTasks.count).toBeGreaterThan(0);
+      // The graph comes in chunks, a frame each, and the list in rows a frame: no task holds the whole
+      // draw. A loose bound (a loaded 2-core machine stretches every task); the target is reported.
+      expect(drawTasks.longest).toBeLessThan(2 * LONGTASK_LIMIT_MS);
       // The list below fills in after the first frame; the failing node is a root, its successors cascades.
       await page.locator(tid(`trace-row-${BIG_FAILING_NODE}`)).waitFor(WAIT);
       await expect.poll(() => page.locator('tr.row-st-cascade').count(), WAIT).toBeGreaterThan(0);

@@ -167,3 +167,17 @@ export function viewportToFit(
   const cy = (minY + maxY) / 2;
   return { zoom, pan: { x: width / 2 - zoom * cx, y: height / 2 - zoom * cy } };
 }
+
+/** Elements added per frame to a large graph (nodes before edges). */
+export const DRAW_CHUNK = 400;
+
+/**
+ * `elements` in chunks of at most `size`, every node before any edge (an edge needs both ends in
+ * the graph when it is added). Order within nodes and within edges is kept.
+ */
+export function chunksOf(elements: readonly ElementDefinition[], size: number): ElementDefinition[][] {
+  const ordered = [...elements.filter((e) => e.group !== 'edges' && e.data.source === undefined), ...elements.filter((e) => e.group === 'edges' || e.data.source !== undefined)];
+  const out: ElementDefinition[][] = [];
+  for (let i = 0; i < ordered.length; i += size) out.push(ordered.slice(i, i + size));
+  return out.length ? out : [[]];
+}

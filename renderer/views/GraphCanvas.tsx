@@ -5,8 +5,8 @@
  * drew and how long the draw took (`data-draw-ms`, from adding the elements to the first frame).
  */
 import cytoscape, { type Core, type ElementDefinition, type EventObject } from 'cytoscape';
-import { memo, useEffect, useRef } from 'react';
-import { ALL_LIVE_CLASSES, liveNodeLook, viewportToFit } from '../lib/elements.ts';
+import { memo, useEffect, useRef, useState } from 'react';
+import { ALL_LIVE_CLASSES, chunksOf, DRAW_CHUNK, liveNodeLook, viewportToFit } from '../lib/elements.ts';
 import { graphStyle, LABEL_ZOOM, LARGE_GRAPH, READABLE_ZOOM, restyle, type Theme } from '../lib/graphStyle.ts';
 import type { LiveNode } from '../lib/liveRun.ts';
 
@@ -129,7 +129,12 @@ export const GraphCanvas = memo(function GraphCanvas(props: GraphCanvasProps) {
     // The theme is applied by its own effect; re-creating on theme change would lose the view.
   }, [large]);
 
-  // Elements: replace all, fit, and time the first frame.
+  // Elements: replace all, fit, and time the first frame. A large graph is added in chunks, one
+  // per frame (nodes first, then edges), so no main-thread task holds the whole first render:
+  // cytoscape's first frame styles and measures every new element (~0.25 ms each here, 2,000
+  // nodes and their edges in one frame blocked the page for 0.4-0.7 s), later frames only redraw.
+  // `complete` is set once every element is in, so the selection and live states apply to all.
+  const [complete, setComplete] = useState<readonly ElementDefinition[] | null>(null);
   useEffect(() => {
     const cy = cyRef.current;
     const el = container.current;
@@ -137,21 +142,41 @@ export const GraphCanvas = memo(function GraphCanvas(props: GraphCanvasProps) {
     el.dataset.ready = 'false';
     const t0 = performance.now();
     applied.current.clear();
+    const chunks = large ? chunksOf(elements, DRAW_CHUNK) : [elements];
+    let stopped = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     cy.batch(() => {
       cy.elements().remove();
-      cy.add(elements);
+      cy.add(chunks[0] ?? []);
     });
     fitView(cy, elements, callbacks.current.selected);
-    cy.one('render', () => {
+    let next = 1;
+    const onFrame = () => {
+      if (stopped) return;
+      if (next < chunks.length) {
+        // The next chunk in a task of its own, after this frame was drawn.
+        timer = setTimeout(() => {
+          if (stopped) return;
+          cy.add(chunks[next++]!);
+          cy.one('render', onFrame);
+        }, 0);
+        return;
+      }
       const draw = performance.now() - t0;
       el.dataset.drawMs = draw.toFixed(1);
       el.dataset.totalMs = (draw + prepMs).toFixed(1);
       el.dataset.nodes = String(cy.nodes().length);
       el.dataset.ready = 'true';
-    });
+      setComplete(elements);
+    };
+    cy.one('render', onFrame);
     // Force a frame even when nothing is visible (an empty graph renders nothing otherwise).
     cy.forceRender();
-  }, [elements, prepMs]);
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
+  }, [elements, prepMs, large]);
 
   // Theme changes restyle in place (the stylesheet given at creation already has the current theme).
   useEffect(() => {
@@ -180,7 +205,7 @@ export const GraphCanvas = memo(function GraphCanvas(props: GraphCanvasProps) {
         cy.animate({ center: { eles: target }, zoom: Math.max(cy.zoom(), large ? 0.7 : READABLE_ZOOM) }, { duration: 250 });
       }
     }
-  }, [selected, elements, large]);
+  }, [selected, complete, large]);
 
   // Live states: only nodes whose look changed are touched.
   useEffect(() => {
@@ -200,7 +225,7 @@ export const GraphCanvas = memo(function GraphCanvas(props: GraphCanvasProps) {
         n.data('label', look.label);
       });
     });
-  }, [live, elements]);
+  }, [live, complete]);
 
   return <div ref={container} className="graph" data-testid={testId} role="img" aria-label={label} />;
 });
