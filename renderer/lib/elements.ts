@@ -168,16 +168,27 @@ export function viewportToFit(
   return { zoom, pan: { x: width / 2 - zoom * cx, y: height / 2 - zoom * cy } };
 }
 
-/** Elements added per frame to a large graph (nodes before edges). */
-export const DRAW_CHUNK = 400;
+/** Elements of a large graph added in its first frame; later frames size their chunk by {@link nextChunkSize}. */
+export const FIRST_CHUNK = 300;
+
+/** What one frame of a growing large graph may take (ms): the long-task line is 50 ms, the budget 200 ms. */
+export const CHUNK_FRAME_MS = 100;
 
 /**
- * `elements` in chunks of at most `size`, every node before any edge (an edge needs both ends in
- * the graph when it is added). Order within nodes and within edges is kept.
+ * `elements` with every node before any edge (an edge needs both ends in the graph when it is
+ * added); order within nodes and within edges is kept.
  */
-export function chunksOf(elements: readonly ElementDefinition[], size: number): ElementDefinition[][] {
-  const ordered = [...elements.filter((e) => e.group !== 'edges' && e.data.source === undefined), ...elements.filter((e) => e.group === 'edges' || e.data.source !== undefined)];
-  const out: ElementDefinition[][] = [];
-  for (let i = 0; i < ordered.length; i += size) out.push(ordered.slice(i, i + size));
-  return out.length ? out : [[]];
+export function drawOrder(elements: readonly ElementDefinition[]): ElementDefinition[] {
+  const isEdge = (e: ElementDefinition) => e.group === 'edges' || e.data.source !== undefined;
+  return [...elements.filter((e) => !isEdge(e)), ...elements.filter(isEdge)];
+}
+
+/**
+ * The next chunk's size from the last one's: `size` elements took `spentMs` (adding them and
+ * drawing the frame), so scale to `targetMs`, at most doubling and at least 100 elements. A fast
+ * machine ends in a few frames, a loaded one in more, shorter ones.
+ */
+export function nextChunkSize(size: number, spentMs: number, targetMs = CHUNK_FRAME_MS): number {
+  const scaled = Math.round((size * targetMs) / Math.max(spentMs, 1));
+  return Math.max(100, Math.min(2 * size, scaled));
 }

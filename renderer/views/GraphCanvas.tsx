@@ -6,7 +6,7 @@
  */
 import cytoscape, { type Core, type ElementDefinition, type EventObject } from 'cytoscape';
 import { memo, useEffect, useRef, useState } from 'react';
-import { ALL_LIVE_CLASSES, chunksOf, DRAW_CHUNK, liveNodeLook, viewportToFit } from '../lib/elements.ts';
+import { ALL_LIVE_CLASSES, drawOrder, FIRST_CHUNK, liveNodeLook, nextChunkSize, viewportToFit } from '../lib/elements.ts';
 import { graphStyle, LABEL_ZOOM, LARGE_GRAPH, READABLE_ZOOM, restyle, type Theme } from '../lib/graphStyle.ts';
 import type { LiveNode } from '../lib/liveRun.ts';
 
@@ -130,10 +130,10 @@ export const GraphCanvas = memo(function GraphCanvas(props: GraphCanvasProps) {
   }, [large]);
 
   // Elements: replace all, fit, and time the first frame. A large graph is added in chunks, one
-  // per frame (nodes first, then edges), so no main-thread task holds the whole first render:
-  // cytoscape's first frame styles and measures every new element (~0.25 ms each here, 2,000
-  // nodes and their edges in one frame blocked the page for 0.4-0.7 s), later frames only redraw.
-  // `complete` is set once every element is in, so the selection and live states apply to all.
+  // per frame (nodes first, then edges), each sized to take about CHUNK_FRAME_MS: cytoscape's first
+  // frame styles and measures every new element, and 2,000 nodes with their edges in one frame
+  // blocked the page for 0.4-0.9 s on a loaded 2-core machine. `complete` is set once every
+  // element is in, so the selection and live states apply to all.
   const [complete, setComplete] = useState<readonly ElementDefinition[] | null>(null);
   useEffect(() => {
     const cy = cyRef.current;
@@ -142,22 +142,26 @@ export const GraphCanvas = memo(function GraphCanvas(props: GraphCanvasProps) {
     el.dataset.ready = 'false';
     const t0 = performance.now();
     applied.current.clear();
-    const chunks = large ? chunksOf(elements, DRAW_CHUNK) : [elements];
+    const ordered = large ? drawOrder(elements) : elements;
+    let at = large ? Math.min(FIRST_CHUNK, ordered.length) : ordered.length;
+    let size = at;
+    let started = t0;
     let stopped = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     cy.batch(() => {
       cy.elements().remove();
-      cy.add(chunks[0] ?? []);
+      cy.add(ordered.slice(0, at));
     });
     fitView(cy, elements, callbacks.current.selected);
-    let next = 1;
     const onFrame = () => {
       if (stopped) return;
-      if (next < chunks.length) {
+      if (at < ordered.length) {
+        size = nextChunkSize(size, performance.now() - started);
         // The next chunk in a task of its own, after this frame was drawn.
         timer = setTimeout(() => {
           if (stopped) return;
-          cy.add(chunks[next++]!);
+          started = performance.now();
+          cy.add(ordered.slice(at, (at += size)));
           cy.one('render', onFrame);
         }, 0);
         return;
