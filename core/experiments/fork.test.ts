@@ -130,6 +130,24 @@ describe('forkRun', () => {
     expect([out.run.answer, out.run.correct]).toEqual(['5', true]);
   });
 
+  it('a tool node\'s replaced output that breaks the tool\'s output schema is that node\'s recorded failure, not its reader\'s; the parent unchanged', async () => {
+    const p = await parentRun({ graph: team, text: TEAM }, toy, teamScript);
+    const before = snapshot(p.store, p.runId);
+    // The calculator declares {value: number, expression: string}, no other field (core/tools/calculator.ts).
+    for (const output of ['{"nope":1}', 'plain text', '{"value":"five","expression":"2+3"}']) {
+      const out = await forkRun({ parentRunId: p.runId, nodeId: 'calculate', intervention: { kind: 'output', output } }, p.deps, { save: false });
+      const calc = out.events.find((e) => e.nodeId === 'calculate')!;
+      expect([calc.status, calc.failureClass, calc.errorCode], output).toEqual(['failed', 'execution', 'CONTRACT_VIOLATION']);
+      expect(calc.message).toMatch(/the fork's output for tool node calculate breaks the calculator tool's output schema/);
+      // The verifier never read the bad value: it is a cascade, and the blame is the tool node's (the solver's role).
+      expect(out.events.find((e) => e.nodeId === 'verify')!.status).toBe('cascade');
+      expect(out.run.credit?.roots.map((r) => `${r.nodeId}:${r.blamed}`)).toEqual(['calculate:solver']);
+      expect(out.calls).toEqual({ recorded: { plan: 1, solve: 1 }, intervened: 0, live: {} });
+    }
+    expect(p.liveCalls()).toBe(0);
+    expect(snapshot(p.store, p.runId)).toBe(before);
+  });
+
   it('forks at the first attempt with the default attempt; a seed fork re-runs everything from the node', async () => {
     const p = await parentRun({ graph: team, text: TEAM }, toy, teamScript);
     const out = await forkRun({ parentRunId: p.runId, nodeId: 'verify', intervention: { kind: 'seed', seed: 99 } }, p.deps, { save: false });

@@ -18,7 +18,7 @@
  */
 import { parseDocument } from 'yaml';
 import { runGraph, runGraphOf } from '../design/index.ts';
-import type { RunnableTool, ToolSource } from '../engine/index.ts';
+import { NodeFailure, type RunnableTool, type ToolSource } from '../engine/index.ts';
 import { asRunId, type RoleName } from '../ids.ts';
 import type { ModelConfig, ModelPort } from '../model/config.ts';
 import { missingConfigField, storedModels } from '../store/config.ts';
@@ -29,7 +29,7 @@ import { computeWorkflowHash, newExperimentId, type ForkLink, type Store } from 
 import { getDataset } from '../tasks/registry.ts';
 import type { Dataset } from '../tasks/types.ts';
 import type { ModelCallRecord, NodeEvent } from '../trace/events.ts';
-import { parseWorkflow, type Graph, type ToolLookup } from '../workflow/index.ts';
+import { jsonSchemaValidator, parseWorkflow, type Graph, type ToolLookup } from '../workflow/index.ts';
 import { replayHintsFor } from '../distill/hooks.ts';
 import { buildDesignInjector, buildInjector, checkFaultSpecs } from '../faults/experimentFaults.ts';
 import { gradedRun, runIdOf, taskOf } from '../pipeline/index.ts';
@@ -214,7 +214,7 @@ export async function forkRun(spec: ForkSpec, deps: ForkDeps, options: { save?: 
         ...tool,
         run(inputs, ctx) {
           if (isForkRun(ctx.nodeId ?? '', ctx.attempt ?? 1)) {
-            if (iv.kind === 'output') return parseToolOutput(iv.output);
+            if (iv.kind === 'output') return toolOutput(tool, ctx.nodeId ?? '', iv.output);
             if (iv.kind === 'unfault') return tool.run(inputs, ctx);
           }
           return wrapped.run(inputs, ctx);
@@ -335,12 +335,24 @@ function withPrompt(text: string, path: readonly (string | number)[], prompt: st
   return doc.toString();
 }
 
-function parseToolOutput(text: string): unknown {
+/**
+ * A tool node's replaced output: the text as JSON when it parses, else the text, checked against
+ * the tool's declared output schema (ajv, as the engine checks an agent's completion). One that
+ * breaks it is the node's own recorded failure (CONTRACT_VIOLATION, class execution), so the node
+ * reading it never runs on a value its tool could not have returned and the blame stays here.
+ */
+function toolOutput(tool: RunnableTool, nodeId: string, text: string): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
-    return text;
+    value = text;
   }
+  const validate = jsonSchemaValidator.compile(tool.output);
+  if (!validate(value)) {
+    throw new NodeFailure('execution', 'CONTRACT_VIOLATION', `the fork's output for tool node ${nodeId} breaks the ${tool.name} tool's output schema: ${jsonSchemaValidator.errorsText(validate.errors, { dataVar: 'output' })}`);
+  }
+  return value;
 }
 
 function usedCards(store: Store, runId: string): string[] {
