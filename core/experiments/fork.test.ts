@@ -14,6 +14,11 @@ import { parseWorkflow } from '../workflow/index.ts';
 import { nodeSpanIdOf, runSpans, storedRuns, traceIdOf } from '../otel/index.ts';
 import { ForkError, forkPlan, forkRun, parseNodeRef, reachableFrom, type ForkDeps } from './fork.ts';
 import { startExperiment } from './service.ts';
+import { parseMassDesign } from '../mass/design.ts';
+import { massFamily } from '../mass/family.ts';
+import { runMass } from '../mass/run.ts';
+import { createLearnDataset } from '../tasks/learn.ts';
+import { storedWorkflowOptions } from './storedWorkflow.ts';
 import { replayExperiment } from './replay.ts';
 
 const TEAM = readFileSync(path.join(REPO_ROOT, 'examples/gsm8k-team.yaml'), 'utf8');
@@ -210,6 +215,48 @@ describe('forkRun', () => {
     // Forking at the design node re-runs every designed node live.
     const atDesign = await forkRun({ parentRunId: p.runId, nodeId: 'design', intervention: { kind: 'seed', seed: 1 } }, p.deps, { save: false });
     expect(atDesign.calls).toEqual({ recorded: {}, intervened: 0, live: { design: 1, a: 1, report: 1 } });
+  });
+
+  it('forks inside a MASS hop at the exact node: the orchestrator is served from the recording, the hop gets the output, the later hop and the answer run live; it replays', async () => {
+    const family = massFamily('learn-tool');
+    const task = createLearnDataset('learn-tool', ['tool']).load({ split: 'train', limit: 1 })[0]!;
+    expect([task.input.request, task.expected]).toEqual(['Find facts about the tiger.', 'search']);
+    const parsed = parseMassDesign(
+      { agents: [{ agent_id: 'picker', role: 'Tool picker', instruction: 'Name the tool.', contract: { fields: ['tool'], artefacts: ['note'], checks: ['names_a_tool'] } }, { agent_id: 'checker', role: 'Checker', instruction: 'Check it.' }], hops: ['picker', { agent_id: 'checker', reads: ['picker'] }] },
+      { checks: family.checks.names() },
+    );
+    if (!parsed.ok) throw new Error('the design must parse');
+    /** SIMULATED team (scripted): the picker names `weather` (a listed tool, so its named check passes, but wrong); the orchestrator answers what the picker said. */
+    const script: Script = (r) => {
+      if (r.key.nodeId === 'orchestrator') return 'ask the picker';
+      if (r.key.nodeId === 'h1_picker') return JSON.stringify({ tool: 'weather', note: 'n' });
+      if (r.key.nodeId === 'h2_checker') return '{"reply":"agreed"}';
+      return JSON.stringify(/picker: \{"tool":"(\w+)"/.exec(r.prompt)?.[1] ?? 'calculator');
+    };
+    const store = openStore(path.join(dirs(), 'mass.db'));
+    open.push(store);
+    const models = { models: { default: '/m/sim.gguf' }, roleModels: {}, gpu: false as const };
+    const ws = await runMass(parsed.design, task, { provider: new ScriptedProvider(script), family, store, config: { models } }, { experimentId: 'mass-step', version: 1 });
+    expect([ws.answer, ws.grade.correct]).toEqual(['weather', false]);
+    expect(store.getRunEvents('mass-step/0').map((e) => `${e.nodeId}@${e.attempt}`)).toEqual(['orchestrator@1', 'h1_picker@1', 'h2_checker@1', 'answer@1']);
+    const before = snapshot(store, 'mass-step/0');
+    const live: ScriptedProvider[] = [];
+    const deps: ForkDeps = { store, tools, models: { create: async () => { const p = new ScriptedProvider(script); live.push(p); return p; } }, replay: (calls, o) => new ReplayProvider(calls, o) };
+
+    const out = await forkRun({ parentRunId: 'mass-step/0', nodeId: 'h1_picker', intervention: { kind: 'output', output: '{"tool":"search","note":"n"}' } }, deps);
+    expect(out.calls).toEqual({ recorded: { orchestrator: 1 }, intervened: 1, live: { h2_checker: 1, answer: 1 } });
+    expect(live.reduce((n, p) => n + p.calls, 0)).toBe(2);
+    expect([out.run.answer, out.run.correct]).toEqual(['search', true]);
+    // The hop's named check (a MASS check) holds the fork's output to the hop's contract, too.
+    const broken = await forkRun({ parentRunId: 'mass-step/0', nodeId: 'h1_picker', intervention: { kind: 'output', output: '{"tool":"hammer","note":"n"}' } }, deps, { save: false });
+    expect(broken.events.find((e) => e.nodeId === 'h1_picker')).toMatchObject({ status: 'failed', errorCode: 'CONTRACT_VIOLATION', message: expect.stringContaining('check names_a_tool failed') });
+    expect(snapshot(store, 'mass-step/0')).toBe(before.replace('"experiments":1', '"experiments":2'));
+    // The fork replays from its own recording without a model, parsed as its MASS parent was.
+    const exp = store.getExperiment(out.link!.experimentId);
+    const opts = storedWorkflowOptions(exp.config, tools);
+    const { graph } = parseWorkflow(exp.workflowYaml, opts);
+    const report = await replayExperiment({ store, experimentId: exp.id, graph, provider: new ReplayProvider(store.getExperimentCalls(exp.id)), tools: opts.tools, checks: opts.checks });
+    expect(report).toMatchObject({ runs: 1, mismatched: 0, modelsLoaded: 0 });
   });
 
   it('bad input: unknown run and node, a node that never ran, a contract-breaking output, an incomplete recording; the parent unchanged', async () => {

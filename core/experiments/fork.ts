@@ -35,6 +35,7 @@ import { buildDesignInjector, buildInjector, checkFaultSpecs } from '../faults/e
 import { gradedRun, runIdOf, taskOf } from '../pipeline/index.ts';
 import { ForkError, type Intervention } from './forkError.ts';
 import { forkPlan } from './forkPlan.ts';
+import { storedWorkflowOptions } from './storedWorkflow.ts';
 
 export { ForkError, type ForkErrorCode, type Intervention } from './forkError.ts';
 export { forkPlan, reachableFrom, parseNodeRef, type ForkSide } from './forkPlan.ts';
@@ -107,15 +108,17 @@ export interface ForkConfig {
  * model could not be found or loaded: nothing stored).
  */
 export async function forkRun(spec: ForkSpec, deps: ForkDeps, options: { save?: boolean; signal?: AbortSignal } = {}): Promise<ForkOutcome> {
-  const { store, tools } = deps;
+  const { store } = deps;
   const parent = findRun(store, spec.parentRunId);
   const exp = store.getExperiment(parent.experimentId);
   const config = exp.config ?? {};
   if (exp.kind === 'import') throw new ForkError('INCOMPLETE_RECORDING', 'run', `run ${parent.runId} was imported from traces (flowlab import): its model calls were not recorded by Flowlab, so there is nothing to serve a fork from`);
-  const base = parseWorkflow(exp.workflowYaml, { tools }).graph;
+  // A MASS step (or a fork of one) parses and runs with the MASS checks and re-delegation tool.
+  const { tools, checks } = storedWorkflowOptions(config, deps.tools);
+  const base = parseWorkflow(exp.workflowYaml, { tools, checks }).graph;
   const events = store.getRunEvents(parent.runId);
   if (events.length === 0) throw new ForkError('INCOMPLETE_RECORDING', 'run', `run ${parent.runId} has no recorded node events; there is nothing to serve the fork from`);
-  const ran = runGraphOf(base, events, { tools });
+  const ran = runGraphOf(base, events, { tools, checks });
   const node = ran.nodes.find((n) => n.id === spec.nodeId);
   if (!node) throw new ForkError('UNKNOWN_NODE', 'node', `run ${parent.runId} has no node "${spec.nodeId}" (its nodes: ${ran.nodes.map((n) => n.id).join(', ')})`);
   const runs = events.filter((e) => e.nodeId === spec.nodeId && (e.status === 'ok' || e.status === 'failed'));
@@ -138,11 +141,11 @@ export async function forkRun(spec: ForkSpec, deps: ForkDeps, options: { save?: 
     const own = base.nodes.find((n) => n.id === spec.nodeId);
     if (!own || own.kind !== 'agent') throw new ForkError('BAD_INTERVENTION', 'prompt', `--prompt: node "${spec.nodeId}" is ${own ? `a ${own.kind} node` : 'a designed node'}; only an agent node of the workflow has a prompt to change`);
     workflowYaml = withPrompt(exp.workflowYaml, own.path, iv.prompt);
-    graph = parseWorkflow(workflowYaml, { tools }).graph;
+    graph = parseWorkflow(workflowYaml, { tools, checks }).graph;
   }
   if (iv.kind === 'workflow') {
     workflowYaml = iv.text;
-    graph = parseWorkflow(workflowYaml, { tools }).graph; // SpecError, located, for a bad edit
+    graph = parseWorkflow(workflowYaml, { tools, checks }).graph; // SpecError, located, for a bad edit
     if (!graph.nodes.some((n) => n.id === spec.nodeId) && graph.designNode === undefined) {
       throw new ForkError('BAD_INTERVENTION', 'edit-workflow', `--edit-workflow: the edited workflow has no node "${spec.nodeId}" to fork at`);
     }
@@ -165,7 +168,7 @@ export async function forkRun(spec: ForkSpec, deps: ForkDeps, options: { save?: 
   const designFault = designInjector && ((ctx: Parameters<typeof designInjector.hook>[0]) => (iv.kind === 'unfault' && isForkRun(ran.designNode ?? '', ctx.attempt) ? undefined : designInjector.hook(ctx)));
 
   // Reachability on the graph the fork runs (an edited workflow's new edges count), with the parent's design spliced in.
-  const planGraph = iv.kind === 'workflow' ? runGraphOf(graph, events, { tools }) : ran;
+  const planGraph = iv.kind === 'workflow' ? runGraphOf(graph, events, { tools, checks }) : ran;
   const side = forkPlan(planGraph, events, spec.nodeId, attempt, iv.kind); // a tool node's output is replaced in forkTools, never asked of a provider
   const recordedCalls: RecordedCall[] = events.flatMap((e) => e.calls.map((c) => ({ ...c, taskIndex: parent.taskIndex, nodeId: e.nodeId, attempt: e.attempt })));
   const checked = deps.replay(recordedCalls, { checkPrompts: true });
@@ -236,6 +239,7 @@ export async function forkRun(spec: ForkSpec, deps: ForkDeps, options: { save?: 
       seed,
       provider: router,
       tools: forkTools,
+      checks,
       signal: options.signal,
       modelFor: (role) => liveModels.roleModels[role] ?? 'default',
       // A rollout's calls sampled on-policy at the experiment's temperature (core/experiments/service.ts): so do its forks' live calls.
