@@ -259,6 +259,24 @@ describe('forkRun', () => {
     expect(report).toMatchObject({ runs: 1, mismatched: 0, modelsLoaded: 0 });
   });
 
+  it('an incomplete recording with a node run missing before the fork node run is refused, not run live in its place; nothing stored', async () => {
+    const p = await parentRun({ graph: team, text: TEAM }, toy, teamScript);
+    expect(p.store.getRunEvents(p.runId).map((e) => e.seq)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    // verify@1 (seq 3) lost from the recording: it ran before solve@2, so a fork there cannot serve it.
+    const db = new Database(p.store.file);
+    const id = db.prepare(`SELECT id FROM node_events WHERE run_id = ? AND node_id = 'verify' AND attempt = 1`).pluck().get(p.runId);
+    db.prepare('DELETE FROM model_calls WHERE node_event_id = ?').run(id);
+    db.prepare('DELETE FROM node_events WHERE id = ?').run(id);
+    db.close();
+    const n = p.store.listExperiments().length;
+    const err = await forkRun({ parentRunId: p.runId, nodeId: 'solve', attempt: 2, intervention: { kind: 'output', output: '{"expression":"2+3"}' } }, p.deps).catch((e: unknown) => e as ForkError);
+    expect(err).toBeInstanceOf(ForkError);
+    expect([err.code, err.field]).toEqual(['INCOMPLETE_RECORDING', 'run']);
+    expect(err.message).toMatch(/node runs are missing from the recording \(seq 3 of 0\.\.10\)/);
+    expect(p.liveCalls()).toBe(0);
+    expect(p.store.listExperiments().length).toBe(n);
+  });
+
   it('bad input: unknown run and node, a node that never ran, a contract-breaking output, an incomplete recording; the parent unchanged', async () => {
     const cascade: Script = (r) => (r.role === 'solver' ? '{"expression":"no number"}' : teamScript(r));
     const p = await parentRun({ graph: team, text: TEAM }, toy, cascade);

@@ -103,7 +103,7 @@ export interface ForkConfig {
  * graph the run ran; the message lists its nodes), NEVER_RAN (the node was never run: only skipped
  * or cascaded, or no event), UNKNOWN_ATTEMPT, BAD_INTERVENTION (a prompt on a tool or designed node,
  * `unfault` where no fault was injected, a role the workflow lacks), INCOMPLETE_RECORDING (no events,
- * an agent node run with no recorded call, the task not planned, a recorded call missing when
+ * a node run missing (a gap in `seq`), an agent node run with no recorded call, the task not planned, a recorded call missing when
  * served), RECORDING_MISMATCH (an upstream prompt differs from the recording), MODEL_FAILED (a live
  * model could not be found or loaded: nothing stored).
  */
@@ -308,8 +308,19 @@ function findRun(store: Store, runId: string): RunRecord {
   }
 }
 
-/** Every agent node run that ran ok must have its model calls recorded, or the fork could not serve it. */
+/**
+ * The recording must hold every node run (their `seq`, the completion order, is 0..n-1 with no gap:
+ * a missing one that ran before the fork node run would otherwise be taken for one that never ran,
+ * and run live in its place), and every agent node run that ran ok must have its model calls.
+ */
 function checkRecording(events: readonly NodeEvent[], graph: Graph, runId: string): void {
+  const seqs = new Set(events.map((e) => e.seq));
+  const last = Math.max(...seqs);
+  const missing: number[] = [];
+  for (let q = 0; q <= last && missing.length < 10; q++) if (!seqs.has(q)) missing.push(q);
+  if (missing.length) {
+    throw new ForkError('INCOMPLETE_RECORDING', 'run', `run ${runId}: node runs are missing from the recording (seq ${missing.join(', ')}${missing.length === 10 ? ', ...' : ''} of 0..${last}); the fork cannot serve what ran before its node from it`);
+  }
   const kinds = new Map(graph.nodes.map((n) => [n.id as string, n.kind]));
   for (const e of events) {
     if (e.status === 'ok' && kinds.get(e.nodeId) !== 'tool' && e.calls.length === 0 && !(graph.designNode === e.nodeId && e.output === undefined)) {
