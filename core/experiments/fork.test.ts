@@ -269,7 +269,7 @@ describe('forkRun', () => {
     db.prepare('DELETE FROM node_events WHERE id = ?').run(id);
     db.close();
     const n = p.store.listExperiments().length;
-    const err = await forkRun({ parentRunId: p.runId, nodeId: 'solve', attempt: 2, intervention: { kind: 'output', output: '{"expression":"2+3"}' } }, p.deps).catch((e: unknown) => e as ForkError);
+    const err = (await forkRun({ parentRunId: p.runId, nodeId: 'solve', attempt: 2, intervention: { kind: 'output', output: '{"expression":"2+3"}' } }, p.deps).then(() => undefined, (e: unknown) => e)) as ForkError;
     expect(err).toBeInstanceOf(ForkError);
     expect([err.code, err.field]).toEqual(['INCOMPLETE_RECORDING', 'run']);
     expect(err.message).toMatch(/node runs are missing from the recording \(seq 3 of 0\.\.10\)/);
