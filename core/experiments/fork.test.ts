@@ -277,6 +277,30 @@ describe('forkRun', () => {
     expect(p.store.listExperiments().length).toBe(n);
   });
 
+  it('an output at the fork node run replaces it whole: a SIMULATED fault planned there (a design fault, an agent\'s execution fault) is neither applied nor marked', async () => {
+    // Every design gets a dangling edge and every executor completion breaks its contract (SIMULATED, rate 1).
+    const store = openStore(path.join(dirs(), 'faults.db'));
+    open.push(store);
+    const spec = { kind: 'blame-eval' as const, workflow: { graph: designed.graph, text: designed.WF }, dataset: 'designed', split: 'test', limit: 1, seed: 17, models: designed.MODELS, inject: ['designer=dangling_edge@1', 'executor=contract@1'] };
+    const port = { create: async () => new ScriptedProvider(designed.script) };
+    const outcome = await (await startExperiment(spec, { store, models: port, tools: designed.tools, datasets: () => designed.dataset })).done;
+    const runId = `${outcome.experimentId}/0`;
+    expect(store.getRunEvents(runId).filter((e) => e.fault).map((e) => `${e.nodeId}:${e.fault}`)).toEqual(['design:design:dangling_edge', 'a:contract']);
+    const deps: ForkDeps = { store, tools: designed.tools as ForkDeps['tools'], models: port, datasets: () => designed.dataset, replay: (calls, o) => new ReplayProvider(calls, o) };
+    // The right design for "Will it rain tomorrow?" given as the design node's output.
+    const atDesign = await forkRun({ parentRunId: runId, nodeId: 'design', intervention: { kind: 'output', output: JSON.stringify(designed.DESIGNS.weather) } }, deps, { save: false });
+    const design = atDesign.events.find((e) => e.nodeId === 'design')!;
+    expect([design.status, design.fault]).toEqual(['ok', undefined]);
+    // Below it the executor's skill still meets its own SIMULATED contract fault (it stays where the seed put it).
+    expect(atDesign.events.filter((e) => e.fault).map((e) => `${e.nodeId}:${e.fault}:${e.status}`)).toEqual(['a:contract:failed']);
+    // Forking at that skill with its right output: no fault there either, and the run is right.
+    const parentOk = await forkRun({ parentRunId: runId, nodeId: 'design', intervention: { kind: 'unfault' } }, deps);
+    const atSkill = await forkRun({ parentRunId: parentOk.run.runId, nodeId: 'a', intervention: { kind: 'output', output: '"tomorrow"' } }, deps, { save: false });
+    expect(atSkill.events.find((e) => e.nodeId === 'a')).toMatchObject({ status: 'ok', output: 'tomorrow' });
+    expect(atSkill.events.find((e) => e.nodeId === 'a')!.fault).toBeUndefined();
+    expect(atSkill.events.filter((e) => e.fault).map((e) => e.nodeId)).toEqual(['report']);
+  });
+
   it('bad input: unknown run and node, a node that never ran, a contract-breaking output, an incomplete recording; the parent unchanged', async () => {
     const cascade: Script = (r) => (r.role === 'solver' ? '{"expression":"no number"}' : teamScript(r));
     const p = await parentRun({ graph: team, text: TEAM }, toy, cascade);

@@ -165,7 +165,15 @@ export async function forkRun(spec: ForkSpec, deps: ForkDeps, options: { save?: 
   const designInjector = specs.length ? buildDesignInjector(specs, exp.seed, tools) : undefined;
   const taskKey = String(parent.taskIndex);
   const isForkRun = (n: string, k: number) => n === spec.nodeId && k === attempt;
-  const designFault = designInjector && ((ctx: Parameters<typeof designInjector.hook>[0]) => (iv.kind === 'unfault' && isForkRun(ran.designNode ?? '', ctx.attempt) ? undefined : designInjector.hook(ctx)));
+  // The fork node run is free of its planned fault when the fault is removed (`unfault`) or its output replaced whole (`output`).
+  const faultFree = (n: string, k: number) => (iv.kind === 'unfault' || iv.kind === 'output') && isForkRun(n, k);
+  // A design served from the recording gets the fault its parent's design run carried, no other (a fork of an `unfault` fork has none).
+  const designFault = designInjector && ((ctx: Parameters<typeof designInjector.hook>[0]) => {
+    const design = ran.designNode ?? '';
+    if (faultFree(design, ctx.attempt)) return undefined;
+    if (side(design, ctx.attempt) === 'recorded' && !parentFaults.has(`${design}#${ctx.attempt}`)) return undefined;
+    return designInjector.hook(ctx);
+  });
 
   // Reachability on the graph the fork runs (an edited workflow's new edges count), with the parent's design spliced in.
   const planGraph = iv.kind === 'workflow' ? runGraphOf(graph, events, { tools, checks }) : ran;
@@ -263,7 +271,7 @@ export async function forkRun(spec: ForkSpec, deps: ForkDeps, options: { save?: 
   for (const e of outcome.events) {
     const key = `${e.nodeId}#${e.attempt}`;
     if (side(e.nodeId, e.attempt) === 'recorded' && parentFaults.has(key)) Object.assign(e, { simulated: true, fault: parentFaults.get(key) });
-    else if (side(e.nodeId, e.attempt) !== 'recorded' && !(iv.kind === 'unfault' && isForkRun(e.nodeId, e.attempt))) {
+    else if (side(e.nodeId, e.attempt) !== 'recorded' && !faultFree(e.nodeId, e.attempt)) {
       const kind = injector?.faultAt(taskKey, e.nodeId, e.attempt);
       if (kind) Object.assign(e, { simulated: true, fault: kind });
     }
