@@ -19,7 +19,7 @@ describe.skipIf(!haveShared)('workshop "what if": fix the blamed designer, see w
     const scenario = parseScenario(readFileSync('workshops/what-if.yaml', 'utf8'), 'what-if.yaml');
     const step = scenario.steps[0]!;
     const db = path.join(tempDir('workshop-what-if'), 'ws.db');
-    const result = await cliStepRunner({ db, model, threads: 1 }).run(step);
+    const result = await cliStepRunner({ db, model, threads: 1 }).run(step, 0);
 
     const store = openStore(db);
     try {
