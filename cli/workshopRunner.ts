@@ -3,7 +3,9 @@
  * (`node bin/flowlab.js <command> <args> --db <db> --model <file> --threads <n> --json`), so the
  * workshop's own process never loads a model, then reads the step's truth from the command's JSON
  * and the runs it stored: structural blame (core/blame/credit roots), held-out rewards before and after
- * training with the paired statistics of `flowlab compare`, or the SIMULATED tamperer's summary.
+ * training with the paired statistics of `flowlab compare`, or the SIMULATED tamperer's summary. A
+ * "what if" step (`fix-saves`) then runs `flowlab counterfactual --save` on the blame evaluation it
+ * made, and reads how many of its failed and silent runs the step's fix saves (docs/fork.md).
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -11,8 +13,8 @@ import path from 'node:path';
 import type { RunRecord } from '../core/results/index.ts';
 import { openStore } from '../core/store/index.ts';
 import {
-  blamedRoleTruth, beatsStart, commandLine, rolesLearnedTruth, tallyBlame, tampererTruth, WorkshopError,
-  type RevealChart, type RevealFact, type RoleHeldout, type ScenarioStep, type StepResult, type StepRunner, type TamperView,
+  blamedRoleTruth, beatsStart, commandLine, fixSavesTruth, rolesLearnedTruth, tallyBlame, tallyWhatIf, tampererTruth, WorkshopError,
+  type RevealChart, type RevealFact, type RoleHeldout, type ScenarioStep, type StepResult, type StepRunner, type TamperView, type WhatIfRun,
 } from '../core/workshop/index.ts';
 import { compareRuns } from './commands/compare.ts';
 import { repoRoot } from './root.ts';
@@ -71,20 +73,29 @@ export function cliStepRunner(o: CliStepRunnerOptions): StepRunner {
       if (ran.code !== 0 && !step.run.ok_exit.includes(ran.code)) {
         throw new WorkshopError('STEP_FAILED', `step "${step.id}": \`${shown}\` exited ${ran.code}: ${ran.stderr.trim().split('\n').slice(-3).join(' | ').slice(0, 600)}`);
       }
-      const line = ran.stdout.trim().split('\n').pop() ?? '';
-      let json: Record<string, unknown>;
-      try {
-        json = JSON.parse(line) as Record<string, unknown>;
-      } catch {
-        throw new WorkshopError('STEP_FAILED', `step "${step.id}": \`${shown}\` printed no JSON object on its last stdout line`);
+      const json = lastJson(ran.stdout, step, shown);
+      // A "what if" step: counterfactual blame of the blame evaluation it just made, every fork saved (attendees may open them).
+      let whatIf: { json: Record<string, unknown>; shown: string; seconds: number } | undefined;
+      if (step.question.truth === 'fix-saves' && step.what_if) {
+        const experimentId = json['experimentId'];
+        if (typeof experimentId !== 'string') throw new WorkshopError('STEP_FAILED', `step "${step.id}": \`${shown}\` printed no experimentId to fork the runs of`);
+        const w = step.what_if;
+        const withArg = w.with.startsWith('teacher=') ? `teacher=${resolveArgs([w.with.slice('teacher='.length)])[0]}` : w.with;
+        const argv = ['counterfactual', experimentId, '--intervene', w.intervene, '--with', withArg, '--save', '--db', o.db, '--threads', String(o.threads), '--json'];
+        const cf = await runChild(bin, argv, { ...process.env, ...o.env }, o.onStderr);
+        const cfShown = `npm run flowlab -- counterfactual <its experiment> --intervene ${w.intervene} --with ${w.with} --save --threads ${o.threads}`;
+        if (cf.code !== 0) throw new WorkshopError('STEP_FAILED', `step "${step.id}": \`${cfShown}\` exited ${cf.code}: ${cf.stderr.trim().split('\n').slice(-3).join(' | ').slice(0, 600)}`);
+        whatIf = { json: lastJson(cf.stdout, step, cfShown), shown: cfShown, seconds: cf.seconds };
       }
       const s = openStore(o.db);
       try {
         const experimentIds = s.listExperiments().map((e) => e.id).filter((id) => !before.has(id)).reverse();
         const runs = (ids: readonly string[]) => ids.flatMap((id) => s.listRuns(id));
-        const base = { stepId: step.id, experimentIds, command: shown, seconds: Math.round(ran.seconds * 10) / 10, recordedAt: Date.now() };
+        const seconds = ran.seconds + (whatIf?.seconds ?? 0);
+        const base = { stepId: step.id, experimentIds, command: whatIf ? `${shown} && ${whatIf.shown}` : shown, seconds: Math.round(seconds * 10) / 10, recordedAt: Date.now() };
         const read = step.question.truth === 'blamed-role' ? blameResult(runs(experimentIds), step)
           : step.question.truth === 'roles-learned' ? learnedResult(json, (id) => s.listRuns(id))
+          : step.question.truth === 'fix-saves' ? whatIfResult(whatIf!.json, step)
           : tamperResult(json);
         return { ...base, ...read, runIds: runs(experimentIds.slice(0, 3)).slice(0, 3).map((r) => r.runId) };
       } finally {
@@ -96,12 +107,25 @@ export function cliStepRunner(o: CliStepRunnerOptions): StepRunner {
 
 type Read = Pick<StepResult, 'truth' | 'headline' | 'facts' | 'chart'>;
 
+/** The JSON object a command printed on its last stdout line. Errors: WorkshopError STEP_FAILED. */
+function lastJson(stdout: string, step: ScenarioStep, shown: string): Record<string, unknown> {
+  const line = stdout.trim().split('\n').pop() ?? '';
+  try {
+    return JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    throw new WorkshopError('STEP_FAILED', `step "${step.id}": \`${shown}\` printed no JSON object on its last stdout line`);
+  }
+}
+
+/** The SIMULATED faults of a blame-eval step, from its `--inject` arguments. */
+const injectedOf = (step: ScenarioStep) => step.run.args.filter((_, i) => step.run.args[i - 1] === '--inject').join(', ');
+
 /** The `blamed-role` reveal: who structural credit blames, the cascades it blames on nobody, silent runs, ambiguity. */
 export function blameResult(runs: readonly RunRecord[], step: ScenarioStep): Read {
   const t = tallyBlame(runs);
   const truth = blamedRoleTruth(t);
   const roots = Object.values(t.blamed).reduce((a, b) => a + b, 0) + t.ambiguous;
-  const injected = step.run.args.filter((_, i) => step.run.args[i - 1] === '--inject').join(', ');
+  const injected = injectedOf(step);
   const headline = truth === 'nobody'
     ? `Structure blames nobody: no node failed in ${t.silent} of ${t.runs} runs, yet ${t.wrong} answers are wrong — only the correctness rung carries it.`
     : truth === 'ambiguous'
@@ -148,6 +172,43 @@ export function learnedResult(json: Record<string, unknown>, listRuns: (experime
   const learned = Object.keys(roles).filter((r) => beatsStart(roles[r]!));
   const headline = learned.length ? `${learned.join(' and ')} beat${learned.length === 1 ? 's' : ''} the start on held-out tasks (paired sign test, p < 0.05).` : 'No role beat its start on held-out tasks.';
   const chart: RevealChart = { kind: 'lines', title: 'Mean ladder reward h per role', unit: 'h', x: 'iteration', series: trained.map((r) => ({ name: r, points: iterations.map((it) => it.roles[r]?.reward ?? 0) })) };
+  return { truth, headline, facts, chart };
+}
+
+/** What a "what if" fixes, in words. */
+function fixWords(intervene: string): string {
+  if (intervene === 'blamed') return 'the node structure blames';
+  if (intervene === 'each-node') return 'one node at a time';
+  return `the ${intervene.slice('role:'.length)}'s node`;
+}
+
+/**
+ * The `fix-saves` reveal, from `flowlab counterfactual --json`: of the blame evaluation's failed and
+ * silent runs, how many the fix saved, per role of the fixed node. Errors: WorkshopError STEP_FAILED
+ * (no verdicts in the report).
+ */
+export function whatIfResult(report: Record<string, unknown>, step: ScenarioStep): Read {
+  const verdicts = report['verdicts'];
+  if (!Array.isArray(verdicts)) throw new WorkshopError('STEP_FAILED', `step "${step.id}": flowlab counterfactual reported no verdicts`);
+  const t = tallyWhatIf(verdicts as WhatIfRun[]);
+  const truth = fixSavesTruth(t);
+  const w = step.what_if!;
+  const fix = fixWords(w.intervene);
+  const withWords = w.with === 'oracle' ? 'its right output (the task family\'s oracle)' : `the output of ${w.with.slice('teacher='.length)}`;
+  const injected = injectedOf(step);
+  const headline = t.tried === 0
+    ? `No fix could be tried: the task family knows no right output for ${fix} in these ${t.runs} runs.`
+    : truth === 'yes'
+      ? `Yes: fixing ${fix} with ${withWords} saves ${t.saved} of the ${t.tried} runs it was tried on — that node was enough.`
+      : `No: fixing ${fix} with ${withWords} saves ${t.saved} of the ${t.tried} runs it was tried on — something below it is wrong too, and one fix cannot save the run.`;
+  const facts: RevealFact[] = [
+    ...(injected ? [{ label: 'SIMULATED fault', value: injected }] : []),
+    { label: 'Failed or silent runs', value: String(t.runs) },
+    { label: 'The fix', value: `${w.intervene} with ${w.with} (flowlab counterfactual)` },
+    { label: 'Runs saved', value: `${t.saved} of ${t.tried} tried` },
+    { label: 'Fixes tried (forks), by role', value: Object.entries(t.byRole).map(([r, c]) => `${r} ${c.flipped}/${c.tried} flipped`).join(', ') || 'none' },
+  ];
+  const chart: RevealChart = { kind: 'bars', title: 'Failed or silent runs, after the fix', unit: 'runs', bars: [{ label: 'saved', value: t.saved }, { label: 'still wrong', value: t.tried - t.saved }, { label: 'no fix tried', value: t.runs - t.tried }] };
   return { truth, headline, facts, chart };
 }
 

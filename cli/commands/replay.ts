@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { replayDesignFaultsFor, replayExperiment } from '../../core/experiments/index.ts';
+import { replayDesignFaultsFor, replayExperiment, storedWorkflowOptions } from '../../core/experiments/index.ts';
 import { openStore } from '../../core/store/index.ts';
 import { parseWorkflow } from '../../core/workflow/index.ts';
 import { ReplayProvider } from '../../models/replay/index.ts';
@@ -24,11 +24,11 @@ async function replayCommand(experimentId: string, values: { db: string; json?: 
   const store = openStore(values.db, { mustExist: true });
   try {
     const exp = store.getExperiment(experimentId);
-    const tools = toolsOfExperiment(exp.config, values.db, io);
-    const { graph } = parseWorkflow(exp.workflowYaml, { tools });
+    const { tools, checks } = storedWorkflowOptions(exp.config, toolsOfExperiment(exp.config, values.db, io)); // a MASS step's checks and tools
+    const { graph } = parseWorkflow(exp.workflowYaml, { tools, checks });
     const provider = new ReplayProvider(store.getExperimentCalls(exp.id));
     const designFault = replayDesignFaultsFor(exp, graph, tools);
-    const report = await replayExperiment({ store, experimentId: exp.id, graph, provider, tools, hints: replayHintsFor(store, exp, graph), designFault });
+    const report = await replayExperiment({ store, experimentId: exp.id, graph, provider, tools, checks, hints: replayHintsFor(store, exp, graph), designFault });
     if (values.json) {
       const { mismatches, ...rest } = report;
       io.stdout(JSON.stringify({ ...rest, mismatches: mismatches.slice(0, 100) }) + '\n');

@@ -25,6 +25,7 @@ import { runGraphOf } from '../design/index.ts';
 import type { RunRecord } from '../results/index.ts';
 import type { NodeEvent } from '../trace/events.ts';
 import { parseWorkflow } from '../workflow/index.ts';
+import { storedWorkflowOptions } from './storedWorkflow.ts';
 import { ForkError, forkRun, type ForkDeps, type Intervention } from './fork.ts';
 import { nodeOracle } from './oracle.ts';
 
@@ -136,13 +137,14 @@ const ANSWER = '(answer node)';
 export async function counterfactualBlame(opts: CounterfactualOptions, deps: ForkDeps): Promise<CounterfactualReport> {
   const { store } = deps;
   const exp = store.getExperiment(opts.experimentId);
-  const base = parseWorkflow(exp.workflowYaml, { tools: deps.tools }).graph;
+  const parse = storedWorkflowOptions(exp.config, deps.tools); // a MASS step's checks and tools
+  const base = parseWorkflow(exp.workflowYaml, parse).graph;
   const runs = store.listRuns(exp.id).filter((r) => r.status !== 'cancelled' && !r.correct).slice(0, opts.maxRuns ?? Infinity);
   const verdicts: CounterfactualRun[] = [];
   for (const run of runs) {
     if (opts.signal?.aborted) break;
     const events = store.getRunEvents(run.runId);
-    const graph = runGraphOf(base, events, { tools: deps.tools });
+    const graph = runGraphOf(base, events, parse);
     const verdict = verdictShell(run, events, graph);
     for (const c of candidates(verdict, events, graph, opts.intervene)) {
       const node = graph.nodes.find((n) => n.id === c.nodeId)!;

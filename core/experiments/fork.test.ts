@@ -14,6 +14,11 @@ import { parseWorkflow } from '../workflow/index.ts';
 import { nodeSpanIdOf, runSpans, storedRuns, traceIdOf } from '../otel/index.ts';
 import { ForkError, forkPlan, forkRun, parseNodeRef, reachableFrom, type ForkDeps } from './fork.ts';
 import { startExperiment } from './service.ts';
+import { parseMassDesign } from '../mass/design.ts';
+import { massFamily } from '../mass/family.ts';
+import { runMass } from '../mass/run.ts';
+import { createLearnDataset } from '../tasks/learn.ts';
+import { storedWorkflowOptions } from './storedWorkflow.ts';
 import { replayExperiment } from './replay.ts';
 
 const TEAM = readFileSync(path.join(REPO_ROOT, 'examples/gsm8k-team.yaml'), 'utf8');
@@ -130,6 +135,24 @@ describe('forkRun', () => {
     expect([out.run.answer, out.run.correct]).toEqual(['5', true]);
   });
 
+  it('a tool node\'s replaced output that breaks the tool\'s output schema is that node\'s recorded failure, not its reader\'s; the parent unchanged', async () => {
+    const p = await parentRun({ graph: team, text: TEAM }, toy, teamScript);
+    const before = snapshot(p.store, p.runId);
+    // The calculator declares {value: number, expression: string}, no other field (core/tools/calculator.ts).
+    for (const output of ['{"nope":1}', 'plain text', '{"value":"five","expression":"2+3"}']) {
+      const out = await forkRun({ parentRunId: p.runId, nodeId: 'calculate', intervention: { kind: 'output', output } }, p.deps, { save: false });
+      const calc = out.events.find((e) => e.nodeId === 'calculate')!;
+      expect([calc.status, calc.failureClass, calc.errorCode], output).toEqual(['failed', 'execution', 'CONTRACT_VIOLATION']);
+      expect(calc.message).toMatch(/the fork's output for tool node calculate breaks the calculator tool's output schema/);
+      // The verifier never read the bad value: it is a cascade, and the blame is the tool node's (the solver's role).
+      expect(out.events.find((e) => e.nodeId === 'verify')!.status).toBe('cascade');
+      expect(out.run.credit?.roots.map((r) => `${r.nodeId}:${r.blamed}`)).toEqual(['calculate:solver']);
+      expect(out.calls).toEqual({ recorded: { plan: 1, solve: 1 }, intervened: 0, live: {} });
+    }
+    expect(p.liveCalls()).toBe(0);
+    expect(snapshot(p.store, p.runId)).toBe(before);
+  });
+
   it('forks at the first attempt with the default attempt; a seed fork re-runs everything from the node', async () => {
     const p = await parentRun({ graph: team, text: TEAM }, toy, teamScript);
     const out = await forkRun({ parentRunId: p.runId, nodeId: 'verify', intervention: { kind: 'seed', seed: 99 } }, p.deps, { save: false });
@@ -192,6 +215,90 @@ describe('forkRun', () => {
     // Forking at the design node re-runs every designed node live.
     const atDesign = await forkRun({ parentRunId: p.runId, nodeId: 'design', intervention: { kind: 'seed', seed: 1 } }, p.deps, { save: false });
     expect(atDesign.calls).toEqual({ recorded: {}, intervened: 0, live: { design: 1, a: 1, report: 1 } });
+  });
+
+  it('forks inside a MASS hop at the exact node: the orchestrator is served from the recording, the hop gets the output, the later hop and the answer run live; it replays', async () => {
+    const family = massFamily('learn-tool');
+    const task = createLearnDataset('learn-tool', ['tool']).load({ split: 'train', limit: 1 })[0]!;
+    expect([task.input.request, task.expected]).toEqual(['Find facts about the tiger.', 'search']);
+    const parsed = parseMassDesign(
+      { agents: [{ agent_id: 'picker', role: 'Tool picker', instruction: 'Name the tool.', contract: { fields: ['tool'], artefacts: ['note'], checks: ['names_a_tool'] } }, { agent_id: 'checker', role: 'Checker', instruction: 'Check it.' }], hops: ['picker', { agent_id: 'checker', reads: ['picker'] }] },
+      { checks: family.checks.names() },
+    );
+    if (!parsed.ok) throw new Error('the design must parse');
+    /** SIMULATED team (scripted): the picker names `weather` (a listed tool, so its named check passes, but wrong); the orchestrator answers what the picker said. */
+    const script: Script = (r) => {
+      if (r.key.nodeId === 'orchestrator') return 'ask the picker';
+      if (r.key.nodeId === 'h1_picker') return JSON.stringify({ tool: 'weather', note: 'n' });
+      if (r.key.nodeId === 'h2_checker') return '{"reply":"agreed"}';
+      return JSON.stringify(/picker: \{"tool":"(\w+)"/.exec(r.prompt)?.[1] ?? 'calculator');
+    };
+    const store = openStore(path.join(dirs(), 'mass.db'));
+    open.push(store);
+    const models = { models: { default: '/m/sim.gguf' }, roleModels: {}, gpu: false as const };
+    const ws = await runMass(parsed.design, task, { provider: new ScriptedProvider(script), family, store, config: { models } }, { experimentId: 'mass-step', version: 1 });
+    expect([ws.answer, ws.grade.correct]).toEqual(['weather', false]);
+    expect(store.getRunEvents('mass-step/0').map((e) => `${e.nodeId}@${e.attempt}`)).toEqual(['orchestrator@1', 'h1_picker@1', 'h2_checker@1', 'answer@1']);
+    const before = snapshot(store, 'mass-step/0');
+    const live: ScriptedProvider[] = [];
+    const deps: ForkDeps = { store, tools, models: { create: async () => { const p = new ScriptedProvider(script); live.push(p); return p; } }, replay: (calls, o) => new ReplayProvider(calls, o) };
+
+    const out = await forkRun({ parentRunId: 'mass-step/0', nodeId: 'h1_picker', intervention: { kind: 'output', output: '{"tool":"search","note":"n"}' } }, deps);
+    expect(out.calls).toEqual({ recorded: { orchestrator: 1 }, intervened: 1, live: { h2_checker: 1, answer: 1 } });
+    expect(live.reduce((n, p) => n + p.calls, 0)).toBe(2);
+    expect([out.run.answer, out.run.correct]).toEqual(['search', true]);
+    // The hop's named check (a MASS check) holds the fork's output to the hop's contract, too.
+    const broken = await forkRun({ parentRunId: 'mass-step/0', nodeId: 'h1_picker', intervention: { kind: 'output', output: '{"tool":"hammer","note":"n"}' } }, deps, { save: false });
+    expect(broken.events.find((e) => e.nodeId === 'h1_picker')).toMatchObject({ status: 'failed', errorCode: 'CONTRACT_VIOLATION', message: expect.stringContaining('check names_a_tool failed') });
+    expect(snapshot(store, 'mass-step/0')).toBe(before.replace('"experiments":1', '"experiments":2'));
+    // The fork replays from its own recording without a model, parsed as its MASS parent was.
+    const exp = store.getExperiment(out.link!.experimentId);
+    const opts = storedWorkflowOptions(exp.config, tools);
+    const { graph } = parseWorkflow(exp.workflowYaml, opts);
+    const report = await replayExperiment({ store, experimentId: exp.id, graph, provider: new ReplayProvider(store.getExperimentCalls(exp.id)), tools: opts.tools, checks: opts.checks });
+    expect(report).toMatchObject({ runs: 1, mismatched: 0, modelsLoaded: 0 });
+  });
+
+  it('an incomplete recording with a node run missing before the fork node run is refused, not run live in its place; nothing stored', async () => {
+    const p = await parentRun({ graph: team, text: TEAM }, toy, teamScript);
+    expect(p.store.getRunEvents(p.runId).map((e) => e.seq)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    // verify@1 (seq 3) lost from the recording: it ran before solve@2, so a fork there cannot serve it.
+    const db = new Database(p.store.file);
+    const id = db.prepare(`SELECT id FROM node_events WHERE run_id = ? AND node_id = 'verify' AND attempt = 1`).pluck().get(p.runId);
+    db.prepare('DELETE FROM model_calls WHERE node_event_id = ?').run(id);
+    db.prepare('DELETE FROM node_events WHERE id = ?').run(id);
+    db.close();
+    const n = p.store.listExperiments().length;
+    const err = (await forkRun({ parentRunId: p.runId, nodeId: 'solve', attempt: 2, intervention: { kind: 'output', output: '{"expression":"2+3"}' } }, p.deps).then(() => undefined, (e: unknown) => e)) as ForkError;
+    expect(err).toBeInstanceOf(ForkError);
+    expect([err.code, err.field]).toEqual(['INCOMPLETE_RECORDING', 'run']);
+    expect(err.message).toMatch(/node runs are missing from the recording \(seq 3 of 0\.\.10\)/);
+    expect(p.liveCalls()).toBe(0);
+    expect(p.store.listExperiments().length).toBe(n);
+  });
+
+  it('an output at the fork node run replaces it whole: a SIMULATED fault planned there (a design fault, an agent\'s execution fault) is neither applied nor marked', async () => {
+    // Every design gets a dangling edge and every executor completion breaks its contract (SIMULATED, rate 1).
+    const store = openStore(path.join(dirs(), 'faults.db'));
+    open.push(store);
+    const spec = { kind: 'blame-eval' as const, workflow: { graph: designed.graph, text: designed.WF }, dataset: 'designed', split: 'test', limit: 1, seed: 17, models: designed.MODELS, inject: ['designer=dangling_edge@1', 'executor=contract@1'] };
+    const port = { create: async () => new ScriptedProvider(designed.script) };
+    const outcome = await (await startExperiment(spec, { store, models: port, tools: designed.tools, datasets: () => designed.dataset })).done;
+    const runId = `${outcome.experimentId}/0`;
+    expect(store.getRunEvents(runId).filter((e) => e.fault).map((e) => `${e.nodeId}:${e.fault}`)).toEqual(['design:design:dangling_edge', 'a:contract']);
+    const deps: ForkDeps = { store, tools: designed.tools as ForkDeps['tools'], models: port, datasets: () => designed.dataset, replay: (calls, o) => new ReplayProvider(calls, o) };
+    // The right design for "Will it rain tomorrow?" given as the design node's output.
+    const atDesign = await forkRun({ parentRunId: runId, nodeId: 'design', intervention: { kind: 'output', output: JSON.stringify(designed.DESIGNS.weather) } }, deps, { save: false });
+    const design = atDesign.events.find((e) => e.nodeId === 'design')!;
+    expect([design.status, design.fault]).toEqual(['ok', undefined]);
+    // Below it the executor's skill still meets its own SIMULATED contract fault (it stays where the seed put it).
+    expect(atDesign.events.filter((e) => e.fault).map((e) => `${e.nodeId}:${e.fault}:${e.status}`)).toEqual(['a:contract:failed']);
+    // Forking at that skill with its right output: no fault there either, and the run is right.
+    const parentOk = await forkRun({ parentRunId: runId, nodeId: 'design', intervention: { kind: 'unfault' } }, deps);
+    const atSkill = await forkRun({ parentRunId: parentOk.run.runId, nodeId: 'a', intervention: { kind: 'output', output: '"tomorrow"' } }, deps, { save: false });
+    expect(atSkill.events.find((e) => e.nodeId === 'a')).toMatchObject({ status: 'ok', output: 'tomorrow' });
+    expect(atSkill.events.find((e) => e.nodeId === 'a')!.fault).toBeUndefined();
+    expect(atSkill.events.filter((e) => e.fault).map((e) => e.nodeId)).toEqual(['report']);
   });
 
   it('bad input: unknown run and node, a node that never ran, a contract-breaking output, an incomplete recording; the parent unchanged', async () => {

@@ -18,7 +18,7 @@
  */
 import { parseDocument } from 'yaml';
 import { runGraph, runGraphOf } from '../design/index.ts';
-import type { RunnableTool, ToolSource } from '../engine/index.ts';
+import { NodeFailure, type RunnableTool, type ToolSource } from '../engine/index.ts';
 import { asRunId, type RoleName } from '../ids.ts';
 import type { ModelConfig, ModelPort } from '../model/config.ts';
 import { missingConfigField, storedModels } from '../store/config.ts';
@@ -29,12 +29,13 @@ import { computeWorkflowHash, newExperimentId, type ForkLink, type Store } from 
 import { getDataset } from '../tasks/registry.ts';
 import type { Dataset } from '../tasks/types.ts';
 import type { ModelCallRecord, NodeEvent } from '../trace/events.ts';
-import { parseWorkflow, type Graph, type ToolLookup } from '../workflow/index.ts';
+import { jsonSchemaValidator, parseWorkflow, type Graph, type ToolLookup } from '../workflow/index.ts';
 import { replayHintsFor } from '../distill/hooks.ts';
 import { buildDesignInjector, buildInjector, checkFaultSpecs } from '../faults/experimentFaults.ts';
 import { gradedRun, runIdOf, taskOf } from '../pipeline/index.ts';
 import { ForkError, type Intervention } from './forkError.ts';
 import { forkPlan } from './forkPlan.ts';
+import { storedWorkflowOptions } from './storedWorkflow.ts';
 
 export { ForkError, type ForkErrorCode, type Intervention } from './forkError.ts';
 export { forkPlan, reachableFrom, parseNodeRef, type ForkSide } from './forkPlan.ts';
@@ -102,20 +103,22 @@ export interface ForkConfig {
  * graph the run ran; the message lists its nodes), NEVER_RAN (the node was never run: only skipped
  * or cascaded, or no event), UNKNOWN_ATTEMPT, BAD_INTERVENTION (a prompt on a tool or designed node,
  * `unfault` where no fault was injected, a role the workflow lacks), INCOMPLETE_RECORDING (no events,
- * an agent node run with no recorded call, the task not planned, a recorded call missing when
+ * a node run missing (a gap in `seq`), an agent node run with no recorded call, the task not planned, a recorded call missing when
  * served), RECORDING_MISMATCH (an upstream prompt differs from the recording), MODEL_FAILED (a live
  * model could not be found or loaded: nothing stored).
  */
 export async function forkRun(spec: ForkSpec, deps: ForkDeps, options: { save?: boolean; signal?: AbortSignal } = {}): Promise<ForkOutcome> {
-  const { store, tools } = deps;
+  const { store } = deps;
   const parent = findRun(store, spec.parentRunId);
   const exp = store.getExperiment(parent.experimentId);
   const config = exp.config ?? {};
   if (exp.kind === 'import') throw new ForkError('INCOMPLETE_RECORDING', 'run', `run ${parent.runId} was imported from traces (flowlab import): its model calls were not recorded by Flowlab, so there is nothing to serve a fork from`);
-  const base = parseWorkflow(exp.workflowYaml, { tools }).graph;
+  // A MASS step (or a fork of one) parses and runs with the MASS checks and re-delegation tool.
+  const { tools, checks } = storedWorkflowOptions(config, deps.tools);
+  const base = parseWorkflow(exp.workflowYaml, { tools, checks }).graph;
   const events = store.getRunEvents(parent.runId);
   if (events.length === 0) throw new ForkError('INCOMPLETE_RECORDING', 'run', `run ${parent.runId} has no recorded node events; there is nothing to serve the fork from`);
-  const ran = runGraphOf(base, events, { tools });
+  const ran = runGraphOf(base, events, { tools, checks });
   const node = ran.nodes.find((n) => n.id === spec.nodeId);
   if (!node) throw new ForkError('UNKNOWN_NODE', 'node', `run ${parent.runId} has no node "${spec.nodeId}" (its nodes: ${ran.nodes.map((n) => n.id).join(', ')})`);
   const runs = events.filter((e) => e.nodeId === spec.nodeId && (e.status === 'ok' || e.status === 'failed'));
@@ -138,11 +141,11 @@ export async function forkRun(spec: ForkSpec, deps: ForkDeps, options: { save?: 
     const own = base.nodes.find((n) => n.id === spec.nodeId);
     if (!own || own.kind !== 'agent') throw new ForkError('BAD_INTERVENTION', 'prompt', `--prompt: node "${spec.nodeId}" is ${own ? `a ${own.kind} node` : 'a designed node'}; only an agent node of the workflow has a prompt to change`);
     workflowYaml = withPrompt(exp.workflowYaml, own.path, iv.prompt);
-    graph = parseWorkflow(workflowYaml, { tools }).graph;
+    graph = parseWorkflow(workflowYaml, { tools, checks }).graph;
   }
   if (iv.kind === 'workflow') {
     workflowYaml = iv.text;
-    graph = parseWorkflow(workflowYaml, { tools }).graph; // SpecError, located, for a bad edit
+    graph = parseWorkflow(workflowYaml, { tools, checks }).graph; // SpecError, located, for a bad edit
     if (!graph.nodes.some((n) => n.id === spec.nodeId) && graph.designNode === undefined) {
       throw new ForkError('BAD_INTERVENTION', 'edit-workflow', `--edit-workflow: the edited workflow has no node "${spec.nodeId}" to fork at`);
     }
@@ -162,10 +165,18 @@ export async function forkRun(spec: ForkSpec, deps: ForkDeps, options: { save?: 
   const designInjector = specs.length ? buildDesignInjector(specs, exp.seed, tools) : undefined;
   const taskKey = String(parent.taskIndex);
   const isForkRun = (n: string, k: number) => n === spec.nodeId && k === attempt;
-  const designFault = designInjector && ((ctx: Parameters<typeof designInjector.hook>[0]) => (iv.kind === 'unfault' && isForkRun(ran.designNode ?? '', ctx.attempt) ? undefined : designInjector.hook(ctx)));
+  // The fork node run is free of its planned fault when the fault is removed (`unfault`) or its output replaced whole (`output`).
+  const faultFree = (n: string, k: number) => (iv.kind === 'unfault' || iv.kind === 'output') && isForkRun(n, k);
+  // A design served from the recording gets the fault its parent's design run carried, no other (a fork of an `unfault` fork has none).
+  const designFault = designInjector && ((ctx: Parameters<typeof designInjector.hook>[0]) => {
+    const design = ran.designNode ?? '';
+    if (faultFree(design, ctx.attempt)) return undefined;
+    if (side(design, ctx.attempt) === 'recorded' && !parentFaults.has(`${design}#${ctx.attempt}`)) return undefined;
+    return designInjector.hook(ctx);
+  });
 
   // Reachability on the graph the fork runs (an edited workflow's new edges count), with the parent's design spliced in.
-  const planGraph = iv.kind === 'workflow' ? runGraphOf(graph, events, { tools }) : ran;
+  const planGraph = iv.kind === 'workflow' ? runGraphOf(graph, events, { tools, checks }) : ran;
   const side = forkPlan(planGraph, events, spec.nodeId, attempt, iv.kind); // a tool node's output is replaced in forkTools, never asked of a provider
   const recordedCalls: RecordedCall[] = events.flatMap((e) => e.calls.map((c) => ({ ...c, taskIndex: parent.taskIndex, nodeId: e.nodeId, attempt: e.attempt })));
   const checked = deps.replay(recordedCalls, { checkPrompts: true });
@@ -214,7 +225,7 @@ export async function forkRun(spec: ForkSpec, deps: ForkDeps, options: { save?: 
         ...tool,
         run(inputs, ctx) {
           if (isForkRun(ctx.nodeId ?? '', ctx.attempt ?? 1)) {
-            if (iv.kind === 'output') return parseToolOutput(iv.output);
+            if (iv.kind === 'output') return toolOutput(tool, ctx.nodeId ?? '', iv.output);
             if (iv.kind === 'unfault') return tool.run(inputs, ctx);
           }
           return wrapped.run(inputs, ctx);
@@ -236,6 +247,7 @@ export async function forkRun(spec: ForkSpec, deps: ForkDeps, options: { save?: 
       seed,
       provider: router,
       tools: forkTools,
+      checks,
       signal: options.signal,
       modelFor: (role) => liveModels.roleModels[role] ?? 'default',
       // A rollout's calls sampled on-policy at the experiment's temperature (core/experiments/service.ts): so do its forks' live calls.
@@ -259,7 +271,7 @@ export async function forkRun(spec: ForkSpec, deps: ForkDeps, options: { save?: 
   for (const e of outcome.events) {
     const key = `${e.nodeId}#${e.attempt}`;
     if (side(e.nodeId, e.attempt) === 'recorded' && parentFaults.has(key)) Object.assign(e, { simulated: true, fault: parentFaults.get(key) });
-    else if (side(e.nodeId, e.attempt) !== 'recorded' && !(iv.kind === 'unfault' && isForkRun(e.nodeId, e.attempt))) {
+    else if (side(e.nodeId, e.attempt) !== 'recorded' && !faultFree(e.nodeId, e.attempt)) {
       const kind = injector?.faultAt(taskKey, e.nodeId, e.attempt);
       if (kind) Object.assign(e, { simulated: true, fault: kind });
     }
@@ -304,8 +316,19 @@ function findRun(store: Store, runId: string): RunRecord {
   }
 }
 
-/** Every agent node run that ran ok must have its model calls recorded, or the fork could not serve it. */
+/**
+ * The recording must hold every node run (their `seq`, the completion order, is 0..n-1 with no gap:
+ * a missing one that ran before the fork node run would otherwise be taken for one that never ran,
+ * and run live in its place), and every agent node run that ran ok must have its model calls.
+ */
 function checkRecording(events: readonly NodeEvent[], graph: Graph, runId: string): void {
+  const seqs = new Set(events.map((e) => e.seq));
+  const last = Math.max(...seqs);
+  const missing: number[] = [];
+  for (let q = 0; q <= last && missing.length < 10; q++) if (!seqs.has(q)) missing.push(q);
+  if (missing.length) {
+    throw new ForkError('INCOMPLETE_RECORDING', 'run', `run ${runId}: node runs are missing from the recording (seq ${missing.join(', ')}${missing.length === 10 ? ', ...' : ''} of 0..${last}); the fork cannot serve what ran before its node from it`);
+  }
   const kinds = new Map(graph.nodes.map((n) => [n.id as string, n.kind]));
   for (const e of events) {
     if (e.status === 'ok' && kinds.get(e.nodeId) !== 'tool' && e.calls.length === 0 && !(graph.designNode === e.nodeId && e.output === undefined)) {
@@ -335,12 +358,24 @@ function withPrompt(text: string, path: readonly (string | number)[], prompt: st
   return doc.toString();
 }
 
-function parseToolOutput(text: string): unknown {
+/**
+ * A tool node's replaced output: the text as JSON when it parses, else the text, checked against
+ * the tool's declared output schema (ajv, as the engine checks an agent's completion). One that
+ * breaks it is the node's own recorded failure (CONTRACT_VIOLATION, class execution), so the node
+ * reading it never runs on a value its tool could not have returned and the blame stays here.
+ */
+function toolOutput(tool: RunnableTool, nodeId: string, text: string): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
-    return text;
+    value = text;
   }
+  const validate = jsonSchemaValidator.compile(tool.output);
+  if (!validate(value)) {
+    throw new NodeFailure('execution', 'CONTRACT_VIOLATION', `the fork's output for tool node ${nodeId} breaks the ${tool.name} tool's output schema: ${jsonSchemaValidator.errorsText(validate.errors, { dataVar: 'output' })}`);
+  }
+  return value;
 }
 
 function usedCards(store: Store, runId: string): string[] {

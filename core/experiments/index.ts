@@ -27,3 +27,4 @@ export { forkRun, forkPlan, forkOf, reachableFrom, parseNodeRef, ForkError, type
 export { counterfactualBlame, scoreCounterfactual, parseIntervene, describeIntervene, describeWith, type CounterfactualReport, type CounterfactualRun, type CounterfactualTrial, type CounterfactualOptions, type InterveneOn, type CorrectWith, type RateCell } from './counterfactual.ts';
 export { nodeOracle, type OracleContext } from './oracle.ts';
 export { evaluationsOf, stepwiseRows, type StepwiseRow } from './counterfactualExport.ts';
+export { storedWorkflowOptions, type StoredWorkflowOptions } from './storedWorkflow.ts';

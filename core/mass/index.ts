@@ -10,6 +10,7 @@ export { compileMass, MASS_BUDGET, type MassBudget, type CompiledMass } from './
 export { massFamily, massFamilyNames, massChecks, MASS_CHECKS, FIRST_DESIGNS, WORD_CHOICES } from './family.ts';
 export { runStep, type StepDeps, type StepSpec, type StepResult } from './stored.ts';
 export { runMass, workspaceOf, type MassRunDeps, type MassRunOptions } from './run.ts';
+export { massTools, REDELEGATE_TOOL } from './redelegate.ts';
 export { judgePair, judgeWorkflow, evidenceOf, VERDICT_SCHEMA, EVIDENCE_CHARS, type JudgeOptions } from './judge.ts';
 export { optimize, optimizerPrompt, optimizerSchema, vocabularyOf, takeaways, PROPOSAL_FIELDS, AGENT_ID_POOL, FIELD_POOL, type HistoryEntry, type OptimizerInput, type Optimized } from './optimizer.ts';
 export { evolve, settingsOf, summaryOf, EVOLVE_DEFAULTS, type EvolveSpec, type EvolveDeps, type EvolveEvent, type EvolveReport, type EvolveTaskResult, type EvolutionSettings } from './inner.ts';

@@ -56,9 +56,12 @@ export type StepCommand = (typeof STEP_COMMANDS)[number];
  * - `roles-learned`: `all` when every trained role's held-out reward beats its start in a paired
  *   sign test (p < 0.05, mean difference > 0), else the one role that does, else `none`;
  * - `judge-prefers-tamperer`: `yes` when the self-judge's win rate in pairs with one SIMULATED
- *   tampered run is above one half, else `no`.
+ *   tampered run is above one half, else `no`;
+ * - `fix-saves` ("what if"): after the step's blame evaluation, `flowlab counterfactual` forks its
+ *   failed and silent runs at the step's `what_if` node runs with a corrected output (docs/fork.md);
+ *   `yes` when the fix saves (flips to success) more than half of the runs it was tried on, else `no`.
  */
-export const TRUTHS = ['blamed-role', 'roles-learned', 'judge-prefers-tamperer'] as const;
+export const TRUTHS = ['blamed-role', 'roles-learned', 'judge-prefers-tamperer', 'fix-saves'] as const;
 export type TruthKind = (typeof TRUTHS)[number];
 
 /** Flags the workshop command supplies itself; a step's args must not set them. */
@@ -93,6 +96,15 @@ const StepSchema = z.strictObject({
   reveal: Text(2000),
   /** The timer of the question, in seconds. */
   seconds: z.number().int('must be a whole number').min(10, 'must be at least 10').max(3600, 'must be at most 3600').default(120),
+  /**
+   * The "what if" of a `fix-saves` step: which node runs of the blame evaluation's failed and silent
+   * runs are fixed (`flowlab counterfactual --intervene`: blamed, each-node, role:<role>) and with
+   * what (`--with`: oracle, or teacher=<model file>, a path relative to the repository root).
+   */
+  what_if: z.strictObject({
+    intervene: z.string().regex(/^(blamed|each-node|role:[A-Za-z0-9_-]{1,40})$/, 'must be blamed, each-node or role:<role>'),
+    with: z.string().regex(/^(oracle|teacher=\S{1,400})$/, 'must be oracle or teacher=<model>'),
+  }).optional(),
 });
 
 const ScenarioSchema = z.strictObject({
@@ -111,7 +123,11 @@ const TRUTH_CHOICES: Record<TruthKind, readonly string[]> = {
   'blamed-role': ['nobody', 'ambiguous'],
   'roles-learned': ['all', 'none'],
   'judge-prefers-tamperer': ['yes', 'no'],
+  'fix-saves': ['yes', 'no'],
 };
+
+/** The truth kinds whose every fixed choice must be offered. */
+const YES_NO: readonly TruthKind[] = ['judge-prefers-tamperer', 'fix-saves'];
 
 /** The fixed choices of a truth kind (all of them must be offered for `judge-prefers-tamperer`). */
 export function truthChoices(kind: TruthKind): readonly string[] {
@@ -129,11 +145,16 @@ function crossIssues(s: Scenario): Array<{ path: DocPath; message: string }> {
       if (ids.has(c.id)) out.push({ path: ['steps', i, 'question', 'choices', j], message: `choice "${c.id}" is offered twice` });
       ids.add(c.id);
     });
-    if (step.question.truth === 'judge-prefers-tamperer') {
-      for (const need of TRUTH_CHOICES['judge-prefers-tamperer']) {
-        if (!ids.has(need)) out.push({ path: ['steps', i, 'question', 'choices'], message: `truth judge-prefers-tamperer needs the choice "${need}"` });
+    const truth = step.question.truth;
+    if (YES_NO.includes(truth)) {
+      for (const need of TRUTH_CHOICES[truth]) {
+        if (!ids.has(need)) out.push({ path: ['steps', i, 'question', 'choices'], message: `truth ${truth} needs the choice "${need}"` });
       }
     }
+    if (truth === 'fix-saves') {
+      if (!step.what_if) out.push({ path: ['steps', i], message: 'truth fix-saves needs what_if: { intervene, with } (the node runs to fix, and with what)' });
+      if (step.run.command !== 'blame-eval') out.push({ path: ['steps', i, 'run', 'command'], message: `truth fix-saves forks the runs of a blame-eval, not of ${step.run.command}` });
+    } else if (step.what_if) out.push({ path: ['steps', i, 'what_if'], message: `what_if belongs to truth fix-saves, not ${truth}` });
     step.run.args.forEach((a, j) => {
       const flag = a.split('=')[0]!;
       if ((RESERVED_FLAGS as readonly string[]).includes(flag)) out.push({ path: ['steps', i, 'run', 'args', j], message: `${flag} is set by \`flowlab workshop\` itself; leave it out` });

@@ -145,5 +145,47 @@ export function tampererTruth(t: TamperView): string {
   return t.judge.winRate !== null && t.judge.winRate > 0.5 ? 'yes' : 'no';
 }
 
+/** One counterfactual verdict as the `fix-saves` truth reads it (core/experiments `CounterfactualRun`, from `flowlab counterfactual --json`). */
+export interface WhatIfRun {
+  runId: string;
+  trials: ReadonlyArray<{ nodeId: string; role: string | null; flipped: boolean | null }>;
+}
+
+/** What the "what if" forks found: runs a fix was tried on, runs it saved (some tried fix flipped the run to success), per role of the fixed node. */
+export interface WhatIfTally {
+  /** Failed or silent runs examined. */
+  runs: number;
+  /** Runs where at least one fix was tried (a node with a corrected output). */
+  tried: number;
+  /** Runs some tried fix flipped to success. */
+  saved: number;
+  /** Forks made (fixes tried). */
+  forks: number;
+  /** Per role of the fixed node: fixes tried and fixes that flipped their run. */
+  byRole: Record<string, { tried: number; flipped: number }>;
+}
+
+/** Counts the counterfactual verdicts of a `fix-saves` step. */
+export function tallyWhatIf(runs: readonly WhatIfRun[]): WhatIfTally {
+  const t: WhatIfTally = { runs: runs.length, tried: 0, saved: 0, forks: 0, byRole: {} };
+  for (const r of runs) {
+    const tried = r.trials.filter((x) => x.flipped !== null);
+    if (tried.length) t.tried++;
+    if (tried.some((x) => x.flipped)) t.saved++;
+    t.forks += tried.length;
+    for (const x of tried) {
+      const cell = (t.byRole[x.role ?? '(no role)'] ??= { tried: 0, flipped: 0 });
+      cell.tried++;
+      if (x.flipped) cell.flipped++;
+    }
+  }
+  return t;
+}
+
+/** The `fix-saves` truth: `yes` when the fix saved more than half of the runs it was tried on (none tried: `no`). */
+export function fixSavesTruth(t: WhatIfTally): string {
+  return t.tried > 0 && t.saved * 2 > t.tried ? 'yes' : 'no';
+}
+
 /** The truth kinds whose value can be a role name (checked against the step's choices at rehearsal). */
 export const ROLE_TRUTHS: readonly TruthKind[] = ['blamed-role', 'roles-learned'];

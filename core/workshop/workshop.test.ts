@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { gate, rejectionOf, runRecord, storeTracker, thrownBy } from '../../test/fixtures.ts';
 import type { CreditResult, RootFailure } from '../blame/credit/types.ts';
 import {
-  applyControl, blamedRoleTruth, chartSvg, initialState, parseScenario, rehearsalSource, rehearse, rolesLearnedTruth, scorePredictions,
+  applyControl, blamedRoleTruth, chartSvg, fixSavesTruth, initialState, tallyWhatIf, parseScenario, rehearsalSource, rehearse, rolesLearnedTruth, scorePredictions,
   secondsLeft, tallyBlame, tampererTruth, workshopReportHtml, WorkshopError, WorkshopSession, type Scenario, type StepResult, type StepRunner,
 } from './index.ts';
 
@@ -72,12 +72,40 @@ describe('scenarios', () => {
     expect(unknown.issues[0]).toMatchObject({ path: '', message: 'unknown field(s): colour', line: 1 });
   });
 
-  it('ships the five scenarios, each valid', () => {
+  it('ships the six scenarios, each valid', () => {
     const files = readdirSync(WORKSHOPS).filter((f) => f.endsWith('.yaml')).sort();
-    expect(files).toEqual(['designer-or-worker.yaml', 'judge-blind-spot.yaml', 'silent-error.yaml', 'watch-a-team-learn.yaml', 'who-broke-it.yaml']);
+    expect(files).toEqual(['designer-or-worker.yaml', 'judge-blind-spot.yaml', 'silent-error.yaml', 'watch-a-team-learn.yaml', 'what-if.yaml', 'who-broke-it.yaml']);
     const parsed = files.map((f) => parseScenario(readFileSync(path.join(WORKSHOPS, f), 'utf8'), f));
     expect(parsed.map((s) => `${s.id}:${s.steps.map((x) => x.run.command).join(',')}`)).toEqual([
-      'designer-or-worker:blame-eval,blame-eval', 'judge-blind-spot:rank', 'silent-error:blame-eval,blame-eval', 'watch-a-team-learn:train-loop', 'who-broke-it:blame-eval',
+      'designer-or-worker:blame-eval,blame-eval', 'judge-blind-spot:rank', 'silent-error:blame-eval,blame-eval', 'watch-a-team-learn:train-loop', 'what-if:blame-eval', 'who-broke-it:blame-eval',
+    ]);
+    expect(parsed.find((x) => x.id === 'what-if')!.steps[0]).toMatchObject({ what_if: { intervene: 'role:designer', with: 'oracle' }, question: { truth: 'fix-saves' } });
+  });
+
+  it('a "what if" step (truth fix-saves) needs its what_if, yes and no, and a blame-eval; what_if belongs to it alone', () => {
+    const whatIf = `id: w
+title: W
+summary: One step.
+steps:
+  - id: fix
+    title: Fix
+    text: Think.
+    run: { command: blame-eval, args: [examples/gsm8k-team.yaml] }
+    what_if: { intervene: blamed, with: oracle }
+    question: { prompt: Saved?, choices: [yes, no], truth: fix-saves }
+    reveal: Maybe.
+`;
+    expect(parseScenario(whatIf, 'w.yaml').steps[0]!.what_if).toEqual({ intervene: 'blamed', with: 'oracle' });
+    const issues = (text: string) => thrownBy(WorkshopError, () => parseScenario(text, 'w.yaml')).issues.map((i) => `${i.line}:${i.path}: ${i.message}`);
+    expect(issues(whatIf.replace('    what_if: { intervene: blamed, with: oracle }\n', '').replace('[yes, no]', '[yes, maybe]').replace('command: blame-eval', 'command: rank'))).toEqual([
+      '9:steps[0].question.choices: truth fix-saves needs the choice "no"',
+      '5:steps[0]: truth fix-saves needs what_if: { intervene, with } (the node runs to fix, and with what)',
+      '8:steps[0].run.command: truth fix-saves forks the runs of a blame-eval, not of rank',
+    ]);
+    expect(issues(whatIf.replace('truth: fix-saves', 'truth: blamed-role'))).toEqual(['9:steps[0].what_if: what_if belongs to truth fix-saves, not blamed-role']);
+    expect(issues(whatIf.replace('intervene: blamed, with: oracle', 'intervene: solver, with: magic'))).toEqual([
+      '9:steps[0].what_if.intervene: must be blamed, each-node or role:<role>',
+      '9:steps[0].what_if.with: must be oracle or teacher=<model>',
     ]);
   });
 });
@@ -134,6 +162,21 @@ describe('truths', () => {
     expect(rolesLearnedTruth({ planner: h(0.5, 1e-5), solver: h(0.2, 0.01) })).toBe('all');
     expect(rolesLearnedTruth({ planner: h(0.5, 1e-5), solver: h(0.2, 0.2) })).toBe('planner');
     expect(rolesLearnedTruth({ planner: h(-0.5, 1e-5), solver: h(0, 1) })).toBe('none');
+  });
+
+  it('fix-saves: runs saved by some tried fix, more than half of the runs a fix was tried on', () => {
+    const t = (nodeId: string, role: string | null, flipped: boolean | null) => ({ nodeId, role, flipped });
+    const runs = [
+      { runId: 'e/0', trials: [t('design', 'designer', true)] },
+      { runId: 'e/1', trials: [t('design', 'designer', false), t('a', 'executor', true)] },
+      { runId: 'e/2', trials: [t('design', 'designer', false)] },
+      { runId: 'e/3', trials: [t('plan', 'planner', null)] }, // no corrected output: not tried
+    ];
+    const tally = tallyWhatIf(runs);
+    expect(tally).toEqual({ runs: 4, tried: 3, saved: 2, forks: 4, byRole: { designer: { tried: 3, flipped: 1 }, executor: { tried: 1, flipped: 1 } } });
+    expect(fixSavesTruth(tally)).toBe('yes'); // 2 of 3
+    expect(fixSavesTruth(tallyWhatIf(runs.slice(1)))).toBe('no'); // 1 of 2: not more than half
+    expect(fixSavesTruth(tallyWhatIf([runs[3]!]))).toBe('no'); // none tried
   });
 
   it('judge-prefers-tamperer: a win rate above one half', () => {
