@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ExperimentLabEvent as LabEvent } from '../../core/api/lab.ts';
-import { applyLabEvents, isFinished, progressOf, startLiveRun, watchedNodes } from './liveRun.ts';
+import { applyLabEvents, isFinished, progressOf, runTally, settledFromStored, startLiveRun, watchedNodes } from './liveRun.ts';
 
 const node = (runId: string, nodeId: string, phase: 'started' | 'finished', extra: Partial<Extract<LabEvent, { type: 'node' }>> = {}): LabEvent => ({
   type: 'node', experimentId: 'e1', runId, nodeId, attempt: 1, phase, ...(phase === 'finished' ? { status: 'ok' as const } : {}), ...extra,
@@ -55,5 +55,18 @@ describe('applyLabEvents', () => {
 
   it('is a no-op without a live run', () => {
     expect(applyLabEvents(null, [node('r0', 'a', 'started')])).toBeNull();
+  });
+});
+
+describe('settledFromStored (the followed run after the connection came back)', () => {
+  const live = { ...startLiveRun('exp-1', 4), status: 'running' as const, done: 3, runsCorrect: 1, runsWrong: 2 };
+  it('takes the stored end and the runs stored while events were missed: 3 seen + 1 earlier = 4 of 4', () => {
+    const next = settledFromStored(live, { status: 'completed', runsDone: 4 });
+    expect([next.status, next.done]).toEqual(['completed', 4]);
+    expect(runTally(next)).toMatchObject({ done: 4, total: 4, earlier: 1 });
+  });
+  it('an interrupted experiment reads as cancelled, saying how to finish it; a running one is left as it is', () => {
+    expect(settledFromStored(live, { status: 'interrupted', runsDone: 3 })).toMatchObject({ status: 'cancelled', done: 3, message: 'interrupted: the server stopped while it ran; Resume finishes it' });
+    expect(settledFromStored(live, { status: 'running', runsDone: 4 })).toBe(live);
   });
 });

@@ -57,6 +57,18 @@ export function isFinished(live: LiveRun | null): boolean {
   return !!live && (live.status === 'completed' || live.status === 'cancelled' || live.status === 'failed');
 }
 
+/**
+ * The followed run after the connection came back, from its stored row (`getExperiment`): its end
+ * (`interrupted` reads as cancelled, with how to finish it) and the runs stored meanwhile, whose
+ * events were missed (they count as `earlier` in the tally); unchanged while it still runs.
+ */
+export function settledFromStored(live: LiveRun, stored: { status: string; runsDone: number }): LiveRun {
+  if (stored.status === 'running') return live;
+  const status = stored.status === 'completed' || stored.status === 'failed' ? stored.status : 'cancelled';
+  const message = stored.status === 'interrupted' ? 'interrupted: the server stopped while it ran; Resume finishes it' : live.message;
+  return { ...live, status, done: Math.max(live.done, stored.runsDone), ...(message !== undefined && { message }) };
+}
+
 /** The counters of a live run, defined once: done = correct + wrong + failed + cancelled + earlier. */
 export interface RunTally {
   done: number;

@@ -10,7 +10,7 @@
  */
 import { isStoredEvent, STORED_AREAS, type LabEvent, type StoredArea } from '../../core/api/client.ts';
 import { CONNECTED, type ConnectionStatus } from '../connection.ts';
-import { isFinished } from '../lib/liveRun.ts';
+import { isFinished, settledFromStored } from '../lib/liveRun.ts';
 import { load } from './loadable.ts';
 import type { SliceContext } from './types.ts';
 
@@ -72,10 +72,8 @@ export function createLiveSlice({ api, set, get, deps }: SliceContext): LiveSlic
     if (!live || isFinished(live)) return;
     const detail = await load(() => api.getExperiment({ id: live.experimentId }));
     if (detail.status !== 'ready' || get().live?.experimentId !== live.experimentId) return;
-    const status = detail.data.status;
-    if (status === 'running') return;
-    const ended = status === 'completed' || status === 'failed' ? status : 'cancelled';
-    set({ live: { ...get().live!, status: ended, message: status === 'interrupted' ? 'interrupted: the server stopped while it ran; Resume finishes it' : get().live!.message } });
+    const next = settledFromStored(get().live!, detail.data);
+    if (next !== get().live) set({ live: next });
   };
 
   return {
