@@ -12,7 +12,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { GenerateRequest, ModelProvider } from '../model/provider.ts';
 import { openStore } from '../store/index.ts';
 import { createLearnDataset } from '../tasks/learn.ts';
 import type { SftSequence } from '../training/port.ts';
@@ -22,7 +21,7 @@ import { FIRST_DESIGNS } from './family.ts';
 import { parseMassDesign } from './design.ts';
 import { runRank } from './rank.ts';
 import { runRsi, type RsiOptions } from './rsi.ts';
-import { fakeTrainer, scripted } from './rsi.fixture.ts';
+import { delayed, fakeTrainer, flight, scripted } from './rsi.fixture.ts';
 import type { OuterOptions } from './outer.ts';
 import { ScriptedProvider } from '../model/scripted.ts';
 import { defaultTools } from '../tools/index.ts';
@@ -39,42 +38,6 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-/** What the delayed model saw: calls in flight now and at most, and the order calls started and finished in. */
-interface Flight {
-  now: number;
-  max: number;
-  started: number;
-  finishOrder: number[];
-}
-const flight = (): Flight => ({ now: 0, max: 0, started: 0, finishOrder: [] });
-
-/** FNV-1a of a string, for a delay that is a function of the call (never of timing). */
-function fnv(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193) >>> 0;
-  return h;
-}
-
-/** `inner` (SIMULATED) answering each call after 0-11 ms, by its seed and prompt, counting calls in flight. */
-function delayed(inner: ModelProvider, f: Flight): ModelProvider {
-  return {
-    name: inner.name,
-    modelsLoaded: () => 0,
-    dispose: async () => {},
-    async generate(r: GenerateRequest) {
-      const n = f.started++;
-      f.max = Math.max(f.max, ++f.now);
-      try {
-        await new Promise((res) => setTimeout(res, fnv(`${r.seed}|${r.prompt}`) % 12));
-        return await inner.generate(r);
-      } finally {
-        f.now--;
-        f.finishOrder.push(n);
-      }
-    },
-  };
-}
-
 const TIMING = new Set(['created_at', 'updated_at', 'finished_at', 'started_at', 'ended_at', 'ms', 'pid', 'startedAt', 'endedAt', 'seconds', 'wallSeconds']);
 /** A value without its clock readings, with `dir` written as `<dir>` (each run has its own folder). */
 function untimed(v: unknown, dir: string): unknown {
@@ -87,7 +50,7 @@ function untimed(v: unknown, dir: string): unknown {
 }
 
 /** Every stored row a loop wrote, table by table in row order, without clock readings. */
-function rowsOf(db: string, dir: string): Record<string, unknown[]> {
+function rowsOf(db: string, dir: string) {
   const raw = new Database(db, { readonly: true });
   try {
     // JSON columns are read as values, so a clock reading inside one (an SFT's seconds) is left out too.
@@ -159,7 +122,7 @@ describe('MASS steps in flight (SIMULATED model, delayed replies)', () => {
     expect(one.rows.experiments).toHaveLength(2 * (6 + 15 + 6));
     expect(one.rows.runs).toHaveLength(54);
     expect(one.rows.calls.length).toBeGreaterThan(54);
-    for (const table of Object.keys(one.rows)) expect(many.rows[table], table).toEqual(one.rows[table]);
+    for (const table of Object.keys(one.rows) as Array<keyof typeof one.rows>) expect(many.rows[table], table).toEqual(one.rows[table]);
     expect(many.result).toEqual(one.result);
     expect(Object.keys(one.files)).toEqual(expect.arrayContaining(['self/train.jsonl', 'verifier/train.jsonl', 'verifier/manifest.json', 'env/rank-p-t1-r5/guard.json']));
     expect(many.files).toEqual(one.files);
@@ -200,7 +163,7 @@ describe('MASS steps in flight (SIMULATED model, delayed replies)', () => {
     // Two cycles: each trained a version per arm (4 versions), held out 3 tasks x 2 samples per model.
     expect(one.rows.versions).toHaveLength(4);
     expect(one.rows.mass.length).toBeGreaterThan(0);
-    for (const table of Object.keys(one.rows)) expect(many.rows[table], table).toEqual(one.rows[table]);
+    for (const table of Object.keys(one.rows) as Array<keyof typeof one.rows>) expect(many.rows[table], table).toEqual(one.rows[table]);
     expect(many.report).toEqual(one.report);
     expect(Object.keys(one.files)).toEqual(expect.arrayContaining(['state.json', 'cycle-1/verifier/train.jsonl', 'cycle-2/self/manifest.json', 'versions/c1-verifier.gguf', 'versions/c2-self.gguf']));
     expect(many.files).toEqual(one.files);
