@@ -7,16 +7,18 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ApiError, isLabEvent, type MassJobEvent } from '../core/api/index.ts';
-import { fakeTrainer, scripted } from '../core/mass/rsi.fixture.ts';
+import { delayed, fakeTrainer, flight, scripted, type Flight } from '../core/mass/rsi.fixture.ts';
 import { fakeModelFile, labHostOptions, labPerTest, rejectionOf } from '../test/fixtures.ts';
 import { createLabHost } from './index.ts';
 
 let model: string;
+/** Calls in flight on the SIMULATED model (its replies delayed 0-11 ms by call). */
+let f: Flight = flight();
 const t = labPerTest('lab-mass', (h) => {
   model = fakeModelFile(h.dir);
   return createLabHost({
     ...labHostOptions(h), dataDir: path.join(h.dir, 'data'),
-    createProvider: async (cfg) => scripted(cfg.models['default'] ?? ''),
+    createProvider: async (cfg) => delayed(scripted(cfg.models['default'] ?? ''), f),
     loadTrainer: async () => fakeTrainer([]),
   });
 });
@@ -61,6 +63,22 @@ describe('MASS jobs from the lab (SIMULATED model and trainer)', () => {
     await t.lab.runner.mass.settled(rsi.jobId);
     expect(closing('lab-rsi')).toEqual(['running', 'completed']);
     expect(t.api.getOuterLoop({ loopId: 'lab-rsi' }).cycles.map((c) => `${c.cycle}:${c.arm}`)).toEqual(['1:self', '1:verifier']);
+  }, 60_000);
+
+  it('a rank with parallel 4 keeps calls in flight and records the same loop as parallel 1', async () => {
+    const view = async (loopId: string, parallel: number) => {
+      f = flight();
+      const { jobId } = await t.api.startRank({ dataset: 'learn-tool', model, tasks: 1, runs: 5, topK: 2, loopId, parallel });
+      await t.lab.runner.mass.settled(jobId);
+      expect(closing(jobId)).toEqual(['running', 'completed']);
+      return { max: f.max, loop: JSON.stringify(t.api.getOuterLoop({ loopId })).split(loopId).join('<loop>') };
+    };
+    const one = await view('lab-p1', 1);
+    const four = await view('lab-p4', 4);
+    expect(one.max).toBe(1);
+    expect(four.max).toBeGreaterThan(1);
+    expect(four.loop).toBe(one.loop);
+    expect(four.loop).toContain('<loop>-t0-r4/0');
   }, 60_000);
 
   it('cancels a running job, holds its model file meanwhile (BUSY), and names a bad field', async () => {

@@ -15,6 +15,7 @@ import {
   type EvolveEvent, type OuterSettings, type RsiEvent,
 } from '../core/mass/index.ts';
 import type { ModelConfig, ModelProvider } from '../core/model/index.ts';
+import { defaultParallel } from '../core/schedule/index.ts';
 import { storedModels, type Store } from '../core/store/index.ts';
 import { getDataset } from '../core/tasks/index.ts';
 import type { ToolRegistry } from '../core/tools/index.ts';
@@ -154,7 +155,7 @@ export class MassJobs extends JobOwner {
         recordEvolution(this.o.store, jobId, { tasks, firstDesign: first.design, settings: { dataset: req.dataset, split: req.split ?? d.split, iterations, rule, ...(auditSwaps > 0 && { auditSwaps }) }, seed, models: cfg, environment: reproEnvironment() });
         await evolve(
           { evolutionId: jobId, family, tasks, firstDesign: first.design, iterations, rule, seed, catalogue, auditSwaps },
-          { store: this.o.store, provider, tools: this.o.tools, signal, config: { models: cfg }, onEvent: (e) => {
+          { store: this.o.store, provider, tools: this.o.tools, signal, config: { models: cfg }, parallel: req.parallel ?? defaultParallel(cfg).parallel, onEvent: (e) => {
             if (e.type === 'workspace' || e.type === 'rejected') done = Math.min(total, done + (e.type === 'workspace' && e.version === null ? 0 : 1));
             emit(evolveLine(e), done, total);
           } },
@@ -175,7 +176,7 @@ export class MassJobs extends JobOwner {
       const provider = await this.providerOf(s.options.baseModel, req);
       try {
         const { cycles: _c, ...settings } = s;
-        await startRank({ store: this.o.store, provider, signal, onEvent: (e) => emit(`${e.taskId}: ${e.type}s ${e.done}/${e.total}`, e.done, e.total) }, settings);
+        await startRank({ store: this.o.store, provider, signal, ...(req.parallel !== undefined && { parallel: req.parallel }), onEvent: (e) => emit(`${e.taskId}: ${e.type}s ${e.done}/${e.total}`, e.done, e.total) }, settings);
       } finally {
         await provider.dispose().catch(() => {});
       }
@@ -197,7 +198,7 @@ export class MassJobs extends JobOwner {
       const { cycles, ...settings } = s;
       const line = (e: RsiEvent) => (e.type === 'stage' ? `cycle ${e.cycle} [${e.arm}] ${e.stage}` : `cycle ${e.cycle} [${e.arm}] ${e.what} ${e.done}/${e.total}`);
       await startRsi({
-        store: this.o.store, trainer, signal, makeProvider: (file) => this.providerOf(file, req),
+        store: this.o.store, trainer, signal, makeProvider: (file) => this.providerOf(file, req), ...(req.parallel !== undefined && { parallel: req.parallel }),
         onEvent: (e) => emit(line(e), e.type === 'progress' ? e.done : undefined, e.type === 'progress' ? e.total : undefined),
       }, settings, cycles);
     });

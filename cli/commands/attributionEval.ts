@@ -25,6 +25,8 @@ import type { ModelConfig, ModelProvider } from '../../core/model/index.ts';
 import { loadedLlamaProvider } from '../../models/factory.ts';
 import { ReplayProvider } from '../../models/replay/index.ts';
 import type { Io } from '../io.ts';
+import { addParallelOption } from '../parallel.ts';
+import { defaultParallel } from '../../core/schedule/index.ts';
 import { answerGuard } from '../../core/guards/index.ts';
 
 interface AttributionFlags {
@@ -44,6 +46,7 @@ interface AttributionFlags {
   recordCalls?: string;
   replayCalls?: string;
   json?: boolean;
+  parallel?: number;
 }
 
 /** One row of the plan: a method, its label, and its structure's options (`crashRule`: takes `--harness-crash`). */
@@ -110,7 +113,8 @@ export function define(cmd: Command, ctx: CommandContext): void {
     .option('--record-calls <file.jsonl>', 'write every judge call (prompt, reply, seed, tokens) as one JSON line, replayable with --replay-calls')
     .option('--replay-calls <file.jsonl>', 'answer the judge calls from a recording instead of a model (no model is loaded)')
     .option('--skip-bad', 'score the logs that can be scored and list the others as unscorable (default: exit 1 naming the count and the first bad file and field)')
-    .option('--json', 'print one JSON object instead of the tables')
+    .option('--json', 'print one JSON object instead of the tables');
+  addParallelOption(cmd, 'logs judged')
     .action(act(ctx, (o: AttributionFlags) => attributionEvalCommand(o, ctx.io)));
 }
 
@@ -189,9 +193,12 @@ async function attributionEvalCommand(values: AttributionFlags, io: Io): Promise
   // The judge's model (or recording), loaded once for every judge row.
   let provider: ((m: LlmJudgeMethod) => ModelProvider) | undefined;
   let live: ModelProvider | undefined;
+  // Logs judged at once (docs/scale.md): the flag, else the model's default (1 for a local file; a recording: 1).
+  let parallel = values.parallel ?? 1;
   if (judged.length && values.replayCalls) provider = replayProviders(readRecording(path.resolve(values.replayCalls)));
   else if (judged.length) {
     const cfg: ModelConfig = { models: { default: path.resolve(values.model!) }, roleModels: { judge: 'default' }, threads, contextSize, gpu: false };
+    parallel = values.parallel ?? defaultParallel(cfg).parallel;
     live = await loadedLlamaProvider(cfg);
     provider = () => live!;
   }
@@ -211,6 +218,7 @@ async function attributionEvalCommand(values: AttributionFlags, io: Io): Promise
             ...(p.surfaced ? { surfacing: p.surfaced } : {}),
             onCall: (c) => recorded.push(judgeCallRecord(c, taskIndex.get(c.logId) ?? -1)),
           },
+          parallel,
           onRecord: (r, done, total) => {
             const pr = r.prediction ? `${r.prediction.agent}@${r.prediction.step}` : 'none';
             io.stderr(`  [${done}/${total}] log ${r.logId}: ${pr} (label ${r.label.agent}@${r.label.step}; ${r.calls} calls)${r.note ? ` ${r.note}` : ''}\n`);

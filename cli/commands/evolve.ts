@@ -24,6 +24,8 @@ import { openStore, storedModels, type Store } from '../../core/store/index.ts';
 import { getDataset } from '../../core/tasks/index.ts';
 import { defaultTools } from '../../core/tools/index.ts';
 import { llamaProvider } from '../../models/factory.ts';
+import { defaultParallel } from '../../core/schedule/index.ts';
+import { addParallelOption } from '../parallel.ts';
 import { reproEnvironment } from '../../models/environment.ts';
 import { finishEvolutionRecord, recordEvolution } from '../../core/repro/index.ts';
 import { ReplayProvider } from '../../models/replay/index.ts';
@@ -48,6 +50,7 @@ interface EvolveFlags extends ModelFlagValues {
   timeline?: string;
   diff?: string;
   auditSwaps?: number;
+  parallel?: number;
   json?: boolean;
 }
 
@@ -85,7 +88,8 @@ export function define(cmd: Command, ctx: CommandContext, deps: EvolveCommandDep
     .option('--replay <evolution-id>', 're-run a stored evolution from its recorded calls (no model) and compare every record')
     .option('--timeline <evolution-id>', 'print the champion timeline of a stored evolution')
     .option('--diff <t:a..b>', 'with --timeline: the design diff of task t from version a to b (e.g. 0:0..2)')
-    .option('--json', 'print one JSON object')
+    .option('--json', 'print one JSON object');
+  addParallelOption(cmd, 'tasks evolved (each task\'s iterations in order)')
     .action(act(ctx, (dataset: string | undefined, o: EvolveFlags) => evolveCommand(dataset, o, ctx.io, deps)));
 }
 
@@ -130,6 +134,7 @@ async function evolveCommand(dataset: string | undefined, o: EvolveFlags, io: Io
         config: { models: cfg },
         ...(roleRefs.size ? { modelFor: (role: string) => roleRefs.get(role) ?? 'default' } : {}),
         onEvent: (e) => io.stderr(eventLine(e)),
+        parallel: o.parallel ?? defaultParallel(cfg).parallel,
       },
     );
     if (!controller.signal.aborted) finishEvolutionRecord(store, evolutionId);

@@ -5,6 +5,7 @@ import { formatJudgeAudit } from '../../core/guards/index.ts';
 import { openStore } from '../../core/store/index.ts';
 import { act, type CommandContext } from '../args.ts';
 import type { Io } from '../io.ts';
+import { parallelOf } from '../parallel.ts';
 import { addOuterOptions, providerMaker, replayOuterCommand, rsiOptionsOf, settingsOf, type RsiCommandDeps, type RsiFlags } from './rsi.ts';
 import { formatHalt, formatRank, formatTamper } from './rsiFormat.ts';
 
@@ -31,7 +32,7 @@ async function rankCommand(v: RsiFlags, io: Io, deps: RsiCommandDeps): Promise<n
   const provider = await providerMaker(v, deps)(o.baseModel);
   try {
     const res = await startRank({
-      store, provider,
+      store, provider, ...parallelOf(v),
       onEvent: (e) => e.done === e.total && io.stderr(`${e.taskId}: ${e.total} ${e.type}s done\n`),
     }, settingsOf('rank', v, o));
     io.stdout(rankText(res, o.loopId, o.outDir, v));

@@ -14,6 +14,7 @@ import { act, dbOption, intOption, UsageError, type CommandContext } from '../ar
 import { CommandError } from '../errors.ts';
 import type { Io } from '../io.ts';
 import { formatRsi } from './rsiFormat.ts';
+import { addParallelOption, parallelOf } from '../parallel.ts';
 import { besideDatabase } from '../../host/dataFolder.ts';
 
 /** What the command needs from outside (tests inject fakes). */
@@ -58,6 +59,7 @@ export interface RsiFlags {
   json?: boolean;
   allowUnreliableJudge?: boolean;
   auditSwaps?: number;
+  parallel?: number;
 }
 
 /** A number flag in a range. Errors: UsageError naming the flag. */
@@ -69,7 +71,7 @@ function num(v: string, name: string, ok: (x: number) => boolean): number {
 
 /** The options both `rank` and `rsi` take (the outer loop's). */
 export function addOuterOptions(cmd: Command): Command {
-  return cmd
+  cmd
     .option('--model <file.gguf>', 'the base model: solver, self-judge and optimizer (required but with --replay)')
     .option('--dataset <name>', 'MASS task family (learn-tool, learn-word)', 'learn-tool')
     .addOption(intOption('--tasks <n>', 'training tasks (the train split, from the start)', { min: 1, default: 4 }))
@@ -97,6 +99,7 @@ export function addOuterOptions(cmd: Command): Command {
     .addOption(dbOption())
     .option('--replay <loop-id>', 're-run a stored loop from its recorded calls and versions (no model) and compare every record and file')
     .option('--json', 'print one JSON object');
+  return addParallelOption(cmd, 'runs and judge calls');
 }
 
 /** `flowlab rsi --cycles C --model <file.gguf>`. */
@@ -222,7 +225,7 @@ async function rsiCommand(v: RsiFlags, io: Io, deps: RsiCommandDeps): Promise<nu
     const trainer = deps.trainer ?? (await loadTrainer());
     io.stderr(`MASS rsi ${o.loopId}: ${o.cycles} cycle(s), ${v.tasks} task(s) x ${o.outer.runs} runs, arms self | verifier, base ${o.baseModel} -> ${o.outDir}\n`);
     const report: RsiReport = await startRsi({
-      store, trainer, makeProvider: providerMaker(v, deps), signal: ctrl.signal,
+      store, trainer, makeProvider: providerMaker(v, deps), signal: ctrl.signal, ...parallelOf(v),
       onEvent: (e) => {
         const line = e.type === 'stage' ? `cycle ${e.cycle} [${e.arm}] ${e.stage}` : `cycle ${e.cycle} [${e.arm}] ${e.what} ${e.done}/${e.total}`;
         if (e.type === 'stage' || e.done === e.total) io.stderr(line + '\n');

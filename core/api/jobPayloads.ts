@@ -3,6 +3,7 @@
  * moved verbatim from contract.ts; features/jobFamilies.ts wraps them as features.
  */
 import * as z from 'zod';
+import { MAX_PARALLEL } from '../limits.ts';
 import { downloadFileNameProblem, downloadSourceProblem } from './downloads.ts';
 import { AbsolutePath, Count, Id, MAX_PATH_LENGTH, MAX_ROLE_MODELS, MAX_RUN_LIMIT, MAX_WORKFLOW_CHARS, Name, NoPayload } from './fields.ts';
 
@@ -29,12 +30,14 @@ const rankFields = {
   loopId: LoopId.optional(),
   threads: Count(1, 256).optional(),
   contextSize: Count(64, 131_072).optional(),
+  /** Runs and judge calls in flight (`--parallel`, core/mass/inFlight.ts); not stored: the records do not depend on it. */
+  parallel: Count(1, MAX_PARALLEL).optional(),
 };
 export const massJobSchemas = {
   startEvolve: z.strictObject({
     dataset: Name, model: AbsolutePath, split: Name.optional(), limit: Count(1, 100).optional(), offset: Count(0, MAX_RUN_LIMIT).optional(),
     iterations: Count(1, 100).optional(), rule: z.enum(['baseline', 'direct']).optional(), seed: Count(0, 0x7fffffff).optional(), id: LoopId.optional(),
-    threads: Count(1, 256).optional(), contextSize: Count(256, 131_072).optional(),
+    threads: Count(1, 256).optional(), contextSize: Count(256, 131_072).optional(), parallel: Count(1, MAX_PARALLEL).optional(),
   }),
   startRank: z.strictObject(rankFields),
   startRsi: z.strictObject({

@@ -37,6 +37,8 @@ export interface StartEvolveRequest {
   threads?: number;
   /** `--context-size`, 256..131072. Default 2048. */
   contextSize?: number;
+  /** `--parallel`: tasks evolved at once, 1..1024 (each task's iterations stay in order). Default 1 (a local file); not stored. */
+  parallel?: number;
 }
 
 /** `startRank`: `flowlab rank --model <file> [options]` as data (also the outer-loop part of `startRsi`). */
@@ -76,6 +78,8 @@ export interface StartRankRequest {
   threads?: number;
   /** `--context-size`, 64..131072. Default 1024. */
   contextSize?: number;
+  /** `--parallel`: runs and judge calls in flight, 1..1024. Default 1 (a local file); not stored: the records do not depend on it. */
+  parallel?: number;
 }
 
 /** `startRsi`: `flowlab rsi --model <file> [options]` as data. */

@@ -33,3 +33,4 @@ export { startRank, startRsi, recordOuterSettings, outerSettingsOf, tasksOf, OUT
 export { replayOuterLoop, type OuterReplay, type OuterReplayResult } from './outerReplay.ts';
 export { rankingsAudit, evolutionAudit, storeJudgeAudit, storedJudgeAudits, JUDGE_AUDIT } from './judgeAudit.ts';
 export { defaultEvolutionId, modelMismatch } from './evolutionId.ts';
+export { stepsInFlight, defaultStepsInFlight, type InFlightOptions } from './inFlight.ts';

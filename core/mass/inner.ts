@@ -29,6 +29,7 @@ import { deriveSeed } from '../random.ts';
 import { canonicalJson } from '../store/index.ts';
 import { designJson, diffMassDesigns, diffText, renderMassDesign, type DesignCatalogue, type DesignLimits } from './design.ts';
 import { MassError } from './errors.ts';
+import { stepsInFlight } from './inFlight.ts';
 import { evidenceOf, judgePair } from './judge.ts';
 import { optimize, type HistoryEntry } from './optimizer.ts';
 import { auditSample } from './outer.ts';
@@ -77,6 +78,12 @@ export type EvolveEvent =
 
 export interface EvolveDeps extends StepDeps {
   onEvent?: (e: EvolveEvent) => void;
+  /**
+   * Tasks evolved at once (core/mass/inFlight.ts; default 1). Each task's iterations stay in
+   * order; a task's records are written when the tasks before it have written theirs, so the
+   * records (and their order) are the same at any value. Not a setting of the evolution.
+   */
+  parallel?: number;
 }
 
 /** What each task's loop ended with. */
@@ -160,7 +167,21 @@ export async function evolve(spec: EvolveSpec, deps: EvolveDeps): Promise<Evolve
   };
   put('evolution', 'settings', settings);
   const results: EvolveTaskResult[] = [];
-  for (let t = 0; t < spec.tasks.length; t++) results.push(await evolveTask(spec, settings, deps, t, put));
+  if ((deps.parallel ?? 1) <= 1 || spec.tasks.length === 1) {
+    for (let t = 0; t < spec.tasks.length; t++) results.push(await evolveTask(spec, settings, deps, t, put));
+  } else {
+    // Tasks in flight: each task's records are held until every task before it has written its
+    // own, then written in the order it made them (the same records, in the same order, as one
+    // task after another). A task killed before its turn has its stored steps read back on resume.
+    const done = await stepsInFlight(spec.tasks.map((_, t) => t), { parallel: deps.parallel, label: `${evo} tasks` }, async (t) => {
+      const held: Array<Parameters<Put>> = [];
+      const result = await evolveTask(spec, settings, deps, t, (...rec) => void held.push(rec));
+      return { result, held };
+    }, ({ held }) => {
+      for (const rec of held) put(...rec);
+    });
+    results.push(...done.map((d) => d.result));
+  }
   return { evolutionId: evo, rule: settings.rule, iterations: settings.iterations, tasks: results, written };
 }
 

@@ -104,7 +104,7 @@ export async function judgePair(a: Workspace, b: Workspace, rubric: readonly str
   const store = opts.store ?? own!;
   try {
     const step = await runStep(
-      { store, provider, providerFor: opts.providerFor, tools: opts.tools ?? defaultTools(), signal: opts.signal, config: opts.config, modelFor: opts.modelFor },
+      { store, provider, providerFor: opts.providerFor, tools: opts.tools ?? defaultTools(), signal: opts.signal, config: opts.config, modelFor: opts.modelFor, ...(opts.beforeSave && { beforeSave: opts.beforeSave }) },
       {
         experimentId,
         workflowText: judgeWorkflow(opts.maxTokens),

@@ -27,6 +27,7 @@ import { bradleyTerry, rankPlayers } from './bradleyTerry.ts';
 import { environmentAfter, prepareEnvironment, reportedScore, simulatedTamper, type TamperAct, type TamperMode } from './environment.ts';
 import { guardRun, judgeVerifierAgreement, type Agreement, type ContractClaim, type EnvironmentHashes, type GuardVerdict } from './guards.ts';
 import type { MassBudget } from './compile.ts';
+import { stepsInFlight } from './inFlight.ts';
 import { judgePair } from './judge.ts';
 import { runMass } from './run.ts';
 import { MassRankError } from './rankErrors.ts';
@@ -46,6 +47,11 @@ export interface OuterDeps {
   config?: Record<string, unknown>;
   /** Replay: the provider serving one step's recorded calls (core/mass/outerReplay.ts). */
   providerFor?: (experimentId: string) => ModelProvider;
+  /**
+   * Runs, then judge pairs, then swapped pairs in flight at once (core/mass/inFlight.ts; default 1).
+   * Not a setting of the loop: what is stored is the same at any value.
+   */
+  parallel?: number;
 }
 
 export type OuterEvent = { type: 'run'; taskId: string; done: number; total: number } | { type: 'pair'; taskId: string; done: number; total: number };
@@ -200,8 +206,9 @@ export function recheckContracts(store: Store, ws: Workspace, design: MassDesign
 export async function rankTask(task: Task, taskIndex: number, deps: OuterDeps, o: OuterOptions): Promise<TaskRanking> {
   const { store, family } = deps;
   const tampered = o.tamperer ? Math.round(o.tamperer.share * o.runs) : 0;
-  const runs: Array<{ ws: Workspace; rec: GuardRecord; index: number }> = [];
-  for (let j = 0; j < o.runs; j++) {
+  const inFlight = (what: string, signal?: AbortSignal) => ({ parallel: deps.parallel ?? 1, label: `${o.prefix}-t${taskIndex} ${what}`, ...(signal && { signal }) });
+  // The N runs in flight (core/mass/inFlight.ts): each stored after the ones before it, seeds by run number.
+  const runs = await stepsInFlight(Array.from({ length: o.runs }, (_, j) => j), inFlight('runs'), async (j, _i, beforeSave): Promise<{ ws: Workspace; rec: GuardRecord; index: number }> => {
     const experimentId = `${o.prefix}-t${taskIndex}-r${j}`;
     const dir = path.join(deps.envRoot, experimentId);
     const recFile = path.join(dir, 'guard.json');
@@ -210,7 +217,7 @@ export async function rankTask(task: Task, taskIndex: number, deps: OuterDeps, o
       rec = { before: prepareEnvironment(path.join(dir, 'env'), task, family.dataset, design_checks(o.design)) };
       writeJson(recFile, rec);
     }
-    let ws = await runMass(o.design, task, { provider: deps.provider, providerFor: deps.providerFor, family, store, signal: deps.signal, config: deps.config, recordTokens: true, sampling: o.sampling }, {
+    let ws = await runMass(o.design, task, { provider: deps.provider, providerFor: deps.providerFor, family, store, signal: deps.signal, config: deps.config, recordTokens: true, sampling: o.sampling, beforeSave }, {
       experimentId,
       version: o.version ?? (o.design ? 0 : null),
       seed: deriveSeed(o.seed, task.id, 'run', j),
@@ -227,21 +234,20 @@ export async function rankTask(task: Task, taskIndex: number, deps: OuterDeps, o
       rec.reported = reportedScore(path.join(dir, 'env'), parseAnswer(ws.answer), task, family.grader);
       const claims = [...recheckContracts(store, ws, o.design, family), ...(rec.tampered?.claims ?? [])];
       rec.guard = guardRun({ before: rec.before, after: rec.after, claims, reported: rec.reported, verified });
-      writeJson(recFile, rec);      killPoint('outer-run-guarded');
+      writeJson(recFile, rec);
+      killPoint('outer-run-guarded');
     }
     // What the self-judge reads of a tampered run: its answer carries the tamperer's success claim.
     if (rec.tampered) ws = { ...ws, answer: `${ws.answer ?? ''} ${rec.tampered.note}` };
-    runs.push({ ws, rec, index: j });
-    deps.onEvent?.({ type: 'run', taskId: task.id, done: j + 1, total: o.runs });
-  }
+    return { ws, rec, index: j };
+  }, (_r, j) => deps.onEvent?.({ type: 'run', taskId: task.id, done: j + 1, total: o.runs }));
 
   const ids = runs.map((r) => r.ws.runId);
   const byId = new Map(runs.map((r) => [r.ws.runId, r]));
   const schedule = ringPairs(ids, { seed: deriveSeed(o.seed, task.id, 'ring'), neighbours: o.neighbours });
-  let judgedCount = 0;
-  const pairs = await runTournament(schedule, async (p) => {
+  const pairs = await runTournament(schedule, async (p, beforeSave) => {
     const v = await judgePair(byId.get(p.a)!.ws, byId.get(p.b)!.ws, MASS_RUBRIC, deps.provider, {
-      store, task, signal: deps.signal, config: deps.config, providerFor: deps.providerFor,
+      store, task, signal: deps.signal, config: deps.config, providerFor: deps.providerFor, beforeSave,
       experimentId: `${o.prefix}-t${taskIndex}-p${p.index}`,
       seed: deriveSeed(o.seed, task.id, 'pair', p.index),
       about: { outer: o.prefix, task: task.id, pair: p.index, a: p.a, b: p.b },
@@ -250,25 +256,24 @@ export async function rankTask(task: Task, taskIndex: number, deps: OuterDeps, o
     const asked = (v.experimentId ? store.listTasks(v.experimentId)[0]?.input : undefined) as { a_run?: unknown; b_run?: unknown } | undefined;
     if (asked && (asked.a_run !== p.a || asked.b_run !== p.b)) throw new MassRankError('BAD_TOURNAMENT', `stored verdict ${v.experimentId} judged ${String(asked.a_run)} vs ${String(asked.b_run)}, not ${p.a} vs ${p.b}: the loop was started with other options (--runs, --seed)`);
     killPoint('outer-pair-judged');
-    deps.onEvent?.({ type: 'pair', taskId: task.id, done: ++judgedCount, total: schedule.length });
     return { winner: v.winner, rationale: v.rationale };
-  }, { signal: deps.signal });
+  }, { ...(deps.signal && { signal: deps.signal }), parallel: deps.parallel ?? 1, label: `${o.prefix}-t${taskIndex} pairs`, onJudged: (j) => deps.onEvent?.({ type: 'pair', taskId: task.id, done: j.index + 1, total: schedule.length }) });
   killPoint('outer-tournament-done');
 
   // The judge audit's swapped sample: the same pair, same seed, B shown as A (position consistency, core/guards judgeAudit).
-  const swaps: TaskRanking['swaps'] = [];
+  let swaps: TaskRanking['swaps'] = [];
   if (pairs.length === schedule.length) {
-    for (const index of auditSample(pairs.length, o.auditSwaps ?? OUTER_DEFAULTS.auditSwaps, deriveSeed(o.seed, task.id, 'audit'))) {
-      if (deps.signal?.aborted) break;
+    const sample = auditSample(pairs.length, o.auditSwaps ?? OUTER_DEFAULTS.auditSwaps, deriveSeed(o.seed, task.id, 'audit'));
+    swaps = await stepsInFlight(sample, inFlight('swaps', deps.signal), async (index, _i, beforeSave) => {
       const p = pairs[index]!;
       const v = await judgePair(byId.get(p.b)!.ws, byId.get(p.a)!.ws, MASS_RUBRIC, deps.provider, {
-        store, task, signal: deps.signal, config: deps.config, providerFor: deps.providerFor,
+        store, task, signal: deps.signal, config: deps.config, providerFor: deps.providerFor, beforeSave,
         experimentId: `${o.prefix}-t${taskIndex}-p${p.index}-swap`,
         seed: deriveSeed(o.seed, task.id, 'pair', p.index),
         about: { outer: o.prefix, task: task.id, pair: p.index, a: p.b, b: p.a, audit: 'swap' },
       });
-      swaps.push({ index: p.index, first: p.winner, swapped: v.winner });
-    }
+      return { index: p.index, first: p.winner, swapped: v.winner };
+    });
   }
 
   const ranked = rankPlayers(bradleyTerry(ids, matchesOf(pairs), { iterations: o.iterations }));

@@ -13,6 +13,7 @@ import type { Task } from '../tasks/types.ts';
 import type { Trainer } from '../training/port.ts';
 import { championOf } from './champions.ts';
 import { MassError } from './errors.ts';
+import { defaultStepsInFlight } from './inFlight.ts';
 import { massFamily } from './family.ts';
 import type { OuterEvent } from './outer.ts';
 import { runRank, type RankResult } from './rank.ts';
@@ -73,6 +74,13 @@ export interface OuterStartDeps {
   providerFor?: (experimentId: string) => ModelProvider;
   /** Where the per-task champions' evolution is read (default `store`; a replay reads the recording). */
   championStore?: Store;
+  /**
+   * Runs and judge calls in flight at once (`--parallel`, core/mass/inFlight.ts); default: the
+   * base model's, as an experiment's (defaultStepsInFlight: 1 for a local GGUF file). Not a
+   * setting of the loop: the records, exports and versions are the same at any value, and a loop
+   * resumes under another.
+   */
+  parallel?: number;
 }
 
 const champion = (deps: OuterStartDeps, s: OuterSettings) => (task: Task, taskIndex: number): { design: MassDesign | null; version: number | null } =>
@@ -85,7 +93,7 @@ export async function startRank(deps: OuterStartDeps & { provider: ModelProvider
   if (s.champions) tasks.forEach((t, i) => champion(deps, s)(t, i)); // refuse a missing champion before anything runs
   recordOuterSettings(deps.store, s);
   return runRank({
-    store: deps.store, provider: deps.provider, family: massFamily(s.dataset), tasks, config: { mass: { loopId: o.loopId } },
+    store: deps.store, provider: deps.provider, family: massFamily(s.dataset), tasks, config: { mass: { loopId: o.loopId } }, parallel: deps.parallel ?? defaultStepsInFlight(o.baseModel),
     ...(deps.signal && { signal: deps.signal }), ...(deps.onEvent && { onEvent: deps.onEvent }), ...(deps.providerFor && { providerFor: deps.providerFor }),
     ...(s.champions && { champion: champion(deps, s) }),
   }, { ...o.outer, prefix: o.loopId, design: o.design, ...(o.tamperer && { tamperer: o.tamperer }), outDir: o.outDir, thresholds: o.thresholds, judge: `self-judge (${o.baseModel.split(/[\\/]/).pop()})`, ...(o.allowUnreliableJudge && { allowUnreliableJudge: true }) });
@@ -103,7 +111,7 @@ export async function startRsi(
   const pick = champion(deps, s);
   return runRsi({
     store: deps.store, trainer: deps.trainer, makeProvider: deps.makeProvider, family: massFamily(s.dataset), trainTasks: train, heldoutTasks: heldout,
-    config: { mass: { loopId: s.options.loopId } },
+    config: { mass: { loopId: s.options.loopId } }, parallel: deps.parallel ?? defaultStepsInFlight(s.options.baseModel),
     ...(s.champions && { champion: async (task, _p, c) => pick(task, c.taskIndex) }),
     ...(deps.signal && { signal: deps.signal }), ...(deps.onEvent && { onEvent: deps.onEvent }), ...(deps.providerFor && { providerFor: deps.providerFor }),
     ...(deps.recordedVersion && { recordedVersion: deps.recordedVersion }),

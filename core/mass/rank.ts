@@ -28,6 +28,8 @@ export interface RankDeps {
   config?: Record<string, unknown>;
   /** Replay: the provider serving one step's recorded calls (core/mass/outerReplay.ts). */
   providerFor?: (experimentId: string) => ModelProvider;
+  /** Runs and judge pairs in flight at once (core/mass/inFlight.ts; default 1); the records do not depend on it. */
+  parallel?: number;
   /** Each task's champion (per-task champions, e.g. a stored inner loop's); absent: `design` for every task. */
   champion?: (task: Task, taskIndex: number) => { design: MassDesign | null; version: number | null };
 }
@@ -59,6 +61,7 @@ export async function runRank(deps: RankDeps, o: OuterOptions & { outDir: string
     rankings.push(await rankTask(task, i, {
       store: deps.store, provider: deps.provider, family: deps.family, envRoot: path.join(o.outDir, 'env'),
       ...(deps.signal && { signal: deps.signal }), ...(deps.onEvent && { onEvent: deps.onEvent }), ...(deps.config && { config: deps.config }), ...(deps.providerFor && { providerFor: deps.providerFor }),
+      ...(deps.parallel !== undefined && { parallel: deps.parallel }),
     }, champ ? { ...o, design: champ.design, version: champ.version } : o));
   }
   storeRankings(deps.store, o.prefix, o.prefix, null, rankings, { train: o.train, validation: o.validation });

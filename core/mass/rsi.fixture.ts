@@ -1,6 +1,7 @@
 /**
  * SIMULATED model and trainer for the outer loop's plumbing tests (core/mass/rsi.test.ts,
- * core/api/features/massOuter.test.ts): no real model output; see each function's comment.
+ * core/api/features/massOuter.test.ts, core/mass/parallel.test.ts, cli/massParallel.test.ts): no
+ * real model output; see each function's comment.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { GenerateRequest, ModelProvider } from '../model/provider.ts';
@@ -73,3 +74,38 @@ export function fakeTrainer(log: Array<{ start: string; seqs: SftSequence[] }>):
   };
 }
 
+/** What the delayed model saw: calls in flight now and at most, and the order calls started and finished in. */
+export interface Flight {
+  now: number;
+  max: number;
+  started: number;
+  finishOrder: number[];
+}
+export const flight = (): Flight => ({ now: 0, max: 0, started: 0, finishOrder: [] });
+
+/** FNV-1a of a string, for a delay that is a function of the call (never of timing). */
+function fnv(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193) >>> 0;
+  return h;
+}
+
+/** `inner` (SIMULATED) answering each call after 0-11 ms, by its seed and prompt, counting calls in flight. */
+export function delayed(inner: ModelProvider, f: Flight): ModelProvider {
+  return {
+    name: inner.name,
+    modelsLoaded: () => 0,
+    dispose: async () => {},
+    async generate(r: GenerateRequest) {
+      const n = f.started++;
+      f.max = Math.max(f.max, ++f.now);
+      try {
+        await new Promise((res) => setTimeout(res, fnv(`${r.seed}|${r.prompt}`) % 12));
+        return await inner.generate(r);
+      } finally {
+        f.now--;
+        f.finishOrder.push(n);
+      }
+    },
+  };
+}

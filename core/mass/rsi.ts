@@ -28,6 +28,7 @@ import type { Store, WeightVersion } from '../store/index.ts';
 import type { Task } from '../tasks/types.ts';
 import type { Trainer } from '../training/port.ts';
 import { checkThresholds, describeReason, judgeVerifierAgreement, type Agreement, type GuardThresholds } from './guards.ts';
+import { stepsInFlight } from './inFlight.ts';
 import { judgePair } from './judge.ts';
 import { storeBase, storeCycle, storeHalt, storeRankings } from './outerRecords.ts';
 import type { JudgeAudit } from '../guards/index.ts';
@@ -58,6 +59,11 @@ export interface RsiDeps {
   config?: Record<string, unknown>;
   /** Replay: the provider serving one step's recorded calls (core/mass/outerReplay.ts). */
   providerFor?: (experimentId: string) => ModelProvider;
+  /**
+   * Runs, judge pairs, held-out runs and held-out judgments in flight at once
+   * (core/mass/inFlight.ts; default 1); the records, exports and versions do not depend on it.
+   */
+  parallel?: number;
   /**
    * Replay: where a cycle's trained version is looked up instead of training (the recording's
    * store). Given, a version found is taken as it is (its file need not exist) and a version not
@@ -257,6 +263,7 @@ export async function runRsi(deps: RsiDeps, o: RsiOptions): Promise<RsiReport> {
           const champ = deps.champion ? await deps.champion(task, provider, { cycle: c, arm: label, prefix, taskIndex: i }) : { design: o.design, version: o.design ? 0 : null };
           rankings.push(await rankTask(task, i, {
             store: deps.store, provider, family: deps.family, envRoot: path.join(o.outDir, 'env'), ...(deps.signal && { signal: deps.signal }), ...(deps.config && { config: deps.config }), ...(deps.providerFor && { providerFor: deps.providerFor }),
+            ...(deps.parallel !== undefined && { parallel: deps.parallel }),
             onEvent: (e) => deps.onEvent?.({ type: 'progress', cycle: c, arm: label, what: `${e.type}s of ${e.taskId}`, done: e.done, total: e.total }),
           }, { ...o.outer, prefix, design: champ.design, version: champ.version, ...(o.tamperer && { tamperer: o.tamperer }) }));
         }
@@ -368,38 +375,33 @@ async function trainArm(deps: RsiDeps, o: RsiOptions, state: RsiState, c: number
   return { ...out, versionId, file: path.resolve(file), sft };
 }
 
-/** The held-out bare-task runs of one model (stable ids: a resumed loop reads them back). */
+/** The held-out bare-task runs of one model (stable ids: a resumed loop reads them back), in flight as `deps.parallel` says. */
 async function heldoutRuns(deps: RsiDeps, o: RsiOptions, provider: ModelProvider, prefix: string, c: number, arm: Arm | 'base'): Promise<Workspace[]> {
-  const out: Workspace[] = [];
-  const total = deps.heldoutTasks.length * o.heldoutSamples;
-  for (const [i, task] of deps.heldoutTasks.entries()) {
-    for (let k = 0; k < o.heldoutSamples; k++) {
-      out.push(await runMass(null, task, { provider, family: deps.family, store: deps.store, recordTokens: false, sampling: o.heldoutSampling, ...(deps.signal && { signal: deps.signal }), ...(deps.config && { config: deps.config }), ...(deps.providerFor && { providerFor: deps.providerFor }) }, {
-        experimentId: `${prefix}-t${i}-s${k}`, seed: deriveSeed(o.outer.seed, 'heldout', task.id, k), about: { heldout: prefix, task: task.id, sample: k }, ...(o.outer.budget && { budget: o.outer.budget }),
-      }));
-      deps.onEvent?.({ type: 'progress', cycle: c, arm, what: 'held-out runs', done: out.length, total });
-    }
-  }
-  return out;
+  const items = deps.heldoutTasks.flatMap((task, i) => Array.from({ length: o.heldoutSamples }, (_, k) => ({ task, i, k })));
+  return stepsInFlight(items, { parallel: deps.parallel ?? 1, label: `${prefix} held-out runs` }, ({ task, i, k }, _n, beforeSave) =>
+    runMass(null, task, { provider, family: deps.family, store: deps.store, recordTokens: false, sampling: o.heldoutSampling, beforeSave, ...(deps.signal && { signal: deps.signal }), ...(deps.config && { config: deps.config }), ...(deps.providerFor && { providerFor: deps.providerFor }) }, {
+      experimentId: `${prefix}-t${i}-s${k}`, seed: deriveSeed(o.outer.seed, 'heldout', task.id, k), about: { heldout: prefix, task: task.id, sample: k }, ...(o.outer.budget && { budget: o.outer.budget }),
+    }), (_w, n) => deps.onEvent?.({ type: 'progress', cycle: c, arm, what: 'held-out runs', done: n + 1, total: items.length }));
 }
 
 async function compare(deps: RsiDeps, o: RsiOptions, base: readonly Workspace[], provider: ModelProvider, prefix: string, c: number, arm: Arm): Promise<HeldoutComparison> {
   const mine = await heldoutRuns(deps, o, provider, prefix, c, arm);
   const diffs = mine.map((w, i) => w.grade.score - base[i]!.grade.score);
   const flip = mulberry32(deriveSeed(o.outer.seed, prefix, 'orientation'));
-  const judged: Array<{ a: string; b: string; winner: 'A' | 'B' | 'tie' }> = [];
   const scores = new Map<string, number>();
-  let selfWins = 0;
-  for (const [i, w] of mine.entries()) {
+  // Orientations drawn in pair order before any judge call (never in completion order).
+  const shown = mine.map((w, i) => {
     const b = base[i]!;
     scores.set(w.runId, w.grade.score);
     scores.set(b.runId, b.grade.score);
     const swapped = flip() < 0.5;
-    const [A, B] = swapped ? [b, w] : [w, b];
-    const v = await judgePair(A, B, MASS_RUBRIC, provider, { store: deps.store, task: deps.heldoutTasks[Math.floor(i / o.heldoutSamples)]!, experimentId: `${prefix}-judge-${i}`, seed: deriveSeed(o.outer.seed, prefix, 'judge', i), about: { heldout: prefix, pair: i }, ...(deps.signal && { signal: deps.signal }), ...(deps.providerFor && { providerFor: deps.providerFor }) });
-    judged.push({ a: A.runId, b: B.runId, winner: v.winner });
-    selfWins += v.winner === 'tie' ? 0.5 : (v.winner === 'A') !== swapped ? 1 : 0;
-  }
+    return { i, swapped, A: swapped ? b : w, B: swapped ? w : b };
+  });
+  const judged = await stepsInFlight(shown, { parallel: deps.parallel ?? 1, label: `${prefix} held-out judgments` }, async ({ i, swapped, A, B }, _n, beforeSave) => {
+    const v = await judgePair(A, B, MASS_RUBRIC, provider, { store: deps.store, task: deps.heldoutTasks[Math.floor(i / o.heldoutSamples)]!, experimentId: `${prefix}-judge-${i}`, seed: deriveSeed(o.outer.seed, prefix, 'judge', i), about: { heldout: prefix, pair: i }, beforeSave, ...(deps.signal && { signal: deps.signal }), ...(deps.providerFor && { providerFor: deps.providerFor }) });
+    return { a: A.runId, b: B.runId, winner: v.winner, swapped };
+  });
+  const selfWins = judged.reduce((s, j) => s + (j.winner === 'tie' ? 0.5 : (j.winner === 'A') !== j.swapped ? 1 : 0), 0);
   const n = mine.length;
   const mean = (xs: readonly Workspace[]) => (xs.length ? xs.reduce((s, w) => s + w.grade.score, 0) / xs.length : 0);
   const points = mine.reduce((s, w) => s + w.grade.score, 0);
@@ -408,7 +410,7 @@ async function compare(deps: RsiDeps, o: RsiOptions, base: readonly Workspace[],
     pairs: n, base: mean(base), arm: mean(mine), sign: signTest(diffs), ci: bootstrapMeanCI(diffs, { seed: deriveSeed(o.outer.seed, prefix) }),
     verifierWinRate: n ? diffs.reduce((s, d) => s + (d > 0 ? 1 : d === 0 ? 0.5 : 0), 0) / n : 0,
     selfJudgeWinRate: n ? selfWins / n : 0,
-    agreement: judgeVerifierAgreement(judged, scores),
+    agreement: judgeVerifierAgreement(judged.map(({ a, b, winner }) => ({ a, b, winner })), scores),
     delegated: mine.filter((w) => w.delegated).length, handoffs: mine.filter((w) => w.handoffs > 0).length,
     tokensPerPoint: points > 0 ? tokens / points : null, experimentPrefix: prefix,
   };

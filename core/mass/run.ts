@@ -52,7 +52,7 @@ export async function runMass(design: MassDesign | null, task: Task, deps: MassR
   try {
     const modelFor = deps.modelFor ?? (design ? agentModels(design) : undefined);
     const step = await runStep(
-      { store, provider: deps.provider, providerFor: deps.providerFor, tools: massTools(deps.tools ?? defaultTools()), signal: deps.signal, modelFor, config: deps.config, recordTokens: deps.recordTokens, sampling: deps.sampling },
+      { store, provider: deps.provider, providerFor: deps.providerFor, tools: massTools(deps.tools ?? defaultTools()), signal: deps.signal, modelFor, config: deps.config, recordTokens: deps.recordTokens, sampling: deps.sampling, ...(deps.beforeSave && { beforeSave: deps.beforeSave }) },
       {
         experimentId,
         workflowText: compiled.workflowText,

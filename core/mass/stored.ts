@@ -38,6 +38,12 @@ export interface StepDeps {
   recordTokens?: boolean;
   /** Sampling over every agent node's own (the outer loop samples its N runs; nodes default to greedy). */
   sampling?: Partial<Pick<SamplingParams, 'temperature' | 'topK' | 'topP' | 'minP'>>;
+  /**
+   * Steps in flight (core/mass/inFlight.ts): awaited just before the step's run is stored, so
+   * steps run at once store their runs in step order (runOrdered's `turn`). A step read back
+   * from the store does not wait.
+   */
+  beforeSave?: () => Promise<void>;
 }
 
 export interface StepSpec {
@@ -93,7 +99,7 @@ export async function runStep(deps: StepDeps, spec: StepSpec): Promise<StepResul
   }
   killPoint('mass-step-created');
   const provider = deps.providerFor?.(id) ?? deps.provider;
-  const res = await executePending({ store, experimentId: id, graph, grader: spec.grader, provider, tools: deps.tools, checks: spec.checks, seed: spec.seed, signal: deps.signal, modelFor: deps.modelFor, recordTokens: deps.recordTokens, sampling: deps.sampling });
+  const res = await executePending({ store, experimentId: id, graph, grader: spec.grader, provider, tools: deps.tools, checks: spec.checks, seed: spec.seed, signal: deps.signal, modelFor: deps.modelFor, recordTokens: deps.recordTokens, sampling: deps.sampling, ...(deps.beforeSave && { beforeSave: deps.beforeSave }) });
   if (res.cancelled) {
     store.finishExperiment(id, 'cancelled');
     throw deps.signal?.reason ?? new DOMException('cancelled', 'AbortError');

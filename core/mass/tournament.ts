@@ -8,6 +8,7 @@
  */
 import { deriveSeed, mulberry32 } from '../random.ts';
 import type { Match } from './bradleyTerry.ts';
+import { stepsInFlight } from './inFlight.ts';
 import { MassRankError } from './rankErrors.ts';
 
 /** One scheduled game: `a` is shown to the judge as A, `b` as B. */
@@ -82,15 +83,18 @@ export interface PairVerdict {
 export interface JudgedPair extends RingPair, PairVerdict {}
 
 /**
- * Judges every pair of the schedule once, in order, skipping pairs already in `done` (a resumed
- * tournament: recorded verdicts are kept, never asked again). `onJudged` sees each new verdict
- * as it comes (to store it before the next call). Errors: `BAD_TOURNAMENT` (a `done` verdict for
- * a pair the schedule does not have, or in another orientation).
+ * Judges every pair of the schedule once, skipping pairs already in `done` (a resumed
+ * tournament: recorded verdicts are kept, never asked again). With `parallel` above 1 that many
+ * pairs are judged at once (core/mass/inFlight.ts): `judge` gets `beforeSave` to pass to the
+ * judge's step, so verdicts are stored in schedule order whatever order they come in. `onJudged`
+ * sees each new verdict in schedule order (to store it before the next is committed). Returns the
+ * verdicts in schedule order (the prefix judged when `signal` aborted). Errors: `BAD_TOURNAMENT`
+ * (a `done` verdict for a pair the schedule does not have, or in another orientation).
  */
 export async function runTournament(
   pairs: readonly RingPair[],
-  judge: (pair: RingPair) => Promise<PairVerdict>,
-  opts: { done?: readonly JudgedPair[]; onJudged?: (j: JudgedPair) => void | Promise<void>; signal?: AbortSignal } = {},
+  judge: (pair: RingPair, beforeSave: () => Promise<void>) => Promise<PairVerdict>,
+  opts: { done?: readonly JudgedPair[]; onJudged?: (j: JudgedPair) => void | Promise<void>; signal?: AbortSignal; parallel?: number; label?: string } = {},
 ): Promise<JudgedPair[]> {
   const byIndex = new Map<number, JudgedPair>();
   for (const d of opts.done ?? []) {
@@ -98,20 +102,20 @@ export async function runTournament(
     if (!p || p.a !== d.a || p.b !== d.b) throw new MassRankError('BAD_TOURNAMENT', `ring tournament: recorded verdict ${d.index} (${d.a} vs ${d.b}) is not in this schedule`);
     byIndex.set(d.index, d);
   }
-  const out: JudgedPair[] = [];
-  for (const p of pairs) {
-    const prior = byIndex.get(p.index);
-    if (prior) {
-      out.push(prior);
-      continue;
-    }
-    if (opts.signal?.aborted) break;
-    const v = await judge(p);
-    const judged: JudgedPair = { ...p, winner: v.winner, rationale: v.rationale };
-    await opts.onJudged?.(judged);
-    out.push(judged);
-  }
-  return out;
+  const judged = await stepsInFlight(
+    pairs,
+    { parallel: opts.parallel ?? 1, label: opts.label ?? 'ring tournament', ...(opts.signal && { signal: opts.signal }) },
+    async (p, _i, beforeSave): Promise<{ j: JudgedPair; fresh: boolean }> => {
+      const prior = byIndex.get(p.index);
+      if (prior) return { j: prior, fresh: false };
+      const v = await judge(p, beforeSave);
+      return { j: { ...p, winner: v.winner, rationale: v.rationale }, fresh: true };
+    },
+    async (r) => {
+      if (r.fresh) await opts.onJudged?.(r.j);
+    },
+  );
+  return judged.map((r) => r.j);
 }
 
 /** The verdicts as Bradley-Terry matches (A and B as shown). */

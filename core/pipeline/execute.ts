@@ -35,6 +35,11 @@ export interface ExecuteOptions {
   hints?: (role: RoleName, runId: RunId) => string;
   /** Ids of the hint cards that reached a run's prompts: recorded as card uses once the run is stored. */
   cardsUsed?: (runId: RunId) => readonly string[];
+  /**
+   * Awaited before each run is stored (a MASS step waits here for the steps before it to be
+   * stored: core/schedule runOrdered's `turn`). A rejection stores nothing and is thrown.
+   */
+  beforeSave?: () => Promise<void>;
   /** Called after each run is durably stored. */
   onRun?: (run: RunRecord, done: number, total: number) => void;
   /** Awaited after `onRun` (online meta-distillation distils cards here, between tasks). */
@@ -144,6 +149,7 @@ export async function executePending(opts: ExecuteOptions): Promise<{ stored: nu
           return false;
         }
         const run = r.run;
+        await opts.beforeSave?.();
         store.saveRun(run, r.events!);
         const used = opts.cardsUsed?.(run.runId) ?? [];
         if (used.length) store.improve.recordUses(run.runId, used);

@@ -13,8 +13,14 @@ export interface OrderedOptions<T, R> {
   items: readonly T[];
   /** Where the work runs (its width bounds the work in flight; the scheduler's budget bounds all lanes). */
   lane: Lane;
-  /** Computes item `i`'s result. Must not store anything: storing is `commit`'s. */
-  run: (item: T, index: number) => Promise<R>;
+  /**
+   * Computes item `i`'s result. Must not store anything: storing is `commit`'s — unless the work
+   * stores as it ends (a MASS step is a whole stored experiment): then it awaits `turn()` just
+   * before it writes, which resolves once every earlier item is committed, so its rows still land
+   * in item order. `turn()` rejects (an `AbortError`) when the loop stops before the item's turn
+   * (an earlier error, a commit returning false): the work must then store nothing.
+   */
+  run: (item: T, index: number, turn: () => Promise<void>) => Promise<R>;
   /**
    * Stores item `i`'s result; called in item order, one at a time, after every earlier item's.
    * Return `false` to stop: nothing after this item is committed, queued work is dropped.
@@ -56,6 +62,13 @@ export async function runOrdered<T, R>(opts: OrderedOptions<T, R>): Promise<Orde
   let halted = false;
   let aborted = false;
   let failure: { error: unknown } | undefined;
+  /** Items waiting for their turn (all earlier items committed), by index. */
+  const waiting = new Map<number, { resolve: () => void; reject: (e: unknown) => void }>();
+  const turnOf = (i: number) => (): Promise<void> => {
+    if (committed >= i) return Promise.resolve();
+    if (stopped) return Promise.reject(notYourTurn(i));
+    return new Promise<void>((resolve, reject) => waiting.set(i, { resolve, reject }));
+  };
   const launch = () => {
     while (!stopped && started.length < items.length && started.length < committed + window) {
       if (signal?.aborted) {
@@ -63,7 +76,7 @@ export async function runOrdered<T, R>(opts: OrderedOptions<T, R>): Promise<Orde
         return;
       }
       const i = started.length;
-      started.push(lane.submit(() => opts.run(items[i]!, i)).catch((error: unknown) => ({ error })));
+      started.push(lane.submit(() => opts.run(items[i]!, i, turnOf(i))).catch((error: unknown) => ({ error })));
     }
   };
   try {
@@ -85,15 +98,24 @@ export async function runOrdered<T, R>(opts: OrderedOptions<T, R>): Promise<Orde
       started[committed] = DONE; // the result is stored: let it go
       committed++;
       if (keep === false) stopped = halted = true;
-      else launch();
+      else {
+        const next = waiting.get(committed);
+        waiting.delete(committed);
+        next?.resolve();
+        launch();
+      }
     }
   } finally {
     stopped = true;
     lane.dropQueued();
+    for (const [i, w] of waiting) w.reject(notYourTurn(i));
+    waiting.clear();
     await Promise.all(started);
   }
   if (failure) throw failure.error;
   return { committed, stopped: halted, aborted };
 }
+
+const notYourTurn = (i: number) => new DOMException(`item ${i} was not stored: the work before it stopped`, 'AbortError');
 
 const DONE: Promise<{ skipped: true }> = Promise.resolve({ skipped: true });

@@ -1,5 +1,7 @@
 import { firstWorkerRecord, hybridRecord, majorityAgent, majorityRecord, STRUCTURAL_OPTIONS } from './baselines.ts';
-import { judgeRecord, LLM_JUDGE_METHODS, type LlmJudgeMethod, type JudgeOptions } from './judge.ts';
+import { setMaxListeners } from 'node:events';
+import { runOrdered, Scheduler } from '../../schedule/index.ts';
+import { judgeRecord, LLM_JUDGE_METHODS, type JudgeCall, type LlmJudgeMethod, type JudgeOptions } from './judge.ts';
 import { AttributionError } from './errors.ts';
 import { scoreAttribution, scoreOfficial } from './score.ts';
 import { surfacedRecord, type SurfacingOptions } from './surfaced.ts';
@@ -52,18 +54,21 @@ export interface AttributionEvaluation {
 }
 
 /**
- * Runs one method over logs, in order, and scores the records. Logs marked `unscorable` are not
+ * Runs one method over logs, in order, and scores the records. A judge method with
+ * `opts.parallel` n > 1 judges n logs at once (`judgeInFlight`); the records, their order and the
+ * calls `opts.judge.onCall` sees are the same as one log at a time. Logs marked `unscorable` are not
  * run: they are listed in `unscorable` and left out of every accuracy.
  * @param opts.judge required for the judge methods (the provider and prompt budget).
  * @param opts.surfaced options of `surfaced` (default `{harnessCrash: DEFAULT_HARNESS_CRASH}`);
  *   `structural` and `hybrid` take them over `STRUCTURAL_OPTIONS`.
- * @param opts.onRecord called after each log (progress).
+ * @param opts.onRecord called after each log (progress), in log order.
+ * @param opts.parallel judge methods: logs judged at once (default 1).
  * @throws AttributionError `JUDGE_NEEDS_MODEL` for a judge method without `opts.judge`.
  */
 export async function evaluateAttribution(
   logs: readonly WhoAndWhenLog[],
   method: AttributionMethod,
-  opts: { judge?: JudgeOptions; surfaced?: SurfacingOptions; onRecord?: (record: AttributionRecord, done: number, total: number) => void } = {},
+  opts: { judge?: JudgeOptions; surfaced?: SurfacingOptions; onRecord?: (record: AttributionRecord, done: number, total: number) => void; parallel?: number } = {},
 ): Promise<AttributionEvaluation> {
   const unscorable: UnscorableLog[] = [];
   const scorable: WhoAndWhenLog[] = [];
@@ -75,6 +80,13 @@ export async function evaluateAttribution(
   const surfaced = { harnessCrash: DEFAULT_HARNESS_CRASH, ...opts.surfaced };
   const majority = method === 'majority' ? majorityAgent(scorable) : null;
   const records: AttributionRecord[] = [];
+  if (isJudgeMethod(method) && (opts.parallel ?? 1) > 1) {
+    await judgeInFlight(scorable, method, opts.judge!, opts.parallel!, (rec) => {
+      records.push(rec);
+      opts.onRecord?.(rec, records.length, scorable.length);
+    });
+    return { records, score: scoreAttribution(records), official: scoreOfficial(records), unscorable };
+  }
   for (const log of scorable) {
     let rec: AttributionRecord;
     if (method === 'surfaced') rec = surfacedRecord(log, surfaced);
@@ -87,4 +99,33 @@ export async function evaluateAttribution(
     opts.onRecord?.(rec, records.length, scorable.length);
   }
   return { records, score: scoreAttribution(records), official: scoreOfficial(records), unscorable };
+}
+
+/**
+ * The judge over `logs`, `parallel` logs at once (issue 26). A log's calls are its own (seeds
+ * `seed + i` from its own call count, keys by log id), so logs are independent; they go through
+ * core/schedule `runOrdered` on a lane `parallel` wide, and each log's calls (`onCall`, e.g.
+ * `--record-calls`) and its record are handed on in log order, once every log before it is done:
+ * the records, the recording and the tables are the same at any `parallel`.
+ */
+async function judgeInFlight(logs: readonly WhoAndWhenLog[], method: LlmJudgeMethod, judge: JudgeOptions, parallel: number, onRecord: (rec: AttributionRecord) => void): Promise<void> {
+  const width = Math.max(1, Math.min(parallel, logs.length));
+  if (judge.signal && width > 1) setMaxListeners(16 * width, judge.signal);
+  const lane = new Scheduler({ capacity: width }).lane(`attribution ${method}`, width);
+  try {
+    await runOrdered({
+      items: logs, lane,
+      run: async (log) => {
+        const calls: JudgeCall[] = [];
+        const rec = await judgeRecord(log, method, { ...judge, onCall: (c) => void calls.push(c) });
+        return { rec, calls };
+      },
+      commit: ({ rec, calls }) => {
+        for (const c of calls) judge.onCall?.(c);
+        onRecord(rec);
+      },
+    });
+  } finally {
+    lane.close();
+  }
 }
