@@ -1,0 +1,74 @@
+/**
+ * Every evaluation the CLI prints, in the window (issue 29), in Debian Chromium against `flowlab
+ * serve`: a blame evaluation run by the real CLI (`flowlab blame-eval --json`, the tiny shared
+ * model stories260K with SIMULATED faults in three roles) is opened in the Experiments view, and
+ * every figure of its evaluation panel (precision, recall, injected, blamed per role; per fault
+ * kind; cascades, unseen faults, natural failures) equals the CLI's JSON. Skips, saying why,
+ * without Chromium or the shared model and data.
+ */
+import { spawnSync } from 'node:child_process';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BlameEvalView } from '../core/api/client.ts';
+import { browserMissing, openLab, REQUIRED, ROOT, screenshot, SHARED, sharedMissing, TINY_MODEL, type OpenLab } from './harness.ts';
+
+const noBrowser = browserMissing();
+const noShared = sharedMissing();
+if (noBrowser && REQUIRED) throw new Error(`e2e: ${noBrowser} (FLOWLAB_E2E_REQUIRED=1: the browser tests must run here)`);
+const skip = noBrowser ?? noShared;
+if (skip) process.stdout.write(`[e2e evaluations] SKIPPED: ${skip}\n`);
+
+const WAIT = { timeout: 30_000 } as const;
+const tid = (id: string) => `[data-testid="${id}"]`;
+/** Faults in three roles: one the structure cannot see (wrong), two it can (error, malformed). */
+const INJECT = ['solver=wrong@0.5', 'planner=error@0.4', 'verifier=malformed@0.5'];
+
+let lab: OpenLab<BlameEvalView>;
+let page: Page;
+
+describe.skipIf(!!skip)('the Experiments view shows a blame evaluation as flowlab blame-eval prints it', () => {
+  beforeAll(async () => {
+    lab = await openLab((_store, ws) => {
+      const args = ['bin/flowlab.js', 'blame-eval', 'examples/gsm8k-team.yaml', '--dataset', 'gsm8k', '--limit', '8', '--model', TINY_MODEL, '--threads', '1', '--json', '--db', ws.db];
+      for (const i of INJECT) args.push('--inject', i);
+      const r = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', env: { ...process.env, FLOWLAB_SHARED: SHARED }, timeout: 120_000 });
+      if (r.status !== 0) throw new Error(`flowlab blame-eval failed (exit ${r.status}):\n${r.stderr}`);
+      return JSON.parse(r.stdout) as BlameEvalView;
+    });
+    page = lab.page;
+    await page.goto(lab.serve.url);
+  }, 180_000);
+
+  afterAll(async () => {
+    await lab?.close();
+  }, 60_000);
+
+  it('every figure of the panel equals the CLI\'s JSON', async () => {
+    const cli = lab.seeded;
+    // The run the test stands on: faults in every role, one kind unseen by structure.
+    expect(cli.runs).toBe(8);
+    expect(Object.keys(cli.byRole).sort()).toEqual(['planner', 'solver', 'verifier']);
+    expect(cli.unseen).toBe(cli.byKind.wrong!.injected);
+    await page.click(tid('nav-experiments'));
+    await page.click(tid(`open-blame-eval-${cli.experimentId}`), WAIT);
+    await page.locator(`${tid('blame-eval-report')}[data-runs="${cli.runs}"]`).waitFor(WAIT);
+    const value = (id: string) => page.locator(tid(id)).getAttribute('data-value');
+    const text = async (id: string) => (await page.locator(tid(id)).textContent())?.trim();
+    const asCli = (x: number | null) => (x === null ? '-' : x.toFixed(2));
+    for (const [role, v] of Object.entries(cli.byRole)) {
+      for (const f of ['precision', 'recall', 'injected', 'blamed'] as const) expect([role, f, await value(`blame-eval-role-${role}-${f}`)]).toEqual([role, f, String(v[f])]);
+      expect(await text(`blame-eval-role-${role}-precision`)).toBe(asCli(v.precision));
+      expect(await text(`blame-eval-role-${role}-recall`)).toBe(asCli(v.recall));
+    }
+    const injectedKinds = Object.entries(cli.byKind).filter(([, v]) => v.injected > 0);
+    expect(await page.locator(`${tid('blame-eval-kinds')} tbody tr`).count()).toBe(injectedKinds.length);
+    for (const [kind, v] of injectedKinds) {
+      for (const f of ['precision', 'recall', 'injected', 'surfaced'] as const) expect([kind, f, await value(`blame-eval-kind-${kind}-${f}`)]).toEqual([kind, f, String(v[f])]);
+    }
+    expect(await value('blame-eval-cascades')).toBe(`${cli.cascadesNotBlamed}/${cli.cascadesTotal}`);
+    expect(await value('blame-eval-unseen')).toBe(`${cli.unseen}/${cli.unseenShare}`);
+    expect(await value('blame-eval-natural')).toBe(`${cli.natural.roots}/${cli.natural.ambiguous}/${cli.natural.infrastructure}`);
+    expect(await text('blame-eval-command')).toContain(`npm run flowlab -- show ${cli.experimentId} --db`);
+    await screenshot(page, 'experiments-blame-eval');
+  });
+});
