@@ -3,7 +3,7 @@
  * (core/experiments `summarizeRuns`, cli/format.ts `formatReport`) read back from the store, with
  * what was run (kind, workflow, dataset, models, seed) above it and where to go next below.
  */
-import { blameEvalOf, type BlameEvalView } from '../../core/api/features/evaluations.ts';
+import { blameEvalOf, type BlameEvalView } from '../../core/api/index.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { summarizeRuns, type ExperimentReport } from '../../core/experiments/index.ts';
 import type { Store } from '../../core/store/index.ts';
