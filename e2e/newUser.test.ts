@@ -80,7 +80,10 @@ describe.skipIf(!!skip)("a new user's path: README, serve, an example, run it, i
 
     // 3. Run it: the model, a few tasks, Start; wait for the end.
     await page.click(tid('nav-run'));
+    // The model and dataset lists arrive after the view: wait for the options before choosing.
+    await page.waitForFunction((sel) => [...(document.querySelector(sel) as HTMLSelectElement | null)?.options ?? []].some((o) => o.text.trim().startsWith('stories260K.gguf')), tid('default-model'), WAIT);
     await selectByText(tid('default-model'), 'stories260K.gguf');
+    await page.locator(`${tid('run-dataset')} option[value="gsm8k"]`).waitFor({ state: 'attached', ...WAIT });
     await page.selectOption(tid('run-dataset'), 'gsm8k');
     await page.fill(tid('run-limit'), String(TASKS));
     await expect.poll(() => page.locator(tid('run-start')).isEnabled(), WAIT).toBe(true);
