@@ -67,6 +67,7 @@ export const API_METHODS = [
   'listAttendees',
   'removeAttendee',
   'getBlameEval',
+  'getRoleTrends',
 ] as const;
 
 /** The methods a `LabHost` answers (asynchronous on every host; Electron relays them to its utility process). */
