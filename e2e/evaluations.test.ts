@@ -3,13 +3,17 @@
  * serve`: a blame evaluation run by the real CLI (`flowlab blame-eval --json`, the tiny shared
  * model stories260K with SIMULATED faults in three roles) is opened in the Experiments view, and
  * every figure of its evaluation panel (precision, recall, injected, blamed per role; per fault
- * kind; cascades, unseen faults, natural failures) equals the CLI's JSON. Skips, saying why,
- * without Chromium or the shared model and data.
+ * kind; cascades, unseen faults, natural failures) equals the CLI's JSON. The Ladder view's
+ * trends per role chart that experiment beside three hand-made ones (test/fixtures.ts
+ * `seedRoleTrends`, SIMULATED rows with figures worked out by hand): each role's mean h and runs
+ * blamed per experiment, equal to the hand figures and to `flowlab show <id> --json`'s per-role
+ * `reward` and `blamed`. Skips, saying why, without Chromium or the shared model and data.
  */
 import { spawnSync } from 'node:child_process';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BlameEvalView } from '../core/api/client.ts';
+import { seedRoleTrends } from '../test/fixtures.ts';
 import { browserMissing, openLab, REQUIRED, ROOT, screenshot, SHARED, sharedMissing, TINY_MODEL, type OpenLab } from './harness.ts';
 
 const noBrowser = browserMissing();
@@ -28,12 +32,14 @@ let page: Page;
 
 describe.skipIf(!!skip)('the Experiments view shows a blame evaluation as flowlab blame-eval prints it', () => {
   beforeAll(async () => {
-    lab = await openLab((_store, ws) => {
+    lab = await openLab((store, ws) => {
       const args = ['bin/flowlab.js', 'blame-eval', 'examples/gsm8k-team.yaml', '--dataset', 'gsm8k', '--limit', '8', '--model', TINY_MODEL, '--threads', '1', '--json', '--db', ws.db];
       for (const i of INJECT) args.push('--inject', i);
       const r = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', env: { ...process.env, FLOWLAB_SHARED: SHARED }, timeout: 120_000 });
       if (r.status !== 0) throw new Error(`flowlab blame-eval failed (exit ${r.status}):\n${r.stderr}`);
-      return JSON.parse(r.stdout) as BlameEvalView;
+      const view = JSON.parse(r.stdout) as BlameEvalView;
+      seedRoleTrends(store);
+      return view;
     });
     page = lab.page;
     await page.goto(lab.serve.url);
@@ -70,5 +76,43 @@ describe.skipIf(!!skip)('the Experiments view shows a blame evaluation as flowla
     expect(await value('blame-eval-natural')).toBe(`${cli.natural.roots}/${cli.natural.ambiguous}/${cli.natural.infrastructure}`);
     expect(await text('blame-eval-command')).toContain(`npm run flowlab -- show ${cli.experimentId} --db`);
     await screenshot(page, 'experiments-blame-eval');
+  });
+
+  it('charts each role across experiments with the figures flowlab show prints', async () => {
+    const cli = lab.seeded;
+    await page.click(tid('nav-ladder'));
+    await page.locator(tid('role-trends')).waitFor(WAIT);
+    await page.locator(tid('role-trends-key')).waitFor(WAIT);
+    // The key names every experiment by workflow, kind, date and id, oldest first (the CLI's blame evaluation was made first).
+    const key = await page.locator(`${tid('role-trends-key')} li`).allTextContents();
+    expect(key.map((k) => k.split(' · ').at(-1))).toEqual([cli.experimentId, 'exp-trend-1', 'exp-trend-2', 'exp-trend-3']);
+    expect(key[1]).toMatch(/^gsm8k-team · run · \d{4}-\d\d-\d\d \d\d:\d\d/);
+    expect(key[2]).toMatch(/^gsm8k-team · blame-eval · /);
+    const h = (role: string, exp: string) => page.locator(tid(`role-trend-${role}-${exp}-h`)).getAttribute('data-value');
+    const blamed = (role: string, exp: string) => page.locator(tid(`role-trend-${role}-${exp}-blamed`)).getAttribute('data-value');
+    // The hand-made experiments: figures by hand (test/fixtures.ts seedRoleTrends).
+    const hand: Array<[string, string, number, string]> = [
+      ['solver', 'exp-trend-1', 0.5, '1/4'], ['planner', 'exp-trend-1', 1, '0/4'],
+      ['solver', 'exp-trend-2', -0.2, '2/2'], ['planner', 'exp-trend-2', 0.6, '1/2'],
+      ['solver', 'exp-trend-3', 0.95, '0/2'],
+    ];
+    for (const [role, exp, mean, b] of hand) {
+      expect(Number(await h(role, exp))).toBeCloseTo(mean, 12);
+      expect(await blamed(role, exp)).toBe(b);
+    }
+    expect(await page.locator(tid('role-trend-planner-exp-trend-3')).count()).toBe(0);
+    // The CLI's experiment: what `flowlab show <id> --json` prints per role.
+    const show = spawnSync(process.execPath, ['bin/flowlab.js', 'show', cli.experimentId, '--json', '--db', lab.ws.db], { cwd: ROOT, encoding: 'utf8' });
+    expect(show.status).toBe(0);
+    const roles = (JSON.parse(show.stdout) as { report: { runs: number; roles: Record<string, { reward: number; blamed: number }> } }).report;
+    expect(Object.keys(roles.roles).length).toBeGreaterThan(0);
+    for (const [role, r] of Object.entries(roles.roles)) {
+      expect(Number(await h(role, cli.experimentId))).toBeCloseTo(r.reward, 12);
+      expect(await blamed(role, cli.experimentId)).toBe(`${r.blamed}/${roles.runs}`);
+    }
+    await page.locator(tid('role-trends')).scrollIntoViewIfNeeded();
+    await screenshot(page, 'ladder-role-trends');
+    // Leaving the Experiments view with the panel open crashed the page (an effect returned scrollIntoView's Promise).
+    expect(lab.pageErrors).toEqual([]);
   });
 });

@@ -1,9 +1,11 @@
 /**
  * The evaluations the CLI prints, for the views (issue 29, "every evaluation the CLI prints, in
  * the window"): a blame evaluation's report (`getBlameEval`, what `flowlab blame-eval --json`
- * prints). Latest wins: opening another experiment while one loads drops the older answer.
+ * prints); per-role trends across experiments (`getRoleTrends`: mean ladder reward and runs blamed,
+ * the `h reward` and `blamed` columns `flowlab show <experiment-id>` prints per role). Latest wins:
+ * opening another experiment while one loads drops the older answer.
  */
-import type { BlameEvalView } from '../../core/api/client.ts';
+import type { BlameEvalView, RoleTrends } from '../../core/api/client.ts';
 import { IDLE, latestLoader, type Loadable } from './loadable.ts';
 import type { SliceContext } from './types.ts';
 
@@ -14,6 +16,10 @@ export interface EvaluationsSlice {
   blameEvalId: string | null;
   /** Shows `experimentId`'s blame evaluation (null: closes the panel). */
   openBlameEval(experimentId: string | null): Promise<void>;
+  /** Per role, across experiments (the Ladder view's trends). */
+  roleTrends: Loadable<RoleTrends>;
+  /** Reads the trends again. */
+  loadRoleTrends(): Promise<void>;
 }
 
 declare module './types.ts' {
@@ -22,7 +28,12 @@ declare module './types.ts' {
 
 export function createEvaluationsSlice({ api, set, get }: SliceContext): EvaluationsSlice {
   const loader = latestLoader(() => get().blameEval, (blameEval) => set({ blameEval }));
+  const trends = latestLoader(() => get().roleTrends, (roleTrends) => set({ roleTrends }));
   return {
+    roleTrends: IDLE,
+    async loadRoleTrends() {
+      await trends(() => api.getRoleTrends());
+    },
     blameEval: IDLE,
     blameEvalId: null,
     async openBlameEval(experimentId) {

@@ -20,7 +20,10 @@ export function BlameEvalPanel() {
   const dbFile = useLab((s) => (s.appInfo.status === 'ready' ? s.appInfo.data.dbFile : null));
   const box = useRef<HTMLElement>(null);
   // Opened from a row below: bring the panel into view.
-  useEffect(() => box.current?.scrollIntoView({ block: 'nearest' }), [blameEvalId]);
+  // (A block, not an arrow's value: Chromium's scrollIntoView returns a Promise, which React would call as the effect's cleanup.)
+  useEffect(() => {
+    box.current?.scrollIntoView({ block: 'nearest' });
+  }, [blameEvalId]);
   if (!blameEvalId) return null;
   const ready = blameEval.status === 'ready' && blameEval.data.experimentId === blameEvalId ? blameEval.data : null;
   return (
