@@ -115,4 +115,19 @@ describe.skipIf(!!skip)('the Experiments view shows a blame evaluation as flowla
     // Leaving the Experiments view with the panel open crashed the page (an effect returned scrollIntoView's Promise).
     expect(lab.pageErrors).toEqual([]);
   });
+
+  it('labels the Experiments chart\'s points apart, in the table\'s order (every point read "gsm8k-team / gsm8k", oldest first)', async () => {
+    await page.click(tid('nav-experiments'));
+    const chart = page.locator(`${tid('experiments-chart')}[data-points="4"]`);
+    await chart.waitFor(WAIT);
+    const labels = JSON.parse((await chart.getAttribute('data-labels'))!) as string[][];
+    const rows = await page.locator('[data-testid^="experiment-row-"]').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-testid')!.slice('experiment-row-'.length)));
+    expect(rows).toHaveLength(4);
+    // The same experiments in the same order, each label ending with its id.
+    expect(labels.map((l) => l.at(-1))).toEqual(rows);
+    expect(new Set(labels.map((l) => l.join(' '))).size).toBe(4);
+    // Three of them are gsm8k-team on gsm8k: the second line (kind and date) and the id tell them apart.
+    expect(labels.filter((l) => l[0] === 'gsm8k-team / gsm8k')).toHaveLength(3);
+    expect(labels.map((l) => l[1]!.split(' · ')[0])).toEqual(['run', 'blame-eval', 'run', 'blame-eval']);
+  });
 });
