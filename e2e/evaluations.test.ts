@@ -130,4 +130,41 @@ describe.skipIf(!!skip)('the Experiments view shows a blame evaluation as flowla
     expect(labels.filter((l) => l[0] === 'gsm8k-team / gsm8k')).toHaveLength(3);
     expect(labels.map((l) => l[1]!.split(' · ')[0])).toEqual(['run', 'blame-eval', 'run', 'blame-eval']);
   });
+
+  it('the Learning form shows the workflow and models it trains and takes lr, KL, temperature and SFT (it lacked them and took both silently)', async () => {
+    await page.click(tid('nav-learning'));
+    await page.click(`${tid('train-loop-panel')} > summary`);
+    await expect(page.locator(tid('loop-workflow')).textContent()).resolves.toContain('none open');
+    // Open a workflow and choose a model: both named in the form.
+    await page.click(tid('nav-editor'));
+    await page.locator(`${tid('example-select')} option[value="examples/gsm8k-team.yaml"]`).waitFor({ state: 'attached', ...WAIT });
+    await page.selectOption(tid('example-select'), 'examples/gsm8k-team.yaml');
+    await page.click(tid('example-open'));
+    await page.locator(`${tid('validation')}[data-valid="true"]`).waitFor(WAIT);
+    await page.click(tid('nav-run'));
+    await page.waitForFunction((sel) => [...(document.querySelector(sel) as HTMLSelectElement | null)?.options ?? []].some((o) => o.text.trim().startsWith('stories260K.gguf')), tid('default-model'), WAIT);
+    const model = await page.locator(tid('default-model')).evaluate((el) => [...(el as HTMLSelectElement).options].find((o) => o.text.trim().startsWith('stories260K.gguf'))!.value);
+    await page.selectOption(tid('default-model'), model);
+    await page.click(tid('nav-learning'));
+    // The panel opens closed again after a view change.
+    await page.locator(tid('train-loop-panel')).evaluate((d) => ((d as HTMLDetailsElement).open = true));
+    await expect(page.locator(tid('loop-workflow')).textContent()).resolves.toContain('gsm8k-team');
+    await expect(page.locator(tid('loop-models')).textContent()).resolves.toContain('default stories260K.gguf');
+    // The policy step's fields, then SFT: the printed command follows (the CLI's flags).
+    await page.fill(tid('loop-lr'), '0.001');
+    await page.fill(tid('loop-kl'), '0.05');
+    await page.fill(tid('loop-temperature'), '0.7');
+    expect(await page.locator(tid('loop-sft-steps')).isDisabled()).toBe(true);
+    let command = (await page.locator(tid('loop-command')).textContent()) ?? '';
+    expect(command).toContain('--lr 0.001 --kl 0.05 --temperature 0.7');
+    expect(command).not.toContain('--sft');
+    await page.fill(tid('loop-warm-start'), '2');
+    await page.check(tid('loop-sft-mix'));
+    await page.fill(tid('loop-sft-steps'), '3');
+    await page.check(tid('loop-sft-role-solver'));
+    command = (await page.locator(tid('loop-command')).textContent()) ?? '';
+    expect(command).toContain('--warm-start 2 --sft-mix --sft-steps 3 --sft-lr 0.001 --sft-roles solver');
+    expect(await page.locator(tid('loop-start')).isEnabled()).toBe(true);
+    await screenshot(page, 'learning-form');
+  });
 });
