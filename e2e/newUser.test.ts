@@ -87,6 +87,14 @@ describe.skipIf(!!skip)("a new user's path: README, serve, an example, run it, i
     await page.selectOption(tid('run-dataset'), 'gsm8k');
     await page.fill(tid('run-limit'), String(TASKS));
     await expect.poll(() => page.locator(tid('run-start')).isEnabled(), WAIT).toBe(true);
+    // The CLI's defaults and words: seed 0 (the form said 1), and the kind it starts (a run with a SIMULATED fault is a blame-eval).
+    expect(await page.inputValue(tid('run-seed'))).toBe('0');
+    expect(await page.locator(tid('run-starts-kind')).getAttribute('data-kind')).toBe('run');
+    await page.click(tid('fault-add'));
+    await page.locator(`${tid('run-starts-kind')}[data-kind="blame-eval"]`).waitFor(WAIT);
+    await expect(page.locator(tid('run-starts-kind')).textContent()).resolves.toContain('flowlab blame-eval');
+    await page.click('[aria-label="Remove fault 1"]');
+    await page.locator(`${tid('run-starts-kind')}[data-kind="run"]`).waitFor(WAIT);
     await page.click(tid('run-start'));
     const status = page.locator(tid('run-status'));
     await expect.poll(async () => (await status.locator('code').first().textContent()) ?? '', WAIT).toMatch(/^exp-/);
