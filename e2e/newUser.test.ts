@@ -84,7 +84,11 @@ describe.skipIf(!!skip)("a new user's path: README, serve, an example, run it, i
     await page.waitForFunction((sel) => [...(document.querySelector(sel) as HTMLSelectElement | null)?.options ?? []].some((o) => o.text.trim().startsWith('stories260K.gguf')), tid('default-model'), WAIT);
     await selectByText(tid('default-model'), 'stories260K.gguf');
     await page.locator(`${tid('run-dataset')} option[value="gsm8k"]`).waitFor({ state: 'attached', ...WAIT });
-    await page.selectOption(tid('run-dataset'), 'gsm8k');
+    // The dataset the example names in its "Run it:" line, not the first in the list (as `flowlab run --dataset gsm8k`).
+    expect(readFileSync(path.join(ROOT, 'examples/gsm8k-team.yaml'), 'utf8')).toMatch(/^# Run it: .*--dataset gsm8k /m);
+    const firstAvailable = await page.locator(`${tid('run-dataset')} option`).first().getAttribute('value');
+    process.stdout.write(`[e2e new user] the Run form's dataset: ${await page.inputValue(tid('run-dataset'))} (first listed: ${firstAvailable})\n`);
+    expect(await page.inputValue(tid('run-dataset'))).toBe('gsm8k');
     await page.fill(tid('run-limit'), String(TASKS));
     await expect.poll(() => page.locator(tid('run-start')).isEnabled(), WAIT).toBe(true);
     // The CLI's defaults and words: seed 0 (the form said 1), and the kind it starts (a run with a SIMULATED fault is a blame-eval).
