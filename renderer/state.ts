@@ -13,6 +13,7 @@ import { createDiffSlice } from './store/diff.ts';
 import { createDocumentSlice } from './store/document.ts';
 import { createForkSlice } from './store/fork.ts';
 import { createEditorSlice } from './store/editor.ts';
+import { createEvaluationsSlice } from './store/evaluations.ts';
 import { createImproveSlice } from './store/improve.ts';
 import { createJobsSlice } from './store/jobs.ts';
 import { createLearningSlice } from './store/learning.ts';
@@ -55,6 +56,7 @@ export function createLabStore(api: LabClient, deps: StoreDeps = NODE_DEPS): Sto
       ...createForkSlice(ctx),
       ...createRunsTableSlice(ctx),
       ...createJobsSlice(ctx),
+      ...createEvaluationsSlice(ctx),
     };
   });
 }

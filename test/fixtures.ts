@@ -360,3 +360,31 @@ export function gate(): { wait: Promise<void>; open(): void } {
   const wait = new Promise<void>((resolve) => (open = resolve));
   return { wait, open };
 }
+
+/**
+ * Three experiments for the per-role trends (issue 29), hand-made (SIMULATED rows), figures by hand:
+ * - `exp-trend-1` (gsm8k-team, run, 4 runs): solver h 0.2, 0.4, 0.6, 0.8 (mean 0.5), planner h 1
+ *   each (mean 1); run 3 blamed on solver (1 of 4);
+ * - `exp-trend-2` (gsm8k-team, blame-eval, 2 runs): solver h −0.5, 0.1 (mean −0.2), planner h 0.5,
+ *   0.7 (mean 0.6); both runs blamed on solver, run 1 on planner too;
+ * - `exp-trend-3` (gsm8k-single, run, 2 runs): solver h 0.9, 1 (mean 0.95), never blamed.
+ * Created in that order (ids in that order too, so the order holds within one millisecond).
+ */
+export function seedRoleTrends(store: Store): void {
+  const blame = (...roles: string[]) => ({
+    roots: roles.map((r) => ({ nodeId: asNodeId(r === 'solver' ? 'solve' : 'plan'), failureClass: 'execution' as const, blamed: asRoleName(r) })),
+    cascades: [], byRole: {}, ambiguous: [], infrastructure: [], silent: false,
+  });
+  const exps: Array<{ id: string; kind: 'run' | 'blame-eval'; workflowName: string; runs: Array<{ h: Record<string, number>; blamed?: string[] }> }> = [
+    { id: 'exp-trend-1', kind: 'run', workflowName: 'gsm8k-team', runs: [{ h: { solver: 0.2, planner: 1 } }, { h: { solver: 0.4, planner: 1 } }, { h: { solver: 0.6, planner: 1 } }, { h: { solver: 0.8, planner: 1 }, blamed: ['solver'] }] },
+    { id: 'exp-trend-2', kind: 'blame-eval', workflowName: 'gsm8k-team', runs: [{ h: { solver: -0.5, planner: 0.5 }, blamed: ['solver'] }, { h: { solver: 0.1, planner: 0.7 }, blamed: ['solver', 'planner'] }] },
+    { id: 'exp-trend-3', kind: 'run', workflowName: 'gsm8k-single', runs: [{ h: { solver: 0.9 } }, { h: { solver: 1 } }] },
+  ];
+  for (const e of exps) {
+    store.createExperiment(newExperiment({ id: e.id, kind: e.kind, workflowName: e.workflowName, limit: e.runs.length, ...(e.kind === 'blame-eval' && { config: { simulated: true, inject: ['solver=error@0.5'] } }) }));
+    e.runs.forEach((r, i) => store.saveRun(runRecord(e.id, i, {
+      ladder: laddersOf(r.h), ...(r.blamed && { credit: blame(...r.blamed), status: 'failed', correct: false, score: 0 }), ...(e.kind === 'blame-eval' && { simulated: true }),
+    }), []));
+    store.finishExperiment(e.id, 'completed');
+  }
+}

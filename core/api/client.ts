@@ -39,6 +39,7 @@ export type { CompareExperimentsPayload, CompareReport, CompareSide, CompareView
 export type { GetRolloutsPayload, RolloutEntry, RolloutGroup, RolloutRoleStats, RolloutRoleValue, RolloutsApi, RolloutsView } from './features/rollouts.ts';
 export type { CardEffect, CardEffectSide, CardEffectView, CardsApi, CardsDocument, CardsHost, CardTrust, DeleteCardPayload, DistillCardRequest, ExportCardsPayload, GetCardEffectPayload, LibraryCard, ListCardsPayload } from './features/cards.ts';
 export type { AttendeeView, JoinedWorkshop, ControlWorkshopPayload, SubmitPredictionPayload, WorkshopApi, WorkshopHost, Choice, PredictionScore, RevealChart, RevealFact, StepResult, WorkshopStepSummary, WorkshopStepView, WorkshopView } from './features/workshop.ts';
+export type { BlameEvalView, BlameRate, BlameReport, EvaluationsApi, GetBlameEvalPayload, RoleTrendPoint, RoleTrends, TrendExperiment } from './features/evaluations.ts';
 export type { RunHit, RunQuery, RunSearchApi, RunSearchResult, RunSortKey, SearchField } from './features/runSearch.ts';
 export type { DiffRunsPayload, RunDiffApi, RunDiffSide, RunDiffView } from './features/runDiff.ts';
 export type { ForkApi, ForkHost, ForkRunRequest, ForkRunResult, ForkSummary, RunForks } from './features/fork.ts';

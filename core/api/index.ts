@@ -10,5 +10,6 @@ export { MAX_CARDS, MAX_ID_LENGTH, MAX_INJECT, MAX_PATH_LENGTH, MAX_PROMPT_CHARS
 export { payloadSchemas } from './contract.ts';
 export { createHandlers, toApiError, validatePayload, validateWorkflowText, type HandlerDeps } from './handlers.ts';
 export { cardTrustReader } from './features/cards.ts';
+export { blameEvalOf, type BlameEvalView } from './features/evaluations.ts';
 export { FEATURES } from './features/index.ts';
 export { defineFeature, type Feature } from './feature.ts';

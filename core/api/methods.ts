@@ -66,6 +66,8 @@ export const API_METHODS = [
   'controlWorkshop',
   'listAttendees',
   'removeAttendee',
+  'getBlameEval',
+  'getRoleTrends',
 ] as const;
 
 /** The methods a `LabHost` answers (asynchronous on every host; Electron relays them to its utility process). */

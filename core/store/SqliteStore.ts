@@ -37,6 +37,7 @@ import { SqliteEndpointDecisionsRepo, type EndpointDecisionsRepo } from './endpo
 import { SqliteWorkshopRepo, type WorkshopRepo } from './workshops.ts';
 import type { ExperimentCall, ExperimentRow, ExperimentStatus, ExperimentSummary, NewExperiment, PlannedTask } from './types.ts';
 import { RunSearchIndex, type RunQuery, type RunSearchResult } from './runSearch.ts';
+import { roleTrendsOf, type RoleTrendRow } from './roleTrends.ts';
 
 /** Every store this process has open (see {@link openStores}). */
 const OPEN = new Set<SqliteStore>();
@@ -384,6 +385,12 @@ export class SqliteStore implements Store {
     this.live();
     if (!this.runIndex) throw new StoreError('INVALID_RECORD', `${this.file}: this database has no run search index (schema older than version 11)`, this.file);
     return this.runIndex.search(q);
+  }
+
+  /** Per experiment and role: mean ladder reward and blamed runs (roleTrends.ts). */
+  roleTrends(): RoleTrendRow[] {
+    this.live();
+    return roleTrendsOf(this.db);
   }
 
   private mustExist(id: ExperimentId | string): void {

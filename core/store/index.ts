@@ -32,4 +32,5 @@ export { SqliteReproRepo, type ReproKind, type ReproRecord } from './repro.ts';
 export { SqliteWorkshopRepo, type WorkshopPredictionRow, type WorkshopRepo, type WorkshopResultRow, type WorkshopSessionRow } from './workshops.ts';
 export { SqliteForksRepo, type ForkLink, type ForksRepo } from './forks.ts';
 export { SqliteEndpointDecisionsRepo, type EndpointDecisionsRepo } from './endpointDecisions.ts';
+export type { RoleTrendRow } from './roleTrends.ts';
 export { FAILURE_CLASSES, ftsQuery, RUN_PAGE_MAX, RUN_SORT_KEYS, RunQueryError, SEARCH_FIELDS, taskLabel, type RunHit, type RunQuery, type RunSearchResult, type RunSortKey, type SearchField } from './runSearch.ts';

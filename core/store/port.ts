@@ -21,6 +21,7 @@ import type { ReproKind, ReproRecord } from './repro.ts';
 import type { ForksRepo } from './forks.ts';
 import type { EndpointDecisionsRepo } from './endpointDecisions.ts';
 import type { RunQuery, RunSearchResult } from './runSearch.ts';
+import type { RoleTrendRow } from './roleTrends.ts';
 
 /** One run with all its node events (each with its model calls), as `saveRuns` takes them. */
 export interface RunWithEvents {
@@ -135,6 +136,8 @@ export interface Store {
   getRun(runId: RunId | string): RunRecord;
   /** Runs matching filters and full-text search (runSearch.ts), a page and the total. Errors: `BAD_QUERY` (`RunQueryError`). */
   searchRuns(q: RunQuery): RunSearchResult;
+  /** Per experiment and role: mean ladder reward and runs blamed on the role (roleTrends.ts), oldest experiment first. */
+  roleTrends(): RoleTrendRow[];
   /** A run's events by seq, each with its calls by call index. Errors: `NOT_FOUND`. */
   getRunEvents(runId: RunId | string): NodeEvent[];
   /** Every model call of an experiment with its place (run, task, node, attempt): the replay provider's input. Errors: `NOT_FOUND`. */

@@ -1,6 +1,7 @@
 /**
  * The Experiments chart's data (pure): one point per list entry (an experiment, or a train loop's
- * or study's experiments together), oldest first; accuracy as one line per workflow + dataset,
+ * or study's experiments together), in the table's order (newest first), each labelled with what
+ * tells it apart (workflow / dataset, kind, date and id; a group: its kind and id); accuracy as one line per workflow + dataset,
  * so a line never joins unrelated experiments (a point of another series is a gap in this one);
  * failures as the share of tasks with a node failure of each class, so experiments of different
  * sizes compare (a cancelled 9-task run and a finished 5-task run are both per task).
@@ -21,8 +22,12 @@ export interface ChartSeries {
 }
 
 export interface ExperimentChartData {
-  /** Short x labels: `<workflow> / <dataset>` (a group: `loop <workflow> / <dataset>`). */
-  labels: string[];
+  /**
+   * x labels, one line each: `<workflow> / <dataset>`, `<kind> · <MM-DD HH:MM>` (UTC) and the id
+   * (a group: `loop|study <workflow> / <dataset>` and the group's label). Two experiments of one
+   * workflow on one dataset read apart (they were both `gsm8k-team / gsm8k`).
+   */
+  labels: string[][];
   /** Full tooltip titles: the label with the experiment's or group's id and task count. */
   titles: string[];
   series: ChartSeries[];
@@ -40,10 +45,10 @@ export function failureRatesPerTask(runs: ReadonlyArray<Pick<RunRecord, 'failure
   return out;
 }
 
-/** Builds the chart's data from list entries (newest first, as listed) and the runs loaded so far. */
+/** Builds the chart's data from list entries (newest first, as listed, and so drawn) and the runs loaded so far. */
 export function experimentChartData<E extends ListedExperiment>(entries: ReadonlyArray<ListEntry<E>>, runsOf: (id: string) => Runs | undefined): ExperimentChartData {
-  const ordered = [...entries].reverse();
-  const labels: string[] = [];
+  const ordered = entries;
+  const labels: string[][] = [];
   const titles: string[] = [];
   const simulated: boolean[] = [];
   const failureRates = Object.fromEntries(FAILURE_CLASSES.map((c) => [c, [] as Array<number | null>])) as ExperimentChartData['failureRates'];
@@ -62,7 +67,7 @@ export function experimentChartData<E extends ListedExperiment>(entries: Readonl
     const loaded = members.map((e) => runsOf(e.id));
     const runs = loaded.every((r) => r !== undefined) ? loaded.flatMap((r) => [...r!]) : undefined;
     const label = entry.type === 'group' ? `${entry.group.kind === 'study' ? 'study' : 'loop'} ${pair}` : pair;
-    labels.push(label);
+    labels.push(entry.type === 'group' ? [label, entry.group.label] : [pair, `${entry.experiment.kind} · ${new Date(entry.experiment.createdAt).toISOString().slice(5, 16).replace('T', ' ')}`, entry.experiment.id]);
     titles.push(`${label}: ${entry.type === 'group' ? `${entry.group.label} (${members.length} experiments)` : entry.experiment.id}, ${done} task${done === 1 ? '' : 's'}`);
     simulated.push(members.some((e, i) => isSimulated(e, loaded[i])));
     const rates = runs ? failureRatesPerTask(runs) : null;

@@ -61,13 +61,26 @@ describe('filters', () => {
 const run = (failures: Partial<RunRecord['failures']>) => ({ failures: { wiring: 0, execution: 0, cascade: 0, infrastructure: 0, ...failures } as RunRecord['failures'], simulated: false });
 
 describe('experimentChartData', () => {
-  it('draws one accuracy series per workflow + dataset, null at the other series\' points', () => {
+  it('draws one accuracy series per workflow + dataset, null at the other series\' points, in the table\'s order', () => {
     const d = experimentChartData(groupExperiments(LIST), () => [run({}), run({ execution: 2 })]);
-    expect(d.labels).toEqual(['gsm8k-single / gsm8k', 'loop learn-word / learn-word', 'gsm8k-team / gsm8k']);
+    // Newest first, as the table lists them (the chart drew oldest first, unlike the table).
+    expect(d.labels).toEqual([
+      ['gsm8k-team / gsm8k', 'run · 01-01 00:00', 'exp-new'],
+      ['loop learn-word / learn-word', 'train loop tl-1'],
+      ['gsm8k-single / gsm8k', 'run · 01-01 00:00', 'exp-old'],
+    ]);
     expect(d.series.map((s) => [s.label, s.data])).toEqual([
-      ['accuracy % · gsm8k-single / gsm8k', [25, null, null]],
+      ['accuracy % · gsm8k-team / gsm8k', [25, null, null]],
       ['accuracy % · learn-word / learn-word', [null, 25, null]],
-      ['accuracy % · gsm8k-team / gsm8k', [null, null, 25]],
+      ['accuracy % · gsm8k-single / gsm8k', [null, null, 25]],
+    ]);
+  });
+
+  it('labels two experiments of one workflow on one dataset apart: kind, date and id (both read "gsm8k-team / gsm8k")', () => {
+    const d = experimentChartData(groupExperiments([exp('exp-b', { kind: 'blame-eval', createdAt: Date.UTC(2026, 11, 3, 10, 16) }), exp('exp-a', { createdAt: Date.UTC(2026, 11, 3, 10, 15) })]), () => []);
+    expect(d.labels).toEqual([
+      ['gsm8k-team / gsm8k', 'blame-eval · 12-03 10:16', 'exp-b'],
+      ['gsm8k-team / gsm8k', 'run · 12-03 10:15', 'exp-a'],
     ]);
   });
 
@@ -78,7 +91,7 @@ describe('experimentChartData', () => {
     expect(failureRatesPerTask(five).execution).toBe(60);
     expect(failureRatesPerTask([]).wiring).toBeNull();
     const d = experimentChartData(groupExperiments([exp('a', { runsDone: 9 }), exp('b', { runsDone: 5 })]), (id) => (id === 'a' ? nine : five));
-    expect(d.failureRates.execution).toEqual([60, 33.3]);
+    expect(d.failureRates.execution).toEqual([33.3, 60]);
     expect(d.series).toHaveLength(1);
   });
 

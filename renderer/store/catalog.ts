@@ -4,6 +4,7 @@
  * from view, is dropped.
  */
 import type { DatasetInfo, ExampleWorkflow, ModelEntry, TestGeneration } from '../../core/api/lab.ts';
+import { datasetForWorkflow } from '../lib/datasetChoice.ts';
 import { IDLE, latestLoader, load, LOADING, type Loadable } from './loadable.ts';
 import type { SliceContext } from './types.ts';
 
@@ -54,10 +55,12 @@ export function createCatalogSlice({ api, set, get }: SliceContext): CatalogSlic
         jobs.push(
           load(() => api.listDatasets()).then((datasets) => {
             set({ datasets });
-            // Preselect the first available dataset and its first split.
+            // Preselect the dataset the open workflow names or was last run with (datasetChoice.ts), else the first available one, and its test split.
             const form = get().runForm;
             if (datasets.status === 'ready' && !form.dataset) {
-              const d = datasets.data.find((x) => x.available) ?? datasets.data[0];
+              const s = get();
+              const named = datasetForWorkflow(s.editor.text, s.editor.graph?.name, s.experiments.status === 'ready' ? s.experiments.data : [], datasets.data);
+              const d = datasets.data.find((x) => x.name === named) ?? datasets.data.find((x) => x.available) ?? datasets.data[0];
               if (d) get().setRunForm({ dataset: d.name, split: d.splits.includes('test') ? 'test' : (d.splits[0] ?? '') });
             }
           }),

@@ -6,6 +6,8 @@
  * and saving documents is the document slice's (document.ts).
  */
 import { withEditorLints } from '../lib/editorLints.ts';
+import { datasetForWorkflow } from '../lib/datasetChoice.ts';
+import { splitFor } from './run.ts';
 import type { ExampleWorkflow } from '../../core/api/lab.ts';
 import type { ValidateWorkflowResult } from '../../core/api/client.ts';
 import { applyDiff, diffSize, diffText, invertDiff, isEmptyDiff, type EditDiff } from '../lib/editDiff.ts';
@@ -188,6 +190,13 @@ export function createEditorSlice({ api, set, get, deps }: SliceContext): Editor
     openExample(example) {
       // Through the document slice: unsaved changes are not replaced without asking.
       get().openDocument({ text: example.text, file: example.file, name: null, origin: 'example', label: example.file });
+      if (get().editor.text !== example.text) return; // the user kept their draft
+      // The Run form's dataset: the one this workflow was last run with, else the one its comments name (as the CLI is told).
+      const s = get();
+      const datasets = s.datasets.status === 'ready' ? s.datasets.data : [];
+      const name = datasetForWorkflow(example.text, s.editor.graph?.name ?? example.name, s.experiments.status === 'ready' ? s.experiments.data : [], datasets);
+      const d = datasets.find((x) => x.name === name);
+      if (d && d.name !== s.runForm.dataset) s.setRunForm({ dataset: d.name, split: splitFor(d.name, d.splits, s.runForm.splitByDataset) });
     },
 
     async validateNow() {

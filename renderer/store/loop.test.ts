@@ -71,6 +71,20 @@ describe('train loops from the window', () => {
     expect(s.getState().trainLoopRequest()).toEqual({ ok: false, problems: ['Iterations must be a whole number from 1 to 10000.'] });
   });
 
+  it('sends the policy step\'s lr, KL and temperature, and the SFT fields only with an SFT schedule (issue 29: the form lacked them)', async () => {
+    const { s, loops } = lab();
+    s.getState().setTrainLoopForm({ dataset: 'gsm8k', split: 'test', heldoutSplit: 'test', lr: 0.001, kl: 0.05, temperature: 0.7, sftSteps: 3, sftRoles: ['solver'] });
+    await s.getState().startTrainLoop();
+    // No warm start and no mix: no SFT fields (the host refuses sftRoles without a schedule).
+    expect(loops[0]).toMatchObject({ lr: 0.001, kl: 0.05, temperature: 0.7 });
+    for (const k of ['warmStart', 'sftMix', 'sftSteps', 'sftLr', 'sftRoles']) expect(loops[0]).not.toHaveProperty(k);
+    s.getState().setTrainLoopForm({ warmStart: 2, sftMix: true });
+    const req = s.getState().trainLoopRequest();
+    expect(req.ok && req.request).toMatchObject({ warmStart: 2, sftMix: true, sftSteps: 3, sftLr: 1e-3, sftRoles: ['solver'] });
+    s.getState().setTrainLoopForm({ lr: 0, kl: -1, temperature: 6, sftSteps: 0 });
+    expect(s.getState().trainLoopRequest()).toEqual({ ok: false, problems: ['Learning rate must be above 0 and below 1.', 'KL weight must be from 0 to 100.', 'Temperature must be above 0 and at most 5.', 'SFT steps must be a whole number from 1 to 100.'] });
+  });
+
   it('resumes a cancelled experiment (a loop\'s resumes its loop) and says so', async () => {
     const { s } = lab();
     await s.getState().resumeExperiment('exp-cancelled');

@@ -39,7 +39,23 @@ export interface TrainLoopForm {
   heldoutSamples: number;
   seed: number;
   threads: number;
+  /** Policy step (flowlab train-loop's flags and defaults): `--lr` (3e-4), `--kl` (0.02), `--temperature` (1). */
+  lr: number;
+  kl: number;
+  temperature: number;
+  /** SFT on the loop's own successes (docs/laptop-rl.md): `--warm-start` (0), `--sft-mix`, `--sft-steps` (2), `--sft-lr` (1e-3), `--sft-roles` (empty: every trained role). */
+  warmStart: number;
+  sftMix: boolean;
+  sftSteps: number;
+  sftLr: number;
+  sftRoles: string[];
 }
+
+/** Whether the form asks for SFT steps: a warm start, or SFT mixed into every iteration (host/trainLoop.ts). */
+export const sftOn = (f: Pick<TrainLoopForm, 'warmStart' | 'sftMix'>): boolean => f.warmStart > 0 || f.sftMix;
+
+/** The train-loop form's policy and SFT fields at `flowlab train-loop`'s defaults. */
+export const TRAIN_LOOP_STEP_DEFAULTS = { lr: 3e-4, kl: 0.02, temperature: 1, warmStart: 0, sftMix: false, sftSteps: 2, sftLr: 1e-3, sftRoles: [] as string[] } as const;
 
 export interface LoopSlice {
   experimentFilter: ExperimentFilter;
@@ -159,7 +175,7 @@ export function createLoopSlice({ api, set, get }: SliceContext): LoopSlice {
       return { extras, problems };
     },
 
-    trainLoopForm: { dataset: 'learn-word', split: 'train', heldoutSplit: 'heldout', roles: [], group: 2, iterations: 2, limit: 2, heldout: 2, heldoutSamples: 2, seed: 0, threads: 1 },
+    trainLoopForm: { dataset: 'learn-word', split: 'train', heldoutSplit: 'heldout', roles: [], group: 2, iterations: 2, limit: 2, heldout: 2, heldoutSamples: 2, seed: 0, threads: 1, ...TRAIN_LOOP_STEP_DEFAULTS, sftRoles: [] },
     setTrainLoopForm(patch) {
       set({ trainLoopForm: { ...get().trainLoopForm, ...patch } });
     },
@@ -177,6 +193,13 @@ export function createLoopSlice({ api, set, get }: SliceContext): LoopSlice {
       if (!whole(f.heldoutSamples, 1, 64)) problems.push('Held-out samples must be a whole number from 1 to 64.');
       if (!whole(f.seed, 0, 2_147_483_647)) problems.push('Seed must be a whole number from 0 to 2147483647.');
       if (!whole(f.threads, 1, 256)) problems.push('Threads must be a whole number from 1 to 256.');
+      const open = (v: number, lo: number, hi: number) => Number.isFinite(v) && v > lo && v < hi;
+      if (!open(f.lr, 0, 1)) problems.push('Learning rate must be above 0 and below 1.');
+      if (!(Number.isFinite(f.kl) && f.kl >= 0 && f.kl <= 100)) problems.push('KL weight must be from 0 to 100.');
+      if (!(Number.isFinite(f.temperature) && f.temperature > 0 && f.temperature <= 5)) problems.push('Temperature must be above 0 and at most 5.');
+      if (!whole(f.warmStart, 0, 10_000)) problems.push('SFT warm start must be a whole number of iterations from 0 to 10000.');
+      if (!whole(f.sftSteps, 1, 100)) problems.push('SFT steps must be a whole number from 1 to 100.');
+      if (!open(f.sftLr, 0, 1)) problems.push('SFT learning rate must be above 0 and below 1.');
       const roles = s.editor.graph?.roles.map((r) => r.name) ?? [];
       const roleModels = Object.fromEntries(Object.entries(s.roleModels).filter(([role]) => roles.includes(role)));
       if (!s.defaultModel && roles.some((r) => !roleModels[r])) problems.push('Pick a default model in the Run form (Models per role).');
@@ -194,6 +217,14 @@ export function createLoopSlice({ api, set, get }: SliceContext): LoopSlice {
         heldoutSamples: f.heldoutSamples,
         seed: f.seed,
         threads: f.threads,
+        lr: f.lr,
+        kl: f.kl,
+        temperature: f.temperature,
+        // The SFT fields only with an SFT schedule (the host refuses SFT roles without one).
+        ...(sftOn(f) && {
+          warmStart: f.warmStart, sftMix: f.sftMix, sftSteps: f.sftSteps, sftLr: f.sftLr,
+          ...(f.sftRoles.length ? { sftRoles: f.sftRoles.filter((r) => roles.includes(r)) } : {}),
+        }),
         models: { ...(s.defaultModel ? { default: s.defaultModel } : {}), ...(Object.keys(roleModels).length ? { roles: roleModels } : {}) },
         ...(f.roles.length ? { roles: f.roles.filter((r) => roles.includes(r)) } : {}),
         ...(Object.keys(versions).length ? { roleVersions: versions } : {}),

@@ -113,7 +113,7 @@ export function createRunSlice({ api, set, get, deps }: SliceContext): RunSlice 
   };
 
   return {
-    runForm: { dataset: '', split: '', limit: 3, seed: 1, faults: [] },
+    runForm: { dataset: '', split: '', limit: 3, seed: 0, faults: [] },
     live: null,
     runGraph: null,
     starting: false,

@@ -24,13 +24,13 @@ const SERIES_COLOUR: Record<Theme, string[]> = {
 const POINT_STYLES = ['rectRot', 'circle', 'triangle', 'rect', 'star'] as const;
 const DASH: Record<(typeof FAILURE_CLASSES)[number], number[]> = { wiring: [], execution: [4, 2], cascade: [1, 2], infrastructure: [6, 3] };
 
-function config(d: ExperimentChartData, theme: Theme): ChartConfiguration<'bar' | 'line', Array<number | null>, string> {
+function config(d: ExperimentChartData, theme: Theme): ChartConfiguration<'bar' | 'line', Array<number | null>, string[]> {
   const { text, grid } = chartPalette(theme);
   const lines = SERIES_COLOUR[theme];
   return {
     type: 'bar',
     data: {
-      labels: d.labels.map((l, i) => (d.simulated[i] ? `${l} (SIMULATED)` : l)),
+      labels: d.labels.map((l, i) => (d.simulated[i] ? [...l, 'SIMULATED'] : l)),
       datasets: [
         ...d.series.map((s, i) => ({
           type: 'line' as const,
@@ -77,7 +77,7 @@ export function ExperimentsChart({ data, theme }: { data: ExperimentChartData; t
   const canvas = useChart(() => config(data, theme), theme, data);
   const summary = data.titles.map((t, i) => `${t}: accuracy ${data.series.map((s) => s.data[i]).find((v) => v !== null) ?? '–'}%`).join('; ');
   return (
-    <div className="chart-box" data-testid="experiments-chart" data-points={data.labels.length} data-series={data.series.length}>
+    <div className="chart-box" data-testid="experiments-chart" data-points={data.labels.length} data-labels={JSON.stringify(data.labels)} data-series={data.series.length}>
       <canvas ref={canvas} role="img" aria-label={`Accuracy per workflow and dataset, and the share of tasks with failures of each class, per experiment or group. ${summary}`} />
     </div>
   );

@@ -7,6 +7,7 @@ import { filterExperiments, groupExperiments, memberLabel, modelText, type Group
 import { failuresByClass, FAILURE_CLASSES, isSimulated } from '../lib/experimentStats.ts';
 import { useLab, useLabPick } from '../useLab.ts';
 import { ExperimentsChart } from './lazy.tsx';
+import { BlameEvalPanel } from './BlameEvalPanel.tsx';
 import { ComparePanel, ExperimentFilters, ResumeButton, resumable } from './ExperimentParts.tsx';
 import { experimentStatusLabel, percent, timestamp } from './format.ts';
 import { LoadState, RefreshButton, Status } from './Status.tsx';
@@ -69,6 +70,7 @@ export function ExperimentsView() {
           <ExperimentFilters list={list} />
           {entries.length > 0 && <ExperimentsChart data={chart} theme={theme} />}
           <ComparePanel list={list} />
+          <BlameEvalPanel />
           {entries.length === 0 && <p className="note" data-testid="experiments-none-match">No experiment matches these filters.</p>}
           <div className="scroll">
             <table data-testid="experiments-table">
@@ -150,7 +152,7 @@ function AccuracyGuard({ id, runs, dataset }: { id: string; runs: Parameters<typ
 }
 
 function ExperimentRow({ e, member = false }: { e: ExperimentSummary; member?: boolean }) {
-  const { runsByExperiment, selectedExperimentId: selected, selectExperiment, setView } = useLabPick('runsByExperiment', 'selectedExperimentId', 'selectExperiment', 'setView');
+  const { runsByExperiment, selectedExperimentId: selected, selectExperiment, setView, openBlameEval } = useLabPick('runsByExperiment', 'selectedExperimentId', 'selectExperiment', 'setView', 'openBlameEval');
   const r = runsByExperiment[e.id];
   const runs = r?.status === 'ready' ? r.data : undefined;
   const f = runs ? failuresByClass(runs) : null;
@@ -204,6 +206,14 @@ function ExperimentRow({ e, member = false }: { e: ExperimentSummary; member?: b
         <button type="button" className="link" onClick={() => open('ladder')}>
           ladder
         </button>
+        {e.kind === 'blame-eval' && (
+          <>
+            {' '}
+            <button type="button" className="link" data-testid={`open-blame-eval-${e.id}`} title="Precision and recall of blame per role and fault kind, as flowlab blame-eval prints them" onClick={() => void openBlameEval(e.id)}>
+              evaluation
+            </button>
+          </>
+        )}
         {resumable(e.status) && (
           <>
             {' '}

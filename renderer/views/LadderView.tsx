@@ -3,6 +3,7 @@ import { countOf } from '../lib/messages.ts';
 import { meanLadders, RUNG_KEYS, RUNG_SYMBOL, rungText, runLadders, validityMeaning, wiredNodes, type LadderValues } from '../lib/ladderBars.ts';
 import { useLabPick } from '../useLab.ts';
 import { LadderChart, RungKeyLegend } from './LadderChart.tsx';
+import { RoleTrendsPanel } from './RoleTrendsPanel.tsx';
 import { RunPicker } from './RunPicker.tsx';
 import { LoadState } from './Status.tsx';
 import { TableHead } from './TableHead.tsx';
@@ -85,6 +86,7 @@ export function LadderView() {
               )}
             </section>
           )}
+          <RoleTrendsPanel />
         </div>
       </div>
     </section>

@@ -172,9 +172,15 @@ function RunControls() {
           ))}
         </ul>
       )}
-      {req.ok && req.request.inject && (
-        <p className="note small">
-          <span className="tag sim">SIMULATED</span> {req.request.inject.join(', ')}
+      {req.ok && (
+        // The kind the experiment is stored as, in the CLI's words (a run with SIMULATED faults is a blame-eval).
+        <p className="note small" data-testid="run-starts-kind" data-kind={runKindOf(req.request)}>
+          Starts a <strong>{runKindOf(req.request)}</strong> experiment, as <code>flowlab {runKindOf(req.request)}</code> does
+          {req.request.inject?.length ? (
+            <>
+              {' '}with <span className="tag sim">SIMULATED</span> faults {req.request.inject.join(', ')}
+            </>
+          ) : null}
         </p>
       )}
       <div className="row">
@@ -270,4 +276,9 @@ function LiveGraph() {
       <LiveLegend theme={theme} />
     </div>
   );
+}
+
+/** The kind a start request makes, as the store and `flowlab ls --kind` name it: rollouts, blame-eval (faults injected) or run. */
+export function runKindOf(r: { kind?: 'run' | 'rollouts'; inject?: readonly string[] }): 'run' | 'blame-eval' | 'rollouts' {
+  return r.kind === 'rollouts' ? 'rollouts' : r.inject?.length ? 'blame-eval' : 'run';
 }

@@ -93,13 +93,16 @@ export function RunsView() {
   const [draft, setDraft] = useState<Draft>(() => ({ ...EMPTY, experimentId: runsFilter.experimentId ?? '', text: runsFilter.text ?? '' }));
   const order = { sort: runsFilter.sort ?? 'started', order: runsFilter.order ?? (runsFilter.sort && runsFilter.sort !== 'started' ? 'asc' : 'desc') } as const;
   const apply = (d: Draft, o: Pick<RunsFilter, 'sort' | 'order'> = order) => void setRunsFilter(filterOf(d, o));
+  // Typed fields apply 300 ms after the last key (Enter, the Search button or another filter's change apply at once).
+  const typing = useRef<number | undefined>(undefined);
   const change = (patch: Partial<Draft>, now = true) => {
     const next = { ...draft, ...patch };
     setDraft(next);
-    if (now) apply(next);
+    if (!now) return;
+    // A typed field's pending timer would apply its older draft after this one (the change lost).
+    window.clearTimeout(typing.current);
+    apply(next);
   };
-  // Typed fields apply 300 ms after the last key (Enter applies at once).
-  const typing = useRef<number | undefined>(undefined);
   const type = (patch: Partial<Draft>) => {
     change(patch, false);
     window.clearTimeout(typing.current);
@@ -227,6 +230,10 @@ export function RunsView() {
           to
           <input type="date" data-testid="runs-until" value={draft.until} onChange={(e) => change({ until: e.target.value })} />
         </label>
+        {/* The form's submit button: without one, Enter in a field of a form with several fields submits nothing (HTML implicit submission). */}
+        <button type="submit" className="primary" data-testid="runs-apply">
+          Search
+        </button>
         <button type="button" onClick={() => change({ ...EMPTY })}>
           Clear
         </button>

@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import { flowlabCommand } from '../lib/commands.ts';
 import { loopFinished, loopLine } from '../lib/trainLoopProgress.ts';
-import type { TrainLoopForm } from '../store/loop.ts';
+import { sftOn, type TrainLoopForm } from '../store/loop.ts';
 import { useLab, useLabPick } from '../useLab.ts';
 
 /** `flowlab train-loop`'s flags for the form's values (what the printed command says). */
@@ -11,17 +11,34 @@ export function trainLoopArgs(form: TrainLoopForm, workflowFile: string, model: 
     ...(form.roles.length ? ['--roles', form.roles.join(',')] : []),
     '--group', String(form.group), '--iterations', String(form.iterations), '--limit', String(form.limit),
     '--heldout', String(form.heldout), '--heldout-samples', String(form.heldoutSamples), '--seed', String(form.seed),
-    '--threads', String(form.threads), '--model', model ?? '<file.gguf>',
+    '--threads', String(form.threads), '--lr', String(form.lr), '--kl', String(form.kl), '--temperature', String(form.temperature),
+    ...(sftOn(form) ? [
+      '--warm-start', String(form.warmStart), ...(form.sftMix ? ['--sft-mix'] : []), '--sft-steps', String(form.sftSteps), '--sft-lr', String(form.sftLr),
+      ...(form.sftRoles.length ? ['--sft-roles', form.sftRoles.join(',')] : []),
+    ] : []),
+    '--model', model ?? '<file.gguf>',
   ];
 }
 
-function Num({ label, field, min, max, testId }: { label: string; field: keyof TrainLoopForm; min: number; max: number; testId: string }) {
+/** A real-valued field (learning rates, weights, temperature): any step. */
+function Real({ label, field, min, max, testId, disabled = false }: { label: string; field: keyof TrainLoopForm; min: number; max: number; testId: string; disabled?: boolean }) {
   const { trainLoopForm: f, setTrainLoopForm } = useLabPick('trainLoopForm', 'setTrainLoopForm');
   const v = f[field] as number;
   return (
     <label className="stack">
       <span className="muted small">{label}</span>
-      <input data-testid={testId} type="number" min={min} max={max} step={1} value={Number.isFinite(v) ? v : ''} onChange={(e) => setTrainLoopForm({ [field]: e.target.valueAsNumber })} />
+      <input data-testid={testId} type="number" min={min} max={max} step="any" disabled={disabled} value={Number.isFinite(v) ? v : ''} onChange={(e) => setTrainLoopForm({ [field]: e.target.valueAsNumber })} />
+    </label>
+  );
+}
+
+function Num({ label, field, min, max, testId, disabled = false }: { label: string; field: keyof TrainLoopForm; min: number; max: number; testId: string; disabled?: boolean }) {
+  const { trainLoopForm: f, setTrainLoopForm } = useLabPick('trainLoopForm', 'setTrainLoopForm');
+  const v = f[field] as number;
+  return (
+    <label className="stack">
+      <span className="muted small">{label}</span>
+      <input data-testid={testId} type="number" min={min} max={max} step={1} disabled={disabled} value={Number.isFinite(v) ? v : ''} onChange={(e) => setTrainLoopForm({ [field]: e.target.valueAsNumber })} />
     </label>
   );
 }
@@ -37,9 +54,15 @@ export function TrainLoopPanel() {
   );
   const roles = useLab((s) => s.editor.graph?.roles);
   useLab((s) => s.editor.text);
-  useLab((s) => s.roleModels);
   const dbFile = useLab((s) => (s.appInfo.status === 'ready' ? s.appInfo.data.dbFile : null));
   const file = useLab((s) => s.editor.file);
+  const workflowName = useLab((s) => s.editor.graph?.name ?? null);
+  const roleModels = useLab((s) => s.roleModels);
+  const base = (p: string) => p.split(/[\\/]/).pop() ?? p;
+  const modelText = [
+    ...(defaultModel ? [`default ${base(defaultModel)}`] : []),
+    ...Object.entries(roleModels).filter(([role, m]) => m && roles?.some((r) => r.name === role)).map(([role, m]) => `${role} ${base(m)}`),
+  ].join(', ');
   const req = trainLoopRequest();
   const list = datasets.status === 'ready' ? datasets.data : [];
   const dataset = list.find((d) => d.name === f.dataset);
@@ -64,11 +87,21 @@ export function TrainLoopPanel() {
     <details className="train-loop-panel" data-testid="train-loop-panel" open={running || !!loop || undefined}>
       <summary>Start a train loop from here</summary>
       <p className="muted small">
-        Trains the workflow open in the Editor with the models chosen in{' '}
+        Each iteration samples G rollouts per task, scores them on the ladder and takes a policy step per role (a weight version chosen in Run is a role’s starting point).
+      </p>
+      {/* What the loop trains and with which models, in view (it took both from other views silently). */}
+      <p className="small" data-testid="loop-workflow">
+        Workflow: {workflowName ? <strong>{workflowName}</strong> : <span className="muted">none open</span>}
+        {workflowName && <span className="muted"> ({file ?? 'unsaved, from the Editor'})</span>}{' '}
+        <button type="button" className="link" onClick={() => setView('editor')}>
+          change in Editor
+        </button>
+      </p>
+      <p className="small" data-testid="loop-models">
+        Models: {modelText || <span className="muted">none chosen</span>}{' '}
         <button type="button" className="link" onClick={() => setView('run')}>
-          Run
-        </button>{' '}
-        (a weight version chosen there is a role’s starting point). Each iteration samples G rollouts per task, scores them on the ladder and takes a policy step per role.
+          change in Run
+        </button>
       </p>
       <div className="row wrap">
         {field(
@@ -94,6 +127,37 @@ export function TrainLoopPanel() {
         <Num label="Held-out samples" field="heldoutSamples" min={1} max={64} testId="loop-heldout-samples" />
         <Num label="Seed" field="seed" min={0} max={2_147_483_647} testId="loop-seed" />
         <Num label="Threads" field="threads" min={1} max={256} testId="loop-threads" />
+      </div>
+      <div className="row wrap" role="group" aria-label="Policy step">
+        <Real label="Learning rate (--lr)" field="lr" min={0} max={1} testId="loop-lr" />
+        <Real label="KL weight (--kl)" field="kl" min={0} max={100} testId="loop-kl" />
+        <Real label="Temperature (--temperature)" field="temperature" min={0} max={5} testId="loop-temperature" />
+      </div>
+      <div className="row wrap" role="group" aria-label="SFT on the loop's own successes">
+        <Num label="SFT warm start, iterations (--warm-start)" field="warmStart" min={0} max={10_000} testId="loop-warm-start" />
+        <label className="small">
+          <input type="checkbox" data-testid="loop-sft-mix" checked={f.sftMix} onChange={(e) => setTrainLoopForm({ sftMix: e.target.checked })} /> SFT before every policy step (--sft-mix)
+        </label>
+        <Num label="SFT steps (--sft-steps)" field="sftSteps" min={1} max={100} testId="loop-sft-steps" disabled={!sftOn(f)} />
+        <Real label="SFT learning rate (--sft-lr)" field="sftLr" min={0} max={1} testId="loop-sft-lr" disabled={!sftOn(f)} />
+        {!!roles?.length && (
+          <span className="small" role="group" aria-label="Roles taking SFT steps">
+            <span className="muted">SFT roles (none ticked: every trained role):</span>
+            {roles.map((r) => (
+              <label key={r.name}>
+                {' '}
+                <input
+                  type="checkbox"
+                  data-testid={`loop-sft-role-${r.name}`}
+                  disabled={!sftOn(f)}
+                  checked={f.sftRoles.includes(r.name)}
+                  onChange={(e) => setTrainLoopForm({ sftRoles: e.target.checked ? [...f.sftRoles, r.name] : f.sftRoles.filter((x) => x !== r.name) })}
+                />{' '}
+                {r.name}
+              </label>
+            ))}
+          </span>
+        )}
       </div>
       {!!roles?.length && (
         <div className="row wrap small" role="group" aria-label="Roles trained">

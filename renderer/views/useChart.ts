@@ -5,11 +5,11 @@ import type { Theme } from '../lib/graphStyle.ts';
 /**
  * A chart.js chart on a canvas: built (and destroyed) when the theme changes; when the data
  * changes only `data` is swapped and updated in place, without animation (no flicker while live).
- * `config` is read at each of those moments.
+ * `config` is read at each of those moments. `L`: an x label, a string or lines of one (string[]).
  */
-export function useChart<T extends ChartType>(config: () => ChartConfiguration<T, Array<number | null>, string>, theme: Theme, data: unknown): RefObject<HTMLCanvasElement | null> {
+export function useChart<T extends ChartType, L = string>(config: () => ChartConfiguration<T, Array<number | null>, L>, theme: Theme, data: unknown): RefObject<HTMLCanvasElement | null> {
   const canvas = useRef<HTMLCanvasElement>(null);
-  const chart = useRef<Chart<T, Array<number | null>, string> | null>(null);
+  const chart = useRef<Chart<T, Array<number | null>, L> | null>(null);
   useEffect(() => {
     if (!canvas.current) return;
     chart.current = new Chart(canvas.current, config());

@@ -7,6 +7,7 @@
 import { appFeature } from './app.ts';
 import { cardsFeature } from './cards.ts';
 import { catalogueFeature } from './catalogue.ts';
+import { evaluationsFeature } from './evaluations.ts';
 import { experimentsFeature } from './experiments.ts';
 import { forkFeature } from './fork.ts';
 import { jobsFeature } from './jobs.ts';
@@ -44,6 +45,7 @@ export const FEATURES = [
   studiesFeature,
   massFeature,
   workshopFeature,
+  evaluationsFeature,
 ] as const;
 
 /** The feature whose methods only a workshop server answers (`WORKSHOP_METHODS`). */

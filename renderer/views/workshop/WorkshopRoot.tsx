@@ -11,7 +11,7 @@ import QRCode from 'qrcode';
 import type { AttendeeView, FlowlabClient, WorkshopView } from '../../../core/api/client.ts';
 import { errorMessage } from '../../../core/api/client.ts';
 import { connectionStatus, createApiClient, onConnectionStatus, subscribe } from '../../api.ts';
-import { followWorkshop, publicFactValue, verdictOf, workshopStream } from './followWorkshop.ts';
+import { followWorkshop, isLoopbackUrl, publicFactValue, verdictOf, workshopStream } from './followWorkshop.ts';
 import './workshop.css';
 
 /** Whether the page's hash asks for a workshop page, and which. */
@@ -157,8 +157,18 @@ function Presenter({ api }: { api: FlowlabClient }) {
           <Reveal view={view} />
         </main>
         <aside className="ws-join">
-          <p>Join on your phone:</p>
-          {qr ? <img src={qr} alt="QR code of the attendee page" data-testid="ws-qr" width={240} height={240} /> : null}
+          {url && isLoopbackUrl(url) ? (
+            // No phone in the room can open a loopback address: no QR code for it, but how to share.
+            <p className="ws-warn" role="note" data-testid="ws-loopback-warning">
+              This address works on this computer only: phones cannot open it. To let the room join, restart with <code>--host 0.0.0.0</code> (the
+              command then prints this machine&apos;s network addresses).
+            </p>
+          ) : (
+            <>
+              <p>Join on your phone:</p>
+              {qr ? <img src={qr} alt="QR code of the attendee page" data-testid="ws-qr" width={240} height={240} /> : null}
+            </>
+          )}
           <p className="ws-url" data-testid="ws-url">{url}</p>
           <Attendees api={api} joined={view.attendees.joined} cap={view.attendees.cap} version={view.version} />
         </aside>

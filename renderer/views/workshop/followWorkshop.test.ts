@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LabEvent, WorkshopView } from '../../../core/api/client.ts';
 import { CONNECTED, type ConnectionStatus } from '../../connection.ts';
-import { followWorkshop, publicFactValue, verdictOf, WORKSHOP_POLL_MS, workshopStream } from './followWorkshop.ts';
+import { followWorkshop, isLoopbackUrl, publicFactValue, verdictOf, WORKSHOP_POLL_MS, workshopStream } from './followWorkshop.ts';
 
 const LOST: ConnectionStatus = { state: 'lost', attempt: 1, retryInMs: 1000, downSince: 5 };
 
@@ -113,5 +113,12 @@ describe('the attendee page (issue 29 defects)', () => {
     expect(verdictOf('a', 'a')).toEqual({ text: 'You were right!', tone: 'right' });
     expect(verdictOf('b', 'a')).toEqual({ text: 'Not this time: your prediction was wrong.', tone: 'wrong' });
     expect(verdictOf(undefined, 'a').tone).toBe('none');
+  });
+});
+
+describe('the presenter page\'s join panel (issue 29 defect: a QR code of a loopback address, no warning)', () => {
+  it('knows a URL only this machine can open', () => {
+    for (const u of ['http://127.0.0.1:5177/w?t=1', 'http://127.8.9.10/', 'http://localhost:80/', 'http://LOCALHOST/', 'http://a.localhost/', 'http://[::1]:5177/']) expect([u, isLoopbackUrl(u)]).toEqual([u, true]);
+    for (const u of ['http://192.168.1.20:5177/w', 'http://10.0.0.2/', 'http://lab.example:80/', 'http://1270.0.0.1/', 'not a url']) expect([u, isLoopbackUrl(u)]).toEqual([u, false]);
   });
 });

@@ -118,3 +118,18 @@ export function verdictOf(mine: string | undefined, truth: string): { text: stri
   if (!mine) return { text: 'Revealed. You did not predict this step.', tone: 'none' };
   return mine === truth ? { text: 'You were right!', tone: 'right' } : { text: 'Not this time: your prediction was wrong.', tone: 'wrong' };
 }
+
+/**
+ * Whether the attendee URL names this machine only (127.0.0.0/8, `localhost`, `::1`): a phone in
+ * the room cannot open it, so the presenter page shows no QR code for it but says how to share
+ * the workshop (`--host 0.0.0.0`). An unparsable URL counts as not loopback.
+ */
+export function isLoopbackUrl(url: string): boolean {
+  let host: string;
+  try {
+    host = new URL(url).hostname.toLowerCase();
+  } catch {
+    return false;
+  }
+  return host === 'localhost' || host.endsWith('.localhost') || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
+}
