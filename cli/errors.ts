@@ -49,7 +49,9 @@ export type CommandErrorCode =
   /** Input logs that cannot be scored (attribution-eval without --skip-bad: the count, the first file and field). */
   | 'BAD_LOGS'
   /** A stored evolution ran with another model file than the one given (evolve: resume with that file, or --id). */
-  | 'DIFFERENT_MODEL';
+  | 'DIFFERENT_MODEL'
+  /** The experiment did not finish (cancelled, interrupted, running): verify needs its end (resume it first). */
+  | 'INCOMPLETE';
 
 /** A command's own failure on arguments that parsed (exit 1, `[<CODE>]` tag; see the table above). */
 export class CommandError extends FlowlabError<CommandErrorCode> {

@@ -14,7 +14,7 @@ import { openStore, type SqliteStore, type TrainLoopRow } from '../core/store/in
 import type { LoopEvent } from '../core/training/index.ts';
 import { parseWorkflow } from '../core/workflow/index.ts';
 import { loadTrainer } from '../models/factory.ts';
-import { asCli } from './errors.ts';
+import { asCli, CommandError } from './errors.ts';
 import { cliDeps, toolsOfExperiment } from './wiring.ts';
 import type { Io } from './io.ts';
 import { progress, settled } from './progress.ts';
@@ -50,8 +50,22 @@ export interface ExperimentRerun {
  * Copies experiment `id` of `src` into `scratch` with the tasks in `only` (all when absent),
  * runs them through `resume`, and compares the runs task by task (core/repro compareRuns).
  */
+/**
+ * Why an experiment of this kind cannot be re-run from its stored spec (null: it can): a fork
+ * re-runs from its parent's recording with its intervention, a MASS step belongs to its loop, an
+ * import has no model calls to make again.
+ */
+export function notRerunnable(kind: string, mass: boolean): string | null {
+  if (kind === 'fork') return 'is a fork: it re-runs from its parent\'s recording with its intervention, so check it offline with flowlab replay, or make it again with flowlab fork';
+  if (kind === 'mass' || mass) return 'is a step of a MASS loop: check the loop against its recorded calls with flowlab evolve --replay <id>, flowlab rank --replay <loop> or flowlab rsi --replay <loop>';
+  if (kind === 'import') return 'was imported from a trace file: it holds no model calls to re-run';
+  return null;
+}
+
 export async function rerunExperiment(src: SqliteStore, scratch: SqliteStore, id: string, db: string, io: Io, only?: ReadonlySet<number>): Promise<ExperimentRerun> {
   const exp = src.getExperiment(id);
+  const other = notRerunnable(exp.kind, exp.config?.mass !== undefined);
+  if (other) throw new CommandError('WRONG_KIND', `${id} ${other}`);
   const tasks = src.listTasks(exp.id).filter((t) => !only || only.has(t.taskIndex));
   const { id: _i, createdAt: _c, updatedAt: _u, finishedAt: _f, status: _s, pid: _p, ...spec } = exp;
   scratch.createExperiment({ ...spec, id: exp.id, tasks });

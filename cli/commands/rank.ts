@@ -21,7 +21,7 @@ export function define(cmd: Command, ctx: CommandContext, deps: RsiCommandDeps =
       'JSONL with the workflow stripped. A crossed threshold halts with the report instead (recorded as halted).',
       'Resumable: same --loop-id. --champions <evolution-id> runs each task\'s own champion; --replay re-derives a loop without the model.',
     ].join('\n'));
-  addOuterOptions(cmd).action(act(ctx, (o: RsiFlags) => rankCommand(o, ctx.io, deps)));
+  addOuterOptions(cmd, 'rank').action(act(ctx, (o: RsiFlags) => rankCommand(o, ctx.io, deps)));
 }
 
 async function rankCommand(v: RsiFlags, io: Io, deps: RsiCommandDeps): Promise<number> {

@@ -70,7 +70,7 @@ function num(v: string, name: string, ok: (x: number) => boolean): number {
 }
 
 /** The options both `rank` and `rsi` take (the outer loop's). */
-export function addOuterOptions(cmd: Command): Command {
+export function addOuterOptions(cmd: Command, command: 'rank' | 'rsi' = 'rsi'): Command {
   cmd
     .option('--model <file.gguf>', 'the base model: solver, self-judge and optimizer (required but with --replay)')
     .option('--dataset <name>', 'MASS task family (learn-tool, learn-word)', 'learn-tool')
@@ -94,7 +94,7 @@ export function addOuterOptions(cmd: Command): Command {
     .addOption(intOption('--threads <n>', 'CPU threads (1 or 2 on a shared laptop)', { min: 1, default: 1 }))
     .addOption(intOption('--context-size <n>', 'context tokens (the judge reads two workspaces: about 600 tokens)', { min: 64, default: 1024 }))
     .addOption(intOption('--seed <n>', 'seed of the shuffles, orientations and runs', { default: 0 }))
-    .option('--loop-id <id>', 'the loop id; give the same one to resume (default: rsi-<time>)')
+    .option('--loop-id <id>', `the loop id; give the same one to resume (default: ${command}-<time>)`)
     .option('--out <dir>', 'state, environments, exports and versions (default: flowlab-mass/<loop-id> next to --db)')
     .addOption(dbOption())
     .option('--replay <loop-id>', 're-run a stored loop from its recorded calls and versions (no model) and compare every record and file')

@@ -5,7 +5,7 @@ import { PlanSchema, studyCells, type StudyPlan, type StudyState } from '../../c
 import { act, dbOption, type CommandContext } from '../args.ts';
 import { CommandError } from '../errors.ts';
 import type { Io } from '../io.ts';
-import { rerunExperiment, rerunTrainLoop, scratchStore, type ExperimentRerun, type LoopRerun } from '../reproRerun.ts';
+import { notRerunnable, rerunExperiment, rerunTrainLoop, scratchStore, type ExperimentRerun, type LoopRerun } from '../reproRerun.ts';
 
 interface VerifyFlags {
   db: string;
@@ -47,7 +47,12 @@ async function verifyCommand(id: string, flags: VerifyFlags, io: Io): Promise<nu
     if (!src.findExperiment(id) && src.repro.find(id)?.kind === 'evolution') {
       throw new CommandError('WRONG_KIND', `${id} is a MASS evolution: verify re-runs experiments, train loops and studies; check an evolution against its recorded calls with flowlab evolve --replay ${id}`);
     }
-    if (!src.findExperiment(id)) throw new CommandError('NOT_FOUND', `no experiment, train loop or study "${id}" in ${flags.db}`);
+    const exp = src.findExperiment(id);
+    if (!exp) throw new CommandError('NOT_FOUND', `no experiment, train loop or study "${id}" in ${flags.db}`);
+    if (exp.status !== 'completed' && exp.status !== 'failed' && notRerunnable(exp.kind, exp.config?.mass !== undefined) === null) {
+      const stored = src.listRuns(id).length;
+      throw new CommandError('INCOMPLETE', `${id} is ${exp.status} (${stored} of ${src.listTasks(id).length} task(s) stored): verify compares a finished experiment with a re-run of it; finish it first with flowlab resume ${id}`);
+    }
     const r = await rerunExperiment(src, scratch.store, id, flags.db, io);
     io.stdout(flags.json ? JSON.stringify({ kind: 'experiment', ...r, identical: isSame(r) }) + '\n' : formatExperimentVerify(r));
     return isSame(r) ? 0 : 1;
