@@ -21,7 +21,7 @@ const diamond = (): GraphDraft => ({
 describe('validate stage: GraphDraft -> whole-graph checks, hops and answer', () => {
   it('a valid diamond: the answer is its only sink, hops resolve to node ids, no issue', () => {
     expect(validateWorkflowGraph(diamond(), {}, tools)).toEqual({ hops: undefined, answer: { node: 'd' }, issues: [] });
-    expect(validateWorkflowGraph(diamond(), { hops: ['a', 'c', 'b', 'd'], answer: 'b.text' }, tools)).toEqual({ hops: ['a', 'c', 'b', 'd'], answer: { node: 'b', field: 'text' }, issues: [] });
+    expect(validateWorkflowGraph(diamond(), { hops: ['a', 'c', 'b', 'd'], answer: 'b' }, tools)).toEqual({ hops: ['a', 'c', 'b', 'd'], answer: { node: 'b', field: undefined }, issues: [] });
   });
 
   it('an unbounded cycle is located at the edge that closes it, and no answer is guessed', () => {
@@ -56,6 +56,19 @@ describe('validate stage: GraphDraft -> whole-graph checks, hops and answer', ()
     expect(r.issues[2]!.message).toBe('port "expression" of "e" wants string but a.n produces number');
     expect(r.issues[5]!.message).toBe('hops leave out node(s): e');
     expect(r.answer).toBeUndefined();
+  });
+
+  it('the answer must name a field its node outputs (a text node has none; a schema lists them)', () => {
+    const draft: GraphDraft = {
+      nodes: [node('a', 0, { contract: { schema: { type: 'object', properties: { plan: { type: 'object', properties: { steps: { type: 'array' } } } } }, checks: [] } }), node('t', 1)],
+      edges: [edge(0, 'a', 't')],
+    };
+    const at = (answer: string) => validateWorkflowGraph(draft, { answer }, tools);
+    expect(at('t.nosuchfield').issues).toEqual([{ code: 'BAD_ANSWER', path: ['answer'], message: 'answer "t.nosuchfield": t writes text (no contract schema), which has no field "nosuchfield"' }]);
+    expect(at('a.plam').issues.map((i) => i.message)).toEqual(['answer "a.plam": a outputs only plan, not "plam"']);
+    expect(at('a.plan.step').issues.map((i) => i.message)).toEqual(['answer "a.plan.step": a.plan outputs only steps, not "step"']);
+    expect(at('a.plan.steps')).toEqual({ hops: undefined, answer: { node: 'a', field: 'plan.steps' }, issues: [] });
+    expect(at('t').answer).toEqual({ node: 't', field: undefined });
   });
 
   it('a condition must read a field its source declares, with a value of its enum', () => {

@@ -144,7 +144,11 @@ export function validateWorkflowGraph(
   if (doc.answer) {
     const [head, ...rest] = doc.answer.split('.');
     if (!head || !byId.has(head)) issue('BAD_ANSWER', ['answer'], `answer "${doc.answer}" names no node`);
-    else answer = { node: asNodeId(head), field: rest.length ? rest.join('.') : undefined };
+    else {
+      const problem = rest.length ? answerFieldProblem(byId.get(head)!, rest, tools) : null;
+      if (problem) issue('BAD_ANSWER', ['answer'], `answer "${doc.answer}": ${problem}`);
+      else answer = { node: asNodeId(head), field: rest.length ? rest.join('.') : undefined };
+    }
   } else if (nodes.length && !cycle) {
     const sinks = nodes.filter((n) => !forward.some((e) => e.from === n.id));
     if (sinks.length === 1) answer = { node: sinks[0]!.id };
@@ -172,6 +176,25 @@ function schemaType(schema: unknown): PortType | undefined {
   if (t === 'integer' || t === 'number') return 'number';
   if (t === 'string' || t === 'boolean' || t === 'object' || t === 'array') return t;
   return undefined;
+}
+
+/**
+ * Why `node`'s output has no field at `path` (null: it has, or its output is not known here): an
+ * agent or skill node without a contract schema writes text; a schema with `properties` lists
+ * what it outputs (a run reading another field would end with no answer and no failed node).
+ */
+function answerFieldProblem(node: GraphNode, path: readonly string[], tools: ToolLookup): string | null {
+  let s: unknown = node.contract?.schema ?? (node.tool ? tools.get(node.tool)?.output : undefined);
+  if (s === undefined) return node.kind === 'agent' || node.kind === 'skill' ? `${node.id} writes text (no contract schema), which has no field "${path.join('.')}"` : null;
+  let at: string = node.id;
+  for (const f of path) {
+    const props = (s as { properties?: Record<string, unknown> } | undefined)?.properties;
+    if (!props) return null;
+    if (!Object.hasOwn(props, f)) return `${at} outputs only ${Object.keys(props).join(', ') || 'no field'}, not "${f}"`;
+    at = `${at}.${f}`;
+    s = props[f];
+  }
+  return null;
 }
 
 /**
