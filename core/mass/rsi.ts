@@ -205,19 +205,27 @@ export function tamperSummary(rankings: readonly TaskRanking[], train: number): 
 }
 
 /** The calls of a stored run, in call order, as the export reads them. */
-function callsOf(store: Store, runId: string): ExportCall[] {
+/**
+ * A run's model calls in node order, for the SFT export. A call of a node that failed (its reply
+ * unparsable, cut at max_tokens, against its contract) carries the node's failure as `error`, so
+ * the export leaves it out: a top-ranked run can still hold a broken reply, never a lesson.
+ */
+export function exportCallsOf(store: Store, runId: string): ExportCall[] {
   const events = [...store.getRunEvents(runId)].sort((a, b) => a.seq - b.seq);
-  return events.flatMap((e) => e.calls.map((c): ExportCall => ({
-    role: String(c.role), nodeId: String(e.nodeId), prompt: c.prompt, completion: c.completion,
-    ...(c.system !== undefined && { system: c.system }), ...(c.promptTokenIds && { promptTokenIds: c.promptTokenIds }),
-    ...(c.completionTokenIds && { completionTokenIds: c.completionTokenIds }), ...(c.error !== undefined && { error: c.error }),
-  })));
+  return events.flatMap((e) => e.calls.map((c): ExportCall => {
+    const error = c.error ?? (e.status === 'failed' ? `node ${String(e.nodeId)} failed: ${e.errorCode ?? 'failed'}` : undefined);
+    return {
+      role: String(c.role), nodeId: String(e.nodeId), prompt: c.prompt, completion: c.completion,
+      ...(c.system !== undefined && { system: c.system }), ...(c.promptTokenIds && { promptTokenIds: c.promptTokenIds }),
+      ...(c.completionTokenIds && { completionTokenIds: c.completionTokenIds }), ...(error !== undefined && { error }),
+    };
+  }));
 }
 
 function trajectories(store: Store, rankings: readonly TaskRanking[], pick: (r: TaskRanking) => RankedRun[]): ExportTrajectory[] {
   return rankings.flatMap((tr) => pick(tr).map((r, k): ExportTrajectory => {
     const ws = tr.workspaces.get(r.runId)!;
-    return { runId: r.runId, taskId: tr.taskId, rank: k + 1, bareTask: ws.taskPrompt, ...(ws.designText && { workflowText: ws.designText }), orchestratorRole: 'orchestrator', calls: callsOf(store, r.runId), quarantined: r.quarantined };
+    return { runId: r.runId, taskId: tr.taskId, rank: k + 1, bareTask: ws.taskPrompt, ...(ws.designText && { workflowText: ws.designText }), orchestratorRole: 'orchestrator', calls: exportCallsOf(store, r.runId), quarantined: r.quarantined };
   }));
 }
 

@@ -1,4 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { asRoleName } from '../ids.ts';
+import { openStore } from '../store/index.ts';
+import { agentEvent, modelCall, newExperiment, runRecord } from '../../test/fixtures.ts';
+import { exportCallsOf } from './rsi.ts';
 import { exportRows, manifestOf, sftSequencesOf, splitByRank, toJsonl, type ExportTrajectory } from './sftExport.ts';
 
 const workflow = '\n\nWorkflow:\n- planner: plan the answer\n- solver: give the number';
@@ -76,5 +80,26 @@ describe('SFT export', () => {
     expect(sequences[1]).toEqual({ tokens: [1, 70, 71, 72, 2], lossMask: [0, 0, 1, 1, 1] });
     const noIds = exportRows([{ ...traj('r1', 1), calls: [{ role: 'orchestrator', prompt: 'Say the number 7. x', completion: 'y' }] }], 'train');
     expect(await sftSequencesOf(noIds, async () => [1])).toEqual({ sequences: [], skipped: 1 });
+  });
+});
+
+describe('exportCallsOf: a run\'s calls for the export (core/mass/rsi.ts)', () => {
+  it('a call of a node that failed carries the failure, so the export leaves it out (a cut-off, unparsable reply is no lesson)', () => {
+    const store = openStore(':memory:');
+    try {
+      store.createExperiment(newExperiment({ id: 'exp-r', limit: 1 }));
+      const run = runRecord('exp-r', 0);
+      const ok = agentEvent(run.runId, 'orchestrator', 'orchestrator', [modelCall({ role: asRoleName('orchestrator'), prompt: 'Say the number 7.\nPlan:', completion: '{"delegate": "no"}' })]);
+      const cut = agentEvent(run.runId, 'answer', 'orchestrator', [modelCall({ role: asRoleName('orchestrator'), prompt: 'Answer:', completion: '{ "delegate": "no", "ask": "', stopReason: 'length' })], {
+        seq: 1, status: 'failed', failureClass: 'execution', errorCode: 'UNPARSABLE_OUTPUT', message: 'cut off at max_tokens', output: undefined,
+      });
+      store.saveRun(run, [ok, cut]);
+      const calls = exportCallsOf(store, run.runId);
+      expect(calls.map((c) => [c.nodeId, c.error])).toEqual([['orchestrator', undefined], ['answer', 'node answer failed: UNPARSABLE_OUTPUT']]);
+      const rows = exportRows([{ runId: run.runId, taskId: 't', rank: 1, bareTask: 'Say the number 7.', orchestratorRole: 'orchestrator', quarantined: false, calls }], 'train');
+      expect(rows.map((r) => r.messages.at(-1)!.content)).toEqual(['{"delegate": "no"}']);
+    } finally {
+      store.close();
+    }
   });
 });
