@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { forkRun, parseNodeRef, type ForkOutcome, type Intervention } from '../../core/experiments/index.ts';
-import { openStore } from '../../core/store/index.ts';
+import { ForkError, forkRun, parseNodeRef, type ForkOutcome, type Intervention } from '../../core/experiments/index.ts';
+import { openStore, type SqliteStore } from '../../core/store/index.ts';
+import type { RunRecord } from '../../core/results/index.ts';
 import { ReplayProvider } from '../../models/replay/index.ts';
 import { act, dbOption, intOption, UsageError, type CommandContext } from '../args.ts';
 import { CommandError } from '../errors.ts';
@@ -89,12 +90,26 @@ export function interventionOf(o: Pick<ForkFlags, 'output' | 'prompt' | 'roleMod
   return { kind: 'role-model', role: m[1]!, model };
 }
 
+/**
+ * The run to fork. @throws ForkError UNKNOWN_RUN (field `run`) naming the database, with the run
+ * ids to use when `runId` is an experiment's id.
+ */
+function parentRun(store: SqliteStore, runId: string): RunRecord {
+  try {
+    return store.getRun(runId);
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'NOT_FOUND') throw err;
+    const hint = store.findExperiment(runId) ? `; "${runId}" is an experiment: fork one of its runs, <experiment-id>/<task index> (e.g. ${runId}/0)` : ' (a run id is <experiment-id>/<task index>)';
+    throw new ForkError('UNKNOWN_RUN', 'run', `no run "${runId}" in ${store.file}${hint}`, { cause: err });
+  }
+}
+
 async function forkCommand(runId: string, o: ForkFlags, io: Io): Promise<number> {
   const { nodeId, attempt } = parseNodeRef(o.node);
   const store = openStore(o.db, { mustExist: true, write: true });
   try {
     const intervention = interventionOf(o, (id) => store.weights.get(id).path);
-    const parent = store.getRun(runId);
+    const parent = parentRun(store, runId);
     const tools = toolsOfExperiment(store.getExperiment(parent.experimentId).config, o.db, io);
     const deps = { ...cliDeps(store, tools), tools, replay: (calls: ConstructorParameters<typeof ReplayProvider>[0], opts: { checkPrompts: boolean }) => new ReplayProvider(calls, opts) };
     const out = await forkRun({ parentRunId: parent.runId, nodeId, ...(attempt !== undefined && { attempt }), intervention, ...(o.threads !== undefined && { threads: o.threads }) }, deps);
