@@ -57,4 +57,11 @@ describe('flowlab compare and the run table: the constant guard', () => {
     expect(text).toMatch(/distinct answers[\s│]+1 \(3 classes\)/);
     expect(text).toContain('CONSTANT "search:facts" 100.0%: the answers collapsed; the accuracy is a constant policy\'s.');
   });
+
+  it('a run where no task gave an answer says so, not that the answers collapsed', () => {
+    const runs = labels.map((l, i): RunRecord => ({ ...run(`t${i}`, 0, {}), status: 'failed', answer: undefined, expected: l }));
+    const text = formatReport(summarizeRuns('e', runs, { tasksPlanned: 4, wallSeconds: 1, status: 'completed', classOf: tool }), 'Run');
+    expect(text).toContain('CONSTANT "(none)" 100.0%: no run gave an answer; the accuracy is that of answering nothing.');
+    expect(text).not.toContain('collapsed');
+  });
 });

@@ -1,6 +1,6 @@
 import Table from 'cli-table3';
 import type { ExperimentReport, ReplayReport } from '../core/experiments/index.ts';
-import { constantFlag } from '../core/guards/index.ts';
+import { constantFlag, NO_ANSWER } from '../core/guards/index.ts';
 
 /** The JSON form of a report (`--json`). */
 export function reportJson(r: ExperimentReport): string {
@@ -31,7 +31,9 @@ export function formatReport(r: ExperimentReport, title: string): string {
     ['status', r.status],
   );
   const flag = constantFlag(r.guard);
-  return `${title}\n${t.toString()}\n${flag ? `${flag}: the answers collapsed; the accuracy is a constant policy's.\n` : ''}${formatLadder(r)}Experiment: ${r.experimentId}\n`;
+  const noAnswer = r.guard.topAnswer?.answer === NO_ANSWER && r.guard.topAnswer.share === 1;
+  const why = noAnswer ? 'no run gave an answer; the accuracy is that of answering nothing' : "the answers collapsed; the accuracy is a constant policy's";
+  return `${title}\n${t.toString()}\n${flag ? `${flag}: ${why}.\n` : ''}${formatLadder(r)}Experiment: ${r.experimentId}\n`;
 }
 
 const n2 = (x: number) => x.toFixed(2);
