@@ -98,7 +98,7 @@ export const DATABASES: CliEntry[] = [
   dbCase('show-unknown-run', {}, ['show', 'run-nope', '--db', '{db}'], 'NOT_FOUND', 'run-nope'),
   dbCase('resume-unknown', {}, ['resume', 'exp-nope', '--db', '{db}'], 'NOT_FOUND', 'exp-nope'),
   dbCase('export-unknown', {}, ['export', 'exp-nope', '--out', '{dir}/out', '--db', '{db}'], 'NOT_FOUND', 'exp-nope'),
-  dbCase('fork-unknown-run', {}, ['fork', 'run-nope', '--node', 'solve', '--seed', '1', '--db', '{db}'], 'NOT_FOUND', 'run-nope'),
+  dbCase('fork-unknown-run', {}, ['fork', 'run-nope', '--node', 'solve', '--seed', '1', '--db', '{db}'], 'UNKNOWN_RUN', 'run-nope'),
   dbCase('counterfactual-unknown', {}, ['counterfactual', 'exp-nope', '--with', 'oracle', '--db', '{db}'], 'NOT_FOUND', 'exp-nope'),
 ];
 
