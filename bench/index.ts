@@ -18,7 +18,8 @@
  * (FLOWLAB_BENCH_REPRO_ITERATIONS, default 6). Throughput (bench/throughput.ts): 200 tasks of the main
  * workflow against a loopback server answering after 100 ms, at the default parallelism beside
  * --parallel 1, on two replicas (goal >= 1.8x one), and with one replica answering 429 to a third
- * of calls (nothing lost); goal: wall time >= 0.8 of the limit's speed.
+ * of calls (nothing lost); goal: wall time >= 0.8 of the limit's speed; and MASS rank's runs and judge
+ * pairs in flight at parallel 1, 8, 18 on a SIMULATED 50 ms model (bench/massInFlight.ts).
  */
 import { existsSync } from 'node:fs';
 import { setMaxListeners } from 'node:events';
@@ -157,6 +158,10 @@ for (const file of ['stories260K.gguf', 'llama-2-tiny-random.gguf']) {
 {
   const { benchThroughput, throughputLines } = await import('./throughput.ts');
   for (const line of throughputLines(await benchThroughput({ sharedDir }))) console.log(line);
+  // MASS steps in flight: rank's champion runs and tournament pairs at parallel 1, 8, 18 (bench/massInFlight.ts).
+  const { benchMassInFlight, massInFlightLines } = await import('./massInFlight.ts');
+  const { loadavg } = await import('node:os');
+  for (const line of massInFlightLines(await benchMassInFlight(), loadavg()[0]!)) console.log(line);
 }
 
 // Issue 24: the cost of reproducibility — the deterministic scheduler beside the timing-ordered one

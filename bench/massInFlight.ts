@@ -4,7 +4,8 @@
  * outer loop's plumbing model, core/mass/rsi.fixture.ts) that answers every call after a fixed
  * 50 ms, as a server with free slots would, at parallel 1, 8 and 18: wall seconds, calls, the
  * most calls in flight, the speed-up over parallel 1, and whether the loop's records are the same
- * as at parallel 1. Runs alone: `npx tsx bench/massInFlight.ts` (about 20 s); not part of `npm run bench`.
+ * as at parallel 1. Part of `npm run bench` (bench/index.ts, after the throughput section); alone:
+ * `npx tsx bench/massInFlight.ts` (about 20 s).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -58,9 +59,26 @@ async function rankAt(parallel: number) {
   }
 }
 
-const rows = [];
-for (const p of [1, 8, 18]) rows.push(await rankAt(p));
-console.log(`MASS rank in flight: 2 tasks x 18 runs, SIMULATED model answering after ${LATENCY_MS} ms (load average ${(await import('node:os')).loadavg()[0]!.toFixed(1)})`);
-for (const r of rows) {
-  console.log(`  --parallel ${String(r.parallel).padEnd(2)}  ${r.wall.toFixed(2)} s  ${r.calls} calls  most in flight ${r.max}  ${(rows[0]!.wall / r.wall).toFixed(1)}x  records ${r.records === rows[0]!.records ? 'identical to --parallel 1' : 'DIFFER from --parallel 1'}`);
+/** One row per parallelism: wall seconds, calls stored, most calls in flight, the loop's records as text. */
+export interface MassInFlightRow { parallel: number; wall: number; calls: number; max: number; records: string }
+
+/** Runs the rank at parallel 1, 8 and 18 (in that order, the first is the baseline). */
+export async function benchMassInFlight(): Promise<MassInFlightRow[]> {
+  const rows: MassInFlightRow[] = [];
+  for (const p of [1, 8, 18]) rows.push(await rankAt(p));
+  return rows;
+}
+
+/** The printed section: each row beside --parallel 1 (speed-up, and whether the records are identical). */
+export function massInFlightLines(rows: readonly MassInFlightRow[], load: number): string[] {
+  const base = rows[0]!;
+  return [
+    `MASS rank in flight: 2 tasks x 18 runs, SIMULATED model answering after ${LATENCY_MS} ms (load average ${load.toFixed(1)})`,
+    ...rows.map((r) => `  --parallel ${String(r.parallel).padEnd(2)}  ${r.wall.toFixed(2)} s  ${r.calls} calls  most in flight ${r.max}  ${(base.wall / r.wall).toFixed(1)}x  records ${r.records === base.records ? 'identical to --parallel 1' : 'DIFFER from --parallel 1'}`),
+  ];
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const rows = await benchMassInFlight();
+  for (const line of massInFlightLines(rows, (await import('node:os')).loadavg()[0]!)) console.log(line);
 }
