@@ -89,6 +89,21 @@ describe('flowlab main', () => {
     expect(io.out).toBe('');
   });
 
+  it("a subcommand's parse error prints that subcommand's usage, not its parent's", async () => {
+    const cases: Array<[string[], RegExp, string]> = [
+      [['job', 'resume'], /^Usage: flowlab job resume \[options\] <kind> <id>\n/, 'missing <kind>'],
+      [['job', 'start', 'run'], /^Usage: flowlab job start \[options\] <kind>\n/, 'missing --spec <json>'],
+      [['cards', 'list', '--bogus'], /^Usage: flowlab cards list \[options\]\n/, "Unknown option '--bogus'"],
+    ];
+    for (const [argv, usage, message] of cases) {
+      const io = capture();
+      expect(await main(argv, io), argv.join(' ')).toBe(2);
+      const [first, rest] = [io.err.split('\n\n')[0], io.err.slice(io.err.indexOf('\n\n') + 2)];
+      expect(first).toBe(`flowlab ${argv[0]}: ${message}`);
+      expect(rest, argv.join(' ')).toMatch(usage);
+    }
+  });
+
   it('the start-up path of the built bundle loads no command module', () => {
     const meta = path.resolve(import.meta.dirname, '../out/cli/meta.json');
     if (!existsSync(meta)) return; // built by `npm test` before vitest runs

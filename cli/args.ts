@@ -4,7 +4,7 @@
  * `UsageError` (exit 2, cli/errors.ts) instead of printing and calling `process.exit`.
  */
 import path from 'node:path';
-import { CommanderError, InvalidArgumentError, Option, type Command } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { FlowlabError } from '../core/errors.ts';
 import { FLAG_MAXIMA } from '../core/limits.ts';
 import type { Io } from './io.ts';
@@ -149,12 +149,15 @@ const HELP_WIDTH = 100;
 /**
  * Configures `cmd` (and the subcommands added to it afterwards, which inherit these settings)
  * so commander writes only through `io` and never exits: its parse errors become UsageError
- * carrying the command's usage, worded as `flowlab` words them (see usageErrorOf). Returns `cmd`.
+ * carrying the usage of the (sub)command that failed, worded as `flowlab` words them (see
+ * usageErrorOf). Returns `cmd`.
  */
 export function harden(cmd: Command, io: Io): Command {
   cmd
-    .exitOverride((err) => {
-      throw usageErrorOf(err, cmd);
+    // Subcommands inherit this callback; commander calls it as a method of the command whose parse
+    // failed (`this`), so `flowlab job resume` without its <kind> prints `job resume`'s usage.
+    .exitOverride(function (this: Command | undefined, err: CommanderError) {
+      throw usageErrorOf(err, this instanceof Command ? this : cmd);
     })
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr, outputError: () => {} })
     .configureHelp({ helpWidth: HELP_WIDTH, showGlobalOptions: false })
