@@ -4,6 +4,7 @@ import { annotationPayload, annotationText, type AnnotationDraft } from '../lib/
 import { useLabPick } from '../useLab.ts';
 import { downloadText } from './CardTools.tsx';
 import { timestamp } from './format.ts';
+import './annotations.css';
 
 /** localStorage key of the author name the form remembers. */
 const AUTHOR_KEY = 'flowlab.annotationAuthor';
