@@ -70,8 +70,12 @@ describe('flowlab annotate / annotations / ls --tag / export', () => {
     expect(csv[0]).toBe('annotation_id,run_id,experiment_id,node_id,score,tags,note,author,created_at');
     expect(csv[1]).toMatch(new RegExp(`^${runNote.id},exp-a-r1,exp-a,,0\\.5,"\\[""arith"",""silent""\\]","right plan, wrong sum",ada,\\d+$`));
     const file = path.join(out, 'traces.json');
+    // Without --with-content the note stays home (it may quote a prompt); score, tags and author go.
     r = await cli(['export', 'exp-a-r1', '--format', 'otlp-json', '--out', file, '--db', db]);
     expect(r.out).toContain('2 annotations as span events');
+    expect(readFileSync(file, 'utf8')).not.toContain('right plan, wrong sum');
+    expect(readFileSync(file, 'utf8')).toContain('"flowlab.annotation.author"');
+    r = await cli(['export', 'exp-a-r1', '--format', 'otlp-json', '--out', file, '--with-content', '--db', db]);
     const spans = (JSON.parse(readFileSync(file, 'utf8')) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: Array<{ name: string; events?: Array<{ name: string; attributes: Array<{ key: string; value: Record<string, unknown> }> }> }> }> }> }).resourceSpans.flatMap((x) => x.scopeSpans.flatMap((s) => s.spans));
     const eventsOf = (name: RegExp) => spans.filter((s) => name.test(s.name)).flatMap((s) => s.events ?? []).filter((e) => e.name === 'gen_ai.evaluation.result');
     const attr = (e: { attributes: Array<{ key: string; value: Record<string, unknown> }> }, key: string) => e.attributes.find((a) => a.key === key)?.value;

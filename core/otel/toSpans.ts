@@ -59,7 +59,8 @@ export interface OtelRun {
   /**
    * A person's annotations (core/store/annotations.ts, `flowlab annotate`): each a
    * `gen_ai.evaluation.result` event named `annotation` (score as `gen_ai.evaluation.score.value`,
-   * tags joined by ", " as `.score.label`, the note as `.explanation`, with `flowlab.annotation.id`,
+   * tags joined by ", " as `.score.label`, the note as `.explanation` (only with `withContent`: a
+   * person's note may quote a prompt), with `flowlab.annotation.id`,
    * `.tags` and `.author`), timed at its creation, on the run's root span or, with a node, on the
    * span of that node's last attempt.
    */
@@ -67,12 +68,12 @@ export interface OtelRun {
 }
 
 /** The span event of one annotation (see `OtelRun.annotations`). */
-function annotationEvent(a: NonNullable<OtelRun['annotations']>[number]): Attributes {
+function annotationEvent(a: NonNullable<OtelRun['annotations']>[number], content: boolean): Attributes {
   return attrs({
     'gen_ai.evaluation.name': 'annotation',
     'gen_ai.evaluation.score.value': a.score,
     'gen_ai.evaluation.score.label': a.tags.length ? a.tags.join(', ') : undefined,
-    'gen_ai.evaluation.explanation': a.note || undefined,
+    'gen_ai.evaluation.explanation': content ? a.note || undefined : undefined,
     'flowlab.annotation.id': a.id,
     'flowlab.annotation.tags': [...a.tags],
     'flowlab.annotation.author': a.author,
@@ -180,7 +181,7 @@ export function runSpans(experiment: OtelExperiment, runs: readonly OtelRun[], o
       }),
     }, ROOT_CONTEXT);
     if (run.status === 'failed') root.setStatus({ code: SpanStatusCode.ERROR, message: `run failed (${Object.entries(run.failures).map(([k, n]) => `${n} ${k}`).join(', ') || 'no answer'})` });
-    for (const a of annotations ?? []) if (a.nodeId === undefined) root.addEvent('gen_ai.evaluation.result', annotationEvent(a), hrTimeOf(a.createdAt));
+    for (const a of annotations ?? []) if (a.nodeId === undefined) root.addEvent('gen_ai.evaluation.result', annotationEvent(a, content), hrTimeOf(a.createdAt));
     const lastAttempt = new Map<string, number>();
     for (const e of events) lastAttempt.set(e.nodeId, Math.max(lastAttempt.get(e.nodeId) ?? 0, e.attempt));
     order.set(root.spanContext().spanId, order.size);
@@ -247,7 +248,7 @@ export function runSpans(experiment: OtelExperiment, runs: readonly OtelRun[], o
         }), hrTimeOf(e.endedAt));
       }
       if (lastAttempt.get(e.nodeId) === e.attempt) {
-        for (const a of annotations ?? []) if (a.nodeId === e.nodeId) span.addEvent('gen_ai.evaluation.result', annotationEvent(a), hrTimeOf(a.createdAt));
+        for (const a of annotations ?? []) if (a.nodeId === e.nodeId) span.addEvent('gen_ai.evaluation.result', annotationEvent(a, content), hrTimeOf(a.createdAt));
       }
       order.set(span.spanContext().spanId, order.size);
       const nodeCtx = trace.setSpan(ROOT_CONTEXT, span);
