@@ -36,7 +36,7 @@ describe('flowlab ls', () => {
     expect(flat(io.out)).toMatch(/exp-a\s+run\s+gsm8k-team\s+gsm8k\/test\s+qwen\.gguf\s+completed\s+3\/3\s+33\.3%/);
     io = capture();
     expect(await main(['ls', 'exp-a', '--blamed', 'solver', '--search', 'banana', '--in', 'completion', '--db', db], io)).toBe(0);
-    expect(flat(io.out)).toMatch(/1\s+exp-a-r1\s+failed\s+wrong\s+4\s+execution 1\s+solver\s+39\s+400/);
+    expect(flat(io.out)).toMatch(/1\s+exp-a-r1\s+failed\s+wrong\s+4\s+execution 1\s+solver\s+-\s+39\s+400/);
     expect(io.out).toContain('1 of 1 runs of exp-a');
     io = capture();
     expect(await main(['ls', '--wrong', '--json', '--sort', 'task', '--db', db], io)).toBe(0);

@@ -104,10 +104,10 @@ describe('flowlab export --format otlp-json / flowlab import / flowlab show', ()
       const out = path.join(dir, `tables-${format}`);
       const r = await cli(['export', team, '--format', format, '--out', out, '--db', db]);
       expect(r.code, r.err).toBe(0);
-      expect(readdirSync(out).sort()).toEqual([`model_calls.${format}`, `node_events.${format}`, `runs.${format}`]);
+      expect(readdirSync(out).sort()).toEqual([`annotations.${format}`, `model_calls.${format}`, `node_events.${format}`, `runs.${format}`]);
       const runs = readFileSync(path.join(out, `runs.${format}`), 'utf8').trimEnd().split(format === 'csv' ? '\r\n' : '\n');
       expect(runs).toHaveLength(format === 'csv' ? 6 : 5);
-      expect(r.out).toMatch(new RegExp(`^Exported 5 runs of ${team} as ${format.toUpperCase()} to .*: runs\\.${format} \\(5 rows\\), node_events\\.${format} \\(\\d+\\), model_calls\\.${format} \\(\\d+\\)\\n$`));
+      expect(r.out).toMatch(new RegExp(`^Exported 5 runs of ${team} as ${format.toUpperCase()} to .*: runs\\.${format} \\(5 rows\\), node_events\\.${format} \\(\\d+\\), model_calls\\.${format} \\(\\d+\\), annotations\\.${format} \\(0\\)\\n$`));
     }
   });
 

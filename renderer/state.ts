@@ -7,6 +7,7 @@
  */
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { LabClient } from './client.ts';
+import { createAnnotationsSlice } from './store/annotations.ts';
 import { createBrowseSlice } from './store/browse.ts';
 import { createCatalogSlice } from './store/catalog.ts';
 import { createDiffSlice } from './store/diff.ts';
@@ -57,6 +58,7 @@ export function createLabStore(api: LabClient, deps: StoreDeps = NODE_DEPS): Sto
       ...createRunsTableSlice(ctx),
       ...createJobsSlice(ctx),
       ...createEvaluationsSlice(ctx),
+      ...createAnnotationsSlice(ctx),
     };
   });
 }

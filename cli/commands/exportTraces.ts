@@ -8,7 +8,7 @@ import { renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { otlpJsonOf, runSpans, storedRuns } from '../../core/otel/index.ts';
 import { openStore } from '../../core/store/index.ts';
-import { MODEL_CALL_COLUMNS, NODE_EVENT_COLUMNS, RUN_COLUMNS, toCsv, toJsonl, traceTables } from '../../core/tabular/index.ts';
+import { ANNOTATION_COLUMNS, annotationRows, MODEL_CALL_COLUMNS, NODE_EVENT_COLUMNS, RUN_COLUMNS, toCsv, toJsonl, traceTables } from '../../core/tabular/index.ts';
 import { defaultTools } from '../../core/tools/index.ts';
 import { UsageError } from '../args.ts';
 import type { Io } from '../io.ts';
@@ -54,16 +54,19 @@ export async function exportTraces(id: string, values: TraceExportFlags, io: Io)
       write('runs', t.runs, RUN_COLUMNS);
       write('node_events', t.node_events, NODE_EVENT_COLUMNS);
       write('model_calls', t.model_calls, MODEL_CALL_COLUMNS);
-      report = { format: ext, dir, experimentId: experiment.id, runs: t.runs.length, nodeEvents: t.node_events.length, modelCalls: t.model_calls.length, files: ['runs', 'node_events', 'model_calls'].map((n) => `${n}.${ext}`) };
-      line = `Exported ${what} as ${ext.toUpperCase()} to ${dir}: runs.${ext} (${t.runs.length} rows), node_events.${ext} (${t.node_events.length}), model_calls.${ext} (${t.model_calls.length})`;
+      const notes = annotationRows(runs.flatMap((r) => (r.annotations ?? []).map((a) => ({ ...a, runId: r.run.runId, experimentId: experiment.id }))));
+      write('annotations', notes, ANNOTATION_COLUMNS);
+      report = { format: ext, dir, experimentId: experiment.id, runs: t.runs.length, nodeEvents: t.node_events.length, modelCalls: t.model_calls.length, annotations: notes.length, files: ['runs', 'node_events', 'model_calls', 'annotations'].map((n) => `${n}.${ext}`) };
+      line = `Exported ${what} as ${ext.toUpperCase()} to ${dir}: runs.${ext} (${t.runs.length} rows), node_events.${ext} (${t.node_events.length}), model_calls.${ext} (${t.model_calls.length}), annotations.${ext} (${notes.length})`;
     } else {
       const spans = runSpans(experiment, runs, { withContent: values.withContent === true });
       const content = values.withContent ? 'with content' : 'no content (--with-content adds prompts, completions, inputs, outputs)';
       if (values.format === 'otlp-json') {
         const file = outFile(values.out!);
         writeAtomic(file, otlpJsonOf(spans));
-        report = { format: 'otlp-json', file, experimentId: experiment.id, runs: runs.length, spans: spans.length, content: values.withContent === true };
-        line = `Exported ${what} as OTLP/JSON to ${file}: ${spans.length} spans in ${runs.length} traces, ${content}`;
+        const annotations = runs.reduce((n, r) => n + (r.annotations?.length ?? 0), 0);
+        report = { format: 'otlp-json', file, experimentId: experiment.id, runs: runs.length, spans: spans.length, annotations, content: values.withContent === true };
+        line = `Exported ${what} as OTLP/JSON to ${file}: ${spans.length} spans in ${runs.length} traces, ${annotations} annotation${annotations === 1 ? '' : 's'} as span events, ${content}`;
       } else {
         const url = values.endpoint ?? defaultTracesEndpoint();
         const { requests } = await sendOtlpHttp(spans, { url, headers });

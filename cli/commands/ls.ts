@@ -18,6 +18,7 @@ interface LsOptions {
   failure?: (typeof FAILURE_CLASSES)[number];
   blamed?: string;
   group?: string;
+  tag?: string;
   since?: number;
   until?: number;
   search?: string;
@@ -29,7 +30,7 @@ interface LsOptions {
 }
 
 /** The flags that make `ls` list runs (they filter runs, not experiments). */
-const RUN_FLAGS = ['correct', 'wrong', 'failure', 'blamed', 'group', 'search'] as const;
+const RUN_FLAGS = ['correct', 'wrong', 'failure', 'blamed', 'group', 'tag', 'search'] as const;
 
 /**
  * A date flag (`2026-12-03`, `2026-12-03T17:00`, any form `Date.parse` reads as ISO 8601) as epoch
@@ -47,7 +48,7 @@ export function define(cmd: Command, ctx: CommandContext): void {
     .usage('[experiment-id] [filters] [--search words] [--json] [--db file]')
     .description([
       '`ls` lists experiments (newest first); `ls <experiment-id>` lists its runs; any run filter',
-      '(--correct, --wrong, --failure, --blamed, --group, --search) or --runs lists the runs of every',
+      '(--correct, --wrong, --failure, --blamed, --group, --tag, --search) or --runs lists the runs of every',
       'experiment. --search finds words in the runs\' prompts, completions and node outputs (SQLite',
       'FTS5: case and accents ignored, "a phrase" in quotes, word* a prefix; --in narrows it).',
       'Tasks are numbered by task index, and task/rollout in a rollout group, as in every view.',
@@ -65,6 +66,7 @@ export function define(cmd: Command, ctx: CommandContext): void {
     .addOption(new Option('--failure <class>', 'runs with a node failure of this class').choices(FAILURE_CLASSES))
     .option('--blamed <role>', 'runs with a root failure blamed on this role')
     .option('--group <task-id>', 'one rollout group: the runs sampled for this dataset task id')
+    .option('--tag <tag>', 'runs annotated with this tag (flowlab annotate; on the run or one of its nodes)')
     .addOption(new Option('--since <date>', 'started (runs) or created (experiments) on or after this date, UTC').argParser((v) => parseDate(v, 'since')))
     .addOption(new Option('--until <date>', 'started (runs) or created (experiments) before this date, UTC').argParser((v) => parseDate(v, 'until')))
     .option('--search <words>', 'words that must all occur in the run\'s text')
@@ -104,6 +106,7 @@ async function lsCommand(experimentId: string | undefined, o: LsOptions, io: Io,
       ...(o.failure !== undefined && { failureClass: o.failure }),
       ...(o.blamed !== undefined && { blamed: o.blamed }),
       ...(o.group !== undefined && { group: o.group }),
+      ...(o.tag !== undefined && { tag: o.tag }),
       ...(o.since !== undefined && { since: o.since }),
       ...(o.until !== undefined && { until: o.until }),
       ...(o.search !== undefined && { text: o.search, field: o.in }),
@@ -159,9 +162,9 @@ export function formatExperimentList(rows: ExperimentSummary[], total: number, o
 
 /** The runs table of `flowlab ls`: task index (task/rollout in a group), grade, status, blame, tokens, time. */
 export function formatRunList(r: RunSearchResult, o: Pick<LsOptions, 'offset'>, experimentId?: string): string {
-  const head = [...(experimentId ? [] : ['experiment']), 'task', 'run', 'status', 'grade', 'answer', 'failures', 'blamed', 'tokens', 'ms', 'started (UTC)'];
+  const head = [...(experimentId ? [] : ['experiment']), 'task', 'run', 'status', 'grade', 'answer', 'failures', 'blamed', 'tags', 'tokens', 'ms', 'started (UTC)'];
   const t = new Table({ head, style: { head: [], border: [], compact: true } });
-  for (const h of r.rows) t.push([...(experimentId ? [] : [h.experimentId]), taskLabel(h), h.runId, h.status, grade(h), clip(h.answer ?? '-'), failures(h), h.blamed.join(', ') || '-', String(h.promptTokens + h.completionTokens), String(h.endedAt - h.startedAt), iso(h.startedAt)]);
+  for (const h of r.rows) t.push([...(experimentId ? [] : [h.experimentId]), taskLabel(h), h.runId, h.status, grade(h), clip(h.answer ?? '-'), failures(h), h.blamed.join(', ') || '-', h.tags.join(', ') || '-', String(h.promptTokens + h.completionTokens), String(h.endedAt - h.startedAt), iso(h.startedAt)]);
   const what = experimentId ? `runs of ${experimentId}` : 'runs';
   return `${t.toString()}\n${r.rows.length} of ${r.total} ${what}${more(r.rows.length, o.offset, r.total)}. A run's trace: flowlab show <run>\n`;
 }

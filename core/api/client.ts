@@ -41,6 +41,7 @@ export type { CardEffect, CardEffectSide, CardEffectView, CardsApi, CardsDocumen
 export type { AttendeeView, JoinedWorkshop, ControlWorkshopPayload, SubmitPredictionPayload, WorkshopApi, WorkshopHost, Choice, PredictionScore, RevealChart, RevealFact, StepResult, WorkshopStepSummary, WorkshopStepView, WorkshopView } from './features/workshop.ts';
 export type { BlameEvalView, BlameRate, BlameReport, EvaluationsApi, GetBlameEvalPayload, RoleTrendPoint, RoleTrends, TrendExperiment } from './features/evaluations.ts';
 export type { RunHit, RunQuery, RunSearchApi, RunSearchResult, RunSortKey, SearchField } from './features/runSearch.ts';
+export type { Annotation, AnnotationQuery, AnnotationsApi, NewAnnotation } from './features/annotations.ts';
 export type { DiffRunsPayload, RunDiffApi, RunDiffSide, RunDiffView } from './features/runDiff.ts';
 export type { ForkApi, ForkHost, ForkRunRequest, ForkRunResult, ForkSummary, RunForks } from './features/fork.ts';
 export type { StudiesApi, StudyCellView, StudyDelta, StudyDetail, StudySummaryView, StudyTable, StudyTableEntry, StudyUnitView } from './features/studies.ts';

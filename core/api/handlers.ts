@@ -143,8 +143,8 @@ function describeIssue(issue: z.core.$ZodIssue, payload: unknown): { field: stri
   if (issue.code === 'invalid_type' && valueAt(payload, path) === undefined) {
     return { field, text: `payload field "${field}": missing (expected ${issue.expected})` };
   }
-  if (issue.code === 'invalid_type' && issue.expected === 'int' && typeof valueAt(payload, path) === 'number') {
-    // A number of the wrong kind (a fraction where an integer is expected): the schema's own words.
+  if (issue.code === 'invalid_type' && (issue.expected === 'int' || issue.expected === 'number') && typeof valueAt(payload, path) === 'number') {
+    // A number of the wrong kind (a fraction where an integer is expected, NaN or Infinity): the schema's own words.
     return { field, text: `payload field "${field}": ${issue.message}` };
   }
   if (issue.code === 'invalid_type') {

@@ -26,6 +26,6 @@ describe('the method list derived from the features', () => {
       'listStudyPlans', 'startStudy', 'cancelStudy', 'forkRun',
       'listJobKinds', 'listJobs', 'startJob', 'cancelJob', 'resumeJob',
     ]);
-    expect(API_METHODS.length).toBe(62);
+    expect(API_METHODS.length).toBe(66);
   });
 });

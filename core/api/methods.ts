@@ -68,6 +68,10 @@ export const API_METHODS = [
   'removeAttendee',
   'getBlameEval',
   'getRoleTrends',
+  'addAnnotation',
+  'listAnnotations',
+  'removeAnnotation',
+  'listAnnotationTags',
 ] as const;
 
 /** The methods a `LabHost` answers (asynchronous on every host; Electron relays them to its utility process). */

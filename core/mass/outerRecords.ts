@@ -7,6 +7,7 @@
  * when absent, so a resumed loop leaves them as they are. Pure: the store is passed in.
  */
 import type { JudgeAudit } from '../guards/index.ts';
+import type { BootstrapCI, SignTest } from '../stats/index.ts';
 import type { MassRecord } from '../store/mass.ts';
 import type { Store } from '../store/index.ts';
 import { describeReason, type Agreement } from './guards.ts';
@@ -26,7 +27,7 @@ export interface CycleRecord {
   cycle: number;
   arms: Partial<Record<string, {
     arm: string; model: string; versionId?: string; trainedRuns: number;
-    heldout?: { pairs: number; base: number; arm: number; verifierWinRate: number; selfJudgeWinRate: number; agreement: Agreement; delegated: number; handoffs: number };
+    heldout?: { pairs: number; base: number; arm: number; sign?: SignTest; ci?: BootstrapCI; verifierWinRate: number; selfJudgeWinRate: number; agreement: Agreement; delegated: number; handoffs: number };
   }>>;
 }
 export interface HaltRecord {
@@ -84,6 +85,13 @@ export interface OuterCycleArm {
   /** Mean external-verifier score of the base and of the arm on the held-out tasks. */
   baseScore: number | null;
   armScore: number | null;
+  /**
+   * The paired held-out test `flowlab rsi` prints (core/mass/rsi.ts, core/stats): the 95%
+   * percentile-bootstrap interval of the mean arm − base difference and the exact sign test, as
+   * stored with the cycle; null when the arm had no held-out evaluation.
+   */
+  ci: BootstrapCI | null;
+  sign: SignTest | null;
   verifierWinRate: number | null;
   selfJudgeWinRate: number | null;
   /** Judge-verifier agreement rate on the held-out pairs. */
@@ -165,7 +173,7 @@ export function outerLoopOf(loopId: string, records: readonly MassRecord[]): Out
   const cycles = records.filter((r) => r.kind === OUTER_CYCLE).map((r) => r.value as CycleRecord).sort((a, b) => a.cycle - b.cycle).flatMap((c) =>
     Object.values(c.arms).flatMap((a) => (a ? [{
       cycle: c.cycle, arm: a.arm, model: a.model, ...(a.versionId && { versionId: a.versionId }), trainedRuns: a.trainedRuns,
-      pairs: a.heldout?.pairs ?? 0, baseScore: a.heldout?.base ?? null, armScore: a.heldout?.arm ?? null,
+      pairs: a.heldout?.pairs ?? 0, baseScore: a.heldout?.base ?? null, armScore: a.heldout?.arm ?? null, ci: a.heldout?.ci ?? null, sign: a.heldout?.sign ?? null,
       verifierWinRate: a.heldout?.verifierWinRate ?? null, selfJudgeWinRate: a.heldout?.selfJudgeWinRate ?? null,
       agreement: a.heldout?.agreement.rate ?? null, delegated: a.heldout?.delegated ?? null, handoffs: a.heldout?.handoffs ?? null,
     }] : [])));

@@ -4,7 +4,7 @@
  * designed run's own design spliced in (graph.ts `runTraceGraph`); an imported experiment's runs
  * keep the graph they were imported with (its config).
  */
-import type { Store } from '../store/index.ts';
+import type { Annotation, Store } from '../store/index.ts';
 import { parseWorkflow, type Graph, type ToolLookup } from '../workflow/index.ts';
 import { runTraceGraph } from './graph.ts';
 import { importedGraphOf } from './importTraces.ts';
@@ -36,11 +36,14 @@ export function storedRuns(store: Store, id: string, tools: ToolLookup): { exper
     split: exp.split,
     seed: exp.seed,
   };
+  const notes = new Map<string, Annotation[]>();
+  for (const a of store.annotations.list(found ? { experimentId: exp.id } : { runId: id })) notes.set(a.runId, [...(notes.get(a.runId) ?? []), a]);
   const runs = records.map((run): OtelRun => {
     const events = store.getRunEvents(run.runId);
+    const annotations = notes.get(run.runId);
     const link = exp.kind === 'fork' ? store.forks.linkOf(run.runId) : undefined;
     const forkOf = link && { parentRunId: link.parentRunId, nodeId: link.nodeId, attempt: link.attempt, intervention: String(link.intervention.kind ?? '') };
-    return { run, events, graph: graphOf(run.runId, events), taskInput: inputs.get(run.taskIndex), ...(forkOf && { forkOf }) };
+    return { run, events, graph: graphOf(run.runId, events), taskInput: inputs.get(run.taskIndex), ...(forkOf && { forkOf }), ...(annotations && { annotations }) };
   });
   return { experiment, runs };
 }

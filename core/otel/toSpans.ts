@@ -56,6 +56,28 @@ export interface OtelRun {
    * e.g. counterfactual blame's verdict on each node run it forked at.
    */
   evaluations?: ReadonlyArray<{ nodeId: string; attempt: number; name: string; score: number; label: string; explanation?: string }>;
+  /**
+   * A person's annotations (core/store/annotations.ts, `flowlab annotate`): each a
+   * `gen_ai.evaluation.result` event named `annotation` (score as `gen_ai.evaluation.score.value`,
+   * tags joined by ", " as `.score.label`, the note as `.explanation` (only with `withContent`: a
+   * person's note may quote a prompt), with `flowlab.annotation.id`,
+   * `.tags` and `.author`), timed at its creation, on the run's root span or, with a node, on the
+   * span of that node's last attempt.
+   */
+  annotations?: ReadonlyArray<{ id: string; nodeId?: string; score?: number; tags: readonly string[]; note: string; author: string; createdAt: number }>;
+}
+
+/** The span event of one annotation (see `OtelRun.annotations`). */
+function annotationEvent(a: NonNullable<OtelRun['annotations']>[number], content: boolean): Attributes {
+  return attrs({
+    'gen_ai.evaluation.name': 'annotation',
+    'gen_ai.evaluation.score.value': a.score,
+    'gen_ai.evaluation.score.label': a.tags.length ? a.tags.join(', ') : undefined,
+    'gen_ai.evaluation.explanation': content ? a.note || undefined : undefined,
+    'flowlab.annotation.id': a.id,
+    'flowlab.annotation.tags': [...a.tags],
+    'flowlab.annotation.author': a.author,
+  });
 }
 
 export interface SpanOptions {
@@ -107,7 +129,7 @@ export function runSpans(experiment: OtelExperiment, runs: readonly OtelRun[], o
   const content = opts.withContent === true;
   const llm = opts.provider ?? 'llama.cpp';
 
-  for (const { run, events, graph, taskInput, forkOf, evaluations } of runs) {
+  for (const { run, events, graph, taskInput, forkOf, evaluations, annotations } of runs) {
     const traceId = traceIdOf(run.runId);
     next = { traceId, spanId: runSpanIdOf(run.runId) };
     const firstRoot = run.credit?.roots[0]?.errorCode;
@@ -159,6 +181,9 @@ export function runSpans(experiment: OtelExperiment, runs: readonly OtelRun[], o
       }),
     }, ROOT_CONTEXT);
     if (run.status === 'failed') root.setStatus({ code: SpanStatusCode.ERROR, message: `run failed (${Object.entries(run.failures).map(([k, n]) => `${n} ${k}`).join(', ') || 'no answer'})` });
+    for (const a of annotations ?? []) if (a.nodeId === undefined) root.addEvent('gen_ai.evaluation.result', annotationEvent(a, content), hrTimeOf(a.createdAt));
+    const lastAttempt = new Map<string, number>();
+    for (const e of events) lastAttempt.set(e.nodeId, Math.max(lastAttempt.get(e.nodeId) ?? 0, e.attempt));
     order.set(root.spanContext().spanId, order.size);
     const rootCtx = trace.setSpan(ROOT_CONTEXT, root);
     const byId = new Map(graph.nodes.map((n) => [n.id as string, n]));
@@ -221,6 +246,9 @@ export function runSpans(experiment: OtelExperiment, runs: readonly OtelRun[], o
         span.addEvent('gen_ai.evaluation.result', attrs({
           'gen_ai.evaluation.name': ev.name, 'gen_ai.evaluation.score.value': ev.score, 'gen_ai.evaluation.score.label': ev.label, 'gen_ai.evaluation.explanation': ev.explanation,
         }), hrTimeOf(e.endedAt));
+      }
+      if (lastAttempt.get(e.nodeId) === e.attempt) {
+        for (const a of annotations ?? []) if (a.nodeId === e.nodeId) span.addEvent('gen_ai.evaluation.result', annotationEvent(a, content), hrTimeOf(a.createdAt));
       }
       order.set(span.spanContext().spanId, order.size);
       const nodeCtx = trace.setSpan(ROOT_CONTEXT, span);

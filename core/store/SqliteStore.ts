@@ -34,6 +34,7 @@ import { SqliteReproRepo } from './repro.ts';
 import { SqliteMassRepo, type MassRepo } from './mass.ts';
 import { SqliteForksRepo, type ForksRepo } from './forks.ts';
 import { SqliteEndpointDecisionsRepo, type EndpointDecisionsRepo } from './endpointDecisions.ts';
+import { SqliteAnnotationsRepo, type AnnotationsRepo } from './annotations.ts';
 import { SqliteWorkshopRepo, type WorkshopRepo } from './workshops.ts';
 import type { ExperimentCall, ExperimentRow, ExperimentStatus, ExperimentSummary, NewExperiment, PlannedTask } from './types.ts';
 import { RunSearchIndex, type RunQuery, type RunSearchResult } from './runSearch.ts';
@@ -326,6 +327,13 @@ export class SqliteStore implements Store {
     return (this.endpointDecisionsRepo ??= new SqliteEndpointDecisionsRepo(this.db, this.file));
   }
 
+  private annotationsRepo?: SqliteAnnotationsRepo;
+  /** A person's scores, tags and notes on runs and nodes (annotations.ts; migration 16). */
+  get annotations(): AnnotationsRepo {
+    this.live();
+    return (this.annotationsRepo ??= new SqliteAnnotationsRepo(this.db, this.file));
+  }
+
   private massRepo?: SqliteMassRepo;
   /** MASS loop records (core/mass). */
   get mass(): MassRepo {
@@ -350,7 +358,7 @@ export class SqliteStore implements Store {
     const q = (parts: string[]) => parts.join(` || '|' || `);
     const row = this.db
       .prepare(
-        `SELECT ${q([sig('experiments', 'updated_at'), sig('runs')])} AS experiments, ${q([sig('cards', 'created_at'), sig('card_uses')])} AS cards, ` +
+        `SELECT ${q([sig('experiments', 'updated_at'), sig('runs'), sig('annotations', 'created_at')])} AS experiments, ${q([sig('cards', 'created_at'), sig('card_uses')])} AS cards, ` +
           `${q([sig('weight_versions', 'created_at'), sig('train_loops', 'updated_at')])} AS learning, ${sig('studies', 'updated_at')} AS studies, ${sig('mass_records', 'created_at')} AS mass, ` +
           `${q([sig('workshop_sessions', 'updated_at'), sig('workshop_results', 'created_at'), sig('workshop_predictions', 'at')])} AS workshop`,
       )

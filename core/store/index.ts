@@ -33,4 +33,5 @@ export { SqliteWorkshopRepo, type WorkshopPredictionRow, type WorkshopRepo, type
 export { SqliteForksRepo, type ForkLink, type ForksRepo } from './forks.ts';
 export { SqliteEndpointDecisionsRepo, type EndpointDecisionsRepo } from './endpointDecisions.ts';
 export type { RoleTrendRow } from './roleTrends.ts';
+export { ANNOTATION_LIMITS, annotationProblem, newAnnotationSchema, SqliteAnnotationsRepo, TAG_PATTERN, type Annotation, type AnnotationQuery, type AnnotationsRepo, type NewAnnotation } from './annotations.ts';
 export { FAILURE_CLASSES, ftsQuery, RUN_PAGE_MAX, RUN_SORT_KEYS, RunQueryError, SEARCH_FIELDS, taskLabel, type RunHit, type RunQuery, type RunSearchResult, type RunSortKey, type SearchField } from './runSearch.ts';

@@ -20,6 +20,7 @@ import type { WorkshopRepo } from './workshops.ts';
 import type { ReproKind, ReproRecord } from './repro.ts';
 import type { ForksRepo } from './forks.ts';
 import type { EndpointDecisionsRepo } from './endpointDecisions.ts';
+import type { AnnotationsRepo } from './annotations.ts';
 import type { RunQuery, RunSearchResult } from './runSearch.ts';
 import type { RoleTrendRow } from './roleTrends.ts';
 
@@ -168,6 +169,8 @@ export interface Store {
   readonly forks: ForksRepo;
   /** Endpoint decisions (backpressure, failover) taken during each experiment (models/openai pool.ts). */
   readonly endpointDecisions: EndpointDecisionsRepo;
+  /** A person's scores, tags and notes on runs and nodes (core/store/annotations.ts). */
+  readonly annotations: AnnotationsRepo;
   /** Whether `close()` has been called. */
   readonly closed: boolean;
   /** Releases the store; idempotent. */

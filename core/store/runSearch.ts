@@ -94,6 +94,8 @@ export interface RunQuery {
   blamed?: string;
   /** A rollout group: the task id the group was sampled for (core/rollouts `groupKeyOf`), its rollouts `<key>#r<k>`. */
   group?: string;
+  /** Runs with an annotation (of the run or one of its nodes) carrying this tag (annotations.ts). */
+  tag?: string;
   /** Runs started at or after / before this time (epoch ms). */
   since?: number;
   until?: number;
@@ -123,6 +125,8 @@ export interface RunHit extends RunRecord {
   dataset: string;
   /** Roles blamed by root failures, sorted. */
   blamed: string[];
+  /** The tags of the run's annotations (its own and its nodes'), sorted, distinct. */
+  tags: string[];
   /** In a rollouts experiment (G rollouts per task, `config.rollouts.group`): the dataset task's position and the rollout's, 0-based. */
   rollout?: { task: number; index: number };
 }
@@ -199,6 +203,7 @@ export function whereOf(q: RunQuery, textPlan: 'set' | 'drive' = 'set'): { sql: 
   }
   if (q.blamed !== undefined) add('EXISTS (SELECT 1 FROM run_blame b WHERE b.run_id = r.id AND b.role = ?)', q.blamed);
   if (q.group !== undefined) add(`(r.task_id = ? OR (substr(r.task_id, 1, length(?) + 2) = ? || '#r'))`, q.group, q.group, q.group);
+  if (q.tag !== undefined) add('r.id IN (SELECT t.run_id FROM annotation_tags t WHERE t.tag = ?)', q.tag);
   if (q.since !== undefined) add('r.started_at >= ?', q.since);
   if (q.until !== undefined) add('r.started_at < ?', q.until);
   if (q.text !== undefined) {
@@ -221,6 +226,7 @@ interface HitDbRow extends RunDbRow {
   x_workflow: string;
   x_dataset: string;
   blamed_roles: string | null;
+  tag_list: string | null;
   x_group: number | null;
 }
 
@@ -232,8 +238,11 @@ export class RunSearchIndex {
   private readonly addDoc: Statement;
   private readonly addText: Statement;
   private readonly pages = new Map<string, Statement>();
+  /** Whether the annotation tables exist (migration 16; a store opened with an older migration list, in tests, lacks them). */
+  private readonly annotated: boolean;
 
   constructor(private readonly db: Database) {
+    this.annotated = db.prepare(`SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'annotation_tags'`).pluck().get() === 1;
     this.addDoc = db.prepare('INSERT INTO run_docs (run_id) VALUES (?)');
     this.addText = db.prepare('INSERT INTO run_fts (rowid, prompt, completion, output) VALUES (?, ?, ?, ?)');
   }
@@ -270,6 +279,7 @@ export class RunSearchIndex {
     if (!(sort in SORT_SQL)) throw new RunQueryError('BAD_QUERY', `sort "${sort}" is not one of ${RUN_SORT_KEYS.join(', ')}`, { field: 'sort' });
     const order = q.order ?? (sort === 'started' ? 'desc' : 'asc');
     if (order !== 'asc' && order !== 'desc') throw new RunQueryError('BAD_QUERY', `order "${String(order)}" is not asc or desc`, { field: 'order' });
+    if (q.tag !== undefined && !this.annotated) throw new RunQueryError('BAD_QUERY', 'this database has no annotations (schema older than version 16)', { field: 'tag' });
     const plan = q.text === undefined ? { page: whereOf(q), count: undefined } : this.textWhere(q);
     const { sql: where, params, joinExperiment } = plan.page;
     const join = joinExperiment ? 'JOIN experiments x ON x.id = r.experiment_id' : '';
@@ -280,7 +290,8 @@ export class RunSearchIndex {
       WITH page AS (${page})
       SELECT r.*, x.kind AS x_kind, x.workflow_name AS x_workflow, x.dataset AS x_dataset,
         CASE WHEN x.kind = 'rollouts' THEN json_extract(x.config_json, '$.rollouts.group') END AS x_group,
-        (SELECT group_concat(role, char(31)) FROM (SELECT role FROM run_blame b WHERE b.run_id = r.id ORDER BY role)) AS blamed_roles
+        (SELECT group_concat(role, char(31)) FROM (SELECT role FROM run_blame b WHERE b.run_id = r.id ORDER BY role)) AS blamed_roles,
+        ${this.annotated ? '(SELECT group_concat(tag, char(31)) FROM (SELECT DISTINCT tag FROM annotation_tags t WHERE t.run_id = r.id ORDER BY tag))' : 'NULL'} AS tag_list
       FROM page JOIN runs r ON r.id = page.id JOIN experiments x ON x.id = r.experiment_id
       ORDER BY ${SORT_SQL[sort]} ${dir}, r.experiment_id ${dir}, r.task_index ${dir}`).all(...params, limit, offset) as HitDbRow[];
     // A first page that is not full is the whole result: no count needed.
@@ -295,6 +306,7 @@ export class RunSearchIndex {
         workflowName: row.x_workflow,
         dataset: row.x_dataset,
         blamed: row.blamed_roles ? row.blamed_roles.split('\u001f') : [],
+        tags: row.tag_list ? row.tag_list.split('\u001f') : [],
         ...(Number.isInteger(row.x_group) && row.x_group! > 0 && { rollout: { task: Math.floor(row.task_index / row.x_group!), index: row.task_index % row.x_group! } }),
       })),
     };

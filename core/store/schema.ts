@@ -1,3 +1,4 @@
+import { ANNOTATIONS_SQL } from './annotations.ts';
 import { ENDPOINT_DECISIONS_SQL } from './endpointDecisions.ts';
 import type { Database } from 'better-sqlite3';
 import { runSearchMigration } from './runSearch.ts';
@@ -386,6 +387,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 13, name: 'run-forks', up: FORKS },
   { version: 14, name: 'run-search', up: runSearchMigration },
   { version: 15, name: 'endpoint-decisions', up: ENDPOINT_DECISIONS_SQL },
+  { version: 16, name: 'annotations', up: ANNOTATIONS_SQL },
 ];
 
 /** The newest schema version this code knows. */

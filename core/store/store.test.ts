@@ -130,7 +130,7 @@ describe('opening and migrations', () => {
     const rows = db.prepare('SELECT version, COUNT(*) AS n FROM schema_migrations GROUP BY version ORDER BY version').all();
     expect(rows).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => ({ version: i + 1, n: 1 })));
     const tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).pluck().all();
-    expect(tables).toEqual(['advantages', 'card_uses', 'cards', 'endpoint_decisions', 'experiment_tasks', 'experiments', 'mass_records', 'model_call_settings', 'model_calls', 'node_events', 'repro_records', 'run_blame', 'run_docs', 'run_forks', 'run_fts', 'run_fts_config', 'run_fts_data', 'run_fts_docsize', 'run_fts_idx', 'runs', 'schema_migrations', 'studies', 'train_loops', 'weight_versions', 'workshop_predictions', 'workshop_results', 'workshop_sessions']);
+    expect(tables).toEqual(['advantages', 'annotation_tags', 'annotations', 'card_uses', 'cards', 'endpoint_decisions', 'experiment_tasks', 'experiments', 'mass_records', 'model_call_settings', 'model_calls', 'node_events', 'repro_records', 'run_blame', 'run_docs', 'run_forks', 'run_fts', 'run_fts_config', 'run_fts_data', 'run_fts_docsize', 'run_fts_idx', 'runs', 'schema_migrations', 'studies', 'train_loops', 'weight_versions', 'workshop_predictions', 'workshop_results', 'workshop_sessions']);
     db.close();
   });
 

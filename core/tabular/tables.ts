@@ -33,6 +33,14 @@ export const MODEL_CALL_COLUMNS = [
   'system', 'prompt', 'json_schema', 'completion', 'prompt_token_ids', 'completion_token_ids',
 ] as const;
 
+/** The columns of `annotations.<ext>` (core/store/annotations.ts; `flowlab annotate`): one row per annotation. */
+export const ANNOTATION_COLUMNS = ['annotation_id', 'run_id', 'experiment_id', 'node_id', 'score', 'tags', 'note', 'author', 'created_at'] as const;
+
+/** Annotations as rows of `ANNOTATION_COLUMNS` (a whole-run annotation has no node_id), in the order given. */
+export function annotationRows(annotations: ReadonlyArray<{ id: string; runId: string; experimentId: string; nodeId?: string; score?: number; tags: readonly string[]; note: string; author: string; createdAt: number }>): Row[] {
+  return annotations.map((a) => ({ annotation_id: a.id, run_id: a.runId, experiment_id: a.experimentId, node_id: a.nodeId, score: a.score, tags: a.tags, note: a.note, author: a.author, created_at: a.createdAt }));
+}
+
 export interface TraceTables {
   runs: Row[];
   node_events: Row[];

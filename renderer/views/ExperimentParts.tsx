@@ -98,7 +98,8 @@ export function ComparePanel({ list }: { list: readonly ExperimentSummary[] }) {
 const f3 = (x: number) => x.toFixed(3);
 const signed3 = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(3)}`;
 
-function CompareTable({ view }: { view: CompareView }) {
+/** `flowlab compare`'s table: each measure's A, B, delta, 95% bootstrap interval and sign test (the Experiments view; the Learning view's held-out change). */
+export function CompareTable({ view }: { view: CompareView }) {
   if (view.pairs === 0) {
     return (
       <p className="note warn" role="note" data-testid="compare-result">

@@ -3,6 +3,8 @@ import { beforeAfter, chartSeries, coevolution, currentLoop, hyperText, learning
 import { useLab, useLabPick } from '../useLab.ts';
 import { shellWord } from '../lib/commands.ts';
 import { TrainLoopPanel } from './TrainLoopPanel.tsx';
+import { CompareTable } from './ExperimentParts.tsx';
+import { heldoutChangeKey } from '../store/learning.ts';
 import { CoevolutionChart, LearningChart } from './lazy.tsx';
 import { LoadState, RefreshButton } from './Status.tsx';
 import { TableHead } from './TableHead.tsx';
@@ -17,8 +19,8 @@ export const LEARNING_REFRESH_MS = 2000;
  * the held-out before/after comparison. Reloads every 2 s while shown.
  */
 export function LearningView() {
-  const { learning, weightVersions: versions, learningRole: chosen, setLearningRole: setRole, loadLearning, theme } = useLabPick(
-    'learning', 'weightVersions', 'learningRole', 'setLearningRole', 'loadLearning', 'theme',
+  const { learning, weightVersions: versions, learningRole: chosen, setLearningRole: setRole, loadLearning, theme, heldoutChanges } = useLabPick(
+    'learning', 'weightVersions', 'learningRole', 'setLearningRole', 'loadLearning', 'theme', 'heldoutChanges',
   );
 
   useEffect(() => {
@@ -39,6 +41,7 @@ export function LearningView() {
   const rows = rungRows(loop);
   const lineage = role && versionList ? lineageRows(versionList, role) : [];
   const ba = beforeAfter(loop);
+  const change = ba.before && ba.after ? heldoutChanges[heldoutChangeKey(ba.before, ba.after)] : undefined;
   const together = useMemo(() => coevolution(curves, versionList), [curves, versionList]);
 
   return (
@@ -150,6 +153,15 @@ export function LearningView() {
                   </tr>
                 </tbody>
               </table>
+            )}
+            {change && (
+              <div className="learning-heldout-change" data-testid="learning-heldout-change">
+                <h4>
+                  Held-out change, paired <span className="muted small">(after − before, as <code>flowlab compare {ba.before!.experimentId} {ba.after!.experimentId}</code> prints it)</span>
+                </h4>
+                <LoadState state={change} what="the held-out comparison" />
+                {change.status === 'ready' && <CompareTable view={change.data} />}
+              </div>
             )}
           </div>
           <div data-testid="learning-versions">

@@ -8,6 +8,17 @@ export const RANK_COMMAND = 'flowlab rank --model ../shared/models/stories260K.g
 const pct = (x: number | null) => (x === null ? '–' : `${(x * 100).toFixed(0)}%`);
 const num = (x: number | null) => (x === null ? '–' : x.toFixed(2));
 
+/** A held-out difference and its interval as `flowlab rsi` prints them: `+0.250 [0.000, 0.500]` (three decimals; no pairs: –). */
+export function pairedCi(ci: { mean: number | null; low: number | null; high: number | null } | null): string {
+  if (!ci || ci.mean === null || ci.low === null || ci.high === null || !Number.isFinite(ci.mean)) return '–';
+  return `${ci.mean >= 0 ? '+' : ''}${ci.mean.toFixed(3)} [${ci.low.toFixed(3)}, ${ci.high.toFixed(3)}]`;
+}
+
+/** A sign test as `flowlab rsi` prints it: `2/0/6 (p 0.5000)`, `(p < 1e-4)` below that. */
+export function pairedSign(s: { positive: number; negative: number; ties: number; p: number } | null): string {
+  return s ? `${s.positive}/${s.negative}/${s.ties} (p ${s.p < 1e-4 ? '< 1e-4' : s.p.toFixed(4)})` : '–';
+}
+
 /**
  * MASS outer loops (`flowlab rank` / `flowlab rsi`, core/mass/outerRecords.ts): per task the
  * Bradley-Terry ranking with the cut (training ranks, then validation, the rest left out; the
@@ -105,6 +116,8 @@ function Cycles({ cycles, base }: { cycles: OuterCycleArm[]; base: number | null
           <th scope="col">trained runs</th>
           <th scope="col">pairs</th>
           <th scope="col">base → arm (external score)</th>
+          <th scope="col" title="mean paired difference, arm − base, with its 95% percentile-bootstrap interval (flowlab rsi prints the same)">diff [95% CI]</th>
+          <th scope="col" title="pairs where the arm scored above / below / equal to the base, and the exact two-sided sign test's p">sign + / − / = (p)</th>
           <th scope="col">win rate: self-judge / external verifier</th>
           <th scope="col">judge-verifier agreement</th>
           <th scope="col">delegated / hand-offs</th>
@@ -118,6 +131,8 @@ function Cycles({ cycles, base }: { cycles: OuterCycleArm[]; base: number | null
             <td>{c.trainedRuns}</td>
             <td>{c.pairs}</td>
             <td>{num(c.baseScore)} → {num(c.armScore)}</td>
+            <td className="nowrap" data-testid={`mass-cycle-${c.cycle}-${c.arm}-ci`}>{pairedCi(c.ci)}</td>
+            <td className="nowrap" data-testid={`mass-cycle-${c.cycle}-${c.arm}-sign`}>{pairedSign(c.sign)}</td>
             <td>{pct(c.selfJudgeWinRate)} / {pct(c.verifierWinRate)}</td>
             <td>{pct(c.agreement)}</td>
             <td>{c.delegated ?? '–'} / {c.handoffs ?? '–'}</td>

@@ -27,6 +27,7 @@ const COLUMNS: Array<{ label: string; sort?: RunSortKey; num?: boolean; width: s
   { label: 'answer', width: '8rem' },
   { label: 'failures', width: '8rem' },
   { label: 'blamed', width: '7rem' },
+  { label: 'tags', width: '8rem' },
   { label: 'tokens', sort: 'tokens', num: true, width: '5rem' },
   { label: 'ms', sort: 'duration', num: true, width: '5rem' },
   { label: 'started', sort: 'started', width: '10rem' },
@@ -51,13 +52,14 @@ interface Draft {
   failureClass: string;
   blamed: string;
   group: string;
+  tag: string;
   since: string;
   until: string;
   text: string;
   field: SearchField;
 }
 
-const EMPTY: Draft = { experimentId: '', kind: '', workflow: '', dataset: '', model: '', status: '', grade: '', failureClass: '', blamed: '', group: '', since: '', until: '', text: '', field: 'any' };
+const EMPTY: Draft = { experimentId: '', kind: '', workflow: '', dataset: '', model: '', status: '', grade: '', failureClass: '', blamed: '', group: '', tag: '', since: '', until: '', text: '', field: 'any' };
 
 /** The query a draft asks (empty fields left out), with the order kept. */
 function filterOf(d: Draft, order: Pick<RunsFilter, 'sort' | 'order'>): RunsFilter {
@@ -76,6 +78,7 @@ function filterOf(d: Draft, order: Pick<RunsFilter, 'sort' | 'order'>): RunsFilt
   set('failureClass', (t(d.failureClass) as RunsFilter['failureClass']) ?? undefined);
   set('blamed', t(d.blamed));
   set('group', t(d.group));
+  set('tag', t(d.tag));
   set('since', dayMs(d.since));
   set('until', dayMs(d.until, true));
   if (t(d.text)) {
@@ -86,8 +89,8 @@ function filterOf(d: Draft, order: Pick<RunsFilter, 'sort' | 'order'>): RunsFilt
 }
 
 export function RunsView() {
-  const { runsFilter, runsTotal, runsPages, runsError, experiments, setRunsFilter, loadRunRows, openRunTrace, refresh } = useLabPick(
-    'runsFilter', 'runsTotal', 'runsPages', 'runsError', 'experiments', 'setRunsFilter', 'loadRunRows', 'openRunTrace', 'refresh',
+  const { runsFilter, runsTotal, runsPages, runsError, experiments, setRunsFilter, loadRunRows, openRunTrace, refresh, annotationTags, loadAnnotationTags } = useLabPick(
+    'runsFilter', 'runsTotal', 'runsPages', 'runsError', 'experiments', 'setRunsFilter', 'loadRunRows', 'openRunTrace', 'refresh', 'annotationTags', 'loadAnnotationTags',
   );
   const dbFile = useLab((s) => (s.appInfo.status === 'ready' ? s.appInfo.data.dbFile : null));
   const [draft, setDraft] = useState<Draft>(() => ({ ...EMPTY, experimentId: runsFilter.experimentId ?? '', text: runsFilter.text ?? '' }));
@@ -114,6 +117,7 @@ export function RunsView() {
   // First visit: the experiments for the picker, and the first page.
   useEffect(() => {
     if (experiments.status !== 'ready') void refresh();
+    void loadAnnotationTags();
     if (runsTotal === null) apply(draft);
   }, []);
 
@@ -221,6 +225,13 @@ export function RunsView() {
         <label>
           Rollout group
           <input data-testid="runs-group" value={draft.group} placeholder="dataset task id" size={12} onChange={(e) => type({ group: e.target.value })} />
+        </label>
+        <label>
+          Tag
+          <input data-testid="runs-tag" value={draft.tag} placeholder="annotation tag" size={10} list="runs-tag-list" onChange={(e) => type({ tag: e.target.value })} />
+          <datalist id="runs-tag-list">
+            {annotationTags.map((t) => <option key={t} value={t} />)}
+          </datalist>
         </label>
         <label>
           From
@@ -351,6 +362,7 @@ function RunRow({ index, hit, onOpen }: { index: number; hit: RunHit; onOpen: (h
       <td title={hit.answer ?? ''}>{hit.answer ?? '–'}</td>
       <td>{failures || '–'}</td>
       <td>{hit.blamed.join(', ') || '–'}</td>
+      <td data-testid="runs-tags" title={hit.tags.join(', ')}>{hit.tags.join(', ') || '–'}</td>
       <td className="num">{hit.promptTokens + hit.completionTokens}</td>
       <td className="num">{hit.endedAt - hit.startedAt}</td>
       <td>{timestamp(hit.startedAt)}</td>

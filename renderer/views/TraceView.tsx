@@ -9,6 +9,7 @@ import { failureClassLabel } from './format.ts';
 import { GraphCanvas } from './lazy.tsx';
 import { DesignPanel } from './DesignPanel.tsx';
 import { AuthorLegend, KindLegend, StateLegend } from './Legend.tsx';
+import { AnnotationsPanel } from './AnnotationsPanel.tsx';
 import { NodeDetail } from './NodeDetail.tsx';
 import { RunPicker } from './RunPicker.tsx';
 import { DiffPicker, RunDiffPanel } from './RunDiffPanel.tsx';
@@ -164,6 +165,7 @@ function TraceBody() {
             <NodeList model={model} ordered={built.ordered} />
             <BlameSummary model={model} />
           </div>
+          <AnnotationsPanel run={run} nodeId={traceNode} />
         </>
       )}
     </div>

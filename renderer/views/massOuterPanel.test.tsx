@@ -7,6 +7,7 @@ import { auditJudge } from '../../core/guards/index.ts';
 import type { CycleReport } from '../../core/mass/rsi.ts';
 import type { Store } from '../../core/store/index.ts';
 import type { LabState } from '../state.ts';
+import { formatRsi } from '../../cli/commands/rsiFormat.ts';
 import { MassOuterPanel, RANK_COMMAND } from './MassOuterPanel.tsx';
 import { closeViewStores, renderView, storeLab } from './viewTest.fixture.tsx';
 
@@ -75,7 +76,10 @@ describe('MASS outer-loop panel', () => {
     expect(html).toContain('data-testid="mass-quarantine"');
     expect(html).toContain('<code>sim-r2</code> (learn-tool/train/0, rank 3): protected file grader.json changed during the run (sha256 aaaaaaaaaaaa -&gt; bbbbbbbbbbbb)');
     expect(html).toContain('data-testid="mass-cycle-1-verifier"');
-    expect(html).toContain('<td>0.25 → 0.50</td><td>50% / 63%</td><td>50%</td><td>3 / 1</td>');
+    // The paired held-out test as `flowlab rsi` prints it for the same cycle (cli/commands/rsiFormat.ts): the interval of the difference and the sign test.
+    expect(html).toContain('<td>0.25 → 0.50</td><td class="nowrap" data-testid="mass-cycle-1-verifier-ci">+0.250 [0.000, 0.500]</td><td class="nowrap" data-testid="mass-cycle-1-verifier-sign">2/0/6 (p 0.5000)</td><td>50% / 63%</td><td>50%</td><td>3 / 1</td>');
+    const cli = formatRsi({ loopId: 'sim-loop', base: { model: 'base.gguf', heldoutScore: 0.25 }, cycles: [cycle] });
+    expect(cli).toMatch(/│ 0\.250 -> 0\.500\s+│ \+0\.250 \[0\.000, 0\.500\] │ 2\/0\/6 \(p 0\.5000\)\s+│/);
     expect(html).toContain('base mean external score 0.25');
   });
 

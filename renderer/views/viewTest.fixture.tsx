@@ -23,11 +23,12 @@ function clientOver(api: FlowlabApi) {
 }
 
 /**
- * A lab store over the handlers of a fresh in-memory store, filled by `fill` first (records
- * written as the CLI writes them). No lab host: the store methods only.
+ * A lab store over the handlers of a fresh in-memory store (or of `file`, for a test that also runs
+ * the CLI on it), filled by `fill` first (records written as the CLI writes them). No lab host: the
+ * store methods only.
  */
-export async function storeLab(fill: (s: Store) => unknown = () => {}): Promise<StoreApi<LabState>> {
-  const store = stores.open();
+export async function storeLab(fill: (s: Store) => unknown = () => {}, file?: string): Promise<StoreApi<LabState>> {
+  const store = stores.open(file);
   await fill(store);
   return createLabStore(clientOver(createHandlers({ store, version: 'test' })));
 }

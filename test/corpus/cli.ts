@@ -100,6 +100,8 @@ export const DATABASES: CliEntry[] = [
   dbCase('export-unknown', {}, ['export', 'exp-nope', '--out', '{dir}/out', '--db', '{db}'], 'NOT_FOUND', 'exp-nope'),
   dbCase('fork-unknown-run', {}, ['fork', 'run-nope', '--node', 'solve', '--seed', '1', '--db', '{db}'], 'UNKNOWN_RUN', 'run-nope'),
   dbCase('counterfactual-unknown', {}, ['counterfactual', 'exp-nope', '--with', 'oracle', '--db', '{db}'], 'NOT_FOUND', 'exp-nope'),
+  dbCase('annotate-unknown-run', {}, ['annotate', 'run-nope', '--tag', 'x', '--author', 'a', '--db', '{db}'], 'NOT_FOUND', 'run-nope'),
+  dbCase('annotations-rm-unknown', {}, ['annotations', 'rm', 'ann-nope', '--db', '{db}'], 'NOT_FOUND', 'ann-nope'),
 ];
 
 

@@ -4,6 +4,7 @@
  * and the Electron relay all follow from this list. A new feature is one file here and one line
  * below (plus its host part in lab.ts `LabHost` when it has lab methods).
  */
+import { annotationsFeature } from './annotations.ts';
 import { appFeature } from './app.ts';
 import { cardsFeature } from './cards.ts';
 import { catalogueFeature } from './catalogue.ts';
@@ -46,6 +47,7 @@ export const FEATURES = [
   massFeature,
   workshopFeature,
   evaluationsFeature,
+  annotationsFeature,
 ] as const;
 
 /** The feature whose methods only a workshop server answers (`WORKSHOP_METHODS`). */

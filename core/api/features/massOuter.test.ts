@@ -73,6 +73,14 @@ describe('outer-loop reads (SIMULATED model and trainer)', () => {
       const h = c1.arms[c.arm as 'self' | 'verifier']!.heldout!;
       expect(c).toMatchObject({ pairs: 4, baseScore: h.base, armScore: h.arm, verifierWinRate: h.verifierWinRate, selfJudgeWinRate: h.selfJudgeWinRate, agreement: h.agreement.rate, delegated: h.delegated, handoffs: h.handoffs });
     }
+    // The paired test equals what `flowlab rsi --json` prints (the report as JSON): interval and sign test of arm − base.
+    const printed = JSON.parse(JSON.stringify(report)) as RsiReport;
+    for (const c of v.cycles) {
+      const h = printed.cycles[0]!.arms[c.arm as 'self' | 'verifier']!.heldout!;
+      expect([c.arm, c.ci, c.sign]).toEqual([c.arm, h.ci, h.sign]);
+      expect(c.ci!.mean).toBeCloseTo(c.armScore! - c.baseScore!, 12);
+      expect(c.sign!.positive + c.sign!.negative + c.sign!.ties).toBe(c.pairs);
+    }
     // The SIMULATED learner of the verifier arm beats the base on the held-out tasks.
     const ver = v.cycles.find((c) => c.arm === 'verifier')!;
     expect(ver.armScore!).toBeGreaterThan(ver.baseScore!);

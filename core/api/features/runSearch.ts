@@ -25,6 +25,7 @@ export const searchRunsSchema = z.strictObject({
   failureClass: z.enum(FAILURE_CLASSES).optional(),
   blamed: Text(100).optional(),
   group: Text(400).optional(),
+  tag: Text(64).optional(),
   since: Ms.optional(),
   until: Ms.optional(),
   text: Text(1000).optional(),
