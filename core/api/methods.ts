@@ -68,6 +68,8 @@ export const API_METHODS = [
   'removeAttendee',
   'getBlameEval',
   'getRoleTrends',
+  'startGeneration',
+  'cancelGeneration',
 ] as const;
 
 /** The methods a `LabHost` answers (asynchronous on every host; Electron relays them to its utility process). */
@@ -102,6 +104,8 @@ export const LAB_METHODS = [
   'startJob',
   'cancelJob',
   'resumeJob',
+  'startGeneration',
+  'cancelGeneration',
 ] as const;
 
 /** The workshop methods (answered only by a workshop server: `flowlab workshop`). */
