@@ -171,11 +171,11 @@ export class Playground {
         this.send({ type: 'generationText', generationId, text: piece, ms: round(ms), ...(counted !== undefined && { completionTokens: counted }) });
       };
       const out = await provider.generate(request);
-      const ms = performance.now() - t0;
+      const ms = round(performance.now() - t0);
       const speed = tokensPerSecond(out.tokens.completion, ms);
       close('completed', {
         text: out.text, ...(out.thinking !== undefined && { thinking: out.thinking }),
-        promptTokens: out.tokens.prompt, completionTokens: out.tokens.completion, ms: round(ms),
+        promptTokens: out.tokens.prompt, completionTokens: out.tokens.completion, ms,
         ...(firstTokenMs !== undefined && { firstTokenMs: round(firstTokenMs) }), ...(speed !== undefined && { tokensPerSecond: speed }),
         ...(out.stopReason && { stopReason: out.stopReason }), seed: request.seed,
       });

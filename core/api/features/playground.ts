@@ -21,8 +21,8 @@ const PlaygroundModel = z
   .refine((p) => !p.includes('\0'), 'must not contain a NUL character')
   .refine((p) => p.startsWith('openai:') || (/^(\/|[A-Za-z]:[\\/]|\\\\)/.test(p) && /\.gguf$/i.test(p)), 'must be an absolute path of a .gguf file or an endpoint reference openai:<base-url>#<model>');
 
-const Text = (what: string) => z.string().max(MAX_PLAYGROUND_TEXT, `${what} must be at most ${MAX_PLAYGROUND_TEXT} characters`);
-const Unit = (what: string) => z.number(`must be a number from 0 to 1`).min(0, `${what} must be at least 0`).max(1, `${what} must be at most 1`);
+const Text = z.string().max(MAX_PLAYGROUND_TEXT, `must be at most ${MAX_PLAYGROUND_TEXT} characters`);
+const Unit = z.number('must be a number from 0 to 1').min(0, 'must be at least 0').max(1, 'must be at most 1');
 
 /** A JSON schema: an object whose JSON text is at most MAX_PLAYGROUND_SCHEMA_CHARS characters. */
 const JsonSchemaObject = z
@@ -32,12 +32,12 @@ const JsonSchemaObject = z
 /** `startGeneration`'s payload schema (exported for its tests). */
 export const startGenerationSchema: z.ZodType<StartGenerationRequest> = z.strictObject({
   model: PlaygroundModel,
-  prompt: Text('the prompt').min(1, 'must not be empty'),
-  system: Text('the system text').optional(),
+  prompt: Text.min(1, 'must not be empty'),
+  system: Text.optional(),
   temperature: z.number('must be a number from 0 to 5').min(0, 'must be at least 0').max(5, 'must be at most 5').optional(),
   topK: Count(0, 1000).optional(),
-  topP: Unit('top-p').optional(),
-  minP: Unit('min-p').optional(),
+  topP: Unit.optional(),
+  minP: Unit.optional(),
   seed: Count(0, 2 ** 32 - 1).optional(),
   maxTokens: Count(1, MAX_PLAYGROUND_TOKENS),
   jsonSchema: JsonSchemaObject.optional(),
