@@ -17,6 +17,13 @@ export const MAX_RENDERED_CHARS = 80_000;
 const MAX_TEXT_CHARS = 200_000;
 
 /**
+ * The settings the playground starts with, in the window and in `flowlab generate`: sampled
+ * (temperature 0.8 with node-llama-cpp's top-k 40 and top-p 0.95, min-p 0.05), seed 0 (the CLI's
+ * default seed everywhere), 256 completion tokens.
+ */
+export const PLAYGROUND_DEFAULTS = { temperature: 0.8, topK: 40, topP: 0.95, minP: 0.05, seed: 0, maxTokens: 256 } as const;
+
+/**
  * `startGeneration`'s payload. Omitted sampling fields take the provider's defaults (node-llama-cpp:
  * temperature 0 = greedy, top-k 40, top-p 0.95, min-p 0; an endpoint: the server's).
  */
