@@ -69,17 +69,17 @@ export function Playground({ models, defaultModel }: { models: readonly ModelEnt
   };
 
   const number = (key: keyof PlaygroundForm, label: string, step: string, title: string) => (
-    <label className="col">
+    <label className="stack">
       <span>{label}</span>
       <input type="number" step={step} data-testid={`playground-${key}`} value={form[key]} onChange={set(key)} title={title} style={{ width: '7em' }} />
     </label>
   );
 
   return (
-    <section className="playground" aria-labelledby="playground-title" data-testid="playground">
+    <section className="playground stack" aria-labelledby="playground-title" data-testid="playground" style={{ marginTop: '1rem' }}>
       <h3 id="playground-title">Playground</h3>
       <form
-        className="col"
+        className="stack"
         onSubmit={(e) => {
           e.preventDefault();
           void generate();
@@ -111,13 +111,13 @@ export function Playground({ models, defaultModel }: { models: readonly ModelEnt
             <input className="grow" data-testid="playground-endpoint" placeholder="openai:http://127.0.0.1:8080/v1#qwen2.5-0.5b-instruct" value={form.model} onChange={set('model')} />
           )}
         </div>
-        <label className="col">
+        <label className="stack">
           <span>System</span>
-          <textarea data-testid="playground-system" rows={2} value={form.system} onChange={set('system')} placeholder="You are a careful assistant." />
+          <textarea data-testid="playground-system" rows={2} style={{ width: '100%' }} value={form.system} onChange={set('system')} placeholder="You are a careful assistant." />
         </label>
-        <label className="col">
+        <label className="stack">
           <span>Prompt</span>
-          <textarea data-testid="playground-prompt" rows={4} value={form.prompt} onChange={set('prompt')} placeholder="Once upon a time" />
+          <textarea data-testid="playground-prompt" rows={4} style={{ width: '100%' }} value={form.prompt} onChange={set('prompt')} placeholder="Once upon a time" />
         </label>
         <div className="row wrap">
           {number('temperature', 'Temperature', '0.05', '0..5; 0 is greedy')}
@@ -154,7 +154,7 @@ export function Playground({ models, defaultModel }: { models: readonly ModelEnt
 function GenerationResult({ view }: { view: GenerationView }) {
   const live = view.status === 'running';
   return (
-    <div className="col" data-testid="playground-result" data-status={view.status}>
+    <div className="stack" data-testid="playground-result" data-status={view.status}>
       <details open>
         <summary>
           Prompt as the model sees it
@@ -177,7 +177,7 @@ function GenerationResult({ view }: { view: GenerationView }) {
           <pre className="small" style={{ whiteSpace: 'pre-wrap' }}>{view.thinking}</pre>
         </details>
       )}
-      <pre data-testid="playground-output" aria-live="polite" style={{ whiteSpace: 'pre-wrap' }}>
+      <pre data-testid="playground-output" aria-live="polite" style={{ whiteSpace: 'pre-wrap', border: '1px solid var(--line)', padding: '0.5rem', minHeight: '4em' }}>
         {view.text}
         {live && <span aria-hidden="true">▍</span>}
       </pre>
