@@ -26,7 +26,7 @@ const Unit = z.number('must be a number from 0 to 1').min(0, 'must be at least 0
 
 /** A JSON schema: an object whose JSON text is at most MAX_PLAYGROUND_SCHEMA_CHARS characters. */
 const JsonSchemaObject = z
-  .record(z.string(), z.unknown(), 'must be a JSON schema object')
+  .looseObject({})
   .refine((s) => JSON.stringify(s).length <= MAX_PLAYGROUND_SCHEMA_CHARS, `must be at most ${MAX_PLAYGROUND_SCHEMA_CHARS} characters of JSON`);
 
 /** `startGeneration`'s payload schema (exported for its tests). */
