@@ -142,7 +142,8 @@ async function generate(o: GenerateFlags, io: Io): Promise<number> {
           rendered = e;
           if (o.showPrompt && !o.json) {
             const how = e.promptForm === 'template' ? 'its chat template applied' : e.promptForm === 'plain' ? 'no chat template: plain completion' : 'the endpoint applies its own template';
-            io.stderr(`--- prompt as the model sees it (${how}${e.promptTokens !== undefined ? `, ${e.promptTokens} tokens` : ''}) ---\n${e.renderedPrompt ?? ''}\n--- reply ---\n`);
+            const body = e.promptForm === 'server' ? '(not seen here: the system text and prompt are sent as chat messages)' : (e.renderedPrompt ?? '');
+            io.stderr(`--- prompt as the model sees it (${how}${e.promptTokens !== undefined ? `, ${e.promptTokens} tokens` : ''}) ---\n${body}\n--- reply ---\n`);
           }
         }
       }
