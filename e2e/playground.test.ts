@@ -4,7 +4,7 @@
  * view's playground generates with a seed: the prompt as the model sees it is shown, the reply
  * arrives over time (every state of the output recorded in the page by a MutationObserver, with
  * its time), and the end shows the completion tokens and tokens/s; the same seed again gives the
- * same text. Skips, saying why, without Chromium or the model.
+ * same text; Stop ends a long reply, keeping its text. Skips, saying why, without Chromium or the model.
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -93,6 +93,25 @@ describe.skipIf(!!missing)('the playground streaming a reply (flowlab serve, sto
     await page.locator(`${tid('playground-result')}[data-status="running"]`).waitFor({ timeout: 30_000 });
     await page.locator(`${tid('playground-result')}[data-status="completed"]`).waitFor({ timeout: 120_000 });
     await expect(page.locator(tid('playground-output')).textContent()).resolves.toBe(text);
+    expect(pageErrors).toEqual([]);
+  }, 300_000);
+
+  it('stops a long reply with Stop: the text so far stays, and the window says it stopped', async () => {
+    // 4,096 tokens asked: the tiny model's 2,048-token context ends it first, seconds away; Stop comes after the first tokens.
+    await page.locator(tid('playground-maxTokens')).fill('4096');
+    await page.click(tid('playground-generate'));
+    await page.waitForFunction(() => Number(document.querySelector('[data-testid="playground-tokens"]')?.textContent) >= 20, undefined, { timeout: 60_000 });
+    await page.click(tid('playground-stop'));
+    await page.locator(`${tid('playground-result')}[data-status="cancelled"]`).waitFor({ timeout: 30_000 });
+    await expect(page.locator(tid('playground-end')).textContent()).resolves.toBe('Stopped.');
+    const tokens = Number(await page.locator(tid('playground-tokens')).textContent());
+    expect(tokens).toBeGreaterThanOrEqual(20);
+    expect(tokens).toBeLessThan(2048);
+    expect((await page.locator(tid('playground-output')).textContent())!.length).toBeGreaterThan(20);
+    // The model is free again: a new generation starts (no BUSY).
+    await page.locator(tid('playground-maxTokens')).fill('8');
+    await page.click(tid('playground-generate'));
+    await page.locator(`${tid('playground-result')}[data-status="completed"]`).waitFor({ timeout: 60_000 });
     expect(pageErrors).toEqual([]);
   }, 300_000);
 });
