@@ -58,6 +58,7 @@ const COMMANDS: Record<string, Entry> = {
   tune: { term: 'tune --model <file>', summary: "measure tokens/s over threads and batch sizes; store the best for the file on this machine", load: () => import('./commands/tune.ts') },
   rsi: { term: 'rsi', summary: 'MASS whole cycles: outer loop -> SFT per arm (self-judge | verifier) -> new version, held-out paired test', load: () => import('./commands/rsi.ts') },
   'serve-model': { term: 'serve-model <file.gguf...>', summary: 'serve local GGUF files over the OpenAI-compatible API (json_schema, seed, usage, streaming; loopback)', load: () => import('./commands/serveModel.ts') },
+  generate: { term: 'generate --model <file> --prompt <text>', summary: "one generation streamed to stdout: the Models view's playground (sampling settings, seed, JSON schema, rendered prompt, tokens/s)", load: () => import('./commands/generate.ts') },
   probe: { term: 'probe <endpoint>', summary: 'check what an OpenAI-compatible server really does: schema enforced or ignored, seeds, usage', load: () => import('./commands/probe.ts') },
 };
 

@@ -5,7 +5,8 @@ import { isPrivateDatabase } from './dataFolder.ts';
 import { listDatasets } from './datasets.ts';
 import { listExamples } from './examples.ts';
 import { ModelPaths, type ModelPathRoots } from './modelPaths.ts';
-import { ModelCatalog, testGeneration, type ReadModelHeader } from './models.ts';
+import { ModelCatalog, readGgufHeader, testGeneration, type ReadModelHeader } from './models.ts';
+import { llamaProvider } from '../models/factory.ts';
 import { LabRunner, type LabRunnerOptions, type LoadableProvider } from './runner.ts';
 import { WorkflowFolder } from './workflowFiles.ts';
 import { watchStore } from './storeWatch.ts';
@@ -13,6 +14,7 @@ import type { ModelConfig } from '../core/model/index.ts';
 import { ApiError } from '../core/api/index.ts';
 import { llamaBinaryStatus, type LlamaBinaryStatus } from '../models/llama/binary.ts';
 import { ModelDownloads } from './downloads.ts';
+import { Playground } from './playground.ts';
 import { asJobApi, LabJobs, RunningJobs } from './jobs.ts';
 import { builtinJobKinds, type JobRegistry } from '../core/jobs/index.ts';
 
@@ -91,6 +93,8 @@ export interface LabHostHandle extends LabHost {
   readonly runner: LabRunner;
   /** The model downloads, for tests that wait on one (`downloads.settled(id)`). */
   readonly downloads: ModelDownloads;
+  /** The Models view's playground (`startGeneration`), for tests that wait on a generation (`playground.settled(id)`). */
+  readonly playground: Playground;
   /** Jobs of any registered kind (`startJob` and friends), for tests that wait on one (`jobs.settled(id)`). */
   readonly jobs: LabJobs;
   /** Every running job of every family (`listJobs`, `cancelJob`; host/jobs.ts). */
@@ -147,6 +151,16 @@ export function createLabHost(options: LabHostOptions): LabHostHandle {
     ...(options.downloads?.allowPrivateHosts && { allowPrivateHosts: true }), ...(options.downloads?.fetch && { fetch: options.downloads.fetch }),
   });
   const binaryStatus = () => (binary ??= (options.llamaBinary ?? llamaBinaryStatus)());
+  const playground = new Playground({
+    emit: options.emit,
+    createProvider: options.createProvider ?? llamaProvider,
+    checkModel: options.readHeader ?? readGgufHeader,
+    modelPaths: paths,
+    needLocalModels: (method) => {
+      const status = binaryStatus();
+      if (!status.ok) throw new ApiError('UNAVAILABLE', `${method}: local models are unavailable: ${status.message}`, method);
+    },
+  });
   /** Rejects with `UNAVAILABLE` (the binary's message) before `method` would load a local model. */
   const needLocalModels = async <T>(method: string, then: () => Promise<T>): Promise<T> => {
     const status = binaryStatus();
@@ -173,6 +187,7 @@ export function createLabHost(options: LabHostOptions): LabHostHandle {
   return {
     runner,
     downloads,
+    playground,
     listExamples: () => listExamples(options.examplesDir),
     listDatasets: () => listDatasets(datasets),
     listModels: async () => {
@@ -199,7 +214,7 @@ export function createLabHost(options: LabHostOptions): LabHostHandle {
     saveWorkflowFile: (payload) => workflows.save(payload),
     dispose: () => {
       watch?.stop();
-      return Promise.all([downloads.dispose(), runner.dispose(), jobs.dispose()]).then(() => {});
+      return Promise.all([downloads.dispose(), playground.dispose(), runner.dispose(), jobs.dispose()]).then(() => {});
     },
     startEvolve: (req) => runner.mass.startEvolve(req),
     startRank: (req) => runner.mass.startRank(req),
@@ -209,6 +224,8 @@ export function createLabHost(options: LabHostOptions): LabHostHandle {
     forkRun: (req) => needLocalModels('forkRun', () => runner.fork(req)),
     startDownload: (req) => downloads.start(req),
     cancelDownload: ({ downloadId }) => downloads.cancel(downloadId),
+    startGeneration: (req) => playground.start(req),
+    cancelGeneration: ({ generationId }) => playground.cancel(generationId),
     listStudyPlans: () => runner.studies.plans(),
     startStudy: (req) => needLocalModels('startStudy', () => runner.studies.start(req)),
     cancelStudy: ({ studyId }) => runner.studies.cancel(studyId),

@@ -30,6 +30,7 @@ export type { ReadWorkflowFilePayload, SaveWorkflowFilePayload, ValidateWorkflow
 export { isStudyJobEvent, type CancelStudyPayload, type StartStudyRequest, type StudyJobEstimate, type StudyJobEvent, type StudyJobStatus, type StudyPlanFile } from './studyJobs.ts';
 export { isMassJobEvent, MASS_JOB_KINDS, type CancelMassPayload, type MassJobEvent, type MassJobKind, type StartEvolveRequest, type StartRankRequest, type StartRsiRequest } from './massJobs.ts';
 export { isJobEvent } from './jobEvents.ts';
+export { isPlaygroundEvent, MAX_PLAYGROUND_SCHEMA_CHARS, MAX_RENDERED_CHARS, MAX_PLAYGROUND_TEXT, MAX_PLAYGROUND_TOKENS, PLAYGROUND_DEFAULTS, tokensPerSecond, type CancelGenerationPayload, type GenerationStatus, type PlaygroundApi, type PlaygroundEvent, type PlaygroundHost, type PromptForm, type StartGenerationRequest } from './playground.ts';
 export type { JobEvent, JobHost, JobKindInfo, JobRef, JobsApi, RunningJobView, StartJobRequest } from './features/jobs.ts';
 export { downloadFileNameProblem, downloadSourceProblem, isDownloadEvent, MAX_DOWNLOAD_FILE_NAME, type CancelDownloadPayload, type DownloadApiAdditions, type DownloadEvent, type DownloadFailure, type DownloadHost, type StartDownloadRequest } from './downloads.ts';
 export type { Awaitable, ExperimentLabEvent, LabEvent, LabHost, Subscribe, TrainLoopApi, TrainLoopEvent, TrainRoleMetrics, CancelTrainLoopPayload, StartTrainLoopRequest } from './lab.ts';

@@ -53,6 +53,8 @@ function fakeLab(over: Partial<LabHost> = {}): LabHost & { calls: [string, unkno
     startJob: (p) => rec('startJob', p, { kind: p.kind, id: 'count-1' }),
     cancelJob: (p) => rec('cancelJob', p, { cancelled: p.id === 'count-1' }),
     resumeJob: (p) => rec('resumeJob', p, { kind: p.kind, id: p.id, pending: 2 }),
+    startGeneration: (p) => rec('startGeneration', p, { generationId: `gen-${p.maxTokens}` }),
+    cancelGeneration: (p) => rec('cancelGeneration', p, { cancelled: p.generationId === 'gen-8' }),
     forkRun: (p) => rec('forkRun', p, { runId: 'fork-1/0', experimentId: 'fork-1', parentRunId: p.runId, nodeId: p.nodeId, attempt: 1, intervention: 'output', status: 'completed' as const, correct: true, parentCorrect: false, recorded: {}, live: {}, modelsLoaded: 0 }),
     ...over,
   };
@@ -121,6 +123,8 @@ describe('lab methods over a fake LabHost', () => {
     await expect(rejection(api.startJob({ kind: '', spec: {} }))).resolves.toMatchObject({ code: 'BAD_REQUEST', field: 'kind' });
     await expect(api.cancelJob({ kind: 'count', id: 'count-1' })).resolves.toEqual({ cancelled: true });
     await expect(api.resumeJob({ kind: 'count', id: 'count-1' })).resolves.toEqual({ kind: 'count', id: 'count-1', pending: 2 });
+    await expect(api.startGeneration({ model: '/m/x.gguf', prompt: 'Once', maxTokens: 8, seed: 3 })).resolves.toEqual({ generationId: 'gen-8' });
+    await expect(api.cancelGeneration({ generationId: 'gen-8' })).resolves.toEqual({ cancelled: true });
     expect(lab.calls.map(([m]) => m)).toEqual([...LAB_METHODS]);
     expect(lab.calls.find(([m]) => m === 'startRun')![1]).toEqual(RUN);
     expect(lab.calls.find(([m]) => m === 'startDownload')![1]).toEqual({ source: 'hf:o/r/m.gguf', sha256: 'ab'.repeat(32), sizeBytes: 10, fileName: 'mine.gguf' });

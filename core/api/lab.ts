@@ -19,6 +19,7 @@ import type { JobHost } from './features/jobs.ts';
 import type { RunsHost } from './features/runs.ts';
 import type { WorkflowsHost } from './features/workflows.ts';
 import { isJobEvent } from './jobEvents.ts';
+import { isPlaygroundEvent, type PlaygroundEvent, type PlaygroundHost } from './playground.ts';
 import type { JobEvent } from '../jobs/kind.ts';
 
 export { isStoredEvent, STORED_AREAS, type StoredArea, type StoredEvent } from './storeEvents.ts';
@@ -42,10 +43,11 @@ export type LabEvent =
   | MassJobEvent
   | DownloadEvent
   | StudyJobEvent
-  | JobEvent;
+  | JobEvent
+  | PlaygroundEvent;
 
-/** The events of experiments (those with an `experimentId` subject): every LabEvent but a train loop's, the store's, a MASS job's, a download's and a study job's. */
-export type ExperimentLabEvent = Exclude<LabEvent, TrainLoopEvent | StoredEvent | MassJobEvent | DownloadEvent | StudyJobEvent | JobEvent>;
+/** The events of experiments (those with an `experimentId` subject): every LabEvent but a train loop's, the store's, a MASS job's, a download's, a study job's and a playground generation's. */
+export type ExperimentLabEvent = Exclude<LabEvent, TrainLoopEvent | StoredEvent | MassJobEvent | DownloadEvent | StudyJobEvent | JobEvent | PlaygroundEvent>;
 
 /** Whether `e` is an experiment's event (not a train loop's). */
 export function isExperimentLabEvent(e: LabEvent): e is ExperimentLabEvent {
@@ -79,7 +81,7 @@ export interface TrainLoopApi {
  * arrive validated by `createHandlers`. Implementations throw `ApiError` (with method and field)
  * for what the user can fix; anything else is mapped by `toApiError`.
  */
-export interface LabHost extends CatalogueHost, RunsHost, WorkflowsHost, CardsHost, ForkHost, JobHost, MassJobHost, DownloadHost, StudyJobHost {
+export interface LabHost extends CatalogueHost, RunsHost, WorkflowsHost, CardsHost, ForkHost, JobHost, MassJobHost, DownloadHost, StudyJobHost, PlaygroundHost {
   /** Optional: hosts without it answer `startTrainLoop` / `cancelTrainLoop` with UNAVAILABLE. */
   startTrainLoop?(payload: StartTrainLoopRequest): Awaitable<{ loopId: string }>;
   cancelTrainLoop?(payload: CancelTrainLoopPayload): Awaitable<{ cancelled: boolean }>;
@@ -104,6 +106,7 @@ export function isLabEvent(value: unknown): value is LabEvent {
   if (typeof e['type'] === 'string' && e['type'].startsWith('download')) return isDownloadEvent(value);
   if (e['type'] === 'studyJob' || e['type'] === 'studyProgress') return isStudyJobEvent(value);
   if (e['type'] === 'job') return isJobEvent(value);
+  if (e['type'] === 'generation' || e['type'] === 'generationText') return isPlaygroundEvent(value);
   const str = (k: string) => typeof e[k] === 'string' && (e[k] as string).length <= 400;
   const count = (k: string) => Number.isInteger(e[k]) && (e[k] as number) >= 0;
   const optional = (k: string, ok: (v: unknown) => boolean) => e[k] === undefined || ok(e[k]);

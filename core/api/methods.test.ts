@@ -25,7 +25,8 @@ describe('the method list derived from the features', () => {
       'startEvolve', 'startRank', 'startRsi', 'cancelMass', 'distillCard', 'startDownload', 'cancelDownload',
       'listStudyPlans', 'startStudy', 'cancelStudy', 'forkRun',
       'listJobKinds', 'listJobs', 'startJob', 'cancelJob', 'resumeJob',
+      'startGeneration', 'cancelGeneration',
     ]);
-    expect(API_METHODS.length).toBe(66);
+    expect(API_METHODS.length).toBe(68);
   });
 });

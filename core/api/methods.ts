@@ -72,6 +72,8 @@ export const API_METHODS = [
   'listAnnotations',
   'removeAnnotation',
   'listAnnotationTags',
+  'startGeneration',
+  'cancelGeneration',
 ] as const;
 
 /** The methods a `LabHost` answers (asynchronous on every host; Electron relays them to its utility process). */
@@ -106,6 +108,8 @@ export const LAB_METHODS = [
   'startJob',
   'cancelJob',
   'resumeJob',
+  'startGeneration',
+  'cancelGeneration',
 ] as const;
 
 /** The workshop methods (answered only by a workshop server: `flowlab workshop`). */

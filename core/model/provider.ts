@@ -80,6 +80,24 @@ export interface GenerateRequest extends CallInput {
    * the generation.
    */
   onText?: (chunk: string) => void;
+  /**
+   * Streaming hook: called as completion tokens are sampled, with how many were sampled since the
+   * last call (so the running sum is the completion's token count so far, a final end-of-generation
+   * token included). Providers that cannot count tokens as they come (servers, replays) never call
+   * it; `GenerateResult.tokens.completion` is then the count. A hook that throws does not stop the
+   * generation.
+   */
+  onTokens?: (count: number) => void;
+}
+
+/** A request's prompt as the model will see it (`ModelProvider.renderPrompt`). */
+export interface RenderedPrompt {
+  /** The text fed, detokenized, special tokens written out (the BOS the runtime prepends not included). */
+  text: string;
+  /** Prompt tokens by the model's own tokenizer, the BOS the runtime prepends included (`GenerateResult.tokens.prompt`). */
+  tokens: number;
+  /** `template`: through the file's chat template; `plain`: `system + "\n\n" + prompt` as a plain completion. */
+  form: 'template' | 'plain';
 }
 
 /** Where a thread count or batch size came from: `flowlab tune`'s stored best, a flag / request field, or the built-in default. */
@@ -146,6 +164,12 @@ export interface ModelProvider {
    * nothing (replay, scripted) leave it out.
    */
   load?(ref?: string): Promise<unknown>;
+  /**
+   * Optional capability (local models): the prompt of `request` exactly as `generate` would feed
+   * it (its chat template applied, or plain completion text), without generating. Servers, which
+   * apply their own template, leave it out.
+   */
+  renderPrompt?(request: GenerateRequest): Promise<RenderedPrompt>;
   /**
    * Optional capability (token-level training): where each of `ids` starts in their detokenized
    * text, as character offsets (`offsets[i]` = length of the text of `ids[0..i)`), under the

@@ -25,9 +25,9 @@
  * `tokenRecorder.ts`), LoRA checks (`loraAdapters.ts`) and the shared runtime (`runtime.ts`).
  */
 import type { Token } from 'node-llama-cpp';
-import type { GenerateRequest, GenerateResult, ModelProvider } from '../../core/model/index.ts';
+import type { GenerateRequest, GenerateResult, ModelProvider, RenderedPrompt } from '../../core/model/index.ts';
 import type { LlamaProviderOptions, LoadedModelInfo } from './config.ts';
-import { generate } from './generate.ts';
+import { generate, renderPrompt } from './generate.ts';
 import { ModelCache } from './modelCache.ts';
 
 export type { LlamaLoraAdapter, LlamaModelConfig, LlamaProviderOptions, LoadedModelInfo } from './config.ts';
@@ -83,6 +83,18 @@ export class LlamaProvider implements ModelProvider {
    */
   generate(request: GenerateRequest): Promise<GenerateResult> {
     return generate(this.cache, request);
+  }
+
+  /**
+   * The prompt of `request` exactly as `generate` feeds it: through the file's chat template
+   * (`form: 'template'`) or as plain completion text (`plain`), detokenized with special tokens
+   * written out; `tokens` is `GenerateResult.tokens.prompt` of the same request. Loads the model
+   * on first use. Nothing is generated.
+   * @throws ModelError `MODEL_UNKNOWN_REF`, `MODEL_NOT_FOUND`, `MODEL_INVALID`, `MODEL_LOAD_FAILED`,
+   *   `GENERATION_FAILED` (the template fails on these messages, or the provider is disposed).
+   */
+  renderPrompt(request: GenerateRequest): Promise<RenderedPrompt> {
+    return renderPrompt(this.cache, request);
   }
 
   /**

@@ -8,7 +8,7 @@
  * from an empty sequence.
  */
 import { LlamaCompletion, LlamaText, type LlamaContextSequence, type Token } from 'node-llama-cpp';
-import { ModelError, splitThinking, textStream, type AppliedSettings, type GenerateRequest, type GenerateResult } from '../../core/model/index.ts';
+import { ModelError, splitThinking, textStream, type AppliedSettings, type GenerateRequest, type GenerateResult, type RenderedPrompt } from '../../core/model/index.ts';
 import { errorText } from './errorText.ts';
 import type { LoadedModel } from './loaders.ts';
 import type { ModelCache } from './modelCache.ts';
@@ -154,6 +154,7 @@ async function sampleCompletion(call: SampleCall): Promise<{ text: string; compl
       ...(stopTriggers.length > 0 ? { customStopTriggers: stopTriggers } : {}),
       ...(signal ? { signal } : {}),
       ...(stream ? { onTextChunk: (piece: string) => stream.push(piece) } : {}),
+      ...(request.onTokens ? { onToken: tokenCounter(request.onTokens) } : {}),
       // Never drop or shift tokens silently: the prompt was checked to fit above, and
       // generation ends when the context is full. (A numeric shift size is used as is;
       // it bounds the prompt to contextSize - 1 inside LlamaCompletion.)
@@ -170,6 +171,30 @@ async function sampleCompletion(call: SampleCall): Promise<{ text: string; compl
     completionTokens: used.usedOutputTokens,
     stopReason: stopReasonOf(response.metadata, userStops, input),
   };
+}
+
+/** node-llama-cpp's `onToken` for the port's `onTokens` hook: hands on each batch's size; a throw is swallowed (it must not stop the generation). */
+function tokenCounter(onTokens: (count: number) => void): (tokens: Token[]) => void {
+  return (tokens) => {
+    try {
+      if (tokens.length > 0) onTokens(tokens.length);
+    } catch {
+      /* the hook's failure is the caller's */
+    }
+  };
+}
+
+/**
+ * The prompt `generate` would feed for `request` (the behaviour of `LlamaProvider.renderPrompt`):
+ * the model loaded on first use, the request rendered by `renderInput`; `tokens` counts the BOS
+ * the runtime prepends, as `GenerateResult.tokens.prompt` does.
+ * @throws ModelError as `generate` does for loading and rendering.
+ */
+export async function renderPrompt(cache: ModelCache, request: GenerateRequest): Promise<RenderedPrompt> {
+  cache.assertOpen();
+  const loaded = await cache.entryForRef(request.model);
+  const input = renderInput(loaded, request);
+  return { text: input.rendered, tokens: input.tokens.length + (loaded.prependsBos ? 1 : 0), form: loaded.template ? 'template' : 'plain' };
 }
 
 type CompletionMeta = Awaited<ReturnType<LlamaCompletion['generateCompletionWithMeta']>>['metadata'];

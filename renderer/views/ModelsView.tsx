@@ -5,13 +5,14 @@ import { TEST_MAX_TOKENS, TEST_PROMPT } from '../store/catalog.ts';
 import { useLab, useLabPick } from '../useLab.ts';
 import { bytes, paramCount } from './format.ts';
 import { DownloadModel } from './DownloadModel.tsx';
+import { Playground } from './Playground.tsx';
 import { MODEL_CATALOGUE } from './modelCatalogue.ts';
 import { LoadState } from './Status.tsx';
 import { TableHead } from './TableHead.tsx';
 
-/** GGUF models: the model folder's and those added by path, with metadata, role assignment and a test generation. */
+/** GGUF models: the model folder's and those added by path, with metadata, role assignment, a test generation and the playground. */
 export function ModelsView() {
-  const { models, loadModels, appInfo } = useLabPick('models', 'loadModels', 'appInfo');
+  const { models, loadModels, appInfo, defaultModel } = useLabPick('models', 'loadModels', 'appInfo', 'defaultModel');
   const list = models.status === 'ready' ? models.data : [];
   const [request, setRequest] = useState<{ source: string; n: number } | undefined>(undefined);
   const folder = appInfo.status === 'ready' ? appInfo.data.modelDir : undefined;
@@ -77,6 +78,7 @@ export function ModelsView() {
           </table>
         </div>
       )}
+      {models.status === 'ready' && <Playground models={list} defaultModel={defaultModel} />}
     </section>
   );
 }

@@ -15,6 +15,7 @@ import { jobsFeature } from './jobs.ts';
 import { downloadsFeature, massJobsFeature, studyJobsFeature, trainLoopFeature } from './jobFamilies.ts';
 import { learningFeature } from './learning.ts';
 import { massFeature } from './mass.ts';
+import { playgroundFeature } from './playground.ts';
 import { rolloutsFeature } from './rollouts.ts';
 import { runDiffFeature } from './runDiff.ts';
 import { runSearchFeature } from './runSearch.ts';
@@ -48,6 +49,7 @@ export const FEATURES = [
   workshopFeature,
   evaluationsFeature,
   annotationsFeature,
+  playgroundFeature,
 ] as const;
 
 /** The feature whose methods only a workshop server answers (`WORKSHOP_METHODS`). */

@@ -1,0 +1,21 @@
+/**
+ * `flowlab generate`'s refusals through the real CLI, without a model: a bad flag value is a usage
+ * error naming the flag (exit 2), a missing model file exits 1 naming it.
+ */
+import { describe, expect, it } from 'vitest';
+import { cli } from '../test/cli.ts';
+
+describe('flowlab generate refuses bad input', () => {
+  it('names the flag of a bad value (exit 2), and a missing model file (exit 1)', async () => {
+    const over = await cli(['generate', '--model', '/tmp/m.gguf', '--prompt', 'x', '--max-tokens', '5000']);
+    expect([over.code, over.err.split('\n')[0]]).toEqual([2, 'flowlab generate: --max-tokens must be at most 4096']);
+    const topP = await cli(['generate', '--model', '/tmp/m.gguf', '--prompt', 'x', '--top-p', 'high']);
+    expect([topP.code, topP.err.split('\n')[0]]).toEqual([2, 'flowlab generate: --top-p takes a number, got "high"']);
+    const schema = await cli(['generate', '--model', '/tmp/m.gguf', '--prompt', 'x', '--json-schema', '[1,2]']);
+    expect([schema.code, schema.err.split('\n')[0]]).toEqual([2, 'flowlab generate: --json-schema expected object, received array']);
+    const missing = await cli(['generate', '--model', '/tmp/flowlab-no-such-model.gguf', '--prompt', 'x']);
+    expect(missing.code).toBe(1);
+    expect(missing.err).toMatch(/^flowlab generate: --model: .*\/tmp\/flowlab-no-such-model\.gguf/);
+  }, 60_000);
+});
+
