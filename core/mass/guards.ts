@@ -16,6 +16,7 @@
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { BlindSpotThreshold } from './blindSpotGuard.ts';
 import type { JudgedPair } from './tournament.ts';
 
 /** One protected file of a run's environment, by name inside the run's environment folder. */
@@ -144,6 +145,8 @@ export interface GuardThresholds {
   maxQuarantinedShare: number;
   /** Least judge-verifier agreement rate (0..1; 0 = off); below it (with at least one decided pair) the loop halts. Default 0. */
   minAgreement: number;
+  /** The learned-blind-spot guard (blindSpotGuard.ts): verify a share of the self-judged winners, halt above a disagreement rate. Absent: off. */
+  blindSpot?: BlindSpotThreshold;
 }
 
 export const DEFAULT_THRESHOLDS: GuardThresholds = { maxQuarantinedShare: 0.25, minAgreement: 0 };
