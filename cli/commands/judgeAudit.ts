@@ -8,7 +8,7 @@
  */
 import type { Command } from 'commander';
 import { formatJudgeAudit } from '../../core/guards/index.ts';
-import { JUDGE_BAR, auditJudgePairs, judgedPairTasks, type PairAuditReport } from '../../core/mass/pairAudit.ts';
+import { JUDGE_BAR, auditJudgePairs, judgedPairTasks, type PairAuditReport } from '../../core/mass/index.ts';
 import { openStore } from '../../core/store/index.ts';
 import { act, dbOption, type CommandContext } from '../args.ts';
 import { CommandError } from '../errors.ts';

@@ -14,15 +14,10 @@
  */
 import { wilsonInterval } from '../guards/index.ts';
 import { deriveSeed, mulberry32 } from '../random.ts';
+import type { BlindSpotThreshold } from './guards.ts';
 import type { RankedRun, TaskRanking } from './outer.ts';
 
-/** The guard's settings (`GuardThresholds.blindSpot`): what share of winners to verify, and the most disagreement a cycle may have. */
-export interface BlindSpotThreshold {
-  /** Share of each task's self-judged winners the external verifier checks (0..1; 0 = off). */
-  sample: number;
-  /** Most share of the sampled winners the verifier may reject (0..1); above it the loop halts. */
-  maxDisagreement: number;
-}
+export type { BlindSpotThreshold };
 
 /** One cycle's spot check. */
 export interface BlindSpotCheck {

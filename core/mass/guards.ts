@@ -16,7 +16,6 @@
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { BlindSpotThreshold } from './blindSpotGuard.ts';
 import type { JudgedPair } from './tournament.ts';
 
 /** One protected file of a run's environment, by name inside the run's environment folder. */
@@ -137,6 +136,14 @@ export function judgeVerifierAgreement(judged: readonly Pick<JudgedPair, 'a' | '
     if ((a > b && j.winner === 'A') || (b > a && j.winner === 'B')) agreed++;
   }
   return { decided, agreed, verifierTies, rate: decided ? agreed / decided : null };
+}
+
+/** The learned-blind-spot guard's settings (blindSpotGuard.ts): what share of the self-judged winners to verify, and the most disagreement a cycle may have. */
+export interface BlindSpotThreshold {
+  /** Share of each task's self-judged winners the external verifier checks (0..1; 0 = off). */
+  sample: number;
+  /** Most share of the sampled winners the verifier may reject (0..1); above it the loop halts. */
+  maxDisagreement: number;
 }
 
 /** When a cycle halts. */
