@@ -43,6 +43,11 @@ describe('the blind-spot guard: the external verifier on a sample of the self-ju
     expect(checkBlindSpot([ranking('t', [run('h', 1, 0.5)])], { sample: 1, maxDisagreement: 0 }, 1, 0).disagreed).toBe(1);
     expect(() => checkBlindSpot(rs, { sample: 2, maxDisagreement: 0 }, 1, 0)).toThrow(RangeError);
   });
+
+  it('writes its threshold in one key order whatever order it was given in (a replay reads sorted settings; halt.json must match)', () => {
+    const sorted = JSON.parse('{"maxDisagreement":0.25,"sample":0.5}') as { sample: number; maxDisagreement: number };
+    expect(JSON.stringify(checkBlindSpot([], sorted, 1, 0).threshold)).toBe('{"sample":0.5,"maxDisagreement":0.25}');
+  });
 });
 
 const family = massFamily('learn-tool');

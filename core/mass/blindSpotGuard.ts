@@ -64,7 +64,8 @@ export function checkBlindSpot(rankings: ReadonlyArray<Pick<TaskRanking, 'taskId
   const halt = rate !== null && rate > t.maxDisagreement + 1e-12;
   const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
   return {
-    sampled: checked.length, disagreed, rate, ci: wilsonInterval(disagreed, checked.length), threshold: t, checked, halt,
+    // The threshold rebuilt in one key order: a replay reads it back from stored settings with sorted keys, and halt.json must match byte for byte.
+    sampled: checked.length, disagreed, rate, ci: wilsonInterval(disagreed, checked.length), threshold: { sample: t.sample, maxDisagreement: t.maxDisagreement }, checked, halt,
     ...(halt && { reason: `blind-spot guard: the external verifier rejects ${disagreed} of ${checked.length} sampled self-judged winners (${pct(rate!)}), above the threshold of ${pct(t.maxDisagreement)}` }),
   };
 }
