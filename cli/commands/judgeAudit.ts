@@ -54,6 +54,6 @@ export function formatPairAudit(r: PairAuditReport, experiment: string, dataset:
   const kappa = r.ordinary.kappa.value;
   lines.push('', `Bar (ordinary mistakes: position consistency >= ${JUDGE_BAR.minPositionConsistency}, kappa >= ${JUDGE_BAR.minKappa}): ${r.passesBar ? 'PASSED' : 'NOT PASSED'} (position consistency ${pc === null ? 'n/a' : f3(pc)}, kappa ${kappa === null ? 'n/a' : f3(kappa)})`);
   const b = r.blind.agreement;
-  lines.push(`Blind spot: ${r.blindAtChance === null ? 'no blind-spot pair judged' : `agreement ${f3(b.rate!)} [${f3(b.ci![0])}, ${f3(b.ci![1])}] ${r.blindAtChance ? `holds 0.5: at chance ${r.passesBar ? '(a judge that judges the ordinary mistakes and shares the blind spot)' : '(but so is it on the ordinary mistakes: not a judge yet)'}` : 'excludes 0.5: not at chance (the judge sees some of the blind spot)'}`}`);
+  lines.push(`Blind spot: ${r.blindAtChance === null ? 'no blind-spot pair judged' : `agreement ${f3(b.rate!)} [${f3(b.ci![0])}, ${f3(b.ci![1])}] ${r.blindAtChance ? `holds 0.5: at chance ${r.passesBar ? '(a judge that judges the ordinary mistakes and shares the blind spot)' : '(read with the ordinary mistakes: this judge does not clear the bar there either)'}` : 'excludes 0.5: not at chance (the judge sees some of the blind spot)'}`}`);
   return lines.join('\n') + '\n';
 }
