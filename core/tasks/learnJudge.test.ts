@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DatasetError } from './errors.ts';
 import { createLearnJudgeDataset, isBlindPair, learnJudgeGrader, learnJudgeTask, parseLearnJudgeName, readJudgeVerdict, type JudgeTaskMeta } from './learnJudge.ts';
-import { getDataset } from './registry.ts';
+import { describeDataset, getDataset } from './registry.ts';
 
 const meta = (t: { meta?: Record<string, unknown> }) => t.meta as unknown as JudgeTaskMeta;
 
@@ -84,5 +84,7 @@ describe('learn-judge', () => {
     expect(none.load({ split: 'train', limit: 60 }).some((t) => meta(t).blind)).toBe(false);
     expect(getDataset('learn-judge').load({ split: 'train', limit: 1 })[0]!.id).toBe('learn-judge/train/0');
     expect(() => learnJudgeTask('train', -1)).toThrow(/non-negative integer/);
+    expect(describeDataset('learn-judge:blind=0.5')).toMatch(/^Pairwise judging: .*blind-spot share 0\.5$/);
+    expect(describeDataset('learn-judge:blind=7')).toBeUndefined();
   });
 });

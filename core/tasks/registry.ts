@@ -63,6 +63,13 @@ export function describeDataset(name: string): string | undefined {
   } catch {
     return undefined;
   }
+  if (name.toLowerCase().startsWith('learn-judge:')) {
+    try {
+      return `${DATASETS['learn-judge']!.describe.split(';')[0]}; blind-spot share ${parseLearnJudgeName(name)!.blind}`;
+    } catch {
+      return undefined;
+    }
+  }
   if (dw) return describeDataset(dw.base) && `DataWright ${dw.strategy}, k = ${dw.k} sub-questions per task, over ${dw.base.toLowerCase()} (score = mean over the parts)`;
   return Object.hasOwn(DATASETS, name.toLowerCase()) ? DATASETS[name.toLowerCase()]!.describe : undefined;
 }
