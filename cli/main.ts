@@ -51,6 +51,7 @@ const COMMANDS: Record<string, Entry> = {
   study: { term: 'study <plan.yaml>', summary: 'a study: conditions x zones x seeds x models -> table with bootstrap CIs, paired deltas, CSV, HTML', load: () => import('./commands/study.ts') },
   evolve: { term: 'evolve <dataset>', summary: 'MASS inner loop: evolve a text workflow with the model as judge and optimizer (resumable, replayable)', load: () => import('./commands/evolve.ts') },
   versions: { term: 'versions', summary: 'the weight versions training wrote, per role, with their lineage', load: async () => ({ define: (await import('./commands/train.ts')).defineVersions }) },
+  'judge-audit': { term: 'judge-audit <experiment-id>', summary: "audit a judge's verdicts on learn-judge pairs: position consistency, kappa with the grader, the blind spot", load: () => import('./commands/judgeAudit.ts') },
   rank: { term: 'rank', summary: "MASS outer loop: champion runs, ring tournament, Bradley-Terry, guards, SFT export (no training)", load: () => import('./commands/rank.ts') },
   workshop: { term: 'workshop <scenario.yaml>', summary: 'a room exercise: rehearse once, then presenter + attendee pages (QR code, predictions, reveal, report)', load: () => import('./commands/workshop.ts') },
   datasets: { term: 'datasets <list|fetch>', summary: 'which datasets are ready; fetch the public ones into the data folder (sha256-checked)', load: () => import('./commands/datasets.ts') },

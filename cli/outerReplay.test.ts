@@ -99,4 +99,24 @@ describe('outer-loop replay without the model (SIMULATED model)', () => {
     expect(changed.code).toBe(1);
     expect(changed.out).toContain('1 differ:\n  file cycle-1/verifier/train.jsonl: differs');
   }, 120_000);
+
+  it('rsi: a loop the blind-spot guard halts (flags set here) prints the guard, writes no export and replays byte-identical', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'rsi-blind-'));
+    dirs.push(dir);
+    const db = path.join(dir, 'f.db');
+    const model = path.join(dir, 'base.gguf');
+    writeFileSync(model, 'base');
+    const log: Array<{ start: string; seqs: SftSequence[] }> = [];
+    const args = ['--model', model, '--dataset', 'learn-tool', '--tasks', '2', '--runs', '5', '--top-k', '3', '--heldout', '2', '--cycles', '1', '--sft-passes', '1', '--db', db, '--loop-id', 'bs', '--allow-unreliable-judge',
+      '--blind-spot-sample', '1', '--max-blind-disagreement', '0.1'];
+    const first = await run(defineRsi, args, { makeProvider: counted([]), trainer: fakeTrainer(log) });
+    expect(first.code).toBe(3);
+    expect(first.out).toMatch(/HALTED in cycle 1 \(bs-c1-shared\), before any training:\n  - blind-spot guard: the external verifier rejects \d+ of 6 sampled self-judged winners/);
+    expect(log).toEqual([]);
+    expect(() => readFileSync(path.join(dir, 'flowlab-mass', 'bs', 'cycle-1', 'self', 'manifest.json'))).toThrow();
+    const halt = JSON.parse(readFileSync(path.join(dir, 'flowlab-mass', 'bs', 'halt.json'), 'utf8')) as { blindSpot: { sampled: number; threshold: unknown } };
+    expect(halt.blindSpot).toMatchObject({ sampled: 6, threshold: { sample: 1, maxDisagreement: 0.1 } });
+    const replay = await run(defineRsi, ['--replay', 'bs', '--db', db], { makeProvider: counted([]), trainer: fakeTrainer([]) });
+    expect(replay.out.slice(first.out.length)).toMatch(/^Replay of bs \(rsi, 1 cycle\(s\)\) without the model: (\d+)\/\1 records and (\d+)\/\2 files identical; models loaded 0; /);
+  }, 120_000);
 });

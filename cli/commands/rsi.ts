@@ -49,6 +49,8 @@ export interface RsiFlags {
   tamperShare: string;
   maxQuarantined: string;
   minAgreement: string;
+  blindSpotSample?: string;
+  maxBlindDisagreement?: string;
   loopId?: string;
   arms?: string;
   out?: string;
@@ -89,6 +91,8 @@ export function addOuterOptions(cmd: Command, command: 'rank' | 'rsi' = 'rsi'): 
     .option('--tamper-share <x>', 'share of each task\'s runs the SIMULATED tamperer edits', '0.5')
     .option('--max-quarantined <x>', 'halt when more than this share of a cycle\'s runs is quarantined', String(DEFAULT_THRESHOLDS.maxQuarantinedShare))
     .option('--min-agreement <x>', 'halt when the self-judge agrees with the verifier less than this (0 = off)', String(DEFAULT_THRESHOLDS.minAgreement))
+    .option('--blind-spot-sample <x>', "blind-spot guard: share of each task's self-judged winners the external verifier checks (0 = off)", '0')
+    .option('--max-blind-disagreement <x>', 'blind-spot guard: halt when the verifier rejects more than this share of the sampled winners', '0.25')
     .addOption(intOption('--audit-swaps <n>', `pairs per task the self-judge judges again with A and B swapped, for its audit's position consistency (default ${OUTER_DEFAULTS.auditSwaps})`, { min: 0 }))
     .option('--allow-unreliable-judge', "export (and train) the self-judge arm even when the judge audit says UNRELIABLE JUDGE; its manifest is marked")
     .addOption(intOption('--threads <n>', 'CPU threads (1 or 2 on a shared laptop)', { min: 1, default: 1 }))
@@ -156,7 +160,10 @@ export function rsiOptionsOf(v: RsiFlags, family: ReturnType<typeof massFamily>,
       ...(v.auditSwaps !== undefined && { auditSwaps: v.auditSwaps }),
     },
     ...(tamper && { tamperer: { mode: tamper as TamperMode, share: num(v.tamperShare, 'tamper-share', (x) => x > 0 && x <= 1) } }),
-    thresholds: { maxQuarantinedShare: num(v.maxQuarantined, 'max-quarantined', (x) => x >= 0 && x <= 1), minAgreement: num(v.minAgreement, 'min-agreement', (x) => x >= 0 && x <= 1) },
+    thresholds: {
+      maxQuarantinedShare: num(v.maxQuarantined, 'max-quarantined', (x) => x >= 0 && x <= 1), minAgreement: num(v.minAgreement, 'min-agreement', (x) => x >= 0 && x <= 1),
+      ...blindSpotOf(v),
+    },
     sft: { passes: v.sftPasses ?? 4, lr: num(v.sftLr ?? '1e-3', 'sft-lr', (x) => x > 0 && x < 1), batch: v.sftBatch ?? 32 },
     heldoutSampling: { temperature: num(v.heldoutTemperature ?? '0', 'heldout-temperature', (x) => x >= 0 && x <= 5), topK: 0, topP: 1, minP: 0 },
     heldoutSamples: v.heldoutSamples ?? 1,
@@ -237,4 +244,11 @@ async function rsiCommand(v: RsiFlags, io: Io, deps: RsiCommandDeps): Promise<nu
     process.off('SIGINT', onSigint);
     store.close();
   }
+}
+
+/** The blind-spot guard's thresholds from `--blind-spot-sample` / `--max-blind-disagreement` (absent when the sample is 0: off). */
+function blindSpotOf(v: { blindSpotSample?: string; maxBlindDisagreement?: string }): { blindSpot?: { sample: number; maxDisagreement: number } } {
+  const sample = num(v.blindSpotSample ?? '0', 'blind-spot-sample', (x) => x >= 0 && x <= 1);
+  if (sample === 0) return {};
+  return { blindSpot: { sample, maxDisagreement: num(v.maxBlindDisagreement ?? '0.25', 'max-blind-disagreement', (x) => x >= 0 && x <= 1) } };
 }

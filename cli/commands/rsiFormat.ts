@@ -1,7 +1,7 @@
 /** Tables of `flowlab rsi` and `flowlab rank`: per cycle and arm, the held-out comparison, agreement, quarantines and the halt report. */
 import Table from 'cli-table3';
 import { formatJudgeAudit } from '../../core/guards/index.ts';
-import { describeReason, type Agreement, type HaltReport, type RsiReport, type TamperSummary, type TaskRanking } from '../../core/mass/index.ts';
+import { describeBlindSpot, describeReason, type Agreement, type BlindSpotCheck, type HaltReport, type RsiReport, type TamperSummary, type TaskRanking } from '../../core/mass/index.ts';
 
 const pct = (x: number | null | undefined) => (x === null || x === undefined ? '-' : `${(x * 100).toFixed(1)}%`);
 const agree = (a: Agreement) => `${pct(a.rate)} (${a.agreed}/${a.decided} decided pairs${a.verifierTies ? `, ${a.verifierTies} verifier ties left out` : ''})`;
@@ -20,6 +20,7 @@ export function formatTamper(t: TamperSummary): string {
 export function formatHalt(h: HaltReport): string {
   const lines = [`HALTED in cycle ${h.cycle} (${h.prefix}), before any training:`, ...h.reasons.map((r) => `  - ${r}`)];
   if (h.tampered) lines.push(formatTamper(h.tampered));
+  if (h.blindSpot) lines.push(formatBlindSpot(h.blindSpot));
   const t = table(['run', 'task', 'BT rank', 'tampered', 'why quarantined']);
   for (const q of h.quarantine.slice(0, 40)) t.push([q.runId, q.taskId, q.rank, q.tampered ? 'SIMULATED' : '-', q.reasons.join('; ')]);
   lines.push(`Quarantine (${h.quarantine.length}, kept and shown, never exported or trained):`, t.toString());
@@ -37,6 +38,7 @@ export function formatRsi(r: RsiReport): string {
       out.push(`  runs ${g.prefix} (arms ${g.arms.join(', ')}): ${g.runs} runs, ${g.quarantined} quarantined; self-judge vs external verifier agreement ${agree(g.agreement)}${g.judgeAudit?.unreliable ? ' — UNRELIABLE JUDGE' : ''}`);
       if (g.judgeAudit) out.push(formatJudgeAudit(g.judgeAudit).trimEnd().replace(/^/gm, '  '));
       if (g.tampered) out.push(formatTamper(g.tampered).replace(/^/gm, '  '));
+      if (g.blindSpot) out.push(`  ${describeBlindSpot(g.blindSpot)}`);
     }
     const t = table(['arm', 'version', 'trained on', 'held-out base -> arm', 'diff [95% CI]', 'sign +/-/= (p)', 'verifier win', 'self-judge win', 'agreement', 'delegated', 'tokens/pt']);
     for (const a of Object.values(c.arms)) {
@@ -82,4 +84,10 @@ export function formatRank(rankings: readonly TaskRanking[], exports: Record<str
   }
   for (const [arm, dir] of Object.entries(exports)) out.push(`Export (${arm}): ${dir}`);
   return out.join('\n') + '\n';
+}
+
+/** The blind-spot guard's check in a halt report: the rate and each sampled winner the verifier rejected. */
+export function formatBlindSpot(c: BlindSpotCheck): string {
+  const rejected = c.checked.filter((x) => x.disagreed);
+  return [describeBlindSpot(c), ...rejected.slice(0, 20).map((x) => `  rejected: ${x.runId} (${x.taskId}, BT rank ${x.rank}, verified ${x.verified})`), ...(rejected.length > 20 ? [`  ... ${rejected.length - 20} more`] : [])].join('\n');
 }

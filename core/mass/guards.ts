@@ -138,12 +138,22 @@ export function judgeVerifierAgreement(judged: readonly Pick<JudgedPair, 'a' | '
   return { decided, agreed, verifierTies, rate: decided ? agreed / decided : null };
 }
 
+/** The learned-blind-spot guard's settings (blindSpotGuard.ts): what share of the self-judged winners to verify, and the most disagreement a cycle may have. */
+export interface BlindSpotThreshold {
+  /** Share of each task's self-judged winners the external verifier checks (0..1; 0 = off). */
+  sample: number;
+  /** Most share of the sampled winners the verifier may reject (0..1); above it the loop halts. */
+  maxDisagreement: number;
+}
+
 /** When a cycle halts. */
 export interface GuardThresholds {
   /** Most share of a cycle's runs that may be quarantined (0..1); above it the loop halts. Default 0.25. */
   maxQuarantinedShare: number;
   /** Least judge-verifier agreement rate (0..1; 0 = off); below it (with at least one decided pair) the loop halts. Default 0. */
   minAgreement: number;
+  /** The learned-blind-spot guard (blindSpotGuard.ts): verify a share of the self-judged winners, halt above a disagreement rate. Absent: off. */
+  blindSpot?: BlindSpotThreshold;
 }
 
 export const DEFAULT_THRESHOLDS: GuardThresholds = { maxQuarantinedShare: 0.25, minAgreement: 0 };

@@ -34,3 +34,5 @@ export { replayOuterLoop, type OuterReplay, type OuterReplayResult } from './out
 export { rankingsAudit, evolutionAudit, storeJudgeAudit, storedJudgeAudits, JUDGE_AUDIT } from './judgeAudit.ts';
 export { defaultEvolutionId, modelMismatch } from './evolutionId.ts';
 export { stepsInFlight, defaultStepsInFlight, type InFlightOptions } from './inFlight.ts';
+export { checkBlindSpot, sampleWinners, describeBlindSpot, type BlindSpotCheck, type BlindSpotThreshold } from './blindSpotGuard.ts';
+export { auditJudgePairs, judgedPairTasks, JUDGE_BAR, type JudgedPairTask, type PairAuditReport } from './pairAudit.ts';

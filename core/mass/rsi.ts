@@ -27,6 +27,7 @@ import { bootstrapMeanCI, signTest, type BootstrapCI, type SignTest } from '../s
 import type { Store, WeightVersion } from '../store/index.ts';
 import type { Task } from '../tasks/types.ts';
 import type { Trainer } from '../training/port.ts';
+import { checkBlindSpot, type BlindSpotCheck } from './blindSpotGuard.ts';
 import { checkThresholds, describeReason, judgeVerifierAgreement, type Agreement, type GuardThresholds } from './guards.ts';
 import { stepsInFlight } from './inFlight.ts';
 import { judgePair } from './judge.ts';
@@ -138,7 +139,7 @@ export interface ArmCycle {
 export interface CycleReport {
   cycle: number;
   /** Per group of arms sharing a model: runs, quarantines, agreement of the self-judge with the verifier. */
-  groups: Array<{ prefix: string; arms: Arm[]; runs: number; quarantined: number; agreement: Agreement; tampered: TamperSummary | null; judgeAudit?: JudgeAudit }>;
+  groups: Array<{ prefix: string; arms: Arm[]; runs: number; quarantined: number; agreement: Agreement; tampered: TamperSummary | null; judgeAudit?: JudgeAudit; blindSpot?: BlindSpotCheck }>;
   arms: Partial<Record<Arm, ArmCycle>>;
 }
 
@@ -160,6 +161,8 @@ export interface HaltReport {
   quarantine: Array<{ runId: string; taskId: string; rank: number; tampered: boolean; reasons: string[] }>;
   tampered: TamperSummary | null;
   file: string;
+  /** The blind-spot guard's spot check of the cycle (set when the guard is on), whether or not it is what halted. */
+  blindSpot?: BlindSpotCheck;
 }
 
 export interface RsiReport {
@@ -282,12 +285,16 @@ export async function runRsi(deps: RsiDeps, o: RsiOptions): Promise<RsiReport> {
         const tampered = tamperSummary(rankings, o.outer.train);
         const judgeAudit = rankingsAudit(`self-judge (${path.basename(model)})`, rankings);
         storeJudgeAudit(deps.store, o.loopId, prefix, judgeAudit);
-        cycle.groups.push({ prefix, arms, runs, quarantined, agreement, tampered, judgeAudit });
+        // The blind-spot guard spot-checks the self-judged winners with the external verifier (only a group the self arm trains from).
+        const bs = o.thresholds.blindSpot;
+        const blindSpot = bs && bs.sample > 0 && arms.includes('self') ? checkBlindSpot(rankings, bs, o.outer.verifierMin, o.outer.seed) : undefined;
+        cycle.groups.push({ prefix, arms, runs, quarantined, agreement, tampered, judgeAudit, ...(blindSpot && { blindSpot }) });
         const check = checkThresholds({ runs, quarantined, agreement }, o.thresholds);
-        if (check.halt) {
+        if (blindSpot?.halt) check.reasons.push(blindSpot.reason!);
+        if (check.halt || blindSpot?.halt) {
           const file = path.join(o.outDir, 'halt.json');
           const halted: HaltReport = {
-            cycle: c, prefix, reasons: check.reasons, tampered, file,
+            cycle: c, prefix, reasons: check.reasons, tampered, file, ...(blindSpot && { blindSpot }),
             quarantine: rankings.flatMap((r) => r.runs.filter((x) => x.quarantined).map((x) => ({ runId: x.runId, taskId: x.taskId, rank: x.rank, tampered: !!x.tampered, reasons: x.guard.reasons.map(describeReason) }))),
           };
           writeJson(file, halted);

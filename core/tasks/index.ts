@@ -43,6 +43,7 @@ export {
   type LearnDesignTool,
   type ToolCallText,
 } from './learnDesign.ts';
+export { LEARN_JUDGE_DEFAULT_BLIND, LEARN_JUDGE_QUANTITIES, createLearnJudgeDataset, isBlindPair, learnJudgeGrader, learnJudgeTask, parseLearnJudgeName, readJudgeVerdict, type JudgeMistake, type JudgeTaskMeta, type LearnJudgeSplit } from './learnJudge.ts';
 export { LEARN_ZONE_SIZES, createLearnZoneDataset, learnZoneTask, type LearnZone } from './learnDesignZones.ts';
 export { datasetNames, datasetNeedsSandbox, describeDataset, getDataset, type DatasetLocation } from './registry.ts';
 export { answerText, answerTokens, exactMatch, normalizeAnswer, qaGrader, tokenF1 } from './qa.ts';

@@ -5,6 +5,7 @@ import { DatasetError } from './errors.ts';
 import { createGsm8kDataset } from './gsm8k.ts';
 import { createLearnDataset } from './learn.ts';
 import { createLearnDesignDataset } from './learnDesign.ts';
+import { createLearnJudgeDataset, parseLearnJudgeName } from './learnJudge.ts';
 import { createMultihopDataset } from './multihop.ts';
 import { createLearnZoneDataset } from './learnDesignZones.ts';
 import { resolveDataDir } from './paths.ts';
@@ -33,6 +34,7 @@ const DATASETS: Record<string, { describe: string; create: (dataDir: string, loc
   'learn-json': { describe: 'Copy a number 1-9 into a JSON field', create: () => createLearnDataset('learn-json', ['json']) },
   'learn-tool': { describe: 'Pick the right tool name (calculator, weather, search) for a request', create: () => createLearnDataset('learn-tool', ['tool']) },
   'learn-team': { describe: 'Two roles: a story that says "happy" (planner) and the right tool (solver, graded)', create: () => createLearnDataset('learn-team', ['team']) },
+  'learn-judge': { describe: 'Pairwise judging: which of two answers to a measurement request is right; a share of the wrong ones are a plausible wrong unit (the blind spot; learn-judge:blind=<share>, default 0.25)', create: () => createLearnJudgeDataset() },
   'learn-design': { describe: 'Pick the tool a request needs (weather, search, math) and its argument; graded per part (tool, argument)', create: () => createLearnDesignDataset('learn-design') },
   bamboogle: { describe: 'Bamboogle: 125 two-hop questions (exact match; score = token F1)', create: (d) => createMultihopDataset('bamboogle', d) },
   bamtwoogle: { describe: 'BamTwoogle: 100 handcrafted 2-4-hop questions (exact match; score = token F1)', create: (d) => createMultihopDataset('bamtwoogle', d) },
@@ -61,6 +63,13 @@ export function describeDataset(name: string): string | undefined {
   } catch {
     return undefined;
   }
+  if (name.toLowerCase().startsWith('learn-judge:')) {
+    try {
+      return `${DATASETS['learn-judge']!.describe.split(';')[0]}; blind-spot share ${parseLearnJudgeName(name)!.blind}`;
+    } catch {
+      return undefined;
+    }
+  }
   if (dw) return describeDataset(dw.base) && `DataWright ${dw.strategy}, k = ${dw.k} sub-questions per task, over ${dw.base.toLowerCase()} (score = mean over the parts)`;
   return Object.hasOwn(DATASETS, name.toLowerCase()) ? DATASETS[name.toLowerCase()]!.describe : undefined;
 }
@@ -81,6 +90,8 @@ export function datasetNeedsSandbox(name: string): boolean {
 export function getDataset(name: string, opts: DatasetLocation = {}): Dataset {
   const dw = parseDataWrightName(name);
   if (dw) return composeDataset(getDataset(dw.base, opts), { strategy: dw.strategy, k: dw.k, seed: dw.seed });
+  const judge = name.toLowerCase() === 'learn-judge' ? undefined : parseLearnJudgeName(name);
+  if (judge) return createLearnJudgeDataset(judge.blind);
   const entry = Object.hasOwn(DATASETS, name.toLowerCase()) ? DATASETS[name.toLowerCase()] : undefined;
   if (!entry) {
     throw new DatasetError('UNKNOWN_DATASET', `unknown dataset '${name}'; known datasets: ${datasetNames().join(', ')}`, name);

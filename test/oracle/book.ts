@@ -38,12 +38,28 @@ export class TaskBook {
     }
     let found: Task | undefined;
     let length = 0;
+    let ordered = false;
     for (const t of best ?? []) {
       const shown = Math.max(0, ...textsOf(t).filter((x) => prompt.includes(x)).map((x) => x.length));
-      if (shown > length) [found, length] = [t, shown];
+      // Tasks showing the same text (learn-judge: one pair in both orders) are told apart by their
+      // other string inputs: the task whose inputs the prompt shows in the task's own order wins.
+      const inOrder = shown > 0 && showsInOrder(t, prompt);
+      if (shown > length || (shown === length && shown > 0 && inOrder && !ordered)) [found, length, ordered] = [t, shown, inOrder];
     }
     return found;
   }
+}
+
+/** Whether the string inputs of `task` that `prompt` shows appear in it each after the one before (in the task's key order). */
+function showsInOrder(task: Task, prompt: string): boolean {
+  let at = 0;
+  for (const v of Object.values(task.input)) {
+    if (typeof v !== 'string' || !v.trim() || !prompt.includes(v)) continue;
+    const i = prompt.indexOf(v, at);
+    if (i < 0) return false;
+    at = i + v.length;
+  }
+  return true;
 }
 
 /** Every text port of a task (a prompt may show any of them: learn-team's story node shows the story only). */
