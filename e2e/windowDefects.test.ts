@@ -113,6 +113,37 @@ describe.skipIf(!!noBrowser)("issue 29's window defects in Chromium against flow
     }
   });
 
+  it.skipIf(!!noShared)('after Start the live status is in the window in one column too (it stayed below the long form, off screen)', async () => {
+    // Below 1100 px the Run view is one column: the live status comes after the form.
+    await page.setViewportSize({ width: 1000, height: 800 });
+    try {
+      await page.click(tid('nav-editor'));
+      await page.locator(`${tid('example-select')} option[value="examples/gsm8k-team.yaml"]`).waitFor({ state: 'attached', ...WAIT });
+      await page.selectOption(tid('example-select'), 'examples/gsm8k-team.yaml');
+      await page.click(tid('example-open'));
+      await page.locator(`${tid('validation')}[data-valid="true"]`).waitFor(WAIT);
+      await page.click(tid('nav-run'));
+      const tiny = path.join(lab.ws.models, path.basename(TINY_MODEL));
+      await page.locator(`${tid('default-model')} option[value="${tiny}"]`).waitFor({ state: 'attached', ...WAIT });
+      await page.selectOption(tid('default-model'), tiny);
+      await page.fill(tid('run-limit'), '1');
+      await expect.poll(() => page.locator(tid('run-start')).isEnabled(), WAIT).toBe(true);
+      await page.evaluate(() => window.scrollTo(0, 0));
+      const formBottom = await page.locator('.run-form').evaluate((el) => el.getBoundingClientRect().bottom);
+      expect(formBottom).toBeGreaterThan(800); // the form alone is longer than the window
+      await page.click(tid('run-start'));
+      const status = page.locator(tid('run-status'));
+      await status.waitFor(WAIT);
+      await expect.poll(() => status.evaluate((el) => {
+        const r = el.getBoundingClientRect();
+        return r.top >= 0 && r.bottom <= window.innerHeight;
+      }), WAIT).toBe(true);
+      await page.locator(`${tid('run-status')}[data-status="completed"]`).waitFor({ timeout: 120_000 });
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  }, 180_000);
+
   it('raised no uncaught error in the page', () => {
     expect(lab.pageErrors).toEqual([]);
   });
