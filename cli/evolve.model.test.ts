@@ -61,4 +61,21 @@ describe.skipIf(!haveShared)('flowlab evolve on stories260K (learn-tool)', () =>
     expect(r.matched).toBe(r.records);
     expect(r.modelsLoaded).toBe(0);
   }, 600_000);
+
+  it('the same command again runs nothing and says the evolution was complete and shown as stored, with --id for a new one (it printed the old one silently)', async () => {
+    const db = path.join(tempDir('evolve-again'), 'lab.db');
+    const once = ['evolve', 'learn-tool', '--model', tinyModel, '--threads', '1', '--iterations', '1', '--db', db];
+    const first = await cli(once);
+    expect(first.code, first.err).toBe(0);
+    expect(first.err).not.toContain('already complete');
+    const s = openStore(db);
+    const stored = records(s, 'evo-learn-tool-1-baseline-stories260k');
+    s.close();
+    const again = await cli(once);
+    expect(again.code, again.err).toBe(0);
+    expect(again.err).toContain(`Evolution evo-learn-tool-1-baseline-stories260k was already complete in ${db}: nothing new was run; it is shown as stored. For a new one: --id <new-id> (or another --seed or --rule).`);
+    const after = openStore(db);
+    expect(records(after, 'evo-learn-tool-1-baseline-stories260k')).toEqual(stored);
+    after.close();
+  }, 300_000);
 });

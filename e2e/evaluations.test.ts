@@ -131,7 +131,7 @@ describe.skipIf(!!skip)('the Experiments view shows a blame evaluation as flowla
     expect(labels.map((l) => l[1]!.split(' · ')[0])).toEqual(['run', 'blame-eval', 'run', 'blame-eval']);
   });
 
-  it('the Learning form shows the workflow and models it trains and takes lr, KL, temperature and SFT (it lacked them and took both silently)', async () => {
+  it('the Learning form shows the workflow and models it trains and takes lr, KL, temperature, entropy and SFT with its pool (it lacked them and took both silently)', async () => {
     await page.click(tid('nav-learning'));
     await page.click(`${tid('train-loop-panel')} > summary`);
     await expect(page.locator(tid('loop-workflow')).textContent()).resolves.toContain('none open');
@@ -154,16 +154,22 @@ describe.skipIf(!!skip)('the Experiments view shows a blame evaluation as flowla
     await page.fill(tid('loop-lr'), '0.001');
     await page.fill(tid('loop-kl'), '0.05');
     await page.fill(tid('loop-temperature'), '0.7');
-    expect(await page.locator(tid('loop-sft-steps')).isDisabled()).toBe(true);
     let command = (await page.locator(tid('loop-command')).textContent()) ?? '';
-    expect(command).toContain('--lr 0.001 --kl 0.05 --temperature 0.7');
+    // The entropy bonus is off (0) by default and then left out, as the CLI's default.
+    expect(command).not.toContain('--entropy');
+    await page.fill(tid('loop-entropy'), '0.01');
+    expect(await page.locator(tid('loop-sft-steps')).isDisabled()).toBe(true);
+    expect(await page.locator(tid('loop-sft-pool')).isDisabled()).toBe(true);
+    command = (await page.locator(tid('loop-command')).textContent()) ?? '';
+    expect(command).toContain('--lr 0.001 --kl 0.05 --temperature 0.7 --entropy 0.01');
     expect(command).not.toContain('--sft');
     await page.fill(tid('loop-warm-start'), '2');
     await page.check(tid('loop-sft-mix'));
     await page.fill(tid('loop-sft-steps'), '3');
     await page.check(tid('loop-sft-role-solver'));
+    await page.fill(tid('loop-sft-pool'), '8');
     command = (await page.locator(tid('loop-command')).textContent()) ?? '';
-    expect(command).toContain('--warm-start 2 --sft-mix --sft-steps 3 --sft-lr 0.001 --sft-roles solver');
+    expect(command).toContain('--warm-start 2 --sft-mix --sft-steps 3 --sft-lr 0.001 --sft-roles solver --sft-pool 8');
     expect(await page.locator(tid('loop-start')).isEnabled()).toBe(true);
     await screenshot(page, 'learning-form');
   });

@@ -342,7 +342,8 @@ describe.skipIf(!!noBrowser)('the lab in Chromium against flowlab serve', () => 
     it("opens the run, clicks the root failure and sees its error, the blamed role and 'simulated'", async () => {
       await page.click(tid('run-open-trace'));
       await expect.poll(() => page.locator(tid('pick-experiment')).inputValue(), WAIT).toBe(faultExperiment);
-      await page.click(tid('pick-run-0'), WAIT);
+      // Open its traces selects the first wrong run (task 0: the solver fails every run); it opened Trace with no run selected.
+      await page.locator(`${tid('pick-run-0')}[aria-pressed="true"]`).waitFor(WAIT);
       await page.locator(`${tid('graph')}[data-nodes="5"][data-ready="true"]`).waitFor(WAIT);
       await page.click(tid('trace-row-solve'), WAIT);
       await page.evaluate(() => window.scrollTo(0, 0));

@@ -3,7 +3,8 @@
  * real tiny model (stories260K) in its model folder, driven from Debian Chromium. In the Studies
  * tab: paste a 1-cell plan (single agent on 2 learn-design tasks), pick the model, threads 1;
  * Dry run shows the estimate; Start shows it running with its progress lines and cell count as
- * the pushed events arrive, then completed, and the study's table appears in the view. Skips,
+ * the pushed events arrive, then completed, and the study's table appears in the view; a study a
+ * token budget stops mid-cell counts that cell as not done, in the job's box as in its summary. Skips,
  * saying why, without Chromium or the model.
  */
 import type { Page } from 'playwright-core';
@@ -56,6 +57,10 @@ describe.skipIf(!!missing)('starting a study from the window (flowlab serve, sto
     await page.locator(tid('study-start-calibrationTasks')).fill('1');
     await page.click(tid('study-dry-run'));
     await page.locator(`${tid('study-job')}[data-status="completed"]`).waitFor({ timeout: 180_000 });
+    // The calibration said each run as it was stored (it showed only "calibrating…" for over 90 s).
+    const lines = (await page.locator(tid('study-job-lines')).textContent()) ?? '';
+    expect(lines).toMatch(/calibrating single on tiny: 1 tasks of learn-design\/heldout/);
+    expect(lines).toMatch(/calibrating single on tiny: run 1 of 1 done after \d+\.\d s/);
     await expect(page.locator(tid('study-estimate')).textContent()).resolves.toMatch(/^Estimate: 1 cell and 0 train loops left, 2 runs, \d+ model calls?, \d+ tokens?, about \d+ s\.$/);
     // The study's row takes its estimate from the store's next `stored` event, which may land after the job box settles.
     await page.locator(tid('study-summary')).filter({ hasText: /0\/1 cells, 0\/2 runs · dry-run estimate \d+ s/ }).waitFor({ timeout: 30_000 });
@@ -79,6 +84,20 @@ describe.skipIf(!!missing)('starting a study from the window (flowlab serve, sto
     await expect.poll(() => page.locator(tid('study-summary')).textContent(), { timeout: 30_000 }).toMatch(/completed · 1\/1 cells, 2\/2 runs/);
     await expect(page.locator(`${tid('study-table')} tbody tr`).count()).resolves.toBe(1);
     await screenshot(page, 'study-start');
+    expect(pageErrors).toEqual([]);
+  }, 300_000);
+
+  it('a study a token budget stops mid-cell: the header counts the cells the summary counts (it said 4 / 15 beside 3/15)', async () => {
+    await page.locator(tid('study-start-text')).fill(PLAN.replace('name: window-tiny', 'name: window-budget'));
+    await page.locator(tid('study-start-budgetTokens')).fill('1');
+    await page.click(tid('study-start'));
+    // The first run spends more than one token: the budget stops the cell after it, 1 of its 2 runs stored.
+    await page.locator(`${tid('study-job')}[data-dry-run="false"][data-status="stopped"]`).waitFor({ timeout: 240_000 });
+    const id = (await page.locator(`${tid('study-job')} code`).first().textContent()) ?? '';
+    expect(id).toMatch(/^st-window-budget-/);
+    await expect(page.locator(tid('study-job-count')).textContent()).resolves.toBe('0 / 1 cells');
+    await page.locator(tid('study-select')).selectOption(id);
+    await expect.poll(() => page.locator(tid('study-summary')).textContent(), { timeout: 30_000 }).toMatch(new RegExp(`^${id} · \\w+ · 0/1 cells, 1/2 runs`));
     expect(pageErrors).toEqual([]);
   }, 300_000);
 });

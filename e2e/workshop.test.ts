@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BrowserContext } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { API_METHODS } from '../core/api/index.ts';
 import { openStore } from '../core/store/index.ts';
 import { ATTENDEE_METHODS, TOKEN_HEADER } from '../host/index.ts';
@@ -32,16 +32,23 @@ describe.skipIf(skip !== undefined)('workshop: one presenter, several attendees'
   let presenterUrl = '';
   let attendeeUrl = '';
   let other = '';
+  /** The experiment the rehearsed steps wrote (one run, task 0). */
+  let exp = '';
+  /** The presenter's page, kept for the trace-link test. */
+  let presenterPage: Page;
+  /** Requests of attendee pages to the event stream (the attendee token is refused there). */
+  const eventStreamRequests: string[] = [];
 
   beforeAll(async () => {
     ensureRendererBuilt();
     ws = createWorkspace();
     const scenario = parseScenario(readFileSync(path.join(ROOT, 'workshops/designer-or-worker.yaml'), 'utf8'));
     const store = openStore(ws.db);
-    const exp = store.createExperiment(newExperiment({ limit: 1 })).id;
+    exp = store.createExperiment(newExperiment({ limit: 1 })).id;
+    const runId0 = runRecord(exp, 0).runId;
     store.saveRun(runRecord(exp, 0), []);
     other = store.createExperiment(newExperiment({ limit: 1 })).id; // not one of the workshop's
-    const runner: StepRunner = { run: async (step) => ({ stepId: step.id, truth: step.id === 'bad-wire' ? 'designer' : 'executor', headline: 'Structure blames the designer: 5 of 5 root failures (5 wiring).', facts: [{ label: 'Root failures blamed', value: 'designer 5' }], chart: null, experimentIds: [exp], runIds: [], command: 'npm run flowlab -- blame-eval examples/designer-team.yaml --inject designer=dangling_edge@1', seconds: 10, recordedAt: 1 }) };
+    const runner: StepRunner = { run: async (step) => ({ stepId: step.id, truth: step.id === 'bad-wire' ? 'designer' : 'executor', headline: 'Structure blames the designer: 5 of 5 root failures (5 wiring).', facts: [{ label: 'Root failures blamed', value: 'designer 5' }, { label: 'Model', value: '/home/presenter/models/stories260K.gguf' }], chart: null, experimentIds: [exp], runIds: [runId0], command: 'npm run flowlab -- blame-eval examples/designer-team.yaml --inject designer=dangling_edge@1', seconds: 10, recordedAt: 1 }) };
     await rehearse(store, scenario, runner);
     store.close();
     child = spawn(process.execPath, ['bin/flowlab.js', 'workshop', 'workshops/designer-or-worker.yaml', '--room', '--port', '0', '--db', ws.db, '--model', path.join(ws.dir, 'absent.gguf')], { cwd: ROOT, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -85,6 +92,9 @@ describe.skipIf(skip !== undefined)('workshop: one presenter, several attendees'
       // One browser profile holds the pages, so one cookie jar: each attendee joins with an empty
       // jar and gets an identity of its own (three phones would each have their own jar).
       await context.clearCookies();
+      page.on('request', (r) => {
+        if (new URL(r.url()).pathname === '/api/events') eventStreamRequests.push(r.url());
+      });
       await page.goto(attendeeUrl);
       await page.getByTestId(`ws-choice-${picks[i]}`).click();
       await page.getByTestId('ws-sent').waitFor();
@@ -106,7 +116,34 @@ describe.skipIf(skip !== undefined)('workshop: one presenter, several attendees'
     await attendees[2]!.getByTestId('ws-verdict').filter({ hasText: 'Not this time: your prediction was wrong.' }).waitFor(POLLED);
     // The phone page fits its width.
     expect(await attendees[2]!.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    // A wrong prediction in red, a right one in green (a wrong one was coloured green).
+    const colour = (p: Page) => p.getByTestId('ws-verdict').evaluate((el) => getComputedStyle(el).color.match(/\d+/g)!.slice(0, 3).map(Number));
+    const [right, wrong] = [await colour(attendees[0]!), await colour(attendees[2]!)];
+    expect(right[1]!).toBeGreaterThan(right[0]!);
+    expect(wrong[0]!).toBeGreaterThan(wrong[1]!);
+    // The room sees the model's file name, not the presenter's path.
+    const facts = (await attendees[0]!.locator('.ws-facts').textContent()) ?? '';
+    expect(facts).toContain('stories260K.gguf');
+    expect(facts).not.toContain('/home/presenter');
+    // No attendee page asked for the event stream (it retried /api/events into 403s).
+    expect(eventStreamRequests).toEqual([]);
+    // The trace links are the presenter's (the attendee token cannot open the lab).
+    expect(await attendees[0]!.getByTestId('ws-traces').count()).toBe(0);
+    presenterPage = presenter;
+    // Their polling would count against the room's rate limit in the tests below.
+    for (const a of attendees) await a.close();
   }, 120_000);
+
+  it("the reveal opens a run's trace in the lab (it could not): the link opens Trace with that run selected", async () => {
+    const link = presenterPage.getByTestId('ws-trace-0');
+    await expect(link.textContent()).resolves.toBe(runRecord(exp, 0).runId);
+    const [lab] = await Promise.all([context.waitForEvent('page'), link.click()]);
+    await lab.getByTestId('pick-experiment').waitFor(POLLED);
+    await lab.locator('[data-testid="pick-run-0"][aria-pressed="true"]').waitFor(POLLED);
+    expect(await lab.inputValue('[data-testid="pick-experiment"]')).toBe(exp);
+    expect(await lab.locator('[data-testid="nav-trace"]').getAttribute('aria-current')).toBe('page');
+    await lab.close();
+  }, 60_000);
 
   it('from an attendee page, the attendee token is refused every other method and experiments outside the workshop', async () => {
     const page = await context.newPage();

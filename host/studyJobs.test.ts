@@ -143,6 +143,18 @@ describe('startStudy: a 1-cell study from the lab (SIMULATED provider)', () => {
     expect(t.api.getStudy({ studyId }).estimate).toMatchObject({ runs: 2 });
   });
 
+  it('a dry run says each calibration run as it is stored (the window showed only "calibrating…" for over 90 s)', async () => {
+    const { studyId } = await t.api.startStudy({ planText: tinyPlan(model), dryRun: true, calibrationTasks: 2 });
+    await t.lab.runner.studies.settled(studyId);
+    const lines = study(studyId).flatMap((e) => (e.type === 'studyProgress' ? [e.line.replace(/after \d+\.\d s$/, 'after S s')] : []));
+    expect(lines.slice(0, 3)).toEqual([
+      'calibrating single on m: 2 tasks of learn-design/heldout',
+      'calibrating single on m: run 1 of 2 done after S s',
+      'calibrating single on m: run 2 of 2 done after S s',
+    ]);
+    expect(lines.at(-1)).toMatch(/^Dry run: 1 cells and 0 train loops left, 2 runs/);
+  });
+
   it('cancels a running study at its next step; the same request resumes it to the end', async () => {
     let release!: () => void;
     gate = new Promise((r) => (release = r));

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ApiError, type StartTrainLoopRequest } from '../core/api/index.ts';
+import { ApiError, payloadSchemas, type StartTrainLoopRequest } from '../core/api/index.ts';
 import { ScriptedProvider } from '../core/model/index.ts';
 import { openStore } from '../core/store/index.ts';
 import { getDataset } from '../core/tasks/index.ts';
@@ -113,6 +113,26 @@ describe('the spec a request maps onto', () => {
       expect(err).toBeInstanceOf(ApiError);
       expect([err.code, err.field, err.message]).toEqual(['BAD_REQUEST', field, `startTrainLoop: ${field} needs warmStart > 0 or sftMix`]);
     }
+  });
+
+  it('takes --entropy and --sft-pool as the CLI does (the lab took neither; issue 29), 0 being none', () => {
+    const { graph } = parseWorkflow(LEARN, { tools: defaultTools() });
+    const resolved = resolveModels(graph, { default: model, roles: {}, contextSize: 512 }, (id) => t.store.weights.find(id));
+    const of = (over: Partial<StartTrainLoopRequest>) => trainLoopSpecOf({ workflowText: LEARN, dataset: 'learn-word', models: { default: model }, ...over }, graph, LEARN, resolved, t.store, getDataset('learn-word'), { versionsDir: '/v', dataDir: undefined });
+    expect(of({ entropy: 0.01 }).entropy).toBe(0.01);
+    expect(of({ entropy: 0 })).not.toHaveProperty('entropy');
+    expect(of({ warmStart: 2, sftPool: 8 }).sft).toEqual({ warmStart: 2, mix: false, steps: 2, lr: 1e-3, minScore: 1, pool: 8 });
+    expect(of({ sftMix: true, sftPool: 0 }).sft).toEqual({ warmStart: 0, mix: true, steps: 2, lr: 1e-3, minScore: 1 });
+    expect(of({ sftPool: 0 }).sft).toBeUndefined();
+    const err = catching(() => of({ sftPool: 8 })) as ApiError;
+    expect([err.code, err.field, err.message]).toEqual(['BAD_REQUEST', 'sftPool', 'startTrainLoop: sftPool needs warmStart > 0 or sftMix']);
+    // The payload schema takes both with the CLI's bounds.
+    const schema = payloadSchemas.startTrainLoop;
+    const base = { workflowText: LEARN, dataset: 'learn-word', models: { default: model } };
+    expect(schema.safeParse({ ...base, entropy: 0.05, sftPool: 1000 }).success).toBe(true);
+    expect(schema.safeParse({ ...base, entropy: 1.5 }).success).toBe(false);
+    expect(schema.safeParse({ ...base, sftPool: 1001 }).success).toBe(false);
+    expect(schema.safeParse({ ...base, sftPool: 2.5 }).success).toBe(false);
   });
 
   it('a start version is the role\'s lineage parent', () => {

@@ -49,7 +49,8 @@ export interface TrainLoopPlace {
  * fills them (held-out temperature = sampling temperature), the resolved models, and each role's
  * start version (`roleVersions`) read from the store, and the SFT schedule when `warmStart` > 0
  * or `sftMix`. Errors: BAD_REQUEST `split` / `heldoutSplit` naming a split `dataset` does not
- * have; `sftMinScore` / `sftRoles` given without a warm start or mix.
+ * have; `sftMinScore` / `sftRoles` / a non-zero `sftPool` given without a warm start or mix.
+ * `entropy` and `sftPool` of 0 are none, as `--entropy 0` and `--sft-pool 0` are.
  */
 export function trainLoopSpecOf(req: StartTrainLoopRequest, graph: Graph, text: string, resolved: ResolvedModels, store: Store, dataset: Dataset, place: TrainLoopPlace): TrainLoopSpec {
   const d = TRAIN_LOOP_DEFAULTS;
@@ -62,11 +63,11 @@ export function trainLoopSpecOf(req: StartTrainLoopRequest, graph: Graph, text: 
   const temperature = req.temperature ?? d.temperature;
   const warmStart = req.warmStart ?? d.warmStart;
   const sft: SftSchedule | undefined = warmStart > 0 || req.sftMix
-    ? { warmStart, mix: req.sftMix ?? false, steps: req.sftSteps ?? d.sftSteps, lr: req.sftLr ?? d.sftLr, minScore: req.sftMinScore ?? d.sftMinScore, ...(req.sftRoles && { roles: req.sftRoles }) }
+    ? { warmStart, mix: req.sftMix ?? false, steps: req.sftSteps ?? d.sftSteps, lr: req.sftLr ?? d.sftLr, minScore: req.sftMinScore ?? d.sftMinScore, ...(req.sftRoles && { roles: req.sftRoles }), ...(req.sftPool && { pool: req.sftPool }) }
     : undefined;
   if (!sft) {
-    for (const field of ['sftMinScore', 'sftRoles'] as const) {
-      if (req[field] !== undefined) throw new ApiError('BAD_REQUEST', `${M}: ${field} needs warmStart > 0 or sftMix`, M, field);
+    for (const field of ['sftMinScore', 'sftRoles', 'sftPool'] as const) {
+      if (req[field] !== undefined && req[field] !== 0) throw new ApiError('BAD_REQUEST', `${M}: ${field} needs warmStart > 0 or sftMix`, M, field);
     }
   }
   const startVersions: Record<string, WeightVersion> = Object.fromEntries(Object.entries(resolved.versions).map(([role, v]) => [role, store.weights.get(v!.id)]));
@@ -92,6 +93,7 @@ export function trainLoopSpecOf(req: StartTrainLoopRequest, graph: Graph, text: 
     startVersions,
     versionsDir: place.versionsDir,
     ...(sft && { sft }),
+    ...(req.entropy ? { entropy: req.entropy } : {}),
   };
 }
 

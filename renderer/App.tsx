@@ -1,6 +1,7 @@
 import { useEffect } from 'react';
 import { isFinished, runTally } from './lib/liveRun.ts';
 import { ALL_VIEWS, shortcutFor, SHORTCUTS, VIEW_TITLES, viewKeyOf } from './lib/shortcuts.ts';
+import { traceRoute } from './lib/traceRoute.ts';
 import { useLabPick, useLabStore } from './useLab.ts';
 import { dispatchShortcut } from './useShortcut.ts';
 import { CardsView } from './views/CardsView.tsx';
@@ -48,6 +49,9 @@ function Lab() {
     void s.loadCatalog();
     void s.attachActiveRun();
     void s.loadJobs();
+    // A link to one run's trace (`#/trace/<experiment>/<run>`, the workshop's reveal): open it.
+    const route = traceRoute(location.hash);
+    if (route) void s.openRunTrace(route.experimentId, route.runId);
     // The graph library is needed by most views: load it right after the first paint.
     const t = window.setTimeout(preloadGraph, 50);
     return () => window.clearTimeout(t);

@@ -3,6 +3,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { createApiClient, onConnectionStatus, subscribe } from './api.ts';
 import { App } from './App.tsx';
+import { workshopRoute } from './views/workshop/WorkshopRoot.tsx';
 import { createLabStore } from './state.ts';
 import { keepDraft, restoreDraft } from './store/draft.ts';
 import { THEME_KEY } from './App.tsx';
@@ -25,11 +26,22 @@ const lab = createLabStore(createApiClient(), {
 // The editor's draft survives reloads and restarts (localStorage; store/draft.ts).
 installDraft();
 
-// Pushed LabEvents (Electron IPC or the browser host's event stream), folded once per frame.
-subscribe((event) => lab.getState().receive(event));
-// Writes by anyone (the CLI included) refetch the lists they touch; a lost connection shows a banner (store/live.ts).
-subscribe((event) => lab.getState().receiveStored(event));
-onConnectionStatus((status) => lab.getState().setConnection(status));
+// The lab's pushed events, on the lab's page only: a workshop page follows its own (the attendee's
+// token is refused on /api/events, and these subscriptions opened the stream and retried into 403s).
+if (workshopRoute() === null) followLab();
+
+function followLab(): void {
+  // Pushed LabEvents (Electron IPC or the browser host's event stream), folded once per frame.
+  subscribe((event) => lab.getState().receive(event));
+  // Writes by anyone (the CLI included) refetch the lists they touch; a lost connection shows a banner (store/live.ts).
+  subscribe((event) => lab.getState().receiveStored(event));
+  onConnectionStatus((status) => lab.getState().setConnection(status));
+  // MASS jobs started from the MASS tab (renderer/store/mass.ts).
+  subscribe((event) => lab.getState().receiveMass(event));
+  // Studies started from the Studies view (renderer/store/studies.ts).
+  subscribe((event) => lab.getState().receiveStudy(event));
+  subscribe((event) => lab.getState().receiveJob(event));
+}
 
 function installDraft(): void {
   let storage: Storage;
@@ -48,11 +60,6 @@ function installDraft(): void {
     if (document.visibilityState === 'hidden') draft.flush();
   });
 }
-// MASS jobs started from the MASS tab (renderer/store/mass.ts).
-subscribe((event) => lab.getState().receiveMass(event));
-// Studies started from the Studies view (renderer/store/studies.ts).
-subscribe((event) => lab.getState().receiveStudy(event));
-subscribe((event) => lab.getState().receiveJob(event));
 
 function storedTheme(): string | null {
   try {

@@ -97,6 +97,7 @@ export const trainLoopSchemas = {
     lr: z.number().gt(0, 'must be greater than 0').lt(1, 'must be less than 1').optional(),
     kl: z.number().min(0, 'must be at least 0').max(100, 'must be at most 100').optional(),
     temperature: z.number().gt(0, 'must be greater than 0 (on-policy training samples)').max(5, 'must be at most 5').optional(),
+    entropy: z.number().min(0, 'must be at least 0').max(1, 'must be at most 1').optional(),
     maxGradNorm: z.number().min(0, 'must be at least 0').max(1e6, 'must be at most 1000000').optional(),
     heldout: Count(0, MAX_RUN_LIMIT).optional(),
     heldoutSamples: Count(1, 64).optional(),
@@ -113,6 +114,7 @@ export const trainLoopSchemas = {
       ])
       .optional(),
     sftRoles: z.array(Name).min(1, 'must name at least one role').max(MAX_ROLE_MODELS, `must have at most ${MAX_ROLE_MODELS} entries`).optional(),
+    sftPool: Count(0, 1000).optional(),
     models: z.strictObject({
       default: AbsolutePath.optional(),
       roles: z.record(Name, AbsolutePath).refine((r) => Object.keys(r).length <= MAX_ROLE_MODELS, `must name at most ${MAX_ROLE_MODELS} roles`).optional(),

@@ -36,6 +36,8 @@ export interface StartTrainLoopRequest {
   kl?: number;
   /** `--temperature`: sampling temperature, in (0, 5]. Default 1. */
   temperature?: number;
+  /** `--entropy`: entropy bonus weight of the policy step, 0 (off)..1. Default 0. */
+  entropy?: number;
   /** `--max-grad-norm`: gradient-norm clip, 0 (off)..1e6. Default 1. */
   maxGradNorm?: number;
   /** `--heldout`: held-out tasks, 0 (no held-out evaluation)..10000. Default 32. */
@@ -58,6 +60,8 @@ export interface StartTrainLoopRequest {
   sftMinScore?: number | Record<string, number>;
   /** `--sft-roles`: the trained roles that take SFT steps. Default: every trained role. */
   sftRoles?: string[];
+  /** `--sft-pool`: SFT on up to n distinct successes per task class from every iteration so far, 0 (this iteration only)..1000. Default 0. */
+  sftPool?: number;
   /** `--model`, `--role-model role=file`: absolute GGUF paths. */
   models: { default?: string; roles?: Record<string, string> };
   /** `--role-version role=id`: a role starts from a recorded weight version (its lineage parent). */

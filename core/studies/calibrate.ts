@@ -6,9 +6,11 @@
  * condition runs two iterations of its train loop (same roles, tasks per iteration, G and SFT
  * schedule; no held-out) on the scratch store (the mean seconds, calls and tokens of the two
  * iterations; what the loop spends outside them: trainer and model load). Nothing is written to
- * the study's store.
+ * the study's store. `onNote` is told what starts, each stored run and each train-loop iteration
+ * (with the seconds since its workflow's or loop's start), so a long calibration shows progress.
  */
 import { startExperiment } from '../experiments/service.ts';
+import type { ExperimentEvent } from '../experiments/spec.ts';
 import { startTrainLoop } from '../experiments/trainLoop.ts';
 import { computeWorkflowHash } from '../store/ids.ts';
 import type { Store } from '../store/port.ts';
@@ -33,6 +35,7 @@ export async function calibrateStudy(plan: StudyPlan, deps: CalibrateDeps, opts:
   const k = opts.tasks ?? 6;
   const zone = plan.zones.find((z) => !opts.skipZones?.has(z.id)) ?? plan.zones[0]!;
   const t0 = now();
+  const secondsSince = (t: number) => ((now() - t) / 1000).toFixed(1);
   const runs: Record<string, RunSpeed> = {};
   const training: Record<string, TrainSpeed> = {};
   const byWorkflow = new Map<string, RunSpeed>();
@@ -50,10 +53,14 @@ export async function calibrateStudy(plan: StudyPlan, deps: CalibrateDeps, opts:
       }
       opts.onNote?.(`calibrating ${c.id} on ${model.id}: ${k} tasks of ${zone.dataset}/${zone.split}`);
       const start = now();
+      // Each stored run is a line (a window's dry run showed only the line above for minutes).
+      const onEvent = (e: ExperimentEvent) => {
+        if (e.type === 'run' && e.status !== 'cancelled') opts.onNote?.(`calibrating ${c.id} on ${model.id}: run ${e.done} of ${e.total} done after ${secondsSince(start)} s`);
+      };
       const handle = await startExperiment({
         kind: 'run', workflow: wf, dataset: zone.dataset, split: zone.split, limit: k, offset: zone.offset, seed: plan.seeds[0]!, models: deps.resolve(c.id, model), source: 'study calibration',
         experimentId: `calibration-${n++}-${Date.now().toString(36)}`, ...(deps.dataDir !== undefined && { dataDir: deps.dataDir }),
-      }, serviceDeps);
+      }, serviceDeps, { onEvent });
       const loaded = now();
       loads.push((loaded - start) / 1000);
       const outcome = await handle.done;
@@ -80,7 +87,12 @@ export async function calibrateStudy(plan: StudyPlan, deps: CalibrateDeps, opts:
         group: t.group, iterations: 2, tasksPerIteration: t.limit, lr: t.lr, kl: t.kl, temperature: t.temperature, maxGradNorm: t.maxGradNorm, heldoutSamples: 1, heldoutTemperature: 0,
         seed: plan.seeds[0]!, models: deps.resolve(c.id, model), startVersions: {}, versionsDir: deps.scratchVersionsDir, ...(deps.dataDir !== undefined && { dataDir: deps.dataDir }),
         ...(t.sft && { sft: { warmStart: t.sft.warmStart, mix: t.sft.mix, steps: t.sft.steps, lr: t.sft.lr, minScore: t.sft.minScore, ...(t.sft.roles && { roles: t.sft.roles }) } }),
-      }, { ...serviceDeps, trainer });
+      }, { ...serviceDeps, trainer }, {
+        // Each iteration of the train loop is a line (an iteration of a real model takes minutes).
+        onEvent: (e) => {
+          if (e.type === 'iteration') opts.onNote?.(`calibrating ${c.id}'s train loop on ${model.id}: iteration ${e.metrics.iteration} of 2 done after ${secondsSince(start)} s`);
+        },
+      });
       const report = await loop.done.catch((err: unknown) => {
         throw inContext(`calibrating ${c.id}'s train loop on ${model.id}`, err);
       });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { asExperimentId } from '../../core/ids.ts';
-import { experimentOptionLabel, pickerLabel, taskLabel, visibleRows } from './runsTable.ts';
+import { experimentNumbers, experimentOptionLabel, pickerLabel, taskLabel, visibleRows } from './runsTable.ts';
 
 describe('the Runs table helpers', () => {
   it('names a task by its index, and task/rollout in a rollout group', () => {
@@ -17,10 +17,19 @@ describe('the Runs table helpers', () => {
 
   it('starts the Trace and Ladder pickers\' labels with what tells experiments apart (they read alike for 30 characters)', () => {
     const e = (id: string, s: number) => ({ id: asExperimentId(id), workflowName: 'gsm8k-team', createdAt: Date.UTC(2026, 11, 3, 10, 15, s) });
-    const a = pickerLabel(e('exp-20261203-101500-ab12', 0), '0.0%');
-    const b = pickerLabel(e('exp-20261203-101501-cd34', 1), '0.0%');
-    expect(a).toBe('gsm8k-team · 12-03 10:15:00 · 0.0% · exp-20261203-101500-ab12');
+    const a = pickerLabel(e('exp-20261203-101500-ab12', 0), '0.0%', 1);
+    const b = pickerLabel(e('exp-20261203-101501-cd34', 1), '0.0%', 2);
+    expect(a).toBe('#1 gsm8k-team · 12-03 10:15:00 · 0.0% · exp-20261203-101500-ab12');
     expect(a.slice(0, 28)).not.toBe(b.slice(0, 28));
+    // Made in the same second (MASS steps, a seeded lab): the closed select's ~26 characters still differ.
+    const c = pickerLabel(e('exp-20261203-101500-ef56', 0), '0.0%', 3);
+    expect(a.slice(0, 20)).not.toBe(c.slice(0, 20));
+  });
+
+  it('numbers experiments from the oldest, so a new one renumbers none (the list comes newest first)', () => {
+    const ids = (...xs: string[]) => xs.map((id) => ({ id: asExperimentId(id) }));
+    expect([...experimentNumbers(ids('c', 'b', 'a'))]).toEqual([['c', 3], ['b', 2], ['a', 1]]);
+    expect(experimentNumbers(ids('d', 'c', 'b', 'a')).get('a')).toBe(1);
   });
 
   it('shows the rows under the viewport and a margin, within the result', () => {

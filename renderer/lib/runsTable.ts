@@ -22,14 +22,23 @@ export function experimentOptionLabel(e: Pick<ExperimentSummary, 'id' | 'kind' |
 }
 
 /**
- * The Trace and Ladder pickers' label: workflow, then the time it was created to the second (UTC,
- * month-day), then accuracy and id. A closed select shows only its start, so what tells two
- * experiments of one workflow apart comes first (the label was `workflow · accuracy · id`: the
- * same for the first 30 characters).
+ * The Trace and Ladder pickers' label: the experiment's number (`#n`, 1 for the oldest; see
+ * {@link experimentNumbers}), workflow, the time it was created to the second (UTC, month-day),
+ * then accuracy and id. A closed select shows only its start — in the 1280 px window about 26
+ * characters, so experiments of one workflow made within a few seconds (MASS steps, seeded
+ * labs) still read alike after the time moved forward — so a short number unique to each comes first.
  */
-export function pickerLabel(e: Pick<ExperimentSummary, 'id' | 'workflowName' | 'createdAt'>, accuracy: string): string {
+export function pickerLabel(e: Pick<ExperimentSummary, 'id' | 'workflowName' | 'createdAt'>, accuracy: string, n: number): string {
   const when = new Date(e.createdAt).toISOString().slice(5, 19).replace('T', ' ');
-  return `${e.workflowName} · ${when} · ${accuracy} · ${e.id}`;
+  return `#${n} ${e.workflowName} · ${when} · ${accuracy} · ${e.id}`;
+}
+
+/**
+ * Each experiment's number in the pickers: its place in `newestFirst` (the list as
+ * listExperiments gives it) counted from the oldest, so a new experiment never renumbers the others.
+ */
+export function experimentNumbers(newestFirst: ReadonlyArray<Pick<ExperimentSummary, 'id'>>): Map<string, number> {
+  return new Map(newestFirst.map((e, i) => [e.id as string, newestFirst.length - i]));
 }
 
 /**

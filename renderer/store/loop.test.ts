@@ -85,6 +85,24 @@ describe('train loops from the window', () => {
     expect(s.getState().trainLoopRequest()).toEqual({ ok: false, problems: ['Learning rate must be above 0 and below 1.', 'KL weight must be from 0 to 100.', 'Temperature must be above 0 and at most 5.', 'SFT steps must be a whole number from 1 to 100.'] });
   });
 
+  it('sends the entropy bonus and the SFT pool (the form lacked both), each left out at 0 as the CLI leaves them', async () => {
+    const { s, loops } = lab();
+    s.getState().setTrainLoopForm({ dataset: 'gsm8k', split: 'test', heldoutSplit: 'test' });
+    await s.getState().startTrainLoop();
+    expect(loops[0]).not.toHaveProperty('entropy');
+    expect(loops[0]).not.toHaveProperty('sftPool');
+    s.getState().setTrainLoopForm({ entropy: 0.01, sftPool: 8 });
+    let req = s.getState().trainLoopRequest();
+    expect(req.ok && req.request.entropy).toBe(0.01);
+    // The pool only with an SFT schedule (the host refuses it without one).
+    expect(req.ok && req.request).not.toHaveProperty('sftPool');
+    s.getState().setTrainLoopForm({ warmStart: 1 });
+    req = s.getState().trainLoopRequest();
+    expect(req.ok && req.request).toMatchObject({ entropy: 0.01, warmStart: 1, sftPool: 8 });
+    s.getState().setTrainLoopForm({ entropy: 2, sftPool: 1.5 });
+    expect(s.getState().trainLoopRequest()).toEqual({ ok: false, problems: ['Entropy bonus must be from 0 to 1.', 'SFT pool must be a whole number of successes per class from 0 to 1000.'] });
+  });
+
   it('resumes a cancelled experiment (a loop\'s resumes its loop) and says so', async () => {
     const { s } = lab();
     await s.getState().resumeExperiment('exp-cancelled');

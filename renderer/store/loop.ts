@@ -39,23 +39,25 @@ export interface TrainLoopForm {
   heldoutSamples: number;
   seed: number;
   threads: number;
-  /** Policy step (flowlab train-loop's flags and defaults): `--lr` (3e-4), `--kl` (0.02), `--temperature` (1). */
+  /** Policy step (flowlab train-loop's flags and defaults): `--lr` (3e-4), `--kl` (0.02), `--temperature` (1), `--entropy` (0 = off). */
   lr: number;
   kl: number;
   temperature: number;
-  /** SFT on the loop's own successes (docs/laptop-rl.md): `--warm-start` (0), `--sft-mix`, `--sft-steps` (2), `--sft-lr` (1e-3), `--sft-roles` (empty: every trained role). */
+  entropy: number;
+  /** SFT on the loop's own successes (docs/laptop-rl.md): `--warm-start` (0), `--sft-mix`, `--sft-steps` (2), `--sft-lr` (1e-3), `--sft-roles` (empty: every trained role), `--sft-pool` (0: this iteration's successes only). */
   warmStart: number;
   sftMix: boolean;
   sftSteps: number;
   sftLr: number;
   sftRoles: string[];
+  sftPool: number;
 }
 
 /** Whether the form asks for SFT steps: a warm start, or SFT mixed into every iteration (host/trainLoop.ts). */
 export const sftOn = (f: Pick<TrainLoopForm, 'warmStart' | 'sftMix'>): boolean => f.warmStart > 0 || f.sftMix;
 
 /** The train-loop form's policy and SFT fields at `flowlab train-loop`'s defaults. */
-export const TRAIN_LOOP_STEP_DEFAULTS = { lr: 3e-4, kl: 0.02, temperature: 1, warmStart: 0, sftMix: false, sftSteps: 2, sftLr: 1e-3, sftRoles: [] as string[] } as const;
+export const TRAIN_LOOP_STEP_DEFAULTS = { lr: 3e-4, kl: 0.02, temperature: 1, entropy: 0, warmStart: 0, sftMix: false, sftSteps: 2, sftLr: 1e-3, sftRoles: [] as string[], sftPool: 0 } as const;
 
 export interface LoopSlice {
   experimentFilter: ExperimentFilter;
@@ -197,9 +199,11 @@ export function createLoopSlice({ api, set, get }: SliceContext): LoopSlice {
       if (!open(f.lr, 0, 1)) problems.push('Learning rate must be above 0 and below 1.');
       if (!(Number.isFinite(f.kl) && f.kl >= 0 && f.kl <= 100)) problems.push('KL weight must be from 0 to 100.');
       if (!(Number.isFinite(f.temperature) && f.temperature > 0 && f.temperature <= 5)) problems.push('Temperature must be above 0 and at most 5.');
+      if (!(Number.isFinite(f.entropy) && f.entropy >= 0 && f.entropy <= 1)) problems.push('Entropy bonus must be from 0 to 1.');
       if (!whole(f.warmStart, 0, 10_000)) problems.push('SFT warm start must be a whole number of iterations from 0 to 10000.');
       if (!whole(f.sftSteps, 1, 100)) problems.push('SFT steps must be a whole number from 1 to 100.');
       if (!open(f.sftLr, 0, 1)) problems.push('SFT learning rate must be above 0 and below 1.');
+      if (!whole(f.sftPool, 0, 1000)) problems.push('SFT pool must be a whole number of successes per class from 0 to 1000.');
       const roles = s.editor.graph?.roles.map((r) => r.name) ?? [];
       const roleModels = Object.fromEntries(Object.entries(s.roleModels).filter(([role]) => roles.includes(role)));
       if (!s.defaultModel && roles.some((r) => !roleModels[r])) problems.push('Pick a default model in the Run form (Models per role).');
@@ -220,10 +224,13 @@ export function createLoopSlice({ api, set, get }: SliceContext): LoopSlice {
         lr: f.lr,
         kl: f.kl,
         temperature: f.temperature,
+        // 0 is off, left out as the CLI leaves --entropy 0 out.
+        ...(f.entropy > 0 && { entropy: f.entropy }),
         // The SFT fields only with an SFT schedule (the host refuses SFT roles without one).
         ...(sftOn(f) && {
           warmStart: f.warmStart, sftMix: f.sftMix, sftSteps: f.sftSteps, sftLr: f.sftLr,
           ...(f.sftRoles.length ? { sftRoles: f.sftRoles.filter((r) => roles.includes(r)) } : {}),
+          ...(f.sftPool > 0 && { sftPool: f.sftPool }),
         }),
         models: { ...(s.defaultModel ? { default: s.defaultModel } : {}), ...(Object.keys(roleModels).length ? { roles: roleModels } : {}) },
         ...(f.roles.length ? { roles: f.roles.filter((r) => roles.includes(r)) } : {}),

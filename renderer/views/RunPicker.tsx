@@ -1,5 +1,5 @@
 import { groupExperiments, memberLabel } from '../lib/experimentGroups.ts';
-import { pickerLabel } from '../lib/runsTable.ts';
+import { experimentNumbers, pickerLabel } from '../lib/runsTable.ts';
 import { useLabPick } from '../useLab.ts';
 import { percent, runStatusLabel } from './format.ts';
 import { LoadState, Status } from './Status.tsx';
@@ -16,6 +16,7 @@ export function RunPicker() {
   );
   const list = experiments.status === 'ready' ? experiments.data : [];
   const picked = list.find((e) => e.id === selectedExperimentId);
+  const numbers = experimentNumbers(list);
 
   return (
     <nav className="run-picker" aria-label="Experiment and run">
@@ -26,14 +27,14 @@ export function RunPicker() {
           {groupExperiments(list).map((en) =>
             en.type === 'single' ? (
               <option key={en.key} value={en.experiment.id}>
-                {pickerLabel(en.experiment, percent(en.experiment.accuracy))}
+                {pickerLabel(en.experiment, percent(en.experiment.accuracy), numbers.get(en.experiment.id) ?? 0)}
               </option>
             ) : (
               // A train loop's or a study's experiments under one heading.
               <optgroup key={en.key} label={`${en.group.label} · ${en.group.workflows.join(', ')} · ${percent(en.group.accuracy)}`}>
                 {en.members.map((e) => (
                   <option key={e.id} value={e.id}>
-                    {memberLabel(e)} · {e.id} · {percent(e.accuracy)}
+                    #{numbers.get(e.id)} {memberLabel(e)} · {e.id} · {percent(e.accuracy)}
                   </option>
                 ))}
               </optgroup>

@@ -12,9 +12,11 @@ export function trainLoopArgs(form: TrainLoopForm, workflowFile: string, model: 
     '--group', String(form.group), '--iterations', String(form.iterations), '--limit', String(form.limit),
     '--heldout', String(form.heldout), '--heldout-samples', String(form.heldoutSamples), '--seed', String(form.seed),
     '--threads', String(form.threads), '--lr', String(form.lr), '--kl', String(form.kl), '--temperature', String(form.temperature),
+    ...(form.entropy > 0 ? ['--entropy', String(form.entropy)] : []),
     ...(sftOn(form) ? [
       '--warm-start', String(form.warmStart), ...(form.sftMix ? ['--sft-mix'] : []), '--sft-steps', String(form.sftSteps), '--sft-lr', String(form.sftLr),
       ...(form.sftRoles.length ? ['--sft-roles', form.sftRoles.join(',')] : []),
+      ...(form.sftPool > 0 ? ['--sft-pool', String(form.sftPool)] : []),
     ] : []),
     '--model', model ?? '<file.gguf>',
   ];
@@ -132,6 +134,7 @@ export function TrainLoopPanel() {
         <Real label="Learning rate (--lr)" field="lr" min={0} max={1} testId="loop-lr" />
         <Real label="KL weight (--kl)" field="kl" min={0} max={100} testId="loop-kl" />
         <Real label="Temperature (--temperature)" field="temperature" min={0} max={5} testId="loop-temperature" />
+        <Real label="Entropy bonus (--entropy, 0 = off)" field="entropy" min={0} max={1} testId="loop-entropy" />
       </div>
       <div className="row wrap" role="group" aria-label="SFT on the loop's own successes">
         <Num label="SFT warm start, iterations (--warm-start)" field="warmStart" min={0} max={10_000} testId="loop-warm-start" />
@@ -140,6 +143,7 @@ export function TrainLoopPanel() {
         </label>
         <Num label="SFT steps (--sft-steps)" field="sftSteps" min={1} max={100} testId="loop-sft-steps" disabled={!sftOn(f)} />
         <Real label="SFT learning rate (--sft-lr)" field="sftLr" min={0} max={1} testId="loop-sft-lr" disabled={!sftOn(f)} />
+        <Num label="SFT pool per class (--sft-pool, 0 = this iteration)" field="sftPool" min={0} max={1000} testId="loop-sft-pool" disabled={!sftOn(f)} />
         {!!roles?.length && (
           <span className="small" role="group" aria-label="Roles taking SFT steps">
             <span className="muted">SFT roles (none ticked: every trained role):</span>

@@ -11,7 +11,7 @@ import QRCode from 'qrcode';
 import type { AttendeeView, FlowlabClient, WorkshopView } from '../../../core/api/client.ts';
 import { errorMessage } from '../../../core/api/client.ts';
 import { connectionStatus, createApiClient, onConnectionStatus, subscribe } from '../../api.ts';
-import { followWorkshop, isLoopbackUrl, publicFactValue, verdictOf, workshopStream } from './followWorkshop.ts';
+import { followWorkshop, isLoopbackUrl, publicFactValue, revealTraces, verdictOf, workshopStream } from './followWorkshop.ts';
 import './workshop.css';
 
 /** Whether the page's hash asks for a workshop page, and which. */
@@ -76,9 +76,15 @@ function Timer({ view }: { view: WorkshopView }) {
   return <span className={`ws-timer${left === 0 ? ' ws-over' : ''}`} data-testid="ws-timer">{Math.floor(left / 60)}:{String(left % 60).padStart(2, '0')}</span>;
 }
 
-function Reveal({ view }: { view: WorkshopView }) {
+/**
+ * The reveal: truth, the room's score, facts and command; on the presenter's page (`traces`) a link
+ * per run the step wrote, opening its trace in the lab in a new tab (the presenter's token opens the
+ * whole lab; the attendee's does not).
+ */
+function Reveal({ view, traces = false }: { view: WorkshopView; traces?: boolean }) {
   const r = view.step.reveal;
   if (!r) return null;
+  const links = traces ? revealTraces(r.result) : [];
   const max = Math.max(1, ...Object.values(r.score.byChoice));
   return (
     <section className="ws-reveal" data-testid="ws-reveal">
@@ -96,6 +102,19 @@ function Reveal({ view }: { view: WorkshopView }) {
         ))}
       </ul>
       <dl className="ws-facts">{r.result.facts.map((f) => <div key={f.label}><dt>{f.label}</dt><dd>{publicFactValue(f.value)}</dd></div>)}</dl>
+      {links.length > 0 && (
+        <p className="ws-traces" data-testid="ws-traces">
+          Open a run&apos;s trace:{' '}
+          {links.map((l, i) => (
+            <span key={l.runId}>
+              {i > 0 && ' · '}
+              <a href={`${location.pathname}${location.search}${l.hash}`} target="_blank" rel="noopener noreferrer" data-testid={`ws-trace-${i}`}>
+                {l.runId}
+              </a>
+            </span>
+          ))}
+        </p>
+      )}
       <pre className="ws-command">{r.result.command}</pre>
     </section>
   );
@@ -154,7 +173,7 @@ function Presenter({ api }: { api: FlowlabClient }) {
             <button type="button" onClick={() => act({ action: 'restart-timer' })}>Restart timer</button>
             <button type="button" onClick={() => act({ action: 'reset' })}>Reset</button>
           </div>
-          <Reveal view={view} />
+          <Reveal view={view} traces />
         </main>
         <aside className="ws-join">
           {url && isLoopbackUrl(url) ? (

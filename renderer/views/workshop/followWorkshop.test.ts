@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LabEvent, WorkshopView } from '../../../core/api/client.ts';
 import { CONNECTED, type ConnectionStatus } from '../../connection.ts';
-import { followWorkshop, isLoopbackUrl, publicFactValue, verdictOf, WORKSHOP_POLL_MS, workshopStream } from './followWorkshop.ts';
+import { followWorkshop, isLoopbackUrl, publicFactValue, revealTraces, verdictOf, WORKSHOP_POLL_MS, workshopStream } from './followWorkshop.ts';
 
 const LOST: ConnectionStatus = { state: 'lost', attempt: 1, retryInMs: 1000, downSince: 5 };
 
@@ -120,5 +120,15 @@ describe('the presenter page\'s join panel (issue 29 defect: a QR code of a loop
   it('knows a URL only this machine can open', () => {
     for (const u of ['http://127.0.0.1:5177/w?t=1', 'http://127.8.9.10/', 'http://localhost:80/', 'http://LOCALHOST/', 'http://a.localhost/', 'http://[::1]:5177/']) expect([u, isLoopbackUrl(u)]).toEqual([u, true]);
     for (const u of ['http://192.168.1.20:5177/w', 'http://10.0.0.2/', 'http://lab.example:80/', 'http://1270.0.0.1/', 'not a url']) expect([u, isLoopbackUrl(u)]).toEqual([u, false]);
+  });
+});
+
+describe('the reveal links the runs a step wrote to their traces (it could not open them)', () => {
+  it('pairs each run with its experiment, the longest id its run id starts with, and drops runs of no listed experiment', () => {
+    expect(revealTraces({ experimentIds: ['exp-a', 'exp-a-2'], runIds: ['exp-a/0', 'exp-a-2/1', 'exp-b/0'] })).toEqual([
+      { runId: 'exp-a/0', experimentId: 'exp-a', hash: '#/trace/exp-a/exp-a%2F0' },
+      { runId: 'exp-a-2/1', experimentId: 'exp-a-2', hash: '#/trace/exp-a-2/exp-a-2%2F1' },
+    ]);
+    expect(revealTraces({ experimentIds: ['exp-a'], runIds: [] })).toEqual([]);
   });
 });

@@ -8,8 +8,9 @@
  * WORKSHOP_POLL_MS. One fetch at a time: one asked for while another is in flight runs once
  * after it, so answers arrive in order.
  */
-import { isStoredEvent, type LabEvent, type WorkshopView } from '../../../core/api/client.ts';
+import { isStoredEvent, type LabEvent, type StepResult, type WorkshopView } from '../../../core/api/client.ts';
 import type { ConnectionStatus } from '../../connection.ts';
+import { traceHash } from '../../lib/traceRoute.ts';
 
 /** The poll period while the event stream is down, ms. */
 export const WORKSHOP_POLL_MS = 1000;
@@ -132,4 +133,17 @@ export function isLoopbackUrl(url: string): boolean {
     return false;
   }
   return host === 'localhost' || host.endsWith('.localhost') || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/**
+ * The runs of a step's result the reveal links to, each with its experiment (the longest of the
+ * result's experiment ids its run id starts with: run ids are `<experiment-id>/<task>`) and the hash that opens its
+ * trace in the lab (renderer/lib/traceRoute.ts). Runs of no listed experiment are left out.
+ */
+export function revealTraces(result: Pick<StepResult, 'experimentIds' | 'runIds'>): Array<{ runId: string; experimentId: string; hash: string }> {
+  const ids = [...result.experimentIds].sort((a, b) => b.length - a.length);
+  return result.runIds.flatMap((runId) => {
+    const experimentId = ids.find((id) => runId.startsWith(id));
+    return experimentId ? [{ runId, experimentId, hash: traceHash(experimentId, runId) }] : [];
+  });
 }
