@@ -71,7 +71,8 @@ function lab(confined: boolean): { lab: LabHostHandle; api: FlowlabApi } {
     dataDir: path.join(dir, 'data'),
     llamaBinary: () => ({ ok: true }) as never,
     loadTrainer: () => Promise.reject(new Error('no trainer in this test')),
-    ...(confined && { modelRoots: { folders: [] } }),
+    // The desktop app's lab checks model files for real (a GGUF header read); an endpoint has none to read.
+    ...(confined ? { modelRoots: { folders: [] } } : { checkModel: undefined }),
   });
   labs.push(host);
   return { lab: host, api: createHandlers({ store, version: 't', lab: host }) };
