@@ -218,7 +218,8 @@ export class LabRunner {
    * Errors (ApiError, method `resumeRun`): `BAD_REQUEST` (a model file missing or changed, a
    * hint card gone, a running experiment without `force`, a model that fails to load),
    * `UNAVAILABLE` (disposed), `BUSY` (a model file in use, or the experiment runs here),
-   * `FORBIDDEN` (a given or recorded model file outside a confined host's model folders).
+   * `FORBIDDEN` (a given or recorded model file outside a confined host's model folders, or a
+   * recorded endpoint with `key=` / `keychain=` there: host/modelPaths.ts `checkModel`).
    */
   async resume(req: ResumeRunPayload): Promise<{ experimentId: string; pending: number; loopId?: string }> {
     const R = 'resumeRun';
@@ -275,8 +276,9 @@ export class LabRunner {
   }
 
   /**
-   * Forks a stored run as `flowlab fork` does (host/fork.ts): its models' files checked (confined
-   * to the model folders) and held meanwhile (`BUSY` for others).
+   * Forks a stored run as `flowlab fork` does (host/fork.ts): its models checked by the host's rule
+   * (files confined to the model folders; on a confined host no endpoint with a key:
+   * host/modelPaths.ts `checkModel`, `FORBIDDEN` naming `runId`) and its files held meanwhile (`BUSY` for others).
    */
   async fork(req: ForkRunRequest): Promise<ForkRunResult> {
     const F = 'forkRun';
