@@ -19,8 +19,8 @@ export interface ForkLabDeps {
   tools: ToolRegistry;
   /** Builds (not loads) a provider for a model config. */
   createProvider: (config: ModelConfig) => Promise<ModelProvider>;
-  /** Checks and takes the files of the run's models (FORBIDDEN, BAD_REQUEST, BUSY); returns the release. */
-  claim: (files: string[]) => Promise<() => void>;
+  /** Checks the run's models (files and endpoint references: FORBIDDEN, BAD_REQUEST) and takes the files (BUSY); returns the release. */
+  claim: (models: string[]) => Promise<() => void>;
 }
 
 /** The one intervention of a request. @throws ApiError BAD_REQUEST when there is none or several. */
@@ -43,7 +43,7 @@ export async function forkInLab(deps: ForkLabDeps, req: ForkRunRequest): Promise
   const intervention = interventionOfRequest(req);
   const parent = store.getRun(req.runId);
   const models = storedModels(store.getExperiment(parent.experimentId));
-  const files = [...new Set([...(models ? Object.values(models.models) : []), ...(req.roleModel ? [req.roleModel.path] : [])])].filter((f) => !f.startsWith('openai:'));
+  const files = [...new Set([...(models ? Object.values(models.models) : []), ...(req.roleModel ? [req.roleModel.path] : [])])];
   const release = await deps.claim(files);
   try {
     const out = await forkRun(

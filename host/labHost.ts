@@ -60,8 +60,9 @@ export interface LabHostOptions {
    * Confines every model path a request names (`addModel`, `testModel`, `startRun`,
    * `resumeRun`, `startTrainLoop`, a workflow's `models.<ref>.path`) to `modelDir`, the versions
    * folder and these folders and files (host/modelPaths.ts); anything else is `FORBIDDEN`
-   * before it is read, and models added earlier outside them are not listed. `flowlab serve`
-   * always confines. Undefined: unconfined (the desktop app, whose user picks files).
+   * before it is read, and models added earlier outside them are not listed; an endpoint
+   * reference with `key=` / `keychain=`, however a request reaches one, is `FORBIDDEN` too
+   * (host/modelPaths.ts `checkModel`). `flowlab serve` always confines. Undefined: unconfined (the desktop app, whose user picks files).
    */
   modelRoots?: ModelPathRoots;
   /** The workflows folder the editor saves to and opens from (host/workflowFiles.ts). Default: `flowlab-workflows/` beside `dbFile`. */

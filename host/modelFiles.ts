@@ -2,12 +2,14 @@
  * The model files the lab's jobs hold: one job per model file at a time (a second job naming a
  * held file is refused with `BUSY`, naming the holder), each file confined to a served host's
  * model folders (`FORBIDDEN`) and checked before anything loads (`BAD_REQUEST` naming the request
- * field that chose it). Shared by every job family of the runner: experiments, train loops, MASS
+ * field that chose it). An endpoint reference (`openai:...`) is no file: it goes through the same
+ * host rule (host/modelPaths.ts `checkModel`: a served lab refuses one with `key=`/`keychain=`) and
+ * has no GGUF header to check. Shared by every job family of the runner: experiments, train loops, MASS
  * jobs, studies, distillation and forks.
  */
 import { ApiError } from '../core/api/index.ts';
 import { errorMessage } from '../core/errors.ts';
-import type { ModelConfig, ModelRequestField } from '../core/model/index.ts';
+import { isEndpointRef, type ModelConfig, type ModelRequestField } from '../core/model/index.ts';
 import type { ModelPaths } from './modelPaths.ts';
 import { apiFieldOf } from './request.ts';
 
@@ -49,12 +51,21 @@ export class ModelFiles {
   }
 
   /**
-   * One model file a job names, confined and checked before it loads.
+   * The host's rule for a model reference a job will use (a file or an endpoint), reading
+   * nothing: host/modelPaths.ts `checkModel`. @throws ApiError `FORBIDDEN` / `BAD_REQUEST` naming `field`.
+   */
+  confine(ref: string, method: string, field: string): void {
+    this.o.modelPaths?.checkModel(ref, method, field);
+  }
+
+  /**
+   * One model a job names (a file or an endpoint reference), confined, and a file checked before it loads.
    * @throws ApiError `UNAVAILABLE` (shutting down), `FORBIDDEN` or `BAD_REQUEST` naming `field`.
    */
   async checkOne(file: string, method: string, field: string): Promise<void> {
     if (this.o.disposed()) throw new ApiError('UNAVAILABLE', `${method}: the lab is shutting down`, method);
-    this.o.modelPaths?.check(file, method, field);
+    this.confine(file, method, field);
+    if (isEndpointRef(file)) return;
     await this.o.checkModel(file).catch((err: unknown) => {
       throw new ApiError('BAD_REQUEST', `${method}: ${errorMessage(err)}`, method, field, { cause: err });
     });
@@ -72,7 +83,7 @@ export class ModelFiles {
       for (const file of files) {
         const at = fieldOf.get(file);
         if (at?.field === 'roleVersions') continue; // a version's file comes from the store, not the request
-        paths.check(file, method, at ? apiFieldOf(at.field, at.role) : 'models');
+        paths.checkModel(file, method, at ? apiFieldOf(at.field, at.role) : 'models');
       }
       for (const [ref, adapters] of Object.entries(config.loras ?? {})) {
         const role = Object.entries(config.roleModels ?? {}).find(([, r]) => r === ref)?.[0];
@@ -80,6 +91,7 @@ export class ModelFiles {
       }
     }
     for (const file of files) {
+      if (isEndpointRef(file)) continue; // a server: no file to read
       try {
         await this.o.checkModel(file);
       } catch (err) {

@@ -110,4 +110,24 @@ describe('ModelPaths', () => {
     expect(['/srv/models/../etc/passwd', '/srv/models2/a.gguf', '/srv', '/opt/two.gguf', '/etc/shadow'].map((f) => p.allows(f))).toEqual([false, false, false, false, false]);
     expect(new ModelPaths().allows('/etc/shadow')).toBe(true); // unconfined: the desktop app
   });
+
+  it('checkModel: a confined host refuses an endpoint with key= or keychain= (any of a cluster), naming the field and the server; plain endpoints and the unconfined host pass', () => {
+    const served = new ModelPaths({ folders: ['/srv/models'] });
+    const refusal = (ref: string) => {
+      try {
+        served.checkModel(ref, 'startRun', 'workflowText');
+      } catch (err) {
+        return [(err as ApiError).code, (err as ApiError).field, (err as ApiError).message];
+      }
+      return 'passed';
+    };
+    expect(refusal('openai:https://api.example.org/v1#m&key=OPENAI_API_KEY')).toEqual(['FORBIDDEN', 'workflowText',
+      "startRun: workflowText names an endpoint (https://api.example.org/v1) with key= or keychain=: this served lab does not send API keys from its environment or keychain at a page's request; use an endpoint without a key, or the desktop app or the CLI"]);
+    expect(refusal('openai:http://a:1/v1#m,http://b:2/v1#m&keychain=openai/me')?.slice(0, 2)).toEqual(['FORBIDDEN', 'workflowText']);
+    expect(refusal('openai:http://a:1/v1#m,http://b:2/v1#m&keychain=openai/me')?.[2]).toContain('(http://b:2/v1)');
+    expect(refusal('openai:ftp://x#m')?.slice(0, 2)).toEqual(['BAD_REQUEST', 'workflowText']);
+    expect(refusal('/etc/passwd')?.slice(0, 2)).toEqual(['FORBIDDEN', 'workflowText']);
+    expect([refusal('openai:http://127.0.0.1:8080/v1#m'), refusal('/srv/models/a.gguf')]).toEqual(['passed', 'passed']);
+    expect(() => new ModelPaths().checkModel('openai:https://api.example.org/v1#m&key=OPENAI_API_KEY', 'startRun', 'workflowText')).not.toThrow();
+  });
 });

@@ -85,9 +85,7 @@ export class Playground {
         if (err instanceof EndpointRefError) throw new ApiError('BAD_REQUEST', `${START}: ${err.message}`, START, 'model', { cause: err });
         throw err;
       }
-      if (this.o.modelPaths?.confined && specs.some((s) => s.keyEnv !== undefined || s.keychain !== undefined)) {
-        throw new ApiError('FORBIDDEN', `${START}: this served lab does not send API keys from its environment or keychain at a page's request; use an endpoint without key= or keychain=, or the desktop app or the CLI`, START, 'model');
-      }
+      this.o.modelPaths?.checkModel(req.model, START, 'model'); // a served lab sends no key at a page's request (host/modelPaths.ts)
       shown = specs.map((s) => `${s.model} @ ${s.baseUrl}`).join(', ');
     } else {
       this.o.modelPaths?.check(req.model, START, 'model');

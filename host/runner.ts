@@ -5,7 +5,7 @@ import { besideDatabase } from './dataFolder.ts';
 import { distillInLab, teacherOf } from './distill.ts';
 import { forkInLab } from './fork.ts';
 import { trainLoopOf, type ExperimentSpec } from '../core/experiments/index.ts';
-import type { ModelConfig, ModelProvider } from '../core/model/index.ts';
+import { isEndpointRef, type ModelConfig, type ModelProvider } from '../core/model/index.ts';
 import { buildExperimentSpec } from '../core/jobs/index.ts';
 import { storedModels, type Store } from '../core/store/index.ts';
 import { getDataset, resolveDataDir, type DatasetLocation } from '../core/tasks/index.ts';
@@ -122,6 +122,7 @@ export class LabRunner {
     // before it loads (FORBIDDEN / BAD_REQUEST naming `field`), and the shared model-file claims.
     const jobFiles = {
       checkModel: (file: string, method: string, field: string) => this.files.checkOne(file, method, field),
+      confine: (ref: string, method: string, field: string) => this.files.confine(ref, method, field),
       claim: (files: string[], method: string, holder: string) => this.files.claim(files, method, holder),
       release: (files: string[]) => this.files.release(files),
       running,
@@ -217,22 +218,23 @@ export class LabRunner {
    * Errors (ApiError, method `resumeRun`): `BAD_REQUEST` (a model file missing or changed, a
    * hint card gone, a running experiment without `force`, a model that fails to load),
    * `UNAVAILABLE` (disposed), `BUSY` (a model file in use, or the experiment runs here),
-   * `FORBIDDEN` (a given or recorded model file outside a confined host's model folders).
+   * `FORBIDDEN` (a given or recorded model file outside a confined host's model folders, or a
+   * recorded endpoint with `key=` / `keychain=` there: host/modelPaths.ts `checkModel`).
    */
   async resume(req: ResumeRunPayload): Promise<{ experimentId: string; pending: number; loopId?: string }> {
     const R = 'resumeRun';
     if (this.disposed) throw new ApiError('UNAVAILABLE', `${R}: the lab is shutting down`, R);
+    const paths = this.options.modelPaths;
+    if (paths) {
+      if (req.models?.default) paths.checkModel(req.models.default, R, 'models.default');
+      for (const [role, file] of Object.entries(req.models?.roles ?? {})) paths.checkModel(file, R, `models.roles.${role}`);
+    }
     if (trainLoopOf(this.options.store, req.experimentId)) return this.loops.resume(req);
     if (this.experiments.has(req.experimentId)) throw new ApiError('BUSY', `${R}: experiment ${req.experimentId} is running here`, R, 'experimentId');
     const exp = this.options.store.getExperiment(req.experimentId);
     const stored = storedModels(exp);
-    const paths = this.options.modelPaths;
-    if (paths) {
-      if (req.models?.default) paths.check(req.models.default, R, 'models.default');
-      for (const [role, file] of Object.entries(req.models?.roles ?? {})) paths.check(file, R, `models.roles.${role}`);
-      // The recorded files too: a database made elsewhere may name any path.
-      for (const file of Object.values(stored?.models ?? {})) paths.check(file, R, 'experimentId');
-    }
+    // The recorded models too: a database made elsewhere may name any path, or an endpoint with a key.
+    for (const file of Object.values(stored?.models ?? {})) paths?.checkModel(file, R, 'experimentId');
     const files = [...new Set([...Object.values(stored?.models ?? {}), ...(req.models?.default ? [req.models.default] : []), ...Object.values(req.models?.roles ?? {})])];
     const spec: ExperimentSpec = { kind: 'resume', experimentId: req.experimentId, ...(req.models && { models: req.models }), ...(req.force && { force: true }) };
     let total = 0;
@@ -274,17 +276,20 @@ export class LabRunner {
   }
 
   /**
-   * Forks a stored run as `flowlab fork` does (host/fork.ts): its models' files checked (confined
-   * to the model folders) and held meanwhile (`BUSY` for others).
+   * Forks a stored run as `flowlab fork` does (host/fork.ts): its models checked by the host's rule
+   * (files confined to the model folders; on a confined host no endpoint with a key:
+   * host/modelPaths.ts `checkModel`, `FORBIDDEN` naming `runId`) and its files held meanwhile (`BUSY` for others).
    */
   async fork(req: ForkRunRequest): Promise<ForkRunResult> {
     const F = 'forkRun';
     if (this.disposed) throw new ApiError('UNAVAILABLE', `${F}: the lab is shutting down`, F);
     return forkInLab({
       store: this.options.store, tools: this.tools, createProvider: this.createProvider,
-      claim: async (files) => {
+      claim: async (refs) => {
+        // Every model the fork would use, endpoints included (a stored run may record one with a key), by the one host rule.
+        for (const f of refs) this.options.modelPaths?.checkModel(f, F, f === req.roleModel?.path ? 'roleModel.path' : 'runId');
+        const files = refs.filter((f) => !isEndpointRef(f));
         for (const f of files) {
-          this.options.modelPaths?.check(f, F, f === req.roleModel?.path ? 'roleModel.path' : 'runId');
           await this.checkModel(f).catch((err: unknown) => {
             throw new ApiError('BAD_REQUEST', `${F}: ${errorMessage(err)}`, F, 'runId', { cause: err });
           });

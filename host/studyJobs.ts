@@ -47,6 +47,8 @@ export interface StudyJobsOptions {
   workflowRoots?: readonly string[];
   /** Refuses a model file the host may not read (FORBIDDEN) or that is not a valid GGUF (BAD_REQUEST), naming `field`. */
   checkModel: (file: string, method: string, field: string) => Promise<void>;
+  /** The host's rule for a model reference (a file or an endpoint; host/modelPaths.ts `checkModel`), reading nothing. Default: none. */
+  confine?: (ref: string, method: string, field: string) => void;
   /** Claims model files for a job (BUSY when taken) and releases them. */
   claim: (files: string[], method: string, holder: string) => void;
   release: (files: string[]) => void;
@@ -163,6 +165,8 @@ export class StudyJobs extends JobOwner {
     refuseRunning();
     const files = [...new Set(plan.models.map((m) => m.model))];
     for (const f of files) await this.o.checkModel(f, M, req.model !== undefined ? 'model' : loaded.field);
+    // A workflow's own `models.<ref>.path` beats the plan's model for its roles (models/resolve.ts), so it meets the same rule.
+    for (const wf of Object.values(loaded.workflows)) for (const m of wf.graph.models.values()) if (m.path) this.o.confine?.(m.path, M, loaded.field);
     refuseRunning(); // the same study started meanwhile
     this.o.claim(files, M, `study ${studyId}`);
     const send = jobEmitter<LabEvent>(this.o.emit);

@@ -96,7 +96,8 @@ export class TrainLoopJobs extends JobOwner<LoopMeta> {
    * `flowlab resume` does: from its last complete iteration, same id, lineage and numbering.
    * Resolves with `pending` iterations (0: it completed, nothing started).
    * Errors (ApiError `resumeRun`): `BAD_REQUEST` (a starting model file missing or changed, a
-   * loop running in another live process without `force`), `UNAVAILABLE` (no trainer, shutting
+   * loop running in another live process without `force`), `FORBIDDEN` naming `experimentId` (a
+   * recorded model a confined host refuses: host/modelPaths.ts `checkModel`), `UNAVAILABLE` (no trainer, shutting
    * down), `BUSY` (it runs here, or a model file is in use).
    */
   async resume(req: ResumeRunPayload): Promise<{ experimentId: string; pending: number; loopId: string }> {
@@ -105,6 +106,8 @@ export class TrainLoopJobs extends JobOwner<LoopMeta> {
     if (this.jobs.has(row.id)) throw new ApiError('BUSY', `${R}: train loop ${row.id} is running here`, R, 'experimentId');
     if (row.status === 'completed') return { experimentId: req.experimentId, pending: 0, loopId: row.id };
     const plan = loopPlanOf(row);
+    // The recorded models by the host's rule (a database made elsewhere may name any path, or an endpoint with a key).
+    for (const ref of Object.values(plan.models.models)) this.o.files.confine(ref, R, 'experimentId');
     const files = [...new Set([...Object.values(plan.models.models), ...(req.models?.default ? [req.models.default] : []), ...Object.values(req.models?.roles ?? {})])];
     this.o.files.claim(files, R, `train loop ${row.id}`);
     let handle: TrainLoopHandle;
