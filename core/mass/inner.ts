@@ -32,10 +32,11 @@ import { MassError } from './errors.ts';
 import { stepsInFlight } from './inFlight.ts';
 import { evidenceOf, judgePair } from './judge.ts';
 import { optimize, type HistoryEntry } from './optimizer.ts';
+import { EDIT_TOKENS, optimizeEdit } from './editOptimizer.ts';
 import { auditSample } from './outer.ts';
 import { runMass } from './run.ts';
 import type { StepDeps } from './stored.ts';
-import { MASS_RUBRIC, type ChampionRule, type MassDesign, type MassFamily, type Verdict, type Workspace } from './types.ts';
+import { MASS_RUBRIC, type ChampionRule, type EditMenu, type MassDesign, type MassFamily, type Verdict, type Workspace } from './types.ts';
 import type { MassBudget } from './compile.ts';
 
 /** Defaults of the inner loop (MASS public config: 11 iterations). */
@@ -66,7 +67,18 @@ export interface EvolveSpec {
    * stored only when above 0, so evolutions stored before it resume and replay unchanged.
    */
   auditSwaps?: number;
+  /**
+   * How the optimizer proposes: `free` (a whole design under the design-shaped grammar,
+   * optimizer.ts; for capable models) or `edit` (one edit of the current design from the family's
+   * menu, under the grammar of the valid new edits: editOptimizer.ts). Default: `edit` for a
+   * family with an `editMenu`, else `free`. Stored only when `edit`, with the menu (so evolutions
+   * stored before it resume and replay unchanged).
+   */
+  optimizerMode?: OptimizerMode;
 }
+
+/** How the optimizer proposes (EvolveSpec.optimizerMode). */
+export type OptimizerMode = 'free' | 'edit';
 
 /** Progress of the loop, as it happens (also when a stored step is read back: `reused`). */
 export type EvolveEvent =
@@ -124,9 +136,14 @@ export interface EvolutionSettings {
   optimizerTemperature: number;
   /** Present when above 0 (EvolveSpec.auditSwaps). */
   auditSwaps?: number;
+  /** Present when `edit` (EvolveSpec.optimizerMode), with the family's menu at the time. */
+  optimizerMode?: 'edit';
+  editMenu?: EditMenu;
 }
 
 export function settingsOf(spec: EvolveSpec): EvolutionSettings {
+  const mode: OptimizerMode = spec.optimizerMode ?? (spec.family.editMenu ? 'edit' : 'free');
+  if (mode === 'edit' && !spec.family.editMenu) throw new MassError('BAD_OPTIONS', `the edit optimizer needs a family with an edit menu; ${spec.family.dataset} has none (use the free optimizer)`, { field: 'optimizerMode' });
   const s: EvolutionSettings = {
     dataset: spec.family.dataset,
     tasks: spec.tasks.map((t) => ({ id: t.id, index: t.index, input: t.input, expected: t.expected })),
@@ -137,12 +154,16 @@ export function settingsOf(spec: EvolveSpec): EvolutionSettings {
     rubric: [...(spec.rubric ?? MASS_RUBRIC)],
     catalogue: { checks: [...spec.catalogue.checks], ...(spec.catalogue.models ? { models: [...spec.catalogue.models] } : {}) },
     judgeTokens: spec.judgeTokens ?? EVOLVE_DEFAULTS.judgeTokens,
-    optimizerTokens: spec.optimizerTokens ?? EVOLVE_DEFAULTS.optimizerTokens,
+    optimizerTokens: spec.optimizerTokens ?? (mode === 'edit' ? EDIT_TOKENS : EVOLVE_DEFAULTS.optimizerTokens),
     optimizerTemperature: spec.optimizerTemperature ?? EVOLVE_DEFAULTS.optimizerTemperature,
   };
   if (spec.limits) s.limits = spec.limits;
   if (spec.budget) s.budget = spec.budget;
   if (spec.auditSwaps) s.auditSwaps = spec.auditSwaps;
+  if (mode === 'edit') {
+    s.optimizerMode = 'edit';
+    s.editMenu = { checks: [...spec.family.editMenu!.checks], instructions: Object.fromEntries(Object.entries(spec.family.editMenu!.instructions).map(([k, v]) => [k, [...v]])) };
+  }
   return s;
 }
 
@@ -236,12 +257,10 @@ async function evolveTask(spec: EvolveSpec, s: EvolutionSettings, deps: EvolveDe
     let k = 0;
     if (iteration > 0) {
       const cur = designs.get(current)!;
-      const opt = await optimize(
-        { task, taskPrompt: spaces.get(current)!.taskPrompt, current: { version: current, design: cur }, best: champion === null ? undefined : { version: champion, design: designs.get(champion)! }, first: spec.firstDesign, evidence: evidenceOf(spaces.get(current)!), history },
-        spec.family,
-        deps,
-        { experimentId: id(`i${iteration}.optimizer`), seed: deriveSeed(s.seed, 'optimizer', t, iteration), maxTokens: s.optimizerTokens, temperature: s.optimizerTemperature, catalogue: s.catalogue, limits: s.limits, about: about({ iteration }) },
-      );
+      const input = { task, taskPrompt: spaces.get(current)!.taskPrompt, current: { version: current, design: cur }, best: champion === null ? undefined : { version: champion, design: designs.get(champion)! }, first: spec.firstDesign, evidence: evidenceOf(spaces.get(current)!), history };
+      const call = { experimentId: id(`i${iteration}.optimizer`), seed: deriveSeed(s.seed, 'optimizer', t, iteration), maxTokens: s.optimizerTokens, temperature: s.optimizerTemperature, catalogue: s.catalogue, limits: s.limits, about: about({ iteration }) };
+      // The edit language offers only valid designs not tried yet (every version of this task).
+      const opt = s.optimizerMode === 'edit' ? await optimizeEdit(input, spec.family, deps, { ...call, menu: s.editMenu!, tried: [...designs.values()] }) : await optimize(input, spec.family, deps, call);
       const same = opt.design && [...designs.values()].find((d) => designJson(d) === designJson(opt.design!));
       const issues = opt.design ? (same ? [{ code: 'UNCHANGED', path: '', message: 'the proposal repeats a design already tried' }] : []) : opt.issues;
       k = issues.length ? -1 : designs.size;
