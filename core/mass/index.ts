@@ -13,7 +13,7 @@ export { runMass, workspaceOf, type MassRunDeps, type MassRunOptions } from './r
 export { massTools, REDELEGATE_TOOL } from './redelegate.ts';
 export { judgePair, judgeWorkflow, evidenceOf, VERDICT_SCHEMA, EVIDENCE_CHARS, type JudgeOptions } from './judge.ts';
 export { optimize, optimizerPrompt, optimizerSchema, vocabularyOf, takeaways, PROPOSAL_FIELDS, AGENT_ID_POOL, FIELD_POOL, type HistoryEntry, type OptimizerInput, type Optimized } from './optimizer.ts';
-export { evolve, settingsOf, summaryOf, EVOLVE_DEFAULTS, type OptimizerMode, type EvolveSpec, type EvolveDeps, type EvolveEvent, type EvolveReport, type EvolveTaskResult, type EvolutionSettings } from './inner.ts';
+export { evolve, settingsOf, summaryOf, verifierVerdict, EVOLVE_DEFAULTS, type OptimizerMode, type EvolveSpec, type EvolveDeps, type EvolveEvent, type EvolveReport, type EvolveTaskResult, type EvolutionSettings } from './inner.ts';
 export { replayEvolution, type EvolutionReplay } from './replay.ts';
 export { timelineOf, storedDesign, designDiffOf, type EvolutionTimeline, type TaskTimeline, type TimelineIteration, type TimelineVerdict, type TimelineDesign } from './timeline.ts';
 // The outer loop, its guards and whole cycles (docs/mass.md).

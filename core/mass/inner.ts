@@ -75,6 +75,13 @@ export interface EvolveSpec {
    * stored before it resume and replay unchanged).
    */
   optimizerMode?: OptimizerMode;
+  /**
+   * Who judges the pairs: `self` (default: the same model, MASS's self-judge, judge.ts) or
+   * `verifier` (the family's external grader compares the two workspaces' grades: no model call;
+   * MASS's verifier arm, a control for what the loop finds with a judge that judges). Stored only
+   * when `verifier`.
+   */
+  judge?: 'self' | 'verifier';
 }
 
 /** How the optimizer proposes (EvolveSpec.optimizerMode). */
@@ -139,6 +146,8 @@ export interface EvolutionSettings {
   /** Present when `edit` (EvolveSpec.optimizerMode), with the family's menu at the time. */
   optimizerMode?: 'edit';
   editMenu?: EditMenu;
+  /** Present when `verifier` (EvolveSpec.judge). */
+  judge?: 'verifier';
 }
 
 export function settingsOf(spec: EvolveSpec): EvolutionSettings {
@@ -160,6 +169,7 @@ export function settingsOf(spec: EvolveSpec): EvolutionSettings {
   if (spec.limits) s.limits = spec.limits;
   if (spec.budget) s.budget = spec.budget;
   if (spec.auditSwaps) s.auditSwaps = spec.auditSwaps;
+  if (spec.judge === 'verifier') s.judge = 'verifier';
   if (mode === 'edit') {
     s.optimizerMode = 'edit';
     s.editMenu = { checks: [...spec.family.editMenu!.checks], instructions: Object.fromEntries(Object.entries(spec.family.editMenu!.instructions).map(([k, v]) => [k, [...v]])) };
@@ -230,7 +240,7 @@ async function evolveTask(spec: EvolveSpec, s: EvolutionSettings, deps: EvolveDe
     const side = deriveSeed(s.seed, 'orient', t, k, kind) % 2 === 0 ? 'A' : 'B';
     const [a, b] = side === 'A' ? [cand, other] : [other, cand];
     const judgeSeed = deriveSeed(s.seed, 'judge', t, k, kind);
-    const v: Verdict = await judgePair(a, b, s.rubric, deps.provider, { ...deps, experimentId: id(`v${k}.vs-${against}`), task, seed: judgeSeed, maxTokens: s.judgeTokens, about: about({ iteration, kind, candidate: k, against }) });
+    const v: Verdict = s.judge === 'verifier' ? verifierVerdict(a, b) : await judgePair(a, b, s.rubric, deps.provider, { ...deps, experimentId: id(`v${k}.vs-${against}`), task, seed: judgeSeed, maxTokens: s.judgeTokens, about: about({ iteration, kind, candidate: k, against }) });
     judged.push({ key: `t${t}/v${k}/${kind}`, a, b, winner: v.winner, seed: judgeSeed, experimentId: id(`v${k}.vs-${against}.swap`), about: about({ iteration, kind, candidate: k, against, audit: 'swap' }) });
     const candidateWon = v.valid && v.winner === side;
     put('verdict', `t${t}/v${k}/${kind}`, { iteration, kind, candidate: k, against, candidateSide: side, a: a.runId, b: b.runId, winner: v.winner, rationale: v.rationale, valid: v.valid, candidateWon, experimentId: v.experimentId }, t);
@@ -301,7 +311,7 @@ async function evolveTask(spec: EvolveSpec, s: EvolutionSettings, deps: EvolveDe
   // The judge audit's swapped sample: the same pair and seed with B shown as A (position consistency, core/guards judgeAudit).
   for (const index of auditSample(judged.length, s.auditSwaps ?? 0, deriveSeed(s.seed, 'audit', t))) {
     const j = judged[index]!;
-    const v = await judgePair(j.b, j.a, s.rubric, deps.provider, { ...deps, experimentId: j.experimentId, task, seed: j.seed, maxTokens: s.judgeTokens, about: j.about });
+    const v = s.judge === 'verifier' ? verifierVerdict(j.b, j.a) : await judgePair(j.b, j.a, s.rubric, deps.provider, { ...deps, experimentId: j.experimentId, task, seed: j.seed, maxTokens: s.judgeTokens, about: j.about });
     put('verdict-swap', j.key, { index, a: j.b.runId, b: j.a.runId, first: j.winner, swapped: v.winner, valid: v.valid, experimentId: v.experimentId }, t);
   }
   const result: EvolveTaskResult = {
@@ -316,6 +326,15 @@ async function evolveTask(spec: EvolveSpec, s: EvolutionSettings, deps: EvolveDe
   put('result', `t${t}`, result, t);
   emit({ type: 'task-done', taskIndex: t, champion, versions: designs.size });
   return result;
+}
+
+/**
+ * The external verifier's verdict on a pair (EvolveSpec.judge `verifier`): the workspace with the
+ * higher grade from the family's grader wins, equal grades tie. Pure, no model call.
+ */
+export function verifierVerdict(a: Workspace, b: Workspace): Verdict {
+  const [x, y] = [a.grade.score, b.grade.score];
+  return { winner: x > y ? 'A' : y > x ? 'B' : 'tie', rationale: `external grader: A ${x.toFixed(2)}, B ${y.toFixed(2)}`, valid: true };
 }
 
 /** A workspace as the loop records it (no times: a resumed or replayed loop writes the same value). */
