@@ -23,6 +23,14 @@ describe('flowlab evolve: arguments (no model needed)', () => {
     expect(bad.err).toContain('UNKNOWN_AGENT hops[0].agent_id: hop calls "ghost"');
     expect(bad.err).toContain('[BAD_FILE]');
 
+    // Refused before any model loads (the model path does not exist).
+    const edit = await cli(['evolve', 'learn-tool', '--model', '/nowhere.gguf', '--optimizer', 'edit']);
+    expect(edit.code).toBe(2);
+    expect(edit.err).toContain('--optimizer edit needs a family with an edit menu; learn-tool has none');
+    const split = await cli(['evolve', 'learn-design', '--model', '/nowhere.gguf', '--heldout', '4', '--heldout-split', 'test']);
+    expect(split.code).toBe(2);
+    expect(split.err).toContain('--heldout-split test: learn-design has no such split (splits: train, heldout)');
+
     const missing = await cli(['evolve', '--timeline', 'nope', '--db', path.join(tempDir('evolve-args'), 'none.db')]);
     expect(missing.code).toBe(1);
   }, 60_000);

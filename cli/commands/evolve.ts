@@ -112,6 +112,9 @@ async function evolveCommand(dataset: string | undefined, o: EvolveFlags, io: Io
   const family = massFamily(dataset);
   const tasks = getDataset(dataset).load({ split: o.split, limit: o.limit, offset: o.offset });
   const catalogue = { checks: family.checks.names() };
+  // Refused before the model loads: an edit optimizer without a menu, a held-out split the dataset lacks.
+  if (o.optimizer === 'edit' && !family.editMenu) throw new UsageError(`--optimizer edit needs a family with an edit menu; ${dataset} has none (use --optimizer free; learn-design has one)`);
+  if (o.heldout && !getDataset(dataset).splits.includes(o.heldoutSplit)) throw new UsageError(`--heldout-split ${o.heldoutSplit}: ${dataset} has no such split (splits: ${getDataset(dataset).splits.join(', ')})`);
   const first = parseMassDesign(o.design ? readFileSync(o.design, 'utf8') : FIRST_DESIGNS[dataset], catalogue);
   if (!first.ok) throw new CommandError('BAD_FILE', `${o.design ?? 'the default design'}: the design does not validate:\n${first.issues.map((i) => `  ${i.code} ${i.path || '(design)'}: ${i.message}`).join('\n')}`);
   const rule = o.rule as 'baseline' | 'direct';
