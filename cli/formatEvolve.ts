@@ -33,7 +33,7 @@ export interface ProposalStats {
 }
 
 /** The optimizer's proposals of an evolution, counted from its records (`proposal` kind). */
-export function proposalStats(records: readonly MassRecord[], model: string): ProposalStats {
+export function proposalStats(records: readonly MassRecord[], proposer: string): ProposalStats {
   const ps = records.filter((r) => r.kind === 'proposal').map((r) => r.value as ProposalRecord);
   const valid = ps.filter((p) => p.accepted || (p.issues.length > 0 && p.issues.every((i) => i.code === 'UNCHANGED'))).length;
   const cutOff = ps.filter((p) => p.issues.some((i) => ['UNPARSABLE', 'UNPARSABLE_OUTPUT', 'NOT_A_PROPOSAL'].includes(i.code))).length;
@@ -44,7 +44,7 @@ export function proposalStats(records: readonly MassRecord[], model: string): Pr
   const constant = edits.length > 1 && distinctEdits === 1;
   const pct = (k: number) => (ps.length ? ` (${((100 * k) / ps.length).toFixed(0)}%)` : '');
   const text = ps.length
-    ? `Proposals (proposer: the model, ${model}): ${ps.length}; valid ${valid}${pct(valid)}; accepted ${ps.filter((p) => p.accepted).length}; cut off or outside the grammar ${cutOff}${edits.length ? `; ${distinctEdits} distinct edit(s), by op: ${Object.entries(ops).map(([k, v]) => `${k} ${v}`).join(', ')}` : ''}${constant ? '\nCONSTANT PROPOSER: every proposal was the same edit; a champion it found is a constant proposer\'s.' : ''}\n`
+    ? `Proposals (proposer: ${proposer}): ${ps.length}; valid ${valid}${pct(valid)}; accepted ${ps.filter((p) => p.accepted).length}; cut off or outside the grammar ${cutOff}${edits.length ? `; ${distinctEdits} distinct edit(s), by op: ${Object.entries(ops).map(([k, v]) => `${k} ${v}`).join(', ')}` : ''}${constant ? '\nCONSTANT PROPOSER: every proposal was the same edit; a champion it found is a constant proposer\'s.' : ''}${proposer.startsWith('RANDOM') ? '\nRANDOM PROPOSER (SIMULATED): the champions were found by random edits, not by the model.' : ''}\n`
     : 'Proposals: none (one iteration runs version 0 only)\n';
   return { proposals: ps.length, valid, accepted: ps.filter((p) => p.accepted).length, cutOff, ops, distinctEdits, constant, text };
 }

@@ -59,6 +59,7 @@ interface EvolveFlags extends ModelFlagValues {
   heldout?: number;
   heldoutSplit: string;
   judge: string;
+  proposer: string;
 }
 
 /** `--audit-swaps` when not given: for a new evolution (one stored before the flag existed keeps none, so it resumes and replays as it ran). */
@@ -89,7 +90,8 @@ export function define(cmd: Command, ctx: CommandContext, deps: EvolveCommandDep
     .addOption(new Option('--optimizer <mode>', 'how the optimizer proposes: edit (one edit from the family\'s menu, under the grammar of the valid new edits; the default for a family with a menu: learn-design) or free (a whole design; the default otherwise)').choices(['edit', 'free']))
     .addOption(intOption('--heldout <n>', 'after the loop, run version 0 and each task\'s champion on the first n tasks of --heldout-split (same seed per task) and compare them pairwise (sign test, bootstrap interval)', { min: 1 }))
     .option('--heldout-split <name>', 'split of the held-out comparison', 'heldout')
-    .addOption(new Option('--judge <who>', 'who judges the pairs: self (the same model, MASS\'s self-judge) or verifier (the family\'s grader compares the two grades, no model call: a control; the default --id then ends in -verifier)').choices(['self', 'verifier']).default('self'));
+    .addOption(new Option('--judge <who>', 'who judges the pairs: self (the same model, MASS\'s self-judge) or verifier (the family\'s grader compares the two grades, no model call: a control; the default --id then ends in -verifier)').choices(['self', 'verifier']).default('self'))
+    .addOption(new Option('--proposer <who>', 'who proposes the edits: model, or random (SIMULATED: uniform over the valid new edits, no model call; a baseline for the model\'s proposals; the default --id then ends in -random)').choices(['model', 'random']).default('model'));
   addModelOptions(cmd, { contextSize: { min: 256, default: 2048, help: 'context tokens per model (default: 2048: the optimizer reads and writes about 1,700 tokens of stories260K)' } });
   cmd
     .option('--id <evolution-id>', 'the evolution id; an existing one is resumed (default: evo-<dataset>-<seed>-<rule>-<model file name>)')
@@ -113,12 +115,13 @@ async function evolveCommand(dataset: string | undefined, o: EvolveFlags, io: Io
   const tasks = getDataset(dataset).load({ split: o.split, limit: o.limit, offset: o.offset });
   const catalogue = { checks: family.checks.names() };
   // Refused before the model loads: an edit optimizer without a menu, a held-out split the dataset lacks.
+  if (o.proposer === 'random' && (o.optimizer === 'free' || !family.editMenu)) throw new UsageError('--proposer random draws among the edit language\'s edits: it needs --optimizer edit and a family with a menu (learn-design)');
   if (o.optimizer === 'edit' && !family.editMenu) throw new UsageError(`--optimizer edit needs a family with an edit menu; ${dataset} has none (use --optimizer free; learn-design has one)`);
   if (o.heldout && !getDataset(dataset).splits.includes(o.heldoutSplit)) throw new UsageError(`--heldout-split ${o.heldoutSplit}: ${dataset} has no such split (splits: ${getDataset(dataset).splits.join(', ')})`);
   const first = parseMassDesign(o.design ? readFileSync(o.design, 'utf8') : FIRST_DESIGNS[dataset], catalogue);
   if (!first.ok) throw new CommandError('BAD_FILE', `${o.design ?? 'the default design'}: the design does not validate:\n${first.issues.map((i) => `  ${i.code} ${i.path || '(design)'}: ${i.message}`).join('\n')}`);
   const rule = o.rule as 'baseline' | 'direct';
-  const evolutionId = o.id ?? `${defaultEvolutionId(dataset, o.seed, rule, o.model)}${o.judge === 'verifier' ? '-verifier' : ''}`;
+  const evolutionId = o.id ?? `${defaultEvolutionId(dataset, o.seed, rule, o.model)}${o.judge === 'verifier' ? '-verifier' : ''}${o.proposer === 'random' ? '-random' : ''}`;
   const cfg = modelConfigOf(o);
   const store = openStore(o.db);
   const controller = new AbortController();
@@ -140,7 +143,7 @@ async function evolveCommand(dataset: string | undefined, o: EvolveFlags, io: Io
     recordEvolution(store, evolutionId, { tasks, firstDesign: first.design, settings: { dataset, split: o.split, iterations: o.iterations, rule, ...(auditSwaps > 0 && { auditSwaps }) }, seed: o.seed, models: withFingerprints(cfg), environment: reproEnvironment() });
     const t0 = performance.now();
     const report = await evolve(
-      { evolutionId, family, tasks, firstDesign: first.design, iterations: o.iterations, rule, seed: o.seed, catalogue, auditSwaps, ...(o.optimizer && { optimizerMode: o.optimizer as OptimizerMode }), ...(o.judge === 'verifier' && { judge: 'verifier' as const }) },
+      { evolutionId, family, tasks, firstDesign: first.design, iterations: o.iterations, rule, seed: o.seed, catalogue, auditSwaps, ...(o.optimizer && { optimizerMode: o.optimizer as OptimizerMode }), ...(o.judge === 'verifier' && { judge: 'verifier' as const }), ...(o.proposer === 'random' && { proposer: 'random' as const }) },
       {
         store,
         provider,
@@ -159,7 +162,7 @@ async function evolveCommand(dataset: string | undefined, o: EvolveFlags, io: Io
     // The judge picked every champion: audit it against the external grader on the pairs it judged (core/guards judgeAudit).
     const judgeAudit = evolutionAudit(o.judge === 'verifier' ? 'VERIFIER JUDGE (the family\'s external grader, not the self-judge)' : roleRefs.has('judge') ? `judge (${roleRefs.get('judge')})` : `self-judge (${path.basename(o.model)})`, records);
     const evolveSeconds = (performance.now() - t0) / 1000;
-    const proposals = proposalStats(records, path.basename(o.model));
+    const proposals = proposalStats(records, o.proposer === 'random' ? 'RANDOM (SIMULATED: uniform over the valid new edits, no model call)' : `the model, ${path.basename(o.model)}`);
     const heldout = o.heldout && !controller.signal.aborted ? await heldoutComparisons(evolutionId, dataset, o, records, first.design, catalogue, { store, provider, family, tools: defaultTools(), signal: controller.signal, config: { models: cfg } }, io) : [];
     const wall = `Wall time: ${((performance.now() - t0) / 1000).toFixed(1)} s (loop ${evolveSeconds.toFixed(1)} s${o.heldout ? `, held-out ${heldout.reduce((x, h) => x + h.comparison.wallSeconds, 0).toFixed(1)} s` : ''}; --threads ${o.threads ?? 'default'})\n`;
     io.stdout(o.json ? JSON.stringify({ ...report, timeline, judgeAudit, proposals, heldout, wallSeconds: (performance.now() - t0) / 1000 }) + '\n' : `${formatReport(report, timeline)}${proposals.text}${heldout.map((h) => `Task ${h.taskIndex}: ${formatHeldout(h.comparison)}`).join('')}${formatJudgeAudit(judgeAudit)}${judgeAudit.unreliable ? 'UNRELIABLE JUDGE: the champions above were chosen by a judge that fails its audit; read them as its positions, not as findings.\n' : ''}${wall}`);

@@ -74,6 +74,28 @@ describe('evolve with the edit optimizer (SIMULATED sloppy team, scripted optimi
     store.close();
   });
 
+  it('the random proposer (SIMULATED baseline) draws valid new edits from the seed, with no model call, and replays', async () => {
+    const tasks = createLearnDesignDataset().load({ split: 'train', limit: 1 });
+    const proposalsOf = async (store: ReturnType<typeof openStore>) => {
+      const team = sloppyTeam();
+      await evolve({ evolutionId: 'rp', family, tasks, firstDesign: first, iterations: 4, rule: 'direct', seed: 5, catalogue, judge: 'verifier', proposer: 'random' }, { store, provider: team, tools });
+      expect(team.proposed).toEqual([]); // the scripted optimizer was never asked
+      return values(store, 'rp', 'proposal').map((p) => [p.accepted, (p.proposal as { changes_from_previous: string; why_it_should_improve: string }).changes_from_previous, (p.proposal as { why_it_should_improve: string }).why_it_should_improve]);
+    };
+    const a = openStore(':memory:');
+    const got = await proposalsOf(a);
+    expect(got).toHaveLength(3);
+    for (const [accepted, , why] of got) expect([accepted, why]).toEqual([true, 'RANDOM proposer (SIMULATED): drawn uniformly among the valid edits']);
+    expect(a.listExperiments().filter((x) => x.id.includes('optimizer'))).toEqual([]);
+    const b = openStore(':memory:');
+    expect(await proposalsOf(b)).toEqual(got);
+    const replay = await replayEvolution(a, 'rp', { family, tools, providerFor: (exp) => new ReplayProvider(a.getExperimentCalls(exp)) });
+    expect(replay.mismatches).toEqual([]);
+    a.close();
+    b.close();
+    expect(() => settingsOf({ evolutionId: 'f', family, tasks, firstDesign: first, catalogue, optimizerMode: 'free', proposer: 'random' })).toThrow(/needs the edit optimizer/);
+  });
+
   it('keeps the free optimizer for families without a menu (their stored settings unchanged) and refuses edits there', () => {
     const s = settingsOf(toolSpec('x'));
     expect('optimizerMode' in s || 'editMenu' in s).toBe(false);

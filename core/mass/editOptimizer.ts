@@ -8,6 +8,7 @@
  * returns: the proposal holds the edit, its text (`changes_from_previous`) and the design it gives
  * (`improved_multi_agent_design`); the other free-text fields are empty (the language has none).
  */
+import { mulberry32 } from '../random.ts';
 import type { Grade, Grader } from '../tasks/types.ts';
 import { designJson, renderMassDesign, DESIGN_LIMITS, type DesignCatalogue, type DesignLimits } from './design.ts';
 import { editOptions, editSchema, editText, orderedEdit, readEdit, type EditOption } from './edits.ts';
@@ -69,9 +70,14 @@ export function editProposal(option: EditOption): OptimizerProposal & { edit: Re
  * edit left: nothing is asked), `UNPARSABLE` (the reply is not one of the edits, e.g. cut off), or
  * the failed call's code. Errors: those of `runStep`.
  */
-export async function optimizeEdit(input: OptimizerInput, family: MassFamily, deps: StepDeps, opts: { experimentId: string; seed: number; maxTokens?: number; temperature?: number; catalogue: DesignCatalogue; limits?: DesignLimits; menu: EditMenu; tried: readonly MassDesign[]; about?: Record<string, unknown> }): Promise<Optimized & { options: number }> {
+export async function optimizeEdit(input: OptimizerInput, family: MassFamily, deps: StepDeps, opts: { experimentId: string; seed: number; maxTokens?: number; temperature?: number; catalogue: DesignCatalogue; limits?: DesignLimits; menu: EditMenu; tried: readonly MassDesign[]; random?: boolean; about?: Record<string, unknown> }): Promise<Optimized & { options: number }> {
   const options = editOptions(input.current.design, opts.menu, opts.catalogue, opts.limits ?? DESIGN_LIMITS, opts.tried);
   if (!options.length) return { experimentId: opts.experimentId, runId: '', issues: [{ code: 'NO_EDIT', path: '', message: 'no edit of the menu gives a valid design not tried yet' }], options: 0 };
+  if (opts.random) {
+    // The SIMULATED random proposer: uniform over the valid new edits, from the call's seed; no model call, nothing stored but the loop's records.
+    const pick = options[Math.floor(mulberry32(opts.seed)() * options.length)]!;
+    return { experimentId: '', runId: '', proposal: { ...editProposal(pick), why_it_should_improve: 'RANDOM proposer (SIMULATED): drawn uniformly among the valid edits' }, design: pick.design, issues: [], options: options.length };
+  }
   const grader: Grader = {
     grade(answer: unknown): Grade {
       const o = readEdit(answerValue(answer), options);

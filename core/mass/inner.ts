@@ -82,6 +82,12 @@ export interface EvolveSpec {
    * when `verifier`.
    */
   judge?: 'self' | 'verifier';
+  /**
+   * Who proposes the edits (edit mode only): `model` (default) or `random` — a SIMULATED
+   * proposer drawing uniformly among the valid new edits with the iteration's seed, no model call:
+   * a baseline the model's proposals are measured against. Stored only when `random`.
+   */
+  proposer?: 'model' | 'random';
 }
 
 /** How the optimizer proposes (EvolveSpec.optimizerMode). */
@@ -148,6 +154,8 @@ export interface EvolutionSettings {
   editMenu?: EditMenu;
   /** Present when `verifier` (EvolveSpec.judge). */
   judge?: 'verifier';
+  /** Present when `random` (EvolveSpec.proposer). */
+  proposer?: 'random';
 }
 
 export function settingsOf(spec: EvolveSpec): EvolutionSettings {
@@ -170,6 +178,10 @@ export function settingsOf(spec: EvolveSpec): EvolutionSettings {
   if (spec.budget) s.budget = spec.budget;
   if (spec.auditSwaps) s.auditSwaps = spec.auditSwaps;
   if (spec.judge === 'verifier') s.judge = 'verifier';
+  if (spec.proposer === 'random') {
+    if (mode !== 'edit') throw new MassError('BAD_OPTIONS', 'the random proposer draws among the edit language\'s edits: it needs the edit optimizer', { field: 'proposer' });
+    s.proposer = 'random';
+  }
   if (mode === 'edit') {
     s.optimizerMode = 'edit';
     s.editMenu = { checks: [...spec.family.editMenu!.checks], instructions: Object.fromEntries(Object.entries(spec.family.editMenu!.instructions).map(([k, v]) => [k, [...v]])) };
@@ -270,7 +282,7 @@ async function evolveTask(spec: EvolveSpec, s: EvolutionSettings, deps: EvolveDe
       const input = { task, taskPrompt: spaces.get(current)!.taskPrompt, current: { version: current, design: cur }, best: champion === null ? undefined : { version: champion, design: designs.get(champion)! }, first: spec.firstDesign, evidence: evidenceOf(spaces.get(current)!), history };
       const call = { experimentId: id(`i${iteration}.optimizer`), seed: deriveSeed(s.seed, 'optimizer', t, iteration), maxTokens: s.optimizerTokens, temperature: s.optimizerTemperature, catalogue: s.catalogue, limits: s.limits, about: about({ iteration }) };
       // The edit language offers only valid designs not tried yet (every version of this task).
-      const opt = s.optimizerMode === 'edit' ? await optimizeEdit(input, spec.family, deps, { ...call, menu: s.editMenu!, tried: [...designs.values()] }) : await optimize(input, spec.family, deps, call);
+      const opt = s.optimizerMode === 'edit' ? await optimizeEdit(input, spec.family, deps, { ...call, menu: s.editMenu!, tried: [...designs.values()], ...(s.proposer && { random: true }) }) : await optimize(input, spec.family, deps, call);
       const same = opt.design && [...designs.values()].find((d) => designJson(d) === designJson(opt.design!));
       const issues = opt.design ? (same ? [{ code: 'UNCHANGED', path: '', message: 'the proposal repeats a design already tried' }] : []) : opt.issues;
       k = issues.length ? -1 : designs.size;
