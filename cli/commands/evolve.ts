@@ -258,7 +258,7 @@ function formatTimeline(t: EvolutionTimeline): string {
         continue;
       }
       const v = it.verdicts.map((x) => `vs ${x.against}: ${x.valid ? x.winner : 'invalid'} (candidate ${x.candidateSide}) ${x.candidateWon ? 'WIN' : 'no'} "${x.rationale.slice(0, 60)}"`).join(' | ');
-      out.push(`  it ${it.iteration}: v${it.version} score ${it.score?.toFixed(2) ?? '-'}; ${v || 'no verdict'}; champion ${it.champion === null ? 'none' : `v${it.champion}`}${it.championChanged ? ' *' : ''}`);
+      out.push(`  it ${it.iteration}: v${it.version}${it.edit ? ` (${it.edit})` : ''} score ${it.score?.toFixed(2) ?? '-'}; ${v || 'no verdict'}; champion ${it.champion === null ? 'none' : `v${it.champion}`}${it.championChanged ? ' *' : ''}`);
     }
   }
   return out.join('\n') + '\n';

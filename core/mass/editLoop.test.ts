@@ -9,6 +9,7 @@ import { massFamily, FIRST_DESIGNS } from './family.ts';
 import { evolve, settingsOf } from './inner.ts';
 import { sloppyTeam } from './learnDesign.fixture.ts';
 import { replayEvolution } from './replay.ts';
+import { timelineOf } from './timeline.ts';
 import { spec as toolSpec } from './loop.fixture.ts';
 
 const family = massFamily('learn-design');
@@ -53,6 +54,8 @@ describe('evolve with the edit optimizer (SIMULATED sloppy team, scripted optimi
     // Direct rule: v1 ties v0, v2 beats it, v3 ties v2.
     expect(values(store, 'ed', 'champion').map((c) => c.version)).toEqual([0, 2]);
     expect(report.tasks[0]).toMatchObject({ champion: 2, versions: 4, rejected: 0, championScore: 1 });
+    // The timeline names the edit behind each version.
+    expect(timelineOf('ed', store.mass.list('ed')).tasks[0]!.iterations.map((i) => i.edit ?? '-')).toEqual(['-', 'add_check picker tool_fits_request', 'retry hop 1 max 1', 'add_check filler argument_in_request']);
     const replay = await replayEvolution(store, 'ed', { family, tools, providerFor: (exp) => new ReplayProvider(store.getExperimentCalls(exp)) });
     expect(replay.mismatches).toEqual([]);
     expect(replay.matched).toBe(replay.records);
