@@ -9,7 +9,7 @@ import type { Task } from '../tasks/types.ts';
 import { CheckRegistry, type Check } from '../workflow/checks.ts';
 import { MassError } from './errors.ts';
 import type { MassFamily } from './types.ts';
-import { DESIGN_FIRST, learnDesignFamily } from './learnDesignFamily.ts';
+import { DESIGN_CHECKS, DESIGN_FIRST, learnDesignFamily } from './learnDesignFamily.ts';
 
 const textOf = (out: unknown) => (typeof out === 'string' ? out : JSON.stringify(out ?? ''));
 
@@ -43,6 +43,17 @@ export const MASS_CHECKS: Record<string, Check> = {
 export function massChecks(): CheckRegistry {
   const reg = new CheckRegistry();
   for (const [name, check] of Object.entries(MASS_CHECKS)) reg.register(name, check);
+  return reg;
+}
+
+/**
+ * The checks a stored MASS step may name, whatever its family: MASS_CHECKS plus every family's own
+ * (learn-design's DESIGN_CHECKS). Replay, fork and counterfactual of a stored step parse its
+ * workflow text with these (core/experiments/storedWorkflow.ts); the names do not collide.
+ */
+export function storedMassChecks(): CheckRegistry {
+  const reg = massChecks();
+  for (const [name, check] of Object.entries(DESIGN_CHECKS)) reg.register(name, check);
   return reg;
 }
 

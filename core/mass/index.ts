@@ -7,7 +7,7 @@ export * from './types.ts';
 export { MassError, type MassErrorCode } from './errors.ts';
 export { parseMassDesign, renderMassDesign, designJson, diffMassDesigns, diffText, lineDiff, DESIGN_LIMITS, DESIGN_MARKER, type DesignLimits, type DesignCatalogue, type DesignDiff, type AgentChange, type ParseResult } from './design.ts';
 export { compileMass, MASS_BUDGET, type MassBudget, type CompiledMass } from './compile.ts';
-export { massFamily, massFamilyNames, massChecks, MASS_CHECKS, FIRST_DESIGNS, WORD_CHOICES } from './family.ts';
+export { massFamily, massFamilyNames, massChecks, storedMassChecks, MASS_CHECKS, FIRST_DESIGNS, WORD_CHOICES } from './family.ts';
 export { runStep, type StepDeps, type StepSpec, type StepResult } from './stored.ts';
 export { runMass, workspaceOf, type MassRunDeps, type MassRunOptions } from './run.ts';
 export { massTools, REDELEGATE_TOOL } from './redelegate.ts';
