@@ -13,7 +13,7 @@ describe('flowlab evolve: arguments (no model needed)', () => {
 
     const gsm = await cli(['evolve', 'gsm8k', '--model', '/nowhere.gguf']);
     expect(gsm.code).toBe(1);
-    expect(gsm.err).toContain('no MASS task family for dataset "gsm8k"; known: learn-tool, learn-word [UNKNOWN_FAMILY]');
+    expect(gsm.err).toContain('no MASS task family for dataset "gsm8k"; known: learn-tool, learn-word, learn-design [UNKNOWN_FAMILY]');
 
     const file = path.join(tempDir('evolve-args'), 'v0.json');
     writeFileSync(file, JSON.stringify({ agents: [{ agent_id: 'picker', role: 'Picker', instruction: 'Pick.', contract: { fields: ['tool'], checks: ['no_such_check'] } }], hops: ['ghost'] }));
@@ -22,6 +22,14 @@ describe('flowlab evolve: arguments (no model needed)', () => {
     expect(bad.err).toContain('UNKNOWN_CHECK agents[0].contract.checks[0]: unknown check "no_such_check"');
     expect(bad.err).toContain('UNKNOWN_AGENT hops[0].agent_id: hop calls "ghost"');
     expect(bad.err).toContain('[BAD_FILE]');
+
+    // Refused before any model loads (the model path does not exist).
+    const edit = await cli(['evolve', 'learn-tool', '--model', '/nowhere.gguf', '--optimizer', 'edit']);
+    expect(edit.code).toBe(2);
+    expect(edit.err).toContain('--optimizer edit needs a family with an edit menu; learn-tool has none');
+    const split = await cli(['evolve', 'learn-design', '--model', '/nowhere.gguf', '--heldout', '4', '--heldout-split', 'test']);
+    expect(split.code).toBe(2);
+    expect(split.err).toContain('--heldout-split test: learn-design has no such split (splits: train, heldout)');
 
     const missing = await cli(['evolve', '--timeline', 'nope', '--db', path.join(tempDir('evolve-args'), 'none.db')]);
     expect(missing.code).toBe(1);

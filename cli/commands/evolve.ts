@@ -17,7 +17,10 @@ import {
   type EvolutionTimeline,
   type EvolveEvent,
   type EvolveReport,
+  type OptimizerMode,
 } from '../../core/mass/index.ts';
+import { heldoutComparisons, proposalStats } from '../formatEvolve.ts';
+import { formatHeldout } from '../../core/mass/index.ts';
 import type { ModelConfig, ModelProvider } from '../../core/model/index.ts';
 import { formatJudgeAudit } from '../../core/guards/index.ts';
 import { openStore, storedModels, type Store } from '../../core/store/index.ts';
@@ -52,6 +55,11 @@ interface EvolveFlags extends ModelFlagValues {
   auditSwaps?: number;
   parallel?: number;
   json?: boolean;
+  optimizer?: string;
+  heldout?: number;
+  heldoutSplit: string;
+  judge: string;
+  proposer: string;
 }
 
 /** `--audit-swaps` when not given: for a new evolution (one stored before the flag existed keeps none, so it resumes and replays as it ran). */
@@ -78,7 +86,12 @@ export function define(cmd: Command, ctx: CommandContext, deps: EvolveCommandDep
     .addOption(intOption('--offset <n>', 'skip the first n tasks', { default: 0 }))
     .addOption(intOption('--iterations <n>', 'iterations per task (iteration 0 runs the first design; each later one asks the optimizer once)', { min: 1, max: 100, default: 11 }))
     .addOption(new Option('--rule <rule>', 'champion rule: baseline (public code: beat the bare task, then the champion in arbitration) or direct (paper: candidate vs champion)').choices(['baseline', 'direct']).default('baseline'))
-    .option('--design <file.json>', 'the first design (version 0 list of {agent_id, role, instruction}, or a version-1 object); default: the family\'s');
+    .option('--design <file.json>', 'the first design (version 0 list of {agent_id, role, instruction}, or a version-1 object); default: the family\'s')
+    .addOption(new Option('--optimizer <mode>', 'how the optimizer proposes: edit (one edit from the family\'s menu, under the grammar of the valid new edits; the default for a family with a menu: learn-design) or free (a whole design; the default otherwise)').choices(['edit', 'free']))
+    .addOption(intOption('--heldout <n>', 'after the loop, run version 0 and each task\'s champion on the first n tasks of --heldout-split (same seed per task) and compare them pairwise (sign test, bootstrap interval)', { min: 1 }))
+    .option('--heldout-split <name>', 'split of the held-out comparison', 'heldout')
+    .addOption(new Option('--judge <who>', 'who judges the pairs: self (the same model, MASS\'s self-judge) or verifier (the family\'s grader compares the two grades, no model call: a control; the default --id then ends in -verifier)').choices(['self', 'verifier']).default('self'))
+    .addOption(new Option('--proposer <who>', 'who proposes the edits: model, or random (SIMULATED: uniform over the valid new edits, no model call; a baseline for the model\'s proposals; the default --id then ends in -random)').choices(['model', 'random']).default('model'));
   addModelOptions(cmd, { contextSize: { min: 256, default: 2048, help: 'context tokens per model (default: 2048: the optimizer reads and writes about 1,700 tokens of stories260K)' } });
   cmd
     .option('--id <evolution-id>', 'the evolution id; an existing one is resumed (default: evo-<dataset>-<seed>-<rule>-<model file name>)')
@@ -101,10 +114,14 @@ async function evolveCommand(dataset: string | undefined, o: EvolveFlags, io: Io
   const family = massFamily(dataset);
   const tasks = getDataset(dataset).load({ split: o.split, limit: o.limit, offset: o.offset });
   const catalogue = { checks: family.checks.names() };
+  // Refused before the model loads: an edit optimizer without a menu, a held-out split the dataset lacks.
+  if (o.proposer === 'random' && (o.optimizer === 'free' || !family.editMenu)) throw new UsageError('--proposer random draws among the edit language\'s edits: it needs --optimizer edit and a family with a menu (learn-design)');
+  if (o.optimizer === 'edit' && !family.editMenu) throw new UsageError(`--optimizer edit needs a family with an edit menu; ${dataset} has none (use --optimizer free; learn-design has one)`);
+  if (o.heldout && !getDataset(dataset).splits.includes(o.heldoutSplit)) throw new UsageError(`--heldout-split ${o.heldoutSplit}: ${dataset} has no such split (splits: ${getDataset(dataset).splits.join(', ')})`);
   const first = parseMassDesign(o.design ? readFileSync(o.design, 'utf8') : FIRST_DESIGNS[dataset], catalogue);
   if (!first.ok) throw new CommandError('BAD_FILE', `${o.design ?? 'the default design'}: the design does not validate:\n${first.issues.map((i) => `  ${i.code} ${i.path || '(design)'}: ${i.message}`).join('\n')}`);
   const rule = o.rule as 'baseline' | 'direct';
-  const evolutionId = o.id ?? defaultEvolutionId(dataset, o.seed, rule, o.model);
+  const evolutionId = o.id ?? `${defaultEvolutionId(dataset, o.seed, rule, o.model)}${o.judge === 'verifier' ? '-verifier' : ''}${o.proposer === 'random' ? '-random' : ''}`;
   const cfg = modelConfigOf(o);
   const store = openStore(o.db);
   const controller = new AbortController();
@@ -124,8 +141,9 @@ async function evolveCommand(dataset: string | undefined, o: EvolveFlags, io: Io
     const stored = store.mass.get(evolutionId, 'evolution', 'settings')?.value as { auditSwaps?: number } | undefined;
     const auditSwaps = o.auditSwaps ?? (stored ? (stored.auditSwaps ?? 0) : EVOLVE_DEFAULTS.auditSwaps);
     recordEvolution(store, evolutionId, { tasks, firstDesign: first.design, settings: { dataset, split: o.split, iterations: o.iterations, rule, ...(auditSwaps > 0 && { auditSwaps }) }, seed: o.seed, models: withFingerprints(cfg), environment: reproEnvironment() });
+    const t0 = performance.now();
     const report = await evolve(
-      { evolutionId, family, tasks, firstDesign: first.design, iterations: o.iterations, rule, seed: o.seed, catalogue, auditSwaps },
+      { evolutionId, family, tasks, firstDesign: first.design, iterations: o.iterations, rule, seed: o.seed, catalogue, auditSwaps, ...(o.optimizer && { optimizerMode: o.optimizer as OptimizerMode }), ...(o.judge === 'verifier' && { judge: 'verifier' as const }), ...(o.proposer === 'random' && { proposer: 'random' as const }) },
       {
         store,
         provider,
@@ -142,8 +160,12 @@ async function evolveCommand(dataset: string | undefined, o: EvolveFlags, io: Io
     const timeline = timelineOf(evolutionId, records);
     if (report.written === 0) io.stderr(`Evolution ${evolutionId} was already complete in ${o.db}: nothing new was run; it is shown as stored. For a new one: --id <new-id> (or another --seed or --rule).\n`);
     // The judge picked every champion: audit it against the external grader on the pairs it judged (core/guards judgeAudit).
-    const judgeAudit = evolutionAudit(roleRefs.has('judge') ? `judge (${roleRefs.get('judge')})` : `self-judge (${path.basename(o.model)})`, records);
-    io.stdout(o.json ? JSON.stringify({ ...report, timeline, judgeAudit }) + '\n' : `${formatReport(report, timeline)}${formatJudgeAudit(judgeAudit)}${judgeAudit.unreliable ? 'UNRELIABLE JUDGE: the champions above were chosen by a judge that fails its audit; read them as its positions, not as findings.\n' : ''}`);
+    const judgeAudit = evolutionAudit(o.judge === 'verifier' ? 'VERIFIER JUDGE (the family\'s external grader, not the self-judge)' : roleRefs.has('judge') ? `judge (${roleRefs.get('judge')})` : `self-judge (${path.basename(o.model)})`, records);
+    const evolveSeconds = (performance.now() - t0) / 1000;
+    const proposals = proposalStats(records, o.proposer === 'random' ? 'RANDOM (SIMULATED: uniform over the valid new edits, no model call)' : `the model, ${path.basename(o.model)}`);
+    const heldout = o.heldout && !controller.signal.aborted ? await heldoutComparisons(evolutionId, dataset, o, records, first.design, catalogue, { store, provider, family, tools: defaultTools(), signal: controller.signal, config: { models: cfg } }, io) : [];
+    const wall = `Wall time: ${((performance.now() - t0) / 1000).toFixed(1)} s (loop ${evolveSeconds.toFixed(1)} s${o.heldout ? `, held-out ${heldout.reduce((x, h) => x + h.comparison.wallSeconds, 0).toFixed(1)} s` : ''}; --threads ${o.threads ?? 'default'})\n`;
+    io.stdout(o.json ? JSON.stringify({ ...report, timeline, judgeAudit, proposals, heldout, wallSeconds: (performance.now() - t0) / 1000 }) + '\n' : `${formatReport(report, timeline)}${proposals.text}${heldout.map((h) => `Task ${h.taskIndex}: ${formatHeldout(h.comparison)}`).join('')}${formatJudgeAudit(judgeAudit)}${judgeAudit.unreliable ? 'UNRELIABLE JUDGE: the champions above were chosen by a judge that fails its audit; read them as its positions, not as findings.\n' : ''}${wall}`);
     return 0;
   } finally {
     process.off('SIGINT', onSigint);
@@ -236,7 +258,7 @@ function formatTimeline(t: EvolutionTimeline): string {
         continue;
       }
       const v = it.verdicts.map((x) => `vs ${x.against}: ${x.valid ? x.winner : 'invalid'} (candidate ${x.candidateSide}) ${x.candidateWon ? 'WIN' : 'no'} "${x.rationale.slice(0, 60)}"`).join(' | ');
-      out.push(`  it ${it.iteration}: v${it.version} score ${it.score?.toFixed(2) ?? '-'}; ${v || 'no verdict'}; champion ${it.champion === null ? 'none' : `v${it.champion}`}${it.championChanged ? ' *' : ''}`);
+      out.push(`  it ${it.iteration}: v${it.version}${it.edit ? ` (${it.edit})` : ''} score ${it.score?.toFixed(2) ?? '-'}; ${v || 'no verdict'}; champion ${it.champion === null ? 'none' : `v${it.champion}`}${it.championChanged ? ' *' : ''}`);
     }
   }
   return out.join('\n') + '\n';

@@ -9,7 +9,8 @@
  *      `redelegate` adds, per allowed re-delegation, a decision node and the re-delegated call,
  *      which runs only when the latest reply broke its contract: redelegate.ts)
  *   -> answer (the orchestrator again: reads every agent's latest reply and answers under the
- *      task's answer grammar)
+ *      task's answer grammar; for a family with `answerFields`, the `mass_answer` tool assembles
+ *      the answer from the replies' fields instead, answerTool.ts)
  * Sub-agent inputs are optional, so a reply that breaks its contract is recorded as that
  * agent's execution failure and later hops read null instead of failing in cascade.
  *
@@ -29,6 +30,7 @@
 import type { Task } from '../tasks/types.ts';
 import { renderMassDesign } from './design.ts';
 import { REDELEGATE_TOOL } from './redelegate.ts';
+import { ANSWER_PORTS, ANSWER_TOOL } from './answerTool.ts';
 import type { MassDesign, MassFamily } from './types.ts';
 
 /** Token budgets of the compiled nodes (stories260K reads 512 tokens in all). */
@@ -65,7 +67,7 @@ const orchestratorRole = (design: MassDesign | null) => ({
 export function compileMass(design: MassDesign | null, task: Task, family: MassFamily, budget: MassBudget = MASS_BUDGET, name = 'mass', author: 'human' | 'optimizer' = 'human'): CompiledMass {
   const taskPrompt = family.prompt(task);
   const designText = design ? renderMassDesign(design) : '';
-  const input = { ...task.input, mass_task: taskPrompt, mass_design: designText };
+  const input: Record<string, unknown> = { ...task.input, mass_task: taskPrompt, mass_design: designText };
   const answerOut = { schema: family.answerSchema };
   if (!design) {
     const doc = {
@@ -138,7 +140,7 @@ export function compileMass(design: MassDesign | null, task: Task, family: MassF
       extra += readPorts(inputs, `r${k}`, latest.get(r)!, (p) => `{{#${p}}}${r} said: {{${p}}}\n{{/${p}}}`);
     });
     const keys = [...agent.contract.fields, ...agent.contract.artefacts];
-    const schema = { type: 'object', properties: Object.fromEntries(keys.map((k) => [k, { type: 'string', maxLength: budget.fieldChars }])), required: keys, additionalProperties: false };
+    const schema = { type: 'object', properties: Object.fromEntries(keys.map((k) => [k, family.fieldSchemas?.[k] ?? { type: 'string', maxLength: budget.fieldChars }])), required: keys, additionalProperties: false };
     const task = h.scope ?? agent.instruction;
     nodes.push({
       id,
@@ -180,7 +182,13 @@ export function compileMass(design: MassDesign | null, task: Task, family: MassF
   [...latest.entries()].forEach(([agent, from], k) => {
     team += readPorts(answerInputs, `a${k}`, from, (p) => `{{#${p}}}${agent}: {{${p}}}\n{{/${p}}}`);
   });
-  nodes.push({ id: 'answer', role: 'orchestrator', inputs: answerInputs, prompt: `${team}{{brief}}`, max_tokens: budget.answerTokens, temperature: budget.temperature, output: answerOut });
+  if (family.answerFields) {
+    // The family's answer is assembled from the replies' fields (answerTool.ts), every hop's reply in hop order.
+    const ins: Record<string, unknown> = { fields: 'task.mass_answer_fields' };
+    hopNodes.slice(0, ANSWER_PORTS).forEach((h, i) => void (ins[`x${i}`] = { from: h.nodeId, optional: true }));
+    input.mass_answer_fields = [...family.answerFields];
+    nodes.push({ id: 'answer', kind: 'tool', tool: ANSWER_TOOL, inputs: ins });
+  } else nodes.push({ id: 'answer', role: 'orchestrator', inputs: answerInputs, prompt: `${team}{{brief}}`, max_tokens: budget.answerTokens, temperature: budget.temperature, output: answerOut });
   const gates = order.length - hopNodes.length;
   const doc = {
     name,

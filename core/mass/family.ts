@@ -9,6 +9,7 @@ import type { Task } from '../tasks/types.ts';
 import { CheckRegistry, type Check } from '../workflow/checks.ts';
 import { MassError } from './errors.ts';
 import type { MassFamily } from './types.ts';
+import { DESIGN_CHECKS, DESIGN_FIRST, learnDesignFamily } from './learnDesignFamily.ts';
 
 const textOf = (out: unknown) => (typeof out === 'string' ? out : JSON.stringify(out ?? ''));
 
@@ -45,6 +46,17 @@ export function massChecks(): CheckRegistry {
   return reg;
 }
 
+/**
+ * The checks a stored MASS step may name, whatever its family: MASS_CHECKS plus every family's own
+ * (learn-design's DESIGN_CHECKS). Replay, fork and counterfactual of a stored step parse its
+ * workflow text with these (core/experiments/storedWorkflow.ts); the names do not collide.
+ */
+export function storedMassChecks(): CheckRegistry {
+  const reg = massChecks();
+  for (const [name, check] of Object.entries(DESIGN_CHECKS)) reg.register(name, check);
+  return reg;
+}
+
 function learnTool(): MassFamily {
   return {
     dataset: 'learn-tool',
@@ -74,18 +86,20 @@ function learnWord(): MassFamily {
   };
 }
 
-const FAMILIES: Record<string, () => MassFamily> = { 'learn-tool': learnTool, 'learn-word': learnWord };
+const FAMILIES: Record<string, () => MassFamily> = { 'learn-tool': learnTool, 'learn-word': learnWord, 'learn-design': () => learnDesignFamily(massChecks()) };
 
 /**
- * The default first design (version 0, MASS's written form: a list of {agent_id, role,
- * instruction}) of a family: an orchestrator entry, a tool picker and a checker.
+ * The default first design of a family: for learn-tool a version-0 list of {agent_id, role,
+ * instruction} (MASS's written form): an orchestrator entry, a tool picker and a checker.
  */
-export const FIRST_DESIGNS: Record<string, ReadonlyArray<{ agent_id: string; role: string; instruction: string }>> = {
+export const FIRST_DESIGNS: Record<string, ReadonlyArray<{ agent_id: string; role: string; instruction: string }> | typeof DESIGN_FIRST> = {
   'learn-tool': [
     { agent_id: 'agent_orchestrator', role: 'Lead', instruction: 'Ask the picker, then the checker, then answer with one tool.' },
     { agent_id: 'picker', role: 'Tool picker', instruction: 'Say which tool fits the request.' },
     { agent_id: 'checker', role: 'Checker', instruction: 'Say if the pick fits the request.' },
   ],
+  /** learnDesignFamily.ts: a picker then a filler, no check, no retry, no hand-off (version-1 form). */
+  'learn-design': DESIGN_FIRST,
 };
 
 /** Names of the MASS task families. */

@@ -7,14 +7,20 @@ export * from './types.ts';
 export { MassError, type MassErrorCode } from './errors.ts';
 export { parseMassDesign, renderMassDesign, designJson, diffMassDesigns, diffText, lineDiff, DESIGN_LIMITS, DESIGN_MARKER, type DesignLimits, type DesignCatalogue, type DesignDiff, type AgentChange, type ParseResult } from './design.ts';
 export { compileMass, MASS_BUDGET, type MassBudget, type CompiledMass } from './compile.ts';
-export { massFamily, massFamilyNames, massChecks, MASS_CHECKS, FIRST_DESIGNS, WORD_CHOICES } from './family.ts';
+export { massFamily, massFamilyNames, massChecks, storedMassChecks, MASS_CHECKS, FIRST_DESIGNS, WORD_CHOICES } from './family.ts';
 export { runStep, type StepDeps, type StepSpec, type StepResult } from './stored.ts';
 export { runMass, workspaceOf, type MassRunDeps, type MassRunOptions } from './run.ts';
 export { massTools, REDELEGATE_TOOL } from './redelegate.ts';
 export { judgePair, judgeWorkflow, evidenceOf, VERDICT_SCHEMA, EVIDENCE_CHARS, type JudgeOptions } from './judge.ts';
 export { optimize, optimizerPrompt, optimizerSchema, vocabularyOf, takeaways, PROPOSAL_FIELDS, AGENT_ID_POOL, FIELD_POOL, type HistoryEntry, type OptimizerInput, type Optimized } from './optimizer.ts';
-export { evolve, settingsOf, summaryOf, EVOLVE_DEFAULTS, type EvolveSpec, type EvolveDeps, type EvolveEvent, type EvolveReport, type EvolveTaskResult, type EvolutionSettings } from './inner.ts';
+export { evolve, settingsOf, summaryOf, verifierVerdict, EVOLVE_DEFAULTS, type OptimizerMode, type EvolveSpec, type EvolveDeps, type EvolveEvent, type EvolveReport, type EvolveTaskResult, type EvolutionSettings } from './inner.ts';
 export { replayEvolution, type EvolutionReplay } from './replay.ts';
+// The edit language, the learn-design family and the held-out comparison (docs/mass-inner.md, "The edit language").
+export { applyEdit, editOptions, editSchema, editText, readEdit, orderedEdit, longestEditChars, EDIT_FIELDS, EditError, type MassEdit, type EditOp, type EditOption } from './edits.ts';
+export { optimizeEdit, editPrompt, editProposal, EDIT_TOKENS } from './editOptimizer.ts';
+export { learnDesignFamily, cuedTool, cuedArguments, designAnswerGrader, DESIGN_CHECKS, DESIGN_EDIT_MENU, DESIGN_FIRST, DESIGN_ARGUMENTS } from './learnDesignFamily.ts';
+export { assembleAnswer, ANSWER_TOOL } from './answerTool.ts';
+export { compareOnHeldout, formatHeldout, type HeldoutSpec, type DesignComparison } from './heldout.ts';
 export { timelineOf, storedDesign, designDiffOf, type EvolutionTimeline, type TaskTimeline, type TimelineIteration, type TimelineVerdict, type TimelineDesign } from './timeline.ts';
 // The outer loop, its guards and whole cycles (docs/mass.md).
 export { bradleyTerry, rankPlayers, SCORE_TIE_EPS, type Match, type BradleyTerryOptions, type BradleyTerryResult, type PlayerStrength, type RankedPlayer } from './bradleyTerry.ts';

@@ -32,10 +32,11 @@ import { MassError } from './errors.ts';
 import { stepsInFlight } from './inFlight.ts';
 import { evidenceOf, judgePair } from './judge.ts';
 import { optimize, type HistoryEntry } from './optimizer.ts';
+import { EDIT_TOKENS, optimizeEdit } from './editOptimizer.ts';
 import { auditSample } from './outer.ts';
 import { runMass } from './run.ts';
 import type { StepDeps } from './stored.ts';
-import { MASS_RUBRIC, type ChampionRule, type MassDesign, type MassFamily, type Verdict, type Workspace } from './types.ts';
+import { MASS_RUBRIC, type ChampionRule, type EditMenu, type MassDesign, type MassFamily, type Verdict, type Workspace } from './types.ts';
 import type { MassBudget } from './compile.ts';
 
 /** Defaults of the inner loop (MASS public config: 11 iterations). */
@@ -66,7 +67,31 @@ export interface EvolveSpec {
    * stored only when above 0, so evolutions stored before it resume and replay unchanged.
    */
   auditSwaps?: number;
+  /**
+   * How the optimizer proposes: `free` (a whole design under the design-shaped grammar,
+   * optimizer.ts; for capable models) or `edit` (one edit of the current design from the family's
+   * menu, under the grammar of the valid new edits: editOptimizer.ts). Default: `edit` for a
+   * family with an `editMenu`, else `free`. Stored only when `edit`, with the menu (so evolutions
+   * stored before it resume and replay unchanged).
+   */
+  optimizerMode?: OptimizerMode;
+  /**
+   * Who judges the pairs: `self` (default: the same model, MASS's self-judge, judge.ts) or
+   * `verifier` (the family's external grader compares the two workspaces' grades: no model call;
+   * MASS's verifier arm, a control for what the loop finds with a judge that judges). Stored only
+   * when `verifier`.
+   */
+  judge?: 'self' | 'verifier';
+  /**
+   * Who proposes the edits (edit mode only): `model` (default) or `random` — a SIMULATED
+   * proposer drawing uniformly among the valid new edits with the iteration's seed, no model call:
+   * a baseline the model's proposals are measured against. Stored only when `random`.
+   */
+  proposer?: 'model' | 'random';
 }
+
+/** How the optimizer proposes (EvolveSpec.optimizerMode). */
+export type OptimizerMode = 'free' | 'edit';
 
 /** Progress of the loop, as it happens (also when a stored step is read back: `reused`). */
 export type EvolveEvent =
@@ -124,9 +149,18 @@ export interface EvolutionSettings {
   optimizerTemperature: number;
   /** Present when above 0 (EvolveSpec.auditSwaps). */
   auditSwaps?: number;
+  /** Present when `edit` (EvolveSpec.optimizerMode), with the family's menu at the time. */
+  optimizerMode?: 'edit';
+  editMenu?: EditMenu;
+  /** Present when `verifier` (EvolveSpec.judge). */
+  judge?: 'verifier';
+  /** Present when `random` (EvolveSpec.proposer). */
+  proposer?: 'random';
 }
 
 export function settingsOf(spec: EvolveSpec): EvolutionSettings {
+  const mode: OptimizerMode = spec.optimizerMode ?? (spec.family.editMenu ? 'edit' : 'free');
+  if (mode === 'edit' && !spec.family.editMenu) throw new MassError('BAD_OPTIONS', `the edit optimizer needs a family with an edit menu; ${spec.family.dataset} has none (use the free optimizer)`, { field: 'optimizerMode' });
   const s: EvolutionSettings = {
     dataset: spec.family.dataset,
     tasks: spec.tasks.map((t) => ({ id: t.id, index: t.index, input: t.input, expected: t.expected })),
@@ -137,12 +171,21 @@ export function settingsOf(spec: EvolveSpec): EvolutionSettings {
     rubric: [...(spec.rubric ?? MASS_RUBRIC)],
     catalogue: { checks: [...spec.catalogue.checks], ...(spec.catalogue.models ? { models: [...spec.catalogue.models] } : {}) },
     judgeTokens: spec.judgeTokens ?? EVOLVE_DEFAULTS.judgeTokens,
-    optimizerTokens: spec.optimizerTokens ?? EVOLVE_DEFAULTS.optimizerTokens,
+    optimizerTokens: spec.optimizerTokens ?? (mode === 'edit' ? EDIT_TOKENS : EVOLVE_DEFAULTS.optimizerTokens),
     optimizerTemperature: spec.optimizerTemperature ?? EVOLVE_DEFAULTS.optimizerTemperature,
   };
   if (spec.limits) s.limits = spec.limits;
   if (spec.budget) s.budget = spec.budget;
   if (spec.auditSwaps) s.auditSwaps = spec.auditSwaps;
+  if (spec.judge === 'verifier') s.judge = 'verifier';
+  if (spec.proposer === 'random') {
+    if (mode !== 'edit') throw new MassError('BAD_OPTIONS', 'the random proposer draws among the edit language\'s edits: it needs the edit optimizer', { field: 'proposer' });
+    s.proposer = 'random';
+  }
+  if (mode === 'edit') {
+    s.optimizerMode = 'edit';
+    s.editMenu = { checks: [...spec.family.editMenu!.checks], instructions: Object.fromEntries(Object.entries(spec.family.editMenu!.instructions).map(([k, v]) => [k, [...v]])) };
+  }
   return s;
 }
 
@@ -209,7 +252,7 @@ async function evolveTask(spec: EvolveSpec, s: EvolutionSettings, deps: EvolveDe
     const side = deriveSeed(s.seed, 'orient', t, k, kind) % 2 === 0 ? 'A' : 'B';
     const [a, b] = side === 'A' ? [cand, other] : [other, cand];
     const judgeSeed = deriveSeed(s.seed, 'judge', t, k, kind);
-    const v: Verdict = await judgePair(a, b, s.rubric, deps.provider, { ...deps, experimentId: id(`v${k}.vs-${against}`), task, seed: judgeSeed, maxTokens: s.judgeTokens, about: about({ iteration, kind, candidate: k, against }) });
+    const v: Verdict = s.judge === 'verifier' ? verifierVerdict(a, b) : await judgePair(a, b, s.rubric, deps.provider, { ...deps, experimentId: id(`v${k}.vs-${against}`), task, seed: judgeSeed, maxTokens: s.judgeTokens, about: about({ iteration, kind, candidate: k, against }) });
     judged.push({ key: `t${t}/v${k}/${kind}`, a, b, winner: v.winner, seed: judgeSeed, experimentId: id(`v${k}.vs-${against}.swap`), about: about({ iteration, kind, candidate: k, against, audit: 'swap' }) });
     const candidateWon = v.valid && v.winner === side;
     put('verdict', `t${t}/v${k}/${kind}`, { iteration, kind, candidate: k, against, candidateSide: side, a: a.runId, b: b.runId, winner: v.winner, rationale: v.rationale, valid: v.valid, candidateWon, experimentId: v.experimentId }, t);
@@ -236,12 +279,10 @@ async function evolveTask(spec: EvolveSpec, s: EvolutionSettings, deps: EvolveDe
     let k = 0;
     if (iteration > 0) {
       const cur = designs.get(current)!;
-      const opt = await optimize(
-        { task, taskPrompt: spaces.get(current)!.taskPrompt, current: { version: current, design: cur }, best: champion === null ? undefined : { version: champion, design: designs.get(champion)! }, first: spec.firstDesign, evidence: evidenceOf(spaces.get(current)!), history },
-        spec.family,
-        deps,
-        { experimentId: id(`i${iteration}.optimizer`), seed: deriveSeed(s.seed, 'optimizer', t, iteration), maxTokens: s.optimizerTokens, temperature: s.optimizerTemperature, catalogue: s.catalogue, limits: s.limits, about: about({ iteration }) },
-      );
+      const input = { task, taskPrompt: spaces.get(current)!.taskPrompt, current: { version: current, design: cur }, best: champion === null ? undefined : { version: champion, design: designs.get(champion)! }, first: spec.firstDesign, evidence: evidenceOf(spaces.get(current)!), history };
+      const call = { experimentId: id(`i${iteration}.optimizer`), seed: deriveSeed(s.seed, 'optimizer', t, iteration), maxTokens: s.optimizerTokens, temperature: s.optimizerTemperature, catalogue: s.catalogue, limits: s.limits, about: about({ iteration }) };
+      // The edit language offers only valid designs not tried yet (every version of this task).
+      const opt = s.optimizerMode === 'edit' ? await optimizeEdit(input, spec.family, deps, { ...call, menu: s.editMenu!, tried: [...designs.values()], ...(s.proposer && { random: true }) }) : await optimize(input, spec.family, deps, call);
       const same = opt.design && [...designs.values()].find((d) => designJson(d) === designJson(opt.design!));
       const issues = opt.design ? (same ? [{ code: 'UNCHANGED', path: '', message: 'the proposal repeats a design already tried' }] : []) : opt.issues;
       k = issues.length ? -1 : designs.size;
@@ -282,7 +323,7 @@ async function evolveTask(spec: EvolveSpec, s: EvolutionSettings, deps: EvolveDe
   // The judge audit's swapped sample: the same pair and seed with B shown as A (position consistency, core/guards judgeAudit).
   for (const index of auditSample(judged.length, s.auditSwaps ?? 0, deriveSeed(s.seed, 'audit', t))) {
     const j = judged[index]!;
-    const v = await judgePair(j.b, j.a, s.rubric, deps.provider, { ...deps, experimentId: j.experimentId, task, seed: j.seed, maxTokens: s.judgeTokens, about: j.about });
+    const v = s.judge === 'verifier' ? verifierVerdict(j.b, j.a) : await judgePair(j.b, j.a, s.rubric, deps.provider, { ...deps, experimentId: j.experimentId, task, seed: j.seed, maxTokens: s.judgeTokens, about: j.about });
     put('verdict-swap', j.key, { index, a: j.b.runId, b: j.a.runId, first: j.winner, swapped: v.winner, valid: v.valid, experimentId: v.experimentId }, t);
   }
   const result: EvolveTaskResult = {
@@ -297,6 +338,15 @@ async function evolveTask(spec: EvolveSpec, s: EvolutionSettings, deps: EvolveDe
   put('result', `t${t}`, result, t);
   emit({ type: 'task-done', taskIndex: t, champion, versions: designs.size });
   return result;
+}
+
+/**
+ * The external verifier's verdict on a pair (EvolveSpec.judge `verifier`): the workspace with the
+ * higher grade from the family's grader wins, equal grades tie. Pure, no model call.
+ */
+export function verifierVerdict(a: Workspace, b: Workspace): Verdict {
+  const [x, y] = [a.grade.score, b.grade.score];
+  return { winner: x > y ? 'A' : y > x ? 'B' : 'tie', rationale: `external grader: A ${x.toFixed(2)}, B ${y.toFixed(2)}`, valid: true };
 }
 
 /** A workspace as the loop records it (no times: a resumed or replayed loop writes the same value). */

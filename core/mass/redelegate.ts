@@ -9,6 +9,7 @@
  * the design's author and the orchestrator together, so the trace says who re-delegated to whom.
  */
 import type { RunnableTool, ToolSource } from '../engine/index.ts';
+import { ANSWER_TOOL, answerTool } from './answerTool.ts';
 
 /** The decision tool's name (a MASS run's tool source adds it: `massTools`). */
 export const REDELEGATE_TOOL = 'mass_redelegate';
@@ -31,11 +32,11 @@ export const redelegateTool: RunnableTool = {
   },
 };
 
-/** `tools` with the re-delegation decision added (what every MASS run parses and runs with). */
+/** `tools` with the re-delegation decision and the answer assembly (answerTool.ts) added (what every MASS run parses and runs with). */
 export function massTools(tools: ToolSource): ToolSource & { list?: () => Array<{ name: string }> } {
   const inner = tools as ToolSource & { list?: () => Array<{ name: string }> };
   return {
-    get: (name) => (name === REDELEGATE_TOOL ? redelegateTool : tools.get(name)),
-    ...(inner.list && { list: () => [...inner.list!(), { name: REDELEGATE_TOOL }] }),
+    get: (name) => (name === REDELEGATE_TOOL ? redelegateTool : name === ANSWER_TOOL ? answerTool : tools.get(name)),
+    ...(inner.list && { list: () => [...inner.list!(), { name: REDELEGATE_TOOL }, { name: ANSWER_TOOL }] }),
   };
 }

@@ -27,6 +27,8 @@ export interface TimelineIteration {
   version: number | null;
   /** The rejected proposal's issues (`CODE path: message`). */
   rejected?: string[];
+  /** The edit that made this version, as text (edit optimizer, edits.ts `editText`), e.g. `retry hop 1 max 2`. */
+  edit?: string;
   /** The workspace's external grade (the task's grader), when a version ran. */
   score?: number;
   verdicts: TimelineVerdict[];
@@ -82,6 +84,8 @@ export function timelineOf(evolutionId: string, records: readonly MassRecord[]):
       } else {
         const ws = spaces.get(`t${t}/v${version}`);
         if (ws) it.score = ws.score as number;
+        const p = proposals.get(i)?.proposal as { edit?: unknown; changes_from_previous?: unknown } | null | undefined;
+        if (p?.edit && typeof p.changes_from_previous === 'string') it.edit = p.changes_from_previous;
         it.verdicts = verdicts.filter((x) => x.iteration === i && x.candidate === version).map((x) => ({
           kind: x.kind as TimelineVerdict['kind'], against: x.against as string, candidateSide: x.candidateSide as 'A' | 'B', winner: x.winner as TimelineVerdict['winner'],
           candidateWon: x.candidateWon as boolean, valid: x.valid as boolean, rationale: x.rationale as string, experimentId: x.experimentId as string,

@@ -70,6 +70,29 @@ export interface MassFamily {
   grader: SyncGrader;
   /** Named checks a design may attach (built-in ones and the family's). */
   checks: CheckRegistry;
+  /**
+   * Decoding schemas of contract fields by name (e.g. `tool: {enum: [...]}`); a field not named
+   * here decodes as a short string. Lets a tiny model's replies be gradable (edits.ts families).
+   */
+  fieldSchemas?: Readonly<Record<string, JsonSchema>>;
+  /**
+   * When set, a designed run's answer is assembled by the `mass_answer` tool (answerTool.ts, no
+   * model call) from these reply fields — each from the last reply, in hop order, that holds it —
+   * instead of by the orchestrator. The bare task still answers under `answerSchema`.
+   */
+  answerFields?: readonly string[];
+  /** The menu of the constrained edit language (edits.ts); a family with one defaults to it. */
+  editMenu?: EditMenu;
+}
+
+/**
+ * What the edit language (edits.ts) may pick from: the checks an edit may add or swap in (each
+ * must be a check the family registers) and the instructions an agent may be given, by agent id
+ * (`*`: any agent).
+ */
+export interface EditMenu {
+  checks: readonly string[];
+  instructions: Readonly<Record<string, readonly string[]>>;
 }
 
 /** A chat message of a conversation, as SFT exports it (TRL conversational format). */
