@@ -92,11 +92,11 @@ export function runTally(live: Pick<LiveRun, 'done' | 'total' | 'runsCorrect' | 
   return { done: seen + earlier, total: Math.max(live.total, seen + earlier), correct: live.runsCorrect, wrong: live.runsWrong, failed: live.runsFailed, cancelled: live.runsCancelled, earlier };
 }
 
-/** The tally in words: `10 / 300 tasks · ✓ 1 correct · ✗ 6 wrong · ⚠ 2 failed · ⊘ 1 cancelled` (every outcome always shown, so the parts visibly add up). */
+/** The tally in words, runs as `flowlab run` counts them (`runs stored 10 / 300 planned`; a rollouts experiment plans G runs per task): `10 / 300 runs · ✓ 1 correct · ✗ 6 wrong · ⚠ 2 failed · ⊘ 1 cancelled` (every outcome always shown, so the parts visibly add up). */
 export function tallyText(t: RunTally): string {
   const parts = [`✓ ${t.correct} correct`, `✗ ${t.wrong} wrong`, `⚠ ${t.failed} failed`, `⊘ ${t.cancelled} cancelled`];
   if (t.earlier) parts.push(`${t.earlier} earlier (before this page was watching)`);
-  return `${t.done} / ${t.total || '?'} tasks · ${parts.join(' · ')}`;
+  return `${t.done} / ${t.total || '?'} runs · ${parts.join(' · ')}`;
 }
 
 /** Progress 0..1 (0 when the total is not known yet). */

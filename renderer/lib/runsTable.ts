@@ -4,6 +4,7 @@
  * experiments share a workflow and dataset), and the rows a scrolled viewport shows.
  */
 import type { ExperimentSummary, RunHit } from '../../core/api/client.ts';
+import { kindLabel } from './vocabulary.ts';
 
 /** A run's task as every view and `flowlab ls` name it: its task index, or `task/rollout` in a rollout group. */
 export function taskLabel(hit: Pick<RunHit, 'taskIndex' | 'rollout'>): string {
@@ -16,7 +17,7 @@ export function taskLabel(hit: Pick<RunHit, 'taskIndex' | 'rollout'>): string {
  * its faults are SIMULATED.
  */
 export function experimentOptionLabel(e: Pick<ExperimentSummary, 'id' | 'kind' | 'workflowName' | 'dataset' | 'createdAt'>): string {
-  const kind = e.kind === 'blame-eval' ? 'blame-eval (SIMULATED)' : e.kind;
+  const kind = kindLabel(e.kind);
   const when = new Date(e.createdAt).toISOString().slice(0, 16).replace('T', ' ');
   return `${e.workflowName} / ${e.dataset} · ${kind} · ${when} · ${e.id}`;
 }

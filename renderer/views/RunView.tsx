@@ -238,7 +238,7 @@ function Progress() {
         )}
         {live.simulatedNodes > 0 && <span className="tag sim">SIMULATED faults: {live.simulatedNodes}</span>}
       </div>
-      <progress data-testid="run-progress" max={Math.max(1, tally.total)} value={tally.done} aria-label={`${tally.done} of ${tally.total} tasks`} />
+      <progress data-testid="run-progress" max={Math.max(1, tally.total)} value={tally.done} aria-label={`${tally.done} of ${tally.total} runs`} />
       <p className="small" data-testid="run-tally">
         {tallyText(tally)} ({pct}%)
         {live.message ? ` · ${live.message}` : ''}
