@@ -9,7 +9,12 @@
  *   graded wrong, as `flowlab show <run>` prints `failed … wrong` and `ls --wrong` finds it);
  * - models: the model files' base names, sorted and distinct (cli `modelsOf`), `-` when none.
  */
-import { taskLabel } from './runsTable.ts';
+import type { RunHit } from '../../core/api/client.ts';
+
+/** A run's task as every view and `flowlab ls` name it: its task index, or `task/rollout` in a rollout group. */
+export function taskLabel(hit: Pick<RunHit, 'taskIndex' | 'rollout'>): string {
+  return hit.rollout ? `${hit.rollout.task}/${hit.rollout.index}` : String(hit.taskIndex);
+}
 
 /** An experiment kind as `flowlab ls` and `flowlab show <experiment-id>` print it. */
 export function kindLabel(kind: string): string {

@@ -1,15 +1,16 @@
 /**
  * Issue 29 part 4, one vocabulary with the CLI: the views rendered in Node over one database, each
  * label checked against what `flowlab ls` / `flowlab show` print (table and `--json`) for the same
- * file. The database (SIMULATED records, no model): a blame-eval on two model files; a rollouts
- * experiment of 2 tasks × G = 2 on one model file; a run with one failed run.
+ * file (test/vocabulary.fixture.ts: a blame-eval on two model files; a rollouts experiment of
+ * 2 tasks × G = 2; a run with one failed run; SIMULATED records, no model).
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../cli/main.ts';
-import { computeWorkflowHash, type RunHit, type Store } from '../../core/store/index.ts';
-import { capture, roleLadder, runRecord, tempDir } from '../../test/fixtures.ts';
+import type { RunHit, Store } from '../../core/store/index.ts';
+import { capture, tempDir } from '../../test/fixtures.ts';
+import { seedVocabulary } from '../../test/vocabulary.fixture.ts';
 import { ExperimentsView } from './ExperimentsView.tsx';
 import { LadderView } from './LadderView.tsx';
 import { RolloutsView } from './RolloutsView.tsx';
@@ -20,25 +21,7 @@ import { closeViewStores, renderView, scriptedLab, storeLab } from './viewTest.f
 afterEach(closeViewStores);
 
 // A workflow that compiles (`flowlab show <run>` draws the run on it).
-const YAML = readFileSync(new URL('../../examples/gsm8k-single.yaml', import.meta.url), 'utf8');
-const base = { workflowName: 'gsm8k-single', workflowYaml: YAML, workflowHash: computeWorkflowHash(YAML), dataset: 'gsm8k', split: 'test', seed: 0 };
-
-function fill(s: Store): void {
-  s.createExperiment({
-    ...base, id: 'exp-blame', kind: 'blame-eval',
-    config: { simulated: true, inject: ['solver=wrong_answer@1'], models: { models: { default: '/m/tiny.gguf', verifier: '/other/judge.gguf' } } },
-    tasks: [{ taskIndex: 0, taskId: 't0', input: {} }],
-  });
-  s.saveRun(runRecord('exp-blame', 0, { simulated: true, correct: false, score: 0, answer: '5' }), []);
-  s.finishExperiment('exp-blame', 'completed');
-  const tasks = Array.from({ length: 4 }, (_, i) => ({ taskIndex: i, taskId: `gsm8k/${Math.floor(i / 2)}#r${i % 2}`, input: {} }));
-  s.createExperiment({ ...base, id: 'exp-roll', kind: 'rollouts', config: { rollouts: { group: 2, temperature: 0.8, mode: 'multi-agent', learningRoles: ['solver'] }, models: { models: { default: '/m/tiny.gguf' } } }, tasks });
-  for (const t of tasks) s.saveRun(runRecord('exp-roll', t.taskIndex, { taskId: t.taskId, correct: t.taskIndex === 3, score: t.taskIndex === 3 ? 1 : 0, ladder: { solver: roleLadder('solver', 0.5) } }), []);
-  s.finishExperiment('exp-roll', 'completed');
-  s.createExperiment({ ...base, id: 'exp-run', kind: 'run', config: { models: { models: { default: '/m/tiny.gguf' } } }, tasks: [{ taskIndex: 0, taskId: 't0', input: {} }] });
-  s.saveRun(runRecord('exp-run', 0, { status: 'failed', correct: false, score: 0, answer: undefined, failures: { execution: 1 }, ladder: { solver: roleLadder('solver', 0.1) } }), []);
-  s.finishExperiment('exp-run', 'completed');
-}
+const fill = (s: Store) => void seedVocabulary(s);
 
 async function cli(file: string, ...args: string[]): Promise<string> {
   const io = capture();
