@@ -87,7 +87,7 @@ describe.skipIf(!!skip)('the Experiments view shows a blame evaluation as flowla
     const key = await page.locator(`${tid('role-trends-key')} li`).allTextContents();
     expect(key.map((k) => k.split(' · ').at(-1))).toEqual([cli.experimentId, 'exp-trend-1', 'exp-trend-2', 'exp-trend-3']);
     expect(key[1]).toMatch(/^gsm8k-team · run · \d{4}-\d\d-\d\d \d\d:\d\d/);
-    expect(key[2]).toMatch(/^gsm8k-team · blame-eval · /);
+    expect(key[2]).toMatch(/^gsm8k-team · blame-eval \(SIMULATED faults\) · /);
     const h = (role: string, exp: string) => page.locator(tid(`role-trend-${role}-${exp}-h`)).getAttribute('data-value');
     const blamed = (role: string, exp: string) => page.locator(tid(`role-trend-${role}-${exp}-blamed`)).getAttribute('data-value');
     // The hand-made experiments: figures by hand (test/fixtures.ts seedRoleTrends).

@@ -45,11 +45,22 @@ export interface LiveRun {
   runs: Record<string, LiveTaskRun>;
   /** Simulated faults seen so far (node events with `simulated`). */
   simulatedNodes: number;
+  /** Rollouts per task G of a rollouts experiment (its runs are task/rollout); 0 for a run or blame-eval. */
+  group: number;
+}
+
+/**
+ * The runs an experiment started with `r` plans, as `flowlab run` counts them (`runs stored N / M
+ * planned`): rollouts `limit × group`; a blame-eval `runs` (default `limit`); a run `limit`.
+ */
+export function plannedRuns(r: { kind?: 'run' | 'rollouts'; limit: number; group?: number; inject?: readonly string[]; runs?: number }): number {
+  if (r.kind === 'rollouts') return r.limit * (r.group ?? 1);
+  return r.inject?.length ? (r.runs ?? r.limit) : r.limit;
 }
 
 /** A fresh live run right after `startRun` answered. */
-export function startLiveRun(experimentId: string, total = 0): LiveRun {
-  return { experimentId, status: 'starting', done: 0, total, runsCorrect: 0, runsWrong: 0, runsFailed: 0, runsCancelled: 0, watching: null, runs: {}, simulatedNodes: 0 };
+export function startLiveRun(experimentId: string, total = 0, group = 0): LiveRun {
+  return { experimentId, status: 'starting', done: 0, total, runsCorrect: 0, runsWrong: 0, runsFailed: 0, runsCancelled: 0, watching: null, runs: {}, simulatedNodes: 0, group };
 }
 
 /** True once the experiment ended (completed, cancelled or failed). */

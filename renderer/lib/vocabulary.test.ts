@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { plannedRuns, runTally, startLiveRun, tallyText } from './liveRun.ts';
 import { experimentContext, kindLabel, modelsLabel, outcomeText, rolloutGroupOf, runTaskLabel } from './vocabulary.ts';
 
 describe('the CLI\'s words for the views', () => {
@@ -31,5 +32,13 @@ describe('the CLI\'s words for the views', () => {
     expect(modelsLabel([])).toBe('-');
     expect(modelsLabel(undefined)).toBe('-');
     expect(experimentContext({ kind: 'blame-eval', workflowName: 'team', dataset: 'gsm8k', split: 'test', models: ['tiny.gguf'] })).toBe('blame-eval (SIMULATED faults) · workflow team · dataset gsm8k/test · models tiny.gguf');
+  });
+
+  it('the live tally plans runs as `flowlab run` counts them: 3 tasks × G = 2 rollouts are 6 runs, not 3 tasks', () => {
+    expect(plannedRuns({ kind: 'rollouts', limit: 3, group: 2 })).toBe(6);
+    expect(plannedRuns({ kind: 'run', limit: 3, inject: ['solver=wrong@1'], runs: 10 })).toBe(10);
+    expect(plannedRuns({ kind: 'run', limit: 3, inject: ['solver=wrong@1'] })).toBe(3);
+    expect(plannedRuns({ limit: 3 })).toBe(3);
+    expect(tallyText(runTally({ ...startLiveRun('e', plannedRuns({ kind: 'rollouts', limit: 3, group: 2 }), 2), done: 1, runsCorrect: 1 }))).toBe('1 / 6 runs · ✓ 1 correct · ✗ 0 wrong · ⚠ 0 failed · ⊘ 0 cancelled');
   });
 });

@@ -15,6 +15,7 @@ import { ExperimentsView } from './ExperimentsView.tsx';
 import { LadderView } from './LadderView.tsx';
 import { RolloutsView } from './RolloutsView.tsx';
 import { TraceView } from './TraceView.tsx';
+import { JobsList } from './JobsMenu.tsx';
 import { TrainLoopPanel } from './TrainLoopPanel.tsx';
 import { closeViewStores, renderView, scriptedLab, storeLab } from './viewTest.fixture.tsx';
 
@@ -114,5 +115,11 @@ describe('the views name kinds, tasks, outcomes and models as the CLI does', () 
     l.getState().openExample(example);
     expect(l.getState().trainLoopForm.dataset).toBe('learn-team');
     expect(renderView(l, <TrainLoopPanel />)).toMatch(/data-testid="loop-dataset"[^>]*>.*?<option value="learn-team" selected="">/s);
+  });
+
+  it('Jobs: a running blame-eval is named as `ls` names its experiment', async () => {
+    const l = scriptedLab(() => ({ listJobs: () => [{ kind: 'blame-eval', id: 'exp-b', status: 'running', done: 0, total: 2, startedAt: 1 }] }));
+    await l.getState().loadJobs();
+    expect(renderView(l, <JobsList />)).toContain('<strong>blame-eval (SIMULATED faults)</strong> <code>exp-b</code>');
   });
 });
