@@ -58,3 +58,12 @@ export function modelsLabel(models: readonly string[] | undefined): string {
 export function experimentContext(e: { kind: string; workflowName: string; dataset: string; split: string; models?: readonly string[] }): string {
   return `${kindLabel(e.kind)} · workflow ${e.workflowName} · dataset ${e.dataset}/${e.split} · models ${modelsLabel(e.models)}`;
 }
+
+/**
+ * The model files of a MASS evolution (or any job whose experiments are `<id>.<step>`): the
+ * union of its step experiments' models, sorted (the experiments `flowlab evolve` checks on
+ * resume, cli/commands/evolve.ts `checkModelFiles`). Empty while none is listed.
+ */
+export function modelsUnder(id: string, experiments: ReadonlyArray<{ id: string; models?: readonly string[] }>): string[] {
+  return [...new Set(experiments.filter((e) => e.id.startsWith(`${id}.`)).flatMap((e) => e.models ?? []))].sort();
+}

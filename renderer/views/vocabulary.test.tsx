@@ -16,6 +16,10 @@ import { LadderView } from './LadderView.tsx';
 import { RolloutsView } from './RolloutsView.tsx';
 import { TraceView } from './TraceView.tsx';
 import { JobsList } from './JobsMenu.tsx';
+import { MassView } from './MassView.tsx';
+import { evolve } from '../../core/mass/inner.ts';
+import { scripted, spec } from '../../core/mass/loop.fixture.ts';
+import { defaultTools } from '../../core/tools/index.ts';
 import { TrainLoopPanel } from './TrainLoopPanel.tsx';
 import { closeViewStores, renderView, scriptedLab, storeLab } from './viewTest.fixture.tsx';
 
@@ -121,5 +125,15 @@ describe('the views name kinds, tasks, outcomes and models as the CLI does', () 
     const l = scriptedLab(() => ({ listJobs: () => [{ kind: 'blame-eval', id: 'exp-b', status: 'running', done: 0, total: 2, startedAt: 1 }] }));
     await l.getState().loadJobs();
     expect(renderView(l, <JobsList />)).toContain('<strong>blame-eval (SIMULATED faults)</strong> <code>exp-b</code>');
+  });
+
+  it('MASS: an evolution names the model its steps ran, as `flowlab evolve` records it on each step', async () => {
+    const config = { models: { models: { default: '/m/tiny.gguf' } } };
+    const l = await storeLab((s) => evolve({ ...spec('evo-m'), tasks: spec('evo-m').tasks.slice(0, 1), iterations: 1 }, { store: s, provider: scripted(), tools: defaultTools(), config }));
+    await l.getState().refresh();
+    await l.getState().loadMass();
+    const html = renderView(l, <MassView />);
+    expect(text(html, 'mass-models')).toBe('models tiny.gguf');
+    expect(html).toMatch(/<option value="evo-m"[^>]*>evo-m — learn-tool, models tiny\.gguf, rule/);
   });
 });
