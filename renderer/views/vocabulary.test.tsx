@@ -55,6 +55,8 @@ describe('the views name kinds, tasks, outcomes and models as the CLI does', () 
     const table = await cli(file, 'ls');
     expect(table).toContain('blame-eval (SIMULATED faults)');
     expect(text(html, 'experiment-kind-exp-blame')).toBe('blame-eval (SIMULATED faults)');
+    await l.getState().openBlameEval('exp-blame');
+    expect(text(renderView(l, <ExperimentsView />), 'blame-eval-models')).toBe('models judge.gguf, tiny.gguf');
     expect(text(html, 'experiment-kind-exp-roll')).toBe('rollouts');
     const json = JSON.parse(await cli(file, 'ls', '--json')) as { rows: Array<{ id: string; models: string[] }> };
     for (const e of json.rows) expect(text(html, `experiment-model-${e.id}`)).toBe(e.models.join(', '));
