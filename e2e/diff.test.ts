@@ -45,8 +45,8 @@ describe.skipIf(!!noBrowser)('run diff in Chromium against flowlab serve (SIMULA
     await page.locator(`${tid('graph')}[data-nodes="5"][data-ready="true"]`).waitFor(WAIT);
     const picker = page.locator(tid('diff-with'));
     await page.locator(`${tid('diff-with')} option[value="${pair.b}"]`).waitFor({ state: 'attached', ...WAIT });
-    await expect(picker.locator(`option[value="${pair.b}"]`).textContent()).resolves.toBe('diff-revise · task #0 · seed 3 · ✓');
-    await expect(picker.locator('optgroup').getAttribute('label')).resolves.toBe('Task #0 in other experiments of gsm8k-team');
+    await expect(picker.locator(`option[value="${pair.b}"]`).textContent()).resolves.toBe('diff-revise · task 0 · seed 3 · ✓');
+    await expect(picker.locator('optgroup').getAttribute('label')).resolves.toBe('Task 0 in other experiments of gsm8k-team');
   });
 
   it('shows both runs side by side, aligned by node, the verifier\'s first verdict highlighted as the first divergence', async () => {

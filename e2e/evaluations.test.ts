@@ -87,7 +87,7 @@ describe.skipIf(!!skip)('the Experiments view shows a blame evaluation as flowla
     const key = await page.locator(`${tid('role-trends-key')} li`).allTextContents();
     expect(key.map((k) => k.split(' · ').at(-1))).toEqual([cli.experimentId, 'exp-trend-1', 'exp-trend-2', 'exp-trend-3']);
     expect(key[1]).toMatch(/^gsm8k-team · run · \d{4}-\d\d-\d\d \d\d:\d\d/);
-    expect(key[2]).toMatch(/^gsm8k-team · blame-eval · /);
+    expect(key[2]).toMatch(/^gsm8k-team · blame-eval \(SIMULATED faults\) · /);
     const h = (role: string, exp: string) => page.locator(tid(`role-trend-${role}-${exp}-h`)).getAttribute('data-value');
     const blamed = (role: string, exp: string) => page.locator(tid(`role-trend-${role}-${exp}-blamed`)).getAttribute('data-value');
     // The hand-made experiments: figures by hand (test/fixtures.ts seedRoleTrends).
@@ -128,7 +128,7 @@ describe.skipIf(!!skip)('the Experiments view shows a blame evaluation as flowla
     expect(new Set(labels.map((l) => l.join(' '))).size).toBe(4);
     // Three of them are gsm8k-team on gsm8k: the second line (kind and date) and the id tell them apart.
     expect(labels.filter((l) => l[0] === 'gsm8k-team / gsm8k')).toHaveLength(3);
-    expect(labels.map((l) => l[1]!.split(' · ')[0])).toEqual(['run', 'blame-eval', 'run', 'blame-eval']);
+    expect(labels.map((l) => l[1]!.split(' · ')[0])).toEqual(['run', 'blame-eval (SIMULATED faults)', 'run', 'blame-eval (SIMULATED faults)']);
   });
 
   it('the Learning form shows the workflow and models it trains and takes lr, KL, temperature, entropy and SFT with its pool (it lacked them and took both silently)', async () => {

@@ -106,7 +106,7 @@ describe.skipIf(!!noBrowser || !!noShared)('the improvement loop from the window
     // run's event is folded; under load it can trail the end by a frame).
     await expect.poll(async () => Number(await page.locator(tid('run-progress')).getAttribute('value')), WAIT).toBe(4);
     expect(seen.length).toBeGreaterThanOrEqual(2);
-    await expect(page.locator(`${tid('run-status')} p.small`).textContent()).resolves.toMatch(/^4 \/ 4 tasks/);
+    await expect(page.locator(`${tid('run-status')} p.small`).textContent()).resolves.toMatch(/^4 \/ 4 runs/);
     await page.click(tid('nav-rollouts'));
     await expect.poll(() => page.inputValue(tid('rollouts-experiment')), WAIT).toBe(id);
     await page.locator(tid('rollouts-group-panel')).waitFor(WAIT);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { datasetForWorkflow } from './datasetChoice.ts';
+import { readFileSync } from 'node:fs';
+import { datasetForWorkflow, trainDatasetForWorkflow } from './datasetChoice.ts';
 
 const DATASETS = [{ name: 'bamboogle' }, { name: 'gsm8k' }, { name: 'humaneval' }];
 const TEAM = '# A team.\n# Run it:  npm run flowlab -- run examples/gsm8k-team.yaml --dataset gsm8k --limit 10\nname: gsm8k-team\n';
@@ -16,5 +17,23 @@ describe('the dataset the Run form starts with for an opened workflow', () => {
     expect(datasetForWorkflow(TEAM, 'gsm8k-team', [], [{ name: 'bamboogle' }])).toBeUndefined();
     // Only comments count: a YAML value naming --dataset is not a hint.
     expect(datasetForWorkflow('name: x\nprompt: "--dataset humaneval"\n', 'x', [], DATASETS)).toBeUndefined();
+  });
+});
+
+describe('the dataset the Learning form starts with for an opened workflow', () => {
+  const read = (f: string) => readFileSync(new URL(`../../examples/${f}`, import.meta.url), 'utf8');
+  const LISTED = [{ name: 'gsm8k', splits: ['test'] }, { name: 'learn-design', splits: ['train', 'heldout'] }, { name: 'learn-team', splits: ['train', 'heldout'] }, { name: 'learn-word', splits: ['train', 'heldout'] }];
+
+  it('is the one its train-loop line names (workshop-learn trains on learn-team, not the form\'s learn-word)', () => {
+    expect(trainDatasetForWorkflow(read('workshop-learn.yaml'), 'workshop-learn', [], LISTED, 'train')).toBe('learn-team');
+    expect(trainDatasetForWorkflow(read('designer-team.yaml'), 'designer-team', [], LISTED, 'train')).toBe('learn-design');
+    expect(trainDatasetForWorkflow(read('learn-word.yaml'), 'learn-word', [], LISTED, 'train')).toBe('learn-word');
+  });
+
+  it('else the Run form\'s dataset when it has the training split; else none (the form keeps its own)', () => {
+    const text = '# Run it: flowlab run x.yaml --dataset learn-team\nname: x\n';
+    expect(trainDatasetForWorkflow(text, 'x', [], LISTED, 'train')).toBe('learn-team');
+    expect(trainDatasetForWorkflow(read('gsm8k-team.yaml'), 'gsm8k-team', [], LISTED, 'train')).toBeUndefined();
+    expect(trainDatasetForWorkflow(text, 'x', [{ workflowName: 'x', dataset: 'gsm8k', createdAt: 1 }], LISTED, 'train')).toBeUndefined();
   });
 });

@@ -24,3 +24,27 @@ export function datasetForWorkflow(
   }
   return undefined;
 }
+
+/**
+ * The dataset the Learning form starts with for a workflow just opened (issue 29 part 4; `flowlab
+ * train-loop` takes `--dataset`, which the examples' comments name on their `train-loop` line):
+ * the first `--dataset <name>` on a comment line that says `train-loop`, when the lab lists it;
+ * else the Run form's choice ({@link datasetForWorkflow}) when that dataset has a `split` split
+ * (a train loop samples its tasks from it); else undefined, to keep the form's. Pure.
+ */
+export function trainDatasetForWorkflow(
+  text: string,
+  workflowName: string | null | undefined,
+  experiments: ReadonlyArray<{ workflowName: string; dataset: string; createdAt: number }>,
+  datasets: ReadonlyArray<{ name: string; splits: readonly string[] }>,
+  split: string,
+): string | undefined {
+  const known = new Set(datasets.map((d) => d.name));
+  for (const line of text.split('\n')) {
+    if (!line.trimStart().startsWith('#') || !/\btrain-loop\b/.test(line)) continue;
+    const m = /--dataset[= ]+([A-Za-z0-9_.:-]+)/.exec(line);
+    if (m && known.has(m[1]!)) return m[1];
+  }
+  const run = datasetForWorkflow(text, workflowName, experiments, datasets);
+  return run !== undefined && datasets.find((d) => d.name === run)?.splits.includes(split) ? run : undefined;
+}

@@ -32,7 +32,7 @@ describe('counters that do not add up', () => {
     const t = runTally(live);
     expect(t).toMatchObject({ done: 10, correct: 0, wrong: 9, failed: 0, cancelled: 1, earlier: 0 });
     expect(t.correct + t.wrong + t.failed + t.cancelled + t.earlier).toBe(t.done);
-    expect(tallyText(t)).toBe('10 / 300 tasks · ✓ 0 correct · ✗ 9 wrong · ⚠ 0 failed · ⊘ 1 cancelled');
+    expect(tallyText(t)).toBe('10 / 300 runs · ✓ 0 correct · ✗ 9 wrong · ⚠ 0 failed · ⊘ 1 cancelled');
   });
 
   it('"4/4 · ✓ 1 correct · ✗ 2 failed": the wrong run is counted too', () => {
@@ -40,7 +40,7 @@ describe('counters that do not add up', () => {
     live = applyLabEvents(live, [run(0, 'completed', true, 4), run(1, 'failed', false, 4), run(2, 'failed', false, 4), run(3, 'completed', false, 4)])!;
     const t = runTally(live);
     expect(t).toMatchObject({ done: 4, total: 4, correct: 1, wrong: 1, failed: 2, cancelled: 0 });
-    expect(tallyText(t)).toBe('4 / 4 tasks · ✓ 1 correct · ✗ 1 wrong · ⚠ 2 failed · ⊘ 0 cancelled');
+    expect(tallyText(t)).toBe('4 / 4 runs · ✓ 1 correct · ✗ 1 wrong · ⚠ 2 failed · ⊘ 0 cancelled');
   });
 
   it('runs the host counted before the page watched (a reload mid-run) are "earlier", so the parts still add up', () => {

@@ -8,6 +8,7 @@
  */
 import type { RunRecord } from '../../core/api/client.ts';
 import type { ListedExperiment, ListEntry } from './experimentGroups.ts';
+import { kindLabel } from './vocabulary.ts';
 import { FAILURE_CLASSES, isSimulated, type FailureCounts } from './experimentStats.ts';
 
 type Runs = ReadonlyArray<Pick<RunRecord, 'failures' | 'simulated'>>;
@@ -67,7 +68,7 @@ export function experimentChartData<E extends ListedExperiment>(entries: Readonl
     const loaded = members.map((e) => runsOf(e.id));
     const runs = loaded.every((r) => r !== undefined) ? loaded.flatMap((r) => [...r!]) : undefined;
     const label = entry.type === 'group' ? `${entry.group.kind === 'study' ? 'study' : 'loop'} ${pair}` : pair;
-    labels.push(entry.type === 'group' ? [label, entry.group.label] : [pair, `${entry.experiment.kind} · ${new Date(entry.experiment.createdAt).toISOString().slice(5, 16).replace('T', ' ')}`, entry.experiment.id]);
+    labels.push(entry.type === 'group' ? [label, entry.group.label] : [pair, `${kindLabel(entry.experiment.kind)} · ${new Date(entry.experiment.createdAt).toISOString().slice(5, 16).replace('T', ' ')}`, entry.experiment.id]);
     titles.push(`${label}: ${entry.type === 'group' ? `${entry.group.label} (${members.length} experiments)` : entry.experiment.id}, ${done} task${done === 1 ? '' : 's'}`);
     simulated.push(members.some((e, i) => isSimulated(e, loaded[i])));
     const rates = runs ? failureRatesPerTask(runs) : null;

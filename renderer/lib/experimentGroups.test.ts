@@ -79,7 +79,7 @@ describe('experimentChartData', () => {
   it('labels two experiments of one workflow on one dataset apart: kind, date and id (both read "gsm8k-team / gsm8k")', () => {
     const d = experimentChartData(groupExperiments([exp('exp-b', { kind: 'blame-eval', createdAt: Date.UTC(2026, 11, 3, 10, 16) }), exp('exp-a', { createdAt: Date.UTC(2026, 11, 3, 10, 15) })]), () => []);
     expect(d.labels).toEqual([
-      ['gsm8k-team / gsm8k', 'blame-eval · 12-03 10:16', 'exp-b'],
+      ['gsm8k-team / gsm8k', 'blame-eval (SIMULATED faults) · 12-03 10:16', 'exp-b'],
       ['gsm8k-team / gsm8k', 'run · 12-03 10:15', 'exp-a'],
     ]);
   });

@@ -4,6 +4,7 @@
  * opened to show them; the lists filter by workflow, dataset, kind and model. Grouping reads the
  * `group` the API adds to each experiment (core/api/features/experiments.ts `ExperimentMeta`).
  */
+import { kindLabel } from './vocabulary.ts';
 import type { ExperimentStatus, ExperimentSummary } from '../../core/api/client.ts';
 import type { ExperimentGroupRef } from '../../core/api/client.ts';
 
@@ -53,7 +54,7 @@ export function memberLabel(e: ListedExperiment): string {
   if (g.iteration !== undefined) return `iteration ${g.iteration}`;
   if (g.phase) return g.phase.replace(/^heldout-/, 'held-out ');
   if (g.kind === 'study' && e.id.startsWith(`${g.id}.`)) return `cell ${e.id.slice(g.id.length + 1)}`;
-  return e.kind;
+  return kindLabel(e.kind);
 }
 
 /**

@@ -45,11 +45,22 @@ export interface LiveRun {
   runs: Record<string, LiveTaskRun>;
   /** Simulated faults seen so far (node events with `simulated`). */
   simulatedNodes: number;
+  /** Rollouts per task G of a rollouts experiment (its runs are task/rollout); 0 for a run or blame-eval. */
+  group: number;
+}
+
+/**
+ * The runs an experiment started with `r` plans, as `flowlab run` counts them (`runs stored N / M
+ * planned`): rollouts `limit × group`; a blame-eval `runs` (default `limit`); a run `limit`.
+ */
+export function plannedRuns(r: { kind?: 'run' | 'rollouts'; limit: number; group?: number; inject?: readonly string[]; runs?: number }): number {
+  if (r.kind === 'rollouts') return r.limit * (r.group ?? 1);
+  return r.inject?.length ? (r.runs ?? r.limit) : r.limit;
 }
 
 /** A fresh live run right after `startRun` answered. */
-export function startLiveRun(experimentId: string, total = 0): LiveRun {
-  return { experimentId, status: 'starting', done: 0, total, runsCorrect: 0, runsWrong: 0, runsFailed: 0, runsCancelled: 0, watching: null, runs: {}, simulatedNodes: 0 };
+export function startLiveRun(experimentId: string, total = 0, group = 0): LiveRun {
+  return { experimentId, status: 'starting', done: 0, total, runsCorrect: 0, runsWrong: 0, runsFailed: 0, runsCancelled: 0, watching: null, runs: {}, simulatedNodes: 0, group };
 }
 
 /** True once the experiment ended (completed, cancelled or failed). */
@@ -92,11 +103,11 @@ export function runTally(live: Pick<LiveRun, 'done' | 'total' | 'runsCorrect' | 
   return { done: seen + earlier, total: Math.max(live.total, seen + earlier), correct: live.runsCorrect, wrong: live.runsWrong, failed: live.runsFailed, cancelled: live.runsCancelled, earlier };
 }
 
-/** The tally in words: `10 / 300 tasks · ✓ 1 correct · ✗ 6 wrong · ⚠ 2 failed · ⊘ 1 cancelled` (every outcome always shown, so the parts visibly add up). */
+/** The tally in words, runs as `flowlab run` counts them (`runs stored 10 / 300 planned`; a rollouts experiment plans G runs per task): `10 / 300 runs · ✓ 1 correct · ✗ 6 wrong · ⚠ 2 failed · ⊘ 1 cancelled` (every outcome always shown, so the parts visibly add up). */
 export function tallyText(t: RunTally): string {
   const parts = [`✓ ${t.correct} correct`, `✗ ${t.wrong} wrong`, `⚠ ${t.failed} failed`, `⊘ ${t.cancelled} cancelled`];
   if (t.earlier) parts.push(`${t.earlier} earlier (before this page was watching)`);
-  return `${t.done} / ${t.total || '?'} tasks · ${parts.join(' · ')}`;
+  return `${t.done} / ${t.total || '?'} runs · ${parts.join(' · ')}`;
 }
 
 /** Progress 0..1 (0 when the total is not known yet). */

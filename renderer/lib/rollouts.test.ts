@@ -109,7 +109,7 @@ describe('rollout groups as columns', () => {
       'no learning signal: every learning role got the same h in every rollout, so every advantage is 0',
       'equal outcomes: every rollout scored the same, so the Flow-GRPO advantage is 0',
     ]);
-    expect(groupLabel(g)).toBe('#2 t1 · 0/2 ✓ · no signal');
-    expect(groupLabel(group([entry(0, { correct: true })], { complete: false }))).toBe('#1 t0 · 1/1 ✓ · incomplete');
+    expect(groupLabel(g)).toBe('task 1 t1 · 0/2 ✓ · no signal');
+    expect(groupLabel(group([entry(0, { correct: true })], { complete: false }))).toBe('task 0 t0 · 1/1 ✓ · incomplete');
   });
 });

@@ -148,9 +148,9 @@ export function groupFlags(group: RolloutGroup): string[] {
   return flags;
 }
 
-/** The label of a group in the picker: `#1 t0 · 1/4 ✓`, with `no signal` / `incomplete` words. */
+/** The label of a group in the picker: `task 0 t0 · 1/4 ✓` (the task number `flowlab ls` prints before `/rollout`), with `no signal` / `incomplete` words. */
 export function groupLabel(group: RolloutGroup): string {
   const correct = group.rollouts.filter((r) => r.correct).length;
   const words = [group.noSignal ? 'no signal' : '', group.complete ? '' : 'incomplete'].filter(Boolean);
-  return `#${group.index + 1} ${group.groupKey} · ${correct}/${group.rollouts.length} ✓${words.length ? ` · ${words.join(' · ')}` : ''}`;
+  return `task ${group.index} ${group.groupKey} · ${correct}/${group.rollouts.length} ✓${words.length ? ` · ${words.join(' · ')}` : ''}`;
 }

@@ -38,11 +38,11 @@ export function diffCandidates(
     if (e.id === run.experimentId || (workflowName !== undefined && e.workflowName !== workflowName)) continue;
     const runs = runsByExperiment[e.id];
     const match = runs?.status === 'ready' ? runs.data.find((r) => r.taskIndex === run.taskIndex) : undefined;
-    if (match) sameTask.push({ runId: match.runId, label: `${e.id} · task #${match.taskIndex} · seed ${e.seed}${match.correct ? ' · ✓' : ' · ✗'}` });
+    if (match) sameTask.push({ runId: match.runId, label: `${e.id} · task ${match.taskIndex} · seed ${e.seed}${match.correct ? ' · ✓' : ' · ✗'}` });
   }
-  const others = ownRuns.filter((r) => r.runId !== run.runId).map((r) => ({ runId: r.runId, label: `task #${r.taskIndex} (${r.taskId})${r.correct ? ' · ✓' : ' · ✗'}` }));
+  const others = ownRuns.filter((r) => r.runId !== run.runId).map((r) => ({ runId: r.runId, label: `task ${r.taskIndex} (${r.taskId})${r.correct ? ' · ✓' : ' · ✗'}` }));
   return [
-    { label: `Task #${run.taskIndex} in other experiments${workflowName ? ` of ${workflowName}` : ''}`, runs: sameTask },
+    { label: `Task ${run.taskIndex} in other experiments${workflowName ? ` of ${workflowName}` : ''}`, runs: sameTask },
     { label: 'Other tasks of this experiment', runs: others },
   ].filter((g) => g.runs.length > 0);
 }

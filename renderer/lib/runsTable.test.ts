@@ -12,7 +12,7 @@ describe('the Runs table helpers', () => {
     const a = experimentOptionLabel({ id: asExperimentId('exp-20261203-101500-ab12'), kind: 'run', workflowName: 'gsm8k-team', dataset: 'gsm8k', createdAt: Date.UTC(2026, 11, 3, 10, 15) });
     const b = experimentOptionLabel({ id: asExperimentId('exp-20261203-101501-cd34'), kind: 'blame-eval', workflowName: 'gsm8k-team', dataset: 'gsm8k', createdAt: Date.UTC(2026, 11, 3, 10, 15) });
     expect(a).toBe('gsm8k-team / gsm8k · run · 2026-12-03 10:15 · exp-20261203-101500-ab12');
-    expect(b).toBe('gsm8k-team / gsm8k · blame-eval (SIMULATED) · 2026-12-03 10:15 · exp-20261203-101501-cd34');
+    expect(b).toBe('gsm8k-team / gsm8k · blame-eval (SIMULATED faults) · 2026-12-03 10:15 · exp-20261203-101501-cd34');
   });
 
   it('starts the Trace and Ladder pickers\' labels with what tells experiments apart (they read alike for 30 characters)', () => {

@@ -4,11 +4,9 @@
  * experiments share a workflow and dataset), and the rows a scrolled viewport shows.
  */
 import type { ExperimentSummary, RunHit } from '../../core/api/client.ts';
+import { kindLabel, taskLabel } from './vocabulary.ts';
 
-/** A run's task as every view and `flowlab ls` name it: its task index, or `task/rollout` in a rollout group. */
-export function taskLabel(hit: Pick<RunHit, 'taskIndex' | 'rollout'>): string {
-  return hit.rollout ? `${hit.rollout.task}/${hit.rollout.index}` : String(hit.taskIndex);
-}
+export { taskLabel };
 
 /**
  * An experiment picker's label: workflow, kind, date (UTC, to the minute) and id, so two
@@ -16,7 +14,7 @@ export function taskLabel(hit: Pick<RunHit, 'taskIndex' | 'rollout'>): string {
  * its faults are SIMULATED.
  */
 export function experimentOptionLabel(e: Pick<ExperimentSummary, 'id' | 'kind' | 'workflowName' | 'dataset' | 'createdAt'>): string {
-  const kind = e.kind === 'blame-eval' ? 'blame-eval (SIMULATED)' : e.kind;
+  const kind = kindLabel(e.kind);
   const when = new Date(e.createdAt).toISOString().slice(0, 16).replace('T', ' ');
   return `${e.workflowName} / ${e.dataset} · ${kind} · ${when} · ${e.id}`;
 }

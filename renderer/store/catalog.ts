@@ -4,7 +4,7 @@
  * from view, is dropped.
  */
 import type { DatasetInfo, ExampleWorkflow, ModelEntry, TestGeneration } from '../../core/api/lab.ts';
-import { datasetForWorkflow } from '../lib/datasetChoice.ts';
+import { datasetForWorkflow, trainDatasetForWorkflow } from '../lib/datasetChoice.ts';
 import { IDLE, latestLoader, load, LOADING, type Loadable } from './loadable.ts';
 import type { SliceContext } from './types.ts';
 
@@ -62,6 +62,8 @@ export function createCatalogSlice({ api, set, get }: SliceContext): CatalogSlic
               const named = datasetForWorkflow(s.editor.text, s.editor.graph?.name, s.experiments.status === 'ready' ? s.experiments.data : [], datasets.data);
               const d = datasets.data.find((x) => x.name === named) ?? datasets.data.find((x) => x.available) ?? datasets.data[0];
               if (d) get().setRunForm({ dataset: d.name, split: d.splits.includes('test') ? 'test' : (d.splits[0] ?? '') });
+              const train = trainDatasetForWorkflow(s.editor.text, s.editor.graph?.name, s.experiments.status === 'ready' ? s.experiments.data : [], datasets.data, s.trainLoopForm.split);
+              if (train !== undefined) get().setTrainLoopForm({ dataset: train });
             }
           }),
         );

@@ -6,7 +6,7 @@
  * and saving documents is the document slice's (document.ts).
  */
 import { withEditorLints } from '../lib/editorLints.ts';
-import { datasetForWorkflow } from '../lib/datasetChoice.ts';
+import { datasetForWorkflow, trainDatasetForWorkflow } from '../lib/datasetChoice.ts';
 import { splitFor } from './run.ts';
 import type { ExampleWorkflow } from '../../core/api/lab.ts';
 import type { ValidateWorkflowResult } from '../../core/api/client.ts';
@@ -197,6 +197,9 @@ export function createEditorSlice({ api, set, get, deps }: SliceContext): Editor
       const name = datasetForWorkflow(example.text, s.editor.graph?.name ?? example.name, s.experiments.status === 'ready' ? s.experiments.data : [], datasets);
       const d = datasets.find((x) => x.name === name);
       if (d && d.name !== s.runForm.dataset) s.setRunForm({ dataset: d.name, split: splitFor(d.name, d.splits, s.runForm.splitByDataset) });
+      // The Learning form's: the one its `train-loop` line names, else the Run form's when it has the training split.
+      const train = trainDatasetForWorkflow(example.text, s.editor.graph?.name ?? example.name, s.experiments.status === 'ready' ? s.experiments.data : [], datasets, s.trainLoopForm.split);
+      if (train !== undefined && train !== s.trainLoopForm.dataset) s.setTrainLoopForm({ dataset: train });
     },
 
     async validateNow() {

@@ -8,7 +8,7 @@ import type { ExperimentLabEvent, LabEvent, StartRunRequest } from '../../core/a
 import { faultSpecs, type FaultRow } from '../lib/faults.ts';
 import { graphOf } from '../lib/graphEdits.ts';
 import { userMessage } from '../lib/messages.ts';
-import { applyLabEvents, isFinished, startLiveRun, type LiveRun } from '../lib/liveRun.ts';
+import { applyLabEvents, isFinished, plannedRuns, startLiveRun, type LiveRun } from '../lib/liveRun.ts';
 import type { DocGraph } from '../lib/workflowGraph.ts';
 import { load } from './loadable.ts';
 import type { SliceContext } from './types.ts';
@@ -192,7 +192,7 @@ export function createRunSlice({ api, set, get, deps }: SliceContext): RunSlice 
         flush();
         // Its first events may have arrived before this answer: replay them.
         const current = get().live;
-        let live = current?.experimentId === id ? current : startLiveRun(id, req.request.limit);
+        let live = current?.experimentId === id ? current : startLiveRun(id, plannedRuns(req.request), req.request.kind === 'rollouts' ? (req.request.group ?? 1) : 0);
         const early = unclaimed.filter((e) => e.experimentId === id);
         if (early.length) {
           live = applyLabEvents(live, early) ?? live;

@@ -10,6 +10,7 @@ import type { BlameEvalView } from '../../core/api/client.ts';
 import { flowlabCommand } from '../lib/commands.ts';
 import { useLab, useLabPick } from '../useLab.ts';
 import { LoadState } from './Status.tsx';
+import { modelsLabel } from '../lib/vocabulary.ts';
 import { TableHead } from './TableHead.tsx';
 
 /** A rate as the CLI prints it: two decimals, `-` when there is none (nothing injected or blamed). */
@@ -18,6 +19,7 @@ export const rate = (x: number | null) => (x === null ? '-' : x.toFixed(2));
 export function BlameEvalPanel() {
   const { blameEval, blameEvalId, openBlameEval } = useLabPick('blameEval', 'blameEvalId', 'openBlameEval');
   const dbFile = useLab((s) => (s.appInfo.status === 'ready' ? s.appInfo.data.dbFile : null));
+  const models = useLab((s) => (s.experiments.status === 'ready' ? s.experiments.data.find((e) => e.id === blameEvalId)?.models : undefined));
   const box = useRef<HTMLElement>(null);
   // Opened from a row below: bring the panel into view.
   // (A block, not an arrow's value: Chromium's scrollIntoView returns a Promise, which React would call as the effect's cleanup.)
@@ -32,6 +34,7 @@ export function BlameEvalPanel() {
         <h3 id="blame-eval-title">
           Blame evaluation <code>{blameEvalId}</code> <span className="tag sim">SIMULATED faults</span>
         </h3>
+        <span className="muted small" data-testid="blame-eval-models">models {modelsLabel(models)}</span>
         <button type="button" className="link" data-testid="blame-eval-close" onClick={() => void openBlameEval(null)}>
           close
         </button>

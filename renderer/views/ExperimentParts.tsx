@@ -4,6 +4,7 @@ import { flowlabCommand } from '../lib/commands.ts';
 import { filterOptions, groupExperiments, isFiltering, memberLabel, NO_FILTER, type ExperimentFilter } from '../lib/experimentGroups.ts';
 import { useLab, useLabPick } from '../useLab.ts';
 import { LoadState } from './Status.tsx';
+import { modelsLabel } from '../lib/vocabulary.ts';
 
 const FILTER_LABEL: Record<keyof ExperimentFilter, string> = { workflow: 'Workflow', dataset: 'Dataset', kind: 'Kind', model: 'Model' };
 
@@ -90,7 +91,7 @@ export function ComparePanel({ list }: { list: readonly ExperimentSummary[] }) {
         </p>
       )}
       <LoadState state={comparison} what="the comparison" />
-      {ready && <CompareTable view={ready} />}
+      {ready && <CompareTable view={ready} models={{ a: list.find((e) => e.id === ready.a)?.models, b: list.find((e) => e.id === ready.b)?.models }} />}
     </details>
   );
 }
@@ -99,7 +100,7 @@ const f3 = (x: number) => x.toFixed(3);
 const signed3 = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(3)}`;
 
 /** `flowlab compare`'s table: each measure's A, B, delta, 95% bootstrap interval and sign test (the Experiments view; the Learning view's held-out change). */
-export function CompareTable({ view }: { view: CompareView }) {
+export function CompareTable({ view, models }: { view: CompareView; /** Each side's model files (the experiments list's), shown as `flowlab ls` prints them. */ models?: { a?: readonly string[] | undefined; b?: readonly string[] | undefined } }) {
   if (view.pairs === 0) {
     return (
       <p className="note warn" role="note" data-testid="compare-result">
@@ -111,8 +112,8 @@ export function CompareTable({ view }: { view: CompareView }) {
   return (
     <div data-testid="compare-result">
       <p className="small">
-        A = <code>{view.a}</code> ({view.sides.a.workflowName}, {view.sides.a.dataset} {view.sides.a.split}), B = <code>{view.b}</code> ({view.sides.b.workflowName}, {view.sides.b.dataset}{' '}
-        {view.sides.b.split}): <strong>{view.pairs}</strong> paired task{view.pairs === 1 ? '' : 's'}
+        A = <code>{view.a}</code> ({view.sides.a.workflowName}, {view.sides.a.dataset} {view.sides.a.split}{models ? `, models ${modelsLabel(models.a)}` : ''}), B = <code>{view.b}</code> ({view.sides.b.workflowName}, {view.sides.b.dataset}{' '}
+        {view.sides.b.split}{models ? `, models ${modelsLabel(models.b)}` : ''}): <strong>{view.pairs}</strong> paired task{view.pairs === 1 ? '' : 's'}
         {view.unpairedA || view.unpairedB ? ` (${view.unpairedA} only in A, ${view.unpairedB} only in B, left out)` : ''}.
       </p>
       {!view.seedsMatch && <p className="note warn small">Paired runs used different seeds: the differences mix the change with sampling noise.</p>}

@@ -47,7 +47,7 @@ function config(d: ExperimentChartData, theme: Theme): ChartConfiguration<'bar' 
         })),
         ...FAILURE_CLASSES.map((c) => ({
           type: 'bar' as const,
-          label: `tasks with ${c} failures %`,
+          label: `runs with ${c} failures %`,
           data: d.failureRates[c],
           yAxisID: 'pct',
           backgroundColor: CLASS_COLOUR[theme][c] + '99',
@@ -62,7 +62,7 @@ function config(d: ExperimentChartData, theme: Theme): ChartConfiguration<'bar' 
     options: {
       ...chartOptions(text, {
         x: { ticks: { color: text, maxRotation: 40, minRotation: 0, autoSkip: true, font: { size: 12 } }, grid: { color: grid } },
-        pct: { type: 'linear' as const, position: 'left' as const, min: 0, max: 100, title: { display: true, text: '% of tasks (accuracy, tasks with a failure)', color: text }, ticks: { color: text }, grid: { color: grid } },
+        pct: { type: 'linear' as const, position: 'left' as const, min: 0, max: 100, title: { display: true, text: '% of runs (accuracy, runs with a failure)', color: text }, ticks: { color: text }, grid: { color: grid } },
       }),
       layout: { padding: { bottom: 4, left: 4, right: 8 } },
       plugins: {
@@ -78,7 +78,7 @@ export function ExperimentsChart({ data, theme }: { data: ExperimentChartData; t
   const summary = data.titles.map((t, i) => `${t}: accuracy ${data.series.map((s) => s.data[i]).find((v) => v !== null) ?? '–'}%`).join('; ');
   return (
     <div className="chart-box" data-testid="experiments-chart" data-points={data.labels.length} data-labels={JSON.stringify(data.labels)} data-series={data.series.length}>
-      <canvas ref={canvas} role="img" aria-label={`Accuracy per workflow and dataset, and the share of tasks with failures of each class, per experiment or group. ${summary}`} />
+      <canvas ref={canvas} role="img" aria-label={`Accuracy per workflow and dataset, and the share of runs with failures of each class, per experiment or group. ${summary}`} />
     </div>
   );
 }

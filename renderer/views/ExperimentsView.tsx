@@ -3,6 +3,7 @@ import { constantFlag, type ExperimentSummary } from '../../core/api/client.ts';
 import { flowlabCommand } from '../lib/commands.ts';
 import { experimentChartData } from '../lib/experimentChart.ts';
 import { experimentGuard, guardSummary } from '../lib/experimentGuard.ts';
+import { kindLabel } from '../lib/vocabulary.ts';
 import { filterExperiments, groupExperiments, memberLabel, modelText, type GroupSummary } from '../lib/experimentGroups.ts';
 import { failuresByClass, FAILURE_CLASSES, isSimulated } from '../lib/experimentStats.ts';
 import { useLab, useLabPick } from '../useLab.ts';
@@ -170,7 +171,7 @@ function ExperimentRow({ e, member = false }: { e: ExperimentSummary; member?: b
         {sim && <span className="tag sim">SIMULATED</span>}
       </td>
       <td>{e.workflowName}</td>
-      <td>{e.kind}</td>
+      <td data-testid={`experiment-kind-${e.id}`}>{kindLabel(e.kind)}</td>
       <td>
         {e.dataset} <span className="muted">{e.split}</span>
       </td>

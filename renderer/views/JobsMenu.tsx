@@ -10,6 +10,7 @@ import type { JobEvent } from '../../core/api/client.ts';
 import { runningJobs } from '../store/jobs.ts';
 import { useLabPick } from '../useLab.ts';
 import { bytes } from './format.ts';
+import { kindLabel } from '../lib/vocabulary.ts';
 
 /** `done / total` of a job in its unit (bytes for a download), or '' when it counts nothing. */
 export function jobCount(job: Pick<JobEvent, 'kind' | 'done' | 'total'>): string {
@@ -30,7 +31,7 @@ export function JobsList() {
           {running.map((j) => (
             <li key={`${j.kind}:${j.id}`} data-testid="job-row" data-job={`${j.kind}:${j.id}`}>
               <div className="row">
-                <strong>{j.kind}</strong> <code>{j.id}</code>
+                <strong>{kindLabel(j.kind)}</strong> <code>{j.id}</code>
                 <span className="muted small" data-testid="job-count">{jobCount(j)}</span>
                 <button type="button" data-testid="job-cancel" onClick={() => void cancelJob(j.kind, j.id)} aria-label={`Cancel ${j.kind} ${j.id}`}>
                   Cancel

@@ -6,6 +6,8 @@ import { LadderChart, RungKeyLegend } from './LadderChart.tsx';
 import { RoleTrendsPanel } from './RoleTrendsPanel.tsx';
 import { RunPicker } from './RunPicker.tsx';
 import { LoadState } from './Status.tsx';
+import { ExperimentContextLine, useExperimentWords } from './ExperimentWords.tsx';
+import { outcomeText, runTaskLabel } from '../lib/vocabulary.ts';
 import { TableHead } from './TableHead.tsx';
 
 /**
@@ -19,6 +21,7 @@ export function LadderView() {
   const runLadder = useMemo(() => (run ? runLadders(run) : []), [run]);
   const mean = useMemo(() => (runs.status === 'ready' ? meanLadders(runs.data) : []), [runs]);
   const { experiments, setView } = useLabPick('experiments', 'setView');
+  const words = useExperimentWords();
   if (experiments.status === 'ready' && experiments.data.length === 0) {
     return (
       <section className="view ladder-view" aria-labelledby="ladder-title">
@@ -49,6 +52,7 @@ export function LadderView() {
       <div className="trace-grid">
         <RunPicker />
         <div className="ladder-body">
+          <ExperimentContextLine context={experimentId ? words.context : null} testId="ladder-experiment" />
           <RungKeyLegend />
           {!experimentId && (
             <div className="empty">
@@ -57,7 +61,7 @@ export function LadderView() {
           )}
           {runId && (
             <section aria-labelledby="ladder-run-title" data-testid="ladder">
-              <h3 id="ladder-run-title">Run {run ? `#${run.taskIndex}` : ''}</h3>
+              <h3 id="ladder-run-title" data-testid="ladder-run-title">Run {run ? `${run.runId} · task ${runTaskLabel(run.taskIndex, words.group)} · ${outcomeText(run)}` : ''}</h3>
               {run?.simulated && <p className="small"><span className="tag sim">SIMULATED</span> faults were injected in this run.</p>}
               {run?.credit?.silent && <p className="banner warn small">Silent failure: no node failed but the answer is wrong — only the correctness rung (a) shows it.</p>}
               {!run && <LoadState state={trace} what="the run" />}

@@ -27,6 +27,14 @@ export interface MassForm {
   id: string;
 }
 
+/** The CLI's default task count per job: `flowlab evolve --limit` 1, `rank` / `rsi --tasks` 4. */
+export const MASS_TASKS_DEFAULT: Record<MassJobKind, number> = { evolve: 1, rank: 4, rsi: 4 };
+
+/** The form after choosing job `job`: a task count still at the old job's CLI default becomes the new job's. */
+export function withJob<F extends Pick<MassForm, 'job' | 'tasks'>>(f: F, job: MassJobKind): F {
+  return { ...f, job, tasks: f.tasks === MASS_TASKS_DEFAULT[f.job] ? MASS_TASKS_DEFAULT[job] : f.tasks };
+}
+
 export const MASS_FORM_DEFAULTS: Omit<MassForm, 'model'> = { job: 'evolve', dataset: 'learn-tool', tasks: 1, iterations: 11, runs: 18, cycles: 2, heldout: 48, tamperer: '', id: '' };
 
 /** The request the form sends (threads 1: a laptop shared with other work). */
@@ -67,7 +75,7 @@ export function MassStartPanel() {
       <div className="row wrap">
         <label className="row">
           <span>Job</span>
-          <select data-testid="mass-start-job" value={form.job} onChange={(e) => set('job', e.target.value as MassJobKind)}>
+          <select data-testid="mass-start-job" value={form.job} onChange={(e) => setForm((f) => withJob(f, e.target.value as MassJobKind))}>
             <option value="evolve">evolve (inner loop)</option>
             <option value="rank">rank (outer loop, no training)</option>
             <option value="rsi">rsi (whole cycles)</option>

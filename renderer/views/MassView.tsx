@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { DesignDiff, EvolutionTimeline, TaskTimeline } from '../../core/api/client.ts';
-import { useLabPick } from '../useLab.ts';
+import { useLab, useLabPick } from '../useLab.ts';
+import { modelsLabel, modelsUnder } from '../lib/vocabulary.ts';
 import { MassOuterPanel } from './MassOuterPanel.tsx';
 import { MassStartPanel } from './MassStartPanel.tsx';
 import { LoadState, RefreshButton } from './Status.tsx';
@@ -22,6 +23,8 @@ export function MassView() {
     void loadMass();
   }, [loadMass]);
   const list = evolutions.status === 'ready' ? evolutions.data : [];
+  const experiments = useLab((s) => s.experiments);
+  const modelsOf = (id: string) => modelsLabel(modelsUnder(id, experiments.status === 'ready' ? experiments.data : []));
   const shown = evolution.status === 'ready' ? evolution.data : undefined;
 
   return (
@@ -49,11 +52,16 @@ export function MassView() {
           <select data-testid="mass-evolution" value={shown?.evolutionId ?? ''} onChange={(e) => void selectEvolution(e.target.value)}>
             {list.map((x) => (
               <option key={x.evolutionId} value={x.evolutionId}>
-                {x.evolutionId} — {x.dataset}, rule {x.rule}, {x.iterations} it, champion {x.champions.map((c) => (c === undefined ? '…' : c === null ? 'none' : `v${c}`)).join(', ')}
+                {x.evolutionId} — {x.dataset}, models {modelsOf(x.evolutionId)}, rule {x.rule}, {x.iterations} it, champion {x.champions.map((c) => (c === undefined ? '…' : c === null ? 'none' : `v${c}`)).join(', ')}
               </option>
             ))}
           </select>
         </label>
+      )}
+      {shown && (
+        <p className="muted small" data-testid="mass-models">
+          models {modelsOf(shown.evolutionId)}
+        </p>
       )}
       <LoadState state={evolution} what="the timeline" />
       {shown && shown.tasks.map((t) => <TaskBlock key={t.taskIndex} evo={shown} task={t} diff={massDiffPick?.taskIndex === t.taskIndex ? designDiff : undefined} onDiff={(a, b) => void loadDesignDiff(t.taskIndex, a, b)} />)}

@@ -10,6 +10,7 @@ import { useEffect } from 'react';
 import type { RoleTrendPoint, RoleTrends, TrendExperiment } from '../../core/api/client.ts';
 import { useLabPick } from '../useLab.ts';
 import { timestamp } from './format.ts';
+import { kindLabel } from '../lib/vocabulary.ts';
 import { LoadState, RefreshButton } from './Status.tsx';
 
 const W = 420;
@@ -20,7 +21,7 @@ const Y_MIN = -0.5;
 const Y_MAX = 1;
 
 /** An experiment as the key names it: workflow · kind · date · id. */
-export const trendLabel = (e: TrendExperiment) => `${e.workflowName} · ${e.kind} · ${timestamp(e.createdAt)} · ${e.id}`;
+export const trendLabel = (e: TrendExperiment) => `${e.workflowName} · ${kindLabel(e.kind)} · ${timestamp(e.createdAt)} · ${e.id}`;
 
 export function RoleTrendsPanel() {
   const { roleTrends, loadRoleTrends } = useLabPick('roleTrends', 'loadRoleTrends');

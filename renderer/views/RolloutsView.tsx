@@ -6,6 +6,7 @@ import { shellWord } from '../lib/commands.ts';
 import { groupExperiments, memberLabel } from '../lib/experimentGroups.ts';
 import { experimentStatusLabel } from './format.ts';
 import { LoadState, RefreshButton, Status } from './Status.tsx';
+import { modelsLabel } from '../lib/vocabulary.ts';
 
 /** The command the empty state suggests. */
 export const ROLLOUTS_COMMAND = 'npm run flowlab -- rollouts examples/gsm8k-team.yaml --dataset gsm8k --limit 5 --group 4 --model <file.gguf>';
@@ -115,6 +116,7 @@ function RolloutsBody({ data }: { data: RolloutsData }) {
   const group = data.groups.find((g) => g.index === chosen) ?? data.groups[0];
   const noSignal = data.groups.filter((g) => g.complete && g.noSignal).length;
   const complete = data.groups.filter((g) => g.complete).length;
+  const models = useLab((s) => (s.experiments.status === 'ready' ? s.experiments.data.find((e) => e.id === data.experimentId)?.models : undefined));
   return (
     <>
       <p className="row wrap small rollouts-meta" data-testid="rollouts-meta">
@@ -127,6 +129,7 @@ function RolloutsBody({ data }: { data: RolloutsData }) {
           mode <code>{data.mode}</code>
         </span>
         <span>learning roles {data.learningRoles.join(', ') || '–'}</span>
+        <span data-testid="rollouts-models">models {modelsLabel(models)}</span>
         <span>
           {complete} / {data.plannedGroups} groups complete
         </span>
@@ -171,9 +174,9 @@ function GroupPanel({ data, group }: { data: RolloutsData; group: RolloutGroup }
   return (
     <section className="group-panel" aria-labelledby="group-title" data-testid="rollouts-group-panel">
       <h3 id="group-title">
-        Task <code>{group.groupKey}</code>{' '}
+        Task {group.index} <code>{group.groupKey}</code>{' '}
         <span className="muted small">
-          group #{group.index + 1} · {group.rollouts.length} of {data.group} rollouts · {model.correct} correct · outcome mean {group.outcome.mean.toFixed(2)}
+          {group.rollouts.length} of {data.group} rollouts · {model.correct} correct · outcome mean {group.outcome.mean.toFixed(2)}
         </span>
       </h3>
       {model.flags.map((f) => (

@@ -115,7 +115,7 @@ function SideLine({ name, side }: { name: string; side: RunDiffSide }) {
     <>
       <dt>{name}</dt>
       <dd data-testid={`diff-run-${name.toLowerCase()}`}>
-        <code>{side.runId}</code> · {side.workflowName} · task #{side.taskIndex} <code>{side.taskId}</code> · seed {side.seed} · {side.status} · answer {side.answer ?? 'none'}{' '}
+        <code>{side.runId}</code> · {side.workflowName} · task {side.taskIndex} <code>{side.taskId}</code> · seed {side.seed} · {side.status} · answer {side.answer ?? 'none'}{' '}
         <span className={side.correct ? 'tone-ok' : 'tone-bad'}>{side.correct ? '✓' : '✗'}</span>
       </dd>
     </>

@@ -3,6 +3,8 @@ import { experimentNumbers, pickerLabel } from '../lib/runsTable.ts';
 import { useLabPick } from '../useLab.ts';
 import { percent, runStatusLabel } from './format.ts';
 import { LoadState, Status } from './Status.tsx';
+import { useExperimentWords } from './ExperimentWords.tsx';
+import { kindLabel, modelsLabel, runTaskLabel } from '../lib/vocabulary.ts';
 
 /** An experiment in one line: workflow, id, dataset/split, runs, accuracy. */
 function experimentLine(e: { workflowName: string; id: string; dataset: string; split: string; runsDone: number; tasksPlanned: number; accuracy: number | null }): string {
@@ -17,6 +19,7 @@ export function RunPicker() {
   const list = experiments.status === 'ready' ? experiments.data : [];
   const picked = list.find((e) => e.id === selectedExperimentId);
   const numbers = experimentNumbers(list);
+  const { group } = useExperimentWords();
 
   return (
     <nav className="run-picker" aria-label="Experiment and run">
@@ -45,7 +48,7 @@ export function RunPicker() {
       {/* The closed select is narrower than its text: the whole choice, wrapped, below it. */}
       {picked && (
         <p className="picked-experiment small" data-testid="picked-experiment">
-          <strong>{picked.workflowName}</strong> · <code>{picked.id}</code> · {picked.dataset}/{picked.split} · {picked.runsDone}/{picked.tasksPlanned} runs · {percent(picked.accuracy)} correct
+          <strong>{picked.workflowName}</strong> · <code>{picked.id}</code> · {kindLabel(picked.kind)} · {picked.dataset}/{picked.split} · models {modelsLabel(picked.models)} · {picked.runsDone}/{picked.tasksPlanned} runs · {percent(picked.accuracy)} correct
         </p>
       )}
       <LoadState state={experiments} what="experiments" />
@@ -65,7 +68,7 @@ export function RunPicker() {
                   onClick={() => void selectRun(r.runId)}
                   title={r.runId}
                 >
-                  <span>#{r.taskIndex}</span>
+                  <span data-testid={`run-task-${r.taskIndex}`}>{runTaskLabel(r.taskIndex, group)}</span>
                   <Status label={runStatusLabel(r.status)} />
                   <span className={r.correct ? 'tone-ok' : 'tone-bad'}>{r.correct ? '✓ correct' : '✗ wrong'}</span>
                   {r.credit?.roots.length ? <span className="muted small">{r.credit.roots.length} root</span> : null}

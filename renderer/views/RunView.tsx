@@ -9,6 +9,7 @@ import { LiveLegend } from './Legend.tsx';
 import { RoleModels } from './RoleModels.tsx';
 import { RoleExtras, RunKind } from './RunOptions.tsx';
 import { MAX_LIMIT, MAX_SEED, splitFor } from '../store/run.ts';
+import { runTaskLabel } from '../lib/vocabulary.ts';
 
 /** Run the open workflow on a dataset: the form, progress, the graph lighting up, cancel. */
 export function RunView() {
@@ -238,7 +239,7 @@ function Progress() {
         )}
         {live.simulatedNodes > 0 && <span className="tag sim">SIMULATED faults: {live.simulatedNodes}</span>}
       </div>
-      <progress data-testid="run-progress" max={Math.max(1, tally.total)} value={tally.done} aria-label={`${tally.done} of ${tally.total} tasks`} />
+      <progress data-testid="run-progress" max={Math.max(1, tally.total)} value={tally.done} aria-label={`${tally.done} of ${tally.total} runs`} />
       <p className="small" data-testid="run-tally">
         {tallyText(tally)} ({pct}%)
         {live.message ? ` · ${live.message}` : ''}
@@ -270,7 +271,7 @@ function LiveGraph() {
   return (
     <div className="live-graph">
       <p className="muted small" data-testid="run-watching">
-        {watched ? `Watching task run ${watched.runId}${watched.taskIndex !== undefined ? ` (task #${watched.taskIndex})` : ''}${watched.finished ? ` — ${watched.status}` : ''}` : 'The graph lights up as nodes run.'}
+        {watched ? `Watching task run ${watched.runId}${watched.taskIndex !== undefined ? ` (task ${runTaskLabel(watched.taskIndex, live?.group ?? 0)})` : ''}${watched.finished ? ` — ${watched.status}` : ''}` : 'The graph lights up as nodes run.'}
       </p>
       <GraphCanvas elements={elements} theme={theme} label="Live workflow graph" live={nodes} />
       <LiveLegend theme={theme} />

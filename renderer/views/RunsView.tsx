@@ -10,6 +10,7 @@ import { useEffect, useMemo, useRef, useState, type KeyboardEvent as ReactKeyboa
 import type { RunHit, RunSortKey, SearchField } from '../../core/api/client.ts';
 import { FAILURE_CLASSES } from '../lib/experimentStats.ts';
 import { experimentOptionLabel, taskLabel, visibleRows } from '../lib/runsTable.ts';
+import { kindLabel } from '../lib/vocabulary.ts';
 import { runAt, type RunsFilter } from '../store/runsTable.ts';
 import { useLab, useLabPick } from '../useLab.ts';
 import { timestamp } from './format.ts';
@@ -176,7 +177,7 @@ export function RunsView() {
           Kind
           <select data-testid="runs-kind" value={draft.kind} onChange={(e) => change({ kind: e.target.value })}>
             <option value="">any</option>
-            {kinds.map((k) => <option key={k} value={k}>{k === 'blame-eval' ? 'blame-eval (SIMULATED faults)' : k}</option>)}
+            {kinds.map((k) => <option key={k} value={k}>{kindLabel(k)}</option>)}
           </select>
         </label>
         <label>
@@ -352,7 +353,7 @@ function RunRow({ index, hit, onOpen }: { index: number; hit: RunHit; onOpen: (h
       onKeyDown={onKey}
       title={`Open the trace of ${hit.runId}`}
     >
-      <td title={`${hit.workflowName} / ${hit.dataset} · ${hit.kind} · ${hit.experimentId}`}>{hit.experimentId}</td>
+      <td title={`${hit.workflowName} / ${hit.dataset} · ${kindLabel(hit.kind)} · ${hit.experimentId}`}>{hit.experimentId}</td>
       <td className="num">{taskLabel(hit)}</td>
       <td>{hit.status}</td>
       <td>

@@ -5,7 +5,7 @@ import { graphOf } from '../lib/graphEdits.ts';
 import { authorBadges, blameRoleLabel, blameText, buildTraceModel, listOrder, STATE_MARKER, STATE_TEXT, type TraceModel } from '../lib/traceModel.ts';
 import { useLabPick } from '../useLab.ts';
 import { useShortcut } from '../useShortcut.ts';
-import { failureClassLabel } from './format.ts';
+import { failureClassLabel, runStatusLabel } from './format.ts';
 import { GraphCanvas } from './lazy.tsx';
 import { DesignPanel } from './DesignPanel.tsx';
 import { AuthorLegend, KindLegend, StateLegend } from './Legend.tsx';
@@ -14,7 +14,9 @@ import { NodeDetail } from './NodeDetail.tsx';
 import { RunPicker } from './RunPicker.tsx';
 import { DiffPicker, RunDiffPanel } from './RunDiffPanel.tsx';
 import { RunForks } from './ForkPanel.tsx';
-import { LoadState } from './Status.tsx';
+import { LoadState, Status } from './Status.tsx';
+import { ExperimentContextLine, useExperimentWords } from './ExperimentWords.tsx';
+import { runTaskLabel } from '../lib/vocabulary.ts';
 import { TableHead } from './TableHead.tsx';
 
 /**
@@ -60,6 +62,7 @@ function TraceBody() {
   const ran = trace.status === 'ready' ? trace.data.graph : undefined;
   const graph = useMemo(() => ran ?? (yaml ? graphOf(yaml) : null), [ran, yaml]);
   const [issue, setIssue] = useState<{ runId: string; index: number } | null>(null);
+  const experimentWords = useExperimentWords();
   const built = useMemo(() => {
     if (trace.status !== 'ready') return null;
     const t0 = performance.now();
@@ -91,14 +94,16 @@ function TraceBody() {
   const drawn = new Set(model.nodes.map((n) => n.id));
   const selectedIssue = issue?.runId === runId ? issue.index : null;
   const detail = traceNode && <NodeDetail model={model} />;
+  const words = experimentWords;
 
   return (
     <div className="trace-body">
       <div className="row wrap trace-summary">
-        <strong>
-          Task #{run.taskIndex} <code>{run.taskId}</code>
+        <strong data-testid="trace-task">
+          Task {runTaskLabel(run.taskIndex, words.group)} <code>{run.taskId}</code>
         </strong>
-        <span className={run.correct ? 'tone-ok' : 'tone-bad'}>{run.correct ? '✓ correct' : '✗ wrong'}</span>
+        <Status label={runStatusLabel(run.status)} />
+        <span className={run.correct ? 'tone-ok' : 'tone-bad'} data-testid="trace-grade">{run.correct ? '✓ correct' : '✗ wrong'}</span>
         <span className="muted">
           answer {run.answer ?? 'none'}
           {run.expected !== undefined ? ` · expected ${run.expected}` : ''}
@@ -110,6 +115,7 @@ function TraceBody() {
         <DiffPicker run={run} />
         <RunForks run={run} />
       </div>
+      <ExperimentContextLine context={words.context} testId="trace-experiment" />
       {model.silent && (
         <p className="banner warn" data-testid="silent-banner" role="note">
           <strong>Silent failure.</strong> No node failed, yet the answer is wrong. Structure cannot see this: no role is blamed, and only the correctness rung of the
@@ -134,7 +140,7 @@ function TraceBody() {
               <GraphCanvas
                 elements={built.elements}
                 theme={theme}
-                label={`Trace graph of task ${run.taskIndex}: ${countOf(model.nodes.length, 'node')}`}
+                label={`Trace graph of task ${runTaskLabel(run.taskIndex, words.group)}: ${countOf(model.nodes.length, 'node')}`}
                 selected={traceNode}
                 onSelectNode={(id) => selectTraceNode(id)}
                 prepMs={built.prepMs}

@@ -34,7 +34,7 @@ describe('Rollouts view', () => {
     expect(t).toContain('mode single:solver');
     expect(t).toMatch(/r0 ✓ correct seed 0 score 1\.00 solver h 0\.90 ▲ A \+1\.00 \(positive\)/);
     expect(t).toMatch(/r1 ✗ wrong seed 1 score 0\.00 solver h 0\.30 ▼ A −1\.00 \(negative\)/);
-    expect(t).toContain('#2 t1 · 0/2 ✓ · no signal');
+    expect(t).toContain('task 1 t1 · 0/2 ✓ · no signal');
   });
 
   it('flags the chosen zero-spread group as having no learning signal', async () => {

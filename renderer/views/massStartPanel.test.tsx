@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { StoreApi } from 'zustand/vanilla';
 import { ApiError, type MassJobEvent } from '../../core/api/index.ts';
 import type { LabState } from '../state.ts';
-import { MASS_FORM_DEFAULTS, massStartOf, MassStartPanel } from './MassStartPanel.tsx';
+import { MASS_FORM_DEFAULTS, massStartOf, MassStartPanel, withJob } from './MassStartPanel.tsx';
 import { closeViewStores, renderView, scriptedLab } from './viewTest.fixture.tsx';
 
 afterEach(closeViewStores);
@@ -17,6 +17,13 @@ describe('MASS start form and job progress', () => {
     expect(massStartOf(f)).toEqual({ job: 'evolve', request: { dataset: 'learn-tool', model: '/m/tiny.gguf', limit: 1, iterations: 11, threads: 1 } });
     expect(massStartOf({ ...f, job: 'rank', tasks: 2, runs: 6, tamperer: 'expectation', id: ' rk ' })).toEqual({ job: 'rank', request: { dataset: 'learn-tool', model: '/m/tiny.gguf', tasks: 2, runs: 6, threads: 1, simulateTamperer: 'expectation', loopId: 'rk' } });
     expect(massStartOf({ ...f, job: 'rsi', cycles: 3, heldout: 8 })).toMatchObject({ job: 'rsi', request: { runs: 18, cycles: 3, heldout: 8 } });
+  });
+
+  it('takes each job\'s CLI default task count (evolve --limit 1, rank/rsi --tasks 4) unless the user changed it', () => {
+    const f = { ...MASS_FORM_DEFAULTS, model: '/m/tiny.gguf' };
+    expect(massStartOf(withJob(f, 'rank'))).toMatchObject({ job: 'rank', request: { tasks: 4 } });
+    expect(massStartOf(withJob(withJob(f, 'rsi'), 'evolve'))).toMatchObject({ job: 'evolve', request: { limit: 1 } });
+    expect(massStartOf(withJob({ ...f, tasks: 2 }, 'rsi'))).toMatchObject({ job: 'rsi', request: { tasks: 2 } });
   });
 
   it('folds the events (those sent before the start answered too), shows progress, and loads the lists when the job ends', async () => {

@@ -86,8 +86,8 @@ describe('run-diff helpers', () => {
       [run('e1', 0), run('e1', 1), run('e1', 2, false)],
     );
     expect(groups).toEqual([
-      { label: 'Task #1 in other experiments of team', runs: [{ runId: 'e3/1', label: 'e3 · task #1 · seed 3 · ✗' }] },
-      { label: 'Other tasks of this experiment', runs: [{ runId: 'e1/0', label: 'task #0 (t0) · ✓' }, { runId: 'e1/2', label: 'task #2 (t2) · ✗' }] },
+      { label: 'Task 1 in other experiments of team', runs: [{ runId: 'e3/1', label: 'e3 · task 1 · seed 3 · ✗' }] },
+      { label: 'Other tasks of this experiment', runs: [{ runId: 'e1/0', label: 'task 0 (t0) · ✓' }, { runId: 'e1/2', label: 'task 2 (t2) · ✗' }] },
     ]);
   });
 });
