@@ -188,6 +188,10 @@ describe.skipIf(!!noBrowser || !!noShared)('the improvement loop from the window
     await openExample('examples/learn-word.yaml', 'learn-word');
     await page.click(tid('nav-learning'));
     await page.locator(`${tid('train-loop-panel')} > summary`).click();
+    // The form starts at flowlab train-loop's defaults (10 iterations of 4 tasks x G 8, 32 held-out x 4); a short loop here.
+    await expect(page.locator(tid('loop-iterations')).inputValue()).resolves.toBe('10');
+    await expect(page.locator(tid('loop-group')).inputValue()).resolves.toBe('8');
+    for (const [field, value] of [['loop-iterations', '2'], ['loop-limit', '2'], ['loop-group', '2'], ['loop-heldout', '2'], ['loop-heldout-samples', '2']] as const) await page.fill(tid(field), value);
     await expect.poll(() => page.locator(tid('loop-start')).isEnabled(), WAIT).toBe(true);
     await page.click(tid('loop-start'));
     const status = page.locator(tid('loop-status'));

@@ -4,7 +4,7 @@
  * the same defaults, and the loop's events (core/training/types.ts `LoopEvent`) as the lab's
  * `TrainLoopEvent`s. The runner (host/runner.ts) owns starting, cancelling and the model files.
  */
-import { ApiError, type StartTrainLoopRequest, type TrainLoopEvent, type TrainRoleMetrics } from '../core/api/index.ts';
+import { ApiError, TRAIN_LOOP_DEFAULTS, type StartTrainLoopRequest, type TrainLoopEvent, type TrainRoleMetrics } from '../core/api/index.ts';
 import type { TrainLoopSpec } from '../core/experiments/index.ts';
 import type { Store, WeightVersion } from '../core/store/index.ts';
 import type { Dataset } from '../core/tasks/index.ts';
@@ -14,27 +14,7 @@ import type { ResolvedModels } from '../models/resolve.ts';
 
 const M = 'startTrainLoop';
 
-/** `flowlab train-loop`'s defaults (its usage text, cli/commands/trainLoop.ts), for the fields a request leaves out. */
-export const TRAIN_LOOP_DEFAULTS = {
-  split: 'train',
-  heldoutSplit: 'heldout',
-  group: 8,
-  iterations: 10,
-  limit: 4,
-  lr: 3e-4,
-  kl: 0.02,
-  temperature: 1,
-  maxGradNorm: 1,
-  heldout: 32,
-  heldoutSamples: 4,
-  seed: 0,
-  /** Context tokens per sequence (`--context-size`). */
-  contextSize: 512,
-  warmStart: 0,
-  sftSteps: 2,
-  sftLr: 1e-3,
-  sftMinScore: 1,
-} as const;
+export { TRAIN_LOOP_DEFAULTS };
 
 /** Where the lab's versions go and its data comes from (the runner's folders, never the request's). */
 export interface TrainLoopPlace {

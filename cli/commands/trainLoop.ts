@@ -12,6 +12,7 @@ import { learningRoles, parseMode } from '../../core/rollouts/index.ts';
 import type { ModelConfig } from '../../core/model/index.ts';
 import { fileModelPort, llamaProvider, loadTrainer } from '../../models/factory.ts';
 import { resolveModels } from '../../models/resolve.ts';
+import { TRAIN_LOOP_DEFAULTS } from '../../core/api/client.ts';
 import { act, commaList, dbOption, intOption, UsageError, type CommandContext } from '../args.ts';
 import { asCliSync } from '../errors.ts';
 import { addCorpusOption, addModelOptions, modelRequestOf, type ModelFlagValues } from '../flags.ts';
@@ -74,28 +75,28 @@ export function define(cmd: Command, ctx: CommandContext, deps: TrainLoopDeps = 
     .addOption(new Option('--dataset <name>', 'e.g. learn-word, learn-team, learn-design, learn').makeOptionMandatory())
     .option('--split <name>', 'training split', 'train')
     .option('--heldout-split <name>', 'held-out split', 'heldout')
-    .addOption(intOption('--group <G>', 'rollouts per task', { min: 1, max: 64, default: 8 }))
-    .addOption(intOption('--iterations <N>', 'iterations', { min: 1, default: 10 }))
-    .addOption(intOption('--limit <n>', 'tasks per iteration (fresh tasks each time)', { min: 1, default: 4 }))
+    .addOption(intOption('--group <G>', 'rollouts per task', { min: 1, max: 64, default: TRAIN_LOOP_DEFAULTS.group }))
+    .addOption(intOption('--iterations <N>', 'iterations', { min: 1, default: TRAIN_LOOP_DEFAULTS.iterations }))
+    .addOption(intOption('--limit <n>', 'tasks per iteration (fresh tasks each time)', { min: 1, default: TRAIN_LOOP_DEFAULTS.limit }))
     .option('--lr <x>', 'Adam learning rate', '3e-4')
     .option('--kl <x>', 'KL penalty weight (k3, to the starting model)', '0.02')
     .option('--temperature <T>', 'sampling temperature (> 0)', '1')
     .option('--entropy <x>', 'entropy bonus weight at grammar-restricted chosen tokens (0 = off; 0..1)', '0')
     .option('--max-grad-norm <x>', 'clip the gradient norm (0 = off)', '1')
-    .addOption(intOption('--heldout <n>', 'held-out tasks (0 = no held-out evaluation)', { default: 32 }))
-    .addOption(intOption('--heldout-samples <k>', 'fixed-seed samples per held-out task', { min: 1, default: 4 }))
+    .addOption(intOption('--heldout <n>', 'held-out tasks (0 = no held-out evaluation)', { default: TRAIN_LOOP_DEFAULTS.heldout }))
+    .addOption(intOption('--heldout-samples <k>', 'fixed-seed samples per held-out task', { min: 1, default: TRAIN_LOOP_DEFAULTS.heldoutSamples }))
     .option('--heldout-temperature <T>', 'held-out sampling temperature (0 = greedy) (default: --temperature)')
-    .addOption(intOption('--warm-start <k>', "iterations 1..k take SFT steps on each role's successful runs instead of policy steps (0 = none)", { min: 0, default: 0 }))
+    .addOption(intOption('--warm-start <k>', "iterations 1..k take SFT steps on each role's successful runs instead of policy steps (0 = none)", { min: 0, default: TRAIN_LOOP_DEFAULTS.warmStart }))
     .option('--sft-mix', 'after the warm start, take the SFT step before the policy step every iteration')
-    .addOption(intOption('--sft-steps <n>', 'SFT passes over the successful calls per iteration', { min: 1, max: 100, default: 2 }))
+    .addOption(intOption('--sft-steps <n>', 'SFT passes over the successful calls per iteration', { min: 1, max: 100, default: TRAIN_LOOP_DEFAULTS.sftSteps }))
     .option('--sft-lr <x>', 'SFT learning rate', '1e-3')
     .option('--sft-min-score <x|role=x,...>', "a run is a success for a role when its score is at least this (one number, or per role; others 1)")
     .option('--sft-roles <a,b>', 'the trained roles that take SFT steps (default: every trained role)')
-    .addOption(intOption('--sft-pool <n>', 'SFT on up to n distinct successes per task class from every iteration so far, newest first, balanced over classes (0 = this iteration only)', { min: 0, max: 1000, default: 0 }));
+    .addOption(intOption('--sft-pool <n>', 'SFT on up to n distinct successes per task class from every iteration so far, newest first, balanced over classes (0 = this iteration only)', { min: 0, max: 1000, default: TRAIN_LOOP_DEFAULTS.sftPool }));
   addModelOptions(cmd, { versions: true, contextSize: { min: 64, default: 512, help: 'context tokens per sequence' } });
   cmd
     .option('--versions-dir <dir>', 'where versions are written (default: flowlab-versions/ next to --db)')
-    .addOption(intOption('--seed <n>', 'experiment seed', { default: 0 }))
+    .addOption(intOption('--seed <n>', 'experiment seed', { default: TRAIN_LOOP_DEFAULTS.seed }))
     .addOption(dbOption())
     .option('--data-dir <dir>', 'dataset folder (default: $FLOWLAB_SHARED/data or ../shared/data)')
     .option('--json', 'print one JSON object (per-iteration metrics, held-out before/after)');

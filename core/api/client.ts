@@ -24,6 +24,7 @@ export { ApiError, stripInvokePrefix, type ApiErrorCode, type ApiErrorData } fro
 export { errorMessage } from '../errors.ts';
 export { createRemoteApi, type Invoke } from './remote.ts';
 export { isExperimentLabEvent, isLabEvent, isTrainLoopEvent } from './lab.ts';
+export { TRAIN_LOOP_DEFAULTS } from './trainLoop.ts';
 export { isStoredEvent, STORED_AREAS, type StoredArea, type StoredEvent } from './storeEvents.ts';
 export { WORKFLOW_FILE_NAME } from './workflowFileName.ts';
 export type { ReadWorkflowFilePayload, SaveWorkflowFilePayload, ValidateWorkflowPayload, ValidateWorkflowResult, WorkflowFileInfo, WorkflowFileList, WorkflowFileText, WorkflowsApi, WorkflowSummary } from './features/workflows.ts';

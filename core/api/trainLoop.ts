@@ -8,6 +8,34 @@
  */
 
 /**
+ * `flowlab train-loop`'s defaults: its option defaults (cli/commands/trainLoop.ts), the values the
+ * host gives the fields a request leaves out (host/trainLoop.ts) and the Learning form's initial
+ * values (renderer/store/loop.ts) — one set for the CLI and the window.
+ */
+export const TRAIN_LOOP_DEFAULTS = {
+  split: 'train',
+  heldoutSplit: 'heldout',
+  group: 8,
+  iterations: 10,
+  limit: 4,
+  lr: 3e-4,
+  kl: 0.02,
+  temperature: 1,
+  maxGradNorm: 1,
+  heldout: 32,
+  heldoutSamples: 4,
+  seed: 0,
+  /** Context tokens per sequence (`--context-size`). */
+  contextSize: 512,
+  warmStart: 0,
+  sftSteps: 2,
+  sftLr: 1e-3,
+  sftMinScore: 1,
+  entropy: 0,
+  sftPool: 0,
+} as const;
+
+/**
  * What `startTrainLoop` takes: `flowlab train-loop <workflow> --dataset <name> [options]` as
  * data. Every field but `workflowText`, `dataset` and `models` is optional, with the CLI's
  * default. Versions are written under the lab's own versions folder (beside its database),

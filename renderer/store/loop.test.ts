@@ -60,7 +60,7 @@ describe('the Run form\'s loop options', () => {
 describe('train loops from the window', () => {
   it('starts one with the form\'s values and follows its pushed events', async () => {
     const { s, loops } = lab();
-    s.getState().setTrainLoopForm({ dataset: 'gsm8k', split: 'test', heldoutSplit: 'test', roles: ['solver', 'nobody'] });
+    s.getState().setTrainLoopForm({ dataset: 'gsm8k', split: 'test', heldoutSplit: 'test', roles: ['solver', 'nobody'], group: 2, iterations: 2, limit: 2, heldout: 2, heldoutSamples: 2 });
     await s.getState().startTrainLoop();
     expect(loops).toEqual([expect.objectContaining({ dataset: 'gsm8k', split: 'test', heldoutSplit: 'test', group: 2, iterations: 2, limit: 2, heldout: 2, heldoutSamples: 2, seed: 0, threads: 1, roles: ['solver'], models: { default: '/m/tiny.gguf' } })]);
     expect(s.getState()).toMatchObject({ watchedLoop: 'tl-1', trainLoops: { 'tl-1': { status: 'starting', iterations: 2 } } });
@@ -117,5 +117,13 @@ describe('plainMessage', () => {
   it('drops the method name and the code tag', () => {
     expect(plainMessage('resumeRun: no experiment x [NOT_FOUND]')).toBe('no experiment x');
     expect(plainMessage('startTrainLoop: model /m is in use [BUSY models]')).toBe('model /m is in use');
+  });
+});
+
+describe("the Learning form's defaults", () => {
+  it("are flowlab train-loop's (TRAIN_LOOP_DEFAULTS, which cli/trainLoopDefaults.test.ts ties to the CLI's options): 10 iterations of 4 tasks x G 8, 32 held-out tasks x 4 samples, seed 0", () => {
+    const f = lab().s.getState().trainLoopForm;
+    expect({ iterations: f.iterations, limit: f.limit, group: f.group, heldout: f.heldout, heldoutSamples: f.heldoutSamples, seed: f.seed, lr: f.lr, kl: f.kl, temperature: f.temperature, entropy: f.entropy, warmStart: f.warmStart, sftSteps: f.sftSteps, sftLr: f.sftLr, sftPool: f.sftPool })
+      .toEqual({ iterations: 10, limit: 4, group: 8, heldout: 32, heldoutSamples: 4, seed: 0, lr: 3e-4, kl: 0.02, temperature: 1, entropy: 0, warmStart: 0, sftSteps: 2, sftLr: 1e-3, sftPool: 0 });
   });
 });

@@ -5,7 +5,7 @@
  * and the experiment lists' filters and open groups. Every start goes through the same API
  * methods the CLI's service sits behind (startRun, startTrainLoop, resumeRun).
  */
-import type { StartRunRequest, StartTrainLoopRequest, TrainLoopEvent } from '../../core/api/client.ts';
+import { TRAIN_LOOP_DEFAULTS, type StartRunRequest, type StartTrainLoopRequest, type TrainLoopEvent } from '../../core/api/client.ts';
 import type { CardsDocument, CompareView, DistillCardRequest } from '../../core/api/client.ts';
 import { hasLearningSignal, NO_FILTER, rolloutsCandidates, type ExperimentFilter } from '../lib/experimentGroups.ts';
 import { applyLoopEvent, loopFinished, startLoopProgress, type LoopProgress } from '../lib/trainLoopProgress.ts';
@@ -57,7 +57,8 @@ export interface TrainLoopForm {
 export const sftOn = (f: Pick<TrainLoopForm, 'warmStart' | 'sftMix'>): boolean => f.warmStart > 0 || f.sftMix;
 
 /** The train-loop form's policy and SFT fields at `flowlab train-loop`'s defaults. */
-export const TRAIN_LOOP_STEP_DEFAULTS = { lr: 3e-4, kl: 0.02, temperature: 1, entropy: 0, warmStart: 0, sftMix: false, sftSteps: 2, sftLr: 1e-3, sftRoles: [] as string[], sftPool: 0 } as const;
+/** The policy and SFT step fields of the Learning form, at `flowlab train-loop`'s defaults. */
+export const TRAIN_LOOP_STEP_DEFAULTS = { lr: TRAIN_LOOP_DEFAULTS.lr, kl: TRAIN_LOOP_DEFAULTS.kl, temperature: TRAIN_LOOP_DEFAULTS.temperature, entropy: TRAIN_LOOP_DEFAULTS.entropy, warmStart: TRAIN_LOOP_DEFAULTS.warmStart, sftMix: false, sftSteps: TRAIN_LOOP_DEFAULTS.sftSteps, sftLr: TRAIN_LOOP_DEFAULTS.sftLr, sftRoles: [] as string[], sftPool: TRAIN_LOOP_DEFAULTS.sftPool } as const;
 
 export interface LoopSlice {
   experimentFilter: ExperimentFilter;
@@ -177,7 +178,8 @@ export function createLoopSlice({ api, set, get }: SliceContext): LoopSlice {
       return { extras, problems };
     },
 
-    trainLoopForm: { dataset: 'learn-word', split: 'train', heldoutSplit: 'heldout', roles: [], group: 2, iterations: 2, limit: 2, heldout: 2, heldoutSamples: 2, seed: 0, threads: 1, ...TRAIN_LOOP_STEP_DEFAULTS, sftRoles: [] },
+    // `flowlab train-loop`'s defaults (one set for the CLI and the window); threads 1 (tiny models).
+    trainLoopForm: { dataset: 'learn-word', split: TRAIN_LOOP_DEFAULTS.split, heldoutSplit: TRAIN_LOOP_DEFAULTS.heldoutSplit, roles: [], group: TRAIN_LOOP_DEFAULTS.group, iterations: TRAIN_LOOP_DEFAULTS.iterations, limit: TRAIN_LOOP_DEFAULTS.limit, heldout: TRAIN_LOOP_DEFAULTS.heldout, heldoutSamples: TRAIN_LOOP_DEFAULTS.heldoutSamples, seed: TRAIN_LOOP_DEFAULTS.seed, threads: 1, ...TRAIN_LOOP_STEP_DEFAULTS, sftRoles: [] },
     setTrainLoopForm(patch) {
       set({ trainLoopForm: { ...get().trainLoopForm, ...patch } });
     },
