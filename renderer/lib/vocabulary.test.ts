@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { plannedRuns, runTally, startLiveRun, tallyText } from './liveRun.ts';
-import { experimentContext, kindLabel, modelsLabel, outcomeText, rolloutGroupOf, runTaskLabel } from './vocabulary.ts';
+import { experimentContext, kindLabel, modelsLabel, modelsOfOuterLoop, outcomeText, rolloutGroupOf, runTaskLabel } from './vocabulary.ts';
 
 describe('the CLI\'s words for the views', () => {
   it('kinds as `flowlab ls` prints them: a blame-eval says its faults are SIMULATED', () => {
@@ -25,6 +25,19 @@ describe('the CLI\'s words for the views', () => {
     expect(outcomeText({ status: 'failed', correct: false })).toBe('failed · wrong');
     expect(outcomeText({ status: 'completed', correct: false })).toBe('completed · wrong');
     expect(outcomeText({ status: 'completed', correct: true })).toBe('completed · correct');
+  });
+
+  it("an outer loop's models: its champion runs' experiments (<prefix>-t<i>-r<j>), not its judge pairs or another loop's", () => {
+    const experiments = [
+      { id: 'rsi-a-c1-shared-t0-r0', models: ['stories260K.gguf'] },
+      { id: 'rsi-a-c1-shared-t1-r5', models: ['stories260K.gguf'] },
+      { id: 'rsi-a-c1-shared-t0-p3', models: [] },
+      { id: 'rsi-a-c2-self-t0-r0', models: ['iter-001.gguf'] },
+      { id: 'rsi-a-c1-shared-t0-r0x', models: ['nope.gguf'] },
+      { id: 'rsi-ab-c1-shared-t0-r0', models: ['other.gguf'] },
+    ];
+    expect(modelsOfOuterLoop(['rsi-a-c1-shared', 'rsi-a-c2-self'], experiments)).toEqual(['iter-001.gguf', 'stories260K.gguf']);
+    expect(modelsLabel(modelsOfOuterLoop(['rank-t'], experiments))).toBe('-');
   });
 
   it('models: base names joined, `-` when none recorded, in show\'s first line', () => {

@@ -67,3 +67,14 @@ export function experimentContext(e: { kind: string; workflowName: string; datas
 export function modelsUnder(id: string, experiments: ReadonlyArray<{ id: string; models?: readonly string[] }>): string[] {
   return [...new Set(experiments.filter((e) => e.id.startsWith(`${id}.`)).flatMap((e) => e.models ?? []))].sort();
 }
+
+/**
+ * The model files of a MASS outer loop (`flowlab rank` / `rsi`): the union of the models of its
+ * champion runs' experiments, `<prefix>-t<task>-r<run>` for each ranking's step prefix
+ * (core/mass/outer.ts), sorted. Judge experiments record no model file of their own and are not
+ * read. Empty while none is listed.
+ */
+export function modelsOfOuterLoop(prefixes: readonly string[], experiments: ReadonlyArray<{ id: string; models?: readonly string[] }>): string[] {
+  const runOf = (id: string) => prefixes.some((p) => id.startsWith(`${p}-t`) && /^-t\d+-r\d+$/.test(id.slice(p.length)));
+  return [...new Set(experiments.filter((e) => runOf(e.id)).flatMap((e) => e.models ?? []))].sort();
+}

@@ -1,5 +1,6 @@
 import type { JudgeAudit, OuterCycleArm, OuterLoopView, OuterTaskRanking } from '../../core/api/client.ts';
-import { useLabPick } from '../useLab.ts';
+import { modelsLabel, modelsOfOuterLoop } from '../lib/vocabulary.ts';
+import { useLab, useLabPick } from '../useLab.ts';
 import { LoadState } from './Status.tsx';
 
 /** The command that makes an outer loop (shown when there is none). */
@@ -60,8 +61,13 @@ export function MassOuterPanel() {
 }
 
 function OuterLoop({ loop }: { loop: OuterLoopView }) {
+  const experiments = useLab((s) => s.experiments);
+  const models = modelsOfOuterLoop([...new Set(loop.rankings.map((t) => t.prefix))], experiments.status === 'ready' ? experiments.data : []);
   return (
     <div>
+      <p className="muted small" data-testid="mass-outer-models">
+        models {modelsLabel(models)}
+      </p>
       {loop.halted && (
         <p className="note error" data-testid="mass-outer-halted">
           {loop.halted.cycle === null ? 'Halted before the export (rank)' : `Halted in cycle ${loop.halted.cycle}`}: {loop.halted.reasons.join('; ')}

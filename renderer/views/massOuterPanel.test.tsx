@@ -5,7 +5,8 @@ import type { TaskRanking } from '../../core/mass/outer.ts';
 import { storeJudgeAudit } from '../../core/mass/judgeAudit.ts';
 import { auditJudge } from '../../core/guards/index.ts';
 import type { CycleReport } from '../../core/mass/rsi.ts';
-import type { Store } from '../../core/store/index.ts';
+import type { NewExperiment, Store } from '../../core/store/index.ts';
+import { newExperiment } from '../../test/fixtures.ts';
 import type { LabState } from '../state.ts';
 import { formatRsi } from '../../cli/commands/rsiFormat.ts';
 import { MassOuterPanel, RANK_COMMAND } from './MassOuterPanel.tsx';
@@ -64,9 +65,15 @@ describe('MASS outer-loop panel', () => {
       storeRankings(s, 'sim-loop', 'sim-loop-c1-shared', 1, [simulatedRanking()], { train: 15, validation: 1 });
       storeBase(s, 'sim-loop', { model: 'base.gguf', heldoutScore: 0.25 });
       storeCycle(s, 'sim-loop', cycle);
+      // One champion run's experiment (<prefix>-t<task>-r<run>) with its model file, and a judge pair's (no model file).
+      s.createExperiment(newExperiment({ id: 'sim-loop-c1-shared-t0-r0', kind: 'mass', config: { threads: 1, models: { models: { default: '/m/base.gguf' }, roleModels: {}, gpu: false } } as NewExperiment['config'] }));
+      s.createExperiment(newExperiment({ id: 'sim-loop-c1-shared-t0-p0', kind: 'mass' }));
     });
+    await l.getState().refresh();
     expect(l.getState().outerLoop.status).toBe('ready');
     const html = render(l);
+    // The loop's model, as `flowlab ls` names its runs' (issue 29: outer loops named none).
+    expect(html).toContain('data-testid="mass-outer-models">models base.gguf</p>');
     expect(html).toContain('data-testid="mass-ranking-sim-loop-c1-shared/learn-tool/train/0"');
     expect(html).toContain('ranks 1–15 train, 16 validation, the rest left out');
     expect(html.match(/class="mass-cut-train"/g)).toHaveLength(15);
