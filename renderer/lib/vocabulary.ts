@@ -27,7 +27,8 @@ export function kindLabel(kind: string): string {
  */
 export function rolloutGroupOf(e: { kind: string; config?: unknown } | undefined): number {
   if (e?.kind !== 'rollouts') return 0;
-  const g = (e.config as { rollouts?: { group?: unknown } } | null | undefined)?.rollouts?.group;
+  const field = (x: unknown, k: string): unknown => (typeof x === 'object' && x !== null ? (x as Record<string, unknown>)[k] : undefined);
+  const g = field(field(e.config, 'rollouts'), 'group');
   return typeof g === 'number' && Number.isInteger(g) && g > 0 ? g : 0;
 }
 
