@@ -284,6 +284,12 @@ function formatTimeline(t: EvolutionTimeline): string {
         out.push(`  it ${it.iteration}: rejected: ${(it.rejected ?? []).slice(0, 2).join('; ')}`);
         continue;
       }
+      if (it.selectionScores) {
+        const mean = it.selectionScores.reduce((a, b) => a + b, 0) / it.selectionScores.length;
+        const sel = (it.selections ?? []).map((x) => `vs ${x.against} on ${x.wins + x.losses + x.ties} tasks: won ${x.wins}, lost ${x.losses}, tied ${x.ties} -> ${x.accepted ? 'ACCEPTED' : 'no'}`).join(' | ');
+        out.push(`  it ${it.iteration}: v${it.version}${it.edit ? ` (${it.edit})` : ''} scores ${it.selectionScores.map((s) => s.toFixed(1)).join(' ')} (mean ${mean.toFixed(3)}); ${sel || 'no verdict'}; champion ${it.champion === null ? 'none' : `v${it.champion}`}${it.championChanged ? ' *' : ''}`);
+        continue;
+      }
       const v = it.verdicts.map((x) => `vs ${x.against}: ${x.valid ? x.winner : 'invalid'} (candidate ${x.candidateSide}) ${x.candidateWon ? 'WIN' : 'no'} "${x.rationale.slice(0, 60)}"`).join(' | ');
       out.push(`  it ${it.iteration}: v${it.version}${it.edit ? ` (${it.edit})` : ''} score ${it.score?.toFixed(2) ?? '-'}; ${v || 'no verdict'}; champion ${it.champion === null ? 'none' : `v${it.champion}`}${it.championChanged ? ' *' : ''}`);
     }
@@ -292,6 +298,6 @@ function formatTimeline(t: EvolutionTimeline): string {
 }
 
 function formatReport(r: EvolveReport, t: EvolutionTimeline): string {
-  const lines = r.tasks.map((x) => `  task ${x.taskIndex} ${x.taskId}: champion ${x.champion === null ? 'none' : `v${x.champion}`} (external score ${x.championScore?.toFixed(2) ?? '-'}; baseline ${x.baselineScore?.toFixed(2) ?? '-'}), ${x.versions} version(s), ${x.rejected} proposal(s) rejected`);
+  const lines = r.tasks.map((x) => `  task ${x.taskIndex} ${x.taskId}: champion ${x.champion === null ? 'none' : `v${x.champion}`} (external score ${x.championScore?.toFixed(2) ?? '-'}; baseline ${x.baselineScore?.toFixed(2) ?? '-'}), ${x.versions} version(s), ${x.rejected} proposal(s) rejected${x.selectionScores ? `; mean over its ${x.selectionScores.tasks} selection tasks: v0 ${x.selectionScores.first.toFixed(3)}, champion ${x.selectionScores.champion?.toFixed(3) ?? '-'}` : ''}`);
   return `${formatTimeline(t)}\nSummary (${r.written} record(s) written):\n${lines.join('\n')}\n`;
 }

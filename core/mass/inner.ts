@@ -25,7 +25,7 @@
  * the recorded calls (replay.ts), it re-derives them without the model.
  */
 import type { Task } from '../tasks/types.ts';
-import { deriveSeed } from '../random.ts';
+import { deriveSeed, mulberry32 } from '../random.ts';
 import { canonicalJson } from '../store/index.ts';
 import { designJson, diffMassDesigns, diffText, renderMassDesign, type DesignCatalogue, type DesignLimits } from './design.ts';
 import { MassError } from './errors.ts';
@@ -97,6 +97,21 @@ export interface EvolveSpec {
    * non-empty, so evolutions stored before it resume and replay unchanged.
    */
   selection?: Task[];
+}
+
+/**
+ * The side the candidate is shown on in pair j of a comparison over a selection set
+ * (counterbalanced): pair 0's side is a seeded coin (mulberry32's first draw from
+ * `deriveSeed(seed, 'orient', task, version, kind)`), and the sides alternate from there, so with k
+ * even the candidate is A in k/2 pairs and B in the others: a judge that always answers one
+ * position wins exactly as many pairs as it loses, and `selectionVerdict` never accepts by it.
+ * (The single-verdict loop's coin, `deriveSeed(...) % 2`, is kept for stored evolutions; FNV-1a's
+ * low bit is the parity of the input's code units, so that coin alternates with the version
+ * number: B, A, B, A... for seed 1.) Pure.
+ */
+export function balancedSide(seed: number, task: number, version: number, kind: string, j: number): 'A' | 'B' {
+  const first = mulberry32(deriveSeed(seed, 'orient', task, version, kind))() < 0.5 ? 0 : 1;
+  return (first + j) % 2 === 0 ? 'A' : 'B';
 }
 
 /**
@@ -290,7 +305,7 @@ async function evolveTask(spec: EvolveSpec, s: EvolutionSettings, deps: EvolveDe
   /** Judges candidate `cand` (version k) against `other`, orientation by a seeded coin. */
   const compareOne = async (cand: Workspace, k: number, other: Workspace, against: string, kind: 'baseline' | 'arbitration' | 'direct', iteration: number, j: number) => {
     const extra = j ? [j] : [];
-    const side = deriveSeed(s.seed, 'orient', t, k, kind, ...extra) % 2 === 0 ? 'A' : 'B';
+    const side = selecting ? balancedSide(s.seed, t, k, kind, j) : deriveSeed(s.seed, 'orient', t, k, kind) % 2 === 0 ? 'A' : 'B';
     const [a, b] = side === 'A' ? [cand, other] : [other, cand];
     const judgeSeed = deriveSeed(s.seed, 'judge', t, k, kind, ...extra);
     const at = selecting ? { selection: j } : {};

@@ -5,9 +5,12 @@ import { createLearnDesignDataset } from '../tasks/learnDesign.ts';
 import { defaultTools } from '../tools/index.ts';
 import { parseMassDesign } from './design.ts';
 import { massFamily, FIRST_DESIGNS } from './family.ts';
-import { evolve, selectionVerdict } from './inner.ts';
+import { ScriptedProvider } from '../model/scripted.ts';
+import { deriveSeed } from '../random.ts';
+import { balancedSide, evolve, selectionVerdict } from './inner.ts';
 import { sloppyTeam } from './learnDesign.fixture.ts';
 import { replayEvolution } from './replay.ts';
+import { timelineOf } from './timeline.ts';
 
 const family = massFamily('learn-design');
 const catalogue = { checks: family.checks.names() };
@@ -64,6 +67,14 @@ describe('evolve with a selection set (SIMULATED sloppy team, scripted edit opti
     expect(values(store, 'sel', 'verdict')).toHaveLength(12);
     expect(values(store, 'sel', 'champion').map((c) => c.version)).toEqual([0, 2]);
     expect(report.tasks[0]).toMatchObject({ champion: 2, championScore: 1, selectionScores: { tasks: 4, champion: 1, first: 0.625 } });
+    // The timeline shows each version's k scores and each comparison's tally.
+    const its = timelineOf('sel', store.mass.list('sel')).tasks[0]!.iterations;
+    expect(its.map((i) => [i.selectionScores, i.selections?.map((x) => `${x.against} ${x.wins}/${x.losses}/${x.ties} ${x.accepted}`)])).toEqual([
+      [[0.5, 1, 0.5, 0.5], undefined],
+      [[0.5, 1, 0.5, 0.5], ['v0 0/0/4 false']],
+      [[1, 1, 1, 1], ['v0 3/0/1 true']],
+      [[0.5, 0.5, 0.5, 0.5], ['v2 0/4/0 false']],
+    ]);
     // Paired by task and seed: every version runs selection task j with the same seed; the tasks' seeds differ.
     const seed = (v: number, j: number) => store.listRuns(`sel.t0.v${v}${j ? `.s${j}` : ''}`)[0]!.seed;
     for (const j of [0, 1, 2, 3]) expect(new Set([0, 1, 2, 3].map((v) => seed(v, j))).size).toBe(1);
@@ -91,5 +102,29 @@ describe('evolve with a selection set (SIMULATED sloppy team, scripted edit opti
     const replay = await replayEvolution(store, 'sel', { family, tools, providerFor: (exp) => new ReplayProvider(store.getExperimentCalls(exp)) });
     expect(replay.mismatches).toEqual([]);
     store.close();
+  });
+
+  it('a judge that always answers "B" (SIMULATED position judge) never makes a champion: the sides are counterbalanced', async () => {
+    const store = openStore(':memory:');
+    const base = sloppyTeam([...edits]);
+    const positional = new ScriptedProvider(async (r) => (r.key.nodeId === 'judge' ? '{"winner":"B","rationale":"B is better."}' : (await base.generate(r)).text));
+    await evolve({ evolutionId: 'pos', family, tasks: all.slice(0, 1), selection: all.slice(1), firstDesign: first, iterations: 4, rule: 'direct', seed: 3, catalogue }, { store, provider: positional, tools });
+    // Each comparison shows the candidate as B in 2 of its 4 pairs: it wins those 2 and loses the other 2.
+    expect(values(store, 'pos', 'selection').map((s) => [s.wins, s.losses, s.ties, s.candidateWon])).toEqual([[2, 2, 0, false], [2, 2, 0, false], [2, 2, 0, false]]);
+    expect(values(store, 'pos', 'champion').map((c) => c.version)).toEqual([0]);
+    for (const v of [1, 2, 3]) expect(values(store, 'pos', 'verdict').filter((x) => x.candidate === v).map((x) => x.candidateSide).sort()).toEqual(['A', 'A', 'B', 'B']);
+    store.close();
+  });
+});
+
+describe('the orientation coins', () => {
+  it('the single-verdict coin deriveSeed % 2 alternates with the version (FNV-1a\'s low bit is the parity of the code units); the balanced one alternates over the k pairs', () => {
+    // By hand: versions 1..4 end in code units 0x31..0x34, whose low bits alternate 1, 0, 1, 0.
+    expect([1, 2, 3, 4].map((k) => (deriveSeed(1, 'orient', 0, k, 'direct') % 2 === 0 ? 'A' : 'B'))).toEqual(['B', 'A', 'B', 'A']);
+    for (const k of [1, 2, 3, 4]) {
+      const sides = [0, 1, 2, 3].map((j) => balancedSide(1, 0, k, 'direct', j));
+      expect(sides.filter((x) => x === 'A')).toHaveLength(2);
+      expect(sides[1]).not.toBe(sides[0]);
+    }
   });
 });
