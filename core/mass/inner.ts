@@ -93,7 +93,9 @@ export interface EvolveSpec {
    * is the evolved task followed by these: k = 1 + length). With them, every version's workspace
    * on selection task j uses the same seed (paired by task and seed: common random numbers), the
    * judge (or verifier) compares candidate and champion on each of the k tasks, and the candidate
-   * is accepted when it wins more pairs than it loses (`selectionVerdict`). Stored only when
+   * is accepted when it wins more pairs than it loses (`selectionVerdict`); the next proposal
+   * edits the version just run unless it lost more pairs than it won, else the champion (a
+   * version the evidence is against is not built on; a tied one is). Stored only when
    * non-empty, so evolutions stored before it resume and replay unchanged.
    */
   selection?: Task[];
@@ -375,14 +377,17 @@ async function evolveTask(spec: EvolveSpec, s: EvolutionSettings, deps: EvolveDe
     const ws = await workspaces(designs.get(k)!, k, iteration);
     spaces.set(k, ws);
     const diff = k === 0 ? '' : diffText(diffMassDesigns(designs.get(current)!, designs.get(k)!));
+    let lost = false;
     if (s.rule === 'baseline') {
       const base = await compare(ws, k, baseline!, 'baseline', 'baseline', iteration);
       history.push({ key: `v${k}_vs_baseline`, outcome: base.outcome, rationale: base.rationale, diff });
+      lost = base.outcome === 'baseline';
       if (base.candidateWon) {
         if (champion === null) setChampion(k, iteration, 'first version to beat the baseline');
         else {
           const arb = await compare(ws, k, spaces.get(champion)!, `v${champion}`, 'arbitration', iteration);
           history.push({ key: `v${k}_vs_v${champion}`, outcome: arb.outcome, rationale: arb.rationale, diff: '' });
+          lost = arb.outcome === 'champion';
           if (arb.candidateWon) setChampion(k, iteration, `beat the baseline and champion v${champion} in arbitration`);
         }
       }
@@ -390,10 +395,13 @@ async function evolveTask(spec: EvolveSpec, s: EvolutionSettings, deps: EvolveDe
     else {
       const direct = await compare(ws, k, spaces.get(champion!)!, `v${champion}`, 'direct', iteration);
       history.push({ key: `v${k}_vs_v${champion} (direct)`, outcome: direct.outcome, rationale: direct.rationale, diff });
+      lost = direct.outcome === 'champion';
       if (direct.candidateWon) setChampion(k, iteration, `beat champion v${champion} directly`);
     }
     put('iteration', `t${t}/i${iteration}`, { iteration, version: k, rejected: false, champion }, t);
-    current = k;
+    // Without a selection set the next edit is of the version just run, as MASS does; with one, of
+    // that version unless it lost its comparison (more pairs lost than won), else of the champion.
+    current = selecting && lost ? (champion ?? 0) : k;
   }
   // The judge audit's swapped sample: the same pair and seed with B shown as A (position consistency, core/guards judgeAudit).
   for (const index of auditSample(judged.length, s.auditSwaps ?? 0, deriveSeed(s.seed, 'audit', t))) {

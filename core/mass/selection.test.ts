@@ -41,30 +41,35 @@ describe('evolve with a selection set (SIMULATED sloppy team, scripted edit opti
     { op: 'add_check', agent: 'picker', check: 'tool_fits_request' },
     { op: 'retry', hop: 1, max: 1 },
     { op: 'add_check', agent: 'filler', check: 'tool_fits_request' },
+    { op: 'add_check', agent: 'filler', check: 'argument_in_request' },
   ] as const;
   const run = async (store: Store, judge?: 'verifier') => {
     const team = sloppyTeam([...edits]);
-    const report = await evolve({ evolutionId: 'sel', family, tasks: all.slice(0, 1), selection: all.slice(1), firstDesign: first, iterations: 4, rule: 'direct', seed: 3, catalogue, auditSwaps: 2, ...(judge && { judge }) }, { store, provider: team, tools });
+    const report = await evolve({ evolutionId: 'sel', family, tasks: all.slice(0, 1), selection: all.slice(1), firstDesign: first, iterations: 5, rule: 'direct', seed: 3, catalogue, auditSwaps: 2, ...(judge && { judge }) }, { store, provider: team, tools });
     return { report, team };
   };
 
   it('runs each version on the 4 tasks with one seed per task, compares pairwise, accepts by wins > losses, and replays', async () => {
     const store = openStore(':memory:');
     const { report, team } = await run(store);
-    expect(team.proposed).toHaveLength(3);
+    expect(team.proposed).toHaveLength(4);
     expect(all.map((t) => t.expected)).toEqual(['weather:now', 'search:story', 'math:add', 'weather:today']);
     // Scores by hand, tasks 0..3: v0 gets the argument, and the tool on the search task only;
     // v1's check without a retry turns a wrong tool into a missing one (the same scores);
-    // v2's retry fixes the tool (1 everywhere); v3's check on the filler fails every time (argument lost).
+    // v2 (v1 + retry) fixes the tool (1 everywhere); v3's check on the filler fails every time
+    // (argument lost); v4 (v2 + the argument check, which always passes) scores as v2.
     const scores = (v: number) => [0, 1, 2, 3].map((j) => (store.mass.get('sel', 'workspace', `t0/v${v}${j ? `/s${j}` : ''}`)!.value as { score: number }).score);
-    expect([0, 1, 2, 3].map(scores)).toEqual([[0.5, 1, 0.5, 0.5], [0.5, 1, 0.5, 0.5], [1, 1, 1, 1], [0.5, 0.5, 0.5, 0.5]]);
-    // Hence, by hand: v1 vs v0 ties 4 (not accepted); v2 vs v0 wins 3 and ties the search task (accepted, mean gain 3/4); v3 vs v2 loses 4.
+    expect([0, 1, 2, 3, 4].map(scores)).toEqual([[0.5, 1, 0.5, 0.5], [0.5, 1, 0.5, 0.5], [1, 1, 1, 1], [0.5, 0.5, 0.5, 0.5], [1, 1, 1, 1]]);
+    // Hence, by hand: v1 vs v0 ties 4 (not accepted); v2 vs v0 wins 3 and ties the search task (accepted, mean gain 3/4); v3 vs v2 loses 4; v4 vs v2 ties 4.
     expect(values(store, 'sel', 'selection').map((s) => [s.candidate, s.against, s.wins, s.losses, s.ties, s.meanGain, s.candidateWon])).toEqual([
       [1, 'v0', 0, 0, 4, 0, false],
       [2, 'v0', 3, 0, 1, 0.75, true],
       [3, 'v2', 0, 4, 0, -1, false],
+      [4, 'v2', 0, 0, 4, 0, false],
     ]);
-    expect(values(store, 'sel', 'verdict')).toHaveLength(12);
+    // Each edit is of the version just run (v1 tied: built on), except after v3, which lost: v4 edits the champion v2.
+    expect(values(store, 'sel', 'proposal').map((p) => p.from)).toEqual([0, 1, 2, 2]);
+    expect(values(store, 'sel', 'verdict')).toHaveLength(16);
     expect(values(store, 'sel', 'champion').map((c) => c.version)).toEqual([0, 2]);
     expect(report.tasks[0]).toMatchObject({ champion: 2, championScore: 1, selectionScores: { tasks: 4, champion: 1, first: 0.625 } });
     // The timeline shows each version's k scores and each comparison's tally.
@@ -74,10 +79,11 @@ describe('evolve with a selection set (SIMULATED sloppy team, scripted edit opti
       [[0.5, 1, 0.5, 0.5], ['v0 0/0/4 false']],
       [[1, 1, 1, 1], ['v0 3/0/1 true']],
       [[0.5, 0.5, 0.5, 0.5], ['v2 0/4/0 false']],
+      [[1, 1, 1, 1], ['v2 0/0/4 false']],
     ]);
     // Paired by task and seed: every version runs selection task j with the same seed; the tasks' seeds differ.
     const seed = (v: number, j: number) => store.listRuns(`sel.t0.v${v}${j ? `.s${j}` : ''}`)[0]!.seed;
-    for (const j of [0, 1, 2, 3]) expect(new Set([0, 1, 2, 3].map((v) => seed(v, j))).size).toBe(1);
+    for (const j of [0, 1, 2, 3]) expect(new Set([0, 1, 2, 3, 4].map((v) => seed(v, j))).size).toBe(1);
     expect(new Set([0, 1, 2, 3].map((j) => seed(0, j))).size).toBe(4);
     // The judge of pair j read selection task j's request.
     const judgeRun = store.listRuns('sel.t0.v2.vs-v0.s2')[0]!;
@@ -96,7 +102,7 @@ describe('evolve with a selection set (SIMULATED sloppy team, scripted edit opti
   it('with the verifier judge the grader decides each of the k pairs: the same acceptances, no judge call', async () => {
     const store = openStore(':memory:');
     await run(store, 'verifier');
-    expect(values(store, 'sel', 'selection').map((s) => [s.wins, s.losses, s.ties, s.candidateWon])).toEqual([[0, 0, 4, false], [3, 0, 1, true], [0, 4, 0, false]]);
+    expect(values(store, 'sel', 'selection').map((s) => [s.wins, s.losses, s.ties, s.candidateWon])).toEqual([[0, 0, 4, false], [3, 0, 1, true], [0, 4, 0, false], [0, 0, 4, false]]);
     expect(store.listExperiments().filter((x) => x.id.includes('.vs-'))).toEqual([]);
     expect((store.mass.get('sel', 'evolution', 'settings')!.value as { selection: Array<{ id: string }> }).selection.map((t) => t.id)).toEqual(all.slice(1).map((t) => t.id));
     const replay = await replayEvolution(store, 'sel', { family, tools, providerFor: (exp) => new ReplayProvider(store.getExperimentCalls(exp)) });
