@@ -66,10 +66,12 @@ interface EvolveFlags extends ModelFlagValues {
 /** `--audit-swaps` when not given: for a new evolution (one stored before the flag existed keeps none, so it resumes and replays as it ran). */
 
 /**
- * `--select-tasks` when not given, for a new evolution: 1 (each version on its own task, one
- * verdict per comparison, as MASS does). docs/mass-inner.md measures 4 on learn-design.
+ * `--select-tasks` when not given, for a new evolution: 4 for a family with an edit menu
+ * (learn-design: the smallest even k, so a judge that answers one position cannot make a champion;
+ * docs/mass-inner.md measures k = 1, 4 and 16 there), 1 otherwise (one verdict per comparison, as
+ * MASS does; learn-tool and learn-word evolutions keep their ids and settings).
  */
-export const SELECT_TASKS_DEFAULT = 1;
+export const SELECT_TASKS_DEFAULT = { editMenu: 4, other: 1 } as const;
 
 /** The selection-set size of stored evolution `id` in `db` (1 + its further tasks), or undefined when none is stored. */
 function storedSelectTasks(db: string, id: string): number | undefined {
@@ -110,7 +112,7 @@ export function define(cmd: Command, ctx: CommandContext, deps: EvolveCommandDep
     .addOption(intOption('--heldout <n>', 'after the loop, run version 0 and each task\'s champion on the first n tasks of --heldout-split (same seed per task) and compare them pairwise (sign test, bootstrap interval)', { min: 1 }))
     .option('--heldout-split <name>', 'split of the held-out comparison', 'heldout')
     .addOption(new Option('--judge <who>', 'who judges the pairs: self (the same model, MASS\'s self-judge) or verifier (the family\'s grader compares the two grades, no model call: a control; the default --id then ends in -verifier)').choices(['self', 'verifier']).default('self'))
-    .addOption(intOption('--select-tasks <k>', `training tasks each version is run on before it is compared (the evolved task and the k-1 tasks after the --limit evolved ones, same seed per task for every version); the candidate is accepted when it wins more of the k paired verdicts than it loses (default ${SELECT_TASKS_DEFAULT} for a new evolution; a resumed one keeps its own)`, { min: 1, max: 32 }))
+    .addOption(intOption('--select-tasks <k>', `training tasks each version is run on before it is compared (the evolved task and the k-1 tasks after the --limit evolved ones, same seed per task for every version); the candidate is accepted when it wins more of the k paired verdicts than it loses (default for a new evolution: ${SELECT_TASKS_DEFAULT.editMenu} for a family with an edit menu (learn-design), else ${SELECT_TASKS_DEFAULT.other}; a resumed --id keeps its own)`, { min: 1, max: 32 }))
     .addOption(new Option('--proposer <who>', 'who proposes the edits: model, or random (SIMULATED: uniform over the valid new edits, no model call; a baseline for the model\'s proposals; the default --id then ends in -random)').choices(['model', 'random']).default('model'));
   addModelOptions(cmd, { contextSize: { min: 256, default: 2048, help: 'context tokens per model (default: 2048: the optimizer reads and writes about 1,700 tokens of stories260K)' } });
   cmd
@@ -133,7 +135,7 @@ async function evolveCommand(dataset: string | undefined, o: EvolveFlags, io: Io
   if (!o.model) throw new UsageError('missing --model <file.gguf>');
   const family = massFamily(dataset);
   // A resumed evolution (--id of a stored one) keeps its own selection set unless the flag names one.
-  const selectTasks = o.selectTasks ?? (o.id ? storedSelectTasks(o.db, o.id) : undefined) ?? SELECT_TASKS_DEFAULT;
+  const selectTasks = o.selectTasks ?? (o.id ? storedSelectTasks(o.db, o.id) : undefined) ?? (family.editMenu && o.optimizer !== 'free' ? SELECT_TASKS_DEFAULT.editMenu : SELECT_TASKS_DEFAULT.other);
   const loaded = getDataset(dataset).load({ split: o.split, limit: o.limit + selectTasks - 1, offset: o.offset });
   if (loaded.length < o.limit + selectTasks - 1) throw new UsageError(`--limit ${o.limit} and --select-tasks ${selectTasks} need ${o.limit + selectTasks - 1} tasks of ${dataset}/${o.split} from offset ${o.offset}; it has ${loaded.length}`);
   const tasks = loaded.slice(0, o.limit);
