@@ -16,6 +16,8 @@
  * With `auditSwaps` n > 0, after a task's iterations a seeded sample of n of its verdicts is judged
  * again with A and B swapped (same seed, record `verdict-swap`), for the judge audit's position
  * consistency (core/guards judgeAudit, judgeAudit.ts `evolutionAudit`), as `flowlab rank` does.
+ * With a selection set (`EvolveSpec.selection`), each version runs on k training tasks, each
+ * comparison is k paired verdicts with counterbalanced sides, and `selectionVerdict` accepts.
  *
  * Everything is stored: each run, judge call and optimizer call is an ordinary `mass` experiment
  * (stored.ts) with a deterministic id `<evolution>.t<task>.<step>`, and every design, proposal,
