@@ -31,6 +31,10 @@ describe('flowlab evolve: arguments (no model needed)', () => {
     expect(split.code).toBe(2);
     expect(split.err).toContain('--heldout-split test: learn-design has no such split (splits: train, heldout)');
 
+    const few = await cli(['evolve', 'learn-design', '--model', '/nowhere.gguf', '--offset', '1998', '--select-tasks', '4']);
+    expect(few.code).toBe(2);
+    expect(few.err).toContain('--limit 1 and --select-tasks 4 need 4 tasks of learn-design/train from offset 1998; it has 2');
+
     const missing = await cli(['evolve', '--timeline', 'nope', '--db', path.join(tempDir('evolve-args'), 'none.db')]);
     expect(missing.code).toBe(1);
   }, 60_000);

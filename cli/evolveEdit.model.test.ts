@@ -18,7 +18,7 @@ describe.skipIf(!haveShared)('flowlab evolve learn-design on stories260K (edit o
     expect(r.proposals.cutOff).toBe(0);
     const champion = r.tasks[0]!.champion;
     expect(r.heldout.map((h) => h.comparison.n)).toEqual(champion ? [4] : []);
-    const replay = await cli(['evolve', '--replay', 'evo-learn-design-1-direct-stories260k', '--db', db]);
+    const replay = await cli(['evolve', '--replay', 'evo-learn-design-1-direct-stories260k-sel4', '--db', db]);
     expect(replay.code, replay.out + replay.err).toBe(0);
     expect(replay.out).toMatch(/(\d+)\/\1 records identical; models loaded 0/);
   }, 600_000);

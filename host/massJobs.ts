@@ -96,6 +96,7 @@ function evolveLine(e: EvolveEvent): string {
     case 'workspace': return `${at}: ${e.version === null ? 'baseline' : `v${e.version}`} ran, external score ${e.score.toFixed(2)}${e.reused ? ' (stored)' : ''}`;
     case 'rejected': return `${at}: proposal rejected: ${e.issues.slice(0, 2).join('; ')}`;
     case 'verdict': return `${at}: judge v${e.version} vs ${e.against}: ${e.valid ? e.winner : 'no valid verdict'}`;
+    case 'selection': return `${at}: v${e.version} vs ${e.against} on ${e.wins + e.losses + e.ties} tasks: won ${e.wins}, lost ${e.losses}`;
     case 'champion': return `${at}: champion v${e.version}`;
     case 'task-done': return `task ${e.taskIndex}: done, champion ${e.champion === null ? 'none' : `v${e.champion}`}`;
   }

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import {
   designDiffOf,
@@ -60,9 +60,30 @@ interface EvolveFlags extends ModelFlagValues {
   heldoutSplit: string;
   judge: string;
   proposer: string;
+  selectTasks?: number;
 }
 
 /** `--audit-swaps` when not given: for a new evolution (one stored before the flag existed keeps none, so it resumes and replays as it ran). */
+
+/**
+ * `--select-tasks` when not given, for a new evolution: 4 for a family with an edit menu
+ * (learn-design: the smallest even k, so a judge that answers one position cannot make a champion;
+ * docs/mass-inner.md measures k = 1, 4 and 16 there), 1 otherwise (one verdict per comparison, as
+ * MASS does; learn-tool and learn-word evolutions keep their ids and settings).
+ */
+export const SELECT_TASKS_DEFAULT = { editMenu: 4, other: 1 } as const;
+
+/** The selection-set size of stored evolution `id` in `db` (1 + its further tasks), or undefined when none is stored. */
+function storedSelectTasks(db: string, id: string): number | undefined {
+  if (db === ':memory:' || !existsSync(db)) return undefined;
+  const store = openStore(db, { mustExist: true });
+  try {
+    const s = store.mass.get(id, 'evolution', 'settings')?.value as { selection?: unknown[] } | undefined;
+    return s ? 1 + (s.selection?.length ?? 0) : undefined;
+  } finally {
+    store.close();
+  }
+}
 
 /** What the command needs from outside (tests inject a provider). */
 export interface EvolveCommandDeps {
@@ -91,6 +112,7 @@ export function define(cmd: Command, ctx: CommandContext, deps: EvolveCommandDep
     .addOption(intOption('--heldout <n>', 'after the loop, run version 0 and each task\'s champion on the first n tasks of --heldout-split (same seed per task) and compare them pairwise (sign test, bootstrap interval)', { min: 1 }))
     .option('--heldout-split <name>', 'split of the held-out comparison', 'heldout')
     .addOption(new Option('--judge <who>', 'who judges the pairs: self (the same model, MASS\'s self-judge) or verifier (the family\'s grader compares the two grades, no model call: a control; the default --id then ends in -verifier)').choices(['self', 'verifier']).default('self'))
+    .addOption(intOption('--select-tasks <k>', `training tasks each version is run on before it is compared (the evolved task and the k-1 tasks after the --limit evolved ones, same seed per task for every version); the candidate is accepted when it wins more of the k paired verdicts than it loses (default for a new evolution: ${SELECT_TASKS_DEFAULT.editMenu} for a family with an edit menu (learn-design), else ${SELECT_TASKS_DEFAULT.other}; a resumed --id keeps its own)`, { min: 1, max: 32 }))
     .addOption(new Option('--proposer <who>', 'who proposes the edits: model, or random (SIMULATED: uniform over the valid new edits, no model call; a baseline for the model\'s proposals; the default --id then ends in -random)').choices(['model', 'random']).default('model'));
   addModelOptions(cmd, { contextSize: { min: 256, default: 2048, help: 'context tokens per model (default: 2048: the optimizer reads and writes about 1,700 tokens of stories260K)' } });
   cmd
@@ -112,7 +134,12 @@ async function evolveCommand(dataset: string | undefined, o: EvolveFlags, io: Io
   if (!dataset) throw new UsageError('missing <dataset> (or --replay / --timeline <evolution-id>)');
   if (!o.model) throw new UsageError('missing --model <file.gguf>');
   const family = massFamily(dataset);
-  const tasks = getDataset(dataset).load({ split: o.split, limit: o.limit, offset: o.offset });
+  // A resumed evolution (--id of a stored one) keeps its own selection set unless the flag names one.
+  const selectTasks = o.selectTasks ?? (o.id ? storedSelectTasks(o.db, o.id) : undefined) ?? (family.editMenu && o.optimizer !== 'free' ? SELECT_TASKS_DEFAULT.editMenu : SELECT_TASKS_DEFAULT.other);
+  const loaded = getDataset(dataset).load({ split: o.split, limit: o.limit + selectTasks - 1, offset: o.offset });
+  if (loaded.length < o.limit + selectTasks - 1) throw new UsageError(`--limit ${o.limit} and --select-tasks ${selectTasks} need ${o.limit + selectTasks - 1} tasks of ${dataset}/${o.split} from offset ${o.offset}; it has ${loaded.length}`);
+  const tasks = loaded.slice(0, o.limit);
+  const selection = loaded.slice(o.limit);
   const catalogue = { checks: family.checks.names() };
   // Refused before the model loads: an edit optimizer without a menu, a held-out split the dataset lacks.
   if (o.proposer === 'random' && (o.optimizer === 'free' || !family.editMenu)) throw new UsageError('--proposer random draws among the edit language\'s edits: it needs --optimizer edit and a family with a menu (learn-design)');
@@ -121,7 +148,7 @@ async function evolveCommand(dataset: string | undefined, o: EvolveFlags, io: Io
   const first = parseMassDesign(o.design ? readFileSync(o.design, 'utf8') : FIRST_DESIGNS[dataset], catalogue);
   if (!first.ok) throw new CommandError('BAD_FILE', `${o.design ?? 'the default design'}: the design does not validate:\n${first.issues.map((i) => `  ${i.code} ${i.path || '(design)'}: ${i.message}`).join('\n')}`);
   const rule = o.rule as 'baseline' | 'direct';
-  const evolutionId = o.id ?? `${defaultEvolutionId(dataset, o.seed, rule, o.model)}${o.judge === 'verifier' ? '-verifier' : ''}${o.proposer === 'random' ? '-random' : ''}`;
+  const evolutionId = o.id ?? `${defaultEvolutionId(dataset, o.seed, rule, o.model)}${o.judge === 'verifier' ? '-verifier' : ''}${o.proposer === 'random' ? '-random' : ''}${selectTasks > 1 ? `-sel${selectTasks}` : ''}`;
   const cfg = modelConfigOf(o);
   const store = openStore(o.db);
   const controller = new AbortController();
@@ -140,10 +167,10 @@ async function evolveCommand(dataset: string | undefined, o: EvolveFlags, io: Io
     // A resumed evolution keeps its stored audit setting unless the flag names one (a different one is refused as MISMATCH).
     const stored = store.mass.get(evolutionId, 'evolution', 'settings')?.value as { auditSwaps?: number } | undefined;
     const auditSwaps = o.auditSwaps ?? (stored ? (stored.auditSwaps ?? 0) : EVOLVE_DEFAULTS.auditSwaps);
-    recordEvolution(store, evolutionId, { tasks, firstDesign: first.design, settings: { dataset, split: o.split, iterations: o.iterations, rule, ...(auditSwaps > 0 && { auditSwaps }) }, seed: o.seed, models: withFingerprints(cfg), environment: reproEnvironment() });
+    recordEvolution(store, evolutionId, { tasks, firstDesign: first.design, settings: { dataset, split: o.split, iterations: o.iterations, rule, ...(auditSwaps > 0 && { auditSwaps }), ...(selection.length && { selectTasks }) }, seed: o.seed, models: withFingerprints(cfg), environment: reproEnvironment() });
     const t0 = performance.now();
     const report = await evolve(
-      { evolutionId, family, tasks, firstDesign: first.design, iterations: o.iterations, rule, seed: o.seed, catalogue, auditSwaps, ...(o.optimizer && { optimizerMode: o.optimizer as OptimizerMode }), ...(o.judge === 'verifier' && { judge: 'verifier' as const }), ...(o.proposer === 'random' && { proposer: 'random' as const }) },
+      { evolutionId, family, tasks, firstDesign: first.design, iterations: o.iterations, rule, seed: o.seed, catalogue, auditSwaps, ...(o.optimizer && { optimizerMode: o.optimizer as OptimizerMode }), ...(o.judge === 'verifier' && { judge: 'verifier' as const }), ...(o.proposer === 'random' && { proposer: 'random' as const }), ...(selection.length && { selection }) },
       {
         store,
         provider,
@@ -201,11 +228,13 @@ function eventLine(e: EvolveEvent): string {
   const at = `task ${e.taskIndex}${'iteration' in e ? ` it ${e.iteration}` : ''}`;
   switch (e.type) {
     case 'workspace':
-      return `${at}: ${e.version === null ? 'baseline' : `v${e.version}`} ran, external score ${e.score.toFixed(2)}${e.reused ? ' (stored)' : ''}\n`;
+      return `${at}: ${e.version === null ? 'baseline' : `v${e.version}`}${e.selection ? ` (selection task ${e.selection})` : ''} ran, external score ${e.score.toFixed(2)}${e.reused ? ' (stored)' : ''}\n`;
     case 'rejected':
       return `${at}: proposal rejected: ${e.issues.slice(0, 3).join('; ')}${e.issues.length > 3 ? ` (+${e.issues.length - 3})` : ''}\n`;
     case 'verdict':
       return `${at}: judge v${e.version} vs ${e.against}: ${e.valid ? e.winner : 'no valid verdict'} -> ${e.candidateWon ? 'candidate wins' : 'candidate does not win'}\n`;
+    case 'selection':
+      return `${at}: v${e.version} vs ${e.against} on ${e.wins + e.losses + e.ties} training tasks: won ${e.wins}, lost ${e.losses}, tied ${e.ties} -> ${e.candidateWon ? 'accepted (wins > losses)' : 'not accepted'}\n`;
     case 'champion':
       return `${at}: champion v${e.version}${e.previous === null ? '' : ` (was v${e.previous})`}\n`;
     case 'task-done':
@@ -257,6 +286,12 @@ function formatTimeline(t: EvolutionTimeline): string {
         out.push(`  it ${it.iteration}: rejected: ${(it.rejected ?? []).slice(0, 2).join('; ')}`);
         continue;
       }
+      if (it.selectionScores) {
+        const mean = it.selectionScores.reduce((a, b) => a + b, 0) / it.selectionScores.length;
+        const sel = (it.selections ?? []).map((x) => `vs ${x.against} on ${x.wins + x.losses + x.ties} tasks: won ${x.wins}, lost ${x.losses}, tied ${x.ties} -> ${x.accepted ? 'ACCEPTED' : 'no'}`).join(' | ');
+        out.push(`  it ${it.iteration}: v${it.version}${it.edit ? ` (${it.edit})` : ''} scores ${it.selectionScores.map((s) => s.toFixed(1)).join(' ')} (mean ${mean.toFixed(3)}); ${sel || 'no verdict'}; champion ${it.champion === null ? 'none' : `v${it.champion}`}${it.championChanged ? ' *' : ''}`);
+        continue;
+      }
       const v = it.verdicts.map((x) => `vs ${x.against}: ${x.valid ? x.winner : 'invalid'} (candidate ${x.candidateSide}) ${x.candidateWon ? 'WIN' : 'no'} "${x.rationale.slice(0, 60)}"`).join(' | ');
       out.push(`  it ${it.iteration}: v${it.version}${it.edit ? ` (${it.edit})` : ''} score ${it.score?.toFixed(2) ?? '-'}; ${v || 'no verdict'}; champion ${it.champion === null ? 'none' : `v${it.champion}`}${it.championChanged ? ' *' : ''}`);
     }
@@ -265,6 +300,6 @@ function formatTimeline(t: EvolutionTimeline): string {
 }
 
 function formatReport(r: EvolveReport, t: EvolutionTimeline): string {
-  const lines = r.tasks.map((x) => `  task ${x.taskIndex} ${x.taskId}: champion ${x.champion === null ? 'none' : `v${x.champion}`} (external score ${x.championScore?.toFixed(2) ?? '-'}; baseline ${x.baselineScore?.toFixed(2) ?? '-'}), ${x.versions} version(s), ${x.rejected} proposal(s) rejected`);
+  const lines = r.tasks.map((x) => `  task ${x.taskIndex} ${x.taskId}: champion ${x.champion === null ? 'none' : `v${x.champion}`} (external score ${x.championScore?.toFixed(2) ?? '-'}; baseline ${x.baselineScore?.toFixed(2) ?? '-'}), ${x.versions} version(s), ${x.rejected} proposal(s) rejected${x.selectionScores ? `; mean over its ${x.selectionScores.tasks} selection tasks: v0 ${x.selectionScores.first.toFixed(3)}, champion ${x.selectionScores.champion?.toFixed(3) ?? '-'}` : ''}`);
   return `${formatTimeline(t)}\nSummary (${r.written} record(s) written):\n${lines.join('\n')}\n`;
 }

@@ -16,6 +16,8 @@
  * With `auditSwaps` n > 0, after a task's iterations a seeded sample of n of its verdicts is judged
  * again with A and B swapped (same seed, record `verdict-swap`), for the judge audit's position
  * consistency (core/guards judgeAudit, judgeAudit.ts `evolutionAudit`), as `flowlab rank` does.
+ * With a selection set (`EvolveSpec.selection`), each version runs on k training tasks, each
+ * comparison is k paired verdicts with counterbalanced sides, and `selectionVerdict` accepts.
  *
  * Everything is stored: each run, judge call and optimizer call is an ordinary `mass` experiment
  * (stored.ts) with a deterministic id `<evolution>.t<task>.<step>`, and every design, proposal,
@@ -25,7 +27,7 @@
  * the recorded calls (replay.ts), it re-derives them without the model.
  */
 import type { Task } from '../tasks/types.ts';
-import { deriveSeed } from '../random.ts';
+import { deriveSeed, mulberry32 } from '../random.ts';
 import { canonicalJson } from '../store/index.ts';
 import { designJson, diffMassDesigns, diffText, renderMassDesign, type DesignCatalogue, type DesignLimits } from './design.ts';
 import { MassError } from './errors.ts';
@@ -88,6 +90,44 @@ export interface EvolveSpec {
    * a baseline the model's proposals are measured against. Stored only when `random`.
    */
   proposer?: 'model' | 'random';
+  /**
+   * Further training tasks each version is also run on before it is compared (the selection set
+   * is the evolved task followed by these: k = 1 + length). With them, every version's workspace
+   * on selection task j uses the same seed (paired by task and seed: common random numbers), the
+   * judge (or verifier) compares candidate and champion on each of the k tasks, and the candidate
+   * is accepted when it wins more pairs than it loses (`selectionVerdict`); the next proposal
+   * edits the version just run unless it lost more pairs than it won, else the champion (a
+   * version the evidence is against is not built on; a tied one is). Stored only when
+   * non-empty, so evolutions stored before it resume and replay unchanged.
+   */
+  selection?: Task[];
+}
+
+/**
+ * The side the candidate is shown on in pair j of a comparison over a selection set
+ * (counterbalanced): pair 0's side is a seeded coin (mulberry32's first draw from
+ * `deriveSeed(seed, 'orient', task, version, kind)`), and the sides alternate from there, so with k
+ * even the candidate is A in k/2 pairs and B in the others: a judge that always answers one
+ * position wins exactly as many pairs as it loses, and `selectionVerdict` never accepts by it.
+ * (The single-verdict loop's coin, `deriveSeed(...) % 2`, is kept for stored evolutions; FNV-1a's
+ * low bit is the parity of the input's code units, so that coin alternates with the version
+ * number: B, A, B, A... for seed 1.) Pure.
+ */
+export function balancedSide(seed: number, task: number, version: number, kind: string, j: number): 'A' | 'B' {
+  const first = mulberry32(deriveSeed(seed, 'orient', task, version, kind))() < 0.5 ? 0 : 1;
+  return (first + j) % 2 === 0 ? 'A' : 'B';
+}
+
+/**
+ * The acceptance rule over k paired verdicts (EvolveSpec.selection): each pair the candidate wins
+ * counts +1, each it loses −1, a tie or an invalid verdict 0; the candidate is accepted when the
+ * mean gain is above 0 (wins > losses). With k = 1 it is the single-verdict rule. Pure.
+ */
+export function selectionVerdict(pairs: ReadonlyArray<'candidate' | 'other' | 'tie'>): { wins: number; losses: number; ties: number; meanGain: number; accepted: boolean } {
+  const wins = pairs.filter((p) => p === 'candidate').length;
+  const losses = pairs.filter((p) => p === 'other').length;
+  const ties = pairs.length - wins - losses;
+  return { wins, losses, ties, meanGain: pairs.length ? (wins - losses) / pairs.length : 0, accepted: wins > losses };
 }
 
 /** How the optimizer proposes (EvolveSpec.optimizerMode). */
@@ -95,9 +135,10 @@ export type OptimizerMode = 'free' | 'edit';
 
 /** Progress of the loop, as it happens (also when a stored step is read back: `reused`). */
 export type EvolveEvent =
-  | { type: 'workspace'; taskIndex: number; iteration: number; version: number | null; score: number; reused: boolean }
+  | { type: 'workspace'; taskIndex: number; iteration: number; version: number | null; score: number; reused: boolean; selection?: number }
   | { type: 'rejected'; taskIndex: number; iteration: number; issues: string[] }
   | { type: 'verdict'; taskIndex: number; iteration: number; version: number; against: string; winner: string; candidateWon: boolean; valid: boolean }
+  | { type: 'selection'; taskIndex: number; iteration: number; version: number; against: string; wins: number; losses: number; ties: number; candidateWon: boolean }
   | { type: 'champion'; taskIndex: number; iteration: number; version: number; previous: number | null }
   | { type: 'task-done'; taskIndex: number; champion: number | null; versions: number };
 
@@ -121,6 +162,8 @@ export interface EvolveTaskResult {
   /** The champion's external grade (the task's grader), null with no champion. */
   championScore: number | null;
   baselineScore: number | null;
+  /** With a selection set: the champion's and version 0's mean grade over its k tasks. */
+  selectionScores?: { tasks: number; champion: number | null; first: number };
 }
 
 export interface EvolveReport {
@@ -156,6 +199,8 @@ export interface EvolutionSettings {
   judge?: 'verifier';
   /** Present when `random` (EvolveSpec.proposer). */
   proposer?: 'random';
+  /** Present when non-empty (EvolveSpec.selection): the further training tasks of the selection set. */
+  selection?: Array<Pick<Task, 'id' | 'index' | 'input' | 'expected'>>;
 }
 
 export function settingsOf(spec: EvolveSpec): EvolutionSettings {
@@ -178,6 +223,7 @@ export function settingsOf(spec: EvolveSpec): EvolutionSettings {
   if (spec.budget) s.budget = spec.budget;
   if (spec.auditSwaps) s.auditSwaps = spec.auditSwaps;
   if (spec.judge === 'verifier') s.judge = 'verifier';
+  if (spec.selection?.length) s.selection = spec.selection.map((t) => ({ id: t.id, index: t.index, input: t.input, expected: t.expected }));
   if (spec.proposer === 'random') {
     if (mode !== 'edit') throw new MassError('BAD_OPTIONS', 'the random proposer draws among the edit language\'s edits: it needs the edit optimizer', { field: 'proposer' });
     s.proposer = 'random';
@@ -237,32 +283,65 @@ async function evolveTask(spec: EvolveSpec, s: EvolutionSettings, deps: EvolveDe
   const about = (extra: Record<string, unknown>) => ({ evolutionId: evo, taskIndex: t, ...extra });
   const emit = (e: EvolveEvent) => deps.onEvent?.(e);
   const runDeps = { ...deps, family: spec.family };
-  const workspace = async (design: MassDesign | null, version: number | null, iteration: number): Promise<Workspace> => {
-    const experimentId = id(version === null ? 'baseline' : `v${version}`);
+  /** The selection set: the task, then the further training tasks (EvolveSpec.selection). */
+  const sel: Task[] = [task, ...(spec.selection ?? [])];
+  const selecting = sel.length > 1;
+  const sfx = (j: number, sep: string) => (j ? `${sep}s${j}` : '');
+  /** Runs a version (null: the bare-task baseline) on selection task j; with a selection set the seed is the task's, not the version's (paired). */
+  const workspace = async (design: MassDesign | null, version: number | null, iteration: number, j = 0): Promise<Workspace> => {
+    const name = version === null ? 'baseline' : `v${version}`;
+    const experimentId = id(`${name}${sfx(j, '.')}`);
     const reused = !!deps.store.findExperiment(experimentId) && deps.store.listRuns(experimentId).length > 0;
-    const ws = await runMass(design, task, runDeps, { experimentId, version, seed: deriveSeed(s.seed, 'workspace', t, version ?? 'baseline'), budget: s.budget, about: about({ iteration }), author: version ? 'optimizer' : 'human' });
-    put('workspace', `t${t}/${version === null ? 'baseline' : `v${version}`}`, summaryOf(ws), t);
-    emit({ type: 'workspace', taskIndex: t, iteration, version, score: ws.grade.score, reused });
+    const seed = selecting ? deriveSeed(s.seed, 'workspace', t, 'selection', j) : deriveSeed(s.seed, 'workspace', t, version ?? 'baseline');
+    const ws = await runMass(design, sel[j]!, runDeps, { experimentId, version, seed, budget: s.budget, about: about({ iteration, ...(selecting && { selection: j }) }), author: version ? 'optimizer' : 'human' });
+    put('workspace', `t${t}/${name}${sfx(j, '/')}`, summaryOf(ws), t);
+    emit({ type: 'workspace', taskIndex: t, iteration, version, score: ws.grade.score, reused, ...(selecting && { selection: j }) });
     return ws;
   };
+  /** The version on every task of the selection set, in order. */
+  const workspaces = async (design: MassDesign | null, version: number | null, iteration: number): Promise<Workspace[]> => {
+    const out: Workspace[] = [];
+    for (let j = 0; j < sel.length; j++) out.push(await workspace(design, version, iteration, j));
+    return out;
+  };
   /** Every verdict of the task in order, with its two workspaces as shown (for the audit's swapped sample). */
-  const judged: Array<{ key: string; a: Workspace; b: Workspace; winner: Verdict['winner']; seed: number; experimentId: string; about: Record<string, unknown> }> = [];
+  const judged: Array<{ key: string; a: Workspace; b: Workspace; task: Task; winner: Verdict['winner']; seed: number; experimentId: string; about: Record<string, unknown> }> = [];
   /** Judges candidate `cand` (version k) against `other`, orientation by a seeded coin. */
-  const compare = async (cand: Workspace, k: number, other: Workspace, against: string, kind: 'baseline' | 'arbitration' | 'direct', iteration: number) => {
-    const side = deriveSeed(s.seed, 'orient', t, k, kind) % 2 === 0 ? 'A' : 'B';
+  const compareOne = async (cand: Workspace, k: number, other: Workspace, against: string, kind: 'baseline' | 'arbitration' | 'direct', iteration: number, j: number) => {
+    const extra = j ? [j] : [];
+    const side = selecting ? balancedSide(s.seed, t, k, kind, j) : deriveSeed(s.seed, 'orient', t, k, kind) % 2 === 0 ? 'A' : 'B';
     const [a, b] = side === 'A' ? [cand, other] : [other, cand];
-    const judgeSeed = deriveSeed(s.seed, 'judge', t, k, kind);
-    const v: Verdict = s.judge === 'verifier' ? verifierVerdict(a, b) : await judgePair(a, b, s.rubric, deps.provider, { ...deps, experimentId: id(`v${k}.vs-${against}`), task, seed: judgeSeed, maxTokens: s.judgeTokens, about: about({ iteration, kind, candidate: k, against }) });
-    judged.push({ key: `t${t}/v${k}/${kind}`, a, b, winner: v.winner, seed: judgeSeed, experimentId: id(`v${k}.vs-${against}.swap`), about: about({ iteration, kind, candidate: k, against, audit: 'swap' }) });
+    const judgeSeed = deriveSeed(s.seed, 'judge', t, k, kind, ...extra);
+    const at = selecting ? { selection: j } : {};
+    const v: Verdict = s.judge === 'verifier' ? verifierVerdict(a, b) : await judgePair(a, b, s.rubric, deps.provider, { ...deps, experimentId: id(`v${k}.vs-${against}${sfx(j, '.')}`), task: sel[j]!, seed: judgeSeed, maxTokens: s.judgeTokens, about: about({ iteration, kind, candidate: k, against, ...at }) });
+    const key = `t${t}/v${k}/${kind}${sfx(j, '/')}`;
+    judged.push({ key, a, b, task: sel[j]!, winner: v.winner, seed: judgeSeed, experimentId: id(`v${k}.vs-${against}${sfx(j, '.')}.swap`), about: about({ iteration, kind, candidate: k, against, ...at, audit: 'swap' }) });
     const candidateWon = v.valid && v.winner === side;
-    put('verdict', `t${t}/v${k}/${kind}`, { iteration, kind, candidate: k, against, candidateSide: side, a: a.runId, b: b.runId, winner: v.winner, rationale: v.rationale, valid: v.valid, candidateWon, experimentId: v.experimentId }, t);
+    put('verdict', key, { iteration, kind, candidate: k, against, ...at, candidateSide: side, a: a.runId, b: b.runId, winner: v.winner, rationale: v.rationale, valid: v.valid, candidateWon, experimentId: v.experimentId }, t);
     emit({ type: 'verdict', taskIndex: t, iteration, version: k, against, winner: v.winner, candidateWon, valid: v.valid });
     const outcome = !v.valid || v.winner === 'tie' ? 'tie' : candidateWon ? 'candidate' : against === 'baseline' ? 'baseline' : 'champion';
-    return { v, candidateWon, outcome };
+    return { rationale: v.rationale, candidateWon, outcome };
+  };
+  /**
+   * Compares the candidate with `other` on every task of the selection set (one verdict per task,
+   * paired by task and seed) and applies `selectionVerdict`; with no selection set, the one verdict.
+   */
+  const compare = async (cand: Workspace[], k: number, other: Workspace[], against: string, kind: 'baseline' | 'arbitration' | 'direct', iteration: number) => {
+    if (!selecting) return compareOne(cand[0]!, k, other[0]!, against, kind, iteration, 0);
+    const pairs: Array<'candidate' | 'other' | 'tie'> = [];
+    for (let j = 0; j < sel.length; j++) {
+      const one = await compareOne(cand[j]!, k, other[j]!, against, kind, iteration, j);
+      pairs.push(one.outcome === 'tie' ? 'tie' : one.candidateWon ? 'candidate' : 'other');
+    }
+    const r = selectionVerdict(pairs);
+    put('selection', `t${t}/v${k}/${kind}`, { iteration, kind, candidate: k, against, tasks: sel.length, wins: r.wins, losses: r.losses, ties: r.ties, meanGain: r.meanGain, candidateWon: r.accepted, rule: 'wins > losses' }, t);
+    emit({ type: 'selection', taskIndex: t, iteration, version: k, against, wins: r.wins, losses: r.losses, ties: r.ties, candidateWon: r.accepted });
+    const outcome = r.accepted ? 'candidate' : r.wins === r.losses ? 'tie' : against === 'baseline' ? 'baseline' : 'champion';
+    return { rationale: `on ${sel.length} tasks: won ${r.wins}, lost ${r.losses}, tied ${r.ties}`, candidateWon: r.accepted, outcome };
   };
 
   const designs = new Map<number, MassDesign>([[0, spec.firstDesign]]);
-  const spaces = new Map<number, Workspace>();
+  const spaces = new Map<number, Workspace[]>();
   const history: HistoryEntry[] = [];
   let champion: number | null = null;
   let current = 0;
@@ -273,13 +352,13 @@ async function evolveTask(spec: EvolveSpec, s: EvolutionSettings, deps: EvolveDe
     champion = k;
   };
   put('design', `t${t}/v0`, { version: 0, iteration: 0, parent: null, source: 'first', design: designJson(spec.firstDesign), text: renderMassDesign(spec.firstDesign), diff: diffMassDesigns(null, spec.firstDesign) }, t);
-  const baseline = s.rule === 'baseline' ? await workspace(null, null, 0) : undefined;
+  const baseline = s.rule === 'baseline' ? await workspaces(null, null, 0) : undefined;
 
   for (let iteration = 0; iteration < s.iterations; iteration++) {
     let k = 0;
     if (iteration > 0) {
       const cur = designs.get(current)!;
-      const input = { task, taskPrompt: spaces.get(current)!.taskPrompt, current: { version: current, design: cur }, best: champion === null ? undefined : { version: champion, design: designs.get(champion)! }, first: spec.firstDesign, evidence: evidenceOf(spaces.get(current)!), history };
+      const input = { task, taskPrompt: spaces.get(current)![0]!.taskPrompt, current: { version: current, design: cur }, best: champion === null ? undefined : { version: champion, design: designs.get(champion)! }, first: spec.firstDesign, evidence: evidenceOf(spaces.get(current)![0]!), history };
       const call = { experimentId: id(`i${iteration}.optimizer`), seed: deriveSeed(s.seed, 'optimizer', t, iteration), maxTokens: s.optimizerTokens, temperature: s.optimizerTemperature, catalogue: s.catalogue, limits: s.limits, about: about({ iteration }) };
       // The edit language offers only valid designs not tried yet (every version of this task).
       const opt = s.optimizerMode === 'edit' ? await optimizeEdit(input, spec.family, deps, { ...call, menu: s.editMenu!, tried: [...designs.values()], ...(s.proposer && { random: true }) }) : await optimize(input, spec.family, deps, call);
@@ -297,33 +376,39 @@ async function evolveTask(spec: EvolveSpec, s: EvolutionSettings, deps: EvolveDe
       designs.set(k, opt.design!);
       put('design', `t${t}/v${k}`, { version: k, iteration, parent: current, source: 'optimizer', design: designJson(opt.design!), text: renderMassDesign(opt.design!), diff, proposal: opt.proposal }, t);
     }
-    const ws = await workspace(designs.get(k)!, k, iteration);
+    const ws = await workspaces(designs.get(k)!, k, iteration);
     spaces.set(k, ws);
     const diff = k === 0 ? '' : diffText(diffMassDesigns(designs.get(current)!, designs.get(k)!));
+    let lost = false;
     if (s.rule === 'baseline') {
       const base = await compare(ws, k, baseline!, 'baseline', 'baseline', iteration);
-      history.push({ key: `v${k}_vs_baseline`, outcome: base.outcome, rationale: base.v.rationale, diff });
+      history.push({ key: `v${k}_vs_baseline`, outcome: base.outcome, rationale: base.rationale, diff });
+      lost = base.outcome === 'baseline';
       if (base.candidateWon) {
         if (champion === null) setChampion(k, iteration, 'first version to beat the baseline');
         else {
           const arb = await compare(ws, k, spaces.get(champion)!, `v${champion}`, 'arbitration', iteration);
-          history.push({ key: `v${k}_vs_v${champion}`, outcome: arb.outcome, rationale: arb.v.rationale, diff: '' });
+          history.push({ key: `v${k}_vs_v${champion}`, outcome: arb.outcome, rationale: arb.rationale, diff: '' });
+          lost = arb.outcome === 'champion';
           if (arb.candidateWon) setChampion(k, iteration, `beat the baseline and champion v${champion} in arbitration`);
         }
       }
     } else if (k === 0) setChampion(0, iteration, 'the first design (direct rule)');
     else {
       const direct = await compare(ws, k, spaces.get(champion!)!, `v${champion}`, 'direct', iteration);
-      history.push({ key: `v${k}_vs_v${champion} (direct)`, outcome: direct.outcome, rationale: direct.v.rationale, diff });
+      history.push({ key: `v${k}_vs_v${champion} (direct)`, outcome: direct.outcome, rationale: direct.rationale, diff });
+      lost = direct.outcome === 'champion';
       if (direct.candidateWon) setChampion(k, iteration, `beat champion v${champion} directly`);
     }
     put('iteration', `t${t}/i${iteration}`, { iteration, version: k, rejected: false, champion }, t);
-    current = k;
+    // Without a selection set the next edit is of the version just run, as MASS does; with one, of
+    // that version unless it lost its comparison (more pairs lost than won), else of the champion.
+    current = selecting && lost ? (champion ?? 0) : k;
   }
   // The judge audit's swapped sample: the same pair and seed with B shown as A (position consistency, core/guards judgeAudit).
   for (const index of auditSample(judged.length, s.auditSwaps ?? 0, deriveSeed(s.seed, 'audit', t))) {
     const j = judged[index]!;
-    const v = s.judge === 'verifier' ? verifierVerdict(j.b, j.a) : await judgePair(j.b, j.a, s.rubric, deps.provider, { ...deps, experimentId: j.experimentId, task, seed: j.seed, maxTokens: s.judgeTokens, about: j.about });
+    const v = s.judge === 'verifier' ? verifierVerdict(j.b, j.a) : await judgePair(j.b, j.a, s.rubric, deps.provider, { ...deps, experimentId: j.experimentId, task: j.task, seed: j.seed, maxTokens: s.judgeTokens, about: j.about });
     put('verdict-swap', j.key, { index, a: j.b.runId, b: j.a.runId, first: j.winner, swapped: v.winner, valid: v.valid, experimentId: v.experimentId }, t);
   }
   const result: EvolveTaskResult = {
@@ -332,9 +417,13 @@ async function evolveTask(spec: EvolveSpec, s: EvolutionSettings, deps: EvolveDe
     champion,
     versions: designs.size,
     rejected,
-    championScore: champion === null ? null : spaces.get(champion)!.grade.score,
-    baselineScore: baseline ? baseline.grade.score : null,
+    championScore: champion === null ? null : spaces.get(champion)![0]!.grade.score,
+    baselineScore: baseline ? baseline[0]!.grade.score : null,
   };
+  if (selecting) {
+    const mean = (w: Workspace[]) => w.reduce((x, y) => x + y.grade.score, 0) / w.length;
+    result.selectionScores = { tasks: sel.length, champion: champion === null ? null : mean(spaces.get(champion)!), first: mean(spaces.get(0)!) };
+  }
   put('result', `t${t}`, result, t);
   emit({ type: 'task-done', taskIndex: t, champion, versions: designs.size });
   return result;

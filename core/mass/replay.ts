@@ -70,7 +70,7 @@ export async function replayEvolution(store: Store, evolutionId: string, deps: {
   const used: ModelProvider[] = [];
   try {
     await evolve(
-      { evolutionId, tasks: s.tasks, firstDesign: first.design, iterations: s.iterations, rule: s.rule, seed: s.seed, rubric: s.rubric, catalogue: s.catalogue, limits: s.limits, budget: s.budget, judgeTokens: s.judgeTokens, optimizerTokens: s.optimizerTokens, optimizerTemperature: s.optimizerTemperature, ...(s.auditSwaps !== undefined && { auditSwaps: s.auditSwaps }), optimizerMode: s.optimizerMode ?? 'free', ...(s.judge && { judge: s.judge }), ...(s.proposer && { proposer: s.proposer }), family: s.editMenu ? { ...deps.family, editMenu: s.editMenu } : deps.family },
+      { evolutionId, tasks: s.tasks, firstDesign: first.design, iterations: s.iterations, rule: s.rule, seed: s.seed, rubric: s.rubric, catalogue: s.catalogue, limits: s.limits, budget: s.budget, judgeTokens: s.judgeTokens, optimizerTokens: s.optimizerTokens, optimizerTemperature: s.optimizerTemperature, ...(s.auditSwaps !== undefined && { auditSwaps: s.auditSwaps }), optimizerMode: s.optimizerMode ?? 'free', ...(s.judge && { judge: s.judge }), ...(s.proposer && { proposer: s.proposer }), ...(s.selection && { selection: s.selection }), family: s.editMenu ? { ...deps.family, editMenu: s.editMenu } : deps.family },
       {
         store: scratch,
         provider: noModel,

@@ -31,6 +31,10 @@ export interface TimelineIteration {
   edit?: string;
   /** The workspace's external grade (the task's grader), when a version ran. */
   score?: number;
+  /** With a selection set (EvolveSpec.selection): the version's grade on each of its k tasks, in order (the first is `score`). */
+  selectionScores?: number[];
+  /** With a selection set: each comparison's tally over the k pairs and whether it accepted the candidate. */
+  selections?: Array<{ against: string; wins: number; losses: number; ties: number; accepted: boolean }>;
   verdicts: TimelineVerdict[];
   champion: number | null;
   /** True when this iteration made a new champion. */
@@ -84,6 +88,10 @@ export function timelineOf(evolutionId: string, records: readonly MassRecord[]):
       } else {
         const ws = spaces.get(`t${t}/v${version}`);
         if (ws) it.score = ws.score as number;
+        const more = [...spaces.entries()].filter(([key]) => key.startsWith(`t${t}/v${version}/s`)).sort(([a], [b]) => Number(a.slice(a.lastIndexOf('/s') + 2)) - Number(b.slice(b.lastIndexOf('/s') + 2)));
+        if (ws && more.length) it.selectionScores = [ws.score as number, ...more.map(([, w]) => w.score as number)];
+        const sels = of('selection', t).map(({ v }) => v).filter((x) => x.iteration === i && x.candidate === version);
+        if (sels.length) it.selections = sels.map((x) => ({ against: x.against as string, wins: x.wins as number, losses: x.losses as number, ties: x.ties as number, accepted: x.candidateWon as boolean }));
         const p = proposals.get(i)?.proposal as { edit?: unknown; changes_from_previous?: unknown } | null | undefined;
         if (p?.edit && typeof p.changes_from_previous === 'string') it.edit = p.changes_from_previous;
         it.verdicts = verdicts.filter((x) => x.iteration === i && x.candidate === version).map((x) => ({
