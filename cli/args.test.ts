@@ -97,6 +97,9 @@ describe('flowlab main', () => {
       [['job', 'resume'], /^Usage: flowlab job resume \[options\] <kind> <id>\n/, 'missing <kind>'],
       [['job', 'start', 'run'], /^Usage: flowlab job start \[options\] <kind>\n/, 'missing --spec <json>'],
       [['cards', 'list', '--bogus'], /^Usage: flowlab cards list \[options\]\n/, "Unknown option '--bogus'"],
+      // Refused by the job table after parsing (an unknown kind): still the subcommand's usage.
+      [['job', 'resume', 'bogus', 'x', '--db', ':memory:'], /^Usage: flowlab job resume \[options\] <kind> <id>\n/, 'kind: unknown job kind "bogus" (kinds: run, blame-eval, rollouts, train-loop, evolve, rank, rsi, study, download, fork)'],
+      [['job', 'start', 'bogus', '--spec', '{}', '--db', ':memory:'], /^Usage: flowlab job start \[options\] <kind>\n/, 'kind: unknown job kind "bogus" (kinds: run, blame-eval, rollouts, train-loop, evolve, rank, rsi, study, download, fork)'],
     ];
     for (const [argv, usage, message] of cases) {
       const io = capture();
