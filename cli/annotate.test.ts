@@ -114,5 +114,10 @@ describe('flowlab annotate / annotations / ls --tag / export', () => {
     expect([r.code, r.err]).toEqual([2, expect.stringContaining('--node goes with a run id')]);
     r = await cli(['annotations', 'rm', 'ann-nope', '--db', db]);
     expect([r.code, r.err]).toEqual([1, expect.stringMatching(/no annotation ann-nope.*\[NOT_FOUND\]/)]);
+    // A tag no annotation can carry, as a filter: refused naming the flag (was an empty table, as if no run had it).
+    for (const cmd of [['ls'], ['annotations', 'exp-a']]) {
+      r = await cli([...cmd, '--tag', 'two words', '--db', db]);
+      expect([r.code, r.err.split('\n')[0]]).toEqual([2, `flowlab ${cmd[0]}: --tag "two words": a tag is letters, digits and - _ . : / (no spaces), starting with a letter or digit`]);
+    }
   });
 });
