@@ -38,9 +38,12 @@ export function defaultAuthor(): string {
   }
 }
 
-/** `--score`: a finite number (any scale: 0..1, 1..5, -1/+1 — the person's). Errors: InvalidArgumentError. */
+/**
+ * `--score`: a finite decimal number (any scale: 0..1, 1..5, -1/+1 — the person's; `2`, `-0.5`,
+ * `2.5e-1`; not `0x10`, which Number() would read as 16). Errors: InvalidArgumentError.
+ */
 export function parseScore(value: string): number {
-  const x = value.trim() === '' ? Number.NaN : Number(value);
+  const x = /^\s*[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i.test(value) ? Number(value) : Number.NaN;
   if (!Number.isFinite(x)) throw new InvalidArgumentError(`--score must be a number, e.g. 0.5 or 4, got "${value}"`);
   return x;
 }
