@@ -100,6 +100,13 @@ describe('flowlab annotate / annotations / ls --tag / export', () => {
     expect([r.code, r.err]).toEqual([2, expect.stringContaining('give at least one of --score, --tag, --note')]);
     r = await cli(['annotate', 'exp-a-r1', '--score', 'high', '--db', db]);
     expect([r.code, r.err]).toEqual([2, expect.stringContaining('--score must be a number, e.g. 0.5 or 4, got "high"')]);
+    // Number() reads hexadecimal and binary: "0x10" was stored as a score of 16.
+    for (const odd of ['0x10', '0b11', 'Infinity']) {
+      r = await cli(['annotate', 'exp-a-r1', '--score', odd, '--db', db]);
+      expect([r.code, r.err]).toEqual([2, expect.stringContaining(`--score must be a number, e.g. 0.5 or 4, got "${odd}"`)]);
+    }
+    r = await cli(['annotate', 'exp-a-r1', '--score', '-2.5e-1', '--author', 'ada', '--db', db, '--json']);
+    expect([r.code, (JSON.parse(r.out) as { score: number }).score]).toEqual([0, -0.25]);
     r = await cli(['annotate', 'exp-a-r1', '--tag', 'two words', '--db', db]);
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/annotation\.tags\.0: a tag is letters, digits and - _ \. : \/ \(no spaces\).*\[INVALID_RECORD\]/);
@@ -114,5 +121,10 @@ describe('flowlab annotate / annotations / ls --tag / export', () => {
     expect([r.code, r.err]).toEqual([2, expect.stringContaining('--node goes with a run id')]);
     r = await cli(['annotations', 'rm', 'ann-nope', '--db', db]);
     expect([r.code, r.err]).toEqual([1, expect.stringMatching(/no annotation ann-nope.*\[NOT_FOUND\]/)]);
+    // A tag no annotation can carry, as a filter: refused naming the flag (was an empty table, as if no run had it).
+    for (const cmd of [['ls'], ['annotations', 'exp-a']]) {
+      r = await cli([...cmd, '--tag', 'two words', '--db', db]);
+      expect([r.code, r.err.split('\n')[0]]).toEqual([2, `flowlab ${cmd[0]}: --tag "two words": a tag is letters, digits and - _ . : / (no spaces), starting with a letter or digit`]);
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { capture } from '../test/fixtures.ts';
 import { harden, intOption, parseIntInRange, parseRolePair, parseWith, rolePairOption, UsageError } from './args.ts';
@@ -31,7 +31,8 @@ describe('commander, hardened', () => {
   const cmd = () => harden(new Command('t'), capture())
     .argument('<file>')
     .addOption(intOption('--limit <n>', 'tasks', { min: 1, default: 10 }))
-    .addOption(rolePairOption('--role-model <role=file>', 'per role'));
+    .addOption(rolePairOption('--role-model <role=file>', 'per role'))
+    .addOption(new Option('--optimizer <mode>', 'choices').choices(['edit', 'free']));
 
   it('parses defaults, integers and repeated pairs', () => {
     const c = parseWith(cmd(), ['w.yaml', '--role-model', 'a=x.gguf', '--role-model', 'b=y.gguf']);
@@ -48,6 +49,8 @@ describe('commander, hardened', () => {
       [['w.yaml', '--limit', '0'], '--limit must be an integer >= 1, got "0"'],
       [['w.yaml', '--limit'], "option '--limit <n>' argument missing"],
       [['w.yaml', '--role-model', 'a'], '--role-model takes role=value, got "a"'],
+      // commander's choices() error names neither the flag nor the value once its prefix is cut: both put back.
+      [['w.yaml', '--optimizer', 'bogus'], '--optimizer must be one of edit, free, got "bogus"'],
     ];
     for (const [argv, message] of cases) {
       let err: unknown;
@@ -94,6 +97,9 @@ describe('flowlab main', () => {
       [['job', 'resume'], /^Usage: flowlab job resume \[options\] <kind> <id>\n/, 'missing <kind>'],
       [['job', 'start', 'run'], /^Usage: flowlab job start \[options\] <kind>\n/, 'missing --spec <json>'],
       [['cards', 'list', '--bogus'], /^Usage: flowlab cards list \[options\]\n/, "Unknown option '--bogus'"],
+      // Refused by the job table after parsing (an unknown kind): still the subcommand's usage.
+      [['job', 'resume', 'bogus', 'x', '--db', ':memory:'], /^Usage: flowlab job resume \[options\] <kind> <id>\n/, 'kind: unknown job kind "bogus" (kinds: run, blame-eval, rollouts, train-loop, evolve, rank, rsi, study, download, fork)'],
+      [['job', 'start', 'bogus', '--spec', '{}', '--db', ':memory:'], /^Usage: flowlab job start \[options\] <kind>\n/, 'kind: unknown job kind "bogus" (kinds: run, blame-eval, rollouts, train-loop, evolve, rank, rsi, study, download, fork)'],
     ];
     for (const [argv, usage, message] of cases) {
       const io = capture();

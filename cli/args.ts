@@ -169,7 +169,7 @@ export function harden(cmd: Command, io: Io): Command {
 /**
  * The UsageError for a commander parse error on `cmd`: `Unknown option '--x'`,
  * `missing --flag <value>`, `missing <argument>`, `expected <a> <b>, got N argument(s)`, an
- * InvalidArgumentError's own message; others lose commander's `error: ` prefix.
+ * InvalidArgumentError's own message (a choices() refusal as `--flag must be one of a, b, got "v"`); others lose commander's `error: ` prefix.
  */
 export function usageErrorOf(err: CommanderError, cmd: Command): UsageError {
   const usage = cmd.helpInformation();
@@ -185,8 +185,12 @@ export function usageErrorOf(err: CommanderError, cmd: Command): UsageError {
       const want = cmd.registeredArguments.map((a) => (a.required ? `<${a.name()}>` : `[${a.name()}]`)).join(' ');
       return new UsageError(want ? `expected ${want}, got ${cmd.args.length} arguments` : `unexpected argument "${cmd.args[0]}"`, usage);
     }
-    case 'commander.invalidArgument':
+    case 'commander.invalidArgument': {
+      // choices(): commander's own text ("option '--x <v>' argument 'y' is invalid. Allowed choices are a, b.") with the flag and value kept.
+      const choice = /^option '(--[^ ']+)[^']*' argument '(.*)' is invalid\. Allowed choices are (.*)\.$/s.exec(text);
+      if (choice) return new UsageError(`${choice[1]} must be one of ${choice[3]}, got "${choice[2]}"`, usage);
       return new UsageError(text.replace(/^.* is invalid\. /, ''), usage);
+    }
     default:
       return new UsageError(text, usage);
   }

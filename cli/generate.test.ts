@@ -13,6 +13,11 @@ describe('flowlab generate refuses bad input', () => {
     expect([topP.code, topP.err.split('\n')[0]]).toEqual([2, 'flowlab generate: --top-p takes a number, got "high"']);
     const schema = await cli(['generate', '--model', '/tmp/m.gguf', '--prompt', 'x', '--json-schema', '[1,2]']);
     expect([schema.code, schema.err.split('\n')[0]]).toEqual([2, 'flowlab generate: --json-schema expected object, received array']);
+    // A schema the local file's grammar cannot decode is the --json-schema flag's fault, not the model file's (exit 2).
+    const nonsense = await cli(['generate', '--model', '/tmp/m.gguf', '--prompt', 'x', '--json-schema', '{"type":"nonsense"}']);
+    expect([nonsense.code, nonsense.err.split('\n')[0]]).toEqual([2, 'flowlab generate: --json-schema: keyword "type" at /type must be equal to one of the allowed values (["array","boolean","integer","null","number","object","string"]): not a valid JSON Schema (draft-07)']);
+    const allOf = await cli(['generate', '--model', '/tmp/m.gguf', '--prompt', 'x', '--json-schema', '{"allOf":[{"type":"object"}]}']);
+    expect([allOf.code, allOf.err.split('\n')[0]]).toEqual([2, expect.stringMatching(/^flowlab generate: --json-schema: at allOf: "allOf" cannot be enforced by the decoding grammar/)]);
     const missing = await cli(['generate', '--model', '/tmp/flowlab-no-such-model.gguf', '--prompt', 'x']);
     expect(missing.code).toBe(1);
     expect(missing.err).toMatch(/^flowlab generate: --model: .*\/tmp\/flowlab-no-such-model\.gguf/);

@@ -33,6 +33,9 @@ describe('rsi flags', () => {
       [{ maxQuarantined: '-1' }, /--max-quarantined: bad value "-1"/],
       [{ arms: 'self,judge' }, /--arms takes self, verifier/],
       [{ loopId: 'a b' }, /--loop-id: "a b"/],
+      // The blind-spot guard's shares say their range; the threshold is checked even while the guard is off (it was ignored).
+      [{ blindSpotSample: '1.5' }, /--blind-spot-sample: bad value "1\.5" \(a share from 0 to 1\)/],
+      [{ maxBlindDisagreement: '2' }, /--max-blind-disagreement: bad value "2" \(a share from 0 to 1\)/],
     ];
     for (const [v, message] of bad) {
       expect(() => rsiOptionsOf({ ...flags, ...v }, family, flags.db)).toThrow(UsageError);

@@ -230,6 +230,20 @@ describe('startGeneration refuses what it must', () => {
     expect([err.code, err.field]).toEqual(['BAD_REQUEST', 'model']);
   });
 
+  it('a schema that is not draft-07, or that the grammar of a local file cannot enforce, naming the jsonSchema field and where in it', async () => {
+    open();
+    const nonsense = await rejectionOf(ApiError, api.startGeneration({ model: fileA(), prompt: 'x', maxTokens: 4, jsonSchema: { type: 'nonsense' } }));
+    expect([nonsense.code, nonsense.field]).toEqual(['BAD_REQUEST', 'jsonSchema']);
+    expect(nonsense.message).toMatch(/^startGeneration: jsonSchema: keyword "type" at \/type must be equal to one of the allowed values/);
+    const ref = await rejectionOf(ApiError, api.startGeneration({ model: fileA(), prompt: 'x', maxTokens: 4, jsonSchema: { $ref: '#/nope' } }));
+    expect([ref.code, ref.field, ref.message]).toEqual(['BAD_REQUEST', 'jsonSchema', 'startGeneration: jsonSchema: at $ref: $ref "#/nope": the decoding grammar only follows references to "#/$defs/<name>"']);
+    expect(events).toEqual([]);
+    // An endpoint enforces the schema its own way: only the draft-07 check applies.
+    const ok = await api.startGeneration({ model: 'openai:https://api.example.org/v1#m', prompt: 'x', maxTokens: 4, jsonSchema: { allOf: [{ type: 'object' }] } });
+    await lab.playground.settled(ok.generationId);
+    expect(mine(ok.generationId).at(-1)).toMatchObject({ status: 'completed' });
+  });
+
   it('reports a failure once running as its failed event', async () => {
     open({ createProvider: async () => { throw new ModelError('MODEL_LOAD_FAILED', 'Could not load a.gguf: out of memory', 'default'); } });
     const { generationId } = await api.startGeneration({ model: fileA(), prompt: 'x', maxTokens: 4 });

@@ -19,6 +19,7 @@ import { ApiError, MAX_RENDERED_CHARS, tokensPerSecond, type LabEvent, type Play
 import { errorMessage } from '../core/errors.ts';
 import { asRoleName } from '../core/ids.ts';
 import { EndpointRefError, isEndpointRef, parseEndpointRef, type GenerateRequest, type ModelConfig, type ModelProvider } from '../core/model/index.ts';
+import { schemaRefusal } from './chatSchema.ts';
 import { jobEmitter } from './jobs.ts';
 import type { ModelPaths } from './modelPaths.ts';
 
@@ -69,7 +70,8 @@ export class Playground {
   /**
    * Checks the request and starts the generation in the background; resolves with its id (its
    * `running` event is sent first). Errors (ApiError, method `startGeneration`, field `model`):
-   * `BAD_REQUEST` (a bad endpoint reference, a file that is not a readable GGUF), `FORBIDDEN` (a file outside the model folders; on a
+   * `BAD_REQUEST` (a bad endpoint reference, a file that is not a readable GGUF; field `jsonSchema`: a schema that is not
+   * draft-07 or, for a local file, one its grammar cannot enforce, host/chatSchema.ts), `FORBIDDEN` (a file outside the model folders; on a
    * confined host an endpoint with `key=` or `keychain=`), `BUSY` (a generation with that model
    * runs), `UNAVAILABLE` (shutting down; local models unavailable).
    */
@@ -91,6 +93,12 @@ export class Playground {
       this.o.modelPaths?.check(req.model, START, 'model');
       this.o.needLocalModels?.(START);
       shown = path.basename(req.model);
+    }
+    if (req.jsonSchema) {
+      // Checked as serve-model checks a request's schema (host/chatSchema.ts): draft-07, and for a local
+      // file what its grammar can enforce; node-llama-cpp would otherwise decode `type: nonsense` as any value.
+      const refused = schemaRefusal(req.jsonSchema, !endpoint);
+      if (refused) throw new ApiError('BAD_REQUEST', `${START}: jsonSchema: ${refused.message}`, START, 'jsonSchema');
     }
     for (const r of this.running.values()) {
       if (r.model === req.model) throw new ApiError('BUSY', `${START}: a generation with ${shown} is running; cancel it or wait for it`, START, 'model');

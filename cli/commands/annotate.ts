@@ -7,7 +7,7 @@
 import { userInfo } from 'node:os';
 import Table from 'cli-table3';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { openStore, type Annotation, type AnnotationQuery } from '../../core/store/index.ts';
+import { openStore, TAG_PATTERN, type Annotation, type AnnotationQuery } from '../../core/store/index.ts';
 import { act, dbOption, UsageError, type CommandContext } from '../args.ts';
 import type { Io } from '../io.ts';
 
@@ -38,9 +38,12 @@ export function defaultAuthor(): string {
   }
 }
 
-/** `--score`: a finite number (any scale: 0..1, 1..5, -1/+1 — the person's). Errors: InvalidArgumentError. */
+/**
+ * `--score`: a finite decimal number (any scale: 0..1, 1..5, -1/+1 — the person's; `2`, `-0.5`,
+ * `2.5e-1`; not `0x10`, which Number() would read as 16). Errors: InvalidArgumentError.
+ */
 export function parseScore(value: string): number {
-  const x = value.trim() === '' ? Number.NaN : Number(value);
+  const x = /^\s*[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i.test(value) ? Number(value) : Number.NaN;
   if (!Number.isFinite(x)) throw new InvalidArgumentError(`--score must be a number, e.g. 0.5 or 4, got "${value}"`);
   return x;
 }
@@ -93,7 +96,7 @@ export function defineList(cmd: Command, ctx: CommandContext): void {
     .argument('[id]', 'an experiment or run id; or `rm`')
     .argument('[annotation-id]', 'with rm: the annotation to remove')
     .option('--node <node-id>', 'only the annotations of this node (with a run id)')
-    .option('--tag <tag>', 'only annotations carrying this tag')
+    .addOption(new Option('--tag <tag>', 'only annotations carrying this tag').argParser(tagFilter))
     .addOption(dbOption())
     .option('--json', 'print a JSON array')
     .action(act(ctx, async (id: string | undefined, annotationId: string | undefined, o: ListOptions) => listAnnotations(id, annotationId, o, ctx.io, cmd.helpInformation())));
@@ -140,4 +143,14 @@ export function formatAnnotations(rows: readonly Annotation[]): string {
   const t = new Table({ head: ['annotation', 'run', 'node', 'score', 'tags', 'note', 'author', 'created (UTC)'], style: { head: [], border: [], compact: true } });
   for (const a of rows) t.push([a.id, a.runId, a.nodeId ?? '(run)', a.score === undefined ? '-' : String(a.score), a.tags.join(', ') || '-', clip(a.note.replace(/\s+/g, ' '), 40) || '-', a.author, new Date(a.createdAt).toISOString().replace('T', ' ').slice(0, 16)]);
   return `${t.toString()}\n${rows.length} annotation${rows.length === 1 ? '' : 's'}.\n`;
+}
+
+/**
+ * A `--tag` filter (`annotations`, `ls`): a tag an annotation could carry (core/store TAG_PATTERN).
+ * Errors: InvalidArgumentError naming the flag and the rule (a tag no annotation can carry would
+ * otherwise list nothing, as if no run had it).
+ */
+export function tagFilter(value: string): string {
+  if (!TAG_PATTERN.test(value)) throw new InvalidArgumentError(`--tag ${JSON.stringify(value)}: a tag is letters, digits and - _ . : / (no spaces), starting with a letter or digit`);
+  return value;
 }

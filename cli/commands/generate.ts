@@ -159,6 +159,8 @@ async function generate(o: GenerateFlags, io: Io): Promise<number> {
     try {
       ({ generationId: id } = await playground.start(payload));
     } catch (err) {
+      // A schema the host refuses (not draft-07, or beyond the local grammar): the flag's fault, exit 2.
+      if (err instanceof ApiError && err.code === 'BAD_REQUEST' && err.field === 'jsonSchema') throw new UsageError(`--json-schema: ${err.message.replace(/^startGeneration: jsonSchema: /, '')}`);
       // A file that is missing or not a GGUF: exit 1 naming it, as every command does for a bad model file.
       if (err instanceof ApiError && err.code === 'BAD_REQUEST' && !isEndpointRef(payload.model)) throw new CommandError('BAD_FILE', `--model: ${err.message.replace(/^startGeneration: /, '')}`, { file: payload.model, field: 'model' }, { cause: err });
       if (err instanceof ApiError && err.code === 'BAD_REQUEST') throw new UsageError(`--model ${err.message.replace(/^startGeneration: /, '')}`);

@@ -28,10 +28,20 @@ export function define(cmd: Command, ctx: CommandContext): void {
   cmd.description('jobs of any registered kind: list the kinds, start one from a JSON spec, resume one');
   const cli = (db: string): JobCli => ({ registry: builtinJobKinds(), io: ctx.io, db });
   cmd.command('kinds').option('--json', 'print one JSON array').action(act(ctx, async (o: { json?: boolean }) => listKinds(cli(''), Boolean(o.json))));
-  cmd.command('start').argument('<kind>', 'a kind from `flowlab job kinds`').requiredOption('--spec <json>', "the kind's spec as JSON").addOption(dbOption())
-    .action(act(ctx, (kind: string, o: { spec: string; db: string }) => startJobCommand(cli(o.db), kind, parseSpec(o.spec))));
-  cmd.command('resume').argument('<kind>', 'a kind from `flowlab job kinds`').argument('<id>', 'the stored job').addOption(dbOption())
-    .action(act(ctx, (kind: string, id: string, o: { db: string }) => resumeJobCommand(cli(o.db), kind, id)));
+  const start = cmd.command('start').argument('<kind>', 'a kind from `flowlab job kinds`').requiredOption('--spec <json>', "the kind's spec as JSON").addOption(dbOption());
+  start.action(act(ctx, (kind: string, o: { spec: string; db: string }) => withUsage(start, () => startJobCommand(cli(o.db), kind, parseSpec(o.spec)))));
+  const resume = cmd.command('resume').argument('<kind>', 'a kind from `flowlab job kinds`').argument('<id>', 'the stored job').addOption(dbOption());
+  resume.action(act(ctx, (kind: string, id: string, o: { db: string }) => withUsage(resume, () => resumeJobCommand(cli(o.db), kind, id))));
+}
+
+/** Runs `run`; a UsageError without a usage (a kind or spec the job table refused) gets `sub`'s, not `flowlab job`'s. */
+async function withUsage(sub: Command, run: () => Promise<number>): Promise<number> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof UsageError && err.usage === undefined) throw new UsageError(err.message, sub.helpInformation());
+    throw err;
+  }
 }
 
 function parseSpec(text: string): unknown {

@@ -3,6 +3,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { FAILURE_CLASSES, openStore, RUN_PAGE_MAX, RUN_SORT_KEYS, SEARCH_FIELDS, taskLabel, type ExperimentConfig, type ExperimentSummary, type RunHit, type RunQuery, type RunSearchResult } from '../../core/store/index.ts';
 import { act, dbOption, intOption, UsageError, type CommandContext } from '../args.ts';
 import type { Io } from '../io.ts';
+import { tagFilter } from './annotate.ts';
 
 interface LsOptions {
   db: string;
@@ -66,7 +67,7 @@ export function define(cmd: Command, ctx: CommandContext): void {
     .addOption(new Option('--failure <class>', 'runs with a node failure of this class').choices(FAILURE_CLASSES))
     .option('--blamed <role>', 'runs with a root failure blamed on this role')
     .option('--group <task-id>', 'one rollout group: the runs sampled for this dataset task id')
-    .option('--tag <tag>', 'runs annotated with this tag (flowlab annotate; on the run or one of its nodes)')
+    .addOption(new Option('--tag <tag>', 'runs annotated with this tag (flowlab annotate; on the run or one of its nodes)').argParser(tagFilter))
     .addOption(new Option('--since <date>', 'started (runs) or created (experiments) on or after this date, UTC').argParser((v) => parseDate(v, 'since')))
     .addOption(new Option('--until <date>', 'started (runs) or created (experiments) before this date, UTC').argParser((v) => parseDate(v, 'until')))
     .option('--search <words>', 'words that must all occur in the run\'s text')

@@ -64,10 +64,10 @@ export interface RsiFlags {
   parallel?: number;
 }
 
-/** A number flag in a range. Errors: UsageError naming the flag. */
-function num(v: string, name: string, ok: (x: number) => boolean): number {
+/** A number flag in a range. Errors: UsageError naming the flag (and the range, when `range` words it). */
+function num(v: string, name: string, ok: (x: number) => boolean, range?: string): number {
   const x = Number(v);
-  if (!Number.isFinite(x) || !ok(x)) throw new UsageError(`--${name}: bad value "${v}"`);
+  if (!Number.isFinite(x) || !ok(x)) throw new UsageError(`--${name}: bad value "${v}"${range ? ` (${range})` : ''}`);
   return x;
 }
 
@@ -248,7 +248,9 @@ async function rsiCommand(v: RsiFlags, io: Io, deps: RsiCommandDeps): Promise<nu
 
 /** The blind-spot guard's thresholds from `--blind-spot-sample` / `--max-blind-disagreement` (absent when the sample is 0: off). */
 function blindSpotOf(v: { blindSpotSample?: string; maxBlindDisagreement?: string }): { blindSpot?: { sample: number; maxDisagreement: number } } {
-  const sample = num(v.blindSpotSample ?? '0', 'blind-spot-sample', (x) => x >= 0 && x <= 1);
+  const share = (x: number) => x >= 0 && x <= 1;
+  const sample = num(v.blindSpotSample ?? '0', 'blind-spot-sample', share, 'a share from 0 to 1');
+  const maxDisagreement = num(v.maxBlindDisagreement ?? '0.25', 'max-blind-disagreement', share, 'a share from 0 to 1');
   if (sample === 0) return {};
-  return { blindSpot: { sample, maxDisagreement: num(v.maxBlindDisagreement ?? '0.25', 'max-blind-disagreement', (x) => x >= 0 && x <= 1) } };
+  return { blindSpot: { sample, maxDisagreement } };
 }

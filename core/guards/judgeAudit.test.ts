@@ -82,3 +82,20 @@ describe('the judge audit (scripted judges, figures by hand)', () => {
     expect(auditJudge('idle', [], [])).toMatchObject({ pairs: 0, unreliable: false, kappa: { value: null } });
   });
 });
+
+describe('the judge audit of no pair', () => {
+  it('says the judge was not audited rather than "reliable" (judge-audit\'s blind-spot block of a run with no blind-spot pair)', () => {
+    const a = auditJudge('no pairs', [], []);
+    expect([a.pairs, a.unreliable]).toEqual([0, false]);
+    expect(formatJudgeAudit(a)).toBe([
+      'Judge audit: no pairs, 0 pairs judged',
+      '  verdicts: A 0, B 0, tie 0',
+      '  position consistency (pairs judged in both orders): n/a (no pair)',
+      '  agreement with the grader (pairs it decides): n/a (no pair)',
+      "  Cohen's kappa vs the grader: n/a (no grader verdict)",
+      '  not audited: no pair judged',
+      '',
+    ].join('\n'));
+  });
+});
+

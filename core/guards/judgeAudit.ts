@@ -135,7 +135,7 @@ export function auditJudge(judge: string, pairs: readonly AuditedPair[], swaps: 
 const f3 = (x: number) => x.toFixed(3);
 const propText = (p: Proportion) => (p.rate === null ? 'n/a (no pair)' : `${f3(p.rate)} [${f3(p.ci![0])}, ${f3(p.ci![1])}] (${p.k}/${p.n})`);
 
-/** The audit as printed (CLI, reports): one block, `UNRELIABLE JUDGE` and the reasons when a threshold is crossed. */
+/** The audit as printed (CLI, reports): one block, `UNRELIABLE JUDGE` and the reasons when a threshold is crossed, `not audited` when no pair was judged. */
 export function formatJudgeAudit(a: JudgeAudit): string {
   const lines = [
     `Judge audit: ${a.judge}, ${a.pairs} pairs judged`,
@@ -144,6 +144,6 @@ export function formatJudgeAudit(a: JudgeAudit): string {
     `  agreement with the grader (pairs it decides): ${propText(a.agreement)}`,
     `  Cohen's kappa vs the grader: ${a.kappa.value === null ? `n/a (${a.kappa.n ? 'one category only' : 'no grader verdict'})` : `${f3(a.kappa.value)} [${f3(a.kappa.ci![0])}, ${f3(a.kappa.ci![1])}] (${a.kappa.n} pairs)`}`,
   ];
-  lines.push(a.unreliable ? `  UNRELIABLE JUDGE: ${a.reasons.join('; ')}` : '  reliable: no threshold crossed');
+  lines.push(a.unreliable ? `  UNRELIABLE JUDGE: ${a.reasons.join('; ')}` : a.pairs === 0 ? '  not audited: no pair judged' : '  reliable: no threshold crossed');
   return lines.join('\n') + '\n';
 }

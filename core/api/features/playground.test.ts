@@ -62,6 +62,17 @@ describe('startGeneration payload', () => {
     expect(bad({ ...OK, stream: true }).message).toMatch(/stream/);
   });
 
+  it('refuses a schema nested deeper than MAX_NESTING_DEPTH by name, before measuring its size (a 6,000-deep one overflowed the stack)', () => {
+    let deep: unknown = {};
+    for (let i = 0; i < 6000; i++) deep = { items: deep };
+    const err = bad({ ...OK, jsonSchema: deep });
+    expect(err.field).toBe('jsonSchema');
+    expect(err.message).toContain('nested deeper than 64 levels');
+    let ok: unknown = {};
+    for (let i = 0; i < 63; i++) ok = { items: ok };
+    expect(validatePayload('startGeneration', { ...OK, jsonSchema: ok })).toMatchObject({ jsonSchema: ok });
+  });
+
   it('cancelGeneration takes a generation id', () => {
     expect(validatePayload('cancelGeneration', { generationId: 'gen-1' })).toEqual({ generationId: 'gen-1' });
     expect(bad({ generationId: '' }, 'cancelGeneration').field).toBe('generationId');

@@ -6,6 +6,7 @@
  * schema's size, the completion tokens (at most MAX_PLAYGROUND_TOKENS) and each sampling value.
  */
 import * as z from 'zod';
+import { MAX_NESTING_DEPTH, nestingDepth } from '../../limits.ts';
 import { defineFeature, labMethod } from '../feature.ts';
 import { Count, Id, MAX_PATH_LENGTH } from '../fields.ts';
 import {
@@ -24,10 +25,15 @@ const PlaygroundModel = z
 const Text = z.string().max(MAX_PLAYGROUND_TEXT, `must be at most ${MAX_PLAYGROUND_TEXT} characters`);
 const Unit = z.number('must be a number from 0 to 1').min(0, 'must be at least 0').max(1, 'must be at most 1');
 
-/** A JSON schema: an object whose JSON text is at most MAX_PLAYGROUND_SCHEMA_CHARS characters. */
-const JsonSchemaObject = z
-  .looseObject({})
-  .refine((s) => JSON.stringify(s).length <= MAX_PLAYGROUND_SCHEMA_CHARS, `must be at most ${MAX_PLAYGROUND_SCHEMA_CHARS} characters of JSON`);
+/**
+ * A JSON schema: an object nested at most MAX_NESTING_DEPTH levels (measured without recursion,
+ * first: `JSON.stringify` of a few thousand levels overflows the stack) whose JSON text is at most
+ * MAX_PLAYGROUND_SCHEMA_CHARS characters.
+ */
+const JsonSchemaObject = z.looseObject({}).superRefine((s, ctx) => {
+  if (nestingDepth(s) > MAX_NESTING_DEPTH) ctx.addIssue({ code: 'custom', message: `is nested deeper than ${MAX_NESTING_DEPTH} levels` });
+  else if (JSON.stringify(s).length > MAX_PLAYGROUND_SCHEMA_CHARS) ctx.addIssue({ code: 'custom', message: `must be at most ${MAX_PLAYGROUND_SCHEMA_CHARS} characters of JSON` });
+});
 
 /** `startGeneration`'s payload schema (exported for its tests). */
 export const startGenerationSchema: z.ZodType<StartGenerationRequest> = z.strictObject({
