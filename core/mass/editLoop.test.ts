@@ -3,22 +3,16 @@ import { ReplayProvider } from '../../models/replay/index.ts';
 import { openStore } from '../store/index.ts';
 import { createLearnDesignDataset } from '../tasks/learnDesign.ts';
 import { defaultTools } from '../tools/index.ts';
-import { parseMassDesign } from './design.ts';
 import { EDIT_TOKENS } from './editOptimizer.ts';
-import { massFamily, FIRST_DESIGNS } from './family.ts';
 import { evolve, settingsOf } from './inner.ts';
-import { sloppyTeam } from './learnDesign.fixture.ts';
+import { sloppyTeam, ldCatalogue, ldFamily, ldFirstDesign } from './learnDesign.fixture.ts';
 import { replayEvolution } from './replay.ts';
 import { timelineOf } from './timeline.ts';
 import { spec as toolSpec } from './loop.fixture.ts';
 
-const family = massFamily('learn-design');
-const catalogue = { checks: family.checks.names() };
-const first = (() => {
-  const r = parseMassDesign(FIRST_DESIGNS['learn-design'], catalogue);
-  if (!r.ok) throw new Error(r.issues[0]!.message);
-  return r.design;
-})();
+const family = ldFamily;
+const catalogue = ldCatalogue;
+const first = ldFirstDesign();
 const tools = defaultTools();
 const values = (store: ReturnType<typeof openStore>, evo: string, kind: string) => store.mass.list(evo, kind).map((r) => r.value as Record<string, unknown>);
 

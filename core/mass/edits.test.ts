@@ -5,17 +5,13 @@ import { schemaProblems } from '../workflow/schemaSupport.ts';
 import { designJson, parseMassDesign } from './design.ts';
 import { EDIT_TOKENS } from './editOptimizer.ts';
 import { applyEdit, EditError, editOptions, editSchema, editText, longestEditChars, readEdit, type MassEdit } from './edits.ts';
-import { massFamily, FIRST_DESIGNS } from './family.ts';
 import { DESIGN_EDIT_MENU } from './learnDesignFamily.ts';
+import { ldCatalogue, ldFamily, ldFirstDesign } from './learnDesign.fixture.ts';
 import type { MassDesign } from './types.ts';
 
-const family = massFamily('learn-design');
-const catalogue = { checks: family.checks.names() };
-const first = (() => {
-  const r = parseMassDesign(FIRST_DESIGNS['learn-design'], catalogue);
-  if (!r.ok) throw new Error(r.issues[0]!.message);
-  return r.design;
-})();
+const family = ldFamily;
+const catalogue = ldCatalogue;
+const first = ldFirstDesign();
 const short = (d: MassDesign) => ({
   agents: d.agents.map((a) => `${a.agent_id}[${a.contract.checks.join(',')}] ${a.instruction}`),
   hops: d.hops.map((h) => `${h.agent_id}${h.reads.length ? `<${h.reads.join(',')}` : ''}${h.redelegate ? ` x${h.redelegate.max}` : ''}`),

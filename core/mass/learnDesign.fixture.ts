@@ -17,6 +17,18 @@ import type { GenerateRequest } from '../model/provider.ts';
 import { ScriptedProvider } from '../model/scripted.ts';
 import { cuedArguments, cuedTool } from './learnDesignFamily.ts';
 import { orderedEdit, type MassEdit } from './edits.ts';
+import { parseMassDesign } from './design.ts';
+import { FIRST_DESIGNS, massFamily } from './family.ts';
+import type { MassDesign } from './types.ts';
+
+/** The learn-design MASS family, the catalogue its designs parse against, and its first design (version 0), for tests. */
+export const ldFamily = massFamily('learn-design');
+export const ldCatalogue = { checks: ldFamily.checks.names() };
+export function ldFirstDesign(): MassDesign {
+  const r = parseMassDesign(FIRST_DESIGNS['learn-design'], ldCatalogue);
+  if (!r.ok) throw new Error(r.issues[0]!.message);
+  return r.design;
+}
 
 const requestIn = (prompt: string) => /Request: ([^\n]*)/.exec(prompt)?.[1] ?? '';
 

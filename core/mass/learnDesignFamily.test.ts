@@ -5,20 +5,15 @@ import { defaultTools } from '../tools/index.ts';
 import { assembleAnswer } from './answerTool.ts';
 import { parseMassDesign } from './design.ts';
 import { applyEdit, type MassEdit } from './edits.ts';
-import { massFamily, FIRST_DESIGNS } from './family.ts';
 import { compareOnHeldout } from './heldout.ts';
-import { oracleTeam, sloppyTeam } from './learnDesign.fixture.ts';
+import { oracleTeam, sloppyTeam, ldCatalogue, ldFamily, ldFirstDesign } from './learnDesign.fixture.ts';
 import { cuedArguments, cuedTool, DESIGN_CHECKS, designAnswerGrader } from './learnDesignFamily.ts';
 import { runMass } from './run.ts';
 import type { MassDesign } from './types.ts';
 
-const family = massFamily('learn-design');
-const catalogue = { checks: family.checks.names() };
-const first = (() => {
-  const r = parseMassDesign(FIRST_DESIGNS['learn-design'], catalogue);
-  if (!r.ok) throw new Error(r.issues[0]!.message);
-  return r.design;
-})();
+const family = ldFamily;
+const catalogue = ldCatalogue;
+const first = ldFirstDesign();
 const edited = (...edits: MassEdit[]): MassDesign => {
   const d = edits.reduce(applyEdit, first);
   const r = parseMassDesign(JSON.parse(JSON.stringify(d)), catalogue);

@@ -3,22 +3,16 @@ import { ReplayProvider } from '../../models/replay/index.ts';
 import { canonicalJson, openStore } from '../store/index.ts';
 import { createLearnDesignDataset } from '../tasks/learnDesign.ts';
 import { defaultTools } from '../tools/index.ts';
-import { parseMassDesign } from './design.ts';
-import { massFamily, FIRST_DESIGNS } from './family.ts';
 import { ScriptedProvider } from '../model/scripted.ts';
 import { deriveSeed } from '../random.ts';
 import { balancedSide, evolve, selectionVerdict } from './inner.ts';
-import { sloppyTeam } from './learnDesign.fixture.ts';
+import { sloppyTeam, ldCatalogue, ldFamily, ldFirstDesign } from './learnDesign.fixture.ts';
 import { replayEvolution } from './replay.ts';
 import { timelineOf } from './timeline.ts';
 
-const family = massFamily('learn-design');
-const catalogue = { checks: family.checks.names() };
-const first = (() => {
-  const r = parseMassDesign(FIRST_DESIGNS['learn-design'], catalogue);
-  if (!r.ok) throw new Error(r.issues[0]!.message);
-  return r.design;
-})();
+const family = ldFamily;
+const catalogue = ldCatalogue;
+const first = ldFirstDesign();
 const tools = defaultTools();
 type Store = ReturnType<typeof openStore>;
 const values = (store: Store, evo: string, kind: string) => store.mass.list(evo, kind).map((r) => r.value as Record<string, unknown>);
