@@ -31,7 +31,12 @@ export function define(cmd: Command, ctx: CommandContext): void {
   const start = cmd.command('start').argument('<kind>', 'a kind from `flowlab job kinds`').requiredOption('--spec <json>', "the kind's spec as JSON").addOption(dbOption());
   start.action(act(ctx, (kind: string, o: { spec: string; db: string }) => withUsage(start, () => startJobCommand(cli(o.db), kind, parseSpec(o.spec)))));
   const resume = cmd.command('resume').argument('<kind>', 'a kind from `flowlab job kinds`').argument('<id>', 'the stored job').addOption(dbOption());
-  resume.action(act(ctx, (kind: string, id: string, o: { db: string }) => withUsage(resume, () => resumeJobCommand(cli(o.db), kind, id))));
+  resume.action(act(ctx, (kind: string, id: string, o: { db: string }) => withUsage(resume, async () => {
+    // Experiments and train loops resume through `flowlab resume` (the registry's resumeVia), as the lab's resumeJob routes them to resumeRun.
+    const via = cli(o.db).registry.list().find((k) => k.name === kind)?.resumeVia;
+    if (via?.command === 'flowlab resume') return (await import('./resume.ts')).resumeCommand(id, { db: o.db }, ctx.io);
+    return resumeJobCommand(cli(o.db), kind, id);
+  })));
 }
 
 /** Runs `run`; a UsageError without a usage (a kind or spec the job table refused) gets `sub`'s, not `flowlab job`'s. */

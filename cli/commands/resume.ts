@@ -11,7 +11,7 @@ import type { Io } from '../io.ts';
 import { exitOf, progress, settled } from '../progress.ts';
 import { addParallelOption, parallelOf } from '../parallel.ts';
 
-interface ResumeFlags {
+export interface ResumeFlags {
   db: string;
   model?: string;
   roleModel?: Array<[string, string]>;
@@ -46,7 +46,11 @@ export function define(cmd: Command, ctx: CommandContext): void {
   cmd.action(act(ctx, (id: string, o: ResumeFlags) => resumeCommand(id, o, ctx.io)));
 }
 
-async function resumeCommand(experimentId: string, values: ResumeFlags, io: Io): Promise<number> {
+/**
+ * Resumes experiment or train loop `experimentId` (what `flowlab resume` and `flowlab job resume
+ * <run|blame-eval|rollouts|train-loop> <id>` run). Exit codes as the experiment's command.
+ */
+export async function resumeCommand(experimentId: string, values: ResumeFlags, io: Io): Promise<number> {
   const roles = Object.fromEntries(Object.entries(pairRecord(values.roleModel)).map(([r, f]) => [r, path.resolve(f)]));
   const store = openStore(values.db, { mustExist: true, write: true });
   try {

@@ -54,15 +54,15 @@ describe('the judge audit (scripted judges, figures by hand)', () => {
     // 8/8: Wilson lower = 8/(8 + z²) = 8/11.8415 = 0.6756.
     expect(a.agreement).toMatchObject({ k: 8, n: 8, rate: 1 });
     expect(a.agreement.ci![0]).toBeCloseTo(0.6756, 4);
-    // po = 1, pe = 0.4² + 0.4² + 0.2² = 0.36: kappa 1, SE 0.
-    expect(a.kappa).toEqual({ n: 10, value: 1, ci: [1, 1] });
+    // po = 1, pe = 0.4² + 0.4² + 0.2² = 0.36: kappa 1, SE 0: no large-sample interval.
+    expect(a.kappa).toEqual({ n: 10, value: 1, ci: null });
     expect(a.unreliable).toBe(false);
     expect(formatJudgeAudit(a)).toBe([
       'Judge audit: grader-like, 10 pairs judged',
       '  verdicts: A 4, B 4, tie 2',
       '  position consistency (pairs judged in both orders): 1.000 [0.510, 1.000] (4/4)',
       '  agreement with the grader (pairs it decides): 1.000 [0.676, 1.000] (8/8)',
-      "  Cohen's kappa vs the grader: 1.000 [1.000, 1.000] (10 pairs)",
+      "  Cohen's kappa vs the grader: 1.000 (no interval: agreement is 0 or 1) (10 pairs)",
       '  reliable: no threshold crossed',
       '',
     ].join('\n'));
@@ -71,6 +71,11 @@ describe('the judge audit (scripted judges, figures by hand)', () => {
   it('kappa is undefined when both raters use one category; Wilson and kappa on a textbook case', () => {
     expect(cohensKappa([['tie', 'tie'], ['tie', 'tie']])).toEqual({ n: 2, value: null, ci: null });
     expect(cohensKappa([])).toEqual({ n: 0, value: null, ci: null });
+    // A judge answering B to 4 pairs the grader calls ties: po = 0 = pe, the formula gives 0 [0, 0];
+    // with a one-verdict reference kappa measures nothing, so it is undefined (printed n/a).
+    expect(cohensKappa([['B', 'tie'], ['B', 'tie'], ['B', 'tie'], ['B', 'tie']])).toEqual({ n: 4, value: null, ci: null });
+    const ties = auditJudge('B always', [0, 1, 2, 3].map(() => ({ winner: 'B' as const, gold: 'tie' as const })), []);
+    expect(formatJudgeAudit(ties)).toContain("  Cohen's kappa vs the grader: n/a (the grader gave every pair one verdict)\n");
     // Two raters, 4 items: (A,A) (A,B) (B,B) (B,B): po = 3/4, pe = (2/4)(1/4) + (2/4)(3/4) = 0.5: kappa 0.5.
     expect(cohensKappa([['A', 'A'], ['A', 'B'], ['B', 'B'], ['B', 'B']]).value).toBeCloseTo(0.5, 12);
     // Wilson 95% for 5/10: centre 0.5, half-width 1.96 sqrt(0.025 + 0.0096)/1.3841 = 0.2634 -> [0.2366, 0.7634].

@@ -66,7 +66,7 @@ export interface JudgeAudit {
   positionConsistency: Proportion;
   /** Judge = grader over the pairs the grader decides (A or B). */
   agreement: Proportion;
-  /** Cohen's kappa judge vs grader over pairs with a grader verdict; null value when undefined (pₑ = 1 or no pair). */
+  /** Cohen's kappa judge vs grader over pairs with a grader verdict; null value when undefined (pₑ = 1, the grader gave one verdict, or no pair); null ci where pₒ is 0 or 1 (standard error 0). */
   kappa: { n: number; value: number | null; ci: [number, number] | null };
   /** True when a threshold is crossed; `reasons` names each, with the measured value. */
   unreliable: boolean;
@@ -95,12 +95,16 @@ const mirror = (v: PairVerdict3): PairVerdict3 => (v === 'A' ? 'B' : v === 'B' ?
 export function cohensKappa(pairs: ReadonlyArray<[PairVerdict3, PairVerdict3]>): { n: number; value: number | null; ci: [number, number] | null } {
   const n = pairs.length;
   if (!n) return { n, value: null, ci: null };
+  // The grader is the reference: when it gives every pair one verdict (all ties, say), kappa is 0
+  // whatever the judge says (pₒ = pₑ), so it measures nothing: undefined, like pₑ = 1.
+  if (new Set(pairs.map(([, y]) => y)).size === 1) return { n, value: null, ci: null };
   const po = pairs.filter(([x, y]) => x === y).length / n;
   const pe = CATS.reduce((s, c) => s + (pairs.filter(([x]) => x === c).length / n) * (pairs.filter(([, y]) => y === c).length / n), 0);
   if (1 - pe <= 1e-12) return { n, value: null, ci: null };
   const value = (po - pe) / (1 - pe);
   const se = Math.sqrt((po * (1 - po)) / (n * (1 - pe) ** 2));
-  return { n, value, ci: [value - Z * se, value + Z * se] };
+  // pₒ of 0 or 1 gives a standard error of 0: the large-sample interval says nothing there (null).
+  return { n, value, ci: se > 0 ? [value - Z * se, value + Z * se] : null };
 }
 
 /** The grader's verdict on a pair from the two sides' scores (A higher: A; equal within 1e-9: tie). */
@@ -142,7 +146,7 @@ export function formatJudgeAudit(a: JudgeAudit): string {
     `  verdicts: A ${a.verdicts.A}, B ${a.verdicts.B}, tie ${a.verdicts.tie}`,
     `  position consistency (pairs judged in both orders): ${propText(a.positionConsistency)}`,
     `  agreement with the grader (pairs it decides): ${propText(a.agreement)}`,
-    `  Cohen's kappa vs the grader: ${a.kappa.value === null ? `n/a (${a.kappa.n ? 'one category only' : 'no grader verdict'})` : `${f3(a.kappa.value)} [${f3(a.kappa.ci![0])}, ${f3(a.kappa.ci![1])}] (${a.kappa.n} pairs)`}`,
+    `  Cohen's kappa vs the grader: ${a.kappa.value === null ? `n/a (${a.kappa.n ? 'the grader gave every pair one verdict' : 'no grader verdict'})` : `${f3(a.kappa.value)} ${a.kappa.ci ? `[${f3(a.kappa.ci[0])}, ${f3(a.kappa.ci[1])}]` : '(no interval: agreement is 0 or 1)'} (${a.kappa.n} pairs)`}`,
   ];
   lines.push(a.unreliable ? `  UNRELIABLE JUDGE: ${a.reasons.join('; ')}` : a.pairs === 0 ? '  not audited: no pair judged' : '  reliable: no threshold crossed');
   return lines.join('\n') + '\n';

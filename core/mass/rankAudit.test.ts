@@ -106,9 +106,9 @@ describe('flowlab rank: the self-judge audit (SIMULATED runs, scripted judges)',
     expect(tie.judgeAudit.kappa.value).toBeCloseTo(0, 12);
     expect(tie.judgeAudit.unreliable).toBe(true);
     expect(tie.refused?.arm).toBe('self');
-    // Agrees with the grader: every decided pair right, kappa 1 with a zero-width interval, every swap mirrored.
+    // Agrees with the grader: every decided pair right, kappa 1 (SE 0: no interval), every swap mirrored.
     expect(good.judgeAudit.agreement).toMatchObject({ n: decided, k: decided, rate: 1 });
-    expect(good.judgeAudit.kappa).toEqual({ n: 15, value: 1, ci: [1, 1] });
+    expect(good.judgeAudit.kappa).toEqual({ n: 15, value: 1, ci: null });
     expect(good.judgeAudit.positionConsistency).toMatchObject({ n: 4, k: 4, rate: 1 });
     expect(good.judgeAudit.unreliable).toBe(false);
     expect(Object.keys(good.exports).sort()).toEqual(['self', 'verifier']);
