@@ -70,6 +70,8 @@ describe('annotations (migration 16)', () => {
     expect(bad({ runId: 'e1-r0', nodeId: 'solve', note: 'x', author: 'ada' })).toEqual({ code: 'NOT_FOUND', message: ':memory:: run e1-r0 has no node "solve" to annotate' });
     expect(store.annotations.list()).toEqual([]);
     expect(store.annotations.tags()).toEqual([]);
+    // A note of spaces beside a score is no note: stored empty, as with no --note (it was kept as '   ').
+    expect(store.annotations.add({ runId: 'e1-r0', score: 0.5, note: '  \n ', author: 'ada' }).note).toBe('');
   });
 
   it('filters runs by tag and lists each run with its tags (flowlab ls --tag, the Runs table)', () => {

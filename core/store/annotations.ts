@@ -160,7 +160,7 @@ export class SqliteAnnotationsRepo implements AnnotationsRepo {
     this.db.transaction(() => {
       if (!this.st.run.get(a.runId)) throw new StoreError('NOT_FOUND', `${this.file}: no run ${a.runId} to annotate`, a.runId);
       if (a.nodeId !== undefined && !this.st.node.get(a.runId, a.nodeId)) throw new StoreError('NOT_FOUND', `${this.file}: run ${a.runId} has no node "${a.nodeId}" to annotate`, a.nodeId);
-      this.st.insert.run(id, a.runId, a.nodeId ?? null, a.score ?? null, JSON.stringify(tags), a.note ?? '', a.author, now);
+      this.st.insert.run(id, a.runId, a.nodeId ?? null, a.score ?? null, JSON.stringify(tags), (a.note ?? '').trim(), a.author, now);
       for (const t of tags) this.st.insertTag.run(t, a.runId, id);
     }).immediate();
     return this.get(id);
