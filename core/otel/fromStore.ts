@@ -4,6 +4,7 @@
  * designed run's own design spliced in (graph.ts `runTraceGraph`); an imported experiment's runs
  * keep the graph they were imported with (its config).
  */
+import { StoreError } from '../store/errors.ts';
 import type { Annotation, Store } from '../store/index.ts';
 import { parseWorkflow, type Graph, type ToolLookup } from '../workflow/index.ts';
 import { runTraceGraph } from './graph.ts';
@@ -16,8 +17,16 @@ import type { OtelExperiment, OtelRun } from './toSpans.ts';
  */
 export function storedRuns(store: Store, id: string, tools: ToolLookup): { experiment: OtelExperiment; runs: OtelRun[] } {
   const found = store.findExperiment(id);
-  const exp = found ?? store.getExperiment(store.getRun(id).experimentId);
-  const records = found ? store.listRuns(exp.id) : [store.getRun(id)];
+  let run;
+  try {
+    run = found ? undefined : store.getRun(id);
+  } catch (err) {
+    // Neither an experiment nor a run: say both were looked for (the run's error said only "no run").
+    if (err instanceof StoreError && err.code === 'NOT_FOUND') throw new StoreError('NOT_FOUND', err.message.replace(/no run (\S+)$/, 'no experiment or run $1'), id, { cause: err });
+    throw err;
+  }
+  const exp = found ?? store.getExperiment(run!.experimentId);
+  const records = found ? store.listRuns(exp.id) : [run!];
   const inputs = new Map(store.listTasks(exp.id).map((t) => [t.taskIndex, t.input]));
   let base: Graph | undefined;
   const graphOf = (runId: string, events: Parameters<typeof runTraceGraph>[1]) => {

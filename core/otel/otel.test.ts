@@ -96,6 +96,11 @@ describe('OTLP/JSON round trip of stored runs', () => {
     });
   }
 
+  it('an id that is neither an experiment nor a run is NOT_FOUND naming both (it said "no run")', () => {
+    expect(() => storedRuns(source, 'nosuch', tools)).toThrow(/: no experiment or run nosuch$/);
+    expect(() => storedRuns(source, 'nosuch', tools)).toThrow(expect.objectContaining({ code: 'NOT_FOUND' }));
+  });
+
   it('exports are reproducible: ids from run id + node id + attempt, times from the trace', () => {
     const { experiment, runs } = storedRuns(source, team, tools);
     const a = otlpJsonOf(runSpans(experiment, runs));
