@@ -74,6 +74,7 @@ describe('the judge audit (scripted judges, figures by hand)', () => {
     // A judge answering B to 4 pairs the grader calls ties: po = 0 = pe, the formula gives 0 [0, 0];
     // with a one-verdict reference kappa measures nothing, so it is undefined (printed n/a).
     expect(cohensKappa([['B', 'tie'], ['B', 'tie'], ['B', 'tie'], ['B', 'tie']])).toEqual({ n: 4, value: null, ci: null });
+    expect(formatJudgeAudit(auditJudge('one', [{ winner: 'A', gold: 'A' }], []))).toMatch(/^Judge audit: one, 1 pair judged\n/);
     const ties = auditJudge('B always', [0, 1, 2, 3].map(() => ({ winner: 'B' as const, gold: 'tie' as const })), []);
     expect(formatJudgeAudit(ties)).toContain("  Cohen's kappa vs the grader: n/a (the grader gave every pair one verdict)\n");
     // Two raters, 4 items: (A,A) (A,B) (B,B) (B,B): po = 3/4, pe = (2/4)(1/4) + (2/4)(3/4) = 0.5: kappa 0.5.

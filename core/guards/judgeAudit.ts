@@ -142,7 +142,7 @@ const propText = (p: Proportion) => (p.rate === null ? 'n/a (no pair)' : `${f3(p
 /** The audit as printed (CLI, reports): one block, `UNRELIABLE JUDGE` and the reasons when a threshold is crossed, `not audited` when no pair was judged. */
 export function formatJudgeAudit(a: JudgeAudit): string {
   const lines = [
-    `Judge audit: ${a.judge}, ${a.pairs} pairs judged`,
+    `Judge audit: ${a.judge}, ${a.pairs} ${a.pairs === 1 ? 'pair' : 'pairs'} judged`,
     `  verdicts: A ${a.verdicts.A}, B ${a.verdicts.B}, tie ${a.verdicts.tie}`,
     `  position consistency (pairs judged in both orders): ${propText(a.positionConsistency)}`,
     `  agreement with the grader (pairs it decides): ${propText(a.agreement)}`,
