@@ -2,6 +2,8 @@
  * `flowlab generate`'s refusals through the real CLI, without a model: a bad flag value is a usage
  * error naming the flag (exit 2), a missing model file exits 1 naming it.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { cli } from '../test/cli.ts';
 
@@ -22,5 +24,21 @@ describe('flowlab generate refuses bad input', () => {
     expect(missing.code).toBe(1);
     expect(missing.err).toMatch(/^flowlab generate: --model: .*\/tmp\/flowlab-no-such-model\.gguf/);
   }, 60_000);
-});
 
+  it('a generation that fails before any text writes nothing to stdout (it wrote a blank line), exit 1 with the reason', async () => {
+    // An OpenAI-compatible endpoint that answers 400 to every call.
+    const server = createServer((_req, res) => {
+      res.writeHead(400, { 'content-type': 'application/json' });
+      res.end('{"error":{"message":"no such model"}}');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const r = await cli(['generate', '--model', `openai:http://127.0.0.1:${port}/v1#m`, '--prompt', 'x']);
+      expect([r.code, r.out]).toEqual([1, '']);
+      expect(r.err).toMatch(/answered 400 for model "m".*: no such model\n$/);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  }, 60_000);
+});

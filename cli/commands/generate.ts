@@ -181,7 +181,8 @@ async function generate(o: GenerateFlags, io: Io): Promise<number> {
     const { type: _t, generationId: _g, status, ...rest } = end;
     io.stdout(`${JSON.stringify({ status, ...rest, pieces, ...(rendered?.promptForm && { promptForm: rendered.promptForm }), ...(rendered?.renderedPrompt !== undefined && { renderedPrompt: rendered.renderedPrompt }) }, null, 2)}\n`);
   } else {
-    io.stdout('\n');
+    // Ends the streamed line; a generation that streamed nothing (one that failed at once) writes no blank line.
+    if (pieces > 0) io.stdout('\n');
     if (end.status === 'completed') io.stderr(`${statsLine(end)}\n`);
   }
   if (end.status === 'failed') {
