@@ -157,6 +157,7 @@ export function createLabHost(options: LabHostOptions): LabHostHandle {
     createProvider: options.createProvider ?? llamaProvider,
     checkModel: options.readHeader ?? readGgufHeader,
     modelPaths: paths,
+    hold: (file, method, holder) => runner.holdModelFile(file, method, holder),
     needLocalModels: (method) => {
       const status = binaryStatus();
       if (!status.ok) throw new ApiError('UNAVAILABLE', `${method}: local models are unavailable: ${status.message}`, method);

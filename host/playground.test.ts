@@ -5,7 +5,7 @@
  * provider kept for the same model and replaced for another, and the refusals. The same path with
  * the real tiny model is playground.model.test.ts.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError, createHandlers, tokensPerSecond, type FlowlabApi, type LabEvent, type PlaygroundEvent } from '../core/api/index.ts';
@@ -172,6 +172,26 @@ describe('one generation per model, cancellable', () => {
     // Free again once it ended.
     const again = await api.startGeneration({ model: fileA(), prompt: 'y', maxTokens: 4 });
     expect(again.generationId).not.toBe(first.generationId);
+  });
+
+  it('holds its model file as the lab\'s jobs do: a run on it meanwhile is BUSY naming the generation, and a generation on a file a run holds is BUSY', async () => {
+    gated = true;
+    open({ checkModel: async () => ({}) }); // the runner's check of a model file (the files here are names only)
+    const first = await api.startGeneration({ model: fileA(), prompt: 'x', maxTokens: 4 });
+    const run = { workflowText: readFileSync(path.join(ROOT, 'examples/gsm8k-single.yaml'), 'utf8'), dataset: 'gsm8k', split: 'test', seed: 0, limit: 1, models: { default: fileA() } };
+    const busy = await rejectionOf(ApiError, api.startRun(run));
+    expect([busy.code, busy.message]).toEqual(['BUSY', `startRun: model ${fileA()} is in use by playground generation ${first.generationId}; wait for it or cancel it`]);
+    for (let i = 0; i < 4; i++) await made[0]!.step();
+    await lab.playground.settled(first.generationId);
+    // Released at its end: the lab's own rule now holds the file for nobody.
+    const held = lab.runner.holdModelFile(fileA(), 'test', 'experiment e1');
+    const refused = await rejectionOf(ApiError, api.startGeneration({ model: fileA(), prompt: 'y', maxTokens: 4 }));
+    expect([refused.code, refused.field, refused.message]).toEqual(['BUSY', 'model', `startGeneration: model ${fileA()} is in use by experiment e1; wait for it or cancel it`]);
+    held();
+    const again = await api.startGeneration({ model: fileA(), prompt: 'y', maxTokens: 4 });
+    for (let i = 0; i < 4; i++) await made[0]!.step();
+    await lab.playground.settled(again.generationId);
+    expect(mine(again.generationId).at(-1)).toMatchObject({ status: 'completed' });
   });
 
   it('cancels a generation mid-stream: the pieces so far, then cancelled', async () => {

@@ -4,7 +4,9 @@
  * endpoint, through the same `ModelProvider` port runs use, streamed as `PlaygroundEvent`s.
  *
  * - One generation per model at a time (a second one naming the same model is `BUSY`); any
- *   generation can be cancelled (its signal aborts the call; `cancelled` is sent).
+ *   generation can be cancelled (its signal aborts the call; `cancelled` is sent). A local file
+ *   is held as the lab's jobs hold theirs (host/modelFiles.ts) while the generation runs: a job
+ *   naming it meanwhile is `BUSY`, and a generation on a file a job holds is `BUSY`.
  * - The last model used stays loaded (one provider, keyed by model and threads), so the next
  *   generation with it starts at once; another model replaces it once no generation uses it.
  * - A local model's prompt is rendered first (`ModelProvider.renderPrompt`: the chat template
@@ -38,6 +40,12 @@ export interface PlaygroundOptions {
   modelPaths?: ModelPaths;
   /** Rejects (ApiError UNAVAILABLE) when local models cannot run on this machine. */
   needLocalModels?: (method: string) => void;
+  /**
+   * Holds a local model file for one generation, as every job of the lab holds its files
+   * (host/modelFiles.ts: `BUSY` naming the holder when a job has it, and jobs get `BUSY` while the
+   * generation runs); returns the release. Absent: nothing is held beyond this playground's own rule.
+   */
+  hold?: (file: string, method: string, holder: string) => () => void;
 }
 
 /** One generation in flight. */
@@ -104,6 +112,15 @@ export class Playground {
       if (r.model === req.model) throw new ApiError('BUSY', `${START}: a generation with ${shown} is running; cancel it or wait for it`, START, 'model');
     }
     const generationId = `gen-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
+    // A local file is the lab's for the generation (an experiment on it meanwhile is BUSY, and the other way round).
+    let release = () => {};
+    try {
+      if (!endpoint && this.o.hold) release = this.o.hold(path.resolve(req.model), START, `playground generation ${generationId}`);
+    } catch (err) {
+      // The lab's BUSY names the jobs' field (`models`); here the request's is `model`.
+      if (err instanceof ApiError) throw new ApiError(err.code, err.message, START, 'model', { cause: err });
+      throw err;
+    }
     const controller = new AbortController();
     const entry: Running = { model: req.model, controller, done: Promise.resolve() };
     this.running.set(generationId, entry);
@@ -113,11 +130,15 @@ export class Playground {
         await this.o.checkModel(req.model);
       } catch (err) {
         this.running.delete(generationId);
+        release();
         throw new ApiError('BAD_REQUEST', `${START}: ${errorMessage(err)}`, START, 'model', { cause: err });
       }
     }
     this.send({ type: 'generation', generationId, model: shown, status: 'running' });
-    entry.done = this.generate(generationId, shown, req, controller.signal).finally(() => this.running.delete(generationId));
+    entry.done = this.generate(generationId, shown, req, controller.signal).finally(() => {
+      this.running.delete(generationId);
+      release();
+    });
     return { generationId };
   }
 

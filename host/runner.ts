@@ -161,6 +161,15 @@ export class LabRunner {
   }
 
   /**
+   * Holds one model file for a holder outside the job families (the playground's generation):
+   * ApiError `BUSY` of `method` (field `models`) naming the job that has it; returns the release.
+   */
+  holdModelFile(file: string, method: string, holder: string): () => void {
+    this.files.claim([file], method, holder);
+    return () => this.files.release([file]);
+  }
+
+  /**
    * Validates `req`, loads its models, creates the experiment and starts it in the background.
    * Resolves with the experiment id once it runs; the `experiment` event with status `running`
    * is emitted before that.
