@@ -5,21 +5,23 @@ import {
   diffText,
   evolutionAudit,
   EVOLVE_DEFAULTS,
+  SELECT_TASKS_DEFAULT,
   evolve,
-  FIRST_DESIGNS,
-  defaultEvolutionId,
+  heldoutOfEvolution,
+  MassError,
   massFamily,
   modelMismatch,
   massFamilyNames,
-  parseMassDesign,
+  planEvolution,
   replayEvolution,
   timelineOf,
   type EvolutionTimeline,
   type EvolveEvent,
+  type EvolutionPlan,
   type EvolveReport,
   type OptimizerMode,
 } from '../../core/mass/index.ts';
-import { heldoutComparisons, proposalStats } from '../formatEvolve.ts';
+import { proposalStats } from '../formatEvolve.ts';
 import { formatHeldout } from '../../core/mass/index.ts';
 import type { ModelConfig, ModelProvider } from '../../core/model/index.ts';
 import { formatJudgeAudit } from '../../core/guards/index.ts';
@@ -65,23 +67,17 @@ interface EvolveFlags extends ModelFlagValues {
 
 /** `--audit-swaps` when not given: for a new evolution (one stored before the flag existed keeps none, so it resumes and replays as it ran). */
 
-/**
- * `--select-tasks` when not given, for a new evolution: 4 for a family with an edit menu
- * (learn-design: the smallest even k, so a judge that answers one position cannot make a champion;
- * docs/mass-inner.md measures k = 1, 4 and 16 there), 1 otherwise (one verdict per comparison, as
- * MASS does; learn-tool and learn-word evolutions keep their ids and settings).
- */
-export const SELECT_TASKS_DEFAULT = { editMenu: 4, other: 1 } as const;
+/** An option's flag in messages: `selectTasks` -> `--select-tasks`. */
+const flagOf = (field: string) => `--${field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 
-/** The selection-set size of stored evolution `id` in `db` (1 + its further tasks), or undefined when none is stored. */
-function storedSelectTasks(db: string, id: string): number | undefined {
-  if (db === ':memory:' || !existsSync(db)) return undefined;
-  const store = openStore(db, { mustExist: true });
+/** planEvolution's refusals as the CLI's: a bad option is a usage error (exit 2), a design that does not validate the file's fault (exit 1). */
+function planAsCli<T>(plan: () => T): T {
   try {
-    const s = store.mass.get(id, 'evolution', 'settings')?.value as { selection?: unknown[] } | undefined;
-    return s ? 1 + (s.selection?.length ?? 0) : undefined;
-  } finally {
-    store.close();
+    return plan();
+  } catch (err) {
+    if (err instanceof MassError && err.code === 'BAD_OPTIONS') throw new UsageError(err.message);
+    if (err instanceof MassError && err.code === 'INVALID_DESIGN') throw new CommandError('BAD_FILE', err.message, {}, { cause: err });
+    throw err;
   }
 }
 
@@ -133,24 +129,32 @@ async function evolveCommand(dataset: string | undefined, o: EvolveFlags, io: Io
   if (o.timeline) return timelineCommand(o.timeline, o, io);
   if (!dataset) throw new UsageError('missing <dataset> (or --replay / --timeline <evolution-id>)');
   if (!o.model) throw new UsageError('missing --model <file.gguf>');
-  const family = massFamily(dataset);
-  // A resumed evolution (--id of a stored one) keeps its own selection set unless the flag names one.
-  const selectTasks = o.selectTasks ?? (o.id ? storedSelectTasks(o.db, o.id) : undefined) ?? (family.editMenu && o.optimizer !== 'free' ? SELECT_TASKS_DEFAULT.editMenu : SELECT_TASKS_DEFAULT.other);
-  const loaded = getDataset(dataset).load({ split: o.split, limit: o.limit + selectTasks - 1, offset: o.offset });
-  if (loaded.length < o.limit + selectTasks - 1) throw new UsageError(`--limit ${o.limit} and --select-tasks ${selectTasks} need ${o.limit + selectTasks - 1} tasks of ${dataset}/${o.split} from offset ${o.offset}; it has ${loaded.length}`);
-  const tasks = loaded.slice(0, o.limit);
-  const selection = loaded.slice(o.limit);
-  const catalogue = { checks: family.checks.names() };
-  // Refused before the model loads: an edit optimizer without a menu, a held-out split the dataset lacks.
-  if (o.proposer === 'random' && (o.optimizer === 'free' || !family.editMenu)) throw new UsageError('--proposer random draws among the edit language\'s edits: it needs --optimizer edit and a family with a menu (learn-design)');
-  if (o.optimizer === 'edit' && !family.editMenu) throw new UsageError(`--optimizer edit needs a family with an edit menu; ${dataset} has none (use --optimizer free; learn-design has one)`);
-  if (o.heldout && !getDataset(dataset).splits.includes(o.heldoutSplit)) throw new UsageError(`--heldout-split ${o.heldoutSplit}: ${dataset} has no such split (splits: ${getDataset(dataset).splits.join(', ')})`);
-  const first = parseMassDesign(o.design ? readFileSync(o.design, 'utf8') : FIRST_DESIGNS[dataset], catalogue);
-  if (!first.ok) throw new CommandError('BAD_FILE', `${o.design ?? 'the default design'}: the design does not validate:\n${first.issues.map((i) => `  ${i.code} ${i.path || '(design)'}: ${i.message}`).join('\n')}`);
-  const rule = o.rule as 'baseline' | 'direct';
-  const evolutionId = o.id ?? `${defaultEvolutionId(dataset, o.seed, rule, o.model)}${o.judge === 'verifier' ? '-verifier' : ''}${o.proposer === 'random' ? '-random' : ''}${selectTasks > 1 ? `-sel${selectTasks}` : ''}`;
-  const cfg = modelConfigOf(o);
-  const store = openStore(o.db);
+  // A database that is not there yet is created only once the options are sound (a refused flag leaves no file).
+  const fresh = o.db !== ':memory:' && !existsSync(o.db);
+  let store = fresh ? undefined : openStore(o.db);
+  let plan: EvolutionPlan;
+  try {
+    plan = planAsCli(() => planEvolution({
+      dataset, model: o.model!, split: o.split, limit: o.limit, offset: o.offset, iterations: o.iterations, rule: o.rule as 'baseline' | 'direct', seed: o.seed,
+      judge: o.judge as 'self' | 'verifier', proposer: o.proposer as 'model' | 'random', heldoutSplit: o.heldoutSplit,
+      ...(o.id !== undefined && { id: o.id }), ...(o.design !== undefined && { designText: readFileSync(o.design, 'utf8'), designSource: o.design }),
+      ...(o.optimizer !== undefined && { optimizer: o.optimizer as OptimizerMode }), ...(o.selectTasks !== undefined && { selectTasks: o.selectTasks }),
+      ...(o.auditSwaps !== undefined && { auditSwaps: o.auditSwaps }), ...(o.heldout !== undefined && { heldout: o.heldout }),
+    }, store, flagOf));
+  } catch (err) {
+    store?.close();
+    throw err;
+  }
+  let cfg: ModelConfig;
+  try {
+    cfg = modelConfigOf(o);
+  } catch (err) {
+    store?.close();
+    throw err;
+  }
+  store ??= openStore(o.db);
+  const { evolutionId, tasks, family } = plan;
+  const rule = plan.spec.rule!;
   const controller = new AbortController();
   const onSigint = () => {
     io.stderr('\nStopping: what is stored stays; run the same command to resume.\n');
@@ -164,13 +168,10 @@ async function evolveCommand(dataset: string | undefined, o: EvolveFlags, io: Io
     process.once('SIGINT', onSigint);
     io.stderr(`MASS inner loop ${evolutionId}: ${tasks.length} task(s) of ${dataset}/${o.split}, ${o.iterations} iterations, rule ${rule}, model ${path.basename(o.model)}\n`);
     const roleRefs = new Map(Object.keys(cfg.roleModels).map((r) => [r, cfg.roleModels[r]!]));
-    // A resumed evolution keeps its stored audit setting unless the flag names one (a different one is refused as MISMATCH).
-    const stored = store.mass.get(evolutionId, 'evolution', 'settings')?.value as { auditSwaps?: number } | undefined;
-    const auditSwaps = o.auditSwaps ?? (stored ? (stored.auditSwaps ?? 0) : EVOLVE_DEFAULTS.auditSwaps);
-    recordEvolution(store, evolutionId, { tasks, firstDesign: first.design, settings: { dataset, split: o.split, iterations: o.iterations, rule, ...(auditSwaps > 0 && { auditSwaps }), ...(selection.length && { selectTasks }) }, seed: o.seed, models: withFingerprints(cfg), environment: reproEnvironment() });
+    recordEvolution(store, evolutionId, { tasks, firstDesign: plan.firstDesign, settings: plan.settings, seed: o.seed, models: withFingerprints(cfg), environment: reproEnvironment() });
     const t0 = performance.now();
     const report = await evolve(
-      { evolutionId, family, tasks, firstDesign: first.design, iterations: o.iterations, rule, seed: o.seed, catalogue, auditSwaps, ...(o.optimizer && { optimizerMode: o.optimizer as OptimizerMode }), ...(o.judge === 'verifier' && { judge: 'verifier' as const }), ...(o.proposer === 'random' && { proposer: 'random' as const }), ...(selection.length && { selection }) },
+      plan.spec,
       {
         store,
         provider,
@@ -190,7 +191,7 @@ async function evolveCommand(dataset: string | undefined, o: EvolveFlags, io: Io
     const judgeAudit = evolutionAudit(o.judge === 'verifier' ? 'VERIFIER JUDGE (the family\'s external grader, not the self-judge)' : roleRefs.has('judge') ? `judge (${roleRefs.get('judge')})` : `self-judge (${path.basename(o.model)})`, records);
     const evolveSeconds = (performance.now() - t0) / 1000;
     const proposals = proposalStats(records, o.proposer === 'random' ? 'RANDOM (SIMULATED: uniform over the valid new edits, no model call)' : `the model, ${path.basename(o.model)}`);
-    const heldout = o.heldout && !controller.signal.aborted ? await heldoutComparisons(evolutionId, dataset, o, records, first.design, catalogue, { store, provider, family, tools: defaultTools(), signal: controller.signal, config: { models: cfg } }, io) : [];
+    const heldout = o.heldout && !controller.signal.aborted ? await (heldoutOfEvolution(plan, { dataset, heldoutSplit: o.heldoutSplit, seed: o.seed, ...(o.heldout !== undefined && { heldout: o.heldout }) }, records, { store, provider, family, tools: defaultTools(), signal: controller.signal, config: { models: cfg } }, (line) => io.stderr(line))) : [];
     const wall = `Wall time: ${((performance.now() - t0) / 1000).toFixed(1)} s (loop ${evolveSeconds.toFixed(1)} s${o.heldout ? `, held-out ${heldout.reduce((x, h) => x + h.comparison.wallSeconds, 0).toFixed(1)} s` : ''}; --threads ${o.threads ?? 'default'})\n`;
     io.stdout(o.json ? JSON.stringify({ ...report, timeline, judgeAudit, proposals, heldout, wallSeconds: (performance.now() - t0) / 1000 }) + '\n' : `${formatReport(report, timeline)}${proposals.text}${heldout.map((h) => `Task ${h.taskIndex}: ${formatHeldout(h.comparison)}`).join('')}${formatJudgeAudit(judgeAudit)}${judgeAudit.unreliable ? 'UNRELIABLE JUDGE: the champions above were chosen by a judge that fails its audit; read them as its positions, not as findings.\n' : ''}${wall}`);
     return 0;
