@@ -138,7 +138,7 @@ describe('every family announces its jobs with the one job event, listed while t
     providerOf = (cfg) => scripted(cfg.models['default'] ?? '');
     const events = await runsToTheEnd('evolve', async () => (await t.api.startEvolve({ dataset: 'learn-tool', model, iterations: 1, id: 'evo-a' })).jobId);
     expect(events[0]).toEqual({ type: 'job', kind: 'evolve', id: 'evo-a', status: 'running' });
-    expect(events.at(-1)).toMatchObject({ type: 'job', kind: 'evolve', id: 'evo-a', status: 'completed', done: 1, total: 1, summary: expect.stringMatching(/^task 0: done, champion /) });
+    expect(events.at(-1)).toMatchObject({ type: 'job', kind: 'evolve', id: 'evo-a', status: 'completed', done: 1, total: 1, summary: expect.stringMatching(/^task 0: done, 1 version\(s\), champion /) });
     await isCancelled('evolve', async () => (await t.api.startEvolve({ dataset: 'learn-tool', model, iterations: 1, id: 'evo-b' })).jobId);
   }, 60_000);
 

@@ -50,6 +50,25 @@ describe('MASS jobs from the lab (SIMULATED model and trainer)', () => {
     expect(t.store.mass.list(jobId, 'verdict-swap')).toHaveLength(Math.min(6, judged));
   }, 60_000);
 
+  it('plans an evolve as `flowlab evolve` does (core/mass planEvolution): learn-design\'s selection set, judge, proposer and held-out options; bad combinations refused naming the field', async () => {
+    const { jobId } = await t.api.startEvolve({ dataset: 'learn-design', model, iterations: 2, rule: 'direct', judge: 'verifier', proposer: 'random', heldout: 2 });
+    // The CLI's default id and selection set: 4 training tasks for a family with an edit menu.
+    expect(jobId).toBe('evo-learn-design-1-direct-tiny-verifier-random-sel4');
+    await t.lab.runner.mass.settled(jobId);
+    expect(closing(jobId)).toEqual(['running', 'completed']);
+    const settings = t.store.mass.get(jobId, 'evolution', 'settings')?.value as { dataset: string; iterations: number; rule: string; selection: unknown[] };
+    expect([settings.dataset, settings.iterations, settings.rule, settings.selection.length]).toEqual(['learn-design', 2, 'direct', 3]);
+    const lines = mass(jobId).filter((e) => e.type === 'massProgress').map((e) => (e.type === 'massProgress' ? e.line : ''));
+    expect(lines.join('\n')).toMatch(/selection task|on 4 training tasks/);
+    const proposer = await rejectionOf(ApiError, t.api.startEvolve({ dataset: 'learn-tool', model, proposer: 'random', id: 'evo-x' }));
+    expect(proposer).toMatchObject({ code: 'BAD_REQUEST', method: 'startEvolve', field: 'proposer' });
+    expect(proposer.message).toBe("startEvolve: proposer random draws among the edit language's edits: it needs optimizer edit and a family with a menu (learn-design)");
+    const split = await rejectionOf(ApiError, t.api.startEvolve({ dataset: 'learn-design', model, heldout: 4, heldoutSplit: 'test', id: 'evo-y' }));
+    expect(split).toMatchObject({ code: 'BAD_REQUEST', field: 'heldoutSplit' });
+    const extra = await rejectionOf(ApiError, t.api.startEvolve({ dataset: 'learn-design', model, selectTasks: 33 } as never));
+    expect(extra).toMatchObject({ code: 'BAD_REQUEST', field: 'selectTasks' });
+  }, 120_000);
+
   it('starts a rank (halted by the SIMULATED tamperer, recorded so) and an rsi cycle; refuses other settings under the loop id', async () => {
     const { jobId } = await t.api.startRank({ dataset: 'learn-tool', model, tasks: 1, runs: 4, topK: 2, simulateTamperer: 'expectation', loopId: 'lab-rank' });
     await t.lab.runner.mass.settled(jobId);

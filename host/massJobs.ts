@@ -11,13 +11,12 @@ import path from 'node:path';
 import { ApiError, type LabEvent, type MassJobKind, type StartEvolveRequest, type StartRankRequest, type StartRsiRequest } from '../core/api/index.ts';
 import { errorMessage } from '../core/errors.ts';
 import {
-  championOf, DEFAULT_THRESHOLDS, defaultEvolutionId, evolve, modelMismatch, EVOLVE_DEFAULTS, FIRST_DESIGNS, massFamily, OUTER_DEFAULTS, parseMassDesign, recordOuterSettings, startRank, startRsi, tasksOf,
-  type EvolveEvent, type OuterSettings, type RsiEvent,
+  championOf, DEFAULT_THRESHOLDS, evolve, evolveEventLine, formatHeldout, heldoutOfEvolution, MassError, modelMismatch, EVOLVE_DEFAULTS, massFamily, OUTER_DEFAULTS, planEvolution, recordOuterSettings, startRank, startRsi, tasksOf,
+  type EvolutionOptions, type EvolutionPlan, type OuterSettings, type RsiEvent,
 } from '../core/mass/index.ts';
 import type { ModelConfig, ModelProvider } from '../core/model/index.ts';
 import { defaultParallel } from '../core/schedule/index.ts';
 import { storedModels, type Store } from '../core/store/index.ts';
-import { getDataset } from '../core/tasks/index.ts';
 import type { ToolRegistry } from '../core/tools/index.ts';
 import type { Trainer } from '../core/training/index.ts';
 import { finishEvolutionRecord, recordEvolution } from '../core/repro/index.ts';
@@ -35,7 +34,7 @@ export const OUTER_JOB_DEFAULTS = {
 } as const;
 /** `flowlab evolve`'s defaults (cli/commands/evolve.ts). */
 /** Threads are left to the provider (1 for a small file), as the CLI leaves them. */
-export const EVOLVE_JOB_DEFAULTS = { split: 'train', limit: 1, offset: 0, iterations: EVOLVE_DEFAULTS.iterations, rule: 'baseline', seed: 1, contextSize: 2048 } as const;
+export const EVOLVE_JOB_DEFAULTS = { split: 'train', limit: 1, offset: 0, iterations: EVOLVE_DEFAULTS.iterations, rule: 'baseline' as 'baseline' | 'direct', seed: 1, contextSize: 2048 };
 
 /** What the jobs need from the runner. */
 export interface MassJobsOptions {
@@ -90,18 +89,6 @@ export function outerSettingsOfRequest(command: 'rank' | 'rsi', req: StartRsiReq
   };
 }
 
-function evolveLine(e: EvolveEvent): string {
-  const at = `task ${e.taskIndex}${'iteration' in e ? ` it ${e.iteration}` : ''}`;
-  switch (e.type) {
-    case 'workspace': return `${at}: ${e.version === null ? 'baseline' : `v${e.version}`} ran, external score ${e.score.toFixed(2)}${e.reused ? ' (stored)' : ''}`;
-    case 'rejected': return `${at}: proposal rejected: ${e.issues.slice(0, 2).join('; ')}`;
-    case 'verdict': return `${at}: judge v${e.version} vs ${e.against}: ${e.valid ? e.winner : 'no valid verdict'}`;
-    case 'selection': return `${at}: v${e.version} vs ${e.against} on ${e.wins + e.losses + e.ties} tasks: won ${e.wins}, lost ${e.losses}`;
-    case 'champion': return `${at}: champion v${e.version}`;
-    case 'task-done': return `task ${e.taskIndex}: done, champion ${e.champion === null ? 'none' : `v${e.champion}`}`;
-  }
-}
-
 /** The MASS jobs running in one lab (see the module comment); `cancel` stops one at its next step (JobOwner). */
 export class MassJobs extends JobOwner {
   constructor(private readonly o: MassJobsOptions) {
@@ -117,21 +104,22 @@ export class MassJobs extends JobOwner {
   async startEvolve(req: StartEvolveRequest): Promise<{ jobId: string }> {
     const M = 'startEvolve';
     const d = EVOLVE_JOB_DEFAULTS;
-    const rule = req.rule ?? d.rule;
-    const seed = req.seed ?? d.seed;
-    const jobId = req.id ?? defaultEvolutionId(req.dataset, seed, rule, req.model);
-    let family;
-    let tasks;
+    const options: EvolutionOptions = {
+      dataset: req.dataset, model: req.model, split: req.split ?? d.split, limit: req.limit ?? d.limit, offset: req.offset ?? d.offset, iterations: req.iterations ?? d.iterations,
+      rule: req.rule ?? d.rule, seed: req.seed ?? d.seed, judge: req.judge ?? 'self', proposer: req.proposer ?? 'model', heldoutSplit: req.heldoutSplit ?? 'heldout',
+      ...(req.id !== undefined && { id: req.id }), ...(req.optimizer !== undefined && { optimizer: req.optimizer }), ...(req.selectTasks !== undefined && { selectTasks: req.selectTasks }),
+      ...(req.auditSwaps !== undefined && { auditSwaps: req.auditSwaps }), ...(req.heldout !== undefined && { heldout: req.heldout }),
+    };
+    // The plan `flowlab evolve` makes (core/mass/evolveJob.ts): the same tasks, selection set, first design, id and spec.
+    let plan: EvolutionPlan;
     try {
-      family = massFamily(req.dataset);
-      tasks = getDataset(req.dataset).load({ split: req.split ?? d.split, limit: req.limit ?? d.limit, offset: req.offset ?? d.offset });
+      plan = planEvolution(options, this.o.store);
     } catch (err) {
-      throw new ApiError('BAD_REQUEST', `${M}: ${errorMessage(err)}`, M, 'dataset', { cause: err });
+      const field = err instanceof MassError && err.code === 'BAD_OPTIONS' ? (err.location.field ?? 'dataset') : err instanceof MassError && err.code === 'INVALID_DESIGN' ? undefined : 'dataset';
+      throw new ApiError(err instanceof MassError && err.code === 'INVALID_DESIGN' ? 'INTERNAL' : 'BAD_REQUEST', `${M}: ${errorMessage(err)}`, M, field, { cause: err });
     }
-    if (!tasks.length) throw new ApiError('BAD_REQUEST', `${M}: no task of ${req.dataset}/${req.split ?? d.split} at offset ${req.offset ?? d.offset}`, M, 'offset');
-    const catalogue = { checks: family.checks.names() };
-    const first = parseMassDesign(FIRST_DESIGNS[req.dataset]!, catalogue);
-    if (!first.ok) throw new ApiError('INTERNAL', `${M}: the default design of ${req.dataset} does not validate`, M);
+    if (!plan.tasks.length) throw new ApiError('BAD_REQUEST', `${M}: no task of ${req.dataset}/${options.split} at offset ${options.offset}`, M, 'offset');
+    const jobId = plan.evolutionId;
     const cfg = withFingerprints({ models: { default: path.resolve(req.model) }, roleModels: {}, gpu: false, contextSize: req.contextSize ?? d.contextSize, ...(req.threads !== undefined && { threads: req.threads }) });
     const step = this.o.store.listExperiments().find((x) => x.id.startsWith(`${jobId}.`));
     const recorded = step && storedModels(step);
@@ -146,21 +134,19 @@ export class MassJobs extends JobOwner {
       const provider = await this.o.createProvider(cfg);
       try {
         await provider.load?.();
-        const iterations = req.iterations ?? d.iterations;
-        const total = tasks.length * iterations;
+        const total = plan.tasks.length * options.iterations;
         let done = 0;
-        // As `flowlab evolve`: the judge is audited on swapped pairs (a resumed evolution keeps its
-        // stored setting), and the evolution gets its reproducibility record (core/repro/evolution.ts).
-        const stored = this.o.store.mass.get(jobId, 'evolution', 'settings')?.value as { auditSwaps?: number } | undefined;
-        const auditSwaps = stored ? (stored.auditSwaps ?? 0) : EVOLVE_DEFAULTS.auditSwaps;
-        recordEvolution(this.o.store, jobId, { tasks, firstDesign: first.design, settings: { dataset: req.dataset, split: req.split ?? d.split, iterations, rule, ...(auditSwaps > 0 && { auditSwaps }) }, seed, models: cfg, environment: reproEnvironment() });
-        await evolve(
-          { evolutionId: jobId, family, tasks, firstDesign: first.design, iterations, rule, seed, catalogue, auditSwaps },
-          { store: this.o.store, provider, tools: this.o.tools, signal, config: { models: cfg }, parallel: req.parallel ?? defaultParallel(cfg).parallel, onEvent: (e) => {
-            if (e.type === 'workspace' || e.type === 'rejected') done = Math.min(total, done + (e.type === 'workspace' && e.version === null ? 0 : 1));
-            emit(evolveLine(e), done, total);
-          } },
-        );
+        // As `flowlab evolve`: the evolution gets its reproducibility record (core/repro/evolution.ts).
+        recordEvolution(this.o.store, jobId, { tasks: plan.tasks, firstDesign: plan.firstDesign, settings: plan.settings, seed: options.seed, models: cfg, environment: reproEnvironment() });
+        const deps = { store: this.o.store, provider, tools: this.o.tools, signal, config: { models: cfg } };
+        await evolve(plan.spec, { ...deps, parallel: req.parallel ?? defaultParallel(cfg).parallel, onEvent: (e) => {
+          if (e.type === 'workspace' || e.type === 'rejected') done = Math.min(total, done + (e.type === 'workspace' && e.version === null ? 0 : 1));
+          emit(evolveEventLine(e), done, total);
+        } });
+        if (!signal.aborted && options.heldout) {
+          const held = await heldoutOfEvolution(plan, options, this.o.store.mass.list(jobId), { ...deps, family: plan.family }, (line) => emit(line.trimEnd(), done, total));
+          for (const h of held) emit(`task ${h.taskIndex}: ${formatHeldout(h.comparison).trimEnd()}`, done, total);
+        }
         if (!signal.aborted) finishEvolutionRecord(this.o.store, jobId);
       } finally {
         await provider.dispose().catch(() => {});

@@ -7,6 +7,7 @@ import {
   EVOLVE_DEFAULTS,
   SELECT_TASKS_DEFAULT,
   evolve,
+  evolveEventLine,
   heldoutOfEvolution,
   MassError,
   massFamily,
@@ -16,7 +17,6 @@ import {
   replayEvolution,
   timelineOf,
   type EvolutionTimeline,
-  type EvolveEvent,
   type EvolutionPlan,
   type EvolveReport,
   type OptimizerMode,
@@ -179,7 +179,7 @@ async function evolveCommand(dataset: string | undefined, o: EvolveFlags, io: Io
         signal: controller.signal,
         config: { models: cfg },
         ...(roleRefs.size ? { modelFor: (role: string) => roleRefs.get(role) ?? 'default' } : {}),
-        onEvent: (e) => io.stderr(eventLine(e)),
+        onEvent: (e) => io.stderr(`${evolveEventLine(e)}\n`),
         parallel: o.parallel ?? defaultParallel(cfg).parallel,
       },
     );
@@ -223,26 +223,6 @@ function checkModelFiles(store: Store, evolutionId: string, cfg: ModelConfig): v
   const other = modelMismatch(evolutionId, recorded, cfg);
   if (other) throw new CommandError('DIFFERENT_MODEL', other);
   verifyModelFiles(recorded, cfg);
-}
-
-function eventLine(e: EvolveEvent): string {
-  const at = `task ${e.taskIndex}${'iteration' in e ? ` it ${e.iteration}` : ''}`;
-  switch (e.type) {
-    case 'workspace':
-      return `${at}: ${e.version === null ? 'baseline' : `v${e.version}`}${e.selection ? ` (selection task ${e.selection})` : ''} ran, external score ${e.score.toFixed(2)}${e.reused ? ' (stored)' : ''}\n`;
-    case 'rejected':
-      return `${at}: proposal rejected: ${e.issues.slice(0, 3).join('; ')}${e.issues.length > 3 ? ` (+${e.issues.length - 3})` : ''}\n`;
-    case 'verdict':
-      return `${at}: judge v${e.version} vs ${e.against}: ${e.valid ? e.winner : 'no valid verdict'} -> ${e.candidateWon ? 'candidate wins' : 'candidate does not win'}\n`;
-    case 'selection':
-      return `${at}: v${e.version} vs ${e.against} on ${e.wins + e.losses + e.ties} training tasks: won ${e.wins}, lost ${e.losses}, tied ${e.ties} -> ${e.candidateWon ? 'accepted (wins > losses)' : 'not accepted'}\n`;
-    case 'champion':
-      return `${at}: champion v${e.version}${e.previous === null ? '' : ` (was v${e.previous})`}\n`;
-    case 'task-done':
-      return `task ${e.taskIndex}: done, ${e.versions} version(s), champion ${e.champion === null ? 'none' : `v${e.champion}`}\n`;
-    default:
-      return e satisfies never;
-  }
 }
 
 async function replayCommand(id: string, o: EvolveFlags, io: Io): Promise<number> {

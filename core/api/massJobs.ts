@@ -39,6 +39,20 @@ export interface StartEvolveRequest {
   contextSize?: number;
   /** `--parallel`: tasks evolved at once, 1..1024 (each task's iterations stay in order). Default 1 (a local file); not stored. */
   parallel?: number;
+  /** `--optimizer`: `edit` (one edit from the family's menu, under a grammar; the default where the family has one: learn-design) or `free`. */
+  optimizer?: 'edit' | 'free';
+  /** `--judge`: `self` (the same model) or `verifier` (the family's grader, a control). Default `self`. */
+  judge?: 'self' | 'verifier';
+  /** `--proposer`: `model`, or `random` (SIMULATED: uniform over the valid new edits). Default `model`. */
+  proposer?: 'model' | 'random';
+  /** `--select-tasks`, 1..32: training tasks each version runs on before it is compared. Default core/mass `SELECT_TASKS_DEFAULT` (a resumed id keeps its own). */
+  selectTasks?: number;
+  /** `--audit-swaps`, 0..100: verdicts per task judged again with A and B swapped. Default 6 (a resumed id keeps its own). */
+  auditSwaps?: number;
+  /** `--heldout`, 1..10000: after the loop, version 0 against each champion on the first n tasks of `heldoutSplit`. Default none. */
+  heldout?: number;
+  /** `--heldout-split`. Default `heldout`. */
+  heldoutSplit?: string;
 }
 
 /** `startRank`: `flowlab rank --model <file> [options]` as data (also the outer-loop part of `startRsi`). */

@@ -13,7 +13,7 @@ import { MassError } from './errors.ts';
 import { defaultEvolutionId } from './evolutionId.ts';
 import { FIRST_DESIGNS, massFamily } from './family.ts';
 import { compareOnHeldout, type DesignComparison } from './heldout.ts';
-import { EVOLVE_DEFAULTS, type EvolveSpec, type OptimizerMode } from './inner.ts';
+import { EVOLVE_DEFAULTS, type EvolveEvent, type EvolveSpec, type OptimizerMode } from './inner.ts';
 import type { MassDesign, MassFamily } from './types.ts';
 import type { MassRunDeps } from './run.ts';
 
@@ -142,4 +142,25 @@ function storedDesignOf(records: readonly MassRecord[], t: number, k: number, ca
   const rec = records.find((r) => r.kind === 'design' && r.key === `t${t}/v${k}`);
   const p = rec && parseMassDesign((rec.value as { design: string }).design, catalogue);
   return p?.ok ? p.design : undefined;
+}
+
+/** One line (no newline) of an evolution's progress, as `flowlab evolve` prints it and the lab's MASS job shows it. */
+export function evolveEventLine(e: EvolveEvent): string {
+  const at = `task ${e.taskIndex}${'iteration' in e ? ` it ${e.iteration}` : ''}`;
+  switch (e.type) {
+    case 'workspace':
+      return `${at}: ${e.version === null ? 'baseline' : `v${e.version}`}${e.selection ? ` (selection task ${e.selection})` : ''} ran, external score ${e.score.toFixed(2)}${e.reused ? ' (stored)' : ''}`;
+    case 'rejected':
+      return `${at}: proposal rejected: ${e.issues.slice(0, 3).join('; ')}${e.issues.length > 3 ? ` (+${e.issues.length - 3})` : ''}`;
+    case 'verdict':
+      return `${at}: judge v${e.version} vs ${e.against}: ${e.valid ? e.winner : 'no valid verdict'} -> ${e.candidateWon ? 'candidate wins' : 'candidate does not win'}`;
+    case 'selection':
+      return `${at}: v${e.version} vs ${e.against} on ${e.wins + e.losses + e.ties} training tasks: won ${e.wins}, lost ${e.losses}, tied ${e.ties} -> ${e.candidateWon ? 'accepted (wins > losses)' : 'not accepted'}`;
+    case 'champion':
+      return `${at}: champion v${e.version}${e.previous === null ? '' : ` (was v${e.previous})`}`;
+    case 'task-done':
+      return `task ${e.taskIndex}: done, ${e.versions} version(s), champion ${e.champion === null ? 'none' : `v${e.champion}`}`;
+    default:
+      return e satisfies never;
+  }
 }

@@ -42,4 +42,4 @@ export { defaultEvolutionId, modelMismatch } from './evolutionId.ts';
 export { stepsInFlight, defaultStepsInFlight, type InFlightOptions } from './inFlight.ts';
 export { checkBlindSpot, sampleWinners, describeBlindSpot, type BlindSpotCheck, type BlindSpotThreshold } from './blindSpotGuard.ts';
 export { auditJudgePairs, judgedPairTasks, JUDGE_BAR, type JudgedPairTask, type PairAuditReport } from './pairAudit.ts';
-export { heldoutOfEvolution, planEvolution, SELECT_TASKS_DEFAULT, type EvolutionOptions, type EvolutionPlan, type HeldoutOfTask } from './evolveJob.ts';
+export { evolveEventLine, heldoutOfEvolution, planEvolution, SELECT_TASKS_DEFAULT, type EvolutionOptions, type EvolutionPlan, type HeldoutOfTask } from './evolveJob.ts';

@@ -4,8 +4,8 @@ import type { MassJob, MassJobStart } from '../store/mass.ts';
 import { useLabPick } from '../useLab.ts';
 import { preferredModel } from '../lib/modelChoice.ts';
 
-/** The MASS task families the start form offers (core/mass/family.ts). */
-export const MASS_DATASETS = ['learn-tool', 'learn-word'] as const;
+/** The MASS task families the start form offers: core/mass/family.ts `massFamilyNames()` (massStartPanel.test.tsx checks they agree). */
+export const MASS_DATASETS = ['learn-tool', 'learn-word', 'learn-design'] as const;
 
 /** The form's fields; every number has the CLI's default (docs/mass.md, docs/mass-inner.md). */
 export interface MassForm {
@@ -25,6 +25,14 @@ export interface MassForm {
   tamperer: '' | 'expectation' | 'environment';
   /** The evolution or loop id ('' = the default). */
   id: string;
+  /** evolve: `--judge` (verifier: the family's grader, a control). */
+  judge: 'self' | 'verifier';
+  /** evolve: `--proposer` (random: SIMULATED, uniform over the valid new edits; families with an edit menu). */
+  proposer: 'model' | 'random';
+  /** evolve: `--select-tasks` (0 = the CLI's default: 4 with an edit menu, else 1). */
+  selectTasks: number;
+  /** evolve: `--heldout` (0 = no held-out comparison of the champion with version 0). */
+  evolveHeldout: number;
 }
 
 /** The CLI's default task count per job: `flowlab evolve --limit` 1, `rank` / `rsi --tasks` 4. */
@@ -35,12 +43,18 @@ export function withJob<F extends Pick<MassForm, 'job' | 'tasks'>>(f: F, job: Ma
   return { ...f, job, tasks: f.tasks === MASS_TASKS_DEFAULT[f.job] ? MASS_TASKS_DEFAULT[job] : f.tasks };
 }
 
-export const MASS_FORM_DEFAULTS: Omit<MassForm, 'model'> = { job: 'evolve', dataset: 'learn-tool', tasks: 1, iterations: 11, runs: 18, cycles: 2, heldout: 48, tamperer: '', id: '' };
+export const MASS_FORM_DEFAULTS: Omit<MassForm, 'model'> = { job: 'evolve', dataset: 'learn-tool', tasks: 1, iterations: 11, runs: 18, cycles: 2, heldout: 48, tamperer: '', id: '', judge: 'self', proposer: 'model', selectTasks: 0, evolveHeldout: 0 };
 
 /** The request the form sends (threads 1: a laptop shared with other work). */
 export function massStartOf(f: MassForm): MassJobStart {
   const id = f.id.trim();
-  if (f.job === 'evolve') return { job: 'evolve', request: { dataset: f.dataset, model: f.model, limit: f.tasks, iterations: f.iterations, threads: 1, ...(id && { id }) } };
+  if (f.job === 'evolve') {
+    return { job: 'evolve', request: {
+      dataset: f.dataset, model: f.model, limit: f.tasks, iterations: f.iterations, threads: 1, ...(id && { id }),
+      ...(f.judge !== 'self' && { judge: f.judge }), ...(f.proposer !== 'model' && { proposer: f.proposer }),
+      ...(f.selectTasks > 0 && { selectTasks: f.selectTasks }), ...(f.evolveHeldout > 0 && { heldout: f.evolveHeldout }),
+    } };
+  }
   const outer = { dataset: f.dataset, model: f.model, tasks: f.tasks, runs: f.runs, threads: 1, ...(f.tamperer && { simulateTamperer: f.tamperer }), ...(id && { loopId: id }) };
   return f.job === 'rank' ? { job: 'rank', request: outer } : { job: 'rsi', request: { ...outer, cycles: f.cycles, heldout: f.heldout } };
 }
@@ -62,7 +76,7 @@ export function MassStartPanel() {
   // The model MASS last ran with, else the first without random weights (not simply the first file).
   const model = form.model || preferredModel(usable, experiments.status === 'ready' ? experiments.data : [], (e) => e.kind === 'mass');
   const set = <K extends keyof MassForm>(k: K, v: MassForm[K]) => setForm((f) => ({ ...f, [k]: v }));
-  const num = (k: 'tasks' | 'iterations' | 'runs' | 'cycles' | 'heldout', label: string, min: number) => (
+  const num = (k: 'tasks' | 'iterations' | 'runs' | 'cycles' | 'heldout' | 'selectTasks' | 'evolveHeldout', label: string, min: number) => (
     <label className="row">
       <span>{label}</span>
       <input type="number" min={min} data-testid={`mass-start-${k}`} value={form[k]} onChange={(e) => set(k, Math.max(min, Math.floor(Number(e.target.value) || min)))} />
@@ -95,6 +109,26 @@ export function MassStartPanel() {
         </label>
         {num('tasks', 'Tasks', 1)}
         {form.job === 'evolve' && num('iterations', 'Iterations', 1)}
+        {form.job === 'evolve' && (
+          <label className="row">
+            <span>Judge</span>
+            <select data-testid="mass-start-judge" value={form.judge} onChange={(e) => set('judge', e.target.value as MassForm['judge'])}>
+              <option value="self">self (the same model)</option>
+              <option value="verifier">verifier (the grader: a control)</option>
+            </select>
+          </label>
+        )}
+        {form.job === 'evolve' && form.dataset === 'learn-design' && (
+          <label className="row">
+            <span>Proposer</span>
+            <select data-testid="mass-start-proposer" value={form.proposer} onChange={(e) => set('proposer', e.target.value as MassForm['proposer'])}>
+              <option value="model">the model</option>
+              <option value="random">random (SIMULATED baseline)</option>
+            </select>
+          </label>
+        )}
+        {form.job === 'evolve' && num('selectTasks', 'Selection tasks (0: default)', 0)}
+        {form.job === 'evolve' && num('evolveHeldout', 'Held-out tasks (0: none)', 0)}
         {form.job !== 'evolve' && num('runs', 'Runs per task', 2)}
         {form.job === 'rsi' && num('cycles', 'Cycles', 1)}
         {form.job === 'rsi' && num('heldout', 'Held-out tasks', 1)}

@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { StoreApi } from 'zustand/vanilla';
 import { ApiError, type MassJobEvent } from '../../core/api/index.ts';
 import type { LabState } from '../state.ts';
-import { MASS_FORM_DEFAULTS, massStartOf, MassStartPanel, withJob } from './MassStartPanel.tsx';
+import { massFamilyNames } from '../../core/mass/family.ts';
+import { MASS_DATASETS, MASS_FORM_DEFAULTS, massStartOf, MassStartPanel, withJob } from './MassStartPanel.tsx';
 import { closeViewStores, renderView, scriptedLab } from './viewTest.fixture.tsx';
 
 afterEach(closeViewStores);
@@ -17,6 +18,14 @@ describe('MASS start form and job progress', () => {
     expect(massStartOf(f)).toEqual({ job: 'evolve', request: { dataset: 'learn-tool', model: '/m/tiny.gguf', limit: 1, iterations: 11, threads: 1 } });
     expect(massStartOf({ ...f, job: 'rank', tasks: 2, runs: 6, tamperer: 'expectation', id: ' rk ' })).toEqual({ job: 'rank', request: { dataset: 'learn-tool', model: '/m/tiny.gguf', tasks: 2, runs: 6, threads: 1, simulateTamperer: 'expectation', loopId: 'rk' } });
     expect(massStartOf({ ...f, job: 'rsi', cycles: 3, heldout: 8 })).toMatchObject({ job: 'rsi', request: { runs: 18, cycles: 3, heldout: 8 } });
+    // evolve's judge, proposer, selection set and held-out comparison, sent only when not the CLI's default.
+    expect(massStartOf({ ...f, dataset: 'learn-design', judge: 'verifier', proposer: 'random', selectTasks: 16, evolveHeldout: 48 })).toEqual({
+      job: 'evolve', request: { dataset: 'learn-design', model: '/m/tiny.gguf', limit: 1, iterations: 11, threads: 1, judge: 'verifier', proposer: 'random', selectTasks: 16, heldout: 48 },
+    });
+  });
+
+  it('offers every MASS family the lab can run (core/mass massFamilyNames)', () => {
+    expect([...MASS_DATASETS].sort()).toEqual(massFamilyNames().sort());
   });
 
   it('takes each job\'s CLI default task count (evolve --limit 1, rank/rsi --tasks 4) unless the user changed it', () => {
