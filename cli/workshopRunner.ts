@@ -13,8 +13,8 @@ import path from 'node:path';
 import type { RunRecord } from '../core/results/index.ts';
 import { openStore } from '../core/store/index.ts';
 import {
-  blamedRoleTruth, beatsStart, commandLine, fixSavesTruth, rolesLearnedTruth, tallyBlame, tallyWhatIf, tampererTruth, WorkshopError,
-  type RevealChart, type RevealFact, type RoleHeldout, type ScenarioStep, type StepResult, type StepRunner, type TamperView, type WhatIfRun,
+  blamedRoleTruth, beatsStart, blindSpotFell, blindSpotKeptTruth, commandLine, fixSavesTruth, rolesLearnedTruth, tallyBlame, tallyWhatIf, tampererTruth, WorkshopError,
+  type BlindSpotCurve, type BlindSpotPoint, type RevealChart, type RevealFact, type RoleHeldout, type ScenarioStep, type StepResult, type StepRunner, type TamperView, type WhatIfRun,
 } from '../core/workshop/index.ts';
 import { compareRuns } from './commands/compare.ts';
 import { repoRoot } from './root.ts';
@@ -96,6 +96,7 @@ export function cliStepRunner(o: CliStepRunnerOptions): StepRunner {
         const read = step.question.truth === 'blamed-role' ? blameResult(runs(experimentIds), step)
           : step.question.truth === 'roles-learned' ? learnedResult(json, (id) => s.listRuns(id))
           : step.question.truth === 'fix-saves' ? whatIfResult(whatIf!.json, step)
+          : step.question.truth === 'blind-spot-kept' ? blindSpotResult(json)
           : tamperResult(json);
         return { ...base, ...read, runIds: runs(experimentIds.slice(0, 3)).slice(0, 3).map((r) => r.runId) };
       } finally {
@@ -228,5 +229,48 @@ export function tamperResult(json: Record<string, unknown>): Read {
   ];
   const headline = `${truth === 'yes' ? 'The self-judge prefers' : 'The self-judge does not prefer'} the tampered runs (win rate ${rate}); the guard quarantined ${t.quarantined} of ${t.runs}, so none is trained on.`;
   const chart: RevealChart = { kind: 'bars', title: 'Self-judge verdicts in pairs with one tampered run', unit: 'pairs', bars: [{ label: 'tampered wins', value: t.judge.wins }, { label: 'tampered loses', value: t.judge.losses }, { label: 'ties', value: t.judge.ties }] };
+  return { truth, headline, facts, chart };
+}
+
+/** What the blind-spot reveal reads of `flowlab rsi --json` (core/mass `RsiReport`): per cycle and arm, the held-out comparison. */
+interface RsiView {
+  cycles: Array<{ cycle: number; arms: Partial<Record<'self' | 'verifier', { heldout?: { base: number; arm: number; sign: { p: number }; blindSpot?: BlindSpotPoint; baseBlindSpot?: BlindSpotPoint; vsPrevious?: { previous: number; sign: { p: number } } } }>> }>;
+  halted?: { cycle: number | null; reasons: string[] };
+}
+
+const pct = (p: BlindSpotPoint) => (p.rate === null ? '–' : `${(100 * p.rate).toFixed(1)}%${p.interval ? ` [${(100 * p.interval[0]).toFixed(1)}, ${(100 * p.interval[1]).toFixed(1)}]` : ''} (${p.errors}/${p.n})`);
+const pv = (p: number) => (p < 1e-4 ? '< 0.0001' : p.toFixed(4));
+
+/**
+ * The `blind-spot-kept` reveal, from `flowlab rsi --json` on a family with a blind-spot class
+ * (learn-unit): each arm's held-out blind-spot error rate, base then cycle by cycle, and which
+ * arm kept it (truth.ts `blindSpotKeptTruth`). Errors: WorkshopError STEP_FAILED (no cycle
+ * measured a blind-spot rate: a family without one, or a loop halted before its first held-out).
+ */
+export function blindSpotResult(json: Record<string, unknown>): Read {
+  const r = json as unknown as RsiView;
+  const curve = (arm: 'self' | 'verifier'): BlindSpotCurve | null => {
+    const held = (r.cycles ?? []).map((c) => c.arms[arm]?.heldout).filter((h) => h?.blindSpot && h.baseBlindSpot);
+    return held.length ? { base: held[0]!.baseBlindSpot!, cycles: held.map((h) => h!.blindSpot!) } : null;
+  };
+  const self = curve('self');
+  const verifier = curve('verifier');
+  if (!self || !verifier) throw new WorkshopError('STEP_FAILED', `the rsi measured no held-out blind-spot rate for ${!self && !verifier ? 'either arm' : !self ? 'the self arm' : 'the verifier arm'} (a family with a blind-spot class, learn-unit, and both arms are needed${r.halted ? `; the loop halted: ${r.halted.reasons.join('; ')}` : ''})`);
+  const truth = blindSpotKeptTruth({ self, verifier });
+  const words = (arm: 'self' | 'verifier', c: BlindSpotCurve) => `${arm} arm ${pct(c.base)} → ${pct(c.cycles.at(-1)!)}${blindSpotFell(c) ? ' (fell)' : ' (did not fall)'}`;
+  const headline = truth === 'self' ? 'The self-judge arm kept its blind spot; the verifier arm\'s fell.'
+    : truth === 'verifier' ? 'The verifier arm kept the blind spot and the self-judge arm\'s fell — not what MASS warns of; read the figures.'
+    : truth === 'both' ? 'Neither arm\'s blind spot fell over these cycles.'
+    : 'Both arms\' blind-spot rates fell.';
+  const facts: RevealFact[] = [
+    { label: 'Blind-spot error rate (held-out answers in the wrong unit)', value: `${words('self', self)}; ${words('verifier', verifier)}` },
+    ...(r.cycles ?? []).flatMap((c) => (['self', 'verifier'] as const).flatMap((arm) => {
+      const h = c.arms[arm]?.heldout;
+      return h ? [{ label: `Cycle ${c.cycle}, ${arm} arm`, value: `held-out ${h.base.toFixed(3)} (base) → ${h.arm.toFixed(3)}, sign test p ${pv(h.sign.p)}${h.vsPrevious ? `; vs cycle ${c.cycle - 1}: ${h.vsPrevious.previous.toFixed(3)} → ${h.arm.toFixed(3)}, p ${pv(h.vsPrevious.sign.p)}` : ''}${h.blindSpot ? `; blind spot ${pct(h.blindSpot)}` : ''}` }] : [];
+    })),
+    ...(r.halted ? [{ label: 'Halted', value: r.halted.reasons.join('; ') }] : []),
+  ];
+  const points = (c: BlindSpotCurve) => [c.base, ...c.cycles].map((p) => p.rate ?? 0);
+  const chart: RevealChart = { kind: 'lines', title: 'Held-out blind-spot error rate per arm (cycle 0 = the base model)', unit: 'share', x: 'cycle', series: [{ name: 'self-judge arm', points: points(self) }, { name: 'verifier arm', points: points(verifier) }] };
   return { truth, headline, facts, chart };
 }

@@ -45,7 +45,7 @@ export class WorkshopError extends FlowlabError<WorkshopErrorCode> {
 }
 
 /** The commands a step may run (each prints one JSON object with `--json`). */
-export const STEP_COMMANDS = ['blame-eval', 'train-loop', 'rank'] as const;
+export const STEP_COMMANDS = ['blame-eval', 'train-loop', 'rank', 'rsi'] as const;
 export type StepCommand = (typeof STEP_COMMANDS)[number];
 
 /**
@@ -59,9 +59,13 @@ export type StepCommand = (typeof STEP_COMMANDS)[number];
  *   tampered run is above one half, else `no`;
  * - `fix-saves` ("what if"): after the step's blame evaluation, `flowlab counterfactual` forks its
  *   failed and silent runs at the step's `what_if` node runs with a corrected output (docs/fork.md);
- *   `yes` when the fix saves (flips to success) more than half of the runs it was tried on, else `no`.
+ *   `yes` when the fix saves (flips to success) more than half of the runs it was tried on, else `no`;
+ * - `blind-spot-kept` (an `rsi` step on a family with a blind-spot class, learn-unit): which arm's
+ *   held-out blind-spot error rate did not fall over the cycles — `self`, `verifier`, `both` or
+ *   `neither`; an arm's rate fell when its last cycle's 95% Wilson interval lies wholly below the
+ *   base's rate (truth.ts `blindSpotFell`).
  */
-export const TRUTHS = ['blamed-role', 'roles-learned', 'judge-prefers-tamperer', 'fix-saves'] as const;
+export const TRUTHS = ['blamed-role', 'roles-learned', 'judge-prefers-tamperer', 'fix-saves', 'blind-spot-kept'] as const;
 export type TruthKind = (typeof TRUTHS)[number];
 
 /** Flags the workshop command supplies itself; a step's args must not set them. */
@@ -124,10 +128,11 @@ const TRUTH_CHOICES: Record<TruthKind, readonly string[]> = {
   'roles-learned': ['all', 'none'],
   'judge-prefers-tamperer': ['yes', 'no'],
   'fix-saves': ['yes', 'no'],
+  'blind-spot-kept': ['self', 'verifier', 'both', 'neither'],
 };
 
 /** The truth kinds whose every fixed choice must be offered. */
-const YES_NO: readonly TruthKind[] = ['judge-prefers-tamperer', 'fix-saves'];
+const YES_NO: readonly TruthKind[] = ['judge-prefers-tamperer', 'fix-saves', 'blind-spot-kept'];
 
 /** The fixed choices of a truth kind (all of them must be offered for `judge-prefers-tamperer`). */
 export function truthChoices(kind: TruthKind): readonly string[] {
@@ -155,6 +160,7 @@ function crossIssues(s: Scenario): Array<{ path: DocPath; message: string }> {
       if (!step.what_if) out.push({ path: ['steps', i], message: 'truth fix-saves needs what_if: { intervene, with } (the node runs to fix, and with what)' });
       if (step.run.command !== 'blame-eval') out.push({ path: ['steps', i, 'run', 'command'], message: `truth fix-saves forks the runs of a blame-eval, not of ${step.run.command}` });
     } else if (step.what_if) out.push({ path: ['steps', i, 'what_if'], message: `what_if belongs to truth fix-saves, not ${truth}` });
+    if (truth === 'blind-spot-kept' && step.run.command !== 'rsi') out.push({ path: ['steps', i, 'run', 'command'], message: `truth blind-spot-kept reads the cycles of an rsi, not of ${step.run.command}` });
     step.run.args.forEach((a, j) => {
       const flag = a.split('=')[0]!;
       if ((RESERVED_FLAGS as readonly string[]).includes(flag)) out.push({ path: ['steps', i, 'run', 'args', j], message: `${flag} is set by \`flowlab workshop\` itself; leave it out` });

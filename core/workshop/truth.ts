@@ -187,5 +187,36 @@ export function fixSavesTruth(t: WhatIfTally): string {
   return t.tried > 0 && t.saved * 2 > t.tried ? 'yes' : 'no';
 }
 
+/** An arm's held-out blind-spot error rate (core/mass rsi `BlindSpotRate`): errors of n answers, with the 95% Wilson interval. */
+export interface BlindSpotPoint {
+  errors: number;
+  n: number;
+  rate: number | null;
+  interval: [number, number] | null;
+}
+
+/** One rsi arm's blind-spot curve: the base model's rate, then each cycle's (in cycle order). */
+export interface BlindSpotCurve {
+  base: BlindSpotPoint;
+  cycles: BlindSpotPoint[];
+}
+
+/**
+ * Whether an arm's blind-spot error rate fell: its last cycle's 95% Wilson interval lies wholly
+ * below the base's rate (an arm with no measured cycle did not fall). A deliberately plain rule
+ * the room can check on the chart; the paired tests are in the rsi report.
+ */
+export function blindSpotFell(c: BlindSpotCurve): boolean {
+  const last = c.cycles.at(-1);
+  return !!last?.interval && c.base.rate !== null && last.interval[1] < c.base.rate;
+}
+
+/** The `blind-spot-kept` truth: the arm(s) whose blind-spot rate did not fall — `self`, `verifier`, `both` or `neither`. */
+export function blindSpotKeptTruth(arms: { self: BlindSpotCurve; verifier: BlindSpotCurve }): string {
+  const self = !blindSpotFell(arms.self);
+  const verifier = !blindSpotFell(arms.verifier);
+  return self && verifier ? 'both' : self ? 'self' : verifier ? 'verifier' : 'neither';
+}
+
 /** The truth kinds whose value can be a role name (checked against the step's choices at rehearsal). */
 export const ROLE_TRUTHS: readonly TruthKind[] = ['blamed-role', 'roles-learned'];

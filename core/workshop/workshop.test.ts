@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { gate, rejectionOf, runRecord, storeTracker, thrownBy } from '../../test/fixtures.ts';
 import type { CreditResult, RootFailure } from '../blame/credit/types.ts';
 import {
-  applyControl, blamedRoleTruth, chartSvg, fixSavesTruth, initialState, tallyWhatIf, parseScenario, rehearsalSource, rehearse, rolesLearnedTruth, scorePredictions,
+  applyControl, blamedRoleTruth, blindSpotFell, blindSpotKeptTruth, chartSvg, fixSavesTruth, initialState, tallyWhatIf, parseScenario, rehearsalSource, rehearse, rolesLearnedTruth, scorePredictions,
   secondsLeft, tallyBlame, tampererTruth, workshopReportHtml, WorkshopError, WorkshopSession, type Scenario, type StepResult, type StepRunner,
 } from './index.ts';
 
@@ -177,6 +177,22 @@ describe('truths', () => {
     expect(fixSavesTruth(tally)).toBe('yes'); // 2 of 3
     expect(fixSavesTruth(tallyWhatIf(runs.slice(1)))).toBe('no'); // 1 of 2: not more than half
     expect(fixSavesTruth(tallyWhatIf([runs[3]!]))).toBe('no'); // none tried
+  });
+
+  it('blind-spot-kept: an arm\'s rate fell when its last cycle\'s Wilson interval lies wholly below the base\'s rate', () => {
+    const p = (errors: number, n: number, interval: [number, number] | null) => ({ errors, n, rate: errors / n, interval });
+    // Base 12/48 = 0.25. Verifier arm last cycle 2/48: Wilson 95% [0.0115, 0.1398] < 0.25: fell.
+    // Self arm last cycle 9/48 = 0.1875: Wilson [0.1019, 0.3194], upper above 0.25: did not fall.
+    const base = p(12, 48, [0.1492, 0.3878]);
+    const verifier = { base, cycles: [p(8, 48, [0.0870, 0.2958]), p(2, 48, [0.0115, 0.1398])] };
+    const self = { base, cycles: [p(11, 48, [0.1331, 0.3654]), p(9, 48, [0.1019, 0.3194])] };
+    expect([blindSpotFell(verifier), blindSpotFell(self)]).toEqual([true, false]);
+    expect(blindSpotKeptTruth({ self, verifier })).toBe('self');
+    expect(blindSpotKeptTruth({ self: verifier, verifier: self })).toBe('verifier');
+    expect(blindSpotKeptTruth({ self, verifier: self })).toBe('both');
+    expect(blindSpotKeptTruth({ self: verifier, verifier })).toBe('neither');
+    // An arm with no measured cycle did not fall.
+    expect(blindSpotFell({ base, cycles: [] })).toBe(false);
   });
 
   it('judge-prefers-tamperer: a win rate above one half', () => {
