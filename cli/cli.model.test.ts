@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openStore } from '../core/store/index.ts';
 import { cli } from '../test/cli.ts';
-import { haveShared, noteSkip, tempDir, tinyModel as model } from '../test/fixtures.ts';
+import { haveShared, killAfterRuns, noteSkip, tempDir, tinyModel as model } from '../test/fixtures.ts';
 
 if (!haveShared) noteSkip('cli.model.test', 'the model-dependent CLI tests', `${model} or the GSM8K data`);
 const tmp = () => tempDir('cli');
@@ -45,22 +44,8 @@ describe.skipIf(!haveShared)('flowlab run / replay / resume with the real tiny m
     const dir = tmp();
     const db = path.join(dir, 'kill.db');
     const child = spawn(process.execPath, ['bin/flowlab.js', 'run', 'examples/gsm8k-team.yaml', '--dataset', 'gsm8k', '--limit', '10', '--model', model, '--db', db], { stdio: 'ignore' });
-    const closed = new Promise((r) => child.once('close', r)); // listened from the start: it may end before the kill
-    // Wait until some (not all) runs are stored, then kill -9. On the clock, not a count of polls: a
-    // loaded machine takes long to start the CLI and load the model (600 polls of 25 ms gave it about 15 s).
-    let stored = 0;
-    for (const deadline = Date.now() + KILL_WAIT_MS; stored < 3 && child.exitCode === null && Date.now() < deadline; ) {
-      await new Promise((r) => setTimeout(r, 25));
-      if (!existsSync(db)) continue;
-      try {
-        const s = openStore(db, { markInterrupted: false });
-        const exp = s.listExperiments()[0];
-        stored = exp ? s.listRuns(exp.id).length : 0;
-        s.close();
-      } catch { /* the writer may hold the first lock */ }
-    }
-    child.kill('SIGKILL');
-    await closed;
+    // Some (not all) runs stored, then kill -9 (test/fixtures.ts killAfterRuns).
+    const stored = await killAfterRuns(child, db, 3, KILL_WAIT_MS);
     expect(stored).toBeGreaterThanOrEqual(3);
 
     const store = openStore(db); // opening marks the dead process's experiment interrupted

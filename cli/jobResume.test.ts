@@ -6,13 +6,13 @@
  * (bench/latencyServer.mjs, SIMULATED: its answers are a function of the prompt), no model file.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../core/store/index.ts';
 import { startLatencyServer, type LatencyServer } from '../bench/latencyServer.mjs';
 import { cli } from '../test/cli.ts';
-import { tempDir } from '../test/fixtures.ts';
+import { killAfterRuns, tempDir } from '../test/fixtures.ts';
 
 const TASKS = 12;
 
@@ -32,20 +32,7 @@ describe('flowlab job resume run', () => {
     const db = path.join(dir, 'kill.db');
     const ref = `openai:${server.baseUrl}#latency`;
     const child = spawn(process.execPath, ['bin/flowlab.js', 'run', 'examples/gsm8k-team.yaml', '--dataset', 'gsm8k', '--limit', String(TASKS), '--model', ref, '--db', db, '--data-dir', dataDir], { stdio: 'ignore' });
-    const closed = new Promise((r) => child.once('close', r));
-    let stored = 0;
-    for (const deadline = Date.now() + 120_000; stored < 2 && child.exitCode === null && Date.now() < deadline; ) {
-      await new Promise((r) => setTimeout(r, 25));
-      if (!existsSync(db)) continue;
-      try {
-        const s = openStore(db, { markInterrupted: false });
-        const exp = s.listExperiments()[0];
-        stored = exp ? s.listRuns(exp.id).length : 0;
-        s.close();
-      } catch { /* the writer may hold the first lock */ }
-    }
-    child.kill('SIGKILL');
-    await closed;
+    const stored = await killAfterRuns(child, db, 2, 120_000);
     expect(stored).toBeGreaterThanOrEqual(2);
 
     const store = openStore(db); // marks the dead process's experiment interrupted

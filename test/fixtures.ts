@@ -8,6 +8,7 @@
  * a test that needs `haveShared` (the tiny GGUF models, the real datasets) lives in a
  * `*.model.test.ts` file; `npm run test:fast` runs everything else.
  */
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -386,5 +387,37 @@ export function seedRoleTrends(store: Store): void {
       ladder: laddersOf(r.h), ...(r.blamed && { credit: blame(...r.blamed), status: 'failed', correct: false, score: 0 }), ...(e.kind === 'blame-eval' && { simulated: true }),
     }), []));
     store.finishExperiment(e.id, 'completed');
+  }
+}
+
+/**
+ * Kills (SIGKILL) a CLI child writing experiment runs to `db` once it has stored `runs` runs of its
+ * first experiment, or at `waitMs` (on the clock, not a count of polls: a loaded machine takes long
+ * to start the CLI and load a model), or when it ends first. Resolves with the runs stored at the
+ * kill, once the child has closed.
+ */
+export async function killAfterRuns(child: ChildProcess, db: string, runs: number, waitMs: number): Promise<number> {
+  const closed = new Promise((r) => child.once('close', r));
+  if (child.exitCode !== null) return storedRuns(db);
+  let stored = 0;
+  for (const deadline = Date.now() + waitMs; stored < runs && child.exitCode === null && Date.now() < deadline; ) {
+    await new Promise((r) => setTimeout(r, 25));
+    if (!existsSync(db)) continue;
+    try {
+      stored = storedRuns(db);
+    } catch { /* the writer may hold the first lock */ }
+  }
+  child.kill('SIGKILL');
+  await closed;
+  return stored;
+}
+
+function storedRuns(db: string): number {
+  const s = openStore(db, { markInterrupted: false });
+  try {
+    const exp = s.listExperiments()[0];
+    return exp ? s.listRuns(exp.id).length : 0;
+  } finally {
+    s.close();
   }
 }
