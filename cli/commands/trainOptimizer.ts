@@ -1,14 +1,11 @@
 import path from 'node:path';
 import type { Command } from 'commander';
-import { collectEdits, FIRST_DESIGNS, keptCalls, massFamily, massFamilyNames, opTable, parseMassDesign, RFT_DEFAULTS, sftTrain, type RftEvent } from '../../core/mass/index.ts';
+import { choiceSequences, collectEdits, FIRST_DESIGNS, keptCalls, massFamily, massFamilyNames, opTable, parseMassDesign, RFT_DEFAULTS, sftTrain, type RftEvent } from '../../core/mass/index.ts';
 
 import type { ModelConfig, ModelProvider } from '../../core/model/index.ts';
 import { openStore } from '../../core/store/index.ts';
 import { getDataset } from '../../core/tasks/index.ts';
 import type { Trainer } from '../../core/training/index.ts';
-import { choiceAllowed, choiceMask } from '../../core/training/choiceMask.ts';
-import { sftSequences, type CallMask } from '../../core/training/samples.ts';
-import type { ExperimentCall } from '../../core/store/types.ts';
 import { defaultTools } from '../../core/tools/index.ts';
 import { llamaProvider, loadTrainer } from '../../models/factory.ts';
 import { withFingerprints } from '../../models/resolve.ts';
@@ -111,17 +108,9 @@ async function trainOptimizer(dataset: string, o: Flags, io: Io, deps: TrainOpti
       const probe = await trainer.load(path.resolve(o.model));
       const pieces = probe.vocabulary?.();
       probe.dispose();
-      const masks = new Map<ExperimentCall, CallMask>();
-      for (const call of calls) {
-        if (!provider.tokenOffsets || !call.jsonSchema) continue;
-        const offsets = await provider.tokenOffsets(call.modelRef, call.completionTokenIds!);
-        const mask = choiceMask(call.completion, call.jsonSchema, offsets);
-        if (!mask) continue;
-        const allowed = pieces?.length ? choiceAllowed(call.completion, call.jsonSchema, offsets, call.completionTokenIds!, pieces) : undefined;
-        masks.set(call, { mask, ...(allowed && { allowed }) });
-      }
-      const sequences = sftSequences(calls, 'optimizer', () => true, (call) => masks.get(call));
-      chosenTokens = sequences.reduce((n, q) => n + q.lossMask.reduce((a, b) => a + b, 0), 0);
+      const live = provider;
+      const { sequences, lossTokens } = await choiceSequences(calls, live.tokenOffsets ? (call) => live.tokenOffsets!(call.modelRef, call.completionTokenIds!) : undefined, pieces);
+      chosenTokens = lossTokens;
       await provider.dispose().catch(() => {});
       provider = undefined;
       sft = await sftTrain(trainer, path.resolve(o.model), sequences, [], path.resolve(o.out), { passes: o.sftPasses, lr: sftLr, batch: o.sftBatch });

@@ -27,7 +27,9 @@
 import { deriveSeed, mulberry32 } from '../random.ts';
 import type { ExperimentCall } from '../store/types.ts';
 import type { Task } from '../tasks/types.ts';
-import { isTrainable } from '../training/samples.ts';
+import { choiceAllowed, choiceMask } from '../training/choiceMask.ts';
+import type { SftSequence } from '../training/port.ts';
+import { isTrainable, sftSequences, type CallMask } from '../training/samples.ts';
 import { designJson, DESIGN_LIMITS, type DesignCatalogue, type DesignLimits } from './design.ts';
 import { editOptions, editText, type MassEdit } from './edits.ts';
 import { EDIT_TOKENS, optimizeEdit } from './editOptimizer.ts';
@@ -201,6 +203,29 @@ export function keptCalls(proposals: readonly RftProposal[], callsOf: (experimen
     calls.push(...own);
   }
   return { calls, missing };
+}
+
+/**
+ * SFT sequences of `calls` (keptCalls) with the loss on the tokens the model CHOSE under its
+ * grammar only (core/training/choiceMask.ts: an op, an agent, a check — not the braces, keys and
+ * whitespace the grammar forced), each renormalised over the tokens the grammar allowed there
+ * when `pieces` (the model's token texts) are given. `offsetsOf(call)` gives where each
+ * completion token starts in the completion (ModelProvider.tokenOffsets); a call without a schema
+ * or offsets keeps the loss on every completion token. Returns the sequences and the number of
+ * tokens in the loss.
+ */
+export async function choiceSequences(calls: readonly ExperimentCall[], offsetsOf: ((call: ExperimentCall) => Promise<number[]>) | undefined, pieces: readonly string[] | undefined): Promise<{ sequences: SftSequence[]; lossTokens: number }> {
+  const masks = new Map<ExperimentCall, CallMask>();
+  for (const call of calls) {
+    if (!offsetsOf || !call.jsonSchema || !call.completionTokenIds) continue;
+    const offsets = await offsetsOf(call);
+    const mask = choiceMask(call.completion, call.jsonSchema, offsets);
+    if (!mask) continue;
+    const allowed = pieces?.length ? choiceAllowed(call.completion, call.jsonSchema, offsets, call.completionTokenIds, pieces) : undefined;
+    masks.set(call, { mask, ...(allowed && { allowed }) });
+  }
+  const sequences = sftSequences(calls, 'optimizer', () => true, (call) => masks.get(call));
+  return { sequences, lossTokens: sequences.reduce((n, q) => n + q.lossMask.reduce((a, b) => a + b, 0), 0) };
 }
 
 /** Per op: proposals made, kept, and the mean gain of the valid ones (a table of what the model proposes). */
