@@ -50,6 +50,7 @@ const COMMANDS: Record<string, Entry> = {
   train: { term: 'train --mode sft|grpo', summary: 'one offline training step set for a role from a stored experiment', load: () => import('./commands/train.ts') },
   study: { term: 'study <plan.yaml>', summary: 'a study: conditions x zones x seeds x models -> table with bootstrap CIs, paired deltas, CSV, HTML', load: () => import('./commands/study.ts') },
   evolve: { term: 'evolve <dataset>', summary: 'MASS inner loop: evolve a text workflow with the model as judge and optimizer (resumable, replayable)', load: () => import('./commands/evolve.ts') },
+  'train-optimizer': { term: 'train-optimizer <dataset>', summary: 'MASS: train the edit optimizer on its own proposals that the grader says helped (rejection-sampling fine-tuning)', load: () => import('./commands/trainOptimizer.ts') },
   versions: { term: 'versions', summary: 'the weight versions training wrote, per role, with their lineage', load: async () => ({ define: (await import('./commands/train.ts')).defineVersions }) },
   'judge-audit': { term: 'judge-audit <experiment-id>', summary: "audit a judge's verdicts on learn-judge pairs: position consistency, kappa with the grader, the blind spot", load: () => import('./commands/judgeAudit.ts') },
   rank: { term: 'rank', summary: "MASS outer loop: champion runs, ring tournament, Bradley-Terry, guards, SFT export (no training)", load: () => import('./commands/rank.ts') },

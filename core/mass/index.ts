@@ -18,6 +18,7 @@ export { replayEvolution, type EvolutionReplay } from './replay.ts';
 // The edit language, the learn-design family and the held-out comparison (docs/mass-inner.md, "The edit language").
 export { applyEdit, editOptions, editSchema, editText, readEdit, orderedEdit, longestEditChars, EDIT_FIELDS, EditError, type MassEdit, type EditOp, type EditOption } from './edits.ts';
 export { optimizeEdit, editPrompt, editProposal, EDIT_TOKENS } from './editOptimizer.ts';
+export { collectEdits, keptCalls, choiceSequences, opTable, pairedGain, trainingStates, RFT_DEFAULTS, type RftSpec, type RftProposal, type RftCollection, type RftEvent, type TrainingState } from './optimizerTraining.ts';
 export { learnDesignFamily, cuedTool, cuedArguments, designAnswerGrader, DESIGN_CHECKS, DESIGN_EDIT_MENU, DESIGN_FIRST, DESIGN_ARGUMENTS } from './learnDesignFamily.ts';
 export { assembleAnswer, ANSWER_TOOL } from './answerTool.ts';
 export { compareOnHeldout, formatHeldout, type HeldoutSpec, type DesignComparison } from './heldout.ts';

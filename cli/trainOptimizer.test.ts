@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { cli } from '../test/cli.ts';
+
+describe('flowlab train-optimizer: arguments (no model needed)', () => {
+  it('refuses, before any model loads, a missing model, a family without an edit menu, bad numbers and too few tasks', async () => {
+    const none = await cli(['train-optimizer', 'learn-design']);
+    expect(none.code).toBe(2);
+    expect(none.err).toContain('missing --model <file.gguf>');
+
+    // The model path does not exist: each refusal comes before it would load.
+    const tool = await cli(['train-optimizer', 'learn-tool', '--model', '/nowhere.gguf']);
+    expect(tool.code).toBe(2);
+    expect(tool.err).toContain('train-optimizer trains the edit optimizer: learn-tool has no edit menu (learn-design has one)');
+
+    const gain = await cli(['train-optimizer', 'learn-design', '--model', '/nowhere.gguf', '--min-gain', '0']);
+    expect(gain.code).toBe(2);
+    expect(gain.err).toContain('--min-gain must be a number in (0, 1], got "0"');
+
+    const temp = await cli(['train-optimizer', 'learn-design', '--model', '/nowhere.gguf', '--temperature', '0x2']);
+    expect(temp.code).toBe(2);
+    expect(temp.err).toContain('--temperature must be a number in (0, 4], got "0x2"');
+
+    // learn-design's train split has 2,000 tasks: 8 from offset 1,995 are not there.
+    const few = await cli(['train-optimizer', 'learn-design', '--model', '/nowhere.gguf', '--offset', '1995']);
+    expect(few.code).toBe(2);
+    expect(few.err).toContain('--tasks 8 from --offset 1995: learn-design/train has only 5 there');
+  });
+});
