@@ -4,7 +4,7 @@
  * prompt) answers each call after a fixed 100 ms and counts calls in flight; it runs in its own
  * process, so the lab's event loop does not delay its timers. On it, `examples/gsm8k-team.yaml`
  * (four sequential calls per task: plan, solve, verify, answer):
- * - 200 tasks at the default parallelism (twice the sum of the endpoints' concurrency: tasks in
+ * - 200 tasks at the default parallelism (three times the sum of the endpoints' concurrency: tasks in
  *   flight; the endpoints' concurrency bounds the calls) and, in the same run, `--parallel 1` on
  *   the first 20 tasks (200 would take 80 s): wall time as a share of the limit (goal >= 0.8; see
  *   {@link limitSeconds}), the most calls in flight the

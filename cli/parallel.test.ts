@@ -82,10 +82,10 @@ describe('flowlab run --parallel', () => {
     expect(one.table).toContain('gsm8k-team');
   });
 
-  it('defaults to twice the endpoint concurrency in tasks, the endpoint concurrency in calls, and says so', { timeout: 120_000 }, async () => {
+  it('defaults to three times the endpoint concurrency in tasks, the endpoint concurrency in calls, and says so', { timeout: 120_000 }, async () => {
     const d = await runAt(undefined, 'default');
-    expect(d.err).toContain('16 tasks in flight (default: 2 x the sum of endpoint concurrency 8 = 2 x 8; --parallel sets it)');
-    // 16 tasks in flight, but never more calls than the endpoint's 8 slots: the rest wait in its queue.
+    expect(d.err).toContain('24 tasks in flight (default: 3 x the sum of endpoint concurrency 8 = 3 x 8; --parallel sets it)');
+    // 24 tasks in flight, but never more calls than the endpoint's 8 slots: the rest wait in its queue.
     expect(d.stats.maxInFlight).toBe(8);
     expect(d.stored).toEqual((one ??= await runAt(1, 'one-default')).stored);
   });

@@ -18,11 +18,13 @@ export interface ParallelDefault {
  * two calls it holds none (parsing, tools, grading, the next prompt), so with one task per slot
  * a slot idles whenever its task is between calls, and tasks that started together stay in step
  * to the end (200 four-call tasks on 16 slots take ceil(200/16) = 13 rounds, not 200/16 = 12.5).
- * With twice as many tasks as slots a freed slot always has a call waiting in the endpoint's FIFO
- * queue (models/openai/pool.ts), whose `concurrency` bounds the CALLS in flight — tasks in flight
- * and connections are two limits, as Inspect AI's `max_samples` and `max_connections` are.
+ * With more tasks than slots a freed slot has a call waiting in the endpoint's queue
+ * (models/openai/pool.ts), whose `concurrency` bounds the CALLS in flight, and the pool's least
+ * attained service rule lets the tasks admitted last catch up (bench/throughputSim.ts: two
+ * replicas 1.95x one at three tasks per slot, 1.90x at two, 1.86x at one). Tasks in flight and
+ * connections are two limits, as Inspect AI's `max_samples` and `max_connections` are.
  */
-export const TASKS_PER_SLOT = 2;
+export const TASKS_PER_SLOT = 3;
 
 /**
  * The default tasks in flight for the models of `cfg` (the references its roles use; every
