@@ -4,9 +4,10 @@
  * prompt) answers each call after a fixed 100 ms and counts calls in flight; it runs in its own
  * process, so the lab's event loop does not delay its timers. On it, `examples/gsm8k-team.yaml`
  * (four sequential calls per task: plan, solve, verify, answer):
- * - 200 tasks at the default parallelism (the sum of the endpoints' concurrency) and, in the same
- *   run, `--parallel 1` on the first 20 tasks (200 would take 80 s): wall time as a share of the
- *   limit, `critical path x tasks / in-flight capacity` (goal >= 0.8), the most calls in flight the
+ * - 200 tasks at the default parallelism (three times the sum of the endpoints' concurrency: tasks in
+ *   flight; the endpoints' concurrency bounds the calls) and, in the same run, `--parallel 1` on
+ *   the first 20 tasks (200 would take 80 s): wall time as a share of the limit (goal >= 0.8; see
+ *   {@link limitSeconds}), the most calls in flight the
  *   server saw, and whether the 20 tasks' stored answers are the same at both widths;
  * - two replicas behind one reference: throughput against one replica (goal >= 1.8x);
  * - two replicas, one answering 429 to every third call: every task completes (nothing lost,
@@ -230,7 +231,12 @@ export async function benchThroughput(options: { sharedDir: string; tasks?: numb
   }
 }
 
-/** The limit (s) of a run: critical path (calls per task x latency) x tasks / in-flight capacity. */
+/**
+ * The limit (s) of a run: the larger of critical path x tasks / tasks in flight (each task's calls
+ * are sequential) and calls x latency / call slots (each slot serves one call at a time). With
+ * calls = calls per task x tasks both are `calls per task x latency x tasks / n`, n the smaller of
+ * tasks in flight and call slots (`capacity`).
+ */
 export function limitSeconds(run: Pick<ThroughputRun, 'tasks' | 'parallel'>, callsPerTask: number, capacity: number): number {
   return (callsPerTask * LATENCY_MS * run.tasks) / 1000 / Math.min(run.parallel, capacity);
 }

@@ -82,10 +82,12 @@ describe('flowlab run --parallel', () => {
     expect(one.table).toContain('gsm8k-team');
   });
 
-  it('defaults to the endpoint concurrency and says so', { timeout: 120_000 }, async () => {
+  it('defaults to three times the endpoint concurrency in tasks, the endpoint concurrency in calls, and says so', { timeout: 120_000 }, async () => {
     const d = await runAt(undefined, 'default');
-    expect(d.err).toContain('8 tasks in flight (default: sum of endpoint concurrency 8 = 8; --parallel sets it)');
+    expect(d.err).toContain('24 tasks in flight (default: 3 x the sum of endpoint concurrency 8 = 3 x 8; --parallel sets it)');
+    // 24 tasks in flight, but never more calls than the endpoint's 8 slots: the rest wait in its queue.
     expect(d.stats.maxInFlight).toBe(8);
+    expect(d.stored).toEqual((one ??= await runAt(1, 'one-default')).stored);
   });
 
   it('with one of two replicas answering 429 to every third call: every task completes, the same as on one server, and the decisions are stored', { timeout: 120_000 }, async () => {

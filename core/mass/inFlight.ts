@@ -67,7 +67,7 @@ export async function stepsInFlight<T, R>(
 
 /**
  * The steps in flight of a loop on `model` when no `parallel` is given: as an experiment's
- * default (core/schedule defaultParallel): an OpenAI-compatible server's summed concurrency, 1
+ * default (core/schedule defaultParallel): three times an OpenAI-compatible server's summed concurrency, 1
  * for a local GGUF file.
  */
 export function defaultStepsInFlight(model: string): number {

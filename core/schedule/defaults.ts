@@ -14,11 +14,24 @@ export interface ParallelDefault {
 }
 
 /**
+ * Tasks in flight per call slot of a server: a task holds at most one call in flight, and between
+ * two calls it holds none (parsing, tools, grading, the next prompt), so with one task per slot
+ * a slot idles whenever its task is between calls, and tasks that started together stay in step
+ * to the end (200 four-call tasks on 16 slots take ceil(200/16) = 13 rounds, not 200/16 = 12.5).
+ * With more tasks than slots a freed slot has a call waiting in the endpoint's queue
+ * (models/openai/pool.ts), whose `concurrency` bounds the CALLS in flight, and the pool's least
+ * attained service rule lets the tasks admitted last catch up (bench/throughputSim.ts: two
+ * replicas 1.95x one at three tasks per slot, 1.90x at two, 1.86x at one). Tasks in flight and
+ * connections are two limits, as Inspect AI's `max_samples` and `max_connections` are.
+ */
+export const TASKS_PER_SLOT = 3;
+
+/**
  * The default tasks in flight for the models of `cfg` (the references its roles use; every
  * reference when no role is named):
- * - an OpenAI-compatible server: the sum of its endpoints' `concurrency` (each distinct endpoint
- *   counted once, however many references or roles name it), since a task holds at most one call
- *   of a sequential team in flight and each endpoint serves `concurrency` calls at once;
+ * - an OpenAI-compatible server: {@link TASKS_PER_SLOT} times the sum of its endpoints'
+ *   `concurrency` (each distinct endpoint counted once, however many references or roles name
+ *   it); each endpoint still serves at most `concurrency` calls at once, the rest wait in its queue;
  * - a local GGUF file: `bestSequences(file)`, the sequence count `flowlab tune` measured best on
  *   this machine, else 1 (`flowlab tune` measures threads and batch size today, not sequences,
  *   so the default is 1);
@@ -50,9 +63,9 @@ export function defaultParallel(cfg: Pick<ModelConfig, 'models' | 'roleModels'>,
     }
   }
   const served = [...endpoints.values()].reduce((a, b) => a + b, 0);
-  const parallel = Math.min(MAX_PARALLEL, Math.max(1, served + local));
+  const parallel = Math.min(MAX_PARALLEL, Math.max(1, TASKS_PER_SLOT * served + local));
   const parts: string[] = [];
-  if (endpoints.size) parts.push(`sum of endpoint concurrency ${[...endpoints.values()].join(' + ')} = ${served}`);
+  if (endpoints.size) parts.push(`${TASKS_PER_SLOT} x the sum of endpoint concurrency ${[...endpoints.values()].join(' + ')} = ${TASKS_PER_SLOT} x ${served}`);
   if (localWhy.length) parts.push(`local GGUF ${localWhy.join(', ')}`);
   return { parallel, why: parts.length ? parts.join('; ') : 'no model named: 1' };
 }

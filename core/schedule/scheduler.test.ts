@@ -179,7 +179,7 @@ describe('runOrdered', () => {
 });
 
 describe('defaultParallel', () => {
-  it('sums the concurrency of distinct endpoints over the references the roles use', () => {
+  it('is three times the summed concurrency of distinct endpoints over the references the roles use', () => {
     const cfg = {
       models: {
         default: 'openai:http://a:1/v1#m&concurrency=8,http://b:1/v1#m&concurrency=16',
@@ -188,15 +188,16 @@ describe('defaultParallel', () => {
       },
       roleModels: { planner: 'default', solver: 'default', verifier: 'judge' },
     };
-    expect(defaultParallel(cfg)).toEqual({ parallel: 24, why: 'sum of endpoint concurrency 8 + 16 = 24' });
-    // An endpoint without &concurrency serves 4 at once (core/model/endpoint.ts).
-    expect(defaultParallel({ models: { default: 'openai:http://a:1/v1#m' }, roleModels: { r: 'default' } }).parallel).toBe(4);
+    // 8 + 16 = 24 call slots; three tasks per slot (TASKS_PER_SLOT) = 72 tasks in flight.
+    expect(defaultParallel(cfg)).toEqual({ parallel: 72, why: '3 x the sum of endpoint concurrency 8 + 16 = 3 x 24' });
+    // An endpoint without &concurrency serves 4 at once (core/model/endpoint.ts): 12 tasks.
+    expect(defaultParallel({ models: { default: 'openai:http://a:1/v1#m' }, roleModels: { r: 'default' } }).parallel).toBe(12);
   });
 
   it('is 1 for a local GGUF file unless tune measured a sequence count; local and served add up', () => {
     expect(defaultParallel({ models: { default: '/m/stories.gguf' }, roleModels: { r: 'default' } })).toEqual({ parallel: 1, why: 'local GGUF stories.gguf: 1 (flowlab tune measured no sequence count)' });
     expect(defaultParallel({ models: { default: '/m/stories.gguf' }, roleModels: { r: 'default' } }, () => 6).parallel).toBe(6);
-    expect(defaultParallel({ models: { default: '/m/a.gguf', s: 'openai:http://a:1/v1#m&concurrency=8' }, roleModels: { r: 'default', q: 's' } }).parallel).toBe(9);
+    expect(defaultParallel({ models: { default: '/m/a.gguf', s: 'openai:http://a:1/v1#m&concurrency=8' }, roleModels: { r: 'default', q: 's' } }).parallel).toBe(25); // 1 + 3 x 8
   });
 });
 

@@ -119,7 +119,7 @@ export class OpenAiProvider implements ModelProvider {
     const ref = request.model;
     let refused: EndpointSpec | undefined;
     for (let attempt = 0; ; attempt++) {
-      const lease = await pool.acquire(signal, ref, refused).catch((e: unknown) => {
+      const lease = await pool.acquire(signal, ref, refused, request.key.taskKey).catch((e: unknown) => {
         throw this.asAborted(e, request);
       });
       const spec = lease.spec;

@@ -12,6 +12,14 @@
  *   per limit's worth of answers, never above `concurrency`.
  * - A call goes to an endpoint with a free slot under its limit (the fewest in flight; ties to the
  *   first listed); when every one is full it waits on the one least loaded for its limit.
+ * - Waiting calls are granted least attained service first (Rai, Urvoy-Keller & Biersack, "Analysis
+ *   of LAS scheduling for job size distributions with high variance", SIGMETRICS 2003): the call
+ *   of the task that has started the fewest calls on this pool so far goes first, ties in arrival
+ *   order. With more tasks in flight than slots (core/schedule defaults.ts TASKS_PER_SLOT) a task
+ *   that has just started is not queued behind the later calls of older tasks, so the last tasks
+ *   of an experiment do not finish alone on an idle server (the tail); a plain FIFO keeps tasks
+ *   that started together in step to the end. Only *when* a call starts depends on it, never what
+ *   it returns.
  * - An endpoint that cannot be reached (refused, reset, timed out) is taken out: no call goes to
  *   it for 1 s, doubled on each further failure up to 30 s (a circuit breaker, Nygard, "Release
  *   It!", 2007); its waiting calls move to the others. After the pause it takes one call (the
@@ -27,7 +35,13 @@ export type CallOutcome = 'ok' | 'overloaded' | 'unreachable' | 'failed';
 interface Waiter {
   grant: (slot: Slot) => void;
   cancel: (e: Error) => void;
+  /** Calls its task had started on this pool when it came (the LAS rank), then its arrival number. */
+  rank: number;
+  seq: number;
 }
+
+/** The task counts kept for the LAS rank are dropped past this many tasks (a long-lived pool; the rank is only an order hint). */
+const MAX_TASKS_TRACKED = 100_000;
 
 /** One endpoint's state. */
 interface Slot {
@@ -67,6 +81,9 @@ export class EndpointPool {
   private readonly slots: Slot[];
   private readonly now: () => number;
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** Calls started per task (LAS rank); cleared when the pool is idle. */
+  private readonly attained = new Map<string, number>();
+  private arrivals = 0;
 
   constructor(specs: readonly EndpointSpec[], private readonly options: PoolOptions = {}) {
     this.slots = specs.map((spec) => ({ spec, id: endpointId(spec), active: 0, waiting: [], limit: spec.concurrency, round: 0, outUntil: 0, failures: 0 }));
@@ -100,22 +117,26 @@ export class EndpointPool {
   /**
    * A slot on the endpoint chosen by the rules above (`avoid`: an endpoint to pass over while
    * another is in — a retry after a refusal goes elsewhere), waiting while every one is full.
+   * `task` (the call's task key) ranks it among waiting calls (least attained service first);
+   * without one it ranks as a task's first call.
    * @throws ModelError `ABORTED` when `signal` aborts while waiting.
    */
-  acquire(signal: AbortSignal | undefined, ref: string, avoid?: EndpointSpec): Promise<Lease> {
+  acquire(signal: AbortSignal | undefined, ref: string, avoid?: EndpointSpec, task?: string): Promise<Lease> {
     const now = this.now();
     const inSlots = this.slots.filter((s) => s.outUntil <= now);
     const preferred = inSlots.length > 1 && avoid ? inSlots.filter((s) => s.spec !== avoid) : inSlots;
     let free: Slot | undefined;
     for (const s of preferred) if (s.active < this.capacity(s, now) && s.waiting.length === 0 && (!free || s.active < free.active)) free = s;
-    if (free) return Promise.resolve(this.lease(free));
+    if (free) return Promise.resolve(this.lease(free, task));
     const queue = this.queueFor(preferred.length ? preferred : this.slots, now);
     return new Promise<Lease>((resolve, reject) => {
       const onAbort = () => entry.cancel(new ModelError('ABORTED', `call (ref "${ref}") was aborted while waiting for ${queue.spec.baseUrl}`, ref, { cause: signal?.reason }));
       const entry: Waiter = {
+        rank: task === undefined ? 0 : (this.attained.get(task) ?? 0),
+        seq: this.arrivals++,
         grant: (slot) => {
           signal?.removeEventListener('abort', onAbort);
-          resolve(this.lease(slot));
+          resolve(this.lease(slot, task));
         },
         cancel: (e: Error) => {
           signal?.removeEventListener('abort', onAbort);
@@ -142,8 +163,12 @@ export class EndpointPool {
     return best;
   }
 
-  private lease(slot: Slot): Lease {
+  private lease(slot: Slot, task: string | undefined): Lease {
     slot.active++;
+    if (task !== undefined) {
+      if (this.attained.size >= MAX_TASKS_TRACKED && !this.attained.has(task)) this.attained.clear();
+      this.attained.set(task, (this.attained.get(task) ?? 0) + 1);
+    }
     const round = slot.round;
     let held = true;
     return {
@@ -154,6 +179,7 @@ export class EndpointPool {
         slot.active--;
         if (outcome) this.learn(slot, outcome, round, reason ?? outcome);
         this.pump();
+        if (this.slots.every((s) => s.active === 0 && s.waiting.length === 0)) this.attained.clear();
       },
     };
   }
@@ -200,14 +226,14 @@ export class EndpointPool {
   private pump(): void {
     const now = this.now();
     for (const s of this.slots) {
-      while (s.waiting.length && s.active < this.capacity(s, now)) s.waiting.shift()!.grant(s);
+      while (s.waiting.length && s.active < this.capacity(s, now)) takeFirst(s.waiting).grant(s);
     }
     // Calls queued on a full endpoint while another has room (its limit grew, or one came back): move them.
     for (const s of this.slots) {
       while (s.waiting.length) {
         const free = this.slots.find((x) => x.waiting.length === 0 && x.active < this.capacity(x, now));
         if (!free) break;
-        s.waiting.shift()!.grant(free);
+        takeFirst(s.waiting).grant(free);
       }
     }
   }
@@ -232,4 +258,15 @@ export class EndpointPool {
     this.timer = undefined;
     for (const s of this.slots) for (const w of [...s.waiting]) w.cancel(error);
   }
+}
+
+/** Removes and returns the waiter to grant first: the least attained service (`rank`), ties in arrival order. `queue` is not empty. */
+function takeFirst(queue: Waiter[]): Waiter {
+  let best = 0;
+  for (let i = 1; i < queue.length; i++) {
+    const w = queue[i]!;
+    const b = queue[best]!;
+    if (w.rank < b.rank || (w.rank === b.rank && w.seq < b.seq)) best = i;
+  }
+  return queue.splice(best, 1)[0]!;
 }
