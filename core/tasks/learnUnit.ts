@@ -93,13 +93,12 @@ export const learnUnitGrader: SyncGrader = {
   },
 };
 
-/** The learn-unit dataset (splits `train`, `heldout`; `classOf`: the requested unit, read from `expected`). */
+/** The learn-unit dataset (splits `train`, `heldout`; no `classOf`: its classes are the answer classes of `unitMistakeOf`). */
 export function createLearnUnitDataset(name = 'learn-unit'): Dataset {
   return {
     name,
     splits: ['train', 'heldout'],
     grader: learnUnitGrader,
-    classOf: (t) => String(t.expected).split(' ')[1] ?? '',
     novelty: { train: 'the training split', heldout: 'new-wording (every task): learn-judge held-out requests (templates, cities, animals and numbers no training task uses)' },
     load(opts: LoadOptions): Task[] {
       return loadProcedural(name, LEARN_UNIT_SIZES, opts, (split, i) => learnUnitTask(split, i, name));
