@@ -127,6 +127,13 @@ export interface HeldoutComparison {
   classes?: Record<string, number>;
   blindSpot?: BlindSpotRate;
   baseBlindSpot?: BlindSpotRate;
+  /**
+   * The blind-spot rate's paired sign tests on the same tasks and seeds: the per-task difference
+   * of the blind-spot indicator (1: that answer is the blind spot), arm − base and (from cycle 2)
+   * arm − previous cycle; `negative` counts the tasks where the arm left the blind spot.
+   */
+  blindSpotVsBase?: SignTest;
+  blindSpotVsPrevious?: SignTest;
   /** From cycle 2: the paired difference against the arm's previous cycle on the same tasks and seeds (arm − previous). */
   vsPrevious?: { previous: number; sign: SignTest; ci: BootstrapCI };
 }
@@ -465,7 +472,13 @@ async function compare(deps: RsiDeps, o: RsiOptions, base: readonly Workspace[],
     tokensPerPoint: points > 0 ? tokens / points : null, experimentPrefix: prefix,
     ...(classOf && (() => {
       const mineRate = blindSpotRate(mine, deps.heldoutTasks, o.heldoutSamples, classOf);
-      return { classes: mineRate.classes, blindSpot: mineRate.rate, baseBlindSpot: blindSpotRate(base, deps.heldoutTasks, o.heldoutSamples, classOf).rate };
+      const blind = (xs: readonly Workspace[]) => xs.map((w, i) => (classOf(answerValue(w.answer) ?? w.answer, deps.heldoutTasks[Math.floor(i / o.heldoutSamples)]!) === 'blind-unit' ? 1 : 0));
+      const [bm, bb] = [blind(mine), blind(base)];
+      const bp = previous && previous.length === n ? blind(previous) : undefined;
+      return {
+        classes: mineRate.classes, blindSpot: mineRate.rate, baseBlindSpot: blindSpotRate(base, deps.heldoutTasks, o.heldoutSamples, classOf).rate,
+        blindSpotVsBase: signTest(bm.map((x, i) => x - bb[i]!)), ...(bp && { blindSpotVsPrevious: signTest(bm.map((x, i) => x - bp[i]!)) }),
+      };
     })()),
     ...(previous && previous.length === n && (() => {
       const d = mine.map((w, i) => w.grade.score - previous[i]!.grade.score);
