@@ -75,7 +75,7 @@ function num(v: string, name: string, ok: (x: number) => boolean, range?: string
 export function addOuterOptions(cmd: Command, command: 'rank' | 'rsi' = 'rsi'): Command {
   cmd
     .option('--model <file.gguf>', 'the base model: solver, self-judge and optimizer (required but with --replay)')
-    .option('--dataset <name>', 'MASS task family (learn-tool, learn-word)', 'learn-tool')
+    .option('--dataset <name>', 'MASS task family (learn-tool, learn-word, learn-design, learn-unit)', 'learn-tool')
     .addOption(intOption('--tasks <n>', 'training tasks (the train split, from the start)', { min: 1, default: 4 }))
     .addOption(intOption('--runs <N>', 'runs of the champion per task', { min: 2, default: OUTER_DEFAULTS.runs }))
     .addOption(intOption('--neighbours <k>', 'ring tournament: each run meets its next k runs', { min: 1, default: OUTER_DEFAULTS.neighbours }))

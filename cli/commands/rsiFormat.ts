@@ -1,7 +1,8 @@
 /** Tables of `flowlab rsi` and `flowlab rank`: per cycle and arm, the held-out comparison, agreement, quarantines and the halt report. */
 import Table from 'cli-table3';
+import type { SignTest } from '../../core/stats/index.ts';
 import { formatJudgeAudit } from '../../core/guards/index.ts';
-import { describeBlindSpot, describeReason, type Agreement, type BlindSpotCheck, type HaltReport, type RsiReport, type TamperSummary, type TaskRanking } from '../../core/mass/index.ts';
+import { describeBlindSpot, describeReason, type Agreement, type BlindSpotCheck, type BlindSpotRate, type HaltReport, type RsiReport, type TamperSummary, type TaskRanking } from '../../core/mass/index.ts';
 
 const pct = (x: number | null | undefined) => (x === null || x === undefined ? '-' : `${(x * 100).toFixed(1)}%`);
 const agree = (a: Agreement) => `${pct(a.rate)} (${a.agreed}/${a.decided} decided pairs${a.verifierTies ? `, ${a.verifierTies} verifier ties left out` : ''})`;
@@ -29,6 +30,11 @@ export function formatHalt(h: HaltReport): string {
   return lines.join('\n') + '\n';
 }
 
+/** A blind-spot error rate: `k/n, rate [95% Wilson]`. */
+export function formatRate(r: BlindSpotRate): string {
+  return `${r.errors}/${r.n}, ${r.rate === null ? '-' : r.rate.toFixed(3)}${r.interval ? ` [${r.interval[0].toFixed(3)}, ${r.interval[1].toFixed(3)}]` : ''}`;
+}
+
 /** The whole `rsi` report. */
 export function formatRsi(r: RsiReport): string {
   const out: string[] = [`MASS rsi ${r.loopId}: base ${r.base.model}, held-out external score ${r.base.heldoutScore?.toFixed(3) ?? '-'}`];
@@ -53,6 +59,13 @@ export function formatRsi(r: RsiReport): string {
       ]);
     }
     if (Object.keys(c.arms).length) out.push(t.toString());
+    for (const a of Object.values(c.arms)) {
+      const h = a.heldout;
+      if (h?.vsPrevious) out.push(`  ${a.arm}: vs cycle ${c.cycle - 1}: ${h.vsPrevious.previous.toFixed(3)} -> ${h.arm.toFixed(3)}, diff ${h.vsPrevious.ci.mean >= 0 ? '+' : ''}${h.vsPrevious.ci.mean.toFixed(3)} [${h.vsPrevious.ci.low.toFixed(3)}, ${h.vsPrevious.ci.high.toFixed(3)}], sign ${h.vsPrevious.sign.positive}/${h.vsPrevious.sign.negative}/${h.vsPrevious.sign.ties} (p ${h.vsPrevious.sign.p < 1e-4 ? '< 1e-4' : h.vsPrevious.sign.p.toFixed(4)})`);
+      if (h?.blindSpot) out.push(`  ${a.arm}: blind-spot error rate (right number, wrong unit) ${formatRate(h.blindSpot)}; base ${h.baseBlindSpot ? formatRate(h.baseBlindSpot) : '-'}; held-out answers by class: ${Object.entries(h.classes ?? {}).sort(([x], [y]) => x.localeCompare(y)).map(([k, n]) => `${k} ${n}`).join(', ')}`);
+      const signOf = (t: SignTest) => `into/out of the blind spot ${t.positive}/${t.negative}/${t.ties} (p ${t.p < 1e-4 ? '< 1e-4' : t.p.toFixed(4)})`;
+      if (h?.blindSpotVsBase) out.push(`  ${a.arm}: blind spot, paired: vs base ${signOf(h.blindSpotVsBase)}${h.blindSpotVsPrevious ? `; vs cycle ${c.cycle - 1} ${signOf(h.blindSpotVsPrevious)}` : ''}`);
+    }
     for (const a of Object.values(c.arms)) {
       if (a.refused) out.push(`  ${a.arm}: SFT export refused: UNRELIABLE JUDGE (${a.refused.join('; ')}); rerun with --allow-unreliable-judge to export and train it anyway (its manifest is then marked)`);
       if (a.sft) out.push(`  ${a.arm}: SFT ${a.sft.sequences} sequences, train loss ${a.sft.trainLoss.map((x) => x.toFixed(3)).join(' -> ')}, validation loss ${a.sft.validationLoss.map((x) => (Number.isNaN(x) ? '-' : x.toFixed(3))).join(' -> ')} (kept pass ${a.sft.bestPass}), ${a.sft.seconds.toFixed(1)} s; export ${a.exported.dir}`);

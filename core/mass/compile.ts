@@ -68,7 +68,7 @@ export function compileMass(design: MassDesign | null, task: Task, family: MassF
   const taskPrompt = family.prompt(task);
   const designText = design ? renderMassDesign(design) : '';
   const input: Record<string, unknown> = { ...task.input, mass_task: taskPrompt, mass_design: designText };
-  const answerOut = { schema: family.answerSchema };
+  const answerOut = { schema: family.answerSchemaOf ? family.answerSchemaOf(task) : family.answerSchema };
   if (!design) {
     const doc = {
       name: `${name}-bare`,

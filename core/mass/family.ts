@@ -10,6 +10,7 @@ import { CheckRegistry, type Check } from '../workflow/checks.ts';
 import { MassError } from './errors.ts';
 import type { MassFamily } from './types.ts';
 import { DESIGN_CHECKS, DESIGN_FIRST, learnDesignFamily } from './learnDesignFamily.ts';
+import { learnUnitFamily } from './learnUnitFamily.ts';
 
 const textOf = (out: unknown) => (typeof out === 'string' ? out : JSON.stringify(out ?? ''));
 
@@ -86,7 +87,7 @@ function learnWord(): MassFamily {
   };
 }
 
-const FAMILIES: Record<string, () => MassFamily> = { 'learn-tool': learnTool, 'learn-word': learnWord, 'learn-design': () => learnDesignFamily(massChecks()) };
+const FAMILIES: Record<string, () => MassFamily> = { 'learn-tool': learnTool, 'learn-word': learnWord, 'learn-design': () => learnDesignFamily(massChecks()), 'learn-unit': () => learnUnitFamily(massChecks()) };
 
 /**
  * The default first design of a family: for learn-tool a version-0 list of {agent_id, role,

@@ -31,7 +31,7 @@ export { environmentFiles, prepareEnvironment, environmentAfter, reportedScore, 
 export { splitByRank, exportRows, toJsonl, manifestOf, sftSequencesOf, type ExportCall, type ExportTrajectory, type ExportRow, type TrlMessage, type PromptTokenizer } from './sftExport.ts';
 export { providerTokenizer, maskedLoss, sftTrain, type SftRunOptions, type SftRunResult } from './train.ts';
 export { rankTask, recheckContracts, OUTER_DEFAULTS, type OuterDeps, type OuterOptions, type OuterEvent, type RankedRun, type ArmSelection, type TaskRanking } from './outer.ts';
-export { runRsi, exportArm, tamperSummary, ARMS, type Arm, type RsiDeps, type RsiOptions, type RsiEvent, type RsiReport, type CycleReport, type ArmCycle, type HeldoutComparison, type HaltReport, type TamperSummary, type ArmExport } from './rsi.ts';
+export { runRsi, exportArm, tamperSummary, ARMS, type Arm, type RsiDeps, type RsiOptions, type RsiEvent, type RsiReport, type CycleReport, type ArmCycle, type HeldoutComparison, type HaltReport, type TamperSummary, type ArmExport, type BlindSpotRate, blindSpotRate } from './rsi.ts';
 export { MassRankError, type MassRankErrorCode } from './rankErrors.ts';
 export { runRank, type RankDeps, type RankResult } from './rank.ts';
 export { outerLoopOf, outerLoopsOf, rankingRecord, storeRankings, storeCycle, storeBase, storeHalt, OUTER_RANKING, OUTER_CYCLE, OUTER_BASE, OUTER_HALT, type OuterCut, type OuterRunRow, type OuterTaskRanking, type OuterQuarantine, type OuterCycleArm, type OuterLoopSummary, type OuterLoopView, type CycleRecord, type HaltRecord } from './outerRecords.ts';

@@ -12,7 +12,7 @@ import type { Grade, Grader, Task } from '../tasks/types.ts';
 import { defaultTools } from '../tools/index.ts';
 import { CheckRegistry } from '../workflow/checks.ts';
 import { answerValue, runStep, type StepDeps } from './stored.ts';
-import type { Verdict, Winner, Workspace } from './types.ts';
+import type { PairJudge, Verdict, Winner, Workspace } from './types.ts';
 
 export const VERDICT_SCHEMA = {
   type: 'object',
@@ -49,6 +49,10 @@ const verdictGrader: Grader = {
 
 function readVerdict(answer: unknown): { winner: Winner; rationale: string } | undefined {
   const v = answerValue(answer);
+  // A family's pairwise judge (types.ts PairJudge) answers a bare `A` or `B` (stored as the text, or as JSON text).
+  const bare = typeof answer === 'string' ? answer.trim() : undefined;
+  if (bare === 'A' || bare === 'B') return { winner: bare, rationale: '' };
+  if (v === 'A' || v === 'B') return { winner: v, rationale: '' };
   const o = v as { winner?: unknown; rationale?: unknown } | null;
   if (!o || typeof o !== 'object' || (o.winner !== 'A' && o.winner !== 'B' && o.winner !== 'tie')) return undefined;
   return { winner: o.winner, rationale: typeof o.rationale === 'string' ? o.rationale : '' };
@@ -64,6 +68,8 @@ export interface JudgeOptions extends Partial<Omit<StepDeps, 'provider' | 'store
   maxTokens?: number;
   /** Recorded in the step's config (`config.mass`). */
   about?: Record<string, unknown>;
+  /** The family's own judge prompt (types.ts PairJudge) instead of MASS's rubric judge. */
+  pairJudge?: PairJudge;
 }
 
 /** The judge's workflow document (one node). */
@@ -107,9 +113,11 @@ export async function judgePair(a: Workspace, b: Workspace, rubric: readonly str
       { store, provider, providerFor: opts.providerFor, tools: opts.tools ?? defaultTools(), signal: opts.signal, config: opts.config, modelFor: opts.modelFor, ...(opts.beforeSave && { beforeSave: opts.beforeSave }) },
       {
         experimentId,
-        workflowText: judgeWorkflow(opts.maxTokens),
+        workflowText: opts.pairJudge ? opts.pairJudge.workflowText : judgeWorkflow(opts.maxTokens),
         task,
-        input: { mass_task: a.taskPrompt, rubric: rubric.join(', '), a: evidenceOf(a), b: evidenceOf(b), a_run: a.runId, b_run: b.runId },
+        input: opts.pairJudge
+          ? { ...opts.pairJudge.input(a, b, task), a_run: a.runId, b_run: b.runId }
+          : { mass_task: a.taskPrompt, rubric: rubric.join(', '), a: evidenceOf(a), b: evidenceOf(b), a_run: a.runId, b_run: b.runId },
         grader: verdictGrader,
         checks: new CheckRegistry(),
         seed: opts.seed ?? 1,

@@ -247,7 +247,7 @@ export async function rankTask(task: Task, taskIndex: number, deps: OuterDeps, o
   const schedule = ringPairs(ids, { seed: deriveSeed(o.seed, task.id, 'ring'), neighbours: o.neighbours });
   const pairs = await runTournament(schedule, async (p, beforeSave) => {
     const v = await judgePair(byId.get(p.a)!.ws, byId.get(p.b)!.ws, MASS_RUBRIC, deps.provider, {
-      store, task, signal: deps.signal, config: deps.config, providerFor: deps.providerFor, beforeSave,
+      store, task, signal: deps.signal, config: deps.config, providerFor: deps.providerFor, beforeSave, ...(deps.family.pairJudge && { pairJudge: deps.family.pairJudge }),
       experimentId: `${o.prefix}-t${taskIndex}-p${p.index}`,
       seed: deriveSeed(o.seed, task.id, 'pair', p.index),
       about: { outer: o.prefix, task: task.id, pair: p.index, a: p.a, b: p.b },
@@ -267,7 +267,7 @@ export async function rankTask(task: Task, taskIndex: number, deps: OuterDeps, o
     swaps = await stepsInFlight(sample, inFlight('swaps', deps.signal), async (index, _i, beforeSave) => {
       const p = pairs[index]!;
       const v = await judgePair(byId.get(p.b)!.ws, byId.get(p.a)!.ws, MASS_RUBRIC, deps.provider, {
-        store, task, signal: deps.signal, config: deps.config, providerFor: deps.providerFor, beforeSave,
+        store, task, signal: deps.signal, config: deps.config, providerFor: deps.providerFor, beforeSave, ...(deps.family.pairJudge && { pairJudge: deps.family.pairJudge }),
         experimentId: `${o.prefix}-t${taskIndex}-p${p.index}-swap`,
         seed: deriveSeed(o.seed, task.id, 'pair', p.index),
         about: { outer: o.prefix, task: task.id, pair: p.index, a: p.b, b: p.a, audit: 'swap' },

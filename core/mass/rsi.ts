@@ -32,11 +32,12 @@ import { checkThresholds, describeReason, judgeVerifierAgreement, type Agreement
 import { stepsInFlight } from './inFlight.ts';
 import { judgePair } from './judge.ts';
 import { storeBase, storeCycle, storeHalt, storeRankings } from './outerRecords.ts';
-import type { JudgeAudit } from '../guards/index.ts';
+import { wilsonInterval, type JudgeAudit } from '../guards/index.ts';
 import { rankingsAudit, storeJudgeAudit } from './judgeAudit.ts';
 import { rankTask, readJson, writeJson, type ArmSelection, type OuterOptions, type RankedRun, type TaskRanking } from './outer.ts';
 import { MassRankError } from './rankErrors.ts';
 import { runMass } from './run.ts';
+import { answerValue } from './stored.ts';
 import { exportRows, manifestOf, sftSequencesOf, toJsonl, type ExportCall, type ExportRow, type ExportTrajectory } from './sftExport.ts';
 import { providerTokenizer, sftTrain, type SftRunOptions, type SftRunResult } from './train.ts';
 import type { TamperMode } from './environment.ts';
@@ -118,6 +119,43 @@ export interface HeldoutComparison {
   handoffs: number;
   tokensPerPoint: number | null;
   experimentPrefix: string;
+  /**
+   * For a family that classes its answers (MassFamily.answerClassOf, e.g. learn-unit): the
+   * held-out answers per class, and the blind-spot error rate — the share of held-out answers of
+   * class `blind-unit` — with its 95% Wilson interval, for the arm and for the base.
+   */
+  classes?: Record<string, number>;
+  blindSpot?: BlindSpotRate;
+  baseBlindSpot?: BlindSpotRate;
+  /**
+   * The blind-spot rate's paired sign tests on the same tasks and seeds: the per-task difference
+   * of the blind-spot indicator (1: that answer is the blind spot), arm − base and (from cycle 2)
+   * arm − previous cycle; `negative` counts the tasks where the arm left the blind spot.
+   */
+  blindSpotVsBase?: SignTest;
+  blindSpotVsPrevious?: SignTest;
+  /** From cycle 2: the paired difference against the arm's previous cycle on the same tasks and seeds (arm − previous). */
+  vsPrevious?: { previous: number; sign: SignTest; ci: BootstrapCI };
+}
+
+/** A blind-spot error rate: `errors` of `n` held-out answers in the blind-spot class, with its 95% Wilson interval. */
+export interface BlindSpotRate {
+  errors: number;
+  n: number;
+  rate: number | null;
+  interval: [number, number] | null;
+}
+
+/** The class counts and blind-spot error rate of held-out workspaces under `classOf` (pure). */
+export function blindSpotRate(ws: readonly Workspace[], tasks: readonly Task[], samples: number, classOf: (answer: unknown, task: Task) => string, blindClass = 'blind-unit'): { classes: Record<string, number>; rate: BlindSpotRate } {
+  const classes: Record<string, number> = {};
+  ws.forEach((w, i) => {
+    const c = classOf(answerValue(w.answer) ?? w.answer, tasks[Math.floor(i / samples)]!);
+    classes[c] = (classes[c] ?? 0) + 1;
+  });
+  const errors = classes[blindClass] ?? 0;
+  const n = ws.length;
+  return { classes, rate: { errors, n, rate: n ? errors / n : null, interval: wilsonInterval(errors, n) } };
 }
 
 export interface ArmCycle {
@@ -316,7 +354,10 @@ export async function runRsi(deps: RsiDeps, o: RsiOptions): Promise<RsiReport> {
         const a = cycle.arms[arm]!;
         if (a.file && a.versionId) state.arms[arm] = { model: a.file, versionId: a.versionId };
         deps.onEvent?.({ type: 'stage', cycle: c, arm, stage: 'held-out evaluation against the base' });
-        a.heldout = await compare(deps, o, base, await providerOf(state.arms[arm].model), `${o.loopId}-c${c}-${arm}-heldout`, c, arm);
+        const provider = await providerOf(state.arms[arm].model);
+        // The previous cycle's held-out runs of this arm (stored: read back, never run again).
+        const previous = c > 1 ? await heldoutRuns(deps, o, provider, `${o.loopId}-c${c - 1}-${arm}-heldout`, c, arm) : undefined;
+        a.heldout = await compare(deps, o, base, provider, `${o.loopId}-c${c}-${arm}-heldout`, c, arm, previous);
       }
       state.cycles.push(cycle);
       // The record first: state.json is what a rerun skips a cycle by, so a kill between the two
@@ -399,7 +440,7 @@ async function heldoutRuns(deps: RsiDeps, o: RsiOptions, provider: ModelProvider
     }), (_w, n) => deps.onEvent?.({ type: 'progress', cycle: c, arm, what: 'held-out runs', done: n + 1, total: items.length }));
 }
 
-async function compare(deps: RsiDeps, o: RsiOptions, base: readonly Workspace[], provider: ModelProvider, prefix: string, c: number, arm: Arm): Promise<HeldoutComparison> {
+async function compare(deps: RsiDeps, o: RsiOptions, base: readonly Workspace[], provider: ModelProvider, prefix: string, c: number, arm: Arm, previous?: readonly Workspace[]): Promise<HeldoutComparison> {
   const mine = await heldoutRuns(deps, o, provider, prefix, c, arm);
   const diffs = mine.map((w, i) => w.grade.score - base[i]!.grade.score);
   const flip = mulberry32(deriveSeed(o.outer.seed, prefix, 'orientation'));
@@ -413,9 +454,10 @@ async function compare(deps: RsiDeps, o: RsiOptions, base: readonly Workspace[],
     return { i, swapped, A: swapped ? b : w, B: swapped ? w : b };
   });
   const judged = await stepsInFlight(shown, { parallel: deps.parallel ?? 1, label: `${prefix} held-out judgments` }, async ({ i, swapped, A, B }, _n, beforeSave) => {
-    const v = await judgePair(A, B, MASS_RUBRIC, provider, { store: deps.store, task: deps.heldoutTasks[Math.floor(i / o.heldoutSamples)]!, experimentId: `${prefix}-judge-${i}`, seed: deriveSeed(o.outer.seed, prefix, 'judge', i), about: { heldout: prefix, pair: i }, beforeSave, ...(deps.signal && { signal: deps.signal }), ...(deps.providerFor && { providerFor: deps.providerFor }) });
+    const v = await judgePair(A, B, MASS_RUBRIC, provider, { store: deps.store, task: deps.heldoutTasks[Math.floor(i / o.heldoutSamples)]!, experimentId: `${prefix}-judge-${i}`, seed: deriveSeed(o.outer.seed, prefix, 'judge', i), about: { heldout: prefix, pair: i }, beforeSave, ...(deps.signal && { signal: deps.signal }), ...(deps.providerFor && { providerFor: deps.providerFor }), ...(deps.family.pairJudge && { pairJudge: deps.family.pairJudge }) });
     return { a: A.runId, b: B.runId, winner: v.winner, swapped };
   });
+  const classOf = deps.family.answerClassOf;
   const selfWins = judged.reduce((s, j) => s + (j.winner === 'tie' ? 0.5 : (j.winner === 'A') !== j.swapped ? 1 : 0), 0);
   const n = mine.length;
   const mean = (xs: readonly Workspace[]) => (xs.length ? xs.reduce((s, w) => s + w.grade.score, 0) / xs.length : 0);
@@ -428,5 +470,19 @@ async function compare(deps: RsiDeps, o: RsiOptions, base: readonly Workspace[],
     agreement: judgeVerifierAgreement(judged.map(({ a, b, winner }) => ({ a, b, winner })), scores),
     delegated: mine.filter((w) => w.delegated).length, handoffs: mine.filter((w) => w.handoffs > 0).length,
     tokensPerPoint: points > 0 ? tokens / points : null, experimentPrefix: prefix,
+    ...(classOf && (() => {
+      const mineRate = blindSpotRate(mine, deps.heldoutTasks, o.heldoutSamples, classOf);
+      const blind = (xs: readonly Workspace[]) => xs.map((w, i) => (classOf(answerValue(w.answer) ?? w.answer, deps.heldoutTasks[Math.floor(i / o.heldoutSamples)]!) === 'blind-unit' ? 1 : 0));
+      const [bm, bb] = [blind(mine), blind(base)];
+      const bp = previous && previous.length === n ? blind(previous) : undefined;
+      return {
+        classes: mineRate.classes, blindSpot: mineRate.rate, baseBlindSpot: blindSpotRate(base, deps.heldoutTasks, o.heldoutSamples, classOf).rate,
+        blindSpotVsBase: signTest(bm.map((x, i) => x - bb[i]!)), ...(bp && { blindSpotVsPrevious: signTest(bm.map((x, i) => x - bp[i]!)) }),
+      };
+    })()),
+    ...(previous && previous.length === n && (() => {
+      const d = mine.map((w, i) => w.grade.score - previous[i]!.grade.score);
+      return { vsPrevious: { previous: mean(previous), sign: signTest(d), ci: bootstrapMeanCI(d, { seed: deriveSeed(o.outer.seed, prefix, 'previous') }) } };
+    })()),
   };
 }

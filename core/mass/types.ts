@@ -83,6 +83,25 @@ export interface MassFamily {
   answerFields?: readonly string[];
   /** The menu of the constrained edit language (edits.ts); a family with one defaults to it. */
   editMenu?: EditMenu;
+  /** A per-task answer grammar (e.g. the forms a task offers); absent: `answerSchema` for every task. */
+  answerSchemaOf?(task: Task): JsonSchema;
+  /**
+   * The family's own pairwise judge prompt (e.g. learn-unit's, in learn-judge's task format, so a
+   * judge trained there judges here); absent: MASS's rubric judge (judge.ts).
+   */
+  pairJudge?: PairJudge;
+  /** The class of an answer (`right`, `blind-unit`, ...): what rsi's blind-spot error rate counts. */
+  answerClassOf?(answer: unknown, task: Task): string;
+}
+
+/**
+ * A family's pairwise judge: one workflow node whose prompt reads `input`'s fields and answers
+ * `A` or `B` under its grammar. `input` must be a pure function of the two workspaces and the task.
+ */
+export interface PairJudge {
+  /** The judge's workflow document (JSON text), one node named `judge`. */
+  workflowText: string;
+  input(a: Workspace, b: Workspace, task: Task): Record<string, unknown>;
 }
 
 /**

@@ -6,6 +6,7 @@ import { createGsm8kDataset } from './gsm8k.ts';
 import { createLearnDataset } from './learn.ts';
 import { createLearnDesignDataset } from './learnDesign.ts';
 import { createLearnJudgeDataset, parseLearnJudgeName } from './learnJudge.ts';
+import { createLearnUnitDataset } from './learnUnit.ts';
 import { createMultihopDataset } from './multihop.ts';
 import { createLearnZoneDataset } from './learnDesignZones.ts';
 import { resolveDataDir } from './paths.ts';
@@ -35,6 +36,7 @@ const DATASETS: Record<string, { describe: string; create: (dataDir: string, loc
   'learn-tool': { describe: 'Pick the right tool name (calculator, weather, search) for a request', create: () => createLearnDataset('learn-tool', ['tool']) },
   'learn-team': { describe: 'Two roles: a story that says "happy" (planner) and the right tool (solver, graded)', create: () => createLearnDataset('learn-team', ['team']) },
   'learn-judge': { describe: 'Pairwise judging: which of two answers to a measurement request is right; a share of the wrong ones are a plausible wrong unit (the blind spot; learn-judge:blind=<share>, default 0.25)', create: () => createLearnJudgeDataset() },
+  'learn-unit': { describe: 'Answer a measurement request from a tool reading: the number and the unit the request names (the solving side of learn-judge; the other unit is the blind spot)', create: () => createLearnUnitDataset() },
   'learn-design': { describe: 'Pick the tool a request needs (weather, search, math) and its argument; graded per part (tool, argument)', create: () => createLearnDesignDataset('learn-design') },
   bamboogle: { describe: 'Bamboogle: 125 two-hop questions (exact match; score = token F1)', create: (d) => createMultihopDataset('bamboogle', d) },
   bamtwoogle: { describe: 'BamTwoogle: 100 handcrafted 2-4-hop questions (exact match; score = token F1)', create: (d) => createMultihopDataset('bamtwoogle', d) },
