@@ -5,7 +5,7 @@ import { useLabPick } from '../useLab.ts';
 import { preferredModel } from '../lib/modelChoice.ts';
 
 /** The MASS task families the start form offers: core/mass/family.ts `massFamilyNames()` (massStartPanel.test.tsx checks they agree). */
-export const MASS_DATASETS = ['learn-tool', 'learn-word', 'learn-design'] as const;
+export const MASS_DATASETS = ['learn-tool', 'learn-word', 'learn-design', 'learn-unit'] as const;
 
 /** The form's fields; every number has the CLI's default (docs/mass.md, docs/mass-inner.md). */
 export interface MassForm {
