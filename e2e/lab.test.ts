@@ -208,8 +208,10 @@ describe.skipIf(!!noBrowser)('the lab in Chromium against flowlab serve', () => 
     it(`lays out and draws a ${BIG_NODES}-node trace`, async () => {
       await page.goto(serve.url);
       await page.click(tid('nav-trace'));
-      await page.selectOption(tid('pick-experiment'), bigExperiment, WAIT);
+      // Opening the trace: from choosing its experiment (its workflow's text arrives) to the graph drawn.
+      const openFrom = await page.evaluate(() => performance.now());
       const stopTrace = await traceTasks(page);
+      await page.selectOption(tid('pick-experiment'), bigExperiment, WAIT);
       const t0 = Date.now();
       const clickAt = await page.evaluate(() => performance.now());
       await page.click(tid('pick-run-0'), WAIT);
@@ -218,14 +220,14 @@ describe.skipIf(!!noBrowser)('the lab in Chromium against flowlab serve', () => 
       const wallMs = Date.now() - t0;
       // The long-task observer (used for the budget during runs) is live: it sees this draw.
       expect(await page.evaluate(() => (window as unknown as { __flowlabLongTaskError?: string }).__flowlabLongTaskError)).toBeUndefined();
-      const drawTasks = await longestTaskSince(page, 0);
+      const drawTasks = await longestTaskSince(page, openFrom);
       const drawMs = Number(await graph.getAttribute('data-draw-ms'));
       const totalMs = Number(await graph.getAttribute('data-total-ms'));
       reportPerf('trace2000', { nodes: BIG_NODES, layoutAndDrawMs: totalMs, drawMs, clickToDrawnMs: wallMs, targetMs: DRAW_TARGET_MS }, `${BIG_NODES}-node trace: layout+draw ${totalMs.toFixed(0)} ms (target < ${DRAW_TARGET_MS}: ${totalMs < DRAW_TARGET_MS ? 'MET' : 'MISSED'}); draw alone ${drawMs.toFixed(0)} ms; click to drawn, fetch included, ${wallMs} ms`);
-      reportPerf('trace2000LongestTask', { longestMs: drawTasks.longest, count: drawTasks.count, targetMs: LONGTASK_TARGET_MS }, `${BIG_NODES}-node trace: longest main-thread task while opening it ${drawTasks.longest.toFixed(0)} ms, ${(drawTasks.at - clickAt).toFixed(0)} ms after the click on the run (${drawTasks.count} long task(s) since the page loaded; target < ${LONGTASK_TARGET_MS}: ${drawTasks.longest < LONGTASK_TARGET_MS ? 'MET' : 'MISSED'})`);
+      reportPerf('trace2000LongestTask', { longestMs: drawTasks.longest, count: drawTasks.count, targetMs: LONGTASK_TARGET_MS }, `${BIG_NODES}-node trace: longest main-thread task while opening it (experiment chosen to graph drawn) ${drawTasks.longest.toFixed(0)} ms, ${(drawTasks.at - clickAt).toFixed(0)} ms after the click on the run (${drawTasks.count} long task(s); target < ${LONGTASK_TARGET_MS}: ${drawTasks.longest < LONGTASK_TARGET_MS ? 'MET' : 'MISSED'})`);
       const times = await stopTrace();
-      reportPerf('trace2000TaskCpu', { maxCpuMs: times.maxCpuMs, long: times.long.slice(0, 5), targetMs: LONGTASK_TARGET_MS }, `${BIG_NODES}-node trace, from the click on the run to drawn: the most CPU time one main-thread task took ${times.maxCpuMs.toFixed(0)} ms (bound < ${LONGTASK_TARGET_MS / 2}, half the ${LONGTASK_TARGET_MS} ms target: ${times.maxCpuMs < LONGTASK_TARGET_MS / 2 ? 'MET' : 'MISSED'}; ${times.count} tasks); longest tasks, wall / CPU ms: ${times.long.slice(0, 5).map((t) => `${t.wallMs.toFixed(0)}/${t.cpuMs.toFixed(0)}`).join(', ') || 'none over 50 ms'}`);
-      process.stdout.write(`[e2e perf] ${frameBreakdown(await longestFrameSince(page, 0))}\n`);
+      reportPerf('trace2000TaskCpu', { maxCpuMs: times.maxCpuMs, long: times.long.slice(0, 5), targetMs: LONGTASK_TARGET_MS }, `${BIG_NODES}-node trace, experiment chosen to graph drawn: the most CPU time one main-thread task took ${times.maxCpuMs.toFixed(0)} ms (bound < ${LONGTASK_TARGET_MS / 2}, half the ${LONGTASK_TARGET_MS} ms target: ${times.maxCpuMs < LONGTASK_TARGET_MS / 2 ? 'MET' : 'MISSED'}; ${times.count} tasks); longest tasks, wall / CPU ms: ${times.long.slice(0, 5).map((t) => `${t.wallMs.toFixed(0)}/${t.cpuMs.toFixed(0)}`).join(', ') || 'none over 50 ms'}`);
+      process.stdout.write(`[e2e perf] ${BIG_NODES}-node trace: ${frameBreakdown(await longestFrameSince(page, openFrom))}\n`);
       expect(totalMs).toBeGreaterThan(0);
       expect(totalMs).toBeLessThan(DRAW_LIMIT_MS);
       // The graph comes in chunks, each styled in a task of its own and drawn in the next frame, and
@@ -431,7 +433,7 @@ describe.skipIf(!!noBrowser)('the lab in Chromium against flowlab serve', () => 
       await expect(detail.locator(tid('simulated-marker')).textContent()).resolves.toMatch(/SIMULATED/);
       // The rest of the run: solve is the root, its successors cascades (not blamed).
       await expect(page.locator('tr.row-st-root').count()).resolves.toBe(1);
-      await expect(page.locator('tr', { has: page.locator(tid(`trace-row-${BIG_FAILING_NODE}`)) }).getAttribute('class')).resolves.toContain('row-st-root');
+      await expect.poll(() => page.locator('tr.row-st-cascade').count(), WAIT).toBeGreaterThan(0);
       await expect(page.locator(tid('blame-summary')).locator(tid('blame-role-solver')).textContent()).resolves.toContain('solve');
       // The edited workflow is the one that ran: node answer has the role set in the graph.
       await expect(page.locator('tr', { has: page.locator(tid('trace-row-answer')) }).locator('td').nth(2).textContent()).resolves.toBe('verifier');

@@ -7,6 +7,7 @@ import { useLabPick } from '../useLab.ts';
 import { useShortcut } from '../useShortcut.ts';
 import { failureClassLabel, runStatusLabel } from './format.ts';
 import { GraphCanvas } from './lazy.tsx';
+import { LARGE_GRAPH } from '../lib/graphStyle.ts';
 import { DesignPanel } from './DesignPanel.tsx';
 import { AuthorLegend, KindLegend, StateLegend } from './Legend.tsx';
 import { AnnotationsPanel } from './AnnotationsPanel.tsx';
@@ -78,6 +79,10 @@ function TraceBody() {
     return { model, elements, prepMs: performance.now() - t0, ordered: listOrder(model.nodes) };
   }, [trace, graph]);
 
+  // A large graph's canvas is created after the view's first frame: creating cytoscape (its
+  // stylesheet, canvases) in the task that builds the view made that task 30-40 ms longer.
+  const graphShown = useAfterPaint(built) || !built || built.elements.length <= LARGE_GRAPH;
+
   useShortcut('nextNode', ({ delta }) => {
     if (!built?.ordered.length) return;
     const i = built.ordered.findIndex((n) => n.id === traceNode);
@@ -144,14 +149,18 @@ function TraceBody() {
         <>
           <div className={`trace-main${design ? ' with-design' : ''}`}>
             <div className="trace-graph">
-              <GraphCanvas
-                elements={built.elements}
-                theme={theme}
-                label={`Trace graph of task ${runTaskLabel(run.taskIndex, words.group)}: ${countOf(model.nodes.length, 'node')}`}
-                selected={traceNode}
-                onSelectNode={(id) => selectTraceNode(id)}
-                prepMs={built.prepMs}
-              />
+              {graphShown ? (
+                <GraphCanvas
+                  elements={built.elements}
+                  theme={theme}
+                  label={`Trace graph of task ${runTaskLabel(run.taskIndex, words.group)}: ${countOf(model.nodes.length, 'node')}`}
+                  selected={traceNode}
+                  onSelectNode={(id) => selectTraceNode(id)}
+                  prepMs={built.prepMs}
+                />
+              ) : (
+                <div className="graph" role="status" aria-label="Drawing the graph…" />
+              )}
               <StateLegend theme={theme} />
               <KindLegend />
               {model.design && <AuthorLegend designer={model.design.role} />}
@@ -319,6 +328,22 @@ const LIST_COLUMNS = [
   { name: 'Failure', width: '30%' },
   { name: 'Blame', width: '9rem' },
 ] as const;
+
+/** False until two animation frames after `key` changed (the view's first frame is drawn by then). */
+function useAfterPaint(key: unknown): boolean {
+  const [paintedKey, setPaintedKey] = useState<unknown>(null);
+  useEffect(() => {
+    let second = 0;
+    const first = requestAnimationFrame(() => {
+      second = requestAnimationFrame(() => setPaintedKey(() => key));
+    });
+    return () => {
+      cancelAnimationFrame(first);
+      cancelAnimationFrame(second);
+    };
+  }, [key]);
+  return paintedKey === key;
+}
 
 function BlameSummary({ model }: { model: TraceModel }) {
   return (
