@@ -227,6 +227,7 @@ function NodeList({ model, ordered, reveal }: { model: TraceModel; ordered: Trac
   }, [ordered]);
   // J / K: the selected row into the list's view (a windowed list renders it then), then into the page's.
   const revealed = useRef<Reveal | null>(null);
+  const tried = useRef<Reveal | null>(null);
   useLayoutEffect(() => {
     const el = box.current;
     if (!reveal || revealed.current === reveal || !el) return;
@@ -235,7 +236,8 @@ function NodeList({ model, ordered, reveal }: { model: TraceModel; ordered: Trac
       const index = ordered.findIndex((n) => n.id === reveal.id);
       const top = index < 0 ? el.scrollTop : revealScrollTop(el.scrollTop, el.clientHeight, el.querySelector('thead')?.offsetHeight ?? 0, NODE_ROW_HEIGHT, index);
       if (top !== el.scrollTop) el.scrollTop = top;
-      if (!row && index >= 0) {
+      if (!row && index >= 0 && tried.current !== reveal) {
+        tried.current = reveal; // once: a box that cannot scroll there must not loop
         setView({ top: el.scrollTop, height: el.clientHeight || DEFAULT_LIST_HEIGHT });
         return; // rendered by the next commit, found by this effect then
       }
