@@ -250,12 +250,12 @@ export const GraphCanvas = memo(function GraphCanvas(props: GraphCanvasProps) {
 });
 
 /**
- * Computes the rendered style of `eles` now (cytoscape's `recalculateRenderedStyle`, a public
- * collection method its typings leave out): style, label and edge geometry, else done lazily in
- * the next frame.
+ * Computes the rendered style of `eles` now (cytoscape's collection method
+ * `recalculateRenderedStyle`, which its documentation and typings leave out): style, label and
+ * edge geometry, else computed lazily in the next frame. A cytoscape without it draws as before.
  */
 function restyled(eles: CollectionReturnValue): void {
-  (eles as CollectionReturnValue & { recalculateRenderedStyle(): void }).recalculateRenderedStyle();
+  (eles as CollectionReturnValue & { recalculateRenderedStyle?(): void }).recalculateRenderedStyle?.();
 }
 
 /**
