@@ -289,14 +289,107 @@ export const LONGTASK_OBSERVER = `(() => {
   } catch (err) {
     w.__flowlabLongTaskError = String(err);
   }
+  // Long animation frames (Chromium 123+): what a long frame spent its time on, for the breakdown.
+  w.__flowlabLongFrames = [];
+  try {
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) {
+        w.__flowlabLongFrames.push({
+          start: e.startTime, duration: e.duration, blocking: e.blockingDuration,
+          style: e.styleAndLayoutStart ? e.startTime + e.duration - e.styleAndLayoutStart : 0,
+          scripts: (e.scripts || []).map((s) => ({ duration: s.duration, invoker: String(s.invoker || s.invokerType || ''), source: String(s.sourceFunctionName || '') + '@' + String(s.sourceURL || '').split('/').pop() + ':' + s.sourceCharPosition, forcedStyle: s.forcedStyleAndLayoutDuration })),
+        });
+      }
+    }).observe({ type: 'long-animation-frame', buffered: true });
+  } catch {
+    // not supported: no breakdown
+  }
 })();`;
 
-/** The longest long task (ms) that started at or after `since` (performance.now() time), and their count. */
-export async function longestTaskSince(page: Page, since: number): Promise<{ longest: number; count: number }> {
+/**
+ * The longest long task (ms) that started at or after `since` (performance.now() time), when it
+ * started (`at`, performance.now() ms; -1 when none), and their count.
+ */
+export async function longestTaskSince(page: Page, since: number): Promise<{ longest: number; at: number; count: number }> {
   return page.evaluate((t0) => {
     const tasks = ((window as unknown as { __flowlabLongTasks?: Array<{ start: number; duration: number }> }).__flowlabLongTasks ?? []).filter((t) => t.start >= t0);
-    return { longest: tasks.reduce((m, t) => Math.max(m, t.duration), 0), count: tasks.length };
+    const top = tasks.reduce<{ start: number; duration: number } | null>((m, t) => (!m || t.duration > m.duration ? t : m), null);
+    return { longest: top?.duration ?? 0, at: top?.start ?? -1, count: tasks.length };
   }, since);
+}
+
+/** Main-thread tasks of a page recorded by Chromium's tracing: wall time and the thread's CPU time of each. */
+export interface TaskTimes {
+  /** Tasks of 50 ms or more (wall), longest first: wall ms, CPU ms, start (ms from the trace's start). */
+  long: Array<{ wallMs: number; cpuMs: number; startMs: number }>;
+  /** The most CPU time one task took (ms): its length on an idle machine, whatever the load beside it. */
+  maxCpuMs: number;
+  /** Main-thread tasks recorded (none means the trace saw nothing: no figure to trust). */
+  count: number;
+}
+
+/** Names of Chromium's top-level main-thread trace events (category `toplevel`). */
+const TOP_LEVEL = new Set(['RunTask', 'ThreadControllerImpl::RunTask', 'BlinkScheduler_PerformMicrotaskCheckpoint']);
+
+/**
+ * Starts a Chromium trace (category `toplevel`: one `RunTask` event a task, with wall `dur` and
+ * thread-time `tdur`) of `page`'s renderer; the returned function stops it and gives the main
+ * thread's (CrRendererMain) tasks. On a loaded machine a task's wall time includes the time the
+ * thread waited for a core; its CPU time does not.
+ */
+export async function traceTasks(page: Page): Promise<() => Promise<TaskTimes>> {
+  const cdp = await page.context().newCDPSession(page);
+  const events: Array<{ name: string; ph: string; pid: number; tid: number; ts: number; dur?: number; tdur?: number; args?: { name?: string } }> = [];
+  cdp.on('Tracing.dataCollected', (e) => events.push(...(e.value as unknown as typeof events)));
+  await cdp.send('Tracing.start', { categories: 'toplevel,__metadata', transferMode: 'ReportEvents' });
+  return async () => {
+    const complete = new Promise<void>((resolve) => cdp.once('Tracing.tracingComplete', () => resolve()));
+    await cdp.send('Tracing.end');
+    await complete;
+    await cdp.detach().catch(() => {});
+    const mains = new Set(events.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
+    // A task is a top-level RunTask, or a microtask checkpoint run outside one (a promise's
+    // continuation, e.g. after a fetch's JSON: React renders there when a store changes).
+    const candidates = events
+      .filter((e) => e.ph === 'X' && TOP_LEVEL.has(e.name) && mains.has(`${e.pid}:${e.tid}`) && e.dur !== undefined)
+      .sort((a, b) => a.ts - b.ts || b.dur! - a.dur!);
+    const tasks: typeof candidates = [];
+    for (const e of candidates) {
+      const outer = tasks.at(-1);
+      if (outer && outer.pid === e.pid && outer.tid === e.tid && e.ts + e.dur! <= outer.ts + outer.dur!) continue; // nested in the last task
+      tasks.push(e);
+    }
+    const t0 = tasks.reduce((m, e) => Math.min(m, e.ts), Infinity);
+    const long = tasks
+      .filter((e) => e.dur! >= 50_000)
+      .map((e) => ({ wallMs: e.dur! / 1000, cpuMs: (e.tdur ?? e.dur!) / 1000, startMs: (e.ts - t0) / 1000 }))
+      .sort((a, b) => b.wallMs - a.wallMs);
+    return { long, maxCpuMs: tasks.reduce((m, e) => Math.max(m, (e.tdur ?? e.dur!) / 1000), 0), count: tasks.length };
+  };
+}
+
+/** One long animation frame (LoAF): its duration, the style-and-layout part, and the scripts that ran in it. */
+export interface LongFrame {
+  start: number;
+  duration: number;
+  blocking: number;
+  style: number;
+  scripts: Array<{ duration: number; invoker: string; source: string; forcedStyle: number }>;
+}
+
+/** The longest long animation frame that started at or after `since` (performance.now() time), or null (none, or not supported). */
+export async function longestFrameSince(page: Page, since: number): Promise<LongFrame | null> {
+  return page.evaluate((t0) => {
+    const frames = ((window as unknown as { __flowlabLongFrames?: LongFrame[] }).__flowlabLongFrames ?? []).filter((f) => f.start >= t0);
+    return frames.reduce<LongFrame | null>((m, f) => (!m || f.duration > m.duration ? f : m), null);
+  }, since);
+}
+
+/** A long frame in one line: total, scripts (longest first), style and layout. */
+export function frameBreakdown(f: LongFrame | null): string {
+  if (!f) return 'no long animation frame recorded';
+  const scripts = [...f.scripts].sort((a, b) => b.duration - a.duration).slice(0, 4).map((s) => `${s.duration.toFixed(0)} ms ${s.invoker} ${s.source}`);
+  return `longest frame ${f.duration.toFixed(0)} ms (blocking ${f.blocking.toFixed(0)}): style+layout ${f.style.toFixed(0)} ms; scripts ${scripts.join('; ') || 'none'}`;
 }
 
 /**

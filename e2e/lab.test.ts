@@ -27,6 +27,9 @@ import {
   LONGTASK_OBSERVER,
   launchBrowser,
   longestTaskSince,
+  longestFrameSince,
+  frameBreakdown,
+  traceTasks,
   reportPerf,
   REQUIRED,
   screenshot,
@@ -205,28 +208,75 @@ describe.skipIf(!!noBrowser)('the lab in Chromium against flowlab serve', () => 
     it(`lays out and draws a ${BIG_NODES}-node trace`, async () => {
       await page.goto(serve.url);
       await page.click(tid('nav-trace'));
+      // Opening the trace: from choosing its experiment (its workflow's text arrives) to the graph drawn.
+      const openFrom = await page.evaluate(() => performance.now());
+      const stopTrace = await traceTasks(page);
       await page.selectOption(tid('pick-experiment'), bigExperiment, WAIT);
       const t0 = Date.now();
+      const clickAt = await page.evaluate(() => performance.now());
       await page.click(tid('pick-run-0'), WAIT);
       const graph = page.locator(`${tid('graph')}[data-nodes="${BIG_NODES}"][data-ready="true"]`);
       await graph.waitFor(WAIT);
       const wallMs = Date.now() - t0;
       // The long-task observer (used for the budget during runs) is live: it sees this draw.
       expect(await page.evaluate(() => (window as unknown as { __flowlabLongTaskError?: string }).__flowlabLongTaskError)).toBeUndefined();
-      const drawTasks = await longestTaskSince(page, 0);
+      const drawTasks = await longestTaskSince(page, openFrom);
       const drawMs = Number(await graph.getAttribute('data-draw-ms'));
       const totalMs = Number(await graph.getAttribute('data-total-ms'));
       reportPerf('trace2000', { nodes: BIG_NODES, layoutAndDrawMs: totalMs, drawMs, clickToDrawnMs: wallMs, targetMs: DRAW_TARGET_MS }, `${BIG_NODES}-node trace: layout+draw ${totalMs.toFixed(0)} ms (target < ${DRAW_TARGET_MS}: ${totalMs < DRAW_TARGET_MS ? 'MET' : 'MISSED'}); draw alone ${drawMs.toFixed(0)} ms; click to drawn, fetch included, ${wallMs} ms`);
-      reportPerf('trace2000LongestTask', { longestMs: drawTasks.longest, count: drawTasks.count, targetMs: LONGTASK_TARGET_MS }, `${BIG_NODES}-node trace: longest main-thread task while opening it ${drawTasks.longest.toFixed(0)} ms (${drawTasks.count} long task(s); target < ${LONGTASK_TARGET_MS}: ${drawTasks.longest < LONGTASK_TARGET_MS ? 'MET' : 'MISSED'})`);
+      reportPerf('trace2000LongestTask', { longestMs: drawTasks.longest, count: drawTasks.count, targetMs: LONGTASK_TARGET_MS }, `${BIG_NODES}-node trace: longest main-thread task while opening it (experiment chosen to graph drawn) ${drawTasks.longest.toFixed(0)} ms, ${(drawTasks.at - clickAt).toFixed(0)} ms after the click on the run (${drawTasks.count} long task(s); target < ${LONGTASK_TARGET_MS}: ${drawTasks.longest < LONGTASK_TARGET_MS ? 'MET' : 'MISSED'})`);
+      const times = await stopTrace();
+      reportPerf('trace2000TaskCpu', { maxCpuMs: times.maxCpuMs, long: times.long.slice(0, 5), targetMs: LONGTASK_TARGET_MS }, `${BIG_NODES}-node trace, experiment chosen to graph drawn: the most CPU time one main-thread task took ${times.maxCpuMs.toFixed(0)} ms (bound < ${LONGTASK_TARGET_MS / 2}, half the ${LONGTASK_TARGET_MS} ms target: ${times.maxCpuMs < LONGTASK_TARGET_MS / 2 ? 'MET' : 'MISSED'}; ${times.count} tasks); longest tasks, wall / CPU ms: ${times.long.slice(0, 5).map((t) => `${t.wallMs.toFixed(0)}/${t.cpuMs.toFixed(0)}`).join(', ') || 'none over 50 ms'}`);
+      process.stdout.write(`[e2e perf] ${BIG_NODES}-node trace: ${frameBreakdown(await longestFrameSince(page, openFrom))}\n`);
       expect(totalMs).toBeGreaterThan(0);
       expect(totalMs).toBeLessThan(DRAW_LIMIT_MS);
-      // The graph comes in chunks, a frame each, and the list in rows a frame: no task holds the whole
-      // draw. A loose bound (a loaded 2-core machine stretches every task); the target is reported.
+      // The graph comes in chunks, each styled in a task of its own and drawn in the next frame, and
+      // the list is windowed: no task holds the whole draw. Wall time gets a loose bound (a loaded
+      // 2-core machine stretches every task: at load average 12-14 the longest took 0.2-0.64 s of
+      // wall time and 41-55 ms of CPU); the 200 ms target is reported above.
       expect(drawTasks.longest).toBeLessThan(2 * LONGTASK_LIMIT_MS);
-      // The list below fills in after the first frame; the failing node is a root, its successors cascades.
-      await page.locator(tid(`trace-row-${BIG_FAILING_NODE}`)).waitFor(WAIT);
-      await expect.poll(() => page.locator('tr.row-st-cascade').count(), WAIT).toBeGreaterThan(0);
+      // The goal in CPU time, which the load beside the suite does not stretch (at load average 10
+      // on 2 cores a task of 50 ms CPU took 357 ms of wall time): no task of opening the trace needs
+      // half the 200 ms budget, so that one process's worth of load beside it (each task twice as
+      // long) keeps it under 200 ms. Before the list was windowed, the workflow text left unparsed
+      // and the graph styled apart from its frames, one task needed 170 ms of CPU.
+      expect(times.count).toBeGreaterThan(20);
+      expect(times.maxCpuMs).toBeLessThan(LONGTASK_TARGET_MS / 2);
+      // The list below is windowed: of its 2,000 rows only those in view (and a margin) are in the
+      // page, each 28 px high (the spacers stand for the others by that height).
+      const table = page.locator(tid('trace-nodes-table'));
+      await expect(table.getAttribute('data-windowed')).resolves.toBe('true');
+      await expect(table.getAttribute('aria-rowcount')).resolves.toBe(String(BIG_NODES + 1));
+      const heights = await table.locator('tbody tr[aria-rowindex]').evaluateAll((rows) => rows.map((r) => r.getBoundingClientRect().height));
+      expect(heights.length).toBeGreaterThan(10);
+      expect(heights.length).toBeLessThan(60);
+      expect(new Set(heights)).toEqual(new Set([28]));
       await screenshot(page, 'trace-2000-nodes');
+      // Scrolled a box at a time, like a reader, the rows in the page always cover the box, down to
+      // the failing node's row (a root; its successors cascades).
+      const scrollFrom = await page.evaluate(() => performance.now());
+      const steps = await page.locator(tid('trace-nodes-scroll')).evaluate(async (box, id) => {
+        const rowsCover = () => {
+          const rows = box.querySelectorAll<HTMLElement>('tr[aria-rowindex]');
+          const a = rows[0];
+          const b = rows[rows.length - 1];
+          return !!a && !!b && a.offsetTop <= box.scrollTop && b.offsetTop + b.offsetHeight >= box.scrollTop + box.clientHeight;
+        };
+        for (let step = 0; step < 500; step++) {
+          if (box.querySelector(`[data-testid="trace-row-${id}"]`)) return step;
+          const before = box.scrollTop;
+          box.scrollTop += box.clientHeight - 28;
+          if (box.scrollTop === before) return -1; // the end, and no such row
+          let frames = 0;
+          while (!rowsCover() && frames++ < 120) await new Promise((r) => requestAnimationFrame(r));
+          if (!rowsCover()) return -2 - step; // the rows never caught up with the scroll
+        }
+        return -1;
+      }, BIG_FAILING_NODE);
+      expect(steps).toBeGreaterThan(0);
+      const scrollTasks = await longestTaskSince(page, scrollFrom);
+      reportPerf('trace2000ScrollLongestTask', { steps, longestMs: scrollTasks.longest, count: scrollTasks.count }, `${BIG_NODES}-node trace: scrolled its node list ${steps} boxes down to ${BIG_FAILING_NODE}; longest main-thread task meanwhile ${scrollTasks.longest.toFixed(0)} ms (${scrollTasks.count} long task(s))`);
+      await expect(page.locator('tr', { has: page.locator(tid(`trace-row-${BIG_FAILING_NODE}`)) }).getAttribute('class')).resolves.toContain('row-st-root');
       // Selecting the root failure brings it into view, zoomed in enough for labels.
       await page.click(tid(`trace-row-${BIG_FAILING_NODE}`));
       await page.locator(tid('node-detail')).waitFor(WAIT);
@@ -234,6 +284,35 @@ describe.skipIf(!!noBrowser)('the lab in Chromium against flowlab serve', () => 
       await page.evaluate(() => window.scrollTo(0, 0)); // clicking the row scrolled the page
       await page.waitForTimeout(600); // the 250 ms centring animation
       await screenshot(page, 'trace-2000-nodes-root');
+      // J with the selected row scrolled out of the list (and so out of the page): the next node is
+      // selected, and the list scrolls to it, its row rendered and inside the list's box.
+      const failingIndex = Number(await page.locator('tr', { has: page.locator(tid(`trace-row-${BIG_FAILING_NODE}`)) }).getAttribute('aria-rowindex'));
+      await page.locator(tid('trace-nodes-scroll')).evaluate((box) => { box.scrollTop = 0; });
+      await expect.poll(() => page.locator(tid(`trace-row-${BIG_FAILING_NODE}`)).count(), WAIT).toBe(0);
+      await page.keyboard.press('j');
+      const next = page.locator(`${tid('trace-nodes-table')} tr[aria-rowindex="${failingIndex + 1}"]`);
+      await next.waitFor(WAIT);
+      await expect(next.locator('button[aria-pressed="true"]').count()).resolves.toBe(1);
+      const inBox = await page.locator(tid('trace-nodes-scroll')).evaluate((box, index) => {
+        const row = box.querySelector(`tr[aria-rowindex="${index}"]`)!.getBoundingClientRect();
+        const head = box.querySelector('thead')!.getBoundingClientRect();
+        const outer = box.getBoundingClientRect();
+        return row.top >= head.bottom - 0.5 && row.bottom <= outer.bottom + 0.5;
+      }, failingIndex + 1);
+      expect(inBox).toBe(true);
+      await page.keyboard.press('k');
+      await expect(page.locator(tid(`trace-row-${BIG_FAILING_NODE}`)).getAttribute('aria-pressed')).resolves.toBe('true');
+      // Its successors, a layer (40 rows) further down, are cascades.
+      const cascades = await page.locator(tid('trace-nodes-scroll')).evaluate(async (box) => {
+        for (let step = 0; step < 10; step++) {
+          const n = box.querySelectorAll('tr.row-st-cascade').length;
+          if (n) return n;
+          box.scrollTop += box.clientHeight - 28;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        return 0;
+      });
+      expect(cascades).toBeGreaterThan(0);
     }, 120_000);
   });
 

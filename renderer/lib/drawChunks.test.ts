@@ -1,7 +1,7 @@
 /** How a large graph is added to cytoscape frame by frame (renderer/views/GraphCanvas.tsx): drawOrder and nextChunkSize. */
 import type { ElementDefinition } from 'cytoscape';
 import { describe, expect, it } from 'vitest';
-import { drawOrder, nextChunkSize } from './elements.ts';
+import { drawOrder, MAX_CHUNK, nextChunkSize } from './elements.ts';
 
 const node = (id: string): ElementDefinition => ({ group: 'nodes', data: { id } });
 const edge = (id: string, source: string, target: string): ElementDefinition => ({ group: 'edges', data: { id, source, target } });
@@ -32,9 +32,14 @@ describe('nextChunkSize', () => {
   it('scales the chunk to the frame budget: 300 in 150 ms -> 200 at 100 ms', () => {
     expect(nextChunkSize(300, 150, 100)).toBe(200);
   });
-  it('at most doubles (300 in 10 ms -> 600) and never drops under 100 (300 in 900 ms -> 100)', () => {
-    expect(nextChunkSize(300, 10, 100)).toBe(600);
+  it('at most doubles (200 in 10 ms -> 400) and never drops under 100 (300 in 900 ms -> 100)', () => {
+    expect(nextChunkSize(200, 10, 100)).toBe(400);
     expect(nextChunkSize(300, 900, 100)).toBe(100);
+  });
+  it('never passes MAX_CHUNK (500): 300 in 10 ms -> 500, 400 in 50 ms -> 500, not 600 or 800', () => {
+    expect(MAX_CHUNK).toBe(500);
+    expect(nextChunkSize(300, 10, 100)).toBe(500);
+    expect(nextChunkSize(400, 50, 100)).toBe(500);
   });
   it('a frame that took no time counts as 1 ms', () => {
     expect(nextChunkSize(150, 0, 100)).toBe(300);

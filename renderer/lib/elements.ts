@@ -168,8 +168,12 @@ export function viewportToFit(
   return { zoom, pan: { x: width / 2 - zoom * cx, y: height / 2 - zoom * cy } };
 }
 
-/** Elements of a large graph added in its first frame; later frames size their chunk by {@link nextChunkSize}. */
-export const FIRST_CHUNK = 300;
+/**
+ * Elements of a large graph added in its first frame; later frames size their chunk by
+ * {@link nextChunkSize} (at most doubling each frame). The first frame also pays cytoscape's
+ * one-time costs (the stylesheet's first use, the canvases), so it starts small.
+ */
+export const FIRST_CHUNK = 150;
 
 /** What one frame of a growing large graph may take (ms): the long-task line is 50 ms, the budget 200 ms. */
 export const CHUNK_FRAME_MS = 100;
@@ -185,10 +189,17 @@ export function drawOrder(elements: readonly ElementDefinition[]): ElementDefini
 
 /**
  * The next chunk's size from the last one's: `size` elements took `spentMs` (adding them and
- * drawing the frame), so scale to `targetMs`, at most doubling and at least 100 elements. A fast
+ * drawing the frame), so scale to `targetMs`, at most doubling, at most MAX_CHUNK and at least 100 elements. A fast
  * machine ends in a few frames, a loaded one in more, shorter ones.
  */
 export function nextChunkSize(size: number, spentMs: number, targetMs = CHUNK_FRAME_MS): number {
   const scaled = Math.round((size * targetMs) / Math.max(spentMs, 1));
-  return Math.max(100, Math.min(2 * size, scaled));
+  return Math.max(100, Math.min(2 * size, MAX_CHUNK, scaled));
 }
+
+/**
+ * The most elements one chunk adds: a frame also draws every element already in and makes a
+ * texture for each new one, so a chunk sized in a quiet moment (doubling) made frames of 150-200 ms
+ * of CPU.
+ */
+export const MAX_CHUNK = 500;

@@ -1,12 +1,13 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { countOf } from '../lib/messages.ts';
 import { traceElements } from '../lib/elements.ts';
 import { graphOf } from '../lib/graphEdits.ts';
-import { authorBadges, blameRoleLabel, blameText, buildTraceModel, listOrder, STATE_MARKER, STATE_TEXT, type TraceModel } from '../lib/traceModel.ts';
+import { authorBadges, blameRoleLabel, blameText, buildTraceModel, listOrder, STATE_MARKER, STATE_TEXT, type TraceModel, type TraceNode } from '../lib/traceModel.ts';
 import { useLabPick } from '../useLab.ts';
 import { useShortcut } from '../useShortcut.ts';
 import { failureClassLabel, runStatusLabel } from './format.ts';
 import { GraphCanvas } from './lazy.tsx';
+import { LARGE_GRAPH } from '../lib/graphStyle.ts';
 import { DesignPanel } from './DesignPanel.tsx';
 import { AuthorLegend, KindLegend, StateLegend } from './Legend.tsx';
 import { AnnotationsPanel } from './AnnotationsPanel.tsx';
@@ -18,6 +19,9 @@ import { LoadState, Status } from './Status.tsx';
 import { ExperimentContextLine, useExperimentWords } from './ExperimentWords.tsx';
 import { runTaskLabel } from '../lib/vocabulary.ts';
 import { TableHead } from './TableHead.tsx';
+import { visibleRows } from '../lib/runsTable.ts';
+import { revealScrollTop } from '../lib/windowedList.ts';
+import './traceView.css';
 
 /**
  * A run's trace: the graph with blame, an accessible node list, the node panel, the blame summary;
@@ -60,8 +64,12 @@ function TraceBody() {
   const yaml = experiment.status === 'ready' ? experiment.data.workflowYaml : null;
   // The graph the run ran (the host compiled it, a design spliced in); else the outline of the workflow text.
   const ran = trace.status === 'ready' ? trace.data.graph : undefined;
-  const graph = useMemo(() => ran ?? (yaml ? graphOf(yaml) : null), [ran, yaml]);
+  // Parsed only when the trace is in and carries no graph: parsing a 2,000-node workflow's text
+  // took 0.3 s of one task, and it ran, unused, as soon as the experiment was picked.
+  const fallbackText = trace.status === 'ready' && !ran ? yaml : null;
+  const graph = useMemo(() => ran ?? (fallbackText ? graphOf(fallbackText) : null), [ran, fallbackText]);
   const [issue, setIssue] = useState<{ runId: string; index: number } | null>(null);
+  const [reveal, setReveal] = useState<Reveal | null>(null);
   const experimentWords = useExperimentWords();
   const built = useMemo(() => {
     if (trace.status !== 'ready') return null;
@@ -71,13 +79,17 @@ function TraceBody() {
     return { model, elements, prepMs: performance.now() - t0, ordered: listOrder(model.nodes) };
   }, [trace, graph]);
 
+  // A large graph's canvas is created after the view's first frame: creating cytoscape (its
+  // stylesheet, canvases) in the task that builds the view made that task 30-40 ms longer.
+  const graphShown = useAfterPaint(built) || !built || built.elements.length <= LARGE_GRAPH;
+
   useShortcut('nextNode', ({ delta }) => {
     if (!built?.ordered.length) return;
     const i = built.ordered.findIndex((n) => n.id === traceNode);
     const next = built.ordered[Math.min(built.ordered.length - 1, Math.max(0, i < 0 ? 0 : i + delta))];
     if (next) {
       selectTraceNode(next.id);
-      document.querySelector(`[data-testid="trace-row-${CSS.escape(next.id)}"]`)?.scrollIntoView({ block: 'nearest' });
+      setReveal({ id: next.id });
     }
   });
 
@@ -137,14 +149,18 @@ function TraceBody() {
         <>
           <div className={`trace-main${design ? ' with-design' : ''}`}>
             <div className="trace-graph">
-              <GraphCanvas
-                elements={built.elements}
-                theme={theme}
-                label={`Trace graph of task ${runTaskLabel(run.taskIndex, words.group)}: ${countOf(model.nodes.length, 'node')}`}
-                selected={traceNode}
-                onSelectNode={(id) => selectTraceNode(id)}
-                prepMs={built.prepMs}
-              />
+              {graphShown ? (
+                <GraphCanvas
+                  elements={built.elements}
+                  theme={theme}
+                  label={`Trace graph of task ${runTaskLabel(run.taskIndex, words.group)}: ${countOf(model.nodes.length, 'node')}`}
+                  selected={traceNode}
+                  onSelectNode={(id) => selectTraceNode(id)}
+                  prepMs={built.prepMs}
+                />
+              ) : (
+                <div className="graph" role="status" aria-label="Drawing the graph…" />
+              )}
               <StateLegend theme={theme} />
               <KindLegend />
               {model.design && <AuthorLegend designer={model.design.role} />}
@@ -168,7 +184,7 @@ function TraceBody() {
             )}
           </div>
           <div className="trace-lower">
-            <NodeList model={model} ordered={built.ordered} />
+            <NodeList model={model} ordered={built.ordered} reveal={reveal} />
             <BlameSummary model={model} />
           </div>
           <AnnotationsPanel run={run} nodeId={traceNode} />
@@ -178,51 +194,79 @@ function TraceBody() {
   );
 }
 
-function NodeList({ model, ordered: latest }: { model: TraceModel; ordered: TraceModel['nodes'] }) {
-  // Thousands of rows wait for the graph's first frame, then come in LIST_CHUNK rows a frame: one
-  // commit of 2,000 rows (and the table's layout) held the main thread for 0.2-0.35 s.
-  const painted = useAfterPaint(latest);
-  const ordered = useProgressive(painted ? latest : EMPTY, LIST_CHUNK);
+/**
+ * The node list: every row for a small trace; above WINDOWED_FROM nodes a windowed table, only the
+ * rows in view (and OVERSCAN each side) in the DOM between two spacers, rows NODE_ROW_HEIGHT px
+ * high. The 2,000-node trace's list as a whole table cost 0.2-0.35 s in one commit, and grown 250
+ * rows a frame still 50-130 ms of style and layout a frame. `reveal` (J / K) scrolls the list to
+ * the selected row and the row into the page's view.
+ */
+function NodeList({ model, ordered, reveal }: { model: TraceModel; ordered: TraceModel['nodes']; reveal: Reveal | null }) {
   const { traceNode, selectTraceNode } = useLabPick('traceNode', 'selectTraceNode');
+  const windowed = ordered.length > WINDOWED_FROM;
+  const box = useRef<HTMLDivElement>(null);
+  const [view, setView] = useState({ top: 0, height: DEFAULT_LIST_HEIGHT });
+  const frame = useRef<number | undefined>(undefined);
+  // The scroll position is read once a frame, however many scroll events arrive.
+  const onScroll = () => {
+    if (!windowed || frame.current !== undefined) return;
+    frame.current = requestAnimationFrame(() => {
+      frame.current = undefined;
+      const el = box.current;
+      if (el) setView({ top: el.scrollTop, height: el.clientHeight || DEFAULT_LIST_HEIGHT });
+    });
+  };
+  useEffect(() => () => (frame.current === undefined ? undefined : cancelAnimationFrame(frame.current)), []);
+  // Another run's list starts at its top.
+  useLayoutEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    el.scrollTop = 0;
+    const height = el.clientHeight || DEFAULT_LIST_HEIGHT;
+    setView((v) => (v.top === 0 && v.height === height ? v : { top: 0, height }));
+  }, [ordered]);
+  // J / K: the selected row into the list's view (a windowed list renders it then), then into the page's.
+  const revealed = useRef<Reveal | null>(null);
+  const tried = useRef<Reveal | null>(null);
+  useLayoutEffect(() => {
+    const el = box.current;
+    if (!reveal || revealed.current === reveal || !el) return;
+    const row = el.querySelector(`[data-testid="trace-row-${CSS.escape(reveal.id)}"]`);
+    if (windowed) {
+      const index = ordered.findIndex((n) => n.id === reveal.id);
+      const top = index < 0 ? el.scrollTop : revealScrollTop(el.scrollTop, el.clientHeight, el.querySelector('thead')?.offsetHeight ?? 0, NODE_ROW_HEIGHT, index);
+      if (top !== el.scrollTop) el.scrollTop = top;
+      if (!row && index >= 0 && tried.current !== reveal) {
+        tried.current = reveal; // once: a box that cannot scroll there must not loop
+        setView({ top: el.scrollTop, height: el.clientHeight || DEFAULT_LIST_HEIGHT });
+        return; // rendered by the next commit, found by this effect then
+      }
+    }
+    revealed.current = reveal;
+    row?.scrollIntoView({ block: 'nearest' });
+  });
+
+  const { first, last } = windowed ? visibleRows(view.top, view.height, NODE_ROW_HEIGHT, ordered.length, OVERSCAN) : { first: 0, last: ordered.length - 1 };
+  const rows = [];
+  for (let i = first; i <= last; i++) {
+    const n = ordered[i]!;
+    rows.push(<NodeRow key={n.id} node={n} model={model} index={windowed ? i : undefined} selected={n.id === traceNode} onSelect={selectTraceNode} />);
+  }
   return (
     <section aria-labelledby="trace-nodes-title" className="trace-nodes">
       <h3 id="trace-nodes-title">Nodes ({model.nodes.length}) — J / K to step</h3>
-      <div className="scroll">
-        <table>
-          <TableHead columns={['State', 'Node', 'Role', 'Failure', 'Blame']} />
+      <div className="scroll" ref={box} onScroll={onScroll} data-testid="trace-nodes-scroll">
+        <table className={windowed ? 'windowed' : undefined} aria-rowcount={windowed ? ordered.length + 1 : undefined} data-testid="trace-nodes-table" data-windowed={windowed}>
+          {windowed && (
+            <colgroup>
+              {LIST_COLUMNS.map((c) => <col key={c.name} style={{ width: c.width }} />)}
+            </colgroup>
+          )}
+          <TableHead columns={LIST_COLUMNS.map((c) => c.name)} />
           <tbody>
-            {ordered.map((n) => {
-              const blame = blameText(n);
-              return (
-                <tr key={n.id} className={`${n.id === traceNode ? 'selected ' : ''}row-st-${n.state}`}>
-                  <td className="nowrap">
-                    <span aria-hidden="true" className={`marker st-${n.state}`}>
-                      {STATE_MARKER[n.state]}
-                    </span>{' '}
-                    {n.ran ? STATE_TEXT[n.state] : 'not run'}
-                  </td>
-                  <td>
-                    <button type="button" className="link" data-testid={`trace-row-${n.id}`} aria-pressed={n.id === traceNode} onClick={() => selectTraceNode(n.id === traceNode ? null : n.id)}>
-                      {n.id}
-                    </button>{' '}
-                    <span className="muted small">{n.kind}</span>
-                    {n.attempts > 1 && <span className="muted small"> · {n.attempts} attempts</span>}
-                    {n.simulated && <span className="tag sim">SIMULATED{n.fault ? ` ${n.fault}` : ''}</span>}
-                    {authorBadges(n, model.design).map((b) => (
-                      <span key={b.kind} className={`author author-${b.kind}`} data-testid={`author-${b.kind}-${n.id}`}>
-                        {b.text}
-                      </span>
-                    ))}
-                  </td>
-                  <td className="role">{n.role ?? <span className="muted">–</span>}</td>
-                  <td className="small">
-                    {n.errorCode ? <code>{n.errorCode}</code> : null} {failureClassLabel(n.failureClass)}
-                    {n.state === 'cascade' && n.roots?.length ? <span className="muted"> from {n.roots.join(', ')}</span> : null}
-                  </td>
-                  <td>{blame && <span className={`badge${n.blamed ? ' blamed' : ''}`} data-testid="blame-badge">⚑ {blame}</span>}</td>
-                </tr>
-              );
-            })}
+            {first > 0 && <tr style={{ height: first * NODE_ROW_HEIGHT }} aria-hidden="true" />}
+            {rows}
+            {last < ordered.length - 1 && <tr style={{ height: (ordered.length - 1 - last) * NODE_ROW_HEIGHT }} aria-hidden="true" />}
           </tbody>
         </table>
       </div>
@@ -230,27 +274,64 @@ function NodeList({ model, ordered: latest }: { model: TraceModel; ordered: Trac
   );
 }
 
-const EMPTY: TraceModel['nodes'] = [];
-
-/** Rows of the node list added per frame. */
-const LIST_CHUNK = 250;
-
-/**
- * The first `step` items of `list` at once, then `step` more each animation frame until all are
- * shown; starts again when `list` changes (by reference).
- */
-function useProgressive<T>(list: readonly T[], step: number): readonly T[] {
-  const [shown, setShown] = useState({ list, count: step });
-  const count = shown.list === list ? shown.count : step;
-  useEffect(() => {
-    if (count >= list.length) return;
-    const frame = requestAnimationFrame(() => setShown({ list, count: count + step }));
-    return () => cancelAnimationFrame(frame);
-  }, [list, count, step]);
-  return count >= list.length ? list : list.slice(0, count);
+/** One row of the node list; `index` (0-based) in a windowed list, for aria-rowindex and its fixed height. */
+function NodeRow({ node: n, model, index, selected, onSelect }: { node: TraceNode; model: TraceModel; index?: number; selected: boolean; onSelect(id: string | null): void }) {
+  const blame = blameText(n);
+  const windowed = index !== undefined;
+  return (
+    <tr className={`${selected ? 'selected ' : ''}row-st-${n.state}`} aria-rowindex={windowed ? index + 2 : undefined} style={windowed ? { height: NODE_ROW_HEIGHT } : undefined}>
+      <td className="nowrap">
+        <span aria-hidden="true" className={`marker st-${n.state}`}>
+          {STATE_MARKER[n.state]}
+        </span>{' '}
+        {n.ran ? STATE_TEXT[n.state] : 'not run'}
+      </td>
+      <td>
+        <button type="button" className="link" data-testid={`trace-row-${n.id}`} aria-pressed={selected} onClick={() => onSelect(selected ? null : n.id)}>
+          {n.id}
+        </button>{' '}
+        <span className="muted small">{n.kind}</span>
+        {n.attempts > 1 && <span className="muted small"> · {n.attempts} attempts</span>}
+        {n.simulated && <span className="tag sim">SIMULATED{n.fault ? ` ${n.fault}` : ''}</span>}
+        {authorBadges(n, model.design).map((b) => (
+          <span key={b.kind} className={`author author-${b.kind}`} data-testid={`author-${b.kind}-${n.id}`}>
+            {b.text}
+          </span>
+        ))}
+      </td>
+      <td className="role">{n.role ?? <span className="muted">–</span>}</td>
+      <td className="small">
+        {n.errorCode ? <code>{n.errorCode}</code> : null} {failureClassLabel(n.failureClass)}
+        {n.state === 'cascade' && n.roots?.length ? <span className="muted"> from {n.roots.join(', ')}</span> : null}
+      </td>
+      <td>{blame && <span className={`badge${n.blamed ? ' blamed' : ''}`} data-testid="blame-badge">⚑ {blame}</span>}</td>
+    </tr>
+  );
 }
 
-/** False until two animation frames after `key` changed (the graph's first frame is drawn by then). */
+/** A J / K step's request to bring the selected row into view (a new object per step). */
+interface Reveal {
+  id: string;
+}
+
+/** Above this many nodes the list is windowed (a whole table of 200 rows commits in about 20 ms). */
+const WINDOWED_FROM = 200;
+/** Height (px) of a windowed list's row; traceView.css keeps every row's content on one line within it. */
+const NODE_ROW_HEIGHT = 28;
+/** Rows rendered beyond each edge of the view. */
+const OVERSCAN = 10;
+/** The list's box height (px) before it is measured: `.scroll`'s max-height, 28rem. */
+const DEFAULT_LIST_HEIGHT = 448;
+/** The list's columns and, for the windowed table (fixed layout), their widths. */
+const LIST_COLUMNS = [
+  { name: 'State', width: '8rem' },
+  { name: 'Node', width: '32%' },
+  { name: 'Role', width: '8rem' },
+  { name: 'Failure', width: '30%' },
+  { name: 'Blame', width: '9rem' },
+] as const;
+
+/** False until two animation frames after `key` changed (the view's first frame is drawn by then). */
 function useAfterPaint(key: unknown): boolean {
   const [paintedKey, setPaintedKey] = useState<unknown>(null);
   useEffect(() => {
