@@ -38,6 +38,17 @@ describe('workshop: who keeps the blind spot (rsi step)', () => {
     ] });
   });
 
+  it('says an arm\'s rate rose when its last interval lies above the base\'s rate (the rehearsed learn-unit run: 0/48 -> 22/48)', () => {
+    const zero = p(0, 48, [0, 0.0741]);
+    const rising = { cycles: [
+      { cycle: 1, arms: { self: { heldout: { ...held(0, zero), baseBlindSpot: zero } }, verifier: { heldout: { ...held(0.5, p(22, 48, [0.3264, 0.5970])), baseBlindSpot: zero } } } },
+    ] };
+    const r = blindSpotResult(rising);
+    expect(r.truth).toBe('both');
+    expect(r.headline).toBe("Neither arm's blind spot fell over these cycles. The verifier arm's rate rose above the base's: it learned to answer with a number, and many of those answers are in the wrong unit.");
+    expect(r.facts[0]!.value).toBe('self arm 0.0% [0.0, 7.4] (0/48) → 0.0% [0.0, 7.4] (0/48) (did not fall); verifier arm 0.0% [0.0, 7.4] (0/48) → 45.8% [32.6, 59.7] (22/48) (rose)');
+  });
+
   it('says which arm has no blind-spot rate (a family without one, or one arm only)', () => {
     const oneArm = { cycles: REPORT.cycles.map((c) => ({ ...c, arms: { self: c.arms.self } })) };
     expect(thrownBy(WorkshopError, () => blindSpotResult(oneArm)).message).toMatch(/no held-out blind-spot rate for the verifier arm/);

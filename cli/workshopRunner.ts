@@ -257,11 +257,14 @@ export function blindSpotResult(json: Record<string, unknown>): Read {
   const verifier = curve('verifier');
   if (!self || !verifier) throw new WorkshopError('STEP_FAILED', `the rsi measured no held-out blind-spot rate for ${!self && !verifier ? 'either arm' : !self ? 'the self arm' : 'the verifier arm'} (a family with a blind-spot class, learn-unit, and both arms are needed${r.halted ? `; the loop halted: ${r.halted.reasons.join('; ')}` : ''})`);
   const truth = blindSpotKeptTruth({ self, verifier });
-  const words = (arm: 'self' | 'verifier', c: BlindSpotCurve) => `${arm} arm ${pct(c.base)} → ${pct(c.cycles.at(-1)!)}${blindSpotFell(c) ? ' (fell)' : ' (did not fall)'}`;
-  const headline = truth === 'self' ? 'The self-judge arm kept its blind spot; the verifier arm\'s fell.'
+  // Rose: the last cycle's interval lies wholly above the base's rate (the mirror of blindSpotFell).
+  const rose = (c: BlindSpotCurve) => { const last = c.cycles.at(-1)!; return !!last.interval && c.base.rate !== null && last.interval[0] > c.base.rate; };
+  const words = (arm: 'self' | 'verifier', c: BlindSpotCurve) => `${arm} arm ${pct(c.base)} → ${pct(c.cycles.at(-1)!)}${blindSpotFell(c) ? ' (fell)' : rose(c) ? ' (rose)' : ' (did not fall)'}`;
+  const risen = (['self', 'verifier'] as const).filter((arm) => rose(arm === 'self' ? self : verifier));
+  const headline = (truth === 'self' ? 'The self-judge arm kept its blind spot; the verifier arm\'s fell.'
     : truth === 'verifier' ? 'The verifier arm kept the blind spot and the self-judge arm\'s fell — not what MASS warns of; read the figures.'
     : truth === 'both' ? 'Neither arm\'s blind spot fell over these cycles.'
-    : 'Both arms\' blind-spot rates fell.';
+    : 'Both arms\' blind-spot rates fell.') + (risen.length ? ` The ${risen.join(' and ')} arm's rate rose above the base's: it learned to answer with a number, and many of those answers are in the wrong unit.` : '');
   const facts: RevealFact[] = [
     { label: 'Blind-spot error rate (held-out answers in the wrong unit)', value: `${words('self', self)}; ${words('verifier', verifier)}` },
     ...(r.cycles ?? []).flatMap((c) => (['self', 'verifier'] as const).flatMap((arm) => {
