@@ -257,8 +257,8 @@ export function blindSpotResult(json: Record<string, unknown>): Read {
   const verifier = curve('verifier');
   if (!self || !verifier) throw new WorkshopError('STEP_FAILED', `the rsi measured no held-out blind-spot rate for ${!self && !verifier ? 'either arm' : !self ? 'the self arm' : 'the verifier arm'} (a family with a blind-spot class, learn-unit, and both arms are needed${r.halted ? `; the loop halted: ${r.halted.reasons.join('; ')}` : ''})`);
   const truth = blindSpotKeptTruth({ self, verifier });
-  // Rose: the last cycle's interval lies wholly above the base's rate (the mirror of blindSpotFell).
-  const rose = (c: BlindSpotCurve) => { const last = c.cycles.at(-1)!; return !!last.interval && c.base.rate !== null && last.interval[0] > c.base.rate; };
+  // Rose: the last cycle's interval lies wholly above the base's rate (the mirror of blindSpotFell; 1e-9: Wilson's lower bound at 0 errors is a rounding error above 0).
+  const rose = (c: BlindSpotCurve) => { const last = c.cycles.at(-1)!; return !!last.interval && c.base.rate !== null && last.interval[0] > c.base.rate + 1e-9; };
   const words = (arm: 'self' | 'verifier', c: BlindSpotCurve) => `${arm} arm ${pct(c.base)} → ${pct(c.cycles.at(-1)!)}${blindSpotFell(c) ? ' (fell)' : rose(c) ? ' (rose)' : ' (did not fall)'}`;
   const risen = (['self', 'verifier'] as const).filter((arm) => rose(arm === 'self' ? self : verifier));
   const headline = (truth === 'self' ? 'The self-judge arm kept its blind spot; the verifier arm\'s fell.'

@@ -208,7 +208,7 @@ export interface BlindSpotCurve {
  */
 export function blindSpotFell(c: BlindSpotCurve): boolean {
   const last = c.cycles.at(-1);
-  return !!last?.interval && c.base.rate !== null && last.interval[1] < c.base.rate;
+  return !!last?.interval && c.base.rate !== null && last.interval[1] < c.base.rate - 1e-9;
 }
 
 /** The `blind-spot-kept` truth: the arm(s) whose blind-spot rate did not fall — `self`, `verifier`, `both` or `neither`. */
