@@ -77,9 +77,10 @@ describe('scenarios', () => {
     expect(files).toEqual(['designer-or-worker.yaml', 'judge-blind-spot.yaml', 'silent-error.yaml', 'watch-a-team-learn.yaml', 'what-if.yaml', 'who-broke-it.yaml']);
     const parsed = files.map((f) => parseScenario(readFileSync(path.join(WORKSHOPS, f), 'utf8'), f));
     expect(parsed.map((s) => `${s.id}:${s.steps.map((x) => x.run.command).join(',')}`)).toEqual([
-      'designer-or-worker:blame-eval,blame-eval', 'judge-blind-spot:rank', 'silent-error:blame-eval,blame-eval', 'watch-a-team-learn:train-loop', 'what-if:blame-eval', 'who-broke-it:blame-eval',
+      'designer-or-worker:blame-eval,blame-eval', 'judge-blind-spot:rank,rsi', 'silent-error:blame-eval,blame-eval', 'watch-a-team-learn:train-loop', 'what-if:blame-eval', 'who-broke-it:blame-eval',
     ]);
     expect(parsed.find((x) => x.id === 'what-if')!.steps[0]).toMatchObject({ what_if: { intervene: 'role:designer', with: 'oracle' }, question: { truth: 'fix-saves' } });
+    expect(parsed.find((x) => x.id === 'judge-blind-spot')!.steps[1]!.question).toMatchObject({ truth: 'blind-spot-kept', choices: [{ id: 'self' }, { id: 'verifier' }, { id: 'both' }, { id: 'neither' }] });
   });
 
   it('a "what if" step (truth fix-saves) needs its what_if, yes and no, and a blame-eval; what_if belongs to it alone', () => {
