@@ -13,7 +13,7 @@ describe('flowlab evolve: arguments (no model needed)', () => {
 
     const gsm = await cli(['evolve', 'gsm8k', '--model', '/nowhere.gguf']);
     expect(gsm.code).toBe(1);
-    expect(gsm.err).toContain('no MASS task family for dataset "gsm8k"; known: learn-tool, learn-word, learn-design [UNKNOWN_FAMILY]');
+    expect(gsm.err).toContain('no MASS task family for dataset "gsm8k"; known: learn-tool, learn-word, learn-design, learn-unit [UNKNOWN_FAMILY]');
 
     const file = path.join(tempDir('evolve-args'), 'v0.json');
     writeFileSync(file, JSON.stringify({ agents: [{ agent_id: 'picker', role: 'Picker', instruction: 'Pick.', contract: { fields: ['tool'], checks: ['no_such_check'] } }], hops: ['ghost'] }));
