@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { massFamily, type HaltReport, type RsiReport } from '../core/mass/index.ts';
 import { UsageError } from './args.ts';
-import { rsiOptionsOf, type RsiFlags } from './commands/rsi.ts';
+import { refuseTaskCounts, rsiOptionsOf, settingsOf, type RsiFlags } from './commands/rsi.ts';
 import { formatHalt, formatRsi } from './commands/rsiFormat.ts';
 
 const flags: RsiFlags = {
@@ -23,6 +23,13 @@ describe('rsi flags', () => {
     expect(o.tamperer).toBeUndefined();
     expect(rsiOptionsOf({ ...flags, simulateTamperer: 'environment' }, family, flags.db).tamperer).toEqual({ mode: 'environment', share: 0.5 });
     expect(rsiOptionsOf({ ...flags, arms: 'verifier' }, family, flags.db).arms).toEqual(['verifier']);
+  });
+
+  it('refuse more tasks than the splits hold before anything runs, naming the flag (they were cut silently)', () => {
+    const o = rsiOptionsOf(flags, family, flags.db);
+    expect(() => refuseTaskCounts(settingsOf('rsi', { ...flags, dataset: 'learn-unit', tasks: 5000 }, o))).toThrow(new UsageError('--tasks 5000: learn-unit/train has 1000'));
+    expect(() => refuseTaskCounts(settingsOf('rsi', { ...flags, dataset: 'learn-unit', heldout: 251 }, o))).toThrow(new UsageError('--heldout 251: learn-unit/heldout has 250'));
+    expect(() => refuseTaskCounts(settingsOf('rsi', { ...flags, dataset: 'learn-unit', tasks: 1000, heldout: 250 }, o))).not.toThrow();
   });
 
   it('refuse bad values, naming the flag', () => {

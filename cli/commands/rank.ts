@@ -6,7 +6,7 @@ import { openStore } from '../../core/store/index.ts';
 import { act, type CommandContext } from '../args.ts';
 import type { Io } from '../io.ts';
 import { parallelOf } from '../parallel.ts';
-import { addOuterOptions, providerMaker, replayOuterCommand, rsiOptionsOf, settingsOf, type RsiCommandDeps, type RsiFlags } from './rsi.ts';
+import { addOuterOptions, providerMaker, refuseTaskCounts, replayOuterCommand, rsiOptionsOf, settingsOf, type RsiCommandDeps, type RsiFlags } from './rsi.ts';
 import { formatHalt, formatRank, formatTamper } from './rsiFormat.ts';
 
 /** `flowlab rank --model <file.gguf>`: one outer loop (runs, ring tournament, Bradley-Terry, guards, export), no training. */
@@ -28,6 +28,7 @@ async function rankCommand(v: RsiFlags, io: Io, deps: RsiCommandDeps): Promise<n
   if (v.replay) return replayOuterCommand(v, io, (r) => rankText(r.rank!, r.replay.loopId, r.outDir, v));
   const family = massFamily(v.dataset);
   const o = rsiOptionsOf({ ...v, loopId: v.loopId ?? `rank-${new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14)}` }, family, v.db);
+  refuseTaskCounts(settingsOf('rank', v, o));
   const store = openStore(v.db);
   const provider = await providerMaker(v, deps)(o.baseModel);
   try {

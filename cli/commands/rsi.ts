@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import type { ModelProvider } from '../../core/model/index.ts';
 import {
-  massFamily, parseMassDesign, replayOuterLoop, startRsi, TAMPER_MODES, DEFAULT_THRESHOLDS, OUTER_DEFAULTS, ARMS, MASS_BUDGET,
+  MassError, massFamily, parseMassDesign, replayOuterLoop, startRsi, tasksOf, TAMPER_MODES, DEFAULT_THRESHOLDS, OUTER_DEFAULTS, ARMS, MASS_BUDGET,
   type Arm, type MassDesign, type OuterReplayResult, type OuterSettings, type RsiOptions, type RsiReport, type TamperMode,
 } from '../../core/mass/index.ts';
 import { openStore } from '../../core/store/index.ts';
@@ -217,10 +217,24 @@ export function providerMaker(v: Pick<RsiFlags, 'threads' | 'contextSize'>, deps
   return deps.makeProvider ?? ((file) => loadedLlamaProvider({ models: { default: file }, roleModels: {}, threads: v.threads ?? 1, contextSize: v.contextSize, gpu: false }));
 }
 
+/**
+ * Refuses `--tasks` / `--heldout` beyond what the family's splits hold before anything runs (they
+ * were cut silently, or failed a cycle in). Errors: UsageError naming the flag.
+ */
+export function refuseTaskCounts(s: OuterSettings): void {
+  try {
+    tasksOf(s);
+  } catch (err) {
+    if (err instanceof MassError && err.code === 'BAD_OPTIONS') throw new UsageError(`--${err.message}`);
+    throw err;
+  }
+}
+
 async function rsiCommand(v: RsiFlags, io: Io, deps: RsiCommandDeps): Promise<number> {
   if (v.replay) return replayOuterCommand(v, io, (r) => formatRsi(r.rsi!));
   const family = massFamily(v.dataset);
   const o = rsiOptionsOf(v, family, v.db);
+  refuseTaskCounts(settingsOf('rsi', v, o));
   const store = openStore(v.db);
   const ctrl = new AbortController();
   const onSigint = () => {

@@ -59,11 +59,19 @@ export function recordOuterSettings(store: Store, s: OuterSettings): void {
   if (differ.length) throw new MassError('MISMATCH', `loop ${loopId} was started with other settings (${differ.join(', ')}); give the same ones to resume it, or another loop id`, { field: differ[0]! });
 }
 
-/** The training (and held-out) tasks of the settings. Errors: MassError `UNKNOWN_FAMILY`, dataset errors. */
+/**
+ * The training (and held-out) tasks of the settings. Errors: MassError `UNKNOWN_FAMILY`,
+ * `BAD_OPTIONS` (field `tasks` or `heldout`: more tasks than the split has — refused before
+ * anything runs, not silently cut), dataset errors.
+ */
 export function tasksOf(s: OuterSettings): { train: Task[]; heldout: Task[] } {
   const family = massFamily(s.dataset);
   const ds = getDataset(family.dataset);
-  return { train: ds.load({ split: 'train', limit: s.tasks }), heldout: s.heldout ? ds.load({ split: 'heldout', limit: s.heldout }) : [] };
+  const train = ds.load({ split: 'train', limit: s.tasks });
+  if (train.length < s.tasks) throw new MassError('BAD_OPTIONS', `tasks ${s.tasks}: ${s.dataset}/train has ${train.length}`, { field: 'tasks' });
+  const heldout = s.heldout ? ds.load({ split: 'heldout', limit: s.heldout }) : [];
+  if (s.heldout && heldout.length < s.heldout) throw new MassError('BAD_OPTIONS', `heldout ${s.heldout}: ${s.dataset}/heldout has ${heldout.length}`, { field: 'heldout' });
+  return { train, heldout };
 }
 
 /** What starting a loop needs besides its settings. */
