@@ -50,6 +50,16 @@ describe('workshop: who keeps the blind spot (rsi step)', () => {
     expect(r.facts[0]!.value).toBe('self arm 0.0% [0.0, 7.4] (0/48) → 0.0% [0.0, 7.4] (0/48) (did not fall); verifier arm 0.0% [0.0, 7.4] (0/48) → 45.8% [32.6, 59.7] (22/48) (rose)');
   });
 
+  it('blind-spot-rose: from a base at 0/48 the verifier arm rose to 22/48 and the self arm stayed at 0: truth verifier', () => {
+    const zero = p(0, 48, [1e-17, 0.0741]);
+    const rising = { cycles: [
+      { cycle: 1, arms: { self: { heldout: { ...held(0, zero), baseBlindSpot: zero } }, verifier: { heldout: { ...held(0.5, p(22, 48, [0.3264, 0.5970])), baseBlindSpot: zero } } } },
+    ] };
+    const r = blindSpotResult(rising, 'blind-spot-rose');
+    expect(r.truth).toBe('verifier');
+    expect(r.headline).toBe('The verifier arm answers in the wrong unit more often than the model it started from: a generation trained on its winners learned to give a number without learning which unit the request names.');
+  });
+
   it('says which arm has no blind-spot rate (a family without one, or one arm only)', () => {
     const oneArm = { cycles: REPORT.cycles.map((c) => ({ ...c, arms: { self: c.arms.self } })) };
     expect(thrownBy(WorkshopError, () => blindSpotResult(oneArm)).message).toMatch(/no held-out blind-spot rate for the verifier arm/);

@@ -13,7 +13,7 @@ import path from 'node:path';
 import type { RunRecord } from '../core/results/index.ts';
 import { openStore } from '../core/store/index.ts';
 import {
-  blamedRoleTruth, beatsStart, blindSpotFell, blindSpotKeptTruth, commandLine, fixSavesTruth, rolesLearnedTruth, tallyBlame, tallyWhatIf, tampererTruth, WorkshopError,
+  blamedRoleTruth, beatsStart, blindSpotFell, blindSpotKeptTruth, blindSpotRose, blindSpotRoseTruth, commandLine, fixSavesTruth, rolesLearnedTruth, tallyBlame, tallyWhatIf, tampererTruth, WorkshopError,
   type BlindSpotCurve, type BlindSpotPoint, type RevealChart, type RevealFact, type RoleHeldout, type ScenarioStep, type StepResult, type StepRunner, type TamperView, type WhatIfRun,
 } from '../core/workshop/index.ts';
 import { compareRuns } from './commands/compare.ts';
@@ -96,7 +96,7 @@ export function cliStepRunner(o: CliStepRunnerOptions): StepRunner {
         const read = step.question.truth === 'blamed-role' ? blameResult(runs(experimentIds), step)
           : step.question.truth === 'roles-learned' ? learnedResult(json, (id) => s.listRuns(id))
           : step.question.truth === 'fix-saves' ? whatIfResult(whatIf!.json, step)
-          : step.question.truth === 'blind-spot-kept' ? blindSpotResult(json)
+          : step.question.truth === 'blind-spot-kept' || step.question.truth === 'blind-spot-rose' ? blindSpotResult(json, step.question.truth)
           : tamperResult(json);
         return { ...base, ...read, runIds: runs(experimentIds.slice(0, 3)).slice(0, 3).map((r) => r.runId) };
       } finally {
@@ -247,7 +247,7 @@ const pv = (p: number) => (p < 1e-4 ? '< 0.0001' : p.toFixed(4));
  * arm kept it (truth.ts `blindSpotKeptTruth`). Errors: WorkshopError STEP_FAILED (no cycle
  * measured a blind-spot rate: a family without one, or a loop halted before its first held-out).
  */
-export function blindSpotResult(json: Record<string, unknown>): Read {
+export function blindSpotResult(json: Record<string, unknown>, kind: 'blind-spot-kept' | 'blind-spot-rose' = 'blind-spot-kept'): Read {
   const r = json as unknown as RsiView;
   const curve = (arm: 'self' | 'verifier'): BlindSpotCurve | null => {
     const held = (r.cycles ?? []).map((c) => c.arms[arm]?.heldout).filter((h) => h?.blindSpot && h.baseBlindSpot);
@@ -256,12 +256,11 @@ export function blindSpotResult(json: Record<string, unknown>): Read {
   const self = curve('self');
   const verifier = curve('verifier');
   if (!self || !verifier) throw new WorkshopError('STEP_FAILED', `the rsi measured no held-out blind-spot rate for ${!self && !verifier ? 'either arm' : !self ? 'the self arm' : 'the verifier arm'} (a family with a blind-spot class, learn-unit, and both arms are needed${r.halted ? `; the loop halted: ${r.halted.reasons.join('; ')}` : ''})`);
-  const truth = blindSpotKeptTruth({ self, verifier });
-  // Rose: the last cycle's interval lies wholly above the base's rate (the mirror of blindSpotFell; 1e-9: Wilson's lower bound at 0 errors is a rounding error above 0).
-  const rose = (c: BlindSpotCurve) => { const last = c.cycles.at(-1)!; return !!last.interval && c.base.rate !== null && last.interval[0] > c.base.rate + 1e-9; };
+  const truth = kind === 'blind-spot-rose' ? blindSpotRoseTruth({ self, verifier }) : blindSpotKeptTruth({ self, verifier });
+  const rose = blindSpotRose;
   const words = (arm: 'self' | 'verifier', c: BlindSpotCurve) => `${arm} arm ${pct(c.base)} → ${pct(c.cycles.at(-1)!)}${blindSpotFell(c) ? ' (fell)' : rose(c) ? ' (rose)' : ' (did not fall)'}`;
   const risen = (['self', 'verifier'] as const).filter((arm) => rose(arm === 'self' ? self : verifier));
-  const headline = (truth === 'self' ? 'The self-judge arm kept its blind spot; the verifier arm\'s fell.'
+  const headline = kind === 'blind-spot-rose' ? roseHeadline(truth) : (truth === 'self' ? 'The self-judge arm kept its blind spot; the verifier arm\'s fell.'
     : truth === 'verifier' ? 'The verifier arm kept the blind spot and the self-judge arm\'s fell — not what MASS warns of; read the figures.'
     : truth === 'both' ? 'Neither arm\'s blind spot fell over these cycles.'
     : 'Both arms\' blind-spot rates fell.') + (risen.length ? ` The ${risen.join(' and ')} arm's rate rose above the base's: it learned to answer with a number, and many of those answers are in the wrong unit.` : '');
@@ -276,4 +275,11 @@ export function blindSpotResult(json: Record<string, unknown>): Read {
   const points = (c: BlindSpotCurve) => [c.base, ...c.cycles].map((p) => p.rate ?? 0);
   const chart: RevealChart = { kind: 'lines', title: 'Held-out blind-spot error rate per arm (cycle 0 = the base model)', unit: 'share', x: 'cycle', series: [{ name: 'self-judge arm', points: points(self) }, { name: 'verifier arm', points: points(verifier) }] };
   return { truth, headline, facts, chart };
+}
+
+/** The `blind-spot-rose` headline: which arm now answers in the wrong unit more often than its base. */
+function roseHeadline(truth: string): string {
+  if (truth === 'neither') return 'Neither arm answers in the wrong unit more often than the model it started from.';
+  const who = truth === 'both' ? 'Both arms answer' : truth === 'self' ? 'The self-judge arm answers' : 'The verifier arm answers';
+  return `${who} in the wrong unit more often than the model it started from: a generation trained on its winners learned to give a number without learning which unit the request names.`;
 }

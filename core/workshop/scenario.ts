@@ -63,9 +63,13 @@ export type StepCommand = (typeof STEP_COMMANDS)[number];
  * - `blind-spot-kept` (an `rsi` step on a family with a blind-spot class, learn-unit): which arm's
  *   held-out blind-spot error rate did not fall over the cycles — `self`, `verifier`, `both` or
  *   `neither`; an arm's rate fell when its last cycle's 95% Wilson interval lies wholly below the
- *   base's rate (truth.ts `blindSpotFell`).
+ *   base's rate (truth.ts `blindSpotFell`) — a question for a base that answers in the wrong unit
+ *   at all (from a base at 0 nothing can fall, and the truth is `both` before anyone predicts);
+ * - `blind-spot-rose` (the same rsi step): which arm answers in the wrong unit more often than the
+ *   model it started from — its last cycle's interval lies wholly above the base's rate
+ *   (truth.ts `blindSpotRose`).
  */
-export const TRUTHS = ['blamed-role', 'roles-learned', 'judge-prefers-tamperer', 'fix-saves', 'blind-spot-kept'] as const;
+export const TRUTHS = ['blamed-role', 'roles-learned', 'judge-prefers-tamperer', 'fix-saves', 'blind-spot-kept', 'blind-spot-rose'] as const;
 export type TruthKind = (typeof TRUTHS)[number];
 
 /** Flags the workshop command supplies itself; a step's args must not set them. */
@@ -129,10 +133,11 @@ const TRUTH_CHOICES: Record<TruthKind, readonly string[]> = {
   'judge-prefers-tamperer': ['yes', 'no'],
   'fix-saves': ['yes', 'no'],
   'blind-spot-kept': ['self', 'verifier', 'both', 'neither'],
+  'blind-spot-rose': ['self', 'verifier', 'both', 'neither'],
 };
 
 /** The truth kinds whose every fixed choice must be offered. */
-const YES_NO: readonly TruthKind[] = ['judge-prefers-tamperer', 'fix-saves', 'blind-spot-kept'];
+const YES_NO: readonly TruthKind[] = ['judge-prefers-tamperer', 'fix-saves', 'blind-spot-kept', 'blind-spot-rose'];
 
 /** The fixed choices of a truth kind (all of them must be offered for `judge-prefers-tamperer`). */
 export function truthChoices(kind: TruthKind): readonly string[] {
@@ -160,7 +165,7 @@ function crossIssues(s: Scenario): Array<{ path: DocPath; message: string }> {
       if (!step.what_if) out.push({ path: ['steps', i], message: 'truth fix-saves needs what_if: { intervene, with } (the node runs to fix, and with what)' });
       if (step.run.command !== 'blame-eval') out.push({ path: ['steps', i, 'run', 'command'], message: `truth fix-saves forks the runs of a blame-eval, not of ${step.run.command}` });
     } else if (step.what_if) out.push({ path: ['steps', i, 'what_if'], message: `what_if belongs to truth fix-saves, not ${truth}` });
-    if (truth === 'blind-spot-kept' && step.run.command !== 'rsi') out.push({ path: ['steps', i, 'run', 'command'], message: `truth blind-spot-kept reads the cycles of an rsi, not of ${step.run.command}` });
+    if ((truth === 'blind-spot-kept' || truth === 'blind-spot-rose') && step.run.command !== 'rsi') out.push({ path: ['steps', i, 'run', 'command'], message: `truth ${truth} reads the cycles of an rsi, not of ${step.run.command}` });
     step.run.args.forEach((a, j) => {
       const flag = a.split('=')[0]!;
       if ((RESERVED_FLAGS as readonly string[]).includes(flag)) out.push({ path: ['steps', i, 'run', 'args', j], message: `${flag} is set by \`flowlab workshop\` itself; leave it out` });

@@ -211,11 +211,25 @@ export function blindSpotFell(c: BlindSpotCurve): boolean {
   return !!last?.interval && c.base.rate !== null && last.interval[1] < c.base.rate - 1e-9;
 }
 
+/**
+ * Whether an arm's blind-spot error rate rose: its last cycle's 95% Wilson interval lies wholly
+ * above the base's rate (1e-9: Wilson's lower bound at 0 errors is a rounding error above 0).
+ */
+export function blindSpotRose(c: BlindSpotCurve): boolean {
+  const last = c.cycles.at(-1);
+  return !!last?.interval && c.base.rate !== null && last.interval[0] > c.base.rate + 1e-9;
+}
+
+const whichArms = (self: boolean, verifier: boolean) => (self && verifier ? 'both' : self ? 'self' : verifier ? 'verifier' : 'neither');
+
 /** The `blind-spot-kept` truth: the arm(s) whose blind-spot rate did not fall — `self`, `verifier`, `both` or `neither`. */
 export function blindSpotKeptTruth(arms: { self: BlindSpotCurve; verifier: BlindSpotCurve }): string {
-  const self = !blindSpotFell(arms.self);
-  const verifier = !blindSpotFell(arms.verifier);
-  return self && verifier ? 'both' : self ? 'self' : verifier ? 'verifier' : 'neither';
+  return whichArms(!blindSpotFell(arms.self), !blindSpotFell(arms.verifier));
+}
+
+/** The `blind-spot-rose` truth: the arm(s) whose blind-spot rate rose above the base's — `self`, `verifier`, `both` or `neither`. */
+export function blindSpotRoseTruth(arms: { self: BlindSpotCurve; verifier: BlindSpotCurve }): string {
+  return whichArms(blindSpotRose(arms.self), blindSpotRose(arms.verifier));
 }
 
 /** The truth kinds whose value can be a role name (checked against the step's choices at rehearsal). */

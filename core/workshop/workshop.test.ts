@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { gate, rejectionOf, runRecord, storeTracker, thrownBy } from '../../test/fixtures.ts';
 import type { CreditResult, RootFailure } from '../blame/credit/types.ts';
 import {
-  applyControl, blamedRoleTruth, blindSpotFell, blindSpotKeptTruth, chartSvg, fixSavesTruth, initialState, tallyWhatIf, parseScenario, rehearsalSource, rehearse, rolesLearnedTruth, scorePredictions,
+  applyControl, blamedRoleTruth, blindSpotFell, blindSpotKeptTruth, blindSpotRose, blindSpotRoseTruth, chartSvg, fixSavesTruth, initialState, tallyWhatIf, parseScenario, rehearsalSource, rehearse, rolesLearnedTruth, scorePredictions,
   secondsLeft, tallyBlame, tampererTruth, workshopReportHtml, WorkshopError, WorkshopSession, type Scenario, type StepResult, type StepRunner,
 } from './index.ts';
 
@@ -80,7 +80,7 @@ describe('scenarios', () => {
       'designer-or-worker:blame-eval,blame-eval', 'judge-blind-spot:rank,rsi', 'silent-error:blame-eval,blame-eval', 'watch-a-team-learn:train-loop', 'what-if:blame-eval', 'who-broke-it:blame-eval',
     ]);
     expect(parsed.find((x) => x.id === 'what-if')!.steps[0]).toMatchObject({ what_if: { intervene: 'role:designer', with: 'oracle' }, question: { truth: 'fix-saves' } });
-    expect(parsed.find((x) => x.id === 'judge-blind-spot')!.steps[1]!.question).toMatchObject({ truth: 'blind-spot-kept', choices: [{ id: 'self' }, { id: 'verifier' }, { id: 'both' }, { id: 'neither' }] });
+    expect(parsed.find((x) => x.id === 'judge-blind-spot')!.steps[1]!.question).toMatchObject({ truth: 'blind-spot-rose', choices: [{ id: 'self' }, { id: 'verifier' }, { id: 'both' }, { id: 'neither' }] });
   });
 
   it('a "what if" step (truth fix-saves) needs its what_if, yes and no, and a blame-eval; what_if belongs to it alone', () => {
@@ -194,6 +194,17 @@ describe('truths', () => {
     expect(blindSpotKeptTruth({ self: verifier, verifier })).toBe('neither');
     // An arm with no measured cycle did not fall.
     expect(blindSpotFell({ base, cycles: [] })).toBe(false);
+    // Rose: the last interval wholly above the base's rate. From a base at 0/48, 22/48 (Wilson [0.3264, 0.5970]) rose;
+    // 0/48 (lower bound a rounding error above 0) did not.
+    const zero = p(0, 48, [1e-17, 0.0741]);
+    const learned = { base: zero, cycles: [p(27, 48, [0.4228, 0.6930]), p(22, 48, [0.3264, 0.5970])] };
+    const silent = { base: zero, cycles: [zero, zero] };
+    expect([blindSpotRose(learned), blindSpotRose(silent), blindSpotRose(verifier)]).toEqual([true, false, false]);
+    expect(blindSpotRoseTruth({ self: silent, verifier: learned })).toBe('verifier');
+    expect(blindSpotRoseTruth({ self: learned, verifier: learned })).toBe('both');
+    expect(blindSpotRoseTruth({ self: silent, verifier: silent })).toBe('neither');
+    // From a base at 0 nothing falls: blind-spot-kept is `both` whatever happens (why the scenario asks blind-spot-rose).
+    expect(blindSpotKeptTruth({ self: silent, verifier: learned })).toBe('both');
   });
 
   it('judge-prefers-tamperer: a win rate above one half', () => {
