@@ -30,6 +30,10 @@ describe('flowlab evolve: arguments (no model needed)', () => {
     const split = await cli(['evolve', 'learn-design', '--model', '/nowhere.gguf', '--heldout', '4', '--heldout-split', 'test']);
     expect(split.code).toBe(2);
     expect(split.err).toContain('--heldout-split test: learn-design has no such split (splits: train, heldout)');
+    // More held-out tasks than the split has: refused up front (it was cut to 500 after the whole loop).
+    const over = await cli(['evolve', 'learn-design', '--model', '/nowhere.gguf', '--heldout', '9000']);
+    expect(over.code).toBe(2);
+    expect(over.err).toContain('--heldout 9000: learn-design/heldout has 500 tasks');
 
     const few = await cli(['evolve', 'learn-design', '--model', '/nowhere.gguf', '--offset', '1998', '--select-tasks', '4']);
     expect(few.code).toBe(2);

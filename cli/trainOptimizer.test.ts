@@ -24,5 +24,11 @@ describe('flowlab train-optimizer: arguments (no model needed)', () => {
     const few = await cli(['train-optimizer', 'learn-design', '--model', '/nowhere.gguf', '--offset', '1995']);
     expect(few.code).toBe(2);
     expect(few.err).toContain('--tasks 8 from --offset 1995: learn-design/train has only 5 there');
+
+    // --out checked before the collection (it was found wrong only after minutes): not the model itself, in a folder that exists.
+    const self = await cli(['train-optimizer', 'learn-design', '--model', '/nowhere.gguf', '--out', '/nowhere.gguf']);
+    expect([self.code, self.err.split('\n')[0]]).toEqual([2, 'flowlab train-optimizer: --out /nowhere.gguf is the --model file itself; write the trained weights to another file']);
+    const dir = await cli(['train-optimizer', 'learn-design', '--model', '/nowhere.gguf', '--out', '/no/such/folder/o.gguf']);
+    expect([dir.code, dir.err.split('\n')[0]]).toEqual([2, 'flowlab train-optimizer: --out /no/such/folder/o.gguf: the folder /no/such/folder does not exist']);
   });
 });

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { choiceSequences, collectEdits, FIRST_DESIGNS, keptCalls, massFamily, massFamilyNames, opTable, parseMassDesign, RFT_DEFAULTS, sftTrain, type RftEvent } from '../../core/mass/index.ts';
@@ -77,6 +78,11 @@ async function trainOptimizer(dataset: string, o: Flags, io: Io, deps: TrainOpti
   if (!o.model) throw new UsageError('missing --model <file.gguf>');
   const family = massFamily(dataset);
   if (!family.editMenu) throw new UsageError(`train-optimizer trains the edit optimizer: ${dataset} has no edit menu (learn-design has one)`);
+  if (o.out) {
+    // Checked before minutes of collection: the weights must not overwrite the model they start from, and their folder must exist.
+    if (path.resolve(o.out) === path.resolve(o.model)) throw new UsageError(`--out ${o.out} is the --model file itself; write the trained weights to another file`);
+    if (!existsSync(path.dirname(path.resolve(o.out)))) throw new UsageError(`--out ${o.out}: the folder ${path.dirname(path.resolve(o.out))} does not exist`);
+  }
   const temperature = num(o.temperature, 'temperature', (x) => x > 0 && x <= 4, 'a number in (0, 4]');
   const minGain = num(o.minGain, 'min-gain', (x) => x > 0 && x <= 1, 'a number in (0, 1]');
   const sftLr = num(o.sftLr, 'sft-lr', (x) => x > 0 && x < 1, 'a number in (0, 1)');

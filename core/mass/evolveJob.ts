@@ -88,6 +88,11 @@ export function planEvolution(o: EvolutionOptions, store: Store | undefined, nam
   if (o.optimizer === 'edit' && !family.editMenu) throw new MassError('BAD_OPTIONS', `${name('optimizer')} edit needs a family with an edit menu; ${o.dataset} has none (use ${name('optimizer')} free; learn-design has one)`, { field: 'optimizer' });
   const splits = getDataset(o.dataset).splits;
   if (o.heldout && !splits.includes(o.heldoutSplit)) throw new MassError('BAD_OPTIONS', `${name('heldoutSplit')} ${o.heldoutSplit}: ${o.dataset} has no such split (splits: ${splits.join(', ')})`, { field: 'heldoutSplit' });
+  if (o.heldout) {
+    // Refused before the loop, not cut to the split's size after it.
+    const held = getDataset(o.dataset).load({ split: o.heldoutSplit, limit: o.heldout }).length;
+    if (held < o.heldout) throw new MassError('BAD_OPTIONS', `${name('heldout')} ${o.heldout}: ${o.dataset}/${o.heldoutSplit} has ${held} tasks`, { field: 'heldout' });
+  }
   const catalogue = { checks: family.checks.names() };
   const first = parseMassDesign(o.designText ?? FIRST_DESIGNS[o.dataset], catalogue);
   if (!first.ok) throw new MassError('INVALID_DESIGN', `${o.designSource ?? 'the default design'}: the design does not validate:\n${first.issues.map((i) => `  ${i.code} ${i.path || '(design)'}: ${i.message}`).join('\n')}`, { field: 'design' });
