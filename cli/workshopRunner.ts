@@ -257,9 +257,8 @@ export function blindSpotResult(json: Record<string, unknown>, kind: 'blind-spot
   const verifier = curve('verifier');
   if (!self || !verifier) throw new WorkshopError('STEP_FAILED', `the rsi measured no held-out blind-spot rate for ${!self && !verifier ? 'either arm' : !self ? 'the self arm' : 'the verifier arm'} (a family with a blind-spot class, learn-unit, and both arms are needed${r.halted ? `; the loop halted: ${r.halted.reasons.join('; ')}` : ''})`);
   const truth = kind === 'blind-spot-rose' ? blindSpotRoseTruth({ self, verifier }) : blindSpotKeptTruth({ self, verifier });
-  const rose = blindSpotRose;
-  const words = (arm: 'self' | 'verifier', c: BlindSpotCurve) => `${arm} arm ${pct(c.base)} → ${pct(c.cycles.at(-1)!)}${blindSpotFell(c) ? ' (fell)' : rose(c) ? ' (rose)' : ' (did not fall)'}`;
-  const risen = (['self', 'verifier'] as const).filter((arm) => rose(arm === 'self' ? self : verifier));
+  const words = (arm: 'self' | 'verifier', c: BlindSpotCurve) => `${arm} arm ${pct(c.base)} → ${pct(c.cycles.at(-1)!)}${blindSpotFell(c) ? ' (fell)' : blindSpotRose(c) ? ' (rose)' : ' (did not fall)'}`;
+  const risen = (['self', 'verifier'] as const).filter((arm) => blindSpotRose(arm === 'self' ? self : verifier));
   const headline = kind === 'blind-spot-rose' ? roseHeadline(truth) : (truth === 'self' ? 'The self-judge arm kept its blind spot; the verifier arm\'s fell.'
     : truth === 'verifier' ? 'The verifier arm kept the blind spot and the self-judge arm\'s fell — not what MASS warns of; read the figures.'
     : truth === 'both' ? 'Neither arm\'s blind spot fell over these cycles.'

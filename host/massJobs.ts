@@ -115,8 +115,11 @@ export class MassJobs extends JobOwner {
     try {
       plan = planEvolution(options, this.o.store);
     } catch (err) {
-      const field = err instanceof MassError && err.code === 'BAD_OPTIONS' ? (err.location.field ?? 'dataset') : err instanceof MassError && err.code === 'INVALID_DESIGN' ? undefined : 'dataset';
-      throw new ApiError(err instanceof MassError && err.code === 'INVALID_DESIGN' ? 'INTERNAL' : 'BAD_REQUEST', `${M}: ${errorMessage(err)}`, M, field, { cause: err });
+      // The family's own first design not validating is ours (INTERNAL); a bad option names its field; anything else is the dataset's.
+      const code = err instanceof MassError ? err.code : undefined;
+      if (code === 'INVALID_DESIGN') throw new ApiError('INTERNAL', `${M}: ${errorMessage(err)}`, M, undefined, { cause: err });
+      const field = code === 'BAD_OPTIONS' ? ((err as MassError).location.field ?? 'dataset') : 'dataset';
+      throw new ApiError('BAD_REQUEST', `${M}: ${errorMessage(err)}`, M, field, { cause: err });
     }
     if (!plan.tasks.length) throw new ApiError('BAD_REQUEST', `${M}: no task of ${req.dataset}/${options.split} at offset ${options.offset}`, M, 'offset');
     const jobId = plan.evolutionId;
