@@ -51,6 +51,23 @@ describe('the MASS edit language', () => {
     expect(() => applyEdit(first, { op: 'add_check', agent: 'nobody', check: 'non_empty' })).toThrow(/no agent "nobody"/);
   });
 
+  it('guard: the check and retries on every hop calling the agent, as one edit; offered only by a menu with guard', () => {
+    const g: MassEdit = { op: 'guard', agent: 'picker', check: 'tool_fits_request' };
+    expect(editText(g)).toBe('guard picker tool_fits_request (retry 2)');
+    expect(short(applyEdit(first, g))).toEqual({ agents: ['picker[tool_fits_request] Name the tool the request needs.', 'filler[] Give the tool argument.'], hops: ['picker x2', 'filler'] });
+    // Two picker hops: both retried; a hop already retried twice stays; another agent's hop is untouched.
+    const twice = applyEdit(applyEdit(first, { op: 'insert_hop', at: 3, agent: 'picker', reads: null }), { op: 'retry', hop: 2, max: 1 });
+    expect(short(applyEdit(twice, g)).hops).toEqual(['picker x2', 'filler x1', 'picker x2']);
+    // The same design as add_check then retry hop 1 max 2.
+    expect(designJson(applyEdit(first, g))).toBe(designJson(applyEdit(applyEdit(first, { op: 'add_check', agent: 'picker', check: 'tool_fits_request' }), { op: 'retry', hop: 1, max: 2 })));
+    expect(() => applyEdit(applyEdit(first, g), g)).toThrow(/picker already has tool_fits_request/);
+    const ops = (menu: typeof DESIGN_EDIT_MENU) => editOptions(first, menu, catalogue).filter((o) => o.edit.op === 'guard').map((o) => editText(o.edit));
+    // learn-design's menu offers it: 2 agents x the checks that validate on each.
+    expect(ops(DESIGN_EDIT_MENU)).toContain('guard picker tool_fits_request (retry 2)');
+    expect(ops(DESIGN_EDIT_MENU)).toContain('guard filler argument_in_request (retry 2)');
+    expect(ops({ checks: DESIGN_EDIT_MENU.checks, instructions: DESIGN_EDIT_MENU.instructions })).toEqual([]);
+  });
+
   it('offers only edits whose design validates and is new', () => {
     const options = editOptions(first, DESIGN_EDIT_MENU, catalogue);
     const texts = options.map((o) => editText(o.edit));

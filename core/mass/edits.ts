@@ -6,6 +6,7 @@
  * | op                | fields                  | what it does                                             |
  * | ----------------- | ----------------------- | -------------------------------------------------------- |
  * | `add_check`       | agent, check            | adds a menu check to the agent's contract                |
+ * | `guard`           | agent, check            | adds the check AND retries (MAX_REDELEGATIONS) on every hop calling the agent: catch and ask again, one edit (menus with `guard`) |
  * | `remove_check`    | agent, check            | removes one of its checks                                |
  * | `replace_check`   | agent, from, to         | swaps one of its checks for a menu check                 |
  * | `retry`           | hop, max                | on a broken contract, ask the hop's agent again (0–2x; 0 removes) |
@@ -30,6 +31,7 @@ import type { EditMenu, MassDesign, MassHop } from './types.ts';
 /** One edit (see the module table). Hops are numbered from 1, as the rendered design numbers them. */
 export type MassEdit =
   | { op: 'add_check'; agent: string; check: string }
+  | { op: 'guard'; agent: string; check: string }
   | { op: 'remove_check'; agent: string; check: string }
   | { op: 'replace_check'; agent: string; from: string; to: string }
   | { op: 'retry'; hop: number; max: number }
@@ -44,6 +46,7 @@ export type EditOp = MassEdit['op'];
 /** The fields of each op, in the order the grammar writes them (the last one varies inside a branch). */
 export const EDIT_FIELDS: { [K in EditOp]: ReadonlyArray<Exclude<keyof Extract<MassEdit, { op: K }>, 'op'>> } = {
   add_check: ['agent', 'check'],
+  guard: ['agent', 'check'],
   remove_check: ['agent', 'check'],
   replace_check: ['agent', 'from', 'to'],
   retry: ['hop', 'max'],
@@ -60,6 +63,8 @@ export function editText(e: MassEdit): string {
     case 'add_check':
     case 'remove_check':
       return `${e.op} ${e.agent} ${e.check}`;
+    case 'guard':
+      return `guard ${e.agent} ${e.check} (retry ${MAX_REDELEGATIONS})`;
     case 'replace_check':
       return `replace_check ${e.agent} ${e.from} -> ${e.to}`;
     case 'retry':
@@ -111,6 +116,13 @@ export function applyEdit(design: MassDesign, edit: MassEdit): MassDesign {
       const a = agent(edit.agent);
       if (a.contract.checks.includes(edit.check)) throw new EditError(`${editText(edit)}: ${edit.agent} already has ${edit.check}`);
       a.contract.checks.push(edit.check);
+      break;
+    }
+    case 'guard': {
+      const a = agent(edit.agent);
+      if (a.contract.checks.includes(edit.check)) throw new EditError(`${editText(edit)}: ${edit.agent} already has ${edit.check}`);
+      a.contract.checks.push(edit.check);
+      for (const h of d.hops) if (h.agent_id === edit.agent && (h.redelegate?.max ?? 0) < MAX_REDELEGATIONS) h.redelegate = { to: h.agent_id, max: MAX_REDELEGATIONS };
       break;
     }
     case 'remove_check': {
@@ -180,6 +192,7 @@ function candidates(design: MassDesign, menu: EditMenu): MassEdit[] {
   const n = design.hops.length;
   for (const a of design.agents) {
     for (const c of menu.checks) if (!a.contract.checks.includes(c)) out.push({ op: 'add_check', agent: a.agent_id, check: c });
+    if (menu.guard) for (const c of menu.checks) if (!a.contract.checks.includes(c)) out.push({ op: 'guard', agent: a.agent_id, check: c });
     for (const c of a.contract.checks) out.push({ op: 'remove_check', agent: a.agent_id, check: c });
     for (const from of a.contract.checks) for (const to of menu.checks) if (!a.contract.checks.includes(to)) out.push({ op: 'replace_check', agent: a.agent_id, from, to });
     for (const text of [...(menu.instructions[a.agent_id] ?? []), ...(menu.instructions['*'] ?? [])]) if (text !== a.instruction) out.push({ op: 'set_instruction', agent: a.agent_id, instruction: text });

@@ -230,7 +230,7 @@ export function settingsOf(spec: EvolveSpec): EvolutionSettings {
   }
   if (mode === 'edit') {
     s.optimizerMode = 'edit';
-    s.editMenu = { checks: [...spec.family.editMenu!.checks], instructions: Object.fromEntries(Object.entries(spec.family.editMenu!.instructions).map(([k, v]) => [k, [...v]])) };
+    s.editMenu = { checks: [...spec.family.editMenu!.checks], instructions: Object.fromEntries(Object.entries(spec.family.editMenu!.instructions).map(([k, v]) => [k, [...v]])), ...(spec.family.editMenu!.guard && { guard: true }) };
   }
   return s;
 }

@@ -83,6 +83,8 @@ describe('learn-design as a MASS family (the workflow matters)', () => {
     expect(await meanScore(edited({ op: 'add_check', agent: 'picker', check: 'tool_fits_request' }), heldout, team)).toBeCloseTo(4 / 6, 10);
     // Check plus retry: the retried picker answers right: 1 everywhere.
     expect(await meanScore(edited({ op: 'add_check', agent: 'picker', check: 'tool_fits_request' }, { op: 'retry', hop: 1, max: 1 }), heldout, team)).toBe(1);
+    // guard: the same check and retry as one edit.
+    expect(await meanScore(edited({ op: 'guard', agent: 'picker', check: 'tool_fits_request' }), heldout, team)).toBe(1);
     // A check on the wrong agent loses the argument: only the 2 right tools score (0.5 each): 1 / 6.
     expect(await meanScore(edited({ op: 'add_check', agent: 'filler', check: 'tool_fits_request' }), heldout, team)).toBeCloseTo(1 / 6, 10);
     // argument_fits_tool with no hand-off fails every time (1/6); reading the picker it passes where the picker was right: 2 / 6.

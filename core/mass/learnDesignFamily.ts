@@ -101,6 +101,7 @@ export const DESIGN_EDIT_MENU: EditMenu = {
     picker: ['Name the tool the request needs.', 'Pick weather for a day, math for a sum.'],
     filler: ['Give the tool argument.', 'Copy the word that names the argument.'],
   },
+  guard: true,
 };
 
 /** Version 0 of this family: a picker (tool) then a filler (argument); no check, no retry, no hand-off. */

@@ -112,6 +112,12 @@ export interface PairJudge {
 export interface EditMenu {
   checks: readonly string[];
   instructions: Readonly<Record<string, readonly string[]>>;
+  /**
+   * Offer the `guard` op (edits.ts): a menu check AND retries on every hop calling the agent, as
+   * one edit (the check-and-ask-again mechanism a small model rarely proposes as two). Stored with
+   * the evolution's settings, so evolutions stored before it replay with the menu they had.
+   */
+  guard?: boolean;
 }
 
 /** A chat message of a conversation, as SFT exports it (TRL conversational format). */
