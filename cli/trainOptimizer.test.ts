@@ -23,7 +23,7 @@ describe('flowlab train-optimizer: arguments (no model needed)', () => {
     // learn-design's train split has 2,000 tasks: 8 from offset 1,995 are not there.
     const few = await cli(['train-optimizer', 'learn-design', '--model', '/nowhere.gguf', '--offset', '1995']);
     expect(few.code).toBe(2);
-    expect(few.err).toContain('--tasks 8 from --offset 1995: learn-design/train has only 5 there');
+    expect(few.err).toContain('--tasks 16 from --offset 1995: learn-design/train has only 5 there');
 
     // --out checked before the collection (it was found wrong only after minutes): not the model itself, in a folder that exists.
     const self = await cli(['train-optimizer', 'learn-design', '--model', '/nowhere.gguf', '--out', '/nowhere.gguf']);

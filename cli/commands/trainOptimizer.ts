@@ -58,7 +58,7 @@ export function define(cmd: Command, ctx: CommandContext, deps: TrainOptimizerDe
     ].join('\n'))
     .argument('<dataset>', `task family with an edit menu (known families: ${massFamilyNames().join(', ')}; learn-design has a menu)`)
     .option('--out <trained.gguf>', 'where the fine-tuned weights are written (without it: collect and report only)')
-    .addOption(intOption('--tasks <n>', 'training tasks each design is scored on', { min: 1, default: 8 }))
+    .addOption(intOption('--tasks <n>', 'training tasks each design is scored on', { min: 1, default: RFT_DEFAULTS.tasks }))
     .addOption(intOption('--offset <n>', 'first training task (default 100: past the tasks evolve selects on, train/0..31)', { default: 100 }))
     .addOption(intOption('--states <n>', 'designs the optimizer proposes from (the first design, then random walks)', { min: 1, max: 200, default: RFT_DEFAULTS.states }))
     .addOption(intOption('--walk <n>', 'longest random walk of edits from the first design to a state', { min: 0, max: 6, default: RFT_DEFAULTS.walk }))
