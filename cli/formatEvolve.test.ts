@@ -13,10 +13,12 @@ describe('proposalStats (what evolve prints about the optimizer)', () => {
       rec(3, { accepted: false, issues: [{ code: 'UNCHANGED' }], proposal: { edit: { op: 'retry', hop: 1, max: 1 } } }),
       rec(4, { accepted: false, issues: [{ code: 'UNPARSABLE' }], proposal: null }),
       rec(5, { accepted: false, issues: [{ code: 'UNKNOWN_AGENT' }], proposal: { improved_multi_agent_design: {} } }),
+      { evolutionId: 'e', kind: 'champion', key: 't0/0', value: { iteration: 0, version: 0 } },
+      { evolutionId: 'e', kind: 'champion', key: 't0/2', value: { iteration: 2, version: 2 } },
     ], 'the model, m.gguf');
-    expect([s.proposals, s.valid, s.accepted, s.cutOff, s.distinctEdits, s.constant]).toEqual([5, 3, 2, 1, 2, false]);
+    expect([s.proposals, s.valid, s.accepted, s.won, s.cutOff, s.distinctEdits, s.constant]).toEqual([5, 3, 2, 1, 1, 2, false]);
     expect(s.ops).toEqual({ retry: 3 });
-    expect(s.text).toBe('Proposals (proposer: the model, m.gguf): 5; valid 3 (60%); accepted 2; cut off or outside the grammar 1; 2 distinct edit(s), by op: retry 3\n');
+    expect(s.text).toBe('Proposals (proposer: the model, m.gguf): 5; valid 3 (60%); new versions 2, of which 1 became champion; cut off or outside the grammar 1; 2 distinct edit(s), by op: retry 3\n');
   });
 
   it('labels a proposer that always names the same edit CONSTANT, and a random one RANDOM', () => {

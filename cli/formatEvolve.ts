@@ -1,6 +1,7 @@
 /**
  * What `flowlab evolve` prints after the loop about the optimizer and the champions: how many
- * proposals were valid (parsed into a valid design), accepted (a new version), cut off; how many
+ * proposals were valid (parsed into a valid design), made a new version, won their comparison
+ * (a champion change: `champion` records after version 0), cut off; how many
  * distinct edits the proposer made (a proposer that always names the same edit is labelled
  * CONSTANT). The held-out comparisons are core/mass/evolveJob.ts `heldoutOfEvolution`.
  */
@@ -16,7 +17,10 @@ export interface ProposalStats {
   proposals: number;
   /** Parsed into a valid design (accepted, or valid but a repeat: UNCHANGED). */
   valid: number;
+  /** Made a new version (the validator accepted the design). */
   accepted: number;
+  /** Became champion (won their comparison): `champion` records of a later version than 0. */
+  won: number;
   /** Replies cut off or outside the grammar (UNPARSABLE, UNPARSABLE_OUTPUT, NOT_A_PROPOSAL). */
   cutOff: number;
   /** Edit mode: how often each op was proposed; distinct edits (op and fields). */
@@ -36,9 +40,10 @@ export function proposalStats(records: readonly MassRecord[], proposer: string):
   for (const e of edits) ops[String(e.op)] = (ops[String(e.op)] ?? 0) + 1;
   const distinctEdits = new Set(edits.map((e) => JSON.stringify(e))).size;
   const constant = edits.length > 1 && distinctEdits === 1;
+  const won = records.filter((r) => r.kind === 'champion' && Number((r.value as { iteration?: unknown }).iteration) > 0).length;
   const pct = (k: number) => (ps.length ? ` (${((100 * k) / ps.length).toFixed(0)}%)` : '');
   const text = ps.length
-    ? `Proposals (proposer: ${proposer}): ${ps.length}; valid ${valid}${pct(valid)}; accepted ${ps.filter((p) => p.accepted).length}; cut off or outside the grammar ${cutOff}${edits.length ? `; ${distinctEdits} distinct edit(s), by op: ${Object.entries(ops).map(([k, v]) => `${k} ${v}`).join(', ')}` : ''}${constant ? '\nCONSTANT PROPOSER: every proposal was the same edit; a champion it found is a constant proposer\'s.' : ''}${proposer.startsWith('RANDOM') ? '\nRANDOM PROPOSER (SIMULATED): the champions were found by random edits, not by the model.' : ''}\n`
+    ? `Proposals (proposer: ${proposer}): ${ps.length}; valid ${valid}${pct(valid)}; new versions ${ps.filter((p) => p.accepted).length}, of which ${won} became champion; cut off or outside the grammar ${cutOff}${edits.length ? `; ${distinctEdits} distinct edit(s), by op: ${Object.entries(ops).map(([k, v]) => `${k} ${v}`).join(', ')}` : ''}${constant ? '\nCONSTANT PROPOSER: every proposal was the same edit; a champion it found is a constant proposer\'s.' : ''}${proposer.startsWith('RANDOM') ? '\nRANDOM PROPOSER (SIMULATED): the champions were found by random edits, not by the model.' : ''}\n`
     : 'Proposals: none (one iteration runs version 0 only)\n';
-  return { proposals: ps.length, valid, accepted: ps.filter((p) => p.accepted).length, cutOff, ops, distinctEdits, constant, text };
+  return { proposals: ps.length, valid, accepted: ps.filter((p) => p.accepted).length, won, cutOff, ops, distinctEdits, constant, text };
 }
