@@ -107,7 +107,7 @@ export function define(cmd: Command, ctx: CommandContext, deps: EvolveCommandDep
     .addOption(new Option('--optimizer <mode>', 'how the optimizer proposes: edit (one edit from the family\'s menu, under the grammar of the valid new edits; the default for a family with a menu: learn-design) or free (a whole design; the default otherwise)').choices(['edit', 'free']))
     .addOption(intOption('--heldout <n>', 'after the loop, run version 0 and each task\'s champion on the first n tasks of --heldout-split (same seed per task) and compare them pairwise (sign test, bootstrap interval)', { min: 1 }))
     .option('--heldout-split <name>', 'split of the held-out comparison', 'heldout')
-    .addOption(new Option('--judge <who>', 'who judges the pairs: self (the same model, MASS\'s self-judge) or verifier (the family\'s grader compares the two grades, no model call: a control; the default --id then ends in -verifier)').choices(['self', 'verifier']).default('self'))
+    .addOption(new Option('--judge <who>', 'who judges the pairs: self (the same model, MASS\'s self-judge, rubric prompt), pair (the same model reading the family\'s own pairwise prompt, what a judge trained on it reads, e.g. learn-design-judge; the default --id ends in -pair) or verifier (the family\'s grader compares the two grades, no model call: a control; the default --id then ends in -verifier)').choices(['self', 'pair', 'verifier']).default('self'))
     .addOption(intOption('--select-tasks <k>', `training tasks each version is run on before it is compared (the evolved task and the k-1 tasks after the --limit evolved ones, same seed per task for every version); the candidate is accepted when it wins more of the k paired verdicts than it loses (default for a new evolution: ${SELECT_TASKS_DEFAULT.editMenu} for a family with an edit menu (learn-design), else ${SELECT_TASKS_DEFAULT.other}; a resumed --id keeps its own)`, { min: 1, max: 32 }))
     .addOption(new Option('--proposer <who>', 'who proposes the edits: model, or random (SIMULATED: uniform over the valid new edits, no model call; a baseline for the model\'s proposals; the default --id then ends in -random)').choices(['model', 'random']).default('model'));
   addModelOptions(cmd, { contextSize: { min: 256, default: 2048, help: 'context tokens per model (default: 2048: the optimizer reads and writes about 1,700 tokens of stories260K)' } });
@@ -136,7 +136,7 @@ async function evolveCommand(dataset: string | undefined, o: EvolveFlags, io: Io
   try {
     plan = planAsCli(() => planEvolution({
       dataset, model: o.model!, split: o.split, limit: o.limit, offset: o.offset, iterations: o.iterations, rule: o.rule as 'baseline' | 'direct', seed: o.seed,
-      judge: o.judge as 'self' | 'verifier', proposer: o.proposer as 'model' | 'random', heldoutSplit: o.heldoutSplit,
+      judge: o.judge as 'self' | 'verifier' | 'pair', proposer: o.proposer as 'model' | 'random', heldoutSplit: o.heldoutSplit,
       ...(o.id !== undefined && { id: o.id }), ...(o.design !== undefined && { designText: readFileSync(o.design, 'utf8'), designSource: o.design }),
       ...(o.optimizer !== undefined && { optimizer: o.optimizer as OptimizerMode }), ...(o.selectTasks !== undefined && { selectTasks: o.selectTasks }),
       ...(o.auditSwaps !== undefined && { auditSwaps: o.auditSwaps }), ...(o.heldout !== undefined && { heldout: o.heldout }),

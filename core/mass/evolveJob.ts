@@ -43,7 +43,7 @@ export interface EvolutionOptions {
   /** Where designText came from, for its error. */
   designSource?: string;
   optimizer?: OptimizerMode;
-  judge: 'self' | 'verifier';
+  judge: 'self' | 'verifier' | 'pair';
   proposer: 'model' | 'random';
   /** Training tasks each version runs on (1 + the selection set); default the stored evolution's, else SELECT_TASKS_DEFAULT. */
   selectTasks?: number;
@@ -96,7 +96,7 @@ export function planEvolution(o: EvolutionOptions, store: Store | undefined, nam
   const catalogue = { checks: family.checks.names() };
   const first = parseMassDesign(o.designText ?? FIRST_DESIGNS[o.dataset], catalogue);
   if (!first.ok) throw new MassError('INVALID_DESIGN', `${o.designSource ?? 'the default design'}: the design does not validate:\n${first.issues.map((i) => `  ${i.code} ${i.path || '(design)'}: ${i.message}`).join('\n')}`, { field: 'design' });
-  const evolutionId = o.id ?? `${defaultEvolutionId(o.dataset, o.seed, o.rule, o.model)}${o.judge === 'verifier' ? '-verifier' : ''}${o.proposer === 'random' ? '-random' : ''}${selectTasks > 1 ? `-sel${selectTasks}` : ''}`;
+  const evolutionId = o.id ?? `${defaultEvolutionId(o.dataset, o.seed, o.rule, o.model)}${o.judge === 'verifier' ? '-verifier' : o.judge === 'pair' ? '-pair' : ''}${o.proposer === 'random' ? '-random' : ''}${selectTasks > 1 ? `-sel${selectTasks}` : ''}`;
   const tasks = loaded.slice(0, o.limit);
   const selection = loaded.slice(o.limit);
   // A resumed evolution keeps its stored audit setting unless the options name one (a different one is refused as MISMATCH).
@@ -104,7 +104,7 @@ export function planEvolution(o: EvolutionOptions, store: Store | undefined, nam
   const auditSwaps = o.auditSwaps ?? (storedSettings ? (storedSettings.auditSwaps ?? 0) : EVOLVE_DEFAULTS.auditSwaps);
   const spec: EvolveSpec = {
     evolutionId, family, tasks, firstDesign: first.design, iterations: o.iterations, rule: o.rule, seed: o.seed, catalogue, auditSwaps,
-    ...(o.optimizer && { optimizerMode: o.optimizer }), ...(o.judge === 'verifier' && { judge: 'verifier' as const }), ...(o.proposer === 'random' && { proposer: 'random' as const }), ...(selection.length && { selection }),
+    ...(o.optimizer && { optimizerMode: o.optimizer }), ...(o.judge !== 'self' && { judge: o.judge }), ...(o.proposer === 'random' && { proposer: 'random' as const }), ...(selection.length && { selection }),
   };
   const settings = { dataset: o.dataset, split: o.split, iterations: o.iterations, rule: o.rule, ...(auditSwaps > 0 && { auditSwaps }), ...(selection.length && { selectTasks }) };
   return { evolutionId, family, tasks, selection, selectTasks, catalogue, firstDesign: first.design, spec, settings };

@@ -80,10 +80,12 @@ export interface EvolveSpec {
   /**
    * Who judges the pairs: `self` (default: the same model, MASS's self-judge, judge.ts) or
    * `verifier` (the family's external grader compares the two workspaces' grades: no model call;
-   * MASS's verifier arm, a control for what the loop finds with a judge that judges). Stored only
-   * when `verifier`.
+   * MASS's verifier arm, a control for what the loop finds with a judge that judges) or `pair`
+   * (the self-judge — the same model — reading the family's own pairwise prompt, `pairJudge`,
+   * e.g. learn-design's in learn-design-judge's format, instead of MASS's rubric prompt: what a
+   * judge trained on the family's judging task reads). Stored only when not `self`.
    */
-  judge?: 'self' | 'verifier';
+  judge?: 'self' | 'verifier' | 'pair';
   /**
    * Who proposes the edits (edit mode only): `model` (default) or `random` — a SIMULATED
    * proposer drawing uniformly among the valid new edits with the iteration's seed, no model call:
@@ -195,8 +197,8 @@ export interface EvolutionSettings {
   /** Present when `edit` (EvolveSpec.optimizerMode), with the family's menu at the time. */
   optimizerMode?: 'edit';
   editMenu?: EditMenu;
-  /** Present when `verifier` (EvolveSpec.judge). */
-  judge?: 'verifier';
+  /** Present when `verifier` or `pair` (EvolveSpec.judge). */
+  judge?: 'verifier' | 'pair';
   /** Present when `random` (EvolveSpec.proposer). */
   proposer?: 'random';
   /** Present when non-empty (EvolveSpec.selection): the further training tasks of the selection set. */
@@ -223,6 +225,10 @@ export function settingsOf(spec: EvolveSpec): EvolutionSettings {
   if (spec.budget) s.budget = spec.budget;
   if (spec.auditSwaps) s.auditSwaps = spec.auditSwaps;
   if (spec.judge === 'verifier') s.judge = 'verifier';
+  if (spec.judge === 'pair') {
+    if (!spec.family.pairJudge) throw new MassError('BAD_OPTIONS', `the pair judge reads the family's own pairwise prompt; ${spec.family.dataset} has none (learn-design and learn-unit have one)`, { field: 'judge' });
+    s.judge = 'pair';
+  }
   if (spec.selection?.length) s.selection = spec.selection.map((t) => ({ id: t.id, index: t.index, input: t.input, expected: t.expected }));
   if (spec.proposer === 'random') {
     if (mode !== 'edit') throw new MassError('BAD_OPTIONS', 'the random proposer draws among the edit language\'s edits: it needs the edit optimizer', { field: 'proposer' });
@@ -283,6 +289,8 @@ async function evolveTask(spec: EvolveSpec, s: EvolutionSettings, deps: EvolveDe
   const about = (extra: Record<string, unknown>) => ({ evolutionId: evo, taskIndex: t, ...extra });
   const emit = (e: EvolveEvent) => deps.onEvent?.(e);
   const runDeps = { ...deps, family: spec.family };
+  /** The family's pairwise prompt when the pair judge judges (EvolveSpec.judge `pair`), else MASS's rubric judge. */
+  const pairJudge = s.judge === 'pair' ? spec.family.pairJudge : undefined;
   /** The selection set: the task, then the further training tasks (EvolveSpec.selection). */
   const sel: Task[] = [task, ...(spec.selection ?? [])];
   const selecting = sel.length > 1;
@@ -313,7 +321,7 @@ async function evolveTask(spec: EvolveSpec, s: EvolutionSettings, deps: EvolveDe
     const [a, b] = side === 'A' ? [cand, other] : [other, cand];
     const judgeSeed = deriveSeed(s.seed, 'judge', t, k, kind, ...extra);
     const at = selecting ? { selection: j } : {};
-    const v: Verdict = s.judge === 'verifier' ? verifierVerdict(a, b) : await judgePair(a, b, s.rubric, deps.provider, { ...deps, experimentId: id(`v${k}.vs-${against}${sfx(j, '.')}`), task: sel[j]!, seed: judgeSeed, maxTokens: s.judgeTokens, about: about({ iteration, kind, candidate: k, against, ...at }) });
+    const v: Verdict = s.judge === 'verifier' ? verifierVerdict(a, b) : await judgePair(a, b, s.rubric, deps.provider, { ...deps, experimentId: id(`v${k}.vs-${against}${sfx(j, '.')}`), task: sel[j]!, seed: judgeSeed, maxTokens: s.judgeTokens, about: about({ iteration, kind, candidate: k, against, ...at }), ...(pairJudge && { pairJudge }) });
     const key = `t${t}/v${k}/${kind}${sfx(j, '/')}`;
     judged.push({ key, a, b, task: sel[j]!, winner: v.winner, seed: judgeSeed, experimentId: id(`v${k}.vs-${against}${sfx(j, '.')}.swap`), about: about({ iteration, kind, candidate: k, against, ...at, audit: 'swap' }) });
     const candidateWon = v.valid && v.winner === side;
@@ -408,7 +416,7 @@ async function evolveTask(spec: EvolveSpec, s: EvolutionSettings, deps: EvolveDe
   // The judge audit's swapped sample: the same pair and seed with B shown as A (position consistency, core/guards judgeAudit).
   for (const index of auditSample(judged.length, s.auditSwaps ?? 0, deriveSeed(s.seed, 'audit', t))) {
     const j = judged[index]!;
-    const v = s.judge === 'verifier' ? verifierVerdict(j.b, j.a) : await judgePair(j.b, j.a, s.rubric, deps.provider, { ...deps, experimentId: j.experimentId, task: j.task, seed: j.seed, maxTokens: s.judgeTokens, about: j.about });
+    const v = s.judge === 'verifier' ? verifierVerdict(j.b, j.a) : await judgePair(j.b, j.a, s.rubric, deps.provider, { ...deps, experimentId: j.experimentId, task: j.task, seed: j.seed, maxTokens: s.judgeTokens, about: j.about, ...(pairJudge && { pairJudge }) });
     put('verdict-swap', j.key, { index, a: j.b.runId, b: j.a.runId, first: j.winner, swapped: v.winner, valid: v.valid, experimentId: v.experimentId }, t);
   }
   const result: EvolveTaskResult = {

@@ -1,5 +1,14 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import type { GenerateRequest } from '../model/provider.ts';
+import { ScriptedProvider } from '../model/scripted.ts';
 import { openStore } from '../store/index.ts';
+import { learnDesignJudgeTask } from '../tasks/learnDesignJudge.ts';
+import { learnJudgeGrader } from '../tasks/learnJudge.ts';
+import { CheckRegistry } from '../workflow/checks.ts';
+import { judgePair } from './judge.ts';
+import { runStep } from './stored.ts';
+import type { Workspace } from './types.ts';
 import { createLearnDesignDataset, learnDesignTask } from '../tasks/learnDesign.ts';
 import { defaultTools } from '../tools/index.ts';
 import { assembleAnswer } from './answerTool.ts';
@@ -106,5 +115,30 @@ describe('learn-design as a MASS family (the workflow matters)', () => {
     // Stored steps: read back, not run again.
     expect(store.listExperiments().filter((x) => x.id.startsWith('h.heldout.'))).toHaveLength(24);
     store.close();
+  });
+
+  it('the pair judge sees exactly examples/judge-design.yaml\'s prompt, budget and grammar for the same request and answers', async () => {
+    const seen: GenerateRequest[] = [];
+    const provider = new ScriptedProvider((r) => (seen.push(r), '"A"'));
+    const jt = learnDesignJudgeTask('heldout', 0);
+    const base = learnDesignTask('heldout', 0);
+    const ws = (runId: string, answer: unknown) => ({ runId, answer, grade: { score: 0 } }) as unknown as Workspace;
+    const side = (s: string) => (s === 'none' ? undefined : { tool: s.split(' ')[0], argument: s.split(' ')[1] === 'none' ? undefined : s.split(' ')[1] });
+    const v = await judgePair(ws('r0', side(String(jt.input.a))), ws('r1', side(String(jt.input.b))), [], provider, { task: base, pairJudge: family.pairJudge! });
+    expect(v).toMatchObject({ winner: 'A', valid: true });
+    const store = openStore(':memory:');
+    const step = await runStep({ store, provider, tools }, { experimentId: 'yaml-judge', workflowText: readFileSync('examples/judge-design.yaml', 'utf8'), task: jt, input: jt.input, grader: learnJudgeGrader, checks: new CheckRegistry(), seed: 1, about: {} });
+    store.close();
+    expect(step.run.score).toBe(jt.expected === 'A' ? 1 : 0);
+    const [ours, yaml] = seen as [GenerateRequest, GenerateRequest];
+    expect(ours.prompt).toBe(`Request: ${String(base.input.request)}\nA: ${String(jt.input.a)}\nB: ${String(jt.input.b)}\nRight:\n`);
+    expect(ours.prompt).toBe(yaml.prompt);
+    expect(ours.system ?? '').toBe(yaml.system ?? '');
+    expect(ours.params).toEqual(yaml.params);
+    expect(ours.jsonSchema).toEqual({ enum: ['A', 'B'] });
+    expect(yaml.jsonSchema).toEqual(ours.jsonSchema);
+    // A run without an answer reads as `none`; a missing part as `none`.
+    await judgePair(ws('r2', undefined), ws('r3', { tool: 'math' }), [], provider, { task: base, pairJudge: family.pairJudge! });
+    expect(seen[2]!.prompt).toContain('\nA: none\nB: math none\n');
   });
 });

@@ -29,7 +29,8 @@
 import { LEARN_DESIGN_TOOLS, LEARN_DESIGN_TOOL_NAMES, learnDesignGrader, type LearnDesignTool } from '../tasks/learnDesign.ts';
 import type { Grade, SyncGrader, Task } from '../tasks/types.ts';
 import type { Check, CheckRegistry } from '../workflow/checks.ts';
-import type { EditMenu, MassFamily } from './types.ts';
+import { designAnswerText } from '../tasks/learnDesignJudge.ts';
+import type { EditMenu, MassFamily, PairJudge, Workspace } from './types.ts';
 
 /** Every argument value, in tool order (the `argument` field's grammar). */
 export const DESIGN_ARGUMENTS: readonly string[] = LEARN_DESIGN_TOOL_NAMES.flatMap((t) => [...LEARN_DESIGN_TOOLS[t].values]);
@@ -129,6 +130,57 @@ export const designAnswerGrader: SyncGrader = {
   },
 };
 
+/**
+ * The judge's workflow for `evolve learn-design --judge pair`: examples/judge-design.yaml as a
+ * JSON document (the same role, prompt text, 4-token budget and `A` | `B` grammar), so a judge
+ * trained on learn-design-judge judges two versions' answers without a new prompt
+ * (learnDesignFamily.test.ts checks the rendered prompt against the YAML's byte for byte).
+ */
+export const LEARN_DESIGN_JUDGE_WORKFLOW = JSON.stringify(
+  {
+    name: 'judge-design',
+    description: 'A judge names which of two answers (tool and argument) fits a request.',
+    roles: { judge: { kind: 'verifier', instructions: '' } },
+    nodes: [
+      {
+        id: 'judge',
+        role: 'judge',
+        inputs: { request: 'task.request', a: 'task.a', b: 'task.b' },
+        prompt: 'Request: {{request}}\nA: {{a}}\nB: {{b}}\nRight:\n',
+        max_tokens: 4,
+        output: { schema: { enum: ['A', 'B'] } },
+      },
+    ],
+    answer: 'judge',
+  },
+  null,
+  1,
+);
+
+/** A run's assembled answer (an object or its JSON text, or `tool:argument`) as the judge reads it: `<tool> <argument>` (`none` for a missing part; learnDesignJudge.ts `designAnswerText`); anything unreadable reads `none`. */
+export function judgedDesignAnswer(ws: Workspace): string {
+  let a: unknown = ws.answer;
+  if (typeof a === 'string' && a.trim().startsWith('{')) {
+    try {
+      a = JSON.parse(a);
+    } catch {
+      return 'none';
+    }
+  }
+  if (a && typeof a === 'object' && !Array.isArray(a)) {
+    const o = a as Record<string, unknown>;
+    return designAnswerText(typeof o.tool === 'string' ? o.tool : undefined, typeof o.argument === 'string' ? o.argument : undefined);
+  }
+  if (typeof a === 'string' && a.includes(':')) return designAnswerText(a.split(':')[0], a.split(':').slice(1).join(':'));
+  return 'none';
+}
+
+/** learn-design's pairwise self-judge prompt (learn-design-judge's task format). */
+export const learnDesignJudge: PairJudge = {
+  workflowText: LEARN_DESIGN_JUDGE_WORKFLOW,
+  input: (a, b, task) => ({ request: String(task.input.request), a: judgedDesignAnswer(a), b: judgedDesignAnswer(b) }),
+};
+
 /** The `learn-design` MASS family (see the module comment); `checks`: the MASS checks (family.ts `massChecks()`), to which the family's are added. */
 export function learnDesignFamily(checks: CheckRegistry): MassFamily {
   for (const [name, check] of Object.entries(DESIGN_CHECKS)) checks.register(name, check);
@@ -142,5 +194,6 @@ export function learnDesignFamily(checks: CheckRegistry): MassFamily {
     fieldSchemas,
     answerFields: ['tool', 'argument'],
     editMenu: DESIGN_EDIT_MENU,
+    pairJudge: learnDesignJudge,
   };
 }

@@ -8,6 +8,9 @@ import { deriveSeed } from '../random.ts';
 import { balancedSide, evolve, selectionVerdict } from './inner.ts';
 import { sloppyTeam, ldCatalogue, ldFamily, ldFirstDesign } from './learnDesign.fixture.ts';
 import { replayEvolution } from './replay.ts';
+import { massFamily } from './family.ts';
+import { cuedArguments, cuedTool } from './learnDesignFamily.ts';
+import { createLearnDataset } from '../tasks/learn.ts';
 import { timelineOf } from './timeline.ts';
 
 const family = ldFamily;
@@ -113,6 +116,61 @@ describe('evolve with a selection set (SIMULATED sloppy team, scripted edit opti
     expect(values(store, 'pos', 'selection').map((s) => [s.wins, s.losses, s.ties, s.candidateWon])).toEqual([[2, 2, 0, false], [2, 2, 0, false], [2, 2, 0, false]]);
     expect(values(store, 'pos', 'champion').map((c) => c.version)).toEqual([0]);
     for (const v of [1, 2, 3]) expect(values(store, 'pos', 'verdict').filter((x) => x.candidate === v).map((x) => x.candidateSide).sort()).toEqual(['A', 'A', 'B', 'B']);
+    store.close();
+  });
+});
+
+describe('evolve --judge pair: the self-judge reads the family\'s own pairwise prompt (learn-design-judge\'s format)', () => {
+  const all = createLearnDesignDataset().load({ split: 'train', limit: 4 });
+  const edits = [
+    { op: 'add_check', agent: 'picker', check: 'tool_fits_request' },
+    { op: 'retry', hop: 1, max: 1 },
+    { op: 'add_check', agent: 'filler', check: 'tool_fits_request' },
+    { op: 'add_check', agent: 'filler', check: 'argument_in_request' },
+  ] as const;
+  /** A SIMULATED pair judge: names the side whose `<tool> <argument>` fits the request's cue words better; `A` when they fit as well (an A|B grammar has no tie). */
+  const fits = (line: string, request: string) => {
+    const [tool, arg] = line.split(' ');
+    return (tool === cuedTool(request) ? 1 : 0) + (arg !== undefined && cuedArguments(request).includes(arg) ? 1 : 0);
+  };
+  const team = () => {
+    const base = sloppyTeam([...edits]);
+    const prompts: string[] = [];
+    const p = new ScriptedProvider(async (r) => {
+      if (r.key.nodeId !== 'judge') return (await base.generate(r)).text;
+      prompts.push(r.prompt);
+      const request = /Request: ([^\n]*)/.exec(r.prompt)![1]!;
+      const a = fits(/\nA: ([^\n]*)/.exec(r.prompt)![1]!, request);
+      const b = fits(/\nB: ([^\n]*)/.exec(r.prompt)![1]!, request);
+      return b > a ? '"B"' : '"A"';
+    });
+    return Object.assign(p, { prompts });
+  };
+
+  it('judges on the k tasks with the family prompt, stores the judge, accepts the check-and-retry version and replays', async () => {
+    const store = openStore(':memory:');
+    const provider = team();
+    await evolve({ evolutionId: 'pj', family, tasks: all.slice(0, 1), selection: all.slice(1), firstDesign: first, iterations: 5, rule: 'direct', seed: 3, catalogue, judge: 'pair' }, { store, provider, tools });
+    expect((store.mass.get('pj', 'evolution', 'settings')!.value as { judge?: string }).judge).toBe('pair');
+    // The prompt is learn-design-judge's: the request, then each side's `<tool> <argument>`.
+    expect(provider.prompts[0], JSON.stringify(provider.prompts[0])).toMatch(/^Request: [^\n]+\nA: [a-z]+ [a-z]+\nB: [a-z]+ [a-z]+\nRight:\n$/);
+    // By hand (scores as in the test above): v1 ties v0 on all 4 tasks, so the judge answers A
+    // on each and the balanced sides give 2-2; v2 fixes the tool on tasks 0, 2, 3 (3 wins) and
+    // ties task 1, where the candidate wins exactly when it was shown as A; v3 loses the
+    // argument on all 4; v4 ties v2 on all 4 (2-2).
+    const task1 = balancedSide(3, 0, 2, 'direct', 1) === 'A';
+    expect(values(store, 'pj', 'selection').map((x) => [x.wins, x.losses, x.ties, x.candidateWon])).toEqual([[2, 2, 0, false], [task1 ? 4 : 3, task1 ? 0 : 1, 0, true], [0, 4, 0, false], [2, 2, 0, false]]);
+    expect(values(store, 'pj', 'champion').map((c) => c.version)).toEqual([0, 2]);
+    const replay = await replayEvolution(store, 'pj', { family, tools, providerFor: (exp) => new ReplayProvider(store.getExperimentCalls(exp)) });
+    expect(replay.mismatches).toEqual([]);
+    store.close();
+  });
+
+  it('a family without its own pairwise prompt refuses --judge pair, naming the field', async () => {
+    const store = openStore(':memory:');
+    const tool = massFamily('learn-tool');
+    const tasks = createLearnDataset('learn-tool', ['tool']).load({ split: 'train', limit: 1 });
+    await expect(evolve({ evolutionId: 'x', family: tool, tasks, firstDesign: first, iterations: 1, catalogue, judge: 'pair' }, { store, provider: team(), tools })).rejects.toThrow(/pair judge reads the family's own pairwise prompt; learn-tool has none/);
     store.close();
   });
 });

@@ -7,6 +7,7 @@ import { createLearnDataset } from './learn.ts';
 import { createLearnDesignDataset } from './learnDesign.ts';
 import { createLearnJudgeDataset, parseLearnJudgeName } from './learnJudge.ts';
 import { createLearnUnitDataset } from './learnUnit.ts';
+import { createLearnDesignJudgeDataset } from './learnDesignJudge.ts';
 import { createMultihopDataset } from './multihop.ts';
 import { createLearnZoneDataset } from './learnDesignZones.ts';
 import { resolveDataDir } from './paths.ts';
@@ -37,6 +38,7 @@ const DATASETS: Record<string, { describe: string; create: (dataDir: string, loc
   'learn-team': { describe: 'Two roles: a story that says "happy" (planner) and the right tool (solver, graded)', create: () => createLearnDataset('learn-team', ['team']) },
   'learn-judge': { describe: 'Pairwise judging: which of two answers to a measurement request is right; a share of the wrong ones are a plausible wrong unit (the blind spot; learn-judge:blind=<share>, default 0.25)', create: () => createLearnJudgeDataset() },
   'learn-unit': { describe: 'Answer a measurement request from a tool reading: the number and the unit the request names (the solving side of learn-judge; the other unit is the blind spot)', create: () => createLearnUnitDataset() },
+  'learn-design-judge': { describe: 'Pairwise judging of learn-design answers: which of two (tool, argument) answers fits the request (wrong tool, wrong argument, both, none); what evolve learn-design --judge pair asks', create: () => createLearnDesignJudgeDataset() },
   'learn-design': { describe: 'Pick the tool a request needs (weather, search, math) and its argument; graded per part (tool, argument)', create: () => createLearnDesignDataset('learn-design') },
   bamboogle: { describe: 'Bamboogle: 125 two-hop questions (exact match; score = token F1)', create: (d) => createMultihopDataset('bamboogle', d) },
   bamtwoogle: { describe: 'BamTwoogle: 100 handcrafted 2-4-hop questions (exact match; score = token F1)', create: (d) => createMultihopDataset('bamtwoogle', d) },
