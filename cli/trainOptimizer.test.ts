@@ -30,5 +30,10 @@ describe('flowlab train-optimizer: arguments (no model needed)', () => {
     expect([self.code, self.err.split('\n')[0]]).toEqual([2, 'flowlab train-optimizer: --out /nowhere.gguf is the --model file itself; write the trained weights to another file']);
     const dir = await cli(['train-optimizer', 'learn-design', '--model', '/nowhere.gguf', '--out', '/no/such/folder/o.gguf']);
     expect([dir.code, dir.err.split('\n')[0]]).toEqual([2, 'flowlab train-optimizer: --out /no/such/folder/o.gguf: the folder /no/such/folder does not exist']);
+    // Nor the store it collects into (the weights would overwrite every stored step), nor a folder.
+    const db = await cli(['train-optimizer', 'learn-design', '--model', '/nowhere.gguf', '--db', '/tmp/flowlab-rft-clash.db', '--out', '/tmp/flowlab-rft-clash.db']);
+    expect([db.code, db.err.split('\n')[0]]).toEqual([2, 'flowlab train-optimizer: --out /tmp/flowlab-rft-clash.db is the --db store itself; write the trained weights to another file']);
+    const folder = await cli(['train-optimizer', 'learn-design', '--model', '/nowhere.gguf', '--out', '/tmp']);
+    expect([folder.code, folder.err.split('\n')[0]]).toEqual([2, 'flowlab train-optimizer: --out /tmp is a folder; name the .gguf file to write (e.g. /tmp/optimizer.gguf)']);
   });
 });

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { choiceSequences, collectEdits, FIRST_DESIGNS, keptCalls, massFamily, massFamilyNames, opTable, parseMassDesign, RFT_DEFAULTS, sftTrain, type RftEvent } from '../../core/mass/index.ts';
@@ -82,6 +82,8 @@ async function trainOptimizer(dataset: string, o: Flags, io: Io, deps: TrainOpti
     // Checked before minutes of collection: the weights must not overwrite the model they start from, and their folder must exist.
     if (path.resolve(o.out) === path.resolve(o.model)) throw new UsageError(`--out ${o.out} is the --model file itself; write the trained weights to another file`);
     if (!existsSync(path.dirname(path.resolve(o.out)))) throw new UsageError(`--out ${o.out}: the folder ${path.dirname(path.resolve(o.out))} does not exist`);
+    if (o.db && path.resolve(o.out) === path.resolve(o.db)) throw new UsageError(`--out ${o.out} is the --db store itself; write the trained weights to another file`);
+    if (existsSync(o.out) && statSync(o.out).isDirectory()) throw new UsageError(`--out ${o.out} is a folder; name the .gguf file to write (e.g. ${path.join(o.out, 'optimizer.gguf')})`);
   }
   const temperature = num(o.temperature, 'temperature', (x) => x > 0 && x <= 4, 'a number in (0, 4]');
   const minGain = num(o.minGain, 'min-gain', (x) => x > 0 && x <= 1, 'a number in (0, 1]');

@@ -38,7 +38,7 @@ export const massJobSchemas = {
     dataset: Name, model: AbsolutePath, split: Name.optional(), limit: Count(1, 100).optional(), offset: Count(0, MAX_RUN_LIMIT).optional(),
     iterations: Count(1, 100).optional(), rule: z.enum(['baseline', 'direct']).optional(), seed: Count(0, 0x7fffffff).optional(), id: LoopId.optional(),
     threads: Count(1, 256).optional(), contextSize: Count(256, 131_072).optional(), parallel: Count(1, MAX_PARALLEL).optional(),
-    optimizer: z.enum(['edit', 'free']).optional(), judge: z.enum(['self', 'verifier']).optional(), proposer: z.enum(['model', 'random']).optional(),
+    optimizer: z.enum(['edit', 'free']).optional(), judge: z.enum(['self', 'pair', 'verifier']).optional(), proposer: z.enum(['model', 'random']).optional(),
     selectTasks: Count(1, 32).optional(), auditSwaps: Count(0, 100).optional(), heldout: Count(1, 10_000).optional(), heldoutSplit: Name.optional(),
   }),
   startRank: z.strictObject(rankFields),

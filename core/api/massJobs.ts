@@ -41,8 +41,8 @@ export interface StartEvolveRequest {
   parallel?: number;
   /** `--optimizer`: `edit` (one edit from the family's menu, under a grammar; the default where the family has one: learn-design) or `free`. */
   optimizer?: 'edit' | 'free';
-  /** `--judge`: `self` (the same model) or `verifier` (the family's grader, a control). Default `self`. */
-  judge?: 'self' | 'verifier';
+  /** `--judge`: `self` (the same model), `pair` (the same model reading the family's own pairwise prompt: learn-design, learn-unit) or `verifier` (the family's grader, a control). Default `self`. */
+  judge?: 'self' | 'pair' | 'verifier';
   /** `--proposer`: `model`, or `random` (SIMULATED: uniform over the valid new edits). Default `model`. */
   proposer?: 'model' | 'random';
   /** `--select-tasks`, 1..32: training tasks each version runs on before it is compared. Default core/mass `SELECT_TASKS_DEFAULT` (a resumed id keeps its own). */

@@ -61,6 +61,9 @@ describe('the MASS edit language', () => {
     // The same design as add_check then retry hop 1 max 2.
     expect(designJson(applyEdit(first, g))).toBe(designJson(applyEdit(applyEdit(first, { op: 'add_check', agent: 'picker', check: 'tool_fits_request' }), { op: 'retry', hop: 1, max: 2 })));
     expect(() => applyEdit(applyEdit(first, g), g)).toThrow(/picker already has tool_fits_request/);
+    // A hop that re-delegates to another agent keeps that hand-off.
+    const handOff = { ...first, hops: first.hops.map((h, i) => (i === 0 ? { ...h, redelegate: { to: 'filler', max: 1 } } : h)) };
+    expect(applyEdit(handOff, g).hops[0]!.redelegate).toEqual({ to: 'filler', max: 1 });
     const ops = (menu: typeof DESIGN_EDIT_MENU) => editOptions(first, menu, catalogue).filter((o) => o.edit.op === 'guard').map((o) => editText(o.edit));
     // learn-design's menu offers it: 2 agents x the checks that validate on each.
     expect(ops(DESIGN_EDIT_MENU)).toContain('guard picker tool_fits_request (retry 2)');

@@ -6,7 +6,7 @@
  * | op                | fields                  | what it does                                             |
  * | ----------------- | ----------------------- | -------------------------------------------------------- |
  * | `add_check`       | agent, check            | adds a menu check to the agent's contract                |
- * | `guard`           | agent, check            | adds the check AND retries (MAX_REDELEGATIONS) on every hop calling the agent: catch and ask again, one edit (menus with `guard`) |
+ * | `guard`           | agent, check            | adds the check AND retries (MAX_REDELEGATIONS) on every hop calling the agent (a hop re-delegating to another agent keeps it): catch and ask again, one edit (menus with `guard`) |
  * | `remove_check`    | agent, check            | removes one of its checks                                |
  * | `replace_check`   | agent, from, to         | swaps one of its checks for a menu check                 |
  * | `retry`           | hop, max                | on a broken contract, ask the hop's agent again (0–2x; 0 removes) |
@@ -122,7 +122,8 @@ export function applyEdit(design: MassDesign, edit: MassEdit): MassDesign {
       const a = agent(edit.agent);
       if (a.contract.checks.includes(edit.check)) throw new EditError(`${editText(edit)}: ${edit.agent} already has ${edit.check}`);
       a.contract.checks.push(edit.check);
-      for (const h of d.hops) if (h.agent_id === edit.agent && (h.redelegate?.max ?? 0) < MAX_REDELEGATIONS) h.redelegate = { to: h.agent_id, max: MAX_REDELEGATIONS };
+      // A hop that already re-delegates to another agent keeps its hand-off; one retrying itself fewer times is raised.
+      for (const h of d.hops) if (h.agent_id === edit.agent && (!h.redelegate || h.redelegate.to === h.agent_id) && (h.redelegate?.max ?? 0) < MAX_REDELEGATIONS) h.redelegate = { to: h.agent_id, max: MAX_REDELEGATIONS };
       break;
     }
     case 'remove_check': {

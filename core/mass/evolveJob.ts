@@ -85,6 +85,7 @@ export function planEvolution(o: EvolutionOptions, store: Store | undefined, nam
   if (loaded.length < need) throw new MassError('BAD_OPTIONS', `${name('limit')} ${o.limit} and ${name('selectTasks')} ${selectTasks} need ${need} tasks of ${o.dataset}/${o.split} from offset ${o.offset}; it has ${loaded.length}`, { field: 'limit' });
   // Refused before any model loads: an edit optimizer without a menu, a held-out split the dataset lacks.
   if (o.proposer === 'random' && (o.optimizer === 'free' || !family.editMenu)) throw new MassError('BAD_OPTIONS', `${name('proposer')} random draws among the edit language's edits: it needs ${name('optimizer')} edit and a family with a menu (learn-design)`, { field: 'proposer' });
+  if (o.judge === 'pair' && !family.pairJudge) throw new MassError('BAD_OPTIONS', `${name('judge')} pair reads the family's own pairwise prompt; ${o.dataset} has none (learn-design and learn-unit have one)`, { field: 'judge' });
   if (o.optimizer === 'edit' && !family.editMenu) throw new MassError('BAD_OPTIONS', `${name('optimizer')} edit needs a family with an edit menu; ${o.dataset} has none (use ${name('optimizer')} free; learn-design has one)`, { field: 'optimizer' });
   const splits = getDataset(o.dataset).splits;
   if (o.heldout && !splits.includes(o.heldoutSplit)) throw new MassError('BAD_OPTIONS', `${name('heldoutSplit')} ${o.heldoutSplit}: ${o.dataset} has no such split (splits: ${splits.join(', ')})`, { field: 'heldoutSplit' });

@@ -26,7 +26,7 @@ export interface MassForm {
   /** The evolution or loop id ('' = the default). */
   id: string;
   /** evolve: `--judge` (verifier: the family's grader, a control). */
-  judge: 'self' | 'verifier';
+  judge: 'self' | 'pair' | 'verifier';
   /** evolve: `--proposer` (random: SIMULATED, uniform over the valid new edits; families with an edit menu). */
   proposer: 'model' | 'random';
   /** evolve: `--select-tasks` (0 = the CLI's default: 4 with an edit menu, else 1). */
@@ -114,6 +114,7 @@ export function MassStartPanel() {
             <span>Judge</span>
             <select data-testid="mass-start-judge" value={form.judge} onChange={(e) => set('judge', e.target.value as MassForm['judge'])}>
               <option value="self">self (the same model)</option>
+              <option value="pair">pair (the same model, the family's pairwise prompt)</option>
               <option value="verifier">verifier (the grader: a control)</option>
             </select>
           </label>
