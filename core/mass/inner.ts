@@ -83,7 +83,8 @@ export interface EvolveSpec {
    * MASS's verifier arm, a control for what the loop finds with a judge that judges) or `pair`
    * (the self-judge — the same model — reading the family's own pairwise prompt, `pairJudge`,
    * e.g. learn-design's in learn-design-judge's format, instead of MASS's rubric prompt: what a
-   * judge trained on the family's judging task reads). Stored only when not `self`.
+   * judge trained on the family's judging task reads; two answers that read the same are a tie
+   * without asking, judge.ts `tieWhenSame`). Stored only when not `self`.
    */
   judge?: 'self' | 'verifier' | 'pair';
   /**
@@ -321,11 +322,12 @@ async function evolveTask(spec: EvolveSpec, s: EvolutionSettings, deps: EvolveDe
     const [a, b] = side === 'A' ? [cand, other] : [other, cand];
     const judgeSeed = deriveSeed(s.seed, 'judge', t, k, kind, ...extra);
     const at = selecting ? { selection: j } : {};
-    const v: Verdict = s.judge === 'verifier' ? verifierVerdict(a, b) : await judgePair(a, b, s.rubric, deps.provider, { ...deps, experimentId: id(`v${k}.vs-${against}${sfx(j, '.')}`), task: sel[j]!, seed: judgeSeed, maxTokens: s.judgeTokens, about: about({ iteration, kind, candidate: k, against, ...at }), ...(pairJudge && { pairJudge }) });
+    const v: Verdict = s.judge === 'verifier' ? verifierVerdict(a, b) : await judgePair(a, b, s.rubric, deps.provider, { ...deps, experimentId: id(`v${k}.vs-${against}${sfx(j, '.')}`), task: sel[j]!, seed: judgeSeed, maxTokens: s.judgeTokens, about: about({ iteration, kind, candidate: k, against, ...at }), ...(pairJudge && { pairJudge, tieWhenSame: true }) });
     const key = `t${t}/v${k}/${kind}${sfx(j, '/')}`;
-    judged.push({ key, a, b, task: sel[j]!, winner: v.winner, seed: judgeSeed, experimentId: id(`v${k}.vs-${against}${sfx(j, '.')}.swap`), about: about({ iteration, kind, candidate: k, against, ...at, audit: 'swap' }) });
+    // A pair the judge was not asked about (tieWhenSame) is no sample of its position consistency.
+    if (v.asked !== false) judged.push({ key, a, b, task: sel[j]!, winner: v.winner, seed: judgeSeed, experimentId: id(`v${k}.vs-${against}${sfx(j, '.')}.swap`), about: about({ iteration, kind, candidate: k, against, ...at, audit: 'swap' }) });
     const candidateWon = v.valid && v.winner === side;
-    put('verdict', key, { iteration, kind, candidate: k, against, ...at, candidateSide: side, a: a.runId, b: b.runId, winner: v.winner, rationale: v.rationale, valid: v.valid, candidateWon, experimentId: v.experimentId }, t);
+    put('verdict', key, { iteration, kind, candidate: k, against, ...at, candidateSide: side, a: a.runId, b: b.runId, winner: v.winner, rationale: v.rationale, valid: v.valid, candidateWon, experimentId: v.experimentId, ...(v.asked === false && { asked: false }) }, t);
     emit({ type: 'verdict', taskIndex: t, iteration, version: k, against, winner: v.winner, candidateWon, valid: v.valid });
     const outcome = !v.valid || v.winner === 'tie' ? 'tie' : candidateWon ? 'candidate' : against === 'baseline' ? 'baseline' : 'champion';
     return { rationale: v.rationale, candidateWon, outcome };
@@ -416,7 +418,7 @@ async function evolveTask(spec: EvolveSpec, s: EvolutionSettings, deps: EvolveDe
   // The judge audit's swapped sample: the same pair and seed with B shown as A (position consistency, core/guards judgeAudit).
   for (const index of auditSample(judged.length, s.auditSwaps ?? 0, deriveSeed(s.seed, 'audit', t))) {
     const j = judged[index]!;
-    const v = s.judge === 'verifier' ? verifierVerdict(j.b, j.a) : await judgePair(j.b, j.a, s.rubric, deps.provider, { ...deps, experimentId: j.experimentId, task: j.task, seed: j.seed, maxTokens: s.judgeTokens, about: j.about, ...(pairJudge && { pairJudge }) });
+    const v = s.judge === 'verifier' ? verifierVerdict(j.b, j.a) : await judgePair(j.b, j.a, s.rubric, deps.provider, { ...deps, experimentId: j.experimentId, task: j.task, seed: j.seed, maxTokens: s.judgeTokens, about: j.about, ...(pairJudge && { pairJudge, tieWhenSame: true }) });
     put('verdict-swap', j.key, { index, a: j.b.runId, b: j.a.runId, first: j.winner, swapped: v.winner, valid: v.valid, experimentId: v.experimentId }, t);
   }
   const result: EvolveTaskResult = {

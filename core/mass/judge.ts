@@ -70,6 +70,13 @@ export interface JudgeOptions extends Partial<Omit<StepDeps, 'provider' | 'store
   about?: Record<string, unknown>;
   /** The family's own judge prompt (types.ts PairJudge) instead of MASS's rubric judge. */
   pairJudge?: PairJudge;
+  /**
+   * With `pairJudge`: when the two answers the judge would read are the same text (`a` = `b` in
+   * its input), return a tie without asking (`asked: false`, nothing stored): a judge shown two
+   * identical answers has nothing to judge, and an `A` | `B` grammar would make it pick a side by
+   * position. Used by `evolve --judge pair` (inner.ts).
+   */
+  tieWhenSame?: boolean;
 }
 
 /** The judge's workflow document (one node). */
@@ -101,10 +108,15 @@ export function judgeWorkflow(maxTokens = 64): string {
  * self-judge: the same model). Returns the verdict; a reply that breaks the grammar or the schema
  * (the judge run failed) is recorded and returned as `{winner: 'tie', valid: false}` with the
  * failure as rationale, never guessed. Orientation is the caller's: swap `a` and `b` to show the
- * other order. Errors: those of `runStep` (stored.ts).
+ * other order. With `tieWhenSame` (and `pairJudge`), two answers that read the same are a tie
+ * without a call (`asked: false`). Errors: those of `runStep` (stored.ts).
  */
 export async function judgePair(a: Workspace, b: Workspace, rubric: readonly string[], provider: ModelProvider, opts: JudgeOptions = {}): Promise<Verdict> {
   const task: Task = opts.task ?? { id: `judge/${a.runId}/${b.runId}`, index: 0, input: {}, expected: '' };
+  if (opts.pairJudge && opts.tieWhenSame) {
+    const shown = opts.pairJudge.input(a, b, task);
+    if (shown.a === shown.b) return { winner: 'tie', rationale: `both answers read "${String(shown.a)}": a tie, the judge not asked`, valid: true, asked: false };
+  }
   const experimentId = opts.experimentId ?? `judge-${a.runId}-${b.runId}`.replace(/\//g, '-');
   const own = opts.store ? undefined : openStore(':memory:');
   const store = opts.store ?? own!;

@@ -46,7 +46,8 @@ export function evolutionAudit(judge: string, records: ReadonlyArray<{ kind: str
     const w = r.value as { runId?: unknown; score?: unknown };
     if (r.kind === 'workspace' && typeof w.runId === 'string' && typeof w.score === 'number') score.set(w.runId, w.score);
   }
-  const pairs = records.filter((r) => r.kind === 'verdict').map((r) => {
+  // A verdict the judge was not asked for (`asked: false`: two answers that read the same, a tie by rule) says nothing about the judge.
+  const pairs = records.filter((r) => r.kind === 'verdict' && (r.value as { asked?: unknown }).asked !== false).map((r) => {
     const v = r.value as { a: string; b: string; winner: 'A' | 'B' | 'tie' };
     const [a, b] = [score.get(v.a), score.get(v.b)];
     return { winner: v.winner, gold: a === undefined || b === undefined ? undefined : graderVerdict(a, b) };

@@ -123,8 +123,7 @@ describe('evolve with a selection set (SIMULATED sloppy team, scripted edit opti
 describe('evolve --judge pair: the self-judge reads the family\'s own pairwise prompt (learn-design-judge\'s format)', () => {
   const all = createLearnDesignDataset().load({ split: 'train', limit: 4 });
   const edits = [
-    { op: 'add_check', agent: 'picker', check: 'tool_fits_request' },
-    { op: 'retry', hop: 1, max: 1 },
+    { op: 'guard', agent: 'picker', check: 'tool_fits_request' },
     { op: 'add_check', agent: 'filler', check: 'tool_fits_request' },
     { op: 'add_check', agent: 'filler', check: 'argument_in_request' },
   ] as const;
@@ -147,20 +146,32 @@ describe('evolve --judge pair: the self-judge reads the family\'s own pairwise p
     return Object.assign(p, { prompts });
   };
 
-  it('judges on the k tasks with the family prompt, stores the judge, accepts the check-and-retry version and replays', async () => {
+  it('judges on the k tasks with the family prompt, stores the judge, accepts the guarded version, asks nothing about identical answers, and replays', async () => {
     const store = openStore(':memory:');
     const provider = team();
-    await evolve({ evolutionId: 'pj', family, tasks: all.slice(0, 1), selection: all.slice(1), firstDesign: first, iterations: 5, rule: 'direct', seed: 3, catalogue, judge: 'pair' }, { store, provider, tools });
+    await evolve({ evolutionId: 'pj', family, tasks: all.slice(0, 1), selection: all.slice(1), firstDesign: first, iterations: 4, rule: 'direct', seed: 3, catalogue, judge: 'pair' }, { store, provider, tools });
     expect((store.mass.get('pj', 'evolution', 'settings')!.value as { judge?: string }).judge).toBe('pair');
     // The prompt is learn-design-judge's: the request, then each side's `<tool> <argument>`.
     expect(provider.prompts[0], JSON.stringify(provider.prompts[0])).toMatch(/^Request: [^\n]+\nA: [a-z]+ [a-z]+\nB: [a-z]+ [a-z]+\nRight:\n$/);
-    // By hand (scores as in the test above): v1 ties v0 on all 4 tasks, so the judge answers A
-    // on each and the balanced sides give 2-2; v2 fixes the tool on tasks 0, 2, 3 (3 wins) and
-    // ties task 1, where the candidate wins exactly when it was shown as A; v3 loses the
-    // argument on all 4; v4 ties v2 on all 4 (2-2).
-    const task1 = balancedSide(3, 0, 2, 'direct', 1) === 'A';
-    expect(values(store, 'pj', 'selection').map((x) => [x.wins, x.losses, x.ties, x.candidateWon])).toEqual([[2, 2, 0, false], [task1 ? 4 : 3, task1 ? 0 : 1, 0, true], [0, 4, 0, false], [2, 2, 0, false]]);
-    expect(values(store, 'pj', 'champion').map((c) => c.version)).toEqual([0, 2]);
+    // By hand (scores as in the test above): v1's answers are v0's on all 4 tasks, and so are
+    // v4's and v2's: the same text, a tie without asking the judge. v2 fixes the tool on tasks
+    // 0, 2, 3 (3 wins, the judge names the right side) and reads as v0 on task 1 (a tie); v3
+    // loses the argument on all 4.
+    // By hand: v1 (guard on the picker: the sloppy picker's wrong first tool is caught and asked
+    // again) answers right on all 4 tasks; v0 has the wrong tool on tasks 0, 2, 3 (`search now`
+    // against `weather now`: the judge names v1) and the same answer on task 1 (`search story`:
+    // a tie, not asked) -> 3-0-1, accepted. v2 adds tool_fits_request to the filler, whose reply
+    // has no tool: the check fails every time and the argument is lost (`weather none`) -> 0-4.
+    // v2 lost, so v3 edits the champion v1: argument_in_request on the filler always passes, the
+    // same answers as v1 on all 4 -> 4 ties, not asked.
+    expect(values(store, 'pj', 'selection').map((x) => [x.wins, x.losses, x.ties, x.candidateWon])).toEqual([[3, 0, 1, true], [0, 4, 0, false], [0, 0, 4, false]]);
+    const verdicts = values(store, 'pj', 'verdict');
+    expect(verdicts.filter((v) => v.asked === false).map((v) => v.candidate)).toEqual([1, 3, 3, 3, 3]);
+    expect(verdicts.filter((v) => v.asked === false).every((v) => v.winner === 'tie' && v.valid === true && v.experimentId === undefined)).toBe(true);
+    // Only the 7 pairs whose answers differ were asked: 7 judge calls, each stored.
+    expect(provider.prompts).toHaveLength(7);
+    expect(store.listExperiments().filter((x) => /\.vs-/.test(x.id))).toHaveLength(7);
+    expect(values(store, 'pj', 'champion').map((c) => c.version)).toEqual([0, 1]);
     const replay = await replayEvolution(store, 'pj', { family, tools, providerFor: (exp) => new ReplayProvider(store.getExperimentCalls(exp)) });
     expect(replay.mismatches).toEqual([]);
     store.close();

@@ -180,6 +180,8 @@ export interface Verdict {
   /** The stored run of the judge call, when it was stored. */
   experimentId?: string;
   runId?: string;
+  /** false: the judge was not asked (judge.ts `tieWhenSame`: the two answers read the same), the verdict is a tie by rule. */
+  asked?: false;
 }
 
 /** The optimizer's JSON (MASS public code: the six fields). */
