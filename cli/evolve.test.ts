@@ -39,6 +39,13 @@ describe('flowlab evolve: arguments (no model needed)', () => {
     expect(few.code).toBe(2);
     expect(few.err).toContain('--limit 1 and --select-tasks 4 need 4 tasks of learn-design/train from offset 1998; it has 2');
 
+    // A --design file that is not there names the flag (it was a raw ENOENT); the pair judge needs the family's own prompt.
+    const design = await cli(['evolve', 'learn-design', '--model', '/nowhere.gguf', '--design', '/no/such/v0.json']);
+    expect([design.code, design.err.split('\n')[0]]).toEqual([2, 'flowlab evolve: --design /no/such/v0.json: no such file (a version-0 design, JSON)']);
+    const pair = await cli(['evolve', 'learn-tool', '--model', '/nowhere.gguf', '--judge', 'pair']);
+    expect(pair.code).toBe(2);
+    expect(pair.err).toContain("--judge pair reads the family's own pairwise prompt; learn-tool has none (learn-design and learn-unit have one)");
+
     const missing = await cli(['evolve', '--timeline', 'nope', '--db', path.join(tempDir('evolve-args'), 'none.db')]);
     expect(missing.code).toBe(1);
   }, 60_000);

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import {
   designDiffOf,
@@ -129,6 +129,7 @@ async function evolveCommand(dataset: string | undefined, o: EvolveFlags, io: Io
   if (o.timeline) return timelineCommand(o.timeline, o, io);
   if (!dataset) throw new UsageError('missing <dataset> (or --replay / --timeline <evolution-id>)');
   if (!o.model) throw new UsageError('missing --model <file.gguf>');
+  if (o.design !== undefined && !(existsSync(o.design) && statSync(o.design).isFile())) throw new UsageError(`--design ${o.design}: no such file (a version-0 design, JSON)`);
   // A database that is not there yet is created only once the options are sound (a refused flag leaves no file).
   const fresh = o.db !== ':memory:' && !existsSync(o.db);
   let store = fresh ? undefined : openStore(o.db);

@@ -134,7 +134,7 @@ async function trainOptimizer(dataset: string, o: Flags, io: Io, deps: TrainOpti
       'op                proposed  kept  mean gain',
       ...table.map((r) => `${r.op.padEnd(18)}${String(r.proposed).padStart(8)}${String(r.kept).padStart(6)}  ${Number.isFinite(r.meanGain) ? (r.meanGain >= 0 ? '+' : '') + r.meanGain.toFixed(3) : '-'}`),
       `Kept: ${c.proposals.filter((p) => p.kept).map((p) => `s${p.state}: ${p.edit} (+${p.gain.toFixed(3)})`).join('; ') || 'none'}`,
-      sft ? `SFT: ${sft.sequences} sequences (${missing} without recorded ids), ${chosenTokens} chosen tokens in the loss, ${o.sftPasses} passes, loss ${sft.trainLoss.map((l) => l.toFixed(3)).join(' -> ')}; wrote ${o.out} (${sft.seconds.toFixed(1)} s)` : o.out ? 'SFT: nothing kept, nothing written' : 'SFT: no --out, nothing trained',
+      sft ? `SFT: ${sft.sequences} sequences (${missing} without recorded ids), ${chosenTokens} chosen tokens in the loss, ${o.sftPasses} pass${o.sftPasses === 1 ? '' : 'es'}, loss ${sft.trainLoss.map((l) => l.toFixed(3)).join(' -> ')}; wrote ${o.out} (${sft.seconds.toFixed(1)} s)` : o.out ? 'SFT: nothing kept, nothing written' : 'SFT: no --out, nothing trained',
       `Wall time: ${wall.toFixed(1)} s (collection ${collectSeconds.toFixed(1)} s; --threads ${o.threads ?? 'default'})`,
     ];
     io.stdout(lines.join('\n') + '\n');

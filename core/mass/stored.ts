@@ -79,7 +79,7 @@ export async function runStep(deps: StepDeps, spec: StepSpec): Promise<StepResul
   const { graph } = parseWorkflow(spec.workflowText, { tools: deps.tools, checks: spec.checks });
   const existing = store.findExperiment(id);
   if (existing) {
-    if (existing.workflowHash !== hash) throw new MassError('MISMATCH', `stored step ${id} ran another workflow (hash ${existing.workflowHash.slice(0, 12)}, now ${hash.slice(0, 12)}); it was started with other options`, { field: 'experimentId' });
+    if (existing.workflowHash !== hash) throw new MassError('MISMATCH', `stored step ${id} ran another workflow (hash ${existing.workflowHash.slice(0, 12)}, now ${hash.slice(0, 12)}); it was started with other options (use another id or store to run these)`, { field: 'experimentId' });
     const done = store.listRuns(id)[0];
     if (done) return { run: done, events: store.getRunEvents(done.runId), graph, reused: true };
     store.claimExperiment(id);
