@@ -260,7 +260,7 @@ describe('examples, datasets and the model catalogue', () => {
     expect(all.map((d) => d.name)).toEqual([...all.map((d) => d.name)].sort());
     expect(named(all, 'gsm8k')).toEqual({ name: 'gsm8k', splits: ['test', 'train', 'test_socratic'], describe: 'GSM8K grade-school math (numeric final answer)', available: true });
     // The procedural learn families (core/tasks/learn.ts, learnDesign.ts, learnDesignZones.ts) need no files.
-    expect(all.filter((d) => d.name.startsWith('learn')).map((d) => [d.name, d.available])).toEqual(['learn', 'learn-design', 'learn-design-ood', 'learn-errand', 'learn-json', 'learn-judge', 'learn-team', 'learn-tool', 'learn-unit', 'learn-word'].map((n) => [n, true]));
+    expect(all.filter((d) => d.name.startsWith('learn')).map((d) => [d.name, d.available])).toEqual(['learn', 'learn-design', 'learn-design-judge', 'learn-design-ood', 'learn-errand', 'learn-json', 'learn-judge', 'learn-team', 'learn-tool', 'learn-unit', 'learn-word'].map((n) => [n, true]));
     // The code datasets (core/tasks/code.ts) are listed too, with their splits.
     expect(all.filter((d) => ['humaneval', 'mbpp'].includes(d.name)).map((d) => [d.name, d.splits])).toEqual([['humaneval', ['test']], ['mbpp', ['test', 'train', 'validation', 'prompt', 'all']]]);
     makeLab(answer4, { dataDir: path.join(t.dir, 'nodata') });

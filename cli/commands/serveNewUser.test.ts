@@ -25,7 +25,7 @@ describe('flowlab serve on a fresh data folder, no shared folder', () => {
     try {
       const list = await running.lab.listDatasets();
       const ready = list.filter((d) => d.available).map((d) => d.name);
-      expect(ready).toEqual(['learn', 'learn-design', 'learn-design-ood', 'learn-errand', 'learn-json', 'learn-judge', 'learn-team', 'learn-tool', 'learn-unit', 'learn-word']);
+      expect(ready).toEqual(['learn', 'learn-design', 'learn-design-judge', 'learn-design-ood', 'learn-errand', 'learn-json', 'learn-judge', 'learn-team', 'learn-tool', 'learn-unit', 'learn-word']);
       const toGet = list.filter((d) => !d.available);
       expect(toGet.map((d) => d.name)).toEqual(['2wikimultihopqa', 'bamboogle', 'bamtwoogle', 'gsm8k', 'hotpotqa', 'humaneval', 'mbpp', 'musique']);
       for (const d of toGet) {
