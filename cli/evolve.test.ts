@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openStore } from '../core/store/index.ts';
@@ -45,6 +45,15 @@ describe('flowlab evolve: arguments (no model needed)', () => {
     const pair = await cli(['evolve', 'learn-tool', '--model', '/nowhere.gguf', '--judge', 'pair']);
     expect(pair.code).toBe(2);
     expect(pair.err).toContain("--judge pair reads the family's own pairwise prompt; learn-tool has none (learn-design and learn-unit have one)");
+
+    // A model that is not there: refused, and the store this command would have created is not left behind; an existing one is kept.
+    const dir = tempDir('evolve-nomodel');
+    const gone = await cli(['evolve', 'learn-design', '--model', '/nowhere.gguf', '--db', path.join(dir, 'new.db')]);
+    expect([gone.code, gone.err.split('\n')[0]]).toEqual([1, 'flowlab evolve: Model file not found: /nowhere.gguf [MODEL_NOT_FOUND]']);
+    expect(readdirSync(dir)).toEqual([]);
+    openStore(path.join(dir, 'old.db')).close();
+    await cli(['evolve', 'learn-design', '--model', '/nowhere.gguf', '--db', path.join(dir, 'old.db')]);
+    expect(readdirSync(dir)).toEqual(['old.db']);
 
     const missing = await cli(['evolve', '--timeline', 'nope', '--db', path.join(tempDir('evolve-args'), 'none.db')]);
     expect(missing.code).toBe(1);

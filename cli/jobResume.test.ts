@@ -6,7 +6,7 @@
  * (bench/latencyServer.mjs, SIMULATED: its answers are a function of the prompt), no model file.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../core/store/index.ts';
@@ -59,5 +59,11 @@ describe('flowlab job resume run', () => {
     const r = await cli(['job', 'resume', 'download', 'x', '--db', path.join(dir, 'none.db')]);
     expect(r.code).toBe(2);
     expect(r.err).toContain('kind: job kind "download" cannot be resumed');
+    // A refused job leaves no new database behind (it left an empty store).
+    expect(existsSync(path.join(dir, 'none.db'))).toBe(false);
+    const start = await cli(['job', 'start', 'evolve', '--spec', '{"dataset":"learn-design","model":"/nowhere.gguf"}', '--db', path.join(dir, 'refused.db')]);
+    expect(start.code).toBe(2);
+    expect(start.err).toContain('kind: job kind "evolve" is not started through startJob');
+    expect(existsSync(path.join(dir, 'refused.db'))).toBe(false);
   });
 });

@@ -35,6 +35,7 @@ import { reproEnvironment } from '../../models/environment.ts';
 import { finishEvolutionRecord, recordEvolution } from '../../core/repro/index.ts';
 import { ReplayProvider } from '../../models/replay/index.ts';
 import { verifyModelFiles, withFingerprints } from '../../models/resolve.ts';
+import { freshStoreFile } from '../freshStore.ts';
 import { act, dbOption, intOption, pairRecord, UsageError, type CommandContext } from '../args.ts';
 import { CommandError } from '../errors.ts';
 import { addModelOptions, gpuFlag, type ModelFlagValues } from '../flags.ts';
@@ -153,6 +154,7 @@ async function evolveCommand(dataset: string | undefined, o: EvolveFlags, io: Io
     store?.close();
     throw err;
   }
+  const file = freshStoreFile(fresh ? o.db : undefined);
   store ??= openStore(o.db);
   const { evolutionId, tasks, family } = plan;
   const rule = plan.spec.rule!;
@@ -162,6 +164,7 @@ async function evolveCommand(dataset: string | undefined, o: EvolveFlags, io: Io
     controller.abort();
   };
   let provider: ModelProvider | undefined;
+  let loaded = false;
   try {
     checkModelFiles(store, evolutionId, cfg);
     provider = await (deps.makeProvider ?? llamaProvider)(cfg);
@@ -169,6 +172,7 @@ async function evolveCommand(dataset: string | undefined, o: EvolveFlags, io: Io
     process.once('SIGINT', onSigint);
     io.stderr(`MASS inner loop ${evolutionId}: ${tasks.length} task(s) of ${dataset}/${o.split}, ${o.iterations} iterations, rule ${rule}, model ${path.basename(o.model)}\n`);
     const roleRefs = new Map(Object.keys(cfg.roleModels).map((r) => [r, cfg.roleModels[r]!]));
+    loaded = true;
     recordEvolution(store, evolutionId, { tasks, firstDesign: plan.firstDesign, settings: plan.settings, seed: o.seed, models: withFingerprints(cfg), environment: reproEnvironment() });
     const t0 = performance.now();
     const report = await evolve(
@@ -200,6 +204,8 @@ async function evolveCommand(dataset: string | undefined, o: EvolveFlags, io: Io
     process.off('SIGINT', onSigint);
     await provider?.dispose().catch(() => {});
     store.close();
+    // A model that did not load leaves no new database behind.
+    if (!loaded) file.discard();
   }
 }
 

@@ -9,6 +9,7 @@
 import type { Command } from 'commander';
 import { builtinJobKinds, JobError, type JobEvent, type JobRegistry } from '../../core/jobs/index.ts';
 import { openStore } from '../../core/store/index.ts';
+import { freshStoreFile } from '../freshStore.ts';
 import { LabJobs } from '../../host/jobs.ts';
 import { act, dbOption, type CommandContext } from '../args.ts';
 import { UsageError } from '../args.ts';
@@ -76,7 +77,9 @@ export function resumeJobCommand(cli: JobCli, kind: string, id: string): Promise
 }
 
 async function follow(cli: JobCli, begin: (jobs: LabJobs) => Promise<{ id: string }>): Promise<number> {
+  const file = freshStoreFile(cli.db);
   const store = openStore(cli.db || ':memory:');
+  let begun = false;
   let end: JobEvent | undefined;
   const jobs = new LabJobs({
     registry: cli.registry, deps: { store },
@@ -93,6 +96,7 @@ async function follow(cli: JobCli, begin: (jobs: LabJobs) => Promise<{ id: strin
     let id: string;
     try {
       ({ id } = await begin(jobs));
+      begun = true;
     } catch (err) {
       if (err instanceof JobError) throw new UsageError(`${err.field}: ${err.message}`);
       throw err;
@@ -109,5 +113,7 @@ async function follow(cli: JobCli, begin: (jobs: LabJobs) => Promise<{ id: strin
     if (!cli.signal) process.off('SIGINT', onSigint);
     await jobs.dispose();
     store.close();
+    // A refused start leaves no new database behind.
+    if (!begun) file.discard();
   }
 }

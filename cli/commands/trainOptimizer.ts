@@ -5,6 +5,7 @@ import { choiceSequences, collectEdits, FIRST_DESIGNS, keptCalls, massFamily, ma
 
 import type { ModelConfig, ModelProvider } from '../../core/model/index.ts';
 import { openStore } from '../../core/store/index.ts';
+import { freshStoreFile } from '../freshStore.ts';
 import { getDataset } from '../../core/tasks/index.ts';
 import type { Trainer } from '../../core/training/index.ts';
 import { defaultTools } from '../../core/tools/index.ts';
@@ -95,12 +96,15 @@ async function trainOptimizer(dataset: string, o: Flags, io: Io, deps: TrainOpti
   if (!first.ok) throw new UsageError(`${dataset}: its first design does not validate: ${first.issues[0]!.message}`);
   const id = o.id ?? `rft-${dataset}-${o.seed}-${path.basename(o.model).replace(/\.gguf$/i, '').toLowerCase()}`;
   const cfg: ModelConfig = withFingerprints({ models: { default: path.resolve(o.model) }, roleModels: {}, gpu: gpuFlag(o.gpu), contextSize: o.contextSize ?? 2048, ...(o.threads !== undefined && { threads: o.threads }) });
+  const file = freshStoreFile(o.db);
   const store = openStore(o.db);
   let provider: ModelProvider | undefined;
+  let loaded = false;
   const t0 = performance.now();
   try {
     provider = await (deps.makeProvider ?? llamaProvider)(cfg);
     await provider.load?.();
+    loaded = true;
     io.stderr(`Optimizer RFT ${id}: ${o.states} states x ${o.samples} proposals, scored on ${dataset}/train ${o.offset}..${o.offset + o.tasks - 1}, model ${path.basename(o.model)}\n`);
     const onEvent = (e: RftEvent) =>
       io.stderr(e.type === 'state' ? `state ${e.state}: mean ${e.mean.toFixed(3)} after ${e.path}\n` : `  s${e.proposal.state}.p${e.proposal.sample}: ${e.proposal.edit ?? 'REJECTED'}${Number.isFinite(e.proposal.gain) ? ` gain ${e.proposal.gain >= 0 ? '+' : ''}${e.proposal.gain.toFixed(3)}` : ''}${e.proposal.kept ? ' KEPT' : ''}\n`);
@@ -142,5 +146,7 @@ async function trainOptimizer(dataset: string, o: Flags, io: Io, deps: TrainOpti
   } finally {
     await provider?.dispose().catch(() => {});
     store.close();
+    // A model that did not load leaves no new database behind.
+    if (!loaded) file.discard();
   }
 }
