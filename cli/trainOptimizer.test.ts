@@ -37,10 +37,10 @@ describe('flowlab train-optimizer: arguments (no model needed)', () => {
     const db = await cli(['train-optimizer', 'learn-design', '--model', '/nowhere.gguf', '--db', '/tmp/flowlab-rft-clash.db', '--out', '/tmp/flowlab-rft-clash.db']);
     expect([db.code, db.err.split('\n')[0]]).toEqual([2, 'flowlab train-optimizer: --out /tmp/flowlab-rft-clash.db is the --db store itself; write the trained weights to another file']);
     // A model that is not there: the store this command would have created is not left behind.
-    const dir = tempDir('rft-nomodel');
-    const gone = await cli(['train-optimizer', 'learn-design', '--model', '/nowhere.gguf', '--db', path.join(dir, 'new.db'), '--states', '1', '--samples', '1', '--tasks', '1']);
+    const scratch = tempDir('rft-nomodel');
+    const gone = await cli(['train-optimizer', 'learn-design', '--model', '/nowhere.gguf', '--db', path.join(scratch, 'new.db'), '--states', '1', '--samples', '1', '--tasks', '1']);
     expect([gone.code, gone.err.split('\n')[0]]).toEqual([1, 'flowlab train-optimizer: Model file not found: /nowhere.gguf [MODEL_NOT_FOUND]']);
-    expect(readdirSync(dir)).toEqual([]);
+    expect(readdirSync(scratch)).toEqual([]);
     const folder = await cli(['train-optimizer', 'learn-design', '--model', '/nowhere.gguf', '--out', '/tmp']);
     expect([folder.code, folder.err.split('\n')[0]]).toEqual([2, 'flowlab train-optimizer: --out /tmp is a folder; name the .gguf file to write (e.g. /tmp/optimizer.gguf)']);
   });
