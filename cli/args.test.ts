@@ -92,6 +92,17 @@ describe('flowlab main', () => {
     expect(io.out).toBe('');
   });
 
+  it('a command group without its subcommand prints its usage once and names the subcommands (it printed the help twice)', async () => {
+    for (const group of ['job', 'datasets', 'models']) {
+      const io = capture();
+      expect(await main([group], io)).toBe(2);
+      expect(io.err.match(/Usage:/g), group).toHaveLength(1);
+      expect(io.err).toContain(`Usage: flowlab ${group} [options] [command]`);
+      expect(io.err).toMatch(new RegExp(`flowlab ${group}: missing <command>: one of [a-z-]+(, [a-z-]+)+\n`));
+      expect(io.err).not.toContain('(outputHelp)');
+    }
+  });
+
   it("a subcommand's parse error prints that subcommand's usage, not its parent's", async () => {
     const cases: Array<[string[], RegExp, string]> = [
       [['job', 'resume'], /^Usage: flowlab job resume \[options\] <kind> <id>\n/, 'missing <kind>'],

@@ -191,6 +191,9 @@ export function usageErrorOf(err: CommanderError, cmd: Command): UsageError {
       if (choice) return new UsageError(`${choice[1]} must be one of ${choice[3]}, got "${choice[2]}"`, usage);
       return new UsageError(text.replace(/^.* is invalid\. /, ''), usage);
     }
+    case 'commander.help':
+      // A command group without its subcommand: commander has printed the group's help (stderr) already.
+      return new UsageError(`missing <command>: one of ${cmd.commands.map((c) => c.name()).join(', ')}`, '');
     default:
       return new UsageError(text, usage);
   }
