@@ -79,6 +79,35 @@ export interface JudgeOptions extends Partial<Omit<StepDeps, 'provider' | 'store
   tieWhenSame?: boolean;
 }
 
+/**
+ * A family's pairwise judge workflow in learn-judge's task format (examples/judge-learn.yaml,
+ * examples/judge-design.yaml): one `judge` node of kind verifier with no instructions, the prompt
+ * `Request: {{request}}\nA: {{a}}\nB: {{b}}\nRight:\n` (the YAML block keeps its final newline),
+ * a 4-token budget and an `A` | `B` grammar, as JSON text. `name` and `description` are the YAML's.
+ */
+export function requestPairJudgeWorkflow(name: string, description: string): string {
+  return JSON.stringify(
+    {
+      name,
+      description,
+      roles: { judge: { kind: 'verifier', instructions: '' } },
+      nodes: [
+        {
+          id: 'judge',
+          role: 'judge',
+          inputs: { request: 'task.request', a: 'task.a', b: 'task.b' },
+          prompt: 'Request: {{request}}\nA: {{a}}\nB: {{b}}\nRight:\n',
+          max_tokens: 4,
+          output: { schema: { enum: ['A', 'B'] } },
+        },
+      ],
+      answer: 'judge',
+    },
+    null,
+    1,
+  );
+}
+
 /** The judge's workflow document (one node). */
 export function judgeWorkflow(maxTokens = 64): string {
   return JSON.stringify(

@@ -30,6 +30,7 @@ import { LEARN_DESIGN_TOOLS, LEARN_DESIGN_TOOL_NAMES, learnDesignGrader, type Le
 import type { Grade, SyncGrader, Task } from '../tasks/types.ts';
 import type { Check, CheckRegistry } from '../workflow/checks.ts';
 import { designAnswerText } from '../tasks/learnDesignJudge.ts';
+import { requestPairJudgeWorkflow } from './judge.ts';
 import type { EditMenu, MassFamily, PairJudge, Workspace } from './types.ts';
 
 /** Every argument value, in tool order (the `argument` field's grammar). */
@@ -136,26 +137,7 @@ export const designAnswerGrader: SyncGrader = {
  * trained on learn-design-judge judges two versions' answers without a new prompt
  * (learnDesignFamily.test.ts checks the rendered prompt against the YAML's byte for byte).
  */
-export const LEARN_DESIGN_JUDGE_WORKFLOW = JSON.stringify(
-  {
-    name: 'judge-design',
-    description: 'A judge names which of two answers (tool and argument) fits a request.',
-    roles: { judge: { kind: 'verifier', instructions: '' } },
-    nodes: [
-      {
-        id: 'judge',
-        role: 'judge',
-        inputs: { request: 'task.request', a: 'task.a', b: 'task.b' },
-        prompt: 'Request: {{request}}\nA: {{a}}\nB: {{b}}\nRight:\n',
-        max_tokens: 4,
-        output: { schema: { enum: ['A', 'B'] } },
-      },
-    ],
-    answer: 'judge',
-  },
-  null,
-  1,
-);
+export const LEARN_DESIGN_JUDGE_WORKFLOW = requestPairJudgeWorkflow('judge-design', 'A judge names which of two answers (tool and argument) fits a request.');
 
 /** A run's assembled answer (an object or its JSON text, or `tool:argument`) as the judge reads it: `<tool> <argument>` (`none` for a missing part; learnDesignJudge.ts `designAnswerText`); anything unreadable reads `none`. */
 export function judgedDesignAnswer(ws: Workspace): string {

@@ -9,6 +9,7 @@
 import { learnUnitGrader, unitAnswerText, unitMistakeOf, type UnitTaskMeta } from '../tasks/learnUnit.ts';
 import type { Task } from '../tasks/types.ts';
 import type { CheckRegistry } from '../workflow/checks.ts';
+import { requestPairJudgeWorkflow } from './judge.ts';
 import type { MassFamily, PairJudge, Workspace } from './types.ts';
 
 /** The solver's task prompt: the tool reading (a number, no unit) and the request. */
@@ -22,26 +23,7 @@ export function learnUnitPrompt(task: Task): string {
  * same 4-token budget and `A` | `B` grammar. learnUnitFamily.test.ts checks the rendered prompt
  * against the YAML's byte for byte.
  */
-export const LEARN_UNIT_JUDGE_WORKFLOW = JSON.stringify(
-  {
-    name: 'judge-learn',
-    description: 'A judge names which of two answers to a measurement request is right.',
-    roles: { judge: { kind: 'verifier', instructions: '' } },
-    nodes: [
-      {
-        id: 'judge',
-        role: 'judge',
-        inputs: { request: 'task.request', a: 'task.a', b: 'task.b' },
-        prompt: 'Request: {{request}}\nA: {{a}}\nB: {{b}}\nRight:\n',
-        max_tokens: 4,
-        output: { schema: { enum: ['A', 'B'] } },
-      },
-    ],
-    answer: 'judge',
-  },
-  null,
-  1,
-);
+export const LEARN_UNIT_JUDGE_WORKFLOW = requestPairJudgeWorkflow('judge-learn', 'A judge names which of two answers to a measurement request is right.');
 
 /** A run's answer as the judge reads it: the decoded answer text, `none` when the run gave none. */
 export function judgedAnswer(ws: Workspace): string {
